@@ -1,0 +1,19 @@
+import type { Database, QueryCounter } from './db/client';
+
+/** Who is calling, resolved from the Bearer token by `bearerAuth`. */
+export interface Caller {
+	workspaceId: string;
+	operatorId: string;
+	tokenId: string;
+	permissions: string[];
+}
+
+/** Hono's typing for this app: the Worker bindings and what middleware puts on the context. */
+export interface AppEnv {
+	Bindings: Env;
+	Variables: {
+		db: Database;
+		queries: QueryCounter;
+		caller: Caller;
+	};
+}

@@ -1,0 +1,79 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env';
+import { apiTokens, operators } from '../db/schema';
+import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
+import { hasPermission, type Permission } from './permissions';
+import { digestsEqual, hashToken, isWellFormedToken } from './token';
+
+// RFC 7235: the scheme name is case-insensitive; after it exactly one space and the token, nothing else.
+const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
+
+/**
+ * Resolves `Authorization: Bearer <token>` to the calling operator. Token validity is read from D1 on
+ * every request (never from a cache), so a regenerated token stops working on the very next call.
+ */
+export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, next) {
+	const header = c.req.header('Authorization');
+	if (header === undefined)
+		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
+	const match = AUTHORIZATION.exec(header);
+	if (match?.[1]?.toLowerCase() !== 'bearer') {
+		throw new Unauthorized('Malformed Authorization header: expected "Bearer", one space, then the token.');
+	}
+	const token = match[2] ?? '';
+	if (!isWellFormedToken(token)) {
+		throw new Unauthorized('Invalid API token: not a well-formed Token V3 (check for quotes, spaces or a typo).');
+	}
+	const tokenHash = await hashToken(token);
+	const row = await c.var.db
+		.select({
+			tokenId: apiTokens.id,
+			tokenHash: apiTokens.tokenHash,
+			workspaceId: apiTokens.workspaceId,
+			operatorId: operators.id,
+			permissions: operators.permissions,
+		})
+		.from(apiTokens)
+		.innerJoin(operators, eq(operators.id, apiTokens.operatorId))
+		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+		.get();
+	if (!row || !digestsEqual(row.tokenHash, tokenHash)) {
+		throw new Unauthorized('Invalid API token: unknown or revoked.');
+	}
+	c.set('caller', {
+		workspaceId: row.workspaceId,
+		operatorId: row.operatorId,
+		tokenId: row.tokenId,
+		permissions: row.permissions,
+	});
+	await next();
+});
+
+/**
+ * Counts the request against its token's limit in the token's RateLimiter Durable Object and sets the
+ * IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) on every answer, 429 included.
+ */
+export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
+	const limit = Number.parseInt(c.env.RATE_LIMIT_PER_MINUTE, 10) || 120;
+	const decision = await c.env.RATE_LIMITER.getByName(c.var.caller.tokenId).hit(limit);
+	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
+	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
+	if (!decision.allowed) {
+		throw new TooManyRequests(
+			`Rate limit of ${decision.limit} requests per ${decision.windowSeconds} s exceeded for this token; retry in ${decision.resetSeconds} s.`,
+			decision.resetSeconds,
+		);
+	}
+	await next();
+});
+
+/** Route guard: the calling operator must hold `permission` (or `admin`). */
+export function requirePermission(permission: Permission) {
+	return createMiddleware<AppEnv>(async function permissionGuard(c, next) {
+		if (!hasPermission(c.var.caller.permissions, permission)) {
+			throw new Forbidden(`This token's operator lacks the "${permission}" permission.`);
+		}
+		await next();
+	});
+}

@@ -1,0 +1,19 @@
+import { z } from '@hono/zod-openapi';
+
+/** What an operator (and so the tokens it generates) may do. `admin` implies every other permission. */
+export const PERMISSIONS = [
+	'conversations:read',
+	'messages:send',
+	'contacts:write',
+	'crm:access',
+	'reports:view',
+	'admin',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const permissionSchema = z.enum(PERMISSIONS);
+
+export function hasPermission(granted: readonly string[], needed: Permission): boolean {
+	return granted.includes('admin') || granted.includes(needed);
+}

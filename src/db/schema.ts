@@ -1,0 +1,257 @@
+/**
+ * The D1 data model. Every table carries `workspace_id` and every query filters on it. Times are integer
+ * milliseconds since the epoch (cheap to index and compare); the API renders them as ISO-8601 UTC.
+ * JSON columns hold shapes validated by zod at the edge of the system.
+ */
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const workspaces = sqliteTable('workspaces', {
+	id: text('id').primaryKey(),
+	slug: text('slug').notNull().unique(),
+	name: text('name').notNull(),
+	createdAt: integer('created_at').notNull(),
+});
+
+export const operators = sqliteTable(
+	'operators',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id')
+			.notNull()
+			.references(() => workspaces.id),
+		email: text('email').notNull(),
+		name: text('name').notNull(),
+		permissions: text('permissions', { mode: 'json' }).$type<string[]>().notNull(),
+		groups: text('groups', { mode: 'json' }).$type<string[]>().notNull(),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [uniqueIndex('operators_workspace_email').on(t.workspaceId, t.email)],
+);
+
+export const apiTokens = sqliteTable(
+	'api_tokens',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		operatorId: text('operator_id')
+			.notNull()
+			.references(() => operators.id),
+		tokenHash: text('token_hash').notNull().unique(),
+		hint: text('hint').notNull(),
+		createdAt: integer('created_at').notNull(),
+		revokedAt: integer('revoked_at'),
+		/** The token that replaced this one on regenerate: makes a regenerate race-free (see routes/tokens.ts). */
+		replacedBy: text('replaced_by'),
+	},
+	// One active token per operator: regenerating revokes the previous one.
+	(t) => [uniqueIndex('api_tokens_one_active').on(t.operatorId).where(sql`revoked_at IS NULL`)],
+);
+
+export const contacts = sqliteTable(
+	'contacts',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		name: text('name'),
+		email: text('email'),
+		phone: text('phone'),
+		customFields: text('custom_fields', { mode: 'json' })
+			.$type<Record<string, string | number | boolean | null>>()
+			.notNull(),
+		firstOrigin: text('first_origin', { mode: 'json' }).$type<Record<string, string>>(),
+		lastOrigin: text('last_origin', { mode: 'json' }).$type<Record<string, string>>(),
+		createdAt: integer('created_at').notNull(),
+		updatedAt: integer('updated_at').notNull(),
+	},
+	(t) => [
+		uniqueIndex('contacts_workspace_email').on(t.workspaceId, t.email),
+		uniqueIndex('contacts_workspace_phone').on(t.workspaceId, t.phone),
+	],
+);
+
+export const tags = sqliteTable(
+	'tags',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		name: text('name').notNull(),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [uniqueIndex('tags_workspace_name').on(t.workspaceId, t.name)],
+);
+
+export const contactTags = sqliteTable(
+	'contact_tags',
+	{
+		workspaceId: text('workspace_id').notNull(),
+		contactId: text('contact_id')
+			.notNull()
+			.references(() => contacts.id),
+		tagId: text('tag_id')
+			.notNull()
+			.references(() => tags.id),
+	},
+	(t) => [primaryKey({ columns: [t.contactId, t.tagId] })],
+);
+
+export const conversations = sqliteTable(
+	'conversations',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		contactId: text('contact_id')
+			.notNull()
+			.references(() => contacts.id),
+		channel: text('channel').notNull(),
+		status: text('status', { enum: ['open', 'pending', 'closed'] }).notNull(),
+		assigneeId: text('assignee_id'),
+		groupId: text('group_id'),
+		utmSource: text('utm_source'),
+		utmMedium: text('utm_medium'),
+		utmCampaign: text('utm_campaign'),
+		utmContent: text('utm_content'),
+		utmTerm: text('utm_term'),
+		gclid: text('gclid'),
+		fbclid: text('fbclid'),
+		landingUrl: text('landing_url'),
+		referrer: text('referrer'),
+		lastMessageSeq: integer('last_message_seq').notNull().default(0),
+		unreadByOperators: integer('unread_by_operators').notNull().default(0),
+		unreadByContact: integer('unread_by_contact').notNull().default(0),
+		createdAt: integer('created_at').notNull(),
+		updatedAt: integer('updated_at').notNull(),
+		lastMessageAt: integer('last_message_at'),
+		/** The list order: the later of the last message and the last change. */
+		lastActivityAt: integer('last_activity_at').notNull(),
+	},
+	(t) => [
+		index('conversations_activity').on(t.workspaceId, t.lastActivityAt, t.id),
+		index('conversations_status_activity').on(t.workspaceId, t.status, t.lastActivityAt, t.id),
+		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),
+		index('conversations_contact').on(t.workspaceId, t.contactId),
+	],
+);
+
+export const conversationTags = sqliteTable(
+	'conversation_tags',
+	{
+		workspaceId: text('workspace_id').notNull(),
+		conversationId: text('conversation_id')
+			.notNull()
+			.references(() => conversations.id),
+		tagId: text('tag_id')
+			.notNull()
+			.references(() => tags.id),
+	},
+	(t) => [
+		primaryKey({ columns: [t.conversationId, t.tagId] }),
+		index('conversation_tags_tag').on(t.tagId, t.conversationId),
+	],
+);
+
+export interface AttachmentMeta {
+	url: string;
+	name: string;
+	contentType: string;
+	size: number;
+}
+
+export const messages = sqliteTable(
+	'messages',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		conversationId: text('conversation_id')
+			.notNull()
+			.references(() => conversations.id),
+		seq: integer('seq').notNull(),
+		authorKind: text('author_kind', { enum: ['contact', 'operator', 'bot', 'system'] }).notNull(),
+		authorId: text('author_id'),
+		body: text('body').notNull(),
+		attachments: text('attachments', { mode: 'json' }).$type<AttachmentMeta[]>().notNull(),
+		/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
+		clientMessageId: text('client_message_id'),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [
+		uniqueIndex('messages_conversation_seq').on(t.conversationId, t.seq),
+		uniqueIndex('messages_conversation_client_id').on(t.conversationId, t.clientMessageId),
+	],
+);
+
+export const widgetSettings = sqliteTable('widget_settings', {
+	workspaceId: text('workspace_id').primaryKey(),
+	/** The whole settings object, validated by `widgetSettingsSchema` before every write. */
+	settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+	updatedAt: integer('updated_at').notNull(),
+});
+
+export const funnels = sqliteTable('funnels', {
+	id: text('id').primaryKey(),
+	workspaceId: text('workspace_id').notNull(),
+	name: text('name').notNull(),
+	createdAt: integer('created_at').notNull(),
+});
+
+export const stages = sqliteTable('stages', {
+	id: text('id').primaryKey(),
+	workspaceId: text('workspace_id').notNull(),
+	funnelId: text('funnel_id')
+		.notNull()
+		.references(() => funnels.id),
+	name: text('name').notNull(),
+	position: integer('position').notNull(),
+});
+
+export const deals = sqliteTable(
+	'deals',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		funnelId: text('funnel_id')
+			.notNull()
+			.references(() => funnels.id),
+		stageId: text('stage_id')
+			.notNull()
+			.references(() => stages.id),
+		contactId: text('contact_id').references(() => contacts.id),
+		ownerId: text('owner_id'),
+		name: text('name').notNull(),
+		/** Minor units (cents) to keep money exact. */
+		valueCents: integer('value_cents'),
+		currency: text('currency'),
+		status: text('status', { enum: ['open', 'won', 'lost'] }).notNull(),
+		customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+		createdAt: integer('created_at').notNull(),
+		updatedAt: integer('updated_at').notNull(),
+	},
+	(t) => [index('deals_workspace_stage').on(t.workspaceId, t.stageId)],
+);
+
+/** A scenario's inbound webhook: `POST /v3/workflows/webhook/{id}` starts a run of its scenario. */
+export const inboundWebhooks = sqliteTable('inbound_webhooks', {
+	id: text('id').primaryKey(),
+	workspaceId: text('workspace_id').notNull(),
+	name: text('name').notNull(),
+	scenarioId: text('scenario_id'),
+	enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+	createdAt: integer('created_at').notNull(),
+});
+
+export const workflowRuns = sqliteTable(
+	'workflow_runs',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		webhookId: text('webhook_id').notNull(),
+		scenarioId: text('scenario_id'),
+		status: text('status', { enum: ['queued', 'running', 'succeeded', 'failed'] }).notNull(),
+		input: text('input', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+		idempotencyKey: text('idempotency_key'),
+		createdAt: integer('created_at').notNull(),
+		/** When the queue consumer first received the run. */
+		dequeuedAt: integer('dequeued_at'),
+	},
+	(t) => [uniqueIndex('workflow_runs_webhook_key').on(t.webhookId, t.idempotencyKey)],
+);

@@ -1,0 +1,85 @@
+import { z } from '@hono/zod-openapi';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { contacts } from '../db/schema';
+import { iso } from '../lib/ids';
+import { phoneNumber } from './widget-settings';
+
+export const originSchema = z
+	.object({
+		utmSource: z.string().nullable(),
+		utmMedium: z.string().nullable(),
+		utmCampaign: z.string().nullable(),
+		utmContent: z.string().nullable(),
+		utmTerm: z.string().nullable(),
+		gclid: z.string().nullable(),
+		fbclid: z.string().nullable(),
+		landingUrl: z.string().nullable(),
+		referrer: z.string().nullable(),
+	})
+	.openapi('Origin');
+
+export const contactSchema = z
+	.object({
+		id: z.string().openapi({ example: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string().nullable(),
+		email: z.string().nullable(),
+		phone: z.string().nullable(),
+		customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+		firstOrigin: z.record(z.string(), z.string()).nullable(),
+		lastOrigin: z.record(z.string(), z.string()).nullable(),
+		createdAt: z.string(),
+		updatedAt: z.string(),
+	})
+	.openapi('Contact');
+
+/** How an integrator names a contact: by id, or by e-mail or phone (created when unknown). */
+export const contactReferenceSchema = z
+	.strictObject({
+		id: z.string().min(1).max(64).optional(),
+		email: z.email().max(254).optional(),
+		phone: phoneNumber.optional(),
+		name: z.string().min(1).max(200).optional(),
+	})
+	.refine((c) => c.id !== undefined || c.email !== undefined || c.phone !== undefined, {
+		message: 'give the contact an id, an email or a phone',
+	})
+	.openapi('ContactReference');
+
+export type ContactReference = z.infer<typeof contactReferenceSchema>;
+
+type ContactRow = typeof contacts.$inferSelect;
+
+export function contactView(row: ContactRow): z.infer<typeof contactSchema> {
+	return {
+		id: row.id,
+		name: row.name,
+		email: row.email,
+		phone: row.phone,
+		customFields: row.customFields,
+		firstOrigin: row.firstOrigin,
+		lastOrigin: row.lastOrigin,
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+	};
+}
+
+/** Phone numbers are stored as `+` and digits so one person is one contact however it was typed. */
+export function normalizePhone(phone: string): string {
+	return `+${phone.replace(/^\+/, '')}`;
+}
+
+/** The column and value that find a referenced contact, most specific first. */
+export function contactKey(ref: ContactReference) {
+	if (ref.id !== undefined) return { column: contacts.id, value: ref.id };
+	if (ref.email !== undefined) return { column: contacts.email, value: ref.email.toLowerCase() };
+	return { column: contacts.phone, value: normalizePhone(ref.phone as string) };
+}
+
+export function findContact(db: Database, workspaceId: string, ref: ContactReference) {
+	const key = contactKey(ref);
+	return db
+		.select()
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, workspaceId), eq(key.column, key.value)));
+}

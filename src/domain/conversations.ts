@@ -1,0 +1,345 @@
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Database } from '../db/client';
+import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { iso, isoOrNull, newId } from '../lib/ids';
+import {
+	type ContactReference,
+	contactKey,
+	contactSchema,
+	contactView,
+	normalizePhone,
+	originSchema,
+} from './contacts';
+import { appendMessageStatements, type NewMessage } from './messages';
+
+export const STATUSES = ['open', 'pending', 'closed'] as const;
+
+export const tagNameSchema = z.string().trim().min(1).max(64);
+
+export const conversationSchema = z
+	.object({
+		id: z.string().openapi({ example: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		workspaceId: z.string(),
+		contactId: z.string(),
+		channel: z.string().openapi({ example: 'widget' }),
+		status: z.enum(STATUSES),
+		assigneeId: z.string().nullable(),
+		groupId: z.string().nullable(),
+		tags: z.array(z.string()),
+		origin: originSchema,
+		lastMessageSeq: z.number().int(),
+		unreadByOperators: z.number().int(),
+		unreadByContact: z.number().int(),
+		createdAt: z.string(),
+		updatedAt: z.string(),
+		lastMessageAt: z.string().nullable(),
+		lastActivityAt: z.string(),
+	})
+	.openapi('Conversation');
+
+export const conversationWithContactSchema = conversationSchema
+	.extend({ contact: contactSchema })
+	.openapi('ConversationWithContact');
+
+export type ConversationView = z.infer<typeof conversationSchema>;
+
+// Tag names of a conversation, gathered inside the row's own query so a list page stays one statement.
+const tagNames = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${conversations.id})`;
+
+const conversationColumns = { conversation: conversations, tagNames };
+
+type ConversationRow = typeof conversations.$inferSelect;
+
+export function conversationView(row: ConversationRow, tagJson: string | null): ConversationView {
+	return {
+		id: row.id,
+		workspaceId: row.workspaceId,
+		contactId: row.contactId,
+		channel: row.channel,
+		status: row.status,
+		assigneeId: row.assigneeId,
+		groupId: row.groupId,
+		tags: (JSON.parse(tagJson ?? '[]') as string[]).sort(),
+		origin: {
+			utmSource: row.utmSource,
+			utmMedium: row.utmMedium,
+			utmCampaign: row.utmCampaign,
+			utmContent: row.utmContent,
+			utmTerm: row.utmTerm,
+			gclid: row.gclid,
+			fbclid: row.fbclid,
+			landingUrl: row.landingUrl,
+			referrer: row.referrer,
+		},
+		lastMessageSeq: row.lastMessageSeq,
+		unreadByOperators: row.unreadByOperators,
+		unreadByContact: row.unreadByContact,
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+		lastMessageAt: isoOrNull(row.lastMessageAt),
+		lastActivityAt: iso(row.lastActivityAt),
+	};
+}
+
+export interface ConversationFilters {
+	status?: (typeof STATUSES)[number];
+	/** An operator id, or `none` for unassigned conversations. */
+	assigneeId?: string;
+	contactId?: string;
+	channel?: string;
+	tag?: string;
+	utmSource?: string;
+	utmMedium?: string;
+	utmCampaign?: string;
+	hasGclid?: boolean;
+	hasFbclid?: boolean;
+	updatedSince?: number;
+}
+
+/** Position in the list: the last row seen, by (last activity, id) descending. */
+export interface ConversationCursor {
+	at: number;
+	id: string;
+}
+
+function presence(column: AnySQLiteColumn, wanted: boolean | undefined): SQL | undefined {
+	if (wanted === undefined) return undefined;
+	return wanted ? isNotNull(column) : isNull(column);
+}
+
+/**
+ * One page of the inbox, most recent activity first, in a single statement. Keyset pagination on
+ * (last_activity_at, id) walks the `conversations_activity` index, so the cost of a page does not grow
+ * with the table, and rows inserted while a client pages cannot shift or repeat what it sees.
+ */
+export async function listConversations(
+	db: Database,
+	workspaceId: string,
+	filters: ConversationFilters,
+	after: ConversationCursor | null,
+	limit: number,
+) {
+	const c = conversations;
+	const where = and(
+		eq(c.workspaceId, workspaceId),
+		filters.status === undefined ? undefined : eq(c.status, filters.status),
+		filters.assigneeId === undefined
+			? undefined
+			: filters.assigneeId === 'none'
+				? isNull(c.assigneeId)
+				: eq(c.assigneeId, filters.assigneeId),
+		filters.contactId === undefined ? undefined : eq(c.contactId, filters.contactId),
+		filters.channel === undefined ? undefined : eq(c.channel, filters.channel),
+		filters.tag === undefined
+			? undefined
+			: sql`EXISTS (SELECT 1 FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${c.id} AND t.workspace_id = ${workspaceId} AND t.name = ${filters.tag})`,
+		filters.utmSource === undefined ? undefined : eq(c.utmSource, filters.utmSource),
+		filters.utmMedium === undefined ? undefined : eq(c.utmMedium, filters.utmMedium),
+		filters.utmCampaign === undefined ? undefined : eq(c.utmCampaign, filters.utmCampaign),
+		presence(c.gclid, filters.hasGclid),
+		presence(c.fbclid, filters.hasFbclid),
+		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
+		after === null
+			? undefined
+			: or(lt(c.lastActivityAt, after.at), and(eq(c.lastActivityAt, after.at), lt(c.id, after.id))),
+	);
+	const rows = await db
+		.select(conversationColumns)
+		.from(c)
+		.where(where)
+		.orderBy(desc(c.lastActivityAt), desc(c.id))
+		.limit(limit + 1);
+	const page = rows.slice(0, limit);
+	const last = page.at(-1);
+	return {
+		data: page.map((r) => conversationView(r.conversation, r.tagNames)),
+		next: rows.length > limit && last ? { at: last.conversation.lastActivityAt, id: last.conversation.id } : null,
+	};
+}
+
+/** A conversation with its contact embedded, in one statement; NotFound outside the workspace. */
+export async function getConversation(db: Database, workspaceId: string, id: string) {
+	const row = await db
+		.select({ ...conversationColumns, contact: contacts })
+		.from(conversations)
+		.innerJoin(contacts, eq(contacts.id, conversations.contactId))
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+	if (!row) throw new NotFound(`Conversation ${id} not found.`);
+	return { ...conversationView(row.conversation, row.tagNames), contact: contactView(row.contact) };
+}
+
+/** Throws Invalid unless `operatorId` is an operator of the workspace. */
+export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
+	const found = await db
+		.select({ id: operators.id })
+		.from(operators)
+		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
+		.get();
+	if (!found) throw new Invalid(`body.assigneeId: no operator ${operatorId} in this workspace`);
+}
+
+/** Statements that make the conversation's tag set exactly `names` (creating unknown tags). */
+function replaceTagsStatements(
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+	names: string[],
+	now: number,
+): BatchItem<'sqlite'>[] {
+	const unique = [...new Set(names)];
+	const statements: BatchItem<'sqlite'>[] = [
+		db.delete(conversationTags).where(eq(conversationTags.conversationId, conversationId)),
+	];
+	if (unique.length === 0) return statements;
+	return [
+		...statements,
+		db
+			.insert(tags)
+			.values(unique.map((name) => ({ id: newId('tag', now), workspaceId, name, createdAt: now })))
+			.onConflictDoNothing(),
+		db.run(sql`
+			INSERT INTO conversation_tags (workspace_id, conversation_id, tag_id)
+			SELECT ${workspaceId}, ${conversationId}, id FROM tags
+			WHERE workspace_id = ${workspaceId} AND name IN (${sql.join(
+				unique.map((n) => sql`${n}`),
+				sql`, `,
+			)})`),
+	];
+}
+
+/**
+ * Checks, before anything is written, that the referenced contact exists (by id) or can be found or
+ * created without colliding: an e-mail of one contact with the phone of another is a 409.
+ */
+async function assertContactUsable(db: Database, workspaceId: string, ref: ContactReference) {
+	if (ref.id !== undefined) {
+		const found = await db
+			.select({ id: contacts.id })
+			.from(contacts)
+			.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, ref.id)))
+			.get();
+		if (!found) throw new NotFound(`Contact ${ref.id} not found.`);
+		return;
+	}
+	if (ref.email === undefined || ref.phone === undefined) return;
+	const email = ref.email.toLowerCase();
+	const phone = normalizePhone(ref.phone);
+	const matches = await db
+		.select({ id: contacts.id, email: contacts.email, phone: contacts.phone })
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, workspaceId), or(eq(contacts.email, email), eq(contacts.phone, phone))));
+	const byEmail = matches.find((m) => m.email === email);
+	const byPhone = matches.find((m) => m.phone === phone);
+	if (byPhone && byPhone.id !== byEmail?.id) {
+		throw new Conflict(
+			`The phone ${phone} belongs to another contact than the e-mail ${email}; name the contact by id.`,
+		);
+	}
+}
+
+export interface NewConversation {
+	contact: ContactReference;
+	channel: string;
+	assigneeId?: string | null;
+	groupId?: string | null;
+	tags?: string[];
+	message?: { text: string; author: 'contact' | 'operator' };
+}
+
+/**
+ * Starts a conversation with a contact named by id, e-mail or phone, creating the contact when it is
+ * unknown. Checks come first and every write goes in one D1 batch, so a rejected request changes nothing.
+ */
+export async function createConversation(
+	db: Database,
+	workspaceId: string,
+	operatorId: string,
+	input: NewConversation,
+	now = Date.now(),
+) {
+	await assertContactUsable(db, workspaceId, input.contact);
+	if (input.assigneeId) await assertOperatorInWorkspace(db, workspaceId, input.assigneeId);
+
+	const id = newId('conv', now);
+	const key = contactKey(input.contact);
+	const createContact =
+		input.contact.id === undefined
+			? [
+					db
+						.insert(contacts)
+						.values({
+							id: newId('ctc', now),
+							workspaceId,
+							name: input.contact.name ?? null,
+							email: input.contact.email?.toLowerCase() ?? null,
+							phone: input.contact.phone === undefined ? null : normalizePhone(input.contact.phone),
+							customFields: {},
+							createdAt: now,
+							updatedAt: now,
+						})
+						.onConflictDoNothing(),
+				]
+			: [];
+	const insertConversation = db.run(sql`
+		INSERT INTO conversations (id, workspace_id, contact_id, channel, status, assignee_id, group_id, created_at, updated_at, last_activity_at)
+		SELECT ${id}, ${workspaceId}, id, ${input.channel}, 'open', ${input.assigneeId ?? null}, ${input.groupId ?? null}, ${now}, ${now}, ${now}
+		FROM contacts WHERE workspace_id = ${workspaceId} AND ${key.column} = ${key.value} LIMIT 1`);
+	const tagStatements = input.tags ? replaceTagsStatements(db, workspaceId, id, input.tags, now) : [];
+	const message: NewMessage | null = input.message
+		? {
+				workspaceId,
+				conversationId: id,
+				authorKind: input.message.author,
+				authorId: input.message.author === 'operator' ? operatorId : null,
+				text: input.message.text,
+				attachments: [],
+				clientMessageId: null,
+			}
+		: null;
+	const messageStatements = message ? appendMessageStatements(db, message, newId('msg', now), now) : [];
+	const writes: BatchItem<'sqlite'>[] = [...createContact, insertConversation, ...tagStatements, ...messageStatements];
+	await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+	return getConversation(db, workspaceId, id);
+}
+
+export interface ConversationChanges {
+	status?: (typeof STATUSES)[number];
+	assigneeId?: string | null;
+	groupId?: string | null;
+	tags?: string[];
+}
+
+/** Applies status, assignment and tag changes in one batch; NotFound outside the workspace. */
+export async function updateConversation(
+	db: Database,
+	workspaceId: string,
+	id: string,
+	changes: ConversationChanges,
+	now = Date.now(),
+) {
+	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
+	const exists = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+	if (!exists) throw new NotFound(`Conversation ${id} not found.`);
+	const update = db
+		.update(conversations)
+		.set({
+			...(changes.status === undefined ? {} : { status: changes.status }),
+			...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
+			...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
+			updatedAt: now,
+			lastActivityAt: now,
+		})
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
+	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
+	await db.batch([update, ...tagStatements]);
+	return getConversation(db, workspaceId, id);
+}

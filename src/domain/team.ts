@@ -1,0 +1,135 @@
+import { z } from '@hono/zod-openapi';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { permissionSchema } from '../auth/permissions';
+import { generateToken, hashToken, tokenHint } from '../auth/token';
+import type { Database } from '../db/client';
+import { apiTokens, operators } from '../db/schema';
+import { Conflict, NotFound, Unauthorized } from '../lib/errors';
+import { iso, newId } from '../lib/ids';
+
+export const operatorSchema = z
+	.object({
+		id: z.string().openapi({ example: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		email: z.string(),
+		name: z.string(),
+		permissions: z.array(permissionSchema),
+		groups: z.array(z.string()),
+		createdAt: z.string(),
+	})
+	.openapi('Operator');
+
+export const newOperatorSchema = z
+	.strictObject({
+		email: z.email().max(254),
+		name: z.string().trim().min(1).max(200),
+		permissions: z.array(permissionSchema).max(6),
+		groups: z.array(z.string().trim().min(1).max(64)).max(50).default([]),
+	})
+	.openapi('NewOperator');
+
+export const issuedTokenSchema = z
+	.object({
+		token: z.string().openapi({ description: 'The plaintext Token V3. Shown once: store it now.' }),
+		tokenId: z.string(),
+		operatorId: z.string(),
+		hint: z.string(),
+		createdAt: z.string(),
+	})
+	.openapi('IssuedToken');
+
+type OperatorRow = typeof operators.$inferSelect;
+
+export function operatorView(row: OperatorRow): z.infer<typeof operatorSchema> {
+	return {
+		id: row.id,
+		email: row.email,
+		name: row.name,
+		permissions: row.permissions as z.infer<typeof permissionSchema>[],
+		groups: row.groups,
+		createdAt: iso(row.createdAt),
+	};
+}
+
+export async function createOperator(db: Database, workspaceId: string, input: z.infer<typeof newOperatorSchema>) {
+	const now = Date.now();
+	const rows = await db
+		.insert(operators)
+		.values({
+			id: newId('op', now),
+			workspaceId,
+			email: input.email.toLowerCase(),
+			name: input.name,
+			permissions: [...new Set(input.permissions)],
+			groups: [...new Set(input.groups)],
+			createdAt: now,
+		})
+		.onConflictDoNothing()
+		.returning();
+	const row = rows[0];
+	if (!row) throw new Conflict(`An operator with e-mail ${input.email} already exists in this workspace.`);
+	return operatorView(row);
+}
+
+async function newTokenRow(workspaceId: string, operatorId: string, now: number) {
+	const token = generateToken();
+	return {
+		token,
+		row: {
+			id: newId('tok', now),
+			workspaceId,
+			operatorId,
+			tokenHash: await hashToken(token),
+			hint: tokenHint(token),
+			createdAt: now,
+		},
+	};
+}
+
+function issued(token: string, row: { id: string; operatorId: string; hint: string; createdAt: number }) {
+	return { token, tokenId: row.id, operatorId: row.operatorId, hint: row.hint, createdAt: iso(row.createdAt) };
+}
+
+/**
+ * An admin issues a token for an operator of the workspace. Any token the operator had is revoked in the
+ * same transaction: an operator holds at most one active token.
+ */
+export async function issueTokenFor(db: Database, workspaceId: string, operatorId: string) {
+	const operator = await db
+		.select({ id: operators.id })
+		.from(operators)
+		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
+		.get();
+	if (!operator) throw new NotFound(`Team member ${operatorId} not found.`);
+	const now = Date.now();
+	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
+	await db.batch([
+		db
+			.update(apiTokens)
+			.set({ revokedAt: now, replacedBy: row.id })
+			.where(and(eq(apiTokens.operatorId, operatorId), isNull(apiTokens.revokedAt))),
+		db.insert(apiTokens).values(row),
+	]);
+	return issued(token, row);
+}
+
+/**
+ * Replaces the calling token with a new one. The old token is revoked and the new one inserted in one
+ * transaction, and the insert only happens if this call was the one that revoked the old token, so two
+ * racing regenerations cannot both succeed.
+ */
+export async function regenerateToken(db: Database, workspaceId: string, operatorId: string, currentTokenId: string) {
+	const now = Date.now();
+	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
+	const [, inserted] = await db.batch([
+		db
+			.update(apiTokens)
+			.set({ revokedAt: now, replacedBy: row.id })
+			.where(and(eq(apiTokens.id, currentTokenId), isNull(apiTokens.revokedAt))),
+		db.run(sql`
+			INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at)
+			SELECT ${row.id}, ${workspaceId}, ${operatorId}, ${row.tokenHash}, ${row.hint}, ${now}
+			WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ${currentTokenId} AND replaced_by = ${row.id})`),
+	]);
+	if (inserted.meta.changes !== 1) throw new Unauthorized('Invalid API token: unknown or revoked.');
+	return issued(token, row);
+}

@@ -1,0 +1,176 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { widgetSettings } from '../db/schema';
+import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
+
+const hexColor = z
+	.string()
+	.regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color such as #1f6feb')
+	.openapi({ example: '#1f6feb' });
+
+const clock = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time written HH:MM (00:00 to 24:00)');
+
+const interval = z
+	.strictObject({ start: clock, end: clock })
+	.refine((i) => minutesOf(i.start) < minutesOf(i.end), { message: 'end must be after start' });
+
+const weekly = z.strictObject(
+	Object.fromEntries(WEEKDAYS.map((day) => [day, z.array(interval).max(8)])) as Record<
+		(typeof WEEKDAYS)[number],
+		z.ZodArray<typeof interval>
+	>,
+);
+
+export const businessHoursSchema = z
+	.strictObject({
+		/** The operator-interface setting "consider business hours". */
+		enabled: z.boolean(),
+		timeZone: z.string().refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Paris'),
+		weekly,
+		holidays: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')).max(366),
+	})
+	.openapi('BusinessHours');
+
+export const periodMessagesSchema = z
+	.strictObject({
+		inHours: z.string().max(500),
+		outOfHours: z.string().max(500),
+		weekend: z.string().max(500),
+		holiday: z.string().max(500),
+	})
+	.openapi('PeriodMessages');
+
+/** Phone number as digits with the country code, optionally led by +. */
+export const phoneNumber = z
+	.string()
+	.regex(/^\+?[1-9]\d{7,14}$/, 'must be digits with the country code, e.g. +5511999998888');
+
+const messagingBubbleFields = z.strictObject({
+	enabled: z.boolean(),
+	phoneNumber: phoneNumber.nullable(),
+	prefilledMessage: z.string().max(500),
+});
+
+export const messagingBubbleSchema = messagingBubbleFields
+	.refine((b) => !b.enabled || b.phoneNumber !== null, {
+		message: 'phoneNumber is required when the bubble is enabled',
+		path: ['phoneNumber'],
+	})
+	.openapi('MessagingBubble');
+
+export const customFieldSchema = z
+	.strictObject({
+		name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must start with a letter: letters, digits, _ (40 max)'),
+		label: z.string().min(1).max(80),
+		type: z.enum(['text', 'select']),
+		options: z.array(z.string().min(1).max(80)).max(50).optional(),
+		required: z.boolean(),
+	})
+	.refine((f) => f.type !== 'select' || (f.options?.length ?? 0) > 0, {
+		message: 'a select field needs at least one option',
+		path: ['options'],
+	})
+	.openapi('CustomField');
+
+export const requiredFieldSchema = z.enum(['name', 'email', 'phone']);
+
+export const widgetSettingsSchema = z
+	.strictObject({
+		primaryColor: hexColor,
+		backgroundColor: hexColor,
+		textColor: hexColor,
+		welcomeMessage: z.string().max(1000),
+		ctaText: z.string().max(80),
+		offlineMessage: z.string().max(1000),
+		displayName: z.string().max(80),
+		/** The logo shown atop the chat: an https URL (200x200 PNG recommended). */
+		logoUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).nullable(),
+		position: z.enum(['right', 'left']),
+		/** The automatic initial message posted when a conversation starts; null for none. */
+		autoMessage: z.string().max(1000).nullable(),
+		businessHours: businessHoursSchema,
+		periodMessages: periodMessagesSchema,
+		messagingBubble: messagingBubbleSchema,
+		requiredFields: z.array(requiredFieldSchema).max(3),
+		customFields: z
+			.array(customFieldSchema)
+			.max(20)
+			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique'),
+	})
+	.openapi('WidgetSettings');
+
+export type WidgetSettings = z.infer<typeof widgetSettingsSchema>;
+
+/** A partial update: any top-level field; the nested objects may themselves be partial. */
+export const widgetSettingsUpdateSchema = widgetSettingsSchema
+	.extend({
+		businessHours: businessHoursSchema.partial(),
+		periodMessages: periodMessagesSchema.partial(),
+		messagingBubble: messagingBubbleFields.partial(),
+	})
+	.partial()
+	.openapi('WidgetSettingsUpdate');
+
+export type WidgetSettingsUpdate = z.infer<typeof widgetSettingsUpdateSchema>;
+
+const workingDay = [{ start: '09:00', end: '18:00' }];
+
+export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
+	primaryColor: '#1f6feb',
+	backgroundColor: '#ffffff',
+	textColor: '#1f2328',
+	welcomeMessage: 'Hi there! How can we help?',
+	ctaText: 'Chat with us',
+	offlineMessage: "We're away right now. Leave a message and we'll get back to you.",
+	displayName: 'Support',
+	logoUrl: null,
+	position: 'right',
+	autoMessage: null,
+	businessHours: {
+		enabled: false,
+		timeZone: 'UTC',
+		weekly: { mon: workingDay, tue: workingDay, wed: workingDay, thu: workingDay, fri: workingDay, sat: [], sun: [] },
+		holidays: [],
+	},
+	periodMessages: {
+		inHours: 'We typically reply in a few minutes.',
+		outOfHours: "We're outside business hours. Leave a message and we'll reply as soon as we're back.",
+		weekend: "It's the weekend. Leave a message and we'll reply on Monday.",
+		holiday: "We're closed for a holiday. Leave a message and we'll reply when we're back.",
+	},
+	messagingBubble: { enabled: false, phoneNumber: null, prefilledMessage: '' },
+	requiredFields: [],
+	customFields: [],
+};
+
+/** Applies a partial update: top-level fields replace, the nested objects merge one level deep. */
+export function mergeWidgetSettings(current: WidgetSettings, update: WidgetSettingsUpdate): unknown {
+	return {
+		...current,
+		...update,
+		businessHours: { ...current.businessHours, ...update.businessHours },
+		periodMessages: { ...current.periodMessages, ...update.periodMessages },
+		messagingBubble: { ...current.messagingBubble, ...update.messagingBubble },
+	};
+}
+
+export async function loadWidgetSettings(db: Database, workspaceId: string): Promise<WidgetSettings> {
+	const row = await db
+		.select({ settings: widgetSettings.settings })
+		.from(widgetSettings)
+		.where(eq(widgetSettings.workspaceId, workspaceId))
+		.get();
+	// Stored settings were validated on write; defaults fill fields added by later releases.
+	return row ? ({ ...DEFAULT_WIDGET_SETTINGS, ...row.settings } as WidgetSettings) : DEFAULT_WIDGET_SETTINGS;
+}
+
+/** KV key of a workspace's public widget config (what the widget fetches). */
+export function publicConfigKey(workspaceId: string): string {
+	return `widget-config:${workspaceId}`;
+}
+
+/** What a visitor's browser may see: everything in the settings, stamped with the workspace and version. */
+export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
+	return { workspaceId, version: updatedAt, ...settings };
+}

@@ -1,0 +1,143 @@
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { inboundWebhooks, workflowRuns } from '../db/schema';
+import { NotFound, ServiceUnavailable } from '../lib/errors';
+import { iso, newId } from '../lib/ids';
+
+/** What travels on the workflow-runs Queue: just enough to load the run from D1. */
+export const workflowRunMessageSchema = z.object({ runId: z.string(), workspaceId: z.string() });
+export type WorkflowRunMessage = z.infer<typeof workflowRunMessageSchema>;
+
+export const inboundWebhookSchema = z
+	.object({
+		id: z.string().openapi({ example: 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string(),
+		scenarioId: z.string().nullable(),
+		enabled: z.boolean(),
+		url: z.string().openapi({ description: 'POST JSON here (with a Token V3) to start a run.' }),
+		createdAt: z.string(),
+	})
+	.openapi('InboundWebhook');
+
+export const workflowRunAcceptedSchema = z
+	.object({
+		runId: z.string().openapi({ example: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		webhookId: z.string(),
+		status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+		createdAt: z.string(),
+	})
+	.openapi('WorkflowRunAccepted');
+
+type WebhookRow = typeof inboundWebhooks.$inferSelect;
+
+function webhookView(row: WebhookRow, origin: string) {
+	return {
+		id: row.id,
+		name: row.name,
+		scenarioId: row.scenarioId,
+		enabled: row.enabled,
+		url: `${origin}/v3/workflows/webhook/${row.id}`,
+		createdAt: iso(row.createdAt),
+	};
+}
+
+export async function createInboundWebhook(db: Database, workspaceId: string, name: string, origin: string) {
+	const now = Date.now();
+	const [row] = await db
+		.insert(inboundWebhooks)
+		.values({ id: newId('wh', now), workspaceId, name, scenarioId: null, enabled: true, createdAt: now })
+		.returning();
+	return webhookView(row as WebhookRow, origin);
+}
+
+export async function listInboundWebhooks(db: Database, workspaceId: string, origin: string) {
+	const rows = await db
+		.select()
+		.from(inboundWebhooks)
+		.where(eq(inboundWebhooks.workspaceId, workspaceId))
+		.orderBy(desc(inboundWebhooks.createdAt))
+		.limit(200);
+	return rows.map((row) => webhookView(row, origin));
+}
+
+/**
+ * Records a run of the webhook's scenario as queued and puts it on the Queue. The run row is written
+ * first, so a run that reached the Queue always exists; when the Queue refuses, the row is removed and the
+ * caller gets a 503 to retry, so a 202 always means the run will be processed.
+ * An Idempotency-Key makes a sender's retry return the first run.
+ */
+export async function enqueueWebhookRun(
+	db: Database,
+	queue: Queue<WorkflowRunMessage>,
+	workspaceId: string,
+	webhookId: string,
+	input: Record<string, unknown>,
+	idempotencyKey: string | null,
+) {
+	const webhook = await db
+		.select({ id: inboundWebhooks.id, scenarioId: inboundWebhooks.scenarioId })
+		.from(inboundWebhooks)
+		.where(
+			and(
+				eq(inboundWebhooks.workspaceId, workspaceId),
+				eq(inboundWebhooks.id, webhookId),
+				eq(inboundWebhooks.enabled, true),
+			),
+		)
+		.get();
+	if (!webhook) throw new NotFound(`Webhook ${webhookId} not found (or disabled).`);
+	const now = Date.now();
+	const run = {
+		id: newId('run', now),
+		workspaceId,
+		webhookId,
+		scenarioId: webhook.scenarioId,
+		status: 'queued' as const,
+		input,
+		idempotencyKey,
+		createdAt: now,
+	};
+	const [inserted] = await db.insert(workflowRuns).values(run).onConflictDoNothing().returning();
+	if (!inserted && idempotencyKey !== null) {
+		const first = await db
+			.select()
+			.from(workflowRuns)
+			.where(and(eq(workflowRuns.webhookId, webhookId), eq(workflowRuns.idempotencyKey, idempotencyKey)))
+			.get();
+		if (first) return { run: first, replayed: true };
+	}
+	try {
+		await queue.send({ runId: run.id, workspaceId });
+	} catch (error) {
+		await db.delete(workflowRuns).where(eq(workflowRuns.id, run.id));
+		throw new ServiceUnavailable('The run could not be queued; nothing was recorded. Retry shortly.', { cause: error });
+	}
+	return { run: inserted ?? run, replayed: false };
+}
+
+export function runAccepted(run: {
+	id: string;
+	webhookId: string;
+	status: 'queued' | 'running' | 'succeeded' | 'failed';
+	createdAt: number;
+}) {
+	return { runId: run.id, webhookId: run.webhookId, status: run.status, createdAt: iso(run.createdAt) };
+}
+
+/**
+ * The queue consumer's work for one message. The scenario engine is not built yet, so a run is only
+ * marked as received and stays `queued` for it. Idempotent: a redelivered message changes nothing.
+ */
+export async function receiveWorkflowRun(db: Database, message: WorkflowRunMessage, now = Date.now()) {
+	await db
+		.update(workflowRuns)
+		.set({ dequeuedAt: now })
+		.where(
+			and(
+				eq(workflowRuns.id, message.runId),
+				eq(workflowRuns.workspaceId, message.workspaceId),
+				isNull(workflowRuns.dequeuedAt),
+			),
+		);
+}

@@ -1,0 +1,31 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../app-env';
+import { AppError, errorBody, TooManyRequests } from './errors';
+
+const FRIENDLIER: Record<number, string> = {
+	415: 'Unsupported Media Type: send the body as JSON with "Content-Type: application/json".',
+};
+
+/**
+ * The app's one error handler: domain errors and Hono's own exceptions become the spec's error body;
+ * anything else is logged and answered with a generic 500 that leaks no stack or internal message.
+ */
+export function onError(error: Error, c: Context<AppEnv>): Response {
+	if (error instanceof AppError) {
+		if (error instanceof TooManyRequests) c.header('Retry-After', String(error.retryAfterSeconds));
+		return c.json(errorBody(error.statusCode, error.message), error.statusCode as ContentfulStatusCode);
+	}
+	if (error instanceof HTTPException && error.status < 500) {
+		const message = FRIENDLIER[error.status] ?? error.message;
+		return c.json(errorBody(error.status, message), error.status);
+	}
+	console.error('unhandled error', c.req.method, c.req.path, error);
+	return c.json(errorBody(500, 'Something went wrong on our side. It has been logged; please retry later.'), 500);
+}
+
+/** Unknown paths: 404 in the spec's error body. */
+export function notFound(c: Context<AppEnv>): Response {
+	return c.json(errorBody(404, `No route for ${c.req.method} ${c.req.path}.`), 404);
+}

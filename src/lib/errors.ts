@@ -1,0 +1,98 @@
+/**
+ * Errors the domain throws. They know nothing about HTTP beyond the status they map to; the app's one
+ * `onError` turns them into the spec's error body `{ error, message, statusCode }`.
+ */
+export class AppError extends Error {
+	constructor(
+		readonly statusCode: number,
+		message: string,
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+		this.name = new.target.name;
+	}
+}
+
+export class BadRequest extends AppError {
+	constructor(message: string, options?: { cause?: unknown }) {
+		super(400, message, options);
+	}
+}
+
+export class Unauthorized extends AppError {
+	constructor(message = 'Missing or invalid API token.') {
+		super(401, message);
+	}
+}
+
+export class Forbidden extends AppError {
+	constructor(message: string) {
+		super(403, message);
+	}
+}
+
+export class NotFound extends AppError {
+	constructor(message: string) {
+		super(404, message);
+	}
+}
+
+export class Conflict extends AppError {
+	constructor(message: string) {
+		super(409, message);
+	}
+}
+
+export class PayloadTooLarge extends AppError {
+	constructor(message: string) {
+		super(413, message);
+	}
+}
+
+/** Well-formed input whose values break a rule (zod validation failures end here). */
+export class Invalid extends AppError {
+	constructor(message: string, options?: { cause?: unknown }) {
+		super(422, message, options);
+	}
+}
+
+export class TooManyRequests extends AppError {
+	constructor(
+		message: string,
+		readonly retryAfterSeconds: number,
+	) {
+		super(429, message);
+	}
+}
+
+export class ServiceUnavailable extends AppError {
+	constructor(message: string, options?: { cause?: unknown }) {
+		super(503, message, options);
+	}
+}
+
+const STATUS_NAMES: Record<number, string> = {
+	400: 'Bad Request',
+	401: 'Unauthorized',
+	403: 'Forbidden',
+	404: 'Not Found',
+	405: 'Method Not Allowed',
+	409: 'Conflict',
+	413: 'Payload Too Large',
+	415: 'Unsupported Media Type',
+	422: 'Unprocessable Entity',
+	429: 'Too Many Requests',
+	500: 'Internal Server Error',
+	503: 'Service Unavailable',
+};
+
+/** The spec's error body. */
+export interface ErrorBody {
+	error: string;
+	message: string;
+	statusCode: number;
+}
+
+export function errorBody(statusCode: number, message: string): ErrorBody {
+	return { error: STATUS_NAMES[statusCode] ?? 'Error', message, statusCode };
+}

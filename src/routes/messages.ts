@@ -1,0 +1,56 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { requirePermission } from '../auth/middleware';
+import { appendMessage, attachmentSchema, messageSchema } from '../domain/messages';
+import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
+import { createRouter } from '../lib/router';
+
+const sendBody = z
+	.strictObject({
+		conversationId: z.string().min(1).max(64),
+		text: z.string().trim().min(1).max(10_000),
+		attachments: z.array(attachmentSchema).max(10).default([]),
+	})
+	.openapi('NewMessage');
+
+const idempotencyHeaders = z.object({
+	'idempotency-key': z
+		.string()
+		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
+		.optional()
+		.openapi({
+			param: { name: 'Idempotency-Key', in: 'header' },
+			description: 'Retrying with the same key returns the first message instead of sending a duplicate.',
+		}),
+});
+
+export const messages = createRouter().openapi(
+	createRoute({
+		method: 'post',
+		path: '/',
+		summary: 'Send an operator message into a conversation',
+		security: bearerSecurity,
+		middleware: [requirePermission('messages:send')] as const,
+		request: { headers: idempotencyHeaders, body: jsonBody(sendBody) },
+		responses: {
+			201: jsonResponse('The stored message (also for a retried Idempotency-Key).', messageSchema),
+			...errorResponses(400, 403, 404, 415, 422),
+		},
+	}),
+	async (c) => {
+		const body = c.req.valid('json');
+		const key = c.req.valid('header')['idempotency-key'];
+		const { workspaceId, operatorId } = c.var.caller;
+		const result = await appendMessage(c.var.db, {
+			workspaceId,
+			conversationId: body.conversationId,
+			authorKind: 'operator',
+			authorId: operatorId,
+			text: body.text,
+			attachments: body.attachments,
+			// Keys are per operator: two integrators cannot collide on the same key.
+			clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
+		});
+		if (!result.created) c.header('Idempotent-Replayed', 'true');
+		return c.json(result.message, 201);
+	},
+);
