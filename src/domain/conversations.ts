@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Database } from '../db/client';
+import { type Database, type Statement, runBatch } from '../db/client';
 import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
@@ -190,9 +189,9 @@ function replaceTagsStatements(
 	conversationId: string,
 	names: string[],
 	now: number,
-): BatchItem<'sqlite'>[] {
+): Statement[] {
 	const unique = [...new Set(names)];
-	const statements: BatchItem<'sqlite'>[] = [
+	const statements: Statement[] = [
 		db.delete(conversationTags).where(eq(conversationTags.conversationId, conversationId)),
 	];
 	if (unique.length === 0) return statements;
@@ -202,13 +201,13 @@ function replaceTagsStatements(
 			.insert(tags)
 			.values(unique.map((name) => ({ id: newId('tag', now), workspaceId, name, createdAt: now })))
 			.onConflictDoNothing(),
-		db.run(sql`
+		sql`
 			INSERT INTO conversation_tags (workspace_id, conversation_id, tag_id)
 			SELECT ${workspaceId}, ${conversationId}, id FROM tags
 			WHERE workspace_id = ${workspaceId} AND name IN (${sql.join(
 				unique.map((n) => sql`${n}`),
 				sql`, `,
-			)})`),
+			)})`,
 	];
 }
 
@@ -285,10 +284,10 @@ export async function createConversation(
 						.onConflictDoNothing(),
 				]
 			: [];
-	const insertConversation = db.run(sql`
+	const insertConversation = sql`
 		INSERT INTO conversations (id, workspace_id, contact_id, channel, status, assignee_id, group_id, created_at, updated_at, last_activity_at)
 		SELECT ${id}, ${workspaceId}, id, ${input.channel}, 'open', ${input.assigneeId ?? null}, ${input.groupId ?? null}, ${now}, ${now}, ${now}
-		FROM contacts WHERE workspace_id = ${workspaceId} AND ${key.column} = ${key.value} LIMIT 1`);
+		FROM contacts WHERE workspace_id = ${workspaceId} AND ${key.column} = ${key.value} LIMIT 1`;
 	const tagStatements = input.tags ? replaceTagsStatements(db, workspaceId, id, input.tags, now) : [];
 	const message: NewMessage | null = input.message
 		? {
@@ -301,9 +300,8 @@ export async function createConversation(
 				clientMessageId: null,
 			}
 		: null;
-	const messageStatements = message ? appendMessageStatements(db, message, newId('msg', now), now) : [];
-	const writes: BatchItem<'sqlite'>[] = [...createContact, insertConversation, ...tagStatements, ...messageStatements];
-	await db.batch(writes as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+	const messageStatements = message ? appendMessageStatements(message, newId('msg', now), now) : [];
+	await runBatch(db, [...createContact, insertConversation, ...tagStatements, ...messageStatements]);
 	return getConversation(db, workspaceId, id);
 }
 
@@ -340,6 +338,6 @@ export async function updateConversation(
 		})
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
 	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
-	await db.batch([update, ...tagStatements]);
+	await runBatch(db, [update, ...tagStatements]);
 	return getConversation(db, workspaceId, id);
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { type Database, runBatch } from '../db/client';
 import { type AttachmentMeta, messages } from '../db/schema';
 import { Invalid, NotFound } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
@@ -69,23 +69,23 @@ export interface NewMessage {
  * from the conversation row inside the same statement, so two writers can never share a number), then
  * bump the conversation's summary only if the insert happened. Run them in one D1 batch (a transaction).
  */
-export function appendMessageStatements(db: Database, message: NewMessage, id: string, now: number) {
+export function appendMessageStatements(message: NewMessage, id: string, now: number): SQL[] {
 	const fromContact = message.authorKind === 'contact' ? 1 : 0;
-	const insert = db.run(sql`
+	const insert = sql`
 		INSERT INTO messages (id, workspace_id, conversation_id, seq, author_kind, author_id, body, attachments, client_message_id, created_at)
 		SELECT ${id}, workspace_id, id, last_message_seq + 1, ${message.authorKind}, ${message.authorId}, ${message.text},
 			${JSON.stringify(message.attachments)}, ${message.clientMessageId}, ${now}
 		FROM conversations WHERE id = ${message.conversationId} AND workspace_id = ${message.workspaceId}
-		ON CONFLICT (conversation_id, client_message_id) DO NOTHING`);
-	const summary = db.run(sql`
+		ON CONFLICT (conversation_id, client_message_id) DO NOTHING`;
+	const summary = sql`
 		UPDATE conversations SET
 			last_message_seq = last_message_seq + 1,
 			last_message_at = ${now}, last_activity_at = ${now}, updated_at = ${now},
 			unread_by_operators = unread_by_operators + ${fromContact},
 			unread_by_contact = unread_by_contact + ${1 - fromContact}
 		WHERE id = ${message.conversationId} AND workspace_id = ${message.workspaceId}
-			AND EXISTS (SELECT 1 FROM messages WHERE id = ${id})`);
-	return [insert, summary] as const;
+			AND EXISTS (SELECT 1 FROM messages WHERE id = ${id})`;
+	return [insert, summary];
 }
 
 function stored(db: Database, message: NewMessage, id: string) {
@@ -111,8 +111,8 @@ export interface AppendResult {
  */
 export async function appendMessage(db: Database, message: NewMessage, now = Date.now()): Promise<AppendResult> {
 	const id = newId('msg', now);
-	const [, , rows] = await db.batch([...appendMessageStatements(db, message, id, now), stored(db, message, id)]);
-	const row = rows[0];
+	await runBatch(db, appendMessageStatements(message, id, now));
+	const row = await stored(db, message, id).get();
 	if (!row) throw new NotFound(`Conversation ${message.conversationId} not found.`);
 	if (row.id !== id && (row.body !== message.text || row.authorId !== message.authorId)) {
 		throw new Invalid('This Idempotency-Key was already used for a different message.');

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { permissionSchema } from '../auth/permissions';
 import { generateToken, hashToken, tokenHint } from '../auth/token';
-import type { Database } from '../db/client';
+import { type Database, runBatch } from '../db/client';
 import { apiTokens, operators } from '../db/schema';
 import { Conflict, NotFound, Unauthorized } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
@@ -102,7 +102,7 @@ export async function issueTokenFor(db: Database, workspaceId: string, operatorI
 	if (!operator) throw new NotFound(`Team member ${operatorId} not found.`);
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
-	await db.batch([
+	await runBatch(db, [
 		db
 			.update(apiTokens)
 			.set({ revokedAt: now, replacedBy: row.id })
@@ -120,16 +120,16 @@ export async function issueTokenFor(db: Database, workspaceId: string, operatorI
 export async function regenerateToken(db: Database, workspaceId: string, operatorId: string, currentTokenId: string) {
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
-	const [, inserted] = await db.batch([
+	const [, inserted] = await runBatch(db, [
 		db
 			.update(apiTokens)
 			.set({ revokedAt: now, replacedBy: row.id })
 			.where(and(eq(apiTokens.id, currentTokenId), isNull(apiTokens.revokedAt))),
-		db.run(sql`
+		sql`
 			INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at)
 			SELECT ${row.id}, ${workspaceId}, ${operatorId}, ${row.tokenHash}, ${row.hint}, ${now}
-			WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ${currentTokenId} AND replaced_by = ${row.id})`),
+			WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ${currentTokenId} AND replaced_by = ${row.id})`,
 	]);
-	if (inserted.meta.changes !== 1) throw new Unauthorized('Invalid API token: unknown or revoked.');
+	if (inserted?.meta.changes !== 1) throw new Unauthorized('Invalid API token: unknown or revoked.');
 	return issued(token, row);
 }
