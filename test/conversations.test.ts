@@ -87,7 +87,13 @@ describe('POST /v3/conversations', () => {
 			message: { text: 'Hello Ana' },
 		});
 		expect(first.status).toBe(201);
-		const a = (await first.json()) as { id: string; channel: string; contact: { id: string; email: string }; tags: string[]; lastMessageSeq: number };
+		const a = (await first.json()) as {
+			id: string;
+			channel: string;
+			contact: { id: string; email: string };
+			tags: string[];
+			lastMessageSeq: number;
+		};
 		expect(a.channel).toBe('api');
 		expect(a.contact.email).toBe('ana@example.com');
 		expect(a.tags).toEqual(['billing', 'vip']);

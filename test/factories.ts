@@ -17,7 +17,9 @@ export interface SeededOperator {
 export async function seedWorkspace(): Promise<SeededOperator> {
 	const now = Date.now();
 	const workspaceId = newId('ws', now);
-	await db.insert(workspaces).values({ id: workspaceId, slug: workspaceId.toLowerCase(), name: 'Acme', createdAt: now });
+	await db
+		.insert(workspaces)
+		.values({ id: workspaceId, slug: workspaceId.toLowerCase(), name: 'Acme', createdAt: now });
 	return seedOperator(workspaceId, ['admin']);
 }
 

@@ -1,4 +1,4 @@
-import { SQL, is } from 'drizzle-orm';
+import { is, SQL } from 'drizzle-orm';
 import { type DrizzleD1Database, drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { type Database, type Statement, runBatch } from '../db/client';
+import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';

@@ -18,7 +18,6 @@ const idempotencyHeaders = z.object({
 		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
 		.optional()
 		.openapi({
-			param: { name: 'Idempotency-Key', in: 'header' },
 			description: 'Retrying with the same key returns the first message instead of sending a duplicate.',
 		}),
 });

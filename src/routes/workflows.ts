@@ -27,7 +27,7 @@ const idempotencyHeaders = z.object({
 		.string()
 		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
 		.optional()
-		.openapi({ param: { name: 'Idempotency-Key', in: 'header' } }),
+		.openapi({ description: 'A sender retry with the same key returns the first run.' }),
 });
 
 export const workflows = createRouter()

@@ -1,0 +1,73 @@
+// Helpers for the scripts that work on the local D1 database that `wrangler dev` uses
+// (.wrangler/state, or the folder given as persistTo). No Cloudflare account is involved.
+import { spawnSync } from 'node:child_process';
+import { generateToken, hashToken, tokenHint } from '../src/auth/token.ts';
+import { newId } from '../src/lib/ids.ts';
+
+const WRANGLER = new URL('../node_modules/.bin/wrangler', import.meta.url).pathname;
+
+function wrangler(args, persistTo) {
+	const all = persistTo ? [...args, '--persist-to', persistTo] : args;
+	const run = spawnSync(WRANGLER, all, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	if (run.status !== 0) {
+		throw new Error(`wrangler ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+	}
+	return run.stdout;
+}
+
+/** Applies migrations/ to the local database (idempotent). */
+export function applyMigrations(persistTo) {
+	wrangler(['d1', 'migrations', 'apply', 'DB', '--local'], persistTo);
+}
+
+/** Runs SQL on the local database and returns each statement's result rows. */
+export function query(sql, persistTo) {
+	const out = wrangler(['d1', 'execute', 'DB', '--local', '--json', '--command', sql], persistTo);
+	return JSON.parse(out).map((result) => result.results);
+}
+
+/** Executes a file of SQL statements on the local database. */
+export function executeFile(file, persistTo) {
+	wrangler(['d1', 'execute', 'DB', '--local', '--file', file], persistTo);
+}
+
+/** A SQL string literal. */
+export function literal(value) {
+	return value === null ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`;
+}
+
+/**
+ * Finds or creates the workspace `slug` with an admin operator, then issues that admin a fresh Token V3
+ * (revoking the previous one: an operator holds one active token). Returns ids and the plaintext token.
+ */
+export async function seedWorkspace({ slug = 'demo', persistTo } = {}) {
+	if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) {
+		throw new Error(`workspace slug "${slug}" must be lower-case letters, digits and dashes`);
+	}
+	const now = Date.now();
+	const [found] = query(
+		`SELECT w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
+		 WHERE w.slug = ${literal(slug)} AND o.email = ${literal(`admin@${slug}.local`)}`,
+		persistTo,
+	);
+	let workspaceId = found[0]?.workspaceId;
+	let operatorId = found[0]?.operatorId;
+	const statements = [];
+	if (!workspaceId) {
+		workspaceId = newId('ws', now);
+		operatorId = newId('op', now);
+		const name = slug === 'demo' ? 'Demo workspace' : slug;
+		statements.push(
+			`INSERT INTO workspaces (id, slug, name, created_at) VALUES (${literal(workspaceId)}, ${literal(slug)}, ${literal(name)}, ${now})`,
+			`INSERT INTO operators (id, workspace_id, email, name, permissions, groups, created_at) VALUES (${literal(operatorId)}, ${literal(workspaceId)}, ${literal(`admin@${slug}.local`)}, 'Admin', '["admin"]', '[]', ${now})`,
+		);
+	}
+	const token = generateToken();
+	const tokenId = newId('tok', now);
+	statements.push(
+		`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = ${literal(operatorId)} AND revoked_at IS NULL`,
+		`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) VALUES (${literal(tokenId)}, ${literal(workspaceId)}, ${literal(operatorId)}, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now})`,
+	);
+	query(statements.join(';\n'), persistTo);
+	return { workspaceId, operatorId, token };
+}
