@@ -1,0 +1,93 @@
+// Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
+
+const show = (value, suffix = '') => (value === null || value === undefined ? 'n/a' : `${value}${suffix}`);
+
+function scenarioRows(results) {
+	const { health, listConversations, postMessage } = results.scenarios;
+	return [
+		['GET /health', health, null],
+		['GET /v3/conversations?limit=25 (10k)', listConversations, listConversations.ratioToHealth],
+		['POST /v3/messages (10k)', postMessage, postMessage.ratioToHealth],
+	].map(([name, s, ratio]) => [
+		name,
+		show(s.rps),
+		show(s.p50Ms),
+		show(s.p99Ms),
+		String(s.requests),
+		String(s.errors),
+		ratio ? show(ratio.throughput) : '1',
+		ratio ? show(ratio.p50) : '1',
+	]);
+}
+
+const SCENARIO_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', 'rps / health', 'p50 / health'];
+
+function extraRows(results) {
+	const { scaling, d1QueriesPerListPage: q } = results;
+	return [
+		['list p50, 100-conversation workspace (sequential)', `${show(scaling.small.p50Ms)} ms`],
+		['list p50, 10,000-conversation workspace (sequential)', `${show(scaling.large.p50Ms)} ms`],
+		['scaling ratio p50 large / small', show(scaling.p50Ratio)],
+		['D1 queries per list page, limit=1 / 25 / 100', `${show(q.limit1)} / ${show(q.limit25)} / ${show(q.limit100)}`],
+		['D1 queries per POST /v3/messages', show(results.scenarios.postMessage.d1Queries)],
+	];
+}
+
+function textTable(header, rows) {
+	const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
+	const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+	return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(header, rows) {
+	const line = (row) => `| ${row.join(' | ')} |`;
+	const rule = header.map((_, i) => (i === 0 ? '---' : '---:'));
+	return [line(header), line(rule), ...rows.map(line)].join('\n');
+}
+
+/** The human summary for stdout. */
+export function textReport(results) {
+	const lines = [
+		textTable(SCENARIO_HEADER, scenarioRows(results)),
+		'',
+		textTable(['figure', 'value'], extraRows(results)),
+	];
+	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
+	return lines.join('\n');
+}
+
+/** The Markdown report written next to the JSON. */
+export function markdownReport(results) {
+	const m = results.machine;
+	const s = results.settings;
+	const lines = [
+		`# Parley benchmark, ${results.date}`,
+		'',
+		`Machine: ${m.hostname}, ${m.cpuModel} (${m.cpus} CPUs), ${m.memoryGiB} GiB RAM, ${m.platform}. ` +
+			`Node ${results.node}, wrangler ${results.wrangler}.`,
+		'',
+		`Closed loop: ${s.concurrency} concurrent clients, ${s.warmupSeconds} s warm-up then ${s.durationSeconds} s ` +
+			`measured per scenario. Data: ${results.dataset.largeConversations} conversations in the large workspace, ` +
+			`${results.dataset.smallConversations} in the small one (one contact each).`,
+		'',
+		'> Absolute numbers come from `wrangler dev`\'s local runtime (workerd, local D1 and Durable Objects) on this ' +
+			'machine, with the load generator sharing its CPUs; they say little about production. The comparable ' +
+			'figures are the ratios against GET /health measured in the same run.',
+		'',
+		'## Throughput and latency',
+		'',
+		markdownTable(SCENARIO_HEADER, scenarioRows(results)),
+		'',
+		'## Scaling and D1 cost',
+		'',
+		markdownTable(['figure', 'value'], extraRows(results)),
+		'',
+		`Scaling: ${results.scaling.requestsEach} sequential requests each, alternating between the two workspaces.`,
+		'',
+		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
+	];
+	if (results.warnings.length > 0) {
+		lines.push('', '## Warnings', '', ...results.warnings.map((w) => `- ${w}`));
+	}
+	return `${lines.join('\n')}\n`;
+}

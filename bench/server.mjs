@@ -1,0 +1,97 @@
+// Starts and stops `wrangler dev` for the benchmark: on 127.0.0.1, a free port, a given persist folder.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const WRANGLER = new URL('../node_modules/.bin/wrangler', import.meta.url).pathname;
+const OUTPUT_TAIL_CHARS = 8_000;
+
+/** A TCP port that is free on 127.0.0.1 right now. */
+export async function freePort() {
+	const server = createServer();
+	server.listen(0, '127.0.0.1');
+	await once(server, 'listening');
+	const { port } = server.address();
+	server.close();
+	await once(server, 'close');
+	return port;
+}
+
+/**
+ * Spawns `wrangler dev` in its own process group (so that stopping it also stops workerd) and waits until
+ * GET /health answers 200. Returns `{ baseUrl, stop, output }`; `stop` is safe to call more than once.
+ */
+export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 60_000 }) {
+	const port = await freePort();
+	const inspectorPort = await freePort();
+	const args = [
+		'dev',
+		'--port',
+		String(port),
+		'--ip',
+		'127.0.0.1',
+		'--inspector-port',
+		String(inspectorPort),
+		'--persist-to',
+		persistTo,
+		'--log-level',
+		'warn',
+		'--show-interactive-dev-session=false',
+		...Object.entries(vars).flatMap(([key, value]) => ['--var', `${key}:${value}`]),
+	];
+	const child = spawn(WRANGLER, args, {
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+	});
+	let output = '';
+	const keep = (chunk) => {
+		output = (output + chunk).slice(-OUTPUT_TAIL_CHARS);
+	};
+	child.stdout.setEncoding('utf8').on('data', keep);
+	child.stderr.setEncoding('utf8').on('data', keep);
+	let exited = false;
+	const exit = once(child, 'exit').then(() => {
+		exited = true;
+	});
+
+	async function stop() {
+		if (exited) return;
+		const signalGroup = (signal) => {
+			try {
+				process.kill(-child.pid, signal);
+			} catch {
+				// The group is already gone.
+			}
+		};
+		signalGroup('SIGTERM');
+		const stopped = await Promise.race([exit.then(() => true), sleep(5_000).then(() => false)]);
+		// wrangler may leave workerd behind when it exits on SIGTERM: always sweep the group.
+		signalGroup('SIGKILL');
+		if (!stopped) await Promise.race([exit, sleep(2_000)]);
+	}
+
+	const baseUrl = `http://127.0.0.1:${port}`;
+	const deadline = Date.now() + readyTimeoutMs;
+	try {
+		while (true) {
+			if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output}`);
+			if (Date.now() > deadline) {
+				throw new Error(`wrangler dev did not answer GET /health within ${readyTimeoutMs / 1000} s:\n${output}`);
+			}
+			try {
+				const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+				await response.arrayBuffer();
+				if (response.status === 200) break;
+			} catch {
+				// Not listening yet.
+			}
+			await sleep(250);
+		}
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+	return { baseUrl, stop, output: () => output, args };
+}
