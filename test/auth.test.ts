@@ -15,7 +15,10 @@ describe('Token V3 authentication', () => {
 		['one character too many', (t) => ({ Authorization: `Bearer ${t}a` })],
 		// Right prefix and checksum, but never issued.
 		['an unknown well-formed token', () => ({ Authorization: `Bearer ${generateToken()}` })],
-		['a token with a bad checksum', (t) => ({ Authorization: `Bearer ${t.slice(0, -1)}${t.endsWith('A') ? 'B' : 'A'}` })],
+		[
+			'a token with a bad checksum',
+			(t) => ({ Authorization: `Bearer ${t.slice(0, -1)}${t.endsWith('A') ? 'B' : 'A'}` }),
+		],
 	];
 
 	for (const [name, headers] of cases) {
@@ -95,9 +98,19 @@ describe('permissions', () => {
 		{ permission: 'conversations:read', method: 'GET', path: '/v3/conversations/{conv}/messages' },
 		{ permission: 'messages:send', method: 'POST', path: '/v3/conversations', body: { contact: { email: 'a@b.co' } } },
 		{ permission: 'messages:send', method: 'PATCH', path: '/v3/conversations/{conv}', body: { status: 'closed' } },
-		{ permission: 'messages:send', method: 'POST', path: '/v3/messages', body: { conversationId: '{conv}', text: 'hi' } },
+		{
+			permission: 'messages:send',
+			method: 'POST',
+			path: '/v3/messages',
+			body: { conversationId: '{conv}', text: 'hi' },
+		},
 		{ permission: 'admin', method: 'PUT', path: '/v3/widget/settings', body: { ctaText: 'Hi' } },
-		{ permission: 'admin', method: 'POST', path: '/v3/team/members', body: { email: 'n@b.co', name: 'N', permissions: [] } },
+		{
+			permission: 'admin',
+			method: 'POST',
+			path: '/v3/team/members',
+			body: { email: 'n@b.co', name: 'N', permissions: [] },
+		},
 		{ permission: 'admin', method: 'POST', path: '/v3/team/members/{op}/token' },
 		{ permission: 'admin', method: 'POST', path: '/v3/workflows/webhooks', body: { name: 'Leads' } },
 		{ permission: 'admin', method: 'GET', path: '/v3/workflows/webhooks' },

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { api, expectError, seedWorkspace } from './factories';
+
+describe('error bodies', () => {
+	it('answers unknown routes with 404 in the error body', async () => {
+		const { token } = await seedWorkspace();
+		const body = await expectError(await api(token, 'GET', '/v3/nothing-here'), 404);
+		expect(body).toEqual({ error: 'Not Found', message: 'No route for GET /v3/nothing-here.', statusCode: 404 });
+		await expectError(await api(null, 'GET', '/definitely/not/a/file'), 404);
+	});
+
+	it('answers a known path with the wrong method with 405 and an Allow header', async () => {
+		const { token } = await seedWorkspace();
+		const res = await api(token, 'DELETE', '/v3/conversations');
+		const body = await expectError(res, 405);
+		expect(body.error).toBe('Method Not Allowed');
+		expect(res.headers.get('Allow')).toBe('GET, POST');
+	});
+
+	it('answers a body over 1 MiB with 413', async () => {
+		const { token } = await seedWorkspace();
+		const res = await api(token, 'POST', '/v3/messages', { conversationId: 'conv_x', text: 'x'.repeat(1_100_000) });
+		await expectError(res, 413);
+	});
+
+	it('carries the IETF rate-limit headers on error answers too', async () => {
+		const { token } = await seedWorkspace();
+		const res = await api(token, 'GET', '/v3/conversations/conv_missing');
+		await expectError(res, 404);
+		expect(res.headers.get('RateLimit')).toMatch(/^"per-token";r=\d+;t=\d+$/);
+	});
+});
+
+describe('GET /v3/openapi.json', () => {
+	it('serves an OpenAPI 3.1 document of every route, without a token', async () => {
+		const res = await api(null, 'GET', '/v3/openapi.json');
+		expect(res.status).toBe(200);
+		const doc = (await res.json()) as {
+			openapi: string;
+			paths: Record<string, Record<string, { security?: unknown[] }>>;
+			components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+		};
+		expect(doc.openapi).toBe('3.1.0');
+		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/v3/conversations',
+			'/v3/conversations/{id}',
+			'/v3/conversations/{id}/messages',
+			'/v3/messages',
+			'/v3/team/members',
+			'/v3/team/members/{id}/token',
+			'/v3/tokens/regenerate',
+			'/v3/widget/info',
+			'/v3/widget/settings',
+			'/v3/workflows/webhook/{webhook_id}',
+			'/v3/workflows/webhooks',
+		]);
+		expect(doc.components.schemas).toHaveProperty('WidgetSettings');
+		expect(doc.components.schemas).toHaveProperty('Error');
+		expect(doc.components.securitySchemes).toHaveProperty('TokenV3');
+		expect(doc.paths['/v3/messages']?.post?.security).toEqual([{ TokenV3: [] }]);
+	});
+});
+
+describe('GET /health', () => {
+	it('answers 200 without a token', async () => {
+		const res = await api(null, 'GET', '/health');
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ status: 'ok' });
+	});
+});
