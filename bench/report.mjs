@@ -70,7 +70,7 @@ export function markdownReport(results) {
 			`measured per scenario. Data: ${results.dataset.largeConversations} conversations in the large workspace, ` +
 			`${results.dataset.smallConversations} in the small one (one contact each).`,
 		'',
-		'> Absolute numbers come from `wrangler dev`\'s local runtime (workerd, local D1 and Durable Objects) on this ' +
+		"> Absolute numbers come from `wrangler dev`'s local runtime (workerd, local D1 and Durable Objects) on this " +
 			'machine, with the load generator sharing its CPUs; they say little about production. The comparable ' +
 			'figures are the ratios against GET /health measured in the same run.',
 		'',

@@ -1,0 +1,284 @@
+// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300]`
+// Seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace), serves the Worker
+// with `wrangler dev` on 127.0.0.1, measures GET /health, the conversation list and message sending with a
+// closed-loop load generator, then writes bench/results/latest.{json,md} and a dated copy.
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { applyMigrations, executeFile, query, seedWorkspace } from '../scripts/local-db.mjs';
+import { writeDatasetSql } from './dataset.mjs';
+import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
+import { markdownReport, textReport } from './report.mjs';
+import { startWranglerDev } from './server.mjs';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const LARGE = { slug: 'bench-large', count: 10_000 };
+const SMALL = { slug: 'bench-small', count: 100 };
+const MAX_D1_QUERIES_PER_PAGE = 3;
+// High enough that the per-token limit (120/min by default) never throttles the benchmark.
+const RATE_LIMIT_PER_MINUTE = 100_000_000;
+
+// wrangler needs Node >= 22: make sure every wrangler we spawn finds the project's node first.
+process.env.PATH = `${path.join(ROOT, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+
+const { values: options } = parseArgs({
+	options: {
+		concurrency: { type: 'string', default: '8' },
+		duration: { type: 'string', default: '8' },
+		warmup: { type: 'string', default: '1' },
+		'scaling-requests': { type: 'string', default: '300' },
+	},
+});
+const settings = {
+	concurrency: boundedInt(options.concurrency, 1, 64, 'concurrency'),
+	durationSeconds: boundedInt(options.duration, 1, 60, 'duration'),
+	warmupSeconds: boundedInt(options.warmup, 0, 10, 'warmup'),
+	scalingRequests: boundedInt(options['scaling-requests'], 10, 2_000, 'scaling-requests'),
+	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
+};
+
+function boundedInt(text, min, max, name) {
+	const value = Number(text);
+	if (!Number.isInteger(value) || value < min || value > max) {
+		throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+	}
+	return value;
+}
+
+function log(message) {
+	console.error(`[bench] ${message}`);
+}
+
+function packageVersion(name) {
+	try {
+		return JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+	} catch {
+		return null;
+	}
+}
+
+const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)));
+
+/** Seeds both workspaces into `persistTo`; returns their tokens and conversation ids. */
+async function seed(persistTo) {
+	applyMigrations(persistTo);
+	const workspaces = [];
+	for (const { slug, count } of [SMALL, LARGE]) {
+		const { workspaceId, token } = await seedWorkspace({ slug, persistTo });
+		workspaces.push({ slug, count, workspaceId, token });
+	}
+	const file = path.join(persistTo, 'bench-dataset.sql');
+	const ids = await writeDatasetSql(file, workspaces);
+	executeFile(file, persistTo);
+	const [counts] = query(
+		'SELECT workspace_id AS id, COUNT(*) AS n FROM conversations GROUP BY workspace_id',
+		persistTo,
+	);
+	for (const workspace of workspaces) {
+		const found = counts.find((row) => row.id === workspace.workspaceId)?.n ?? 0;
+		if (found !== workspace.count) {
+			throw new Error(`${workspace.slug}: expected ${workspace.count} conversations, found ${found}`);
+		}
+		workspace.conversationIds = ids[workspace.slug];
+	}
+	return Object.fromEntries(workspaces.map((w) => [w.slug, w]));
+}
+
+function listRequest(baseUrl, token, limit) {
+	return {
+		url: `${baseUrl}/v3/conversations?limit=${limit}`,
+		init: { headers: { Authorization: `Bearer ${token}` } },
+	};
+}
+
+/** One list page per limit: checks it and reads its D1 query count from Server-Timing. */
+async function listQueryCounts(baseUrl, token, warnings) {
+	const counts = {};
+	for (const limit of [1, 25, 100]) {
+		const { url, init } = listRequest(baseUrl, token, limit);
+		const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+		const body = await response.json();
+		if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${JSON.stringify(body)}`);
+		if (body.data.length !== limit) warnings.push(`limit=${limit} returned ${body.data.length} conversations`);
+		const n = d1QueryCount(response.headers);
+		counts[`limit${limit}`] = n;
+		if (n === null) warnings.push(`limit=${limit}: no Server-Timing d1 header`);
+		else if (n > MAX_D1_QUERIES_PER_PAGE) {
+			warnings.push(`limit=${limit}: ${n} D1 queries per list page (expected <= ${MAX_D1_QUERIES_PER_PAGE})`);
+		}
+	}
+	if (new Set(Object.values(counts)).size > 1) {
+		warnings.push(`D1 queries per list page depend on the limit: ${JSON.stringify(counts)}`);
+	}
+	return counts;
+}
+
+/** Sequential list requests alternating between the small and the large workspace. */
+async function scaling(baseUrl, small, large, requestsEach) {
+	const latencies = { small: [], large: [] };
+	let errors = 0;
+	const warmup = 20;
+	for (let i = 0; i < warmup + requestsEach; i++) {
+		for (const [key, workspace] of [
+			['small', small],
+			['large', large],
+		]) {
+			const { url, init } = listRequest(baseUrl, workspace.token, 25);
+			const result = await timedRequest(url, init);
+			if (i < warmup) continue;
+			if (result.status !== 200) errors++;
+			latencies[key].push(result.latencyMs);
+		}
+	}
+	const smallSummary = latencySummary(latencies.small);
+	const largeSummary = latencySummary(latencies.large);
+	return {
+		requestsEach,
+		errors,
+		small: { conversations: small.count, ...smallSummary },
+		large: { conversations: large.count, ...largeSummary },
+		p50Ratio: ratio(largeSummary.p50Ms, smallSummary.p50Ms),
+	};
+}
+
+function scenarioResult(run, health) {
+	const { lastHeaders, ...figures } = run;
+	const result = { ...figures, d1Queries: d1QueryCount(lastHeaders) };
+	if (health) {
+		result.ratioToHealth = { throughput: ratio(run.rps, health.rps), p50: ratio(run.p50Ms, health.p50Ms) };
+	}
+	return result;
+}
+
+async function measure(baseUrl, workspaces, warnings) {
+	const { concurrency } = settings;
+	const loop = { concurrency, warmupMs: settings.warmupSeconds * 1000, durationMs: settings.durationSeconds * 1000 };
+	const large = workspaces[LARGE.slug];
+	const small = workspaces[SMALL.slug];
+
+	const d1QueriesPerListPage = await listQueryCounts(baseUrl, large.token, warnings);
+
+	log('measuring GET /health');
+	const health = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => ({ url: `${baseUrl}/health`, init: {} }) }),
+	);
+	log('measuring GET /v3/conversations?limit=25 on the 10,000-conversation workspace');
+	const listConversations = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => listRequest(baseUrl, large.token, 25) }),
+		health,
+	);
+	log('measuring POST /v3/messages into the 10,000-conversation workspace');
+	const ids = large.conversationIds;
+	const postMessage = scenarioResult(
+		await closedLoop({
+			...loop,
+			expectStatus: 201,
+			makeRequest: (i) => ({
+				url: `${baseUrl}/v3/messages`,
+				init: {
+					method: 'POST',
+					headers: { Authorization: `Bearer ${large.token}`, 'Content-Type': 'application/json' },
+					// A stride coprime with the id count visits every conversation before repeating one.
+					body: JSON.stringify({ conversationId: ids[(i * 7_919) % ids.length], text: `Bench message ${i}` }),
+				},
+			}),
+		}),
+		health,
+	);
+	log(`measuring list scaling (${settings.scalingRequests} sequential requests per workspace)`);
+	const scalingResult = await scaling(baseUrl, small, large, settings.scalingRequests);
+
+	for (const [name, s] of Object.entries({ health, listConversations, postMessage })) {
+		if (s.errors > 0) {
+			warnings.push(`${name}: ${s.errors} of ${s.requests} responses were not the expected status (${s.firstError})`);
+		}
+	}
+	if (scalingResult.errors > 0) warnings.push(`scaling: ${scalingResult.errors} responses were not 200`);
+	return {
+		scenarios: { health, listConversations, postMessage },
+		scaling: scalingResult,
+		d1QueriesPerListPage,
+	};
+}
+
+async function writeResults(results, text) {
+	await mkdir(RESULTS, { recursive: true });
+	const json = `${JSON.stringify(results, null, '\t')}\n`;
+	const host = os.hostname().replace(/[^A-Za-z0-9._-]/g, '_');
+	const files = [
+		[path.join(RESULTS, 'latest.json'), json],
+		[path.join(RESULTS, 'latest.md'), markdownReport(results)],
+		[path.join(RESULTS, `${results.date.slice(0, 10)}-${host}.json`), json],
+	];
+	for (const [file, content] of files) await writeFile(file, content);
+	console.log(JSON.stringify(results, null, '\t'));
+	console.log(`\n${text}\n`);
+	log(`wrote ${files.map(([file]) => path.relative(ROOT, file)).join(', ')}`);
+}
+
+async function main() {
+	const began = performance.now();
+	const persistTo = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
+	let server = null;
+	const cleanup = async () => {
+		await server?.stop();
+		await rm(persistTo, { recursive: true, force: true });
+	};
+	for (const signal of ['SIGINT', 'SIGTERM']) {
+		process.once(signal, () => {
+			log(`${signal}: stopping wrangler dev`);
+			cleanup().finally(() => process.exit(130));
+		});
+	}
+	try {
+		log(`seeding ${LARGE.count} + ${SMALL.count} conversations into ${persistTo}`);
+		const seedStarted = performance.now();
+		const workspaces = await seed(persistTo);
+		const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+		log('starting wrangler dev');
+		server = await startWranglerDev({ persistTo, vars: { RATE_LIMIT_PER_MINUTE } });
+		log(`wrangler dev is answering on ${server.baseUrl}`);
+
+		const warnings = [];
+		const figures = await measure(server.baseUrl, workspaces, warnings);
+		const cpus = os.cpus();
+		const results = {
+			date: new Date().toISOString(),
+			machine: {
+				hostname: os.hostname(),
+				cpuModel: cpus[0]?.model ?? 'unknown',
+				cpus: cpus.length,
+				memoryGiB: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
+				platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+			},
+			node: process.version,
+			wrangler: packageVersion('wrangler'),
+			workerd: packageVersion('workerd'),
+			settings,
+			dataset: {
+				largeConversations: LARGE.count,
+				smallConversations: SMALL.count,
+				seedSeconds: Number(seedSeconds.toFixed(1)),
+			},
+			...figures,
+			valid: warnings.length === 0,
+			warnings,
+			totalSeconds: Number(((performance.now() - began) / 1000).toFixed(1)),
+		};
+		await writeResults(results, textReport(results));
+	} finally {
+		await cleanup();
+	}
+}
+
+try {
+	await main();
+} catch (error) {
+	console.error(`[bench] failed: ${error.stack ?? error}`);
+	process.exitCode = 1;
+}
