@@ -1,4 +1,4 @@
-import type { Database, QueryCounter } from './db/client';
+import type { Database } from './db/client';
 
 /** Who is calling, resolved from the Bearer token by `bearerAuth`. */
 export interface Caller {
@@ -13,7 +13,6 @@ export interface AppEnv {
 	Bindings: Env;
 	Variables: {
 		db: Database;
-		queries: QueryCounter;
 		caller: Caller;
 	};
 }
