@@ -16,6 +16,8 @@ export default defineConfig(async () => {
 		test: {
 			setupFiles: ['./test/apply-migrations.ts'],
 			include: ['test/**/*.test.ts'],
+			// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
+			testTimeout: 30_000,
 		},
 	};
 });

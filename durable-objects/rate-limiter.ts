@@ -10,7 +10,8 @@ export interface RateLimitDecision {
 }
 
 /**
- * One instance per API token, so every isolate in every location counts against the same number.
+ * One instance per operator (who holds one active API token), so every isolate in every location counts
+ * against the same number.
  * A fixed window per minute, kept in the object's SQLite storage so an eviction does not reset it.
  */
 export class RateLimiter extends DurableObject<Env> {

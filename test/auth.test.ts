@@ -27,6 +27,9 @@ describe('Token V3 authentication', () => {
 			const res = await api(null, 'GET', '/v3/conversations', undefined, headers(token));
 			const body = await expectError(res, 401);
 			expect(body.error).toBe('Unauthorized');
+			// Only a well-formed token costs a database read; everything else is refused before.
+			const reads = name === 'an unknown well-formed token' ? '1 queries' : '0 queries';
+			expect(res.headers.get('Server-Timing')).toBe(`d1;desc="${reads}"`);
 		});
 	}
 
@@ -91,6 +94,18 @@ describe('POST /v3/team/members', () => {
 });
 
 describe('permissions', () => {
+	it('lets an operator with no permission at all use the routes that need only a valid token', async () => {
+		const { workspaceId, token: adminToken } = await seedWorkspace();
+		const hook = (await (await api(adminToken, 'POST', '/v3/workflows/webhooks', { name: 'Any' })).json()) as {
+			id: string;
+		};
+		const nobody = await seedOperator(workspaceId, []);
+		expect((await api(nobody.token, 'GET', '/v3/widget/settings')).status).toBe(200);
+		expect((await api(nobody.token, 'GET', '/v3/widget/info')).status).toBe(200);
+		expect((await api(nobody.token, 'POST', `/v3/workflows/webhook/${hook.id}`, { a: 1 })).status).toBe(202);
+		expect((await api(nobody.token, 'POST', '/v3/tokens/regenerate')).status).toBe(201);
+	});
+
 	// Every route that needs a permission, with a request that would otherwise succeed or fail later.
 	const routes: { permission: Permission; method: string; path: string; body?: unknown }[] = [
 		{ permission: 'conversations:read', method: 'GET', path: '/v3/conversations' },

@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedConversation, seedWorkspace } from './factories';
+import { workflowRuns } from '../src/db/schema';
+import { api, db, expectError, seedConversation, seedWorkspace } from './factories';
 
 describe('tenant isolation', () => {
 	it("gives a token of workspace A 404 for every id of workspace B, and changes nothing of B's", async () => {
@@ -39,6 +41,9 @@ describe('tenant isolation', () => {
 		// Assigning to B's operator is refused as an unknown operator.
 		const own = await seedConversation(a.workspaceId);
 		await expectError(await api(a.token, 'PATCH', `/v3/conversations/${own}`, { assigneeId: b.operatorId }), 422);
+
+		// No run was recorded for B's webhook.
+		expect(await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id))).toEqual([]);
 
 		// B's conversation is untouched and B's admin token still works.
 		const after = (await (await api(b.token, 'GET', `/v3/conversations/${conv}`)).json()) as {

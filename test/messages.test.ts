@@ -63,6 +63,10 @@ describe('POST /v3/messages', () => {
 		// The same key with another text is a client bug: refused, nothing stored.
 		const misuse = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Cancelled' }, headers);
 		await expectError(misuse, 422);
+		const after = (await (await api(token, 'GET', `/v3/conversations/${conversationId}/messages`)).json()) as {
+			data: Message[];
+		};
+		expect(after.data.map((m) => m.text)).toEqual(['Confirmed']);
 	});
 
 	it('rejects empty text, a missing conversation and a non-JSON body with the error body', async () => {

@@ -42,6 +42,19 @@ describe('rate limiting per token', () => {
 	});
 });
 
+describe('rate limit and regeneration', () => {
+	it('keeps counting across a regenerated token, so regenerating buys no fresh budget', async () => {
+		const limit = Number(env.RATE_LIMIT_PER_MINUTE);
+		const { token } = await seedWorkspace();
+		await awayFromMinuteBoundary();
+		for (let i = 0; i < limit - 1; i++) await api(token, 'GET', '/v3/widget/settings');
+		const regenerated = await api(token, 'POST', '/v3/tokens/regenerate');
+		expect(regenerated.status).toBe(201);
+		const { token: fresh } = (await regenerated.json()) as { token: string };
+		await expectError(await api(fresh, 'GET', '/v3/widget/settings'), 429);
+	});
+});
+
 describe('RateLimiter window', () => {
 	it('starts a new count when the minute turns', async () => {
 		const stub = env.RATE_LIMITER.getByName('window-test');

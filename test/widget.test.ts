@@ -35,6 +35,30 @@ describe('PUT /v3/widget/settings', () => {
 		expect(await again.json()).toEqual(saved);
 	});
 
+	it('never loses a concurrent update silently: each is kept or refused with 409', async () => {
+		const { token } = await seedWorkspace();
+		const updates = [
+			{ ctaText: 'Talk to us' },
+			{ welcomeMessage: 'Welcome!' },
+			{ offlineMessage: 'Back soon' },
+			{ displayName: 'Acme Support' },
+			{ primaryColor: '#123456' },
+			{ textColor: '#654321' },
+		];
+		const answers = await Promise.all(updates.map((u) => api(token, 'PUT', '/v3/widget/settings', u)));
+		const final = (await (await api(token, 'GET', '/v3/widget/settings')).json()) as Record<string, unknown>;
+		let kept = 0;
+		for (const [i, res] of answers.entries()) {
+			if (res.status === 200) {
+				expect(final).toMatchObject(updates[i] as Record<string, unknown>);
+				kept++;
+			} else {
+				await expectError(res, 409);
+			}
+		}
+		expect(kept).toBeGreaterThan(0);
+	});
+
 	it('rewrites the public widget config in KV before answering', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		await api(token, 'PUT', '/v3/widget/settings', { ctaText: 'First' });

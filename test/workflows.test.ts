@@ -32,7 +32,7 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 			.toBeTypeOf('number');
 	});
 
-	it('returns the first run for a retried Idempotency-Key', async () => {
+	it('returns the first run for a retried Idempotency-Key and refuses the key with another body', async () => {
 		const { token } = await seedWorkspace();
 		const webhook = await newWebhook(token);
 		const headers = { 'Idempotency-Key': 'evt_123' };
@@ -47,6 +47,8 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 			runId: string;
 		};
 		expect(again.runId).toBe(first.runId);
+		const other = await api(token, 'POST', `/v3/workflows/webhook/${webhook.id}`, { a: 2 }, headers);
+		await expectError(other, 422);
 		const runs = await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id));
 		expect(runs).toHaveLength(1);
 	});

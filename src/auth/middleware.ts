@@ -35,7 +35,7 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 			permissions: operators.permissions,
 		})
 		.from(apiTokens)
-		.innerJoin(operators, eq(operators.id, apiTokens.operatorId))
+		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), eq(operators.workspaceId, apiTokens.workspaceId)))
 		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
 		.get();
 	if (!row || !digestsEqual(row.tokenHash, tokenHash)) {
@@ -51,12 +51,14 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 });
 
 /**
- * Counts the request against its token's limit in the token's RateLimiter Durable Object and sets the
+ * Counts the request against its token's limit in a RateLimiter Durable Object and sets the
  * IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) on every answer, 429 included.
  */
 export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
 	const limit = Number.parseInt(c.env.RATE_LIMIT_PER_MINUTE, 10) || 120;
-	const decision = await c.env.RATE_LIMITER.getByName(c.var.caller.tokenId).hit(limit);
+	// Counted per operator, which holds one active token at a time: regenerating a token to get a fresh
+	// budget would otherwise sidestep the limit.
+	const decision = await c.env.RATE_LIMITER.getByName(c.var.caller.operatorId).hit(limit);
 	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
 	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
 	if (!decision.allowed) {

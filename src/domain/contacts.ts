@@ -75,11 +75,3 @@ export function contactKey(ref: ContactReference) {
 	if (ref.email !== undefined) return { column: contacts.email, value: ref.email.toLowerCase() };
 	return { column: contacts.phone, value: normalizePhone(ref.phone as string) };
 }
-
-export function findContact(db: Database, workspaceId: string, ref: ContactReference) {
-	const key = contactKey(ref);
-	return db
-		.select()
-		.from(contacts)
-		.where(and(eq(contacts.workspaceId, workspaceId), eq(key.column, key.value)));
-}

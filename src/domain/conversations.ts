@@ -8,6 +8,7 @@ import { iso, isoOrNull, newId } from '../lib/ids';
 import {
 	type ContactReference,
 	contactKey,
+	contactReferenceSchema,
 	contactSchema,
 	contactView,
 	normalizePhone,
@@ -84,20 +85,67 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 	};
 }
 
-export interface ConversationFilters {
-	status?: (typeof STATUSES)[number];
-	/** An operator id, or `none` for unassigned conversations. */
-	assigneeId?: string;
-	contactId?: string;
-	channel?: string;
-	tag?: string;
-	utmSource?: string;
-	utmMedium?: string;
-	utmCampaign?: string;
-	hasGclid?: boolean;
-	hasFbclid?: boolean;
-	updatedSince?: number;
-}
+const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+const id = z.string().min(1).max(64);
+
+/** Filters of the inbox list. Strict: a misspelt filter is refused rather than silently ignored. */
+export const conversationFiltersSchema = z.strictObject({
+	status: z.enum(STATUSES).optional(),
+	assigneeId: id.optional().openapi({ description: 'An operator id, or `none` for unassigned.' }),
+	contactId: id.optional(),
+	channel: z.string().max(32).optional(),
+	tag: tagNameSchema.optional(),
+	utmSource: z.string().max(255).optional(),
+	utmMedium: z.string().max(255).optional(),
+	utmCampaign: z.string().max(255).optional(),
+	hasGclid: booleanParam
+		.optional()
+		.openapi({ description: 'Only conversations that came (or did not come) from a search-ad click.' }),
+	hasFbclid: booleanParam
+		.optional()
+		.openapi({ description: 'Only conversations that came (or did not come) from a social-ad click.' }),
+	updatedSince: z.iso
+		.datetime({ offset: true })
+		.transform((at) => Date.parse(at))
+		.optional()
+		.openapi({ example: '2026-11-01T00:00:00Z' }),
+});
+
+export type ConversationFilters = z.infer<typeof conversationFiltersSchema>;
+
+export const newConversationSchema = z
+	.strictObject({
+		contact: contactReferenceSchema,
+		channel: z
+			.string()
+			.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name')
+			.default('api'),
+		assigneeId: id.nullable().optional(),
+		groupId: id.nullable().optional(),
+		tags: z.array(tagNameSchema).max(20).optional(),
+		message: z
+			.strictObject({
+				text: z.string().trim().min(1).max(10_000),
+				author: z.enum(['contact', 'operator']).default('operator'),
+			})
+			.optional()
+			.openapi({ description: "A first message: from the token's operator (default) or from the contact." }),
+	})
+	.openapi('NewConversation');
+
+export type NewConversation = z.infer<typeof newConversationSchema>;
+
+export const conversationChangesSchema = z
+	.strictObject({
+		status: z.enum(STATUSES).optional(),
+		assigneeId: id.nullable().optional(),
+		groupId: id.nullable().optional(),
+		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Replaces the tag set.' }),
+	})
+	.refine((b) => Object.keys(b).length > 0, 'give at least one of status, assigneeId, groupId, tags')
+	.openapi('ConversationChanges');
+
+export type ConversationChanges = z.infer<typeof conversationChangesSchema>;
 
 /** Position in the list: the last row seen, by (last activity, id) descending. */
 export interface ConversationCursor {
@@ -172,6 +220,16 @@ export async function getConversation(db: Database, workspaceId: string, id: str
 	return { ...conversationView(row.conversation, row.tagNames), contact: contactView(row.contact) };
 }
 
+/** Throws NotFound unless the conversation belongs to the workspace. */
+export async function assertConversationInWorkspace(db: Database, workspaceId: string, id: string) {
+	const found = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+	if (!found) throw new NotFound(`Conversation ${id} not found.`);
+}
+
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
 	const found = await db
@@ -241,15 +299,6 @@ async function assertContactUsable(db: Database, workspaceId: string, ref: Conta
 	}
 }
 
-export interface NewConversation {
-	contact: ContactReference;
-	channel: string;
-	assigneeId?: string | null;
-	groupId?: string | null;
-	tags?: string[];
-	message?: { text: string; author: 'contact' | 'operator' };
-}
-
 /**
  * Starts a conversation with a contact named by id, e-mail or phone, creating the contact when it is
  * unknown. Checks come first and every write goes in one D1 batch, so a rejected request changes nothing.
@@ -305,13 +354,6 @@ export async function createConversation(
 	return getConversation(db, workspaceId, id);
 }
 
-export interface ConversationChanges {
-	status?: (typeof STATUSES)[number];
-	assigneeId?: string | null;
-	groupId?: string | null;
-	tags?: string[];
-}
-
 /** Applies status, assignment and tag changes in one batch; NotFound outside the workspace. */
 export async function updateConversation(
 	db: Database,
@@ -320,13 +362,8 @@ export async function updateConversation(
 	changes: ConversationChanges,
 	now = Date.now(),
 ) {
+	await assertConversationInWorkspace(db, workspaceId, id);
 	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
-	const exists = await db
-		.select({ id: conversations.id })
-		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
-		.get();
-	if (!exists) throw new NotFound(`Conversation ${id} not found.`);
 	const update = db
 		.update(conversations)
 		.set({

@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
+import { Conflict, describeIssues, Invalid } from '../lib/errors';
 
 const hexColor = z
 	.string()
@@ -155,14 +156,48 @@ export function mergeWidgetSettings(current: WidgetSettings, update: WidgetSetti
 	};
 }
 
-export async function loadWidgetSettings(db: Database, workspaceId: string): Promise<WidgetSettings> {
+export interface StoredWidgetSettings {
+	settings: WidgetSettings;
+	/** When they were last saved; null while the workspace still has the defaults. */
+	updatedAt: number | null;
+}
+
+export async function loadWidgetSettings(db: Database, workspaceId: string): Promise<StoredWidgetSettings> {
 	const row = await db
-		.select({ settings: widgetSettings.settings })
+		.select({ settings: widgetSettings.settings, updatedAt: widgetSettings.updatedAt })
 		.from(widgetSettings)
 		.where(eq(widgetSettings.workspaceId, workspaceId))
 		.get();
+	if (!row) return { settings: DEFAULT_WIDGET_SETTINGS, updatedAt: null };
 	// Stored settings were validated on write; defaults fill fields added by later releases.
-	return row ? ({ ...DEFAULT_WIDGET_SETTINGS, ...row.settings } as WidgetSettings) : DEFAULT_WIDGET_SETTINGS;
+	return { settings: { ...DEFAULT_WIDGET_SETTINGS, ...row.settings } as WidgetSettings, updatedAt: row.updatedAt };
+}
+
+/**
+ * Applies a partial update on top of the stored settings and saves the validated whole. The write only
+ * lands if nobody saved in between (compare-and-set on `updated_at`), so two concurrent updates cannot
+ * silently overwrite each other: the later one gets a 409 and retries on fresh settings.
+ */
+export async function updateWidgetSettings(db: Database, workspaceId: string, update: WidgetSettingsUpdate) {
+	const current = await loadWidgetSettings(db, workspaceId);
+	const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current.settings, update));
+	if (!merged.success) throw new Invalid(describeIssues('json', merged.error.issues));
+	// Strictly increasing, so it can serve as the version the widget compares.
+	const updatedAt = Math.max(Date.now(), (current.updatedAt ?? 0) + 1);
+	const saved =
+		current.updatedAt === null
+			? await db
+					.insert(widgetSettings)
+					.values({ workspaceId, settings: merged.data, updatedAt })
+					.onConflictDoNothing()
+					.returning({ workspaceId: widgetSettings.workspaceId })
+			: await db
+					.update(widgetSettings)
+					.set({ settings: merged.data, updatedAt })
+					.where(and(eq(widgetSettings.workspaceId, workspaceId), eq(widgetSettings.updatedAt, current.updatedAt)))
+					.returning({ workspaceId: widgetSettings.workspaceId });
+	if (saved.length === 0) throw new Conflict('The widget settings changed while this update was applied; retry it.');
+	return { settings: merged.data, updatedAt };
 }
 
 /** KV key of a workspace's public widget config (what the widget fetches). */

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { inboundWebhooks, workflowRuns } from '../db/schema';
-import { NotFound, ServiceUnavailable } from '../lib/errors';
+import { Conflict, Invalid, NotFound, ServiceUnavailable } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 
 /** What travels on the workflow-runs Queue: just enough to load the run from D1. */
@@ -99,21 +99,46 @@ export async function enqueueWebhookRun(
 		createdAt: now,
 	};
 	const [inserted] = await db.insert(workflowRuns).values(run).onConflictDoNothing().returning();
-	if (!inserted && idempotencyKey !== null) {
-		const first = await db
-			.select()
-			.from(workflowRuns)
-			.where(and(eq(workflowRuns.webhookId, webhookId), eq(workflowRuns.idempotencyKey, idempotencyKey)))
-			.get();
-		if (first) return { run: first, replayed: true };
-	}
+	if (!inserted) return replayRun(db, workspaceId, webhookId, idempotencyKey, input);
 	try {
 		await queue.send({ runId: run.id, workspaceId });
 	} catch (error) {
 		await db.delete(workflowRuns).where(eq(workflowRuns.id, run.id));
 		throw new ServiceUnavailable('The run could not be queued; nothing was recorded. Retry shortly.', { cause: error });
 	}
-	return { run: inserted ?? run, replayed: false };
+	return { run: inserted, replayed: false };
+}
+
+/**
+ * The run an earlier request with the same Idempotency-Key recorded. A key reused with another body is a
+ * sender bug (422); a key whose first request is still being queued, or failed to be, is a 409 to retry.
+ */
+async function replayRun(
+	db: Database,
+	workspaceId: string,
+	webhookId: string,
+	idempotencyKey: string | null,
+	input: Record<string, unknown>,
+) {
+	const first =
+		idempotencyKey === null
+			? undefined
+			: await db
+					.select()
+					.from(workflowRuns)
+					.where(
+						and(
+							eq(workflowRuns.workspaceId, workspaceId),
+							eq(workflowRuns.webhookId, webhookId),
+							eq(workflowRuns.idempotencyKey, idempotencyKey),
+						),
+					)
+					.get();
+	if (!first) throw new Conflict('A run with this Idempotency-Key is being recorded; retry shortly.');
+	if (JSON.stringify(first.input) !== JSON.stringify(input)) {
+		throw new Invalid('This Idempotency-Key was already used with a different body.');
+	}
+	return { run: first, replayed: true };
 }
 
 export function runAccepted(run: {

@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+
 /**
  * Errors the domain throws. They know nothing about HTTP beyond the status they map to; the app's one
  * `onError` turns them into the spec's error body `{ error, message, statusCode }`.
@@ -10,12 +12,6 @@ export class AppError extends Error {
 	) {
 		super(message, options);
 		this.name = new.target.name;
-	}
-}
-
-export class BadRequest extends AppError {
-	constructor(message: string, options?: { cause?: unknown }) {
-		super(400, message, options);
 	}
 }
 
@@ -95,4 +91,15 @@ export interface ErrorBody {
 
 export function errorBody(statusCode: number, message: string): ErrorBody {
 	return { error: STATUS_NAMES[statusCode] ?? 'Error', message, statusCode };
+}
+
+/** Turns zod issues into one human sentence naming each field and what is wrong with it. */
+export function describeIssues(target: string, issues: readonly z.core.$ZodIssue[]): string {
+	return issues
+		.slice(0, 10)
+		.map((issue) => {
+			const path = [target, ...issue.path.map(String)].join('.');
+			return `${path}: ${issue.message}`;
+		})
+		.join('; ');
 }

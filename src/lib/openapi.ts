@@ -18,6 +18,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	415: 'The body is not JSON.',
 	422: 'A field failed validation; the message names it.',
 	429: 'Rate limit exceeded; see Retry-After and the RateLimit headers.',
+	503: 'A dependency was briefly unavailable; nothing half-done was kept. Retry.',
 };
 
 /** OpenAPI response entries in the spec's error body, for the given statuses plus 401 and 429. */
@@ -67,3 +68,12 @@ export const idParam = (name: string, example: string) =>
 		.min(1)
 		.max(64)
 		.openapi({ param: { name, in: 'path' }, example });
+
+/** The `Idempotency-Key` request header: a retry with the same key returns the first result. */
+export const idempotencyHeaders = z.object({
+	'idempotency-key': z
+		.string()
+		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
+		.optional()
+		.openapi({ description: 'A retry with the same key returns the first result instead of a duplicate.' }),
+});

@@ -1,17 +1,6 @@
-import { OpenAPIHono, type z } from '@hono/zod-openapi';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { Invalid } from './errors';
-
-/** Turns zod issues into one human sentence naming each field and what is wrong with it. */
-export function describeIssues(target: string, issues: readonly z.core.$ZodIssue[]): string {
-	return issues
-		.slice(0, 10)
-		.map((issue) => {
-			const path = [target, ...issue.path.map(String)].join('.');
-			return `${path}: ${issue.message}`;
-		})
-		.join('; ');
-}
+import { describeIssues, Invalid } from './errors';
 
 /**
  * A sub-app whose routes validate with zod and feed the OpenAPI document. A validation failure becomes a

@@ -1,20 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
 import { requirePermission } from '../auth/middleware';
-import { conversations as conversationsTable } from '../db/schema';
-import { contactReferenceSchema } from '../domain/contacts';
 import {
+	assertConversationInWorkspace,
+	conversationChangesSchema,
+	conversationFiltersSchema,
 	conversationSchema,
 	conversationWithContactSchema,
 	createConversation,
 	getConversation,
 	listConversations,
-	STATUSES,
-	tagNameSchema,
+	newConversationSchema,
 	updateConversation,
 } from '../domain/conversations';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
-import { Invalid, NotFound } from '../lib/errors';
+import { Invalid } from '../lib/errors';
 import {
 	bearerSecurity,
 	decodeCursor,
@@ -26,24 +25,7 @@ import {
 } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
-const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-const listQuery = z.object({
-	status: z.enum(STATUSES).optional(),
-	assigneeId: z.string().max(64).optional().openapi({ description: 'An operator id, or `none` for unassigned.' }),
-	contactId: z.string().max(64).optional(),
-	channel: z.string().max(32).optional(),
-	tag: tagNameSchema.optional(),
-	utmSource: z.string().max(255).optional(),
-	utmMedium: z.string().max(255).optional(),
-	utmCampaign: z.string().max(255).optional(),
-	hasGclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only conversations that came (or did not come) from a search-ad click.' }),
-	hasFbclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only conversations that came (or did not come) from a social-ad click.' }),
-	updatedSince: z.iso.datetime({ offset: true }).optional().openapi({ example: '2026-11-01T00:00:00Z' }),
+const listQuery = conversationFiltersSchema.extend({
 	limit: z.coerce.number().int().min(1).max(100).default(25),
 	cursor: z.string().max(512).optional(),
 });
@@ -58,36 +40,6 @@ const conversationPage = z
 const messagePage = z
 	.object({ data: z.array(messageSchema), nextCursor: z.string().nullable() })
 	.openapi('MessagePage');
-
-const createBody = z
-	.strictObject({
-		contact: contactReferenceSchema,
-		channel: z
-			.string()
-			.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name')
-			.default('api'),
-		assigneeId: z.string().max(64).nullable().optional(),
-		groupId: z.string().max(64).nullable().optional(),
-		tags: z.array(tagNameSchema).max(20).optional(),
-		message: z
-			.strictObject({
-				text: z.string().min(1).max(10_000),
-				author: z.enum(['contact', 'operator']).default('operator'),
-			})
-			.optional()
-			.openapi({ description: "A first message: from the token's operator (default) or from the contact." }),
-	})
-	.openapi('NewConversation');
-
-const patchBody = z
-	.strictObject({
-		status: z.enum(STATUSES).optional(),
-		assigneeId: z.string().max(64).nullable().optional(),
-		groupId: z.string().max(64).nullable().optional(),
-		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Replaces the tag set.' }),
-	})
-	.refine((b) => Object.keys(b).length > 0, 'give at least one of status, assigneeId, groupId, tags')
-	.openapi('ConversationChanges');
 
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T') });
 
@@ -107,15 +59,9 @@ export const conversations = createRouter()
 			responses: { 200: jsonResponse('A page of conversations.', conversationPage), ...errorResponses(403, 422) },
 		}),
 		async (c) => {
-			const { limit, cursor, updatedSince, ...filters } = c.req.valid('query');
+			const { limit, cursor, ...filters } = c.req.valid('query');
 			const after = cursor === undefined ? null : (decodeCursor(cursor, listCursor) ?? badCursor());
-			const page = await listConversations(
-				c.var.db,
-				c.var.caller.workspaceId,
-				{ ...filters, updatedSince: updatedSince === undefined ? undefined : Date.parse(updatedSince) },
-				after,
-				limit,
-			);
+			const page = await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit);
 			return c.json({ data: page.data, nextCursor: page.next && encodeCursor(page.next) }, 200);
 		},
 	)
@@ -126,10 +72,10 @@ export const conversations = createRouter()
 			summary: 'Start a conversation with a contact (created when unknown)',
 			security: bearerSecurity,
 			middleware: [requirePermission('messages:send')] as const,
-			request: { body: jsonBody(createBody) },
+			request: { body: jsonBody(newConversationSchema) },
 			responses: {
 				201: jsonResponse('The new conversation, its contact embedded.', conversationWithContactSchema),
-				...errorResponses(400, 403, 404, 409, 415, 422),
+				...errorResponses(400, 403, 404, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => {
@@ -160,10 +106,10 @@ export const conversations = createRouter()
 			summary: 'Change status, assignee, group or tags',
 			security: bearerSecurity,
 			middleware: [requirePermission('messages:send')] as const,
-			request: { params: idParams, body: jsonBody(patchBody) },
+			request: { params: idParams, body: jsonBody(conversationChangesSchema) },
 			responses: {
 				200: jsonResponse('The updated conversation.', conversationWithContactSchema),
-				...errorResponses(400, 403, 404, 415, 422),
+				...errorResponses(400, 403, 404, 413, 415, 422),
 			},
 		}),
 		async (c) => {
@@ -198,15 +144,8 @@ export const conversations = createRouter()
 			const { workspaceId } = c.var.caller;
 			const after = cursor === undefined ? { seq: 0 } : (decodeCursor(cursor, messagesCursor) ?? badCursor());
 			const rows = await listMessages(c.var.db, workspaceId, id, after.seq, limit + 1);
-			if (rows.length === 0) {
-				// An empty page is only a 404 when the conversation itself is not ours: checked only then.
-				const exists = await c.var.db
-					.select({ id: conversationsTable.id })
-					.from(conversationsTable)
-					.where(and(eq(conversationsTable.workspaceId, workspaceId), eq(conversationsTable.id, id)))
-					.get();
-				if (!exists) throw new NotFound(`Conversation ${id} not found.`);
-			}
+			// An empty page is only a 404 when the conversation itself is not ours: checked only then.
+			if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
 			const page = rows.slice(0, limit);
 			const last = page.at(-1);
 			return c.json(

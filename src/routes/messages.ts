@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import { appendMessage, attachmentSchema, messageSchema } from '../domain/messages';
-import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
+import { bearerSecurity, errorResponses, idempotencyHeaders, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 const sendBody = z
@@ -11,16 +11,6 @@ const sendBody = z
 		attachments: z.array(attachmentSchema).max(10).default([]),
 	})
 	.openapi('NewMessage');
-
-const idempotencyHeaders = z.object({
-	'idempotency-key': z
-		.string()
-		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
-		.optional()
-		.openapi({
-			description: 'Retrying with the same key returns the first message instead of sending a duplicate.',
-		}),
-});
 
 export const messages = createRouter().openapi(
 	createRoute({
@@ -32,7 +22,7 @@ export const messages = createRouter().openapi(
 		request: { headers: idempotencyHeaders, body: jsonBody(sendBody) },
 		responses: {
 			201: jsonResponse('The stored message (also for a retried Idempotency-Key).', messageSchema),
-			...errorResponses(400, 403, 404, 415, 422),
+			...errorResponses(400, 403, 404, 413, 415, 422),
 		},
 	}),
 	async (c) => {

@@ -15,7 +15,7 @@ export const team = createRouter()
 			request: { body: jsonBody(newOperatorSchema) },
 			responses: {
 				201: jsonResponse('The new operator.', operatorSchema),
-				...errorResponses(400, 403, 409, 415, 422),
+				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => c.json(await createOperator(c.var.db, c.var.caller.workspaceId, c.req.valid('json')), 201),

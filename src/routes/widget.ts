@@ -1,20 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
-import { widgetSettings as widgetSettingsTable } from '../db/schema';
 import {
 	loadWidgetSettings,
-	mergeWidgetSettings,
 	publicConfigKey,
 	publicWidgetConfig,
+	updateWidgetSettings,
 	type WidgetSettings,
 	widgetSettingsSchema,
 	widgetSettingsUpdateSchema,
 } from '../domain/widget-settings';
 import { widgetSnippet } from '../domain/widget-snippet';
 import { availabilityAt } from '../engines/business-hours';
-import { Invalid } from '../lib/errors';
+import { ServiceUnavailable } from '../lib/errors';
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
-import { createRouter, describeIssues } from '../lib/router';
+import { createRouter } from '../lib/router';
 
 const widgetInfoSchema = z
 	.object({
@@ -45,7 +44,12 @@ function availability(settings: WidgetSettings, at: Date) {
 		weekend: messages.weekend,
 		holiday: messages.holiday,
 	};
-	return { online, period, availabilityMessage: text[period] || settings.offlineMessage };
+	// An empty period message falls back to the general one of the same mood.
+	return {
+		online,
+		period,
+		availabilityMessage: text[period] || (online ? settings.welcomeMessage : settings.offlineMessage),
+	};
 }
 
 export const widget = createRouter()
@@ -57,7 +61,7 @@ export const widget = createRouter()
 			security: bearerSecurity,
 			responses: { 200: jsonResponse('The full settings object.', widgetSettingsSchema), ...errorResponses() },
 		}),
-		async (c) => c.json(await loadWidgetSettings(c.var.db, c.var.caller.workspaceId), 200),
+		async (c) => c.json((await loadWidgetSettings(c.var.db, c.var.caller.workspaceId)).settings, 200),
 	)
 	.openapi(
 		createRoute({
@@ -69,28 +73,25 @@ export const widget = createRouter()
 			request: { body: jsonBody(widgetSettingsUpdateSchema) },
 			responses: {
 				200: jsonResponse('The full settings after the update.', widgetSettingsSchema),
-				...errorResponses(400, 403, 415, 422),
+				...errorResponses(400, 403, 409, 413, 415, 422, 503),
 			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const current = await loadWidgetSettings(c.var.db, workspaceId);
-			const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current, c.req.valid('json')));
-			if (!merged.success) throw new Invalid(describeIssues('json', merged.error.issues));
-			const now = Date.now();
-			await c.var.db
-				.insert(widgetSettingsTable)
-				.values({ workspaceId, settings: merged.data, updatedAt: now })
-				.onConflictDoUpdate({
-					target: widgetSettingsTable.workspaceId,
-					set: { settings: merged.data, updatedAt: now },
-				});
+			const saved = await updateWidgetSettings(c.var.db, workspaceId, c.req.valid('json'));
 			// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
-			await c.env.WIDGET_CONFIG.put(
-				publicConfigKey(workspaceId),
-				JSON.stringify(publicWidgetConfig(workspaceId, merged.data, now)),
-			);
-			return c.json(merged.data, 200);
+			try {
+				await c.env.WIDGET_CONFIG.put(
+					publicConfigKey(workspaceId),
+					JSON.stringify(publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt)),
+				);
+			} catch (error) {
+				throw new ServiceUnavailable(
+					'The settings were saved but the widget cannot see them yet; repeat the same request.',
+					{ cause: error },
+				);
+			}
+			return c.json(saved.settings, 200);
 		},
 	)
 	.openapi(
@@ -103,7 +104,7 @@ export const widget = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const settings = await loadWidgetSettings(c.var.db, workspaceId);
+			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
 			const origin = widgetOrigin(c.env.WIDGET_URL, c.req.url);
 			return c.json(
 				{

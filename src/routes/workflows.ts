@@ -10,7 +10,7 @@ import {
 	workflowRunAcceptedSchema,
 } from '../domain/workflow-runs';
 import { PayloadTooLarge } from '../lib/errors';
-import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
+import { bearerSecurity, errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
@@ -20,14 +20,6 @@ const webhookBodyLimit = bodyLimit({
 	onError: () => {
 		throw new PayloadTooLarge('A webhook body may be at most 256 KiB.');
 	},
-});
-
-const idempotencyHeaders = z.object({
-	'idempotency-key': z
-		.string()
-		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
-		.optional()
-		.openapi({ description: 'A sender retry with the same key returns the first run.' }),
 });
 
 export const workflows = createRouter()
@@ -47,11 +39,11 @@ export const workflows = createRouter()
 			},
 			responses: {
 				202: jsonResponse('The run was recorded and queued.', workflowRunAcceptedSchema),
-				...errorResponses(400, 404, 413, 415, 422, 503),
+				...errorResponses(400, 404, 409, 413, 415, 422, 503),
 			},
 		}),
 		async (c) => {
-			const { run } = await enqueueWebhookRun(
+			const { run, replayed } = await enqueueWebhookRun(
 				c.var.db,
 				c.env.WORKFLOW_RUNS,
 				c.var.caller.workspaceId,
@@ -59,6 +51,7 @@ export const workflows = createRouter()
 				c.req.valid('json'),
 				c.req.valid('header')['idempotency-key'] ?? null,
 			);
+			if (replayed) c.header('Idempotent-Replayed', 'true');
 			return c.json(runAccepted(run), 202);
 		},
 	)
@@ -74,7 +67,7 @@ export const workflows = createRouter()
 			},
 			responses: {
 				201: jsonResponse('The webhook and the URL to call.', inboundWebhookSchema),
-				...errorResponses(400, 403, 415, 422),
+				...errorResponses(400, 403, 413, 415, 422),
 			},
 		}),
 		async (c) => {
