@@ -1,6 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
 import { contacts } from '../db/schema';
 import { iso } from '../lib/ids';
 import { phoneNumber } from './widget-settings';
