@@ -1,8 +1,8 @@
 import { env, exports } from 'cloudflare:workers';
 import type { Permission } from '../src/auth/permissions';
-import { generateToken, hashToken, tokenHint } from '../src/auth/token';
 import { openDatabase } from '../src/db/client';
 import { apiTokens, contacts, conversations, operators, workspaces } from '../src/db/schema';
+import { newTokenRow } from '../src/domain/team';
 import { newId } from '../src/lib/ids';
 
 export const db = openDatabase(env.DB);
@@ -27,7 +27,6 @@ export async function seedWorkspace(): Promise<SeededOperator> {
 export async function seedOperator(workspaceId: string, permissions: Permission[]): Promise<SeededOperator> {
 	const now = Date.now();
 	const operatorId = newId('op', now);
-	const token = generateToken();
 	await db.insert(operators).values({
 		id: operatorId,
 		workspaceId,
@@ -37,14 +36,8 @@ export async function seedOperator(workspaceId: string, permissions: Permission[
 		groups: [],
 		createdAt: now,
 	});
-	await db.insert(apiTokens).values({
-		id: newId('tok', now),
-		workspaceId,
-		operatorId,
-		tokenHash: await hashToken(token),
-		hint: tokenHint(token),
-		createdAt: now,
-	});
+	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
+	await db.insert(apiTokens).values(row);
 	return { workspaceId, operatorId, token };
 }
 

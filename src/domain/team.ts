@@ -70,7 +70,8 @@ export async function createOperator(db: Database, workspaceId: string, input: z
 	return operatorView(row);
 }
 
-async function newTokenRow(workspaceId: string, operatorId: string, now: number) {
+/** A fresh token and the row that stores it (hash and hint only). */
+export async function newTokenRow(workspaceId: string, operatorId: string, now: number) {
 	const token = generateToken();
 	return {
 		token,
