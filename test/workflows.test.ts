@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { workflowRuns } from '../src/db/schema';
+import { enqueueWebhookRun, type WorkflowRunMessage } from '../src/domain/workflow-runs';
+import { ServiceUnavailable } from '../src/lib/errors';
 import { api, db, expectError, seedWorkspace } from './factories';
 
 async function newWebhook(token: string) {
@@ -63,6 +65,22 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 		await expectError(await api(token, 'POST', '/v3/workflows/webhook/wh_unknown', { a: 1 }), 404);
 		const runs = await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id));
 		expect(runs).toHaveLength(0);
+	});
+
+	it('keeps no run when the Queue refuses the message, and says so with 503', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const webhook = await newWebhook(token);
+		// The real D1 with a Queue that is down: the failure a 202 must never hide.
+		const downQueue = {
+			send: async () => {
+				throw new Error('queue unavailable');
+			},
+		} as unknown as Queue<WorkflowRunMessage>;
+		await expect(enqueueWebhookRun(db, downQueue, workspaceId, webhook.id, { a: 1 }, null)).rejects.toBeInstanceOf(
+			ServiceUnavailable,
+		);
+		const runs = await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id));
+		expect(runs).toEqual([]);
 	});
 
 	it('accepts a body just under the limit', async () => {

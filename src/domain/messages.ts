@@ -106,7 +106,8 @@ export interface AppendResult {
 }
 
 /**
- * Appends a message to a conversation in one round trip. Throws NotFound when the conversation is not in
+ * Appends a message to a conversation: one transaction that writes, then one read of what was stored (the
+ * new message, or the first one for a repeated client id). Throws NotFound when the conversation is not in
  * the workspace, Invalid when the client id was already used for a different message.
  */
 export async function appendMessage(db: Database, message: NewMessage, now = Date.now()): Promise<AppendResult> {
