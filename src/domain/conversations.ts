@@ -237,7 +237,7 @@ export async function assertOperatorInWorkspace(db: Database, workspaceId: strin
 		.from(operators)
 		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
 		.get();
-	if (!found) throw new Invalid(`body.assigneeId: no operator ${operatorId} in this workspace`);
+	if (!found) throw new Invalid(`json.assigneeId: no operator ${operatorId} in this workspace`);
 }
 
 /** Statements that make the conversation's tag set exactly `names` (creating unknown tags). */
@@ -250,7 +250,9 @@ function replaceTagsStatements(
 ): Statement[] {
 	const unique = [...new Set(names)];
 	const statements: Statement[] = [
-		db.delete(conversationTags).where(eq(conversationTags.conversationId, conversationId)),
+		db
+			.delete(conversationTags)
+			.where(and(eq(conversationTags.workspaceId, workspaceId), eq(conversationTags.conversationId, conversationId))),
 	];
 	if (unique.length === 0) return statements;
 	return [

@@ -141,12 +141,7 @@ async function replayRun(
 	return { run: first, replayed: true };
 }
 
-export function runAccepted(run: {
-	id: string;
-	webhookId: string;
-	status: 'queued' | 'running' | 'succeeded' | 'failed';
-	createdAt: number;
-}) {
+export function runAccepted(run: typeof workflowRuns.$inferSelect) {
 	return { runId: run.id, webhookId: run.webhookId, status: run.status, createdAt: iso(run.createdAt) };
 }
 
