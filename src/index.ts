@@ -34,7 +34,7 @@ app.doc31('/v3/openapi.json', {
 app.openAPIRegistry.registerComponent('securitySchemes', 'TokenV3', { type: 'http', scheme: 'bearer' });
 
 // Every other /v3 request (the document above answers first and public): a per-request D1 handle that
-// counts its statements, then the token, then the token's rate limit, then the body size.
+// counts its statements, then the token, then the caller's rate limit, then the body size.
 app.use('/v3/*', async function database(c, next) {
 	const queries = new QueryCounter();
 	c.set('db', openDatabase(c.env.DB, queries));

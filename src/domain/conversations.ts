@@ -3,6 +3,7 @@ import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'dr
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
+import { existsInWorkspace } from '../db/scoped';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import {
@@ -222,22 +223,16 @@ export async function getConversation(db: Database, workspaceId: string, id: str
 
 /** Throws NotFound unless the conversation belongs to the workspace. */
 export async function assertConversationInWorkspace(db: Database, workspaceId: string, id: string) {
-	const found = await db
-		.select({ id: conversations.id })
-		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
-		.get();
-	if (!found) throw new NotFound(`Conversation ${id} not found.`);
+	if (!(await existsInWorkspace(db, conversations, workspaceId, id))) {
+		throw new NotFound(`Conversation ${id} not found.`);
+	}
 }
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
-	const found = await db
-		.select({ id: operators.id })
-		.from(operators)
-		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
-		.get();
-	if (!found) throw new Invalid(`json.assigneeId: no operator ${operatorId} in this workspace`);
+	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
+		throw new Invalid(`json.assigneeId: no operator ${operatorId} in this workspace`);
+	}
 }
 
 /** Statements that make the conversation's tag set exactly `names` (creating unknown tags). */
@@ -277,12 +272,8 @@ function replaceTagsStatements(
  */
 async function assertContactUsable(db: Database, workspaceId: string, ref: ContactReference) {
 	if (ref.id !== undefined) {
-		const found = await db
-			.select({ id: contacts.id })
-			.from(contacts)
-			.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, ref.id)))
-			.get();
-		if (!found) throw new NotFound(`Contact ${ref.id} not found.`);
+		if (!(await existsInWorkspace(db, contacts, workspaceId, ref.id)))
+			throw new NotFound(`Contact ${ref.id} not found.`);
 		return;
 	}
 	if (ref.email === undefined || ref.phone === undefined) return;

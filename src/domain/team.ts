@@ -4,6 +4,7 @@ import { permissionSchema } from '../auth/permissions';
 import { generateToken, hashToken, tokenHint } from '../auth/token';
 import { type Database, runBatch } from '../db/client';
 import { apiTokens, operators } from '../db/schema';
+import { existsInWorkspace } from '../db/scoped';
 import { Conflict, NotFound, Unauthorized } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 
@@ -95,12 +96,9 @@ function issued(token: string, row: { id: string; operatorId: string; hint: stri
  * same transaction: an operator holds at most one active token.
  */
 export async function issueTokenFor(db: Database, workspaceId: string, operatorId: string) {
-	const operator = await db
-		.select({ id: operators.id })
-		.from(operators)
-		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
-		.get();
-	if (!operator) throw new NotFound(`Team member ${operatorId} not found.`);
+	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
+		throw new NotFound(`Team member ${operatorId} not found.`);
+	}
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
 	await runBatch(db, [

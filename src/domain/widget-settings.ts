@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings } from '../db/schema';
-import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
+import { availabilityAt, isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
 import { Conflict, describeIssues, Invalid } from '../lib/errors';
 
 const hexColor = z
@@ -208,4 +208,28 @@ export function publicConfigKey(workspaceId: string): string {
 /** What a visitor's browser may see: everything in the settings, stamped with the workspace and version. */
 export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
 	return { workspaceId, version: updatedAt, ...settings };
+}
+
+/**
+ * What the widget shows about availability at `at`: with business hours off the team is always shown
+ * online; otherwise the schedule decides, with the message of the period.
+ */
+export function widgetAvailability(settings: WidgetSettings, at: Date) {
+	if (!settings.businessHours.enabled) {
+		return { online: true, period: 'always' as const, availabilityMessage: settings.welcomeMessage };
+	}
+	const { online, period } = availabilityAt(settings.businessHours, at);
+	const messages = settings.periodMessages;
+	const text = {
+		in_hours: messages.inHours,
+		out_of_hours: messages.outOfHours,
+		weekend: messages.weekend,
+		holiday: messages.holiday,
+	};
+	// An empty period message falls back to the general one of the same mood.
+	return {
+		online,
+		period,
+		availabilityMessage: text[period] || (online ? settings.welcomeMessage : settings.offlineMessage),
+	};
 }

@@ -13,16 +13,9 @@ import {
 	updateConversation,
 } from '../domain/conversations';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
+import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
-import {
-	bearerSecurity,
-	decodeCursor,
-	encodeCursor,
-	errorResponses,
-	idParam,
-	jsonBody,
-	jsonResponse,
-} from '../lib/openapi';
+import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 const listQuery = conversationFiltersSchema.extend({

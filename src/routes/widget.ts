@@ -5,12 +5,11 @@ import {
 	publicConfigKey,
 	publicWidgetConfig,
 	updateWidgetSettings,
-	type WidgetSettings,
+	widgetAvailability,
 	widgetSettingsSchema,
 	widgetSettingsUpdateSchema,
 } from '../domain/widget-settings';
 import { widgetSnippet } from '../domain/widget-snippet';
-import { availabilityAt } from '../engines/business-hours';
 import { ServiceUnavailable } from '../lib/errors';
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -30,26 +29,6 @@ const widgetInfoSchema = z
 /** Where the widget script is served: WIDGET_URL when set, else this Worker's own origin. */
 function widgetOrigin(configured: string, requestUrl: string): string {
 	return (configured || new URL(requestUrl).origin).replace(/\/+$/, '');
-}
-
-function availability(settings: WidgetSettings, at: Date) {
-	if (!settings.businessHours.enabled) {
-		return { online: true, period: 'always' as const, availabilityMessage: settings.welcomeMessage };
-	}
-	const { online, period } = availabilityAt(settings.businessHours, at);
-	const messages = settings.periodMessages;
-	const text = {
-		in_hours: messages.inHours,
-		out_of_hours: messages.outOfHours,
-		weekend: messages.weekend,
-		holiday: messages.holiday,
-	};
-	// An empty period message falls back to the general one of the same mood.
-	return {
-		online,
-		period,
-		availabilityMessage: text[period] || (online ? settings.welcomeMessage : settings.offlineMessage),
-	};
 }
 
 export const widget = createRouter()
@@ -112,7 +91,7 @@ export const widget = createRouter()
 					widgetScriptUrl: `${origin}/widget.js`,
 					snippet: widgetSnippet(origin, workspaceId),
 					businessHoursEnabled: settings.businessHours.enabled,
-					...availability(settings, new Date()),
+					...widgetAvailability(settings, new Date()),
 				},
 				200,
 			);
