@@ -1,0 +1,72 @@
+/**
+ * Every signing key is derived from the one deployment secret (`PARLEY_SECRET`) and a label naming its
+ * purpose, so a single secret to configure still gives each purpose its own key: a leaked identity secret
+ * says nothing about visitor sessions or another workspace. The base64url helpers at the end are the
+ * encoding every token signed with these keys shares.
+ */
+const HMAC_SHA256 = { name: 'HMAC', hash: 'SHA-256' } as const;
+
+async function hmac(keyBytes: Uint8Array, message: string): Promise<Uint8Array> {
+	if (keyBytes.byteLength === 0) throw new Error('Refusing to sign with an empty secret: is PARLEY_SECRET set?');
+	const key = await crypto.subtle.importKey('raw', keyBytes, HMAC_SHA256, false, ['sign']);
+	return new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message)));
+}
+
+/**
+ * An HMAC-SHA256 key for one purpose, e.g. `deriveKey(env.PARLEY_SECRET, 'visitor-session')`.
+ * Its raw bytes are HMAC-SHA256(secret, label); the key itself is not extractable.
+ */
+export async function deriveKey(secret: string, label: string): Promise<CryptoKey> {
+	const raw = await hmac(new TextEncoder().encode(secret), label);
+	return crypto.subtle.importKey('raw', raw, HMAC_SHA256, false, ['sign', 'verify']);
+}
+
+/**
+ * The secret a site owner's backend signs identity JWTs with: `pis_` + base64url of
+ * HMAC-SHA256(secret, `identity:<workspaceId>:<version>`). It is derived on demand and never stored;
+ * rotating it means bumping `version`, which makes every token signed with the old one fail.
+ */
+export async function identitySecret(secret: string, workspaceId: string, version: number): Promise<string> {
+	// The version is the last segment and holds no colon, so a workspace id containing one cannot collide.
+	if (!Number.isSafeInteger(version) || version < 0) throw new RangeError(`Invalid identity secret version ${version}`);
+	const raw = await hmac(new TextEncoder().encode(secret), `identity:${workspaceId}:${version}`);
+	return `pis_${encodeBase64url(raw)}`;
+}
+
+/** Base64url without padding (RFC 4648 §5), as JWTs and Parley's signed tokens use it. */
+export function encodeBase64url(bytes: Uint8Array): string {
+	let binary = '';
+	for (const byte of bytes) binary += String.fromCharCode(byte);
+	return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+/**
+ * The bytes of an unpadded base64url string, or null. Only the canonical spelling is accepted: `atob`
+ * ignores whitespace and the unused low bits of the last character, which would let several strings
+ * stand for one signature.
+ */
+export function decodeBase64url(text: string): Uint8Array | null {
+	let binary: string;
+	try {
+		binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
+	} catch {
+		return null;
+	}
+	const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+	return encodeBase64url(bytes) === text ? bytes : null;
+}
+
+/** The JSON object in a base64url token part (a JWT header, a session payload), or null for anything else. */
+export function decodeBase64urlJson(part: string): Record<string, unknown> | null {
+	const bytes = decodeBase64url(part);
+	if (bytes === null) return null;
+	try {
+		// A byte-order mark is kept, and so fails JSON.parse: nothing we sign starts with one.
+		const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+		return typeof value === 'object' && value !== null && !Array.isArray(value)
+			? (value as Record<string, unknown>)
+			: null;
+	} catch {
+		return null;
+	}
+}
