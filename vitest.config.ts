@@ -9,7 +9,12 @@ export default defineConfig(async () => {
 				wrangler: { configPath: './wrangler.toml' },
 				miniflare: {
 					// A low limit so the rate-limit test reaches it quickly; each test uses its own token.
-					bindings: { TEST_MIGRATIONS: migrations, RATE_LIMIT_PER_MINUTE: '40' },
+					bindings: {
+						TEST_MIGRATIONS: migrations,
+						RATE_LIMIT_PER_MINUTE: '40',
+						// .dev.vars is not read in tests (and absent in CI): the secret the widget tests sign with.
+						PARLEY_SECRET: 'test-secret-not-for-production',
+					},
 				},
 			}),
 		],

@@ -1,9 +1,10 @@
 // `npm run dev`: applies the local D1 migrations, makes sure the demo workspace exists, prints a working
 // Token V3, then serves everything with `wrangler dev` (D1, Durable Objects, Queues, KV, assets; all local).
 import { spawn } from 'node:child_process';
-import { applyMigrations, seedWorkspace } from './local-db.mjs';
+import { applyMigrations, ensureDevSecret, seedWorkspace } from './local-db.mjs';
 
 const port = process.env.PORT ?? '8787';
+ensureDevSecret();
 applyMigrations();
 const { workspaceId, token } = await seedWorkspace({ slug: 'demo' });
 const baseUrl = `http://localhost:${port}`;

@@ -1,6 +1,8 @@
 // Helpers for the scripts that work on the local D1 database that `wrangler dev` uses
 // (.wrangler/state, or the folder given as persistTo). No Cloudflare account is involved.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateToken, hashToken, tokenHint } from '../src/auth/token.ts';
 import { newId } from '../src/lib/ids.ts';
 
@@ -70,4 +72,16 @@ export async function seedWorkspace({ slug = 'demo', persistTo } = {}) {
 	);
 	query(statements.join(';\n'), persistTo);
 	return { workspaceId, operatorId, token };
+}
+
+/**
+ * Makes sure .dev.vars holds a PARLEY_SECRET (it signs visitor sessions locally), appending a random one when
+ * missing. .dev.vars is git-ignored; production sets the secret with `wrangler secret put PARLEY_SECRET`.
+ */
+export function ensureDevSecret() {
+	const file = new URL('../.dev.vars', import.meta.url);
+	const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+	if (/^PARLEY_SECRET=/m.test(current)) return;
+	const line = `PARLEY_SECRET=${randomBytes(32).toString('base64url')}\n`;
+	writeFileSync(file, current && !current.endsWith('\n') ? `${current}\n${line}` : current + line);
 }

@@ -1,20 +1,28 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth, rateLimit } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
+import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
 import { answerMethodNotAllowed } from './lib/method-not-allowed';
+import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { conversations } from './routes/conversations';
+import { live } from './routes/live';
 import { messages } from './routes/messages';
+import { publicWidget } from './routes/public-widget';
 import { team } from './routes/team';
 import { tokens } from './routes/tokens';
 import { widget } from './routes/widget';
 import { workflows } from './routes/workflows';
 
+export { ConversationRoom } from '../durable-objects/conversation-room';
 export { RateLimiter } from '../durable-objects/rate-limiter';
+export { WorkspaceHub } from '../durable-objects/workspace-hub';
 
 const app = new OpenAPIHono<AppEnv>();
 app.onError(onError);
@@ -33,16 +41,36 @@ app.doc31('/v3/openapi.json', {
 });
 app.openAPIRegistry.registerComponent('securitySchemes', 'TokenV3', { type: 'http', scheme: 'bearer' });
 
-// Every other /v3 request (the document above answers first and public): a per-request D1 handle that
-// counts its statements, then the token, then the caller's rate limit, then the body size.
-app.use('/v3/*', async function database(c, next) {
+/** A per-request D1 handle that counts its statements. */
+const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
 	c.set('db', openDatabase(c.env.DB, queries));
 	await next();
 	// Lets a client (and the benchmark) see what a request cost in D1 statements.
 	c.header('Server-Timing', `d1;desc="${queries.count} queries"`);
-});
-app.use('/v3/*', bearerAuth, rateLimit);
+};
+
+// The public widget endpoints: open CORS (any site embeds the widget; no cookies), small bodies.
+app.use(
+	'/widget/*',
+	cors({
+		origin: '*',
+		allowHeaders: ['Content-Type', 'Parley-Session', 'If-None-Match'],
+		exposeHeaders: ['ETag', 'Retry-After'],
+		maxAge: 86_400,
+	}),
+	database,
+	bodyLimit({
+		maxSize: 64 * 1024,
+		onError: () => {
+			throw new PayloadTooLarge('A widget request body may be at most 64 KiB.');
+		},
+	}),
+);
+
+// Every other /v3 request (the document above answers first and public): D1, then the token, then the
+// caller's rate limit, then the body size.
+app.use('/v3/*', database, bearerAuth, rateLimit);
 app.use(
 	'/v3/*',
 	bodyLimit({
@@ -59,9 +87,24 @@ app.route('/v3/widget', widget);
 app.route('/v3/team', team);
 app.route('/v3/tokens', tokens);
 app.route('/v3/workflows', workflows);
+app.route('/v3/live', live);
+app.route('/widget', publicWidget);
 answerMethodNotAllowed(app);
+
+/** Queue names as wrangler.toml declares them: one consumer function per queue. */
+const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
+	'parley-events': consumeEvents,
+	'parley-workflow-runs': consumeWorkflowRuns,
+};
 
 export default {
 	fetch: app.fetch,
-	queue: consumeWorkflowRuns,
+	async queue(batch, env) {
+		const consume = CONSUMERS[batch.queue];
+		if (!consume) throw new Error(`No consumer for queue ${batch.queue}`);
+		await consume(batch, env);
+	},
+	async scheduled(_controller, env) {
+		await sweepOutbox(env);
+	},
 } satisfies ExportedHandler<Env>;

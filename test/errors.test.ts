@@ -44,15 +44,27 @@ describe('GET /v3/openapi.json', () => {
 		expect(Object.keys(doc.paths).sort()).toEqual([
 			'/v3/conversations',
 			'/v3/conversations/{id}',
+			'/v3/conversations/{id}/live',
 			'/v3/conversations/{id}/messages',
+			'/v3/conversations/{id}/read',
+			'/v3/live',
 			'/v3/messages',
 			'/v3/team/members',
 			'/v3/team/members/{id}/token',
 			'/v3/tokens/regenerate',
+			'/v3/widget/identity-secret',
 			'/v3/widget/info',
 			'/v3/widget/settings',
 			'/v3/workflows/webhook/{webhook_id}',
 			'/v3/workflows/webhooks',
+			'/widget/{workspaceId}/config',
+			'/widget/{workspaceId}/conversations',
+			'/widget/{workspaceId}/conversations/{id}/live',
+			'/widget/{workspaceId}/conversations/{id}/messages',
+			'/widget/{workspaceId}/conversations/{id}/read',
+			'/widget/{workspaceId}/identify',
+			'/widget/{workspaceId}/reset',
+			'/widget/{workspaceId}/sessions',
 		]);
 		expect(doc.components.schemas).toHaveProperty('WidgetSettings');
 		expect(doc.components.schemas).toHaveProperty('Error');

@@ -89,3 +89,64 @@ export async function expectError(res: Response, status: number) {
 	}
 	return body;
 }
+
+/** A distinct client address per visitor, so per-IP widget limits never leak between tests. */
+export function randomIp(): string {
+	const [a, b, c] = crypto.getRandomValues(new Uint8Array(3));
+	return `10.${a}.${b}.${c}`;
+}
+
+/** Calls a public widget endpoint as a visitor's browser would: no Bearer token, maybe a session. */
+export function widgetApi(
+	method: string,
+	path: string,
+	body?: unknown,
+	session?: string,
+	headers: Record<string, string> = {},
+): Promise<Response> {
+	return api(null, method, path, body, {
+		Origin: 'https://shop.example',
+		...(session ? { 'Parley-Session': session } : {}),
+		...headers,
+	});
+}
+
+export interface Visitor {
+	workspaceId: string;
+	visitorId: string;
+	session: string;
+	ip: string;
+}
+
+/** A new anonymous visitor session in the workspace. */
+export async function startVisitor(workspaceId: string, origin?: Record<string, string>): Promise<Visitor> {
+	const ip = randomIp();
+	const res = await widgetApi('POST', `/widget/${workspaceId}/sessions`, origin ? { origin } : {}, undefined, {
+		'CF-Connecting-IP': ip,
+	});
+	if (res.status !== 200) throw new Error(`session start failed: ${res.status} ${await res.text()}`);
+	const body = (await res.json()) as { visitorId: string; sessionToken: string };
+	return { workspaceId, visitorId: body.visitorId, session: body.sessionToken, ip };
+}
+
+/** The visitor starts a conversation with a first message; returns the conversation id. */
+export async function startVisitorConversation(visitor: Visitor, text = 'Hello', extra: Record<string, unknown> = {}) {
+	const res = await widgetApi(
+		'POST',
+		`/widget/${visitor.workspaceId}/conversations`,
+		{ message: { text, clientMessageId: crypto.randomUUID() }, ...extra },
+		visitor.session,
+		{ 'CF-Connecting-IP': visitor.ip },
+	);
+	if (res.status !== 201) throw new Error(`conversation start failed: ${res.status} ${await res.text()}`);
+	return ((await res.json()) as { conversation: { id: string } }).conversation.id;
+}
+
+/**
+ * The limiter counts in fixed minutes of real time. A burst that straddled a minute boundary would see
+ * the count restart halfway, so bursts start only with enough of the minute left (waits 8 s at most).
+ */
+export async function awayFromMinuteBoundary() {
+	const left = 60_000 - (Date.now() % 60_000);
+	if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

@@ -1,15 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedWorkspace } from './factories';
-
-/**
- * The limiter counts in fixed minutes of real time. A burst that straddled a minute boundary would see
- * the count restart halfway, so bursts start only with enough of the minute left (waits 8 s at most).
- */
-async function awayFromMinuteBoundary() {
-	const left = 60_000 - (Date.now() % 60_000);
-	if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
+import { api, awayFromMinuteBoundary, expectError, seedWorkspace } from './factories';
 
 describe('rate limiting per token', () => {
 	it('answers 429 with Retry-After and the IETF RateLimit headers once the limit is reached', async () => {

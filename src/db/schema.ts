@@ -6,10 +6,18 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
+export const CONVERSATION_STATUSES = ['open', 'pending', 'closed'] as const;
+
 export const workspaces = sqliteTable('workspaces', {
 	id: text('id').primaryKey(),
 	slug: text('slug').notNull().unique(),
 	name: text('name').notNull(),
+	/**
+	 * The version of the workspace's identity-verification secret: null (never on) or negative (turned off)
+	 * when verification is off. The secret is derived from the deployment secret and this version
+	 * (src/auth/secrets.ts), never stored.
+	 */
+	identitySecretVersion: integer('identity_secret_version'),
 	createdAt: integer('created_at').notNull(),
 });
 
@@ -61,13 +69,45 @@ export const contacts = sqliteTable(
 			.notNull(),
 		firstOrigin: text('first_origin', { mode: 'json' }).$type<Record<string, string>>(),
 		lastOrigin: text('last_origin', { mode: 'json' }).$type<Record<string, string>>(),
+		/** The site's own user id, set only from a verified identity. */
+		externalId: text('external_id'),
+		/** When a signed identity proved who this contact is; null for anonymous and self-declared contacts. */
+		verifiedAt: integer('verified_at'),
+		/**
+		 * An e-mail or phone a visitor typed without proof while another contact already holds it: kept for the
+		 * operator to see, never used to find or merge contacts.
+		 */
+		claimedEmail: text('claimed_email'),
+		claimedPhone: text('claimed_phone'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},
 	(t) => [
 		uniqueIndex('contacts_workspace_email').on(t.workspaceId, t.email),
 		uniqueIndex('contacts_workspace_phone').on(t.workspaceId, t.phone),
+		uniqueIndex('contacts_workspace_external_id').on(t.workspaceId, t.externalId),
 	],
+);
+
+/** A widget visitor: the browser that holds a signed session token for this id. */
+export const visitorSessions = sqliteTable(
+	'visitor_sessions',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		/**
+		 * The contact this browser speaks as: none until it starts a conversation or identifies (a page view
+		 * creates no contact), then its own contact, or a verified one after a signed identify.
+		 */
+		contactId: text('contact_id').references(() => contacts.id),
+		/** The campaign origin captured when the session started (last touch of this visit). */
+		origin: text('origin', { mode: 'json' }).$type<Record<string, string>>(),
+		createdAt: integer('created_at').notNull(),
+		lastSeenAt: integer('last_seen_at').notNull(),
+		/** Set by `reset` (the site's logout): the token stops working. */
+		endedAt: integer('ended_at'),
+	},
+	(t) => [index('visitor_sessions_contact').on(t.workspaceId, t.contactId)],
 );
 
 export const tags = sqliteTable(
@@ -104,7 +144,7 @@ export const conversations = sqliteTable(
 			.notNull()
 			.references(() => contacts.id),
 		channel: text('channel').notNull(),
-		status: text('status', { enum: ['open', 'pending', 'closed'] }).notNull(),
+		status: text('status', { enum: CONVERSATION_STATUSES }).notNull(),
 		assigneeId: text('assignee_id'),
 		groupId: text('group_id'),
 		utmSource: text('utm_source'),
@@ -255,3 +295,28 @@ export const workflowRuns = sqliteTable(
 	},
 	(t) => [uniqueIndex('workflow_runs_webhook_key').on(t.webhookId, t.idempotencyKey)],
 );
+
+/** Domain events as the events consumer recorded them (idempotent by event id). */
+export const events = sqliteTable(
+	'events',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		type: text('type').notNull(),
+		occurredAt: integer('occurred_at').notNull(),
+		payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+		recordedAt: integer('recorded_at').notNull(),
+	},
+	(t) => [index('events_workspace_time').on(t.workspaceId, t.occurredAt)],
+);
+
+/**
+ * Events written in the same D1 transaction as the change they describe, deleted once the events Queue has
+ * them: a change can never commit without its event (the scheduled sweep re-sends what is left).
+ */
+export const eventOutbox = sqliteTable('event_outbox', {
+	id: text('id').primaryKey(),
+	workspaceId: text('workspace_id').notNull(),
+	event: text('event', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+	createdAt: integer('created_at').notNull(),
+});

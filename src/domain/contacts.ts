@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { contacts } from '../db/schema';
+import type { contacts } from '../db/schema';
 import { iso } from '../lib/ids';
 import { phoneNumber } from './widget-settings';
 
@@ -26,6 +26,12 @@ export const contactSchema = z
 		customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
 		firstOrigin: z.record(z.string(), z.string()).nullable(),
 		lastOrigin: z.record(z.string(), z.string()).nullable(),
+		externalId: z.string().nullable().openapi({ description: "The site's own user id, from a verified identity." }),
+		verified: z.boolean().openapi({ description: 'Whether a signed identity (JWT) proved who this contact is.' }),
+		claimedEmail: z.string().nullable().openapi({
+			description: 'An e-mail the visitor typed without proof while another contact holds it. Never used to match.',
+		}),
+		claimedPhone: z.string().nullable(),
 		createdAt: z.string(),
 		updatedAt: z.string(),
 	})
@@ -57,19 +63,33 @@ export function contactView(row: ContactRow): z.infer<typeof contactSchema> {
 		customFields: row.customFields,
 		firstOrigin: row.firstOrigin,
 		lastOrigin: row.lastOrigin,
+		externalId: row.externalId,
+		verified: row.verifiedAt !== null,
+		claimedEmail: row.claimedEmail,
+		claimedPhone: row.claimedPhone,
 		createdAt: iso(row.createdAt),
 		updatedAt: iso(row.updatedAt),
+	};
+}
+
+/** The contact as domain events carry it. */
+export function contactEventView(row: {
+	id: string;
+	name: string | null;
+	email: string | null;
+	phone: string | null;
+	verifiedAt?: number | null;
+}) {
+	return {
+		id: row.id,
+		name: row.name,
+		email: row.email,
+		phone: row.phone,
+		verified: (row.verifiedAt ?? null) !== null,
 	};
 }
 
 /** Phone numbers are stored as `+` and digits so one person is one contact however it was typed. */
 export function normalizePhone(phone: string): string {
 	return `+${phone.replace(/^\+/, '')}`;
-}
-
-/** The column and value that find a referenced contact, most specific first. */
-export function contactKey(ref: ContactReference) {
-	if (ref.id !== undefined) return { column: contacts.id, value: ref.id };
-	if (ref.email !== undefined) return { column: contacts.email, value: ref.email.toLowerCase() };
-	return { column: contacts.phone, value: normalizePhone(ref.phone as string) };
 }

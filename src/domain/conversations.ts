@@ -1,23 +1,25 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { PostInput } from '../../durable-objects/conversation-room';
 import { type Database, runBatch, type Statement } from '../db/client';
-import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
+import { CONVERSATION_STATUSES, contacts, conversations, conversationTags, operators, tags } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
+import { type DomainEvent, newEvent } from '../events/catalogue';
+import { outboxStatements } from '../events/outbox';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import {
 	type ContactReference,
-	contactKey,
+	contactEventView,
 	contactReferenceSchema,
 	contactSchema,
 	contactView,
 	normalizePhone,
 	originSchema,
 } from './contacts';
-import { appendMessageStatements, type NewMessage } from './messages';
 
-export const STATUSES = ['open', 'pending', 'closed'] as const;
+export const STATUSES = CONVERSATION_STATUSES;
 
 export const tagNameSchema = z.string().trim().min(1).max(64);
 
@@ -267,71 +269,119 @@ function replaceTagsStatements(
 }
 
 /**
- * Checks, before anything is written, that the referenced contact exists (by id) or can be found or
- * created without colliding: an e-mail of one contact with the phone of another is a 409.
+ * Finds the referenced contact before anything is written: its id, or null when it must be created. An
+ * e-mail of one contact with the phone of another is a 409; an unknown contact id is a 404.
  */
-async function assertContactUsable(db: Database, workspaceId: string, ref: ContactReference) {
+async function resolveContact(db: Database, workspaceId: string, ref: ContactReference): Promise<string | null> {
 	if (ref.id !== undefined) {
 		if (!(await existsInWorkspace(db, contacts, workspaceId, ref.id)))
 			throw new NotFound(`Contact ${ref.id} not found.`);
-		return;
+		return ref.id;
 	}
-	if (ref.email === undefined || ref.phone === undefined) return;
-	const email = ref.email.toLowerCase();
-	const phone = normalizePhone(ref.phone);
+	const email = ref.email?.toLowerCase();
+	const phone = ref.phone === undefined ? undefined : normalizePhone(ref.phone);
 	const matches = await db
 		.select({ id: contacts.id, email: contacts.email, phone: contacts.phone })
 		.from(contacts)
-		.where(and(eq(contacts.workspaceId, workspaceId), or(eq(contacts.email, email), eq(contacts.phone, phone))));
-	const byEmail = matches.find((m) => m.email === email);
-	const byPhone = matches.find((m) => m.phone === phone);
-	if (byPhone && byPhone.id !== byEmail?.id) {
+		.where(
+			and(
+				eq(contacts.workspaceId, workspaceId),
+				or(
+					email === undefined ? undefined : eq(contacts.email, email),
+					phone === undefined ? undefined : eq(contacts.phone, phone),
+				),
+			),
+		);
+	const byEmail = email === undefined ? undefined : matches.find((m) => m.email === email);
+	const byPhone = phone === undefined ? undefined : matches.find((m) => m.phone === phone);
+	if (byEmail && byPhone && byPhone.id !== byEmail.id) {
 		throw new Conflict(
 			`The phone ${phone} belongs to another contact than the e-mail ${email}; name the contact by id.`,
 		);
 	}
+	return byEmail?.id ?? byPhone?.id ?? null;
+}
+
+export function conversationSummary(row: {
+	id: string;
+	contactId: string;
+	channel: string;
+	status: (typeof STATUSES)[number];
+	assigneeId: string | null;
+	groupId: string | null;
+}) {
+	const { id, contactId, channel, status, assigneeId, groupId } = row;
+	return { id, contactId, channel, status, assigneeId, groupId };
+}
+
+export interface CreatedConversation {
+	id: string;
+	/** Committed with the conversation; deliver them with `releaseEvents`. */
+	events: DomainEvent[];
+	/** The first message, to post through the conversation's room once the conversation exists. */
+	firstMessage: PostInput | null;
 }
 
 /**
  * Starts a conversation with a contact named by id, e-mail or phone, creating the contact when it is
- * unknown. Checks come first and every write goes in one D1 batch, so a rejected request changes nothing.
+ * unknown. Checks come first and every write (with its events) goes in one D1 batch, so a rejected request
+ * changes nothing. `origin` is the campaign the widget captured (the API starts conversations without one).
  */
 export async function createConversation(
 	db: Database,
 	workspaceId: string,
 	operatorId: string,
 	input: NewConversation,
+	origin: Record<string, string> | null = null,
 	now = Date.now(),
-) {
-	await assertContactUsable(db, workspaceId, input.contact);
+): Promise<CreatedConversation> {
+	const existingContact = await resolveContact(db, workspaceId, input.contact);
 	if (input.assigneeId) await assertOperatorInWorkspace(db, workspaceId, input.assigneeId);
 
 	const id = newId('conv', now);
-	const key = contactKey(input.contact);
-	const createContact =
-		input.contact.id === undefined
-			? [
-					db
-						.insert(contacts)
-						.values({
-							id: newId('ctc', now),
-							workspaceId,
-							name: input.contact.name ?? null,
-							email: input.contact.email?.toLowerCase() ?? null,
-							phone: input.contact.phone === undefined ? null : normalizePhone(input.contact.phone),
-							customFields: {},
-							createdAt: now,
-							updatedAt: now,
-						})
-						.onConflictDoNothing(),
-				]
-			: [];
-	const insertConversation = sql`
-		INSERT INTO conversations (id, workspace_id, contact_id, channel, status, assignee_id, group_id, created_at, updated_at, last_activity_at)
-		SELECT ${id}, ${workspaceId}, id, ${input.channel}, 'open', ${input.assigneeId ?? null}, ${input.groupId ?? null}, ${now}, ${now}, ${now}
-		FROM contacts WHERE workspace_id = ${workspaceId} AND ${key.column} = ${key.value} LIMIT 1`;
-	const tagStatements = input.tags ? replaceTagsStatements(db, workspaceId, id, input.tags, now) : [];
-	const message: NewMessage | null = input.message
+	const contactId = existingContact ?? newId('ctc', now);
+	const events: DomainEvent[] = [];
+	const statements: Statement[] = [];
+	if (existingContact === null) {
+		const contact = {
+			id: contactId,
+			workspaceId,
+			name: input.contact.name ?? null,
+			email: input.contact.email?.toLowerCase() ?? null,
+			phone: input.contact.phone === undefined ? null : normalizePhone(input.contact.phone),
+			customFields: {},
+			createdAt: now,
+			updatedAt: now,
+		};
+		statements.push(db.insert(contacts).values(contact));
+		events.push(newEvent('contact.created', workspaceId, { contact: contactEventView(contact) }, now));
+	}
+	const conversation = {
+		id,
+		workspaceId,
+		contactId,
+		channel: input.channel,
+		status: 'open' as const,
+		assigneeId: input.assigneeId ?? null,
+		groupId: input.groupId ?? null,
+		utmSource: origin?.utmSource ?? null,
+		utmMedium: origin?.utmMedium ?? null,
+		utmCampaign: origin?.utmCampaign ?? null,
+		utmContent: origin?.utmContent ?? null,
+		utmTerm: origin?.utmTerm ?? null,
+		gclid: origin?.gclid ?? null,
+		fbclid: origin?.fbclid ?? null,
+		landingUrl: origin?.landingUrl ?? null,
+		referrer: origin?.referrer ?? null,
+		createdAt: now,
+		updatedAt: now,
+		lastActivityAt: now,
+	};
+	statements.push(db.insert(conversations).values(conversation));
+	if (input.tags) statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags, now));
+	events.push(newEvent('conversation.created', workspaceId, { conversation: conversationSummary(conversation) }, now));
+	await runBatchOrConflict(db, [...statements, ...outboxStatements(db, events)]);
+	const firstMessage: PostInput | null = input.message
 		? {
 				workspaceId,
 				conversationId: id,
@@ -342,12 +392,22 @@ export async function createConversation(
 				clientMessageId: null,
 			}
 		: null;
-	const messageStatements = message ? appendMessageStatements(message, newId('msg', now), now) : [];
-	await runBatch(db, [...createContact, insertConversation, ...tagStatements, ...messageStatements]);
-	return getConversation(db, workspaceId, id);
+	return { id, events, firstMessage };
 }
 
-/** Applies status, assignment and tag changes in one batch; NotFound outside the workspace. */
+/** A batch that creates a contact can lose a race with another request creating the same one: a 409. */
+async function runBatchOrConflict(db: Database, statements: Statement[]) {
+	try {
+		return await runBatch(db, statements);
+	} catch (error) {
+		if (String(error).includes('UNIQUE constraint failed: contacts.')) {
+			throw new Conflict('Another request created this contact at the same moment; retry.', { cause: error });
+		}
+		throw error;
+	}
+}
+
+/** Applies status, assignment and tag changes in one batch with their event; NotFound outside the workspace. */
 export async function updateConversation(
 	db: Database,
 	workspaceId: string,
@@ -355,19 +415,30 @@ export async function updateConversation(
 	changes: ConversationChanges,
 	now = Date.now(),
 ) {
-	await assertConversationInWorkspace(db, workspaceId, id);
+	const current = await db
+		.select()
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+	if (!current) throw new NotFound(`Conversation ${id} not found.`);
 	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
+	const fields = {
+		...(changes.status === undefined ? {} : { status: changes.status }),
+		...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
+		...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
+	};
 	const update = db
 		.update(conversations)
-		.set({
-			...(changes.status === undefined ? {} : { status: changes.status }),
-			...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
-			...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
-			updatedAt: now,
-			lastActivityAt: now,
-		})
+		.set({ ...fields, updatedAt: now, lastActivityAt: now })
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
 	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
-	await runBatch(db, [update, ...tagStatements]);
-	return getConversation(db, workspaceId, id);
+	const changed = (['status', 'assigneeId', 'groupId', 'tags'] as const).filter((k) => changes[k] !== undefined);
+	const event = newEvent(
+		'conversation.updated',
+		workspaceId,
+		{ conversation: conversationSummary({ ...current, ...fields }), changed },
+		now,
+	);
+	await runBatch(db, [update, ...tagStatements, ...outboxStatements(db, [event])]);
+	return { conversation: await getConversation(db, workspaceId, id), events: [event] };
 }

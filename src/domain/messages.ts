@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
-import { type Database, runBatch } from '../db/client';
-import { type AttachmentMeta, messages } from '../db/schema';
-import { Invalid, NotFound } from '../lib/errors';
-import { iso, newId } from '../lib/ids';
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { messages } from '../db/schema';
+import { iso } from '../lib/ids';
 
 export const AUTHOR_KINDS = ['contact', 'operator', 'bot', 'system'] as const;
 export type AuthorKind = (typeof AUTHOR_KINDS)[number];
@@ -51,74 +50,6 @@ export function messageView(row: MessageRow): MessageView {
 		clientMessageId: row.clientMessageId,
 		createdAt: iso(row.createdAt),
 	};
-}
-
-export interface NewMessage {
-	workspaceId: string;
-	conversationId: string;
-	authorKind: AuthorKind;
-	authorId: string | null;
-	text: string;
-	attachments: AttachmentMeta[];
-	/** Makes the append idempotent: a second append with the same id returns the first message. */
-	clientMessageId: string | null;
-}
-
-/**
- * The statements that append one message: insert it with the conversation's next sequence number (taken
- * from the conversation row inside the same statement, so two writers can never share a number), then
- * bump the conversation's summary only if the insert happened. Run them in one D1 batch (a transaction).
- */
-export function appendMessageStatements(message: NewMessage, id: string, now: number): SQL[] {
-	const fromContact = message.authorKind === 'contact' ? 1 : 0;
-	const insert = sql`
-		INSERT INTO messages (id, workspace_id, conversation_id, seq, author_kind, author_id, body, attachments, client_message_id, created_at)
-		SELECT ${id}, workspace_id, id, last_message_seq + 1, ${message.authorKind}, ${message.authorId}, ${message.text},
-			${JSON.stringify(message.attachments)}, ${message.clientMessageId}, ${now}
-		FROM conversations WHERE id = ${message.conversationId} AND workspace_id = ${message.workspaceId}
-		ON CONFLICT (conversation_id, client_message_id) DO NOTHING`;
-	const summary = sql`
-		UPDATE conversations SET
-			last_message_seq = last_message_seq + 1,
-			last_message_at = ${now}, last_activity_at = ${now}, updated_at = ${now},
-			unread_by_operators = unread_by_operators + ${fromContact},
-			unread_by_contact = unread_by_contact + ${1 - fromContact}
-		WHERE id = ${message.conversationId} AND workspace_id = ${message.workspaceId}
-			AND EXISTS (SELECT 1 FROM messages WHERE id = ${id})`;
-	return [insert, summary];
-}
-
-function stored(db: Database, message: NewMessage, id: string) {
-	const sameClientId: SQL | undefined =
-		message.clientMessageId === null
-			? undefined
-			: and(eq(messages.conversationId, message.conversationId), eq(messages.clientMessageId, message.clientMessageId));
-	return db
-		.select()
-		.from(messages)
-		.where(and(eq(messages.workspaceId, message.workspaceId), or(eq(messages.id, id), sameClientId)));
-}
-
-export interface AppendResult {
-	message: MessageView;
-	/** False when a message with the same client id already existed and is returned instead. */
-	created: boolean;
-}
-
-/**
- * Appends a message to a conversation: one transaction that writes, then one read of what was stored (the
- * new message, or the first one for a repeated client id). Throws NotFound when the conversation is not in
- * the workspace, Invalid when the client id was already used for a different message.
- */
-export async function appendMessage(db: Database, message: NewMessage, now = Date.now()): Promise<AppendResult> {
-	const id = newId('msg', now);
-	await runBatch(db, appendMessageStatements(message, id, now));
-	const row = await stored(db, message, id).get();
-	if (!row) throw new NotFound(`Conversation ${message.conversationId} not found.`);
-	if (row.id !== id && (row.body !== message.text || row.authorId !== message.authorId)) {
-		throw new Invalid('This Idempotency-Key was already used for a different message.');
-	}
-	return { message: messageView(row), created: row.id === id };
 }
 
 /** A page of a conversation's messages, oldest first, after sequence number `afterSeq`. */

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { widgetSettings } from '../db/schema';
+import { widgetSettings, workspaces } from '../db/schema';
 import { availabilityAt, isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
 import { Conflict, describeIssues, Invalid } from '../lib/errors';
 
@@ -232,4 +232,52 @@ export function widgetAvailability(settings: WidgetSettings, at: Date) {
 		period,
 		availabilityMessage: text[period] || (online ? settings.welcomeMessage : settings.offlineMessage),
 	};
+}
+
+/**
+ * The public config as the widget fetches it: from KV (the edge copy every settings change rewrites), or on
+ * a miss (a workspace that never saved settings) built from D1 and written back. Null for no workspace.
+ */
+export async function readPublicConfig(
+	db: Database,
+	kv: KVNamespace,
+	workspaceId: string,
+): Promise<{ json: string; version: number } | null> {
+	const cached = await kv.get(publicConfigKey(workspaceId));
+	if (cached !== null) return { json: cached, version: (JSON.parse(cached) as { version: number }).version };
+	if (!(await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()))
+		return null;
+	const { settings, updatedAt } = await loadWidgetSettings(db, workspaceId);
+	// Version 0: the defaults, until the first save.
+	const json = JSON.stringify(publicWidgetConfig(workspaceId, settings, updatedAt ?? 0));
+	await kv.put(publicConfigKey(workspaceId), json);
+	return { json, version: updatedAt ?? 0 };
+}
+
+/**
+ * Checks a pre-chat form against the widget's settings: the required fields present, custom fields known,
+ * select values among their options. Throws Invalid naming every bad field.
+ */
+export function assertPrechatFields(
+	settings: WidgetSettings,
+	details: { name?: string; email?: string; phone?: string },
+	custom: Record<string, string>,
+): void {
+	const problems: string[] = [];
+	for (const field of settings.requiredFields) {
+		if (details[field] === undefined) problems.push(`json.details.${field}: required by this widget`);
+	}
+	const known = new Map(settings.customFields.map((f) => [f.name, f]));
+	for (const [name, value] of Object.entries(custom)) {
+		const field = known.get(name);
+		if (!field) problems.push(`json.customFields.${name}: not a field of this widget`);
+		else if (field.type === 'select' && !field.options?.includes(value)) {
+			problems.push(`json.customFields.${name}: must be one of ${field.options?.join(', ')}`);
+		}
+	}
+	for (const field of settings.customFields) {
+		if (field.required && !custom[field.name])
+			problems.push(`json.customFields.${field.name}: required by this widget`);
+	}
+	if (problems.length > 0) throw new Invalid(problems.join('; '));
 }

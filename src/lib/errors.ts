@@ -34,8 +34,8 @@ export class NotFound extends AppError {
 }
 
 export class Conflict extends AppError {
-	constructor(message: string) {
-		super(409, message);
+	constructor(message: string, options?: { cause?: unknown }) {
+		super(409, message, options);
 	}
 }
 
@@ -49,6 +49,13 @@ export class PayloadTooLarge extends AppError {
 export class Invalid extends AppError {
 	constructor(message: string, options?: { cause?: unknown }) {
 		super(422, message, options);
+	}
+}
+
+/** A WebSocket endpoint reached by a plain HTTP request. */
+export class UpgradeRequired extends AppError {
+	constructor(message = 'This endpoint is a WebSocket: send "Upgrade: websocket".') {
+		super(426, message);
 	}
 }
 
@@ -77,6 +84,7 @@ const STATUS_NAMES: Record<number, string> = {
 	413: 'Payload Too Large',
 	415: 'Unsupported Media Type',
 	422: 'Unprocessable Entity',
+	426: 'Upgrade Required',
 	429: 'Too Many Requests',
 	500: 'Internal Server Error',
 	503: 'Service Unavailable',

@@ -17,6 +17,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	413: 'The body is too large.',
 	415: 'The body is not JSON.',
 	422: 'A field failed validation; the message names it.',
+	426: 'A WebSocket endpoint called without "Upgrade: websocket".',
 	429: 'Rate limit exceeded; see Retry-After and the RateLimit headers.',
 	503: 'A dependency was briefly unavailable; nothing half-done was kept. Retry.',
 };

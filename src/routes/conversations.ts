@@ -12,7 +12,10 @@ import {
 	newConversationSchema,
 	updateConversation,
 } from '../domain/conversations';
+import { connectToRoom, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
+import { clientIp } from '../domain/visitor-limits';
+import { releaseEvents } from '../events/outbox';
 import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
@@ -33,6 +36,9 @@ const conversationPage = z
 const messagePage = z
 	.object({ data: z.array(messageSchema), nextCursor: z.string().nullable() })
 	.openapi('MessagePage');
+
+const readBody = z.strictObject({ seq: z.number().int().min(0) }).openapi('ReadReceipt');
+const readPosition = z.object({ conversationId: z.string(), readSeq: z.number().int() }).openapi('ReadPosition');
 
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T') });
 
@@ -72,9 +78,12 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const body = c.req.valid('json');
-			const created = await createConversation(c.var.db, c.var.caller.workspaceId, c.var.caller.operatorId, body);
-			return c.json(created, 201);
+			const { workspaceId, operatorId } = c.var.caller;
+			const created = await createConversation(c.var.db, workspaceId, operatorId, c.req.valid('json'));
+			// conversation.created goes out before the first message's message.created.
+			await releaseEvents(c.env, created.events);
+			if (created.firstMessage) await postMessage(c.env, created.firstMessage);
+			return c.json(await getConversation(c.var.db, workspaceId, created.id), 201);
 		},
 	)
 	.openapi(
@@ -106,13 +115,10 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const updated = await updateConversation(
-				c.var.db,
-				c.var.caller.workspaceId,
-				c.req.valid('param').id,
-				c.req.valid('json'),
-			);
-			return c.json(updated, 200);
+			const { workspaceId } = c.var.caller;
+			const updated = await updateConversation(c.var.db, workspaceId, c.req.valid('param').id, c.req.valid('json'));
+			c.executionCtx.waitUntil(releaseEvents(c.env, updated.events));
+			return c.json(updated.conversation, 200);
 		},
 	)
 	.openapi(
@@ -148,5 +154,50 @@ export const conversations = createRouter()
 				},
 				200,
 			);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{id}/read',
+			summary: 'Mark the conversation read by operators up to a message (a read receipt)',
+			security: bearerSecurity,
+			middleware: [requirePermission('conversations:read')] as const,
+			request: { params: idParams, body: jsonBody(readBody) },
+			responses: {
+				200: jsonResponse("The operators' read position after the receipt.", readPosition),
+				...errorResponses(400, 403, 404, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			const id = c.req.valid('param').id;
+			const seq = await markRead(c.env, workspaceId, id, 'operator', operatorId, c.req.valid('json').seq);
+			return c.json({ conversationId: id, readSeq: seq }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{id}/live',
+			summary: "The conversation's WebSocket: messages after `after`, then live messages, typing and read receipts",
+			security: bearerSecurity,
+			middleware: [requirePermission('conversations:read')] as const,
+			request: { params: idParams, query: z.object({ after: z.coerce.number().int().min(0).default(0) }) },
+			responses: {
+				101: { description: 'Switching to the WebSocket protocol (frames: src/protocol/live.ts).' },
+				...errorResponses(403, 404, 422, 426),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			return connectToRoom(c.env, c.req.raw, {
+				workspaceId,
+				conversationId: c.req.valid('param').id,
+				role: 'operator',
+				operatorId,
+				ip: clientIp(c.req.raw.headers),
+				after: c.req.valid('query').after,
+			});
 		},
 	);

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
-import { appendMessage, attachmentSchema, messageSchema } from '../domain/messages';
+import { postMessage } from '../domain/live';
+import { attachmentSchema, messageSchema } from '../domain/messages';
 import { bearerSecurity, errorResponses, idempotencyHeaders, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
@@ -29,7 +30,7 @@ export const messages = createRouter().openapi(
 		const body = c.req.valid('json');
 		const key = c.req.valid('header')['idempotency-key'];
 		const { workspaceId, operatorId } = c.var.caller;
-		const result = await appendMessage(c.var.db, {
+		const result = await postMessage(c.env, {
 			workspaceId,
 			conversationId: body.conversationId,
 			authorKind: 'operator',

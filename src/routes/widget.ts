@@ -1,5 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
+import { identitySecret } from '../auth/secrets';
+import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import {
 	loadWidgetSettings,
 	publicConfigKey,
@@ -13,6 +15,8 @@ import { widgetSnippet } from '../domain/widget-snippet';
 import { ServiceUnavailable } from '../lib/errors';
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
+
+const identitySecretSchema = z.object({ secret: z.string(), version: z.number().int() }).openapi('IdentitySecret');
 
 const widgetInfoSchema = z
 	.object({
@@ -95,5 +99,41 @@ export const widget = createRouter()
 				},
 				200,
 			);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/identity-secret',
+			summary: 'Turn on identity verification, or rotate its secret (the previous one stops working)',
+			security: bearerSecurity,
+			middleware: [requirePermission('admin')] as const,
+			responses: {
+				200: jsonResponse(
+					"The secret your backend signs visitors' identity JWTs with (HS256). Keep it server-side.",
+					identitySecretSchema,
+				),
+				...errorResponses(403, 503),
+			},
+		}),
+		async (c) => {
+			const { workspaceId } = c.var.caller;
+			const version = await rotateIdentitySecret(c.var.db, workspaceId);
+			const secret = await identitySecret(c.env.PARLEY_SECRET, workspaceId, version);
+			return c.json({ secret, version }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'delete',
+			path: '/identity-secret',
+			summary: 'Turn identity verification off: every identify is stored as unverified',
+			security: bearerSecurity,
+			middleware: [requirePermission('admin')] as const,
+			responses: { 204: { description: 'Verification is off.' }, ...errorResponses(403) },
+		}),
+		async (c) => {
+			await disableIdentitySecret(c.var.db, c.var.caller.workspaceId);
+			return c.body(null, 204);
 		},
 	);

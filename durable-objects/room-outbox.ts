@@ -1,0 +1,116 @@
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { openDatabase, runBatch, type Statement } from '../src/db/client';
+import { conversations, messages } from '../src/db/schema';
+import { deliverEvents } from '../src/events/deliver';
+import type { RoomStore } from './room-store';
+
+const D1_BATCH = 50;
+const QUEUE_BATCH = 100;
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
+/**
+ * Copies a conversation room's state out of the object: messages and the summary row to D1, events to the
+ * Queue. Everything it sends is already durable in the room's storage, so a failure only delays it: the
+ * alarm retries with backoff until it goes through. Writes are idempotent (messages by id, the summary as
+ * absolute values guarded by seq), so a retry after a lost answer changes nothing.
+ */
+export class RoomOutbox {
+	/** Coalesces concurrent flushes into one; it is never the only copy of anything. */
+	private running: Promise<void> | null = null;
+
+	constructor(
+		private readonly ctx: DurableObjectState,
+		private readonly env: Env,
+		private readonly store: RoomStore,
+	) {}
+
+	/** Sends everything pending. Never throws: a failure schedules the alarm. */
+	flush(): Promise<void> {
+		this.running ??= this.drain().finally(() => {
+			this.running = null;
+		});
+		return this.running;
+	}
+
+	private async drain(): Promise<void> {
+		try {
+			for (;;) {
+				const wroteMessages = await this.writeToD1();
+				const sentEvents = await this.sendEvents();
+				if (!wroteMessages && !sentEvents) break;
+			}
+			this.store.setAttempts(0);
+		} catch (error) {
+			const attempts = (this.store.room()?.outbox_attempts ?? 0) + 1;
+			this.store.setAttempts(attempts);
+			const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** (attempts - 1));
+			console.error(`conversation outbox flush failed (attempt ${attempts}); retrying in ${delay} ms`, error);
+			await this.ctx.storage.setAlarm(Date.now() + delay);
+		}
+	}
+
+	/** Returns whether there was anything to write. */
+	private async writeToD1(): Promise<boolean> {
+		const room = this.store.room();
+		if (!room) return false;
+		const pending = this.store.notInD1(D1_BATCH);
+		if (pending.length === 0 && room.summary_version <= room.summary_flushed) return false;
+		const db = openDatabase(this.env.DB);
+		const summary = this.store.summary();
+		const statements: Statement[] = pending.map((m) =>
+			db
+				.insert(messages)
+				.values({
+					id: m.id,
+					workspaceId: room.workspace_id,
+					conversationId: room.conversation_id,
+					seq: m.seq,
+					authorKind: m.author_kind,
+					authorId: m.author_id,
+					body: m.body,
+					attachments: JSON.parse(m.attachments),
+					clientMessageId: m.client_message_id,
+					createdAt: m.created_at,
+				})
+				.onConflictDoNothing(),
+		);
+		const at = summary.lastMessageAt ?? 0;
+		statements.push(
+			db
+				.update(conversations)
+				.set({
+					lastMessageSeq: summary.lastSeq,
+					lastMessageAt: summary.lastMessageAt,
+					unreadByOperators: summary.unreadByOperators,
+					unreadByContact: summary.unreadByContact,
+					lastActivityAt: sql`MAX(${conversations.lastActivityAt}, ${at})`,
+					updatedAt: sql`MAX(${conversations.updatedAt}, ${at})`,
+				})
+				.where(
+					and(
+						eq(conversations.id, room.conversation_id),
+						eq(conversations.workspaceId, room.workspace_id),
+						// An older summary never overwrites a newer one.
+						lte(conversations.lastMessageSeq, summary.lastSeq),
+					),
+				),
+		);
+		await runBatch(db, statements);
+		this.store.wroteToD1(
+			pending.map((m) => m.seq),
+			room.summary_version,
+		);
+		return true;
+	}
+
+	private async sendEvents(): Promise<boolean> {
+		const pending = this.store.pendingEvents(QUEUE_BATCH);
+		if (pending.length === 0) return false;
+		await deliverEvents(
+			this.env,
+			pending.map((p) => p.event),
+		);
+		this.store.sentEvents(pending.map((p) => p.id));
+		return true;
+	}
+}

@@ -1,0 +1,215 @@
+import type { AuthorKind } from '../src/domain/messages';
+import type { DomainEvent } from '../src/events/catalogue';
+import type { Participant } from '../src/protocol/live';
+
+/** The conversation this object serves, and its read and flush state. One row. */
+export type RoomRow = {
+	workspace_id: string;
+	conversation_id: string;
+	contact_read_seq: number;
+	operator_read_seq: number;
+	/** Bumped by every change to what the D1 summary row shows; `summary_flushed` is the last one written. */
+	summary_version: number;
+	summary_flushed: number;
+	outbox_attempts: number;
+};
+
+/** One message of the conversation, as this object keeps it. `in_d1` is 0 until D1 has the copy. */
+export type LogRow = {
+	seq: number;
+	id: string;
+	author_kind: AuthorKind;
+	author_id: string | null;
+	body: string;
+	attachments: string;
+	client_message_id: string | null;
+	created_at: number;
+	in_d1: number;
+};
+
+export type NewLogRow = Omit<LogRow, 'seq' | 'in_d1'>;
+
+export interface Summary {
+	lastSeq: number;
+	lastMessageAt: number | null;
+	unreadByOperators: number;
+	unreadByContact: number;
+}
+
+const SCHEMA = [
+	`CREATE TABLE IF NOT EXISTS room (
+		id INTEGER PRIMARY KEY CHECK (id = 1), workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+		contact_read_seq INTEGER NOT NULL DEFAULT 0, operator_read_seq INTEGER NOT NULL DEFAULT 0,
+		summary_version INTEGER NOT NULL DEFAULT 0, summary_flushed INTEGER NOT NULL DEFAULT 0,
+		outbox_attempts INTEGER NOT NULL DEFAULT 0)`,
+	`CREATE TABLE IF NOT EXISTS log (
+		seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, author_kind TEXT NOT NULL, author_id TEXT,
+		body TEXT NOT NULL, attachments TEXT NOT NULL, client_message_id TEXT UNIQUE,
+		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0)`,
+	'CREATE INDEX IF NOT EXISTS log_not_in_d1 ON log (seq) WHERE in_d1 = 0',
+	'CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL)',
+];
+
+/**
+ * The conversation room's SQLite storage. Every method is synchronous (the SQLite API is), so a sequence of
+ * calls inside one event cannot interleave with another request: that is what makes numbering race-free.
+ */
+export class RoomStore {
+	constructor(private readonly storage: DurableObjectStorage) {}
+
+	migrate(): void {
+		for (const statement of SCHEMA) this.storage.sql.exec(statement);
+	}
+
+	room(): RoomRow | null {
+		return this.storage.sql.exec<RoomRow>('SELECT * FROM room WHERE id = 1').toArray()[0] ?? null;
+	}
+
+	/**
+	 * First use of this object: copies the conversation's summary and messages from D1, so numbering continues
+	 * where D1 stands and a reconnecting socket can be sent any message. Leaves the store empty when the
+	 * conversation does not exist in that workspace.
+	 */
+	async importFromD1(db: D1Database, workspaceId: string, conversationId: string): Promise<void> {
+		const conversation = await db
+			.prepare('SELECT unread_by_operators, unread_by_contact FROM conversations WHERE id = ? AND workspace_id = ?')
+			.bind(conversationId, workspaceId)
+			.first<{ unread_by_operators: number; unread_by_contact: number }>();
+		if (!conversation) return;
+		const { results } = await db
+			.prepare(
+				'SELECT seq, id, author_kind, author_id, body, attachments, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
+			)
+			.bind(conversationId, workspaceId)
+			.all<Omit<LogRow, 'in_d1'>>();
+		// D1 keeps unread counts, not read positions: read up to just before the k-th last unread message.
+		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
+			const counted = results.filter(counts);
+			const firstUnread = counted[counted.length - unread];
+			return unread > 0 && firstUnread ? firstUnread.seq - 1 : (results.at(-1)?.seq ?? 0);
+		};
+		this.storage.transactionSync(() => {
+			for (const m of results) {
+				this.storage.sql.exec(
+					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
+					m.seq,
+					m.id,
+					m.author_kind,
+					m.author_id,
+					m.body,
+					m.attachments,
+					m.client_message_id,
+					m.created_at,
+				);
+			}
+			this.storage.sql.exec(
+				'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq) VALUES (1, ?, ?, ?, ?)',
+				workspaceId,
+				conversationId,
+				readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact'),
+				readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
+			);
+		});
+	}
+
+	lastSeq(): number {
+		return this.storage.sql.exec<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM log').one().seq ?? 0;
+	}
+
+	byClientId(clientMessageId: string): LogRow | null {
+		return (
+			this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE client_message_id = ?', clientMessageId).toArray()[0] ??
+			null
+		);
+	}
+
+	after(seq: number, limit: number): LogRow[] {
+		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE seq > ? ORDER BY seq LIMIT ?', seq, limit).toArray();
+	}
+
+	/** Numbers and stores a message and its event in one transaction. */
+	append(message: NewLogRow, eventFor: (row: LogRow) => DomainEvent): LogRow {
+		return this.storage.transactionSync(() => {
+			const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
+			this.storage.sql.exec(
+				'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)',
+				row.seq,
+				row.id,
+				row.author_kind,
+				row.author_id,
+				row.body,
+				row.attachments,
+				row.client_message_id,
+				row.created_at,
+			);
+			this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
+			this.addEvent(eventFor(row));
+			return row;
+		});
+	}
+
+	readSeq(reader: Participant): number {
+		const room = this.room();
+		return (reader === 'contact' ? room?.contact_read_seq : room?.operator_read_seq) ?? 0;
+	}
+
+	/** Moves a read position forward (never back, never past the last message); null when nothing moved. */
+	markRead(reader: Participant, seq: number, eventFor: (seq: number) => DomainEvent): number | null {
+		return this.storage.transactionSync(() => {
+			const upTo = Math.min(seq, this.lastSeq());
+			if (upTo <= this.readSeq(reader)) return null;
+			const column = reader === 'contact' ? 'contact_read_seq' : 'operator_read_seq';
+			this.storage.sql.exec(`UPDATE room SET ${column} = ?, summary_version = summary_version + 1 WHERE id = 1`, upTo);
+			this.addEvent(eventFor(upTo));
+			return upTo;
+		});
+	}
+
+	summary(): Summary {
+		const room = this.room();
+		const last = this.storage.sql
+			.exec<{ seq: number | null; at: number | null }>('SELECT MAX(seq) AS seq, MAX(created_at) AS at FROM log')
+			.one();
+		const count = (where: string, after: number) =>
+			this.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE ${where} AND seq > ?`, after).one().n;
+		return {
+			lastSeq: last.seq ?? 0,
+			lastMessageAt: last.at,
+			unreadByOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
+			unreadByContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
+		};
+	}
+
+	/** Messages D1 does not have yet, in order. */
+	notInD1(limit: number): LogRow[] {
+		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE in_d1 = 0 ORDER BY seq LIMIT ?', limit).toArray();
+	}
+
+	/** Records a successful D1 write: these messages, and the summary as of `summaryVersion`. */
+	wroteToD1(seqs: number[], summaryVersion: number): void {
+		this.storage.transactionSync(() => {
+			for (const seq of seqs) this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE seq = ?', seq);
+			this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
+		});
+	}
+
+	pendingEvents(limit: number): Array<{ id: number; event: DomainEvent }> {
+		return this.storage.sql
+			.exec<{ id: number; event: string }>('SELECT id, event FROM outbox ORDER BY id LIMIT ?', limit)
+			.toArray()
+			.map((r) => ({ id: r.id, event: JSON.parse(r.event) as DomainEvent }));
+	}
+
+	sentEvents(ids: number[]): void {
+		for (const id of ids) this.storage.sql.exec('DELETE FROM outbox WHERE id = ?', id);
+	}
+
+	/** Counts consecutive failed flushes (for the retry backoff); reset by a clean one. */
+	setAttempts(attempts: number): void {
+		this.storage.sql.exec('UPDATE room SET outbox_attempts = ? WHERE id = 1', attempts);
+	}
+
+	private addEvent(event: DomainEvent): void {
+		this.storage.sql.exec('INSERT INTO outbox (event) VALUES (?)', JSON.stringify(event));
+	}
+}

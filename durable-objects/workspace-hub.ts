@@ -1,0 +1,60 @@
+import { DurableObject } from 'cloudflare:workers';
+import { hasPermission } from '../src/auth/permissions';
+import type { DomainEvent } from '../src/events/catalogue';
+import { PING, PONG, type ServerFrame } from '../src/protocol/live';
+
+/** Who holds a feed socket; kept as the socket's attachment so it survives hibernation. */
+interface FeedSubscriber {
+	operatorId: string;
+	permissions: string[];
+}
+
+/**
+ * The live side of one workspace, addressed by workspace id: the inbox feed operators' consoles (or any API
+ * client) subscribe to. Conversation rooms and the Worker publish domain events here after the events Queue
+ * has them; each socket receives the events its operator may read.
+ */
+export class WorkspaceHub extends DurableObject<Env> {
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+	}
+
+	/** Opens a feed socket for an operator the Worker has authenticated (it builds this request). */
+	override async fetch(request: Request): Promise<Response> {
+		const url = new URL(request.url);
+		const subscriber: FeedSubscriber = {
+			operatorId: url.searchParams.get('operatorId') ?? '',
+			permissions: url.searchParams.getAll('permission'),
+		};
+		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+		this.ctx.acceptWebSocket(server, [subscriber.operatorId]);
+		server.serializeAttachment(subscriber);
+		return new Response(null, { status: 101, webSocket: client });
+	}
+
+	/** Sends each event to every socket allowed to read it. Returns how many frames went out. */
+	publish(events: DomainEvent[]): number {
+		let sent = 0;
+		for (const socket of this.ctx.getWebSockets()) {
+			const subscriber = socket.deserializeAttachment() as FeedSubscriber;
+			if (!hasPermission(subscriber.permissions, 'conversations:read')) continue;
+			for (const event of events) {
+				try {
+					socket.send(JSON.stringify({ type: 'event', event } satisfies ServerFrame));
+					sent++;
+				} catch {
+					// A closing socket; its console re-reads the inbox when it reconnects.
+				}
+			}
+		}
+		return sent;
+	}
+
+	/** Feed sockets only listen; whatever a client sends (other than pings) is ignored. */
+	override async webSocketMessage(): Promise<void> {}
+
+	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+		if (code !== 1005 && code !== 1006) socket.close(code, reason);
+	}
+}

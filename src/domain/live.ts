@@ -1,0 +1,91 @@
+/**
+ * The Worker's side of the live conversation objects: the one write path for messages (every sender goes
+ * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
+ */
+import type { PostInput } from '../../durable-objects/conversation-room';
+import { Invalid, NotFound, UpgradeRequired } from '../lib/errors';
+import type { Participant } from '../protocol/live';
+import type { MessageView } from './messages';
+
+export interface Posted {
+	message: MessageView;
+	/** False when the client message id (or Idempotency-Key) was seen before: the first message is returned. */
+	created: boolean;
+}
+
+/** Appends a message through the conversation's Durable Object. NotFound outside the workspace. */
+export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
+	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post(input);
+	if (result.status === 'not_found') throw new NotFound(`Conversation ${input.conversationId} not found.`);
+	if (result.status === 'conflict') {
+		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
+	}
+	return { message: result.message, created: result.status === 'created' };
+}
+
+/** Records a read receipt through the conversation's Durable Object; returns the read position. */
+export async function markRead(
+	env: Env,
+	workspaceId: string,
+	conversationId: string,
+	reader: Participant,
+	operatorId: string | null,
+	seq: number,
+): Promise<number> {
+	const result = await env.CONVERSATION_ROOM.getByName(conversationId).markRead(
+		workspaceId,
+		conversationId,
+		reader,
+		operatorId,
+		seq,
+	);
+	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
+	return result.seq;
+}
+
+export interface RoomSocket {
+	workspaceId: string;
+	conversationId: string;
+	role: Participant;
+	operatorId?: string;
+	visitorId?: string;
+	ip: string;
+	/** The last seq the client has: it receives every message after it, then live ones. */
+	after: number;
+}
+
+function assertUpgrade(request: Request): void {
+	if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') throw new UpgradeRequired();
+}
+
+/**
+ * Hands a WebSocket upgrade to the conversation's room. Identity travels in a request the Worker builds
+ * (never the client's own), so a client cannot claim to be someone else.
+ */
+export async function connectToRoom(env: Env, request: Request, socket: RoomSocket): Promise<Response> {
+	assertUpgrade(request);
+	const url = new URL('https://room.internal/connect');
+	for (const [key, value] of Object.entries(socket)) {
+		if (value !== undefined) url.searchParams.set(key, String(value));
+	}
+	const response = await env.CONVERSATION_ROOM.getByName(socket.conversationId).fetch(url, {
+		headers: { Upgrade: 'websocket' },
+	});
+	if (response.status === 404) throw new NotFound(`Conversation ${socket.conversationId} not found.`);
+	return response;
+}
+
+/** Hands a WebSocket upgrade to the workspace's inbox feed. */
+export async function connectToFeed(
+	env: Env,
+	request: Request,
+	workspaceId: string,
+	operatorId: string,
+	permissions: readonly string[],
+): Promise<Response> {
+	assertUpgrade(request);
+	const url = new URL('https://hub.internal/feed');
+	url.searchParams.set('operatorId', operatorId);
+	for (const permission of permissions) url.searchParams.append('permission', permission);
+	return env.WORKSPACE_HUB.getByName(workspaceId).fetch(url, { headers: { Upgrade: 'websocket' } });
+}

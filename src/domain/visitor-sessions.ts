@@ -1,0 +1,243 @@
+/**
+ * Widget visitors: a browser holds a signed session token for a random visitor id. A page view creates only
+ * the session; the contact comes with the first conversation or identify. The token names the visitor, the
+ * row says which contact it speaks as, and a conversation is the visitor's only when it is that contact's.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
+import { type Database, runBatch } from '../db/client';
+import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
+import { newEvent } from '../events/catalogue';
+import { conditionalOutboxStatement, releaseEvents } from '../events/outbox';
+import { NotFound, ServiceUnavailable, Unauthorized } from '../lib/errors';
+import { iso, isoOrNull, newId } from '../lib/ids';
+import { contactEventView } from './contacts';
+
+const campaignValue = z.string().trim().min(1).max(255);
+
+/** Campaign origin the widget captured from the landing URL (and the referrer). */
+export const originInputSchema = z
+	.strictObject({
+		utmSource: campaignValue.optional(),
+		utmMedium: campaignValue.optional(),
+		utmCampaign: campaignValue.optional(),
+		utmContent: campaignValue.optional(),
+		utmTerm: campaignValue.optional(),
+		gclid: z.string().trim().min(1).max(512).optional(),
+		fbclid: z.string().trim().min(1).max(512).optional(),
+		landingUrl: z
+			.url({ protocol: /^https?$/ })
+			.max(2048)
+			.optional(),
+		referrer: z
+			.url({ protocol: /^https?$/ })
+			.max(2048)
+			.optional(),
+	})
+	.openapi('OriginInput');
+
+export type OriginInput = z.infer<typeof originInputSchema>;
+
+export type SessionRow = typeof visitorSessions.$inferSelect;
+
+/** The origin as stored: only what was captured, so an empty visit never overwrites a campaign. */
+export function storedOrigin(origin: OriginInput | undefined): Record<string, string> | null {
+	const entries = Object.entries(origin ?? {}).filter(([, v]) => typeof v === 'string' && v !== '');
+	return entries.length === 0 ? null : (Object.fromEntries(entries) as Record<string, string>);
+}
+
+function secretOf(env: Env): string {
+	if (!env.PARLEY_SECRET) {
+		throw new ServiceUnavailable('Visitor sessions are not configured: set the PARLEY_SECRET secret.');
+	}
+	return env.PARLEY_SECRET;
+}
+
+export interface StartedSession {
+	visitorId: string;
+	sessionToken: string;
+	resumed: boolean;
+	session: SessionRow;
+}
+
+/**
+ * Resumes the session a returning browser presents (same visitor, same contact, its conversations), or
+ * starts a new anonymous one. A token that does not verify, belongs to another workspace or was reset
+ * simply starts a new visitor: the widget must always be able to begin.
+ */
+export async function startSession(
+	db: Database,
+	env: Env,
+	workspaceId: string,
+	presented: string | undefined,
+	origin: OriginInput | undefined,
+	now = Date.now(),
+): Promise<StartedSession> {
+	const secret = secretOf(env);
+	const captured = storedOrigin(origin);
+	if (presented !== undefined) {
+		const resumed = await findSession(db, secret, workspaceId, presented);
+		if (resumed) {
+			const session = await touchSession(db, resumed, captured, now);
+			return { visitorId: resumed.id, sessionToken: presented, resumed: true, session };
+		}
+	}
+	const workspace = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+	if (!workspace) throw new NotFound(`Workspace ${workspaceId} not found.`);
+	const session: SessionRow = {
+		id: newVisitorId(),
+		workspaceId,
+		contactId: null,
+		origin: captured,
+		createdAt: now,
+		lastSeenAt: now,
+		endedAt: null,
+	};
+	await db.insert(visitorSessions).values(session);
+	const sessionToken = await signVisitorSession(secret, { workspaceId, visitorId: session.id }, now);
+	return { visitorId: session.id, sessionToken, resumed: false, session };
+}
+
+/** A new visit of a known visitor: the latest campaign becomes the session's and the contact's last touch. */
+async function touchSession(db: Database, session: SessionRow, origin: Record<string, string> | null, now: number) {
+	const statements: SQL[] = [
+		sql`UPDATE visitor_sessions SET last_seen_at = ${now}, origin = COALESCE(${origin && JSON.stringify(origin)}, origin)
+			WHERE id = ${session.id} AND workspace_id = ${session.workspaceId}`,
+	];
+	if (origin && session.contactId) {
+		statements.push(sql`UPDATE contacts SET last_origin = ${JSON.stringify(origin)},
+			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = ${now}
+			WHERE id = ${session.contactId} AND workspace_id = ${session.workspaceId}`);
+	}
+	await runBatch(db, statements);
+	return { ...session, lastSeenAt: now, origin: origin ?? session.origin };
+}
+
+async function findSession(db: Database, secret: string, workspaceId: string, token: string) {
+	const claims = await verifyVisitorSession(secret, token);
+	if (!claims || claims.workspaceId !== workspaceId) return null;
+	const row = await db
+		.select()
+		.from(visitorSessions)
+		.where(
+			and(
+				eq(visitorSessions.workspaceId, workspaceId),
+				eq(visitorSessions.id, claims.visitorId),
+				isNull(visitorSessions.endedAt),
+			),
+		)
+		.get();
+	return row ?? null;
+}
+
+/** The session a request's token proves, or Unauthorized. */
+export async function authenticateSession(db: Database, env: Env, workspaceId: string, token: string | undefined) {
+	const session = token ? await findSession(db, secretOf(env), workspaceId, token) : null;
+	if (!session) {
+		throw new Unauthorized(
+			'Missing, invalid or ended visitor session: start one with POST /widget/{workspaceId}/sessions.',
+		);
+	}
+	return session;
+}
+
+/** `reset` on the site's logout: this token stops working; the browser starts a new anonymous visitor. */
+export async function endSession(db: Database, session: SessionRow, now = Date.now()): Promise<void> {
+	await db
+		.update(visitorSessions)
+		.set({ endedAt: now })
+		.where(and(eq(visitorSessions.workspaceId, session.workspaceId), eq(visitorSessions.id, session.id)));
+}
+
+/**
+ * The session's contact, created on first need with the session's origin as first and last touch. Two tabs
+ * racing to create it end up with the same one: the insert and the link happen only while the session has
+ * none, in one transaction.
+ */
+export async function ensureContact(db: Database, env: Env, session: SessionRow, now = Date.now()): Promise<string> {
+	if (session.contactId) return session.contactId;
+	const contactId = newId('ctc', now);
+	const origin = session.origin && JSON.stringify(session.origin);
+	const unlinked = sql`EXISTS (SELECT 1 FROM visitor_sessions WHERE id = ${session.id} AND workspace_id = ${session.workspaceId} AND contact_id IS NULL)`;
+	const event = newEvent(
+		'contact.created',
+		session.workspaceId,
+		{ contact: contactEventView({ id: contactId, name: null, email: null, phone: null }) },
+		now,
+	);
+	const [inserted] = await runBatch(db, [
+		sql`INSERT INTO contacts (id, workspace_id, custom_fields, first_origin, last_origin, created_at, updated_at)
+			SELECT ${contactId}, ${session.workspaceId}, '{}', ${origin}, ${origin}, ${now}, ${now} WHERE ${unlinked}`,
+		conditionalOutboxStatement(event, sql`EXISTS (SELECT 1 FROM contacts WHERE id = ${contactId})`),
+		sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${session.workspaceId} AND contact_id IS NULL`,
+	]);
+	if (inserted?.meta.changes) await releaseEvents(env, [event]);
+	const row = await db
+		.select({ contactId: visitorSessions.contactId })
+		.from(visitorSessions)
+		.where(and(eq(visitorSessions.workspaceId, session.workspaceId), eq(visitorSessions.id, session.id)))
+		.get();
+	session.contactId = row?.contactId ?? contactId;
+	return session.contactId;
+}
+
+export const visitorConversationSchema = z
+	.object({
+		id: z.string(),
+		status: z.string(),
+		lastMessageSeq: z.number().int(),
+		unread: z.number().int().openapi({ description: 'Messages from the team the visitor has not read.' }),
+		createdAt: z.string(),
+		lastMessageAt: z.string().nullable(),
+	})
+	.openapi('VisitorConversation');
+
+/** The visitor's conversations, most recent first: only what a visitor may see of them. */
+export async function visitorConversations(db: Database, session: SessionRow) {
+	if (!session.contactId) return [];
+	const rows = await db
+		.select()
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, session.workspaceId), eq(conversations.contactId, session.contactId)))
+		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
+		.limit(50);
+	return rows.map((c) => ({
+		id: c.id,
+		status: c.status,
+		lastMessageSeq: c.lastMessageSeq,
+		unread: c.unreadByContact,
+		createdAt: iso(c.createdAt),
+		lastMessageAt: isoOrNull(c.lastMessageAt),
+	}));
+}
+
+/** NotFound unless the conversation is the session's contact's (the same answer as for a missing one). */
+export async function assertVisitorConversation(db: Database, session: SessionRow, conversationId: string) {
+	const row = session.contactId
+		? await db
+				.select({ id: conversations.id })
+				.from(conversations)
+				.where(
+					and(
+						eq(conversations.workspaceId, session.workspaceId),
+						eq(conversations.id, conversationId),
+						eq(conversations.contactId, session.contactId),
+					),
+				)
+				.get()
+		: undefined;
+	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
+}
+
+/** The contact row of a session (after ensureContact). */
+export async function sessionContact(db: Database, session: SessionRow) {
+	if (!session.contactId) return null;
+	return (
+		(await db
+			.select()
+			.from(contacts)
+			.where(and(eq(contacts.workspaceId, session.workspaceId), eq(contacts.id, session.contactId)))
+			.get()) ?? null
+	);
+}

@@ -1,0 +1,102 @@
+/**
+ * The domain event catalogue: every state change Parley makes is announced as exactly one of these events on
+ * the events Queue. Automation rules, scenarios, outbound webhooks and the operators' live feed consume them,
+ * so this module is their contract: add a type here before emitting it anywhere.
+ *
+ * Delivery is at least once. Consumers must be idempotent by `id`.
+ */
+import { z } from '@hono/zod-openapi';
+import { CONVERSATION_STATUSES } from '../db/schema';
+import { iso, newId } from '../lib/ids';
+
+const conversationSummary = z.object({
+	id: z.string(),
+	contactId: z.string(),
+	channel: z.string(),
+	status: z.enum(CONVERSATION_STATUSES),
+	assigneeId: z.string().nullable(),
+	groupId: z.string().nullable(),
+});
+
+const messageSummary = z.object({
+	id: z.string(),
+	conversationId: z.string(),
+	seq: z.number().int(),
+	authorKind: z.enum(['contact', 'operator', 'bot', 'system']),
+	authorId: z.string().nullable(),
+	text: z.string(),
+	attachmentCount: z.number().int(),
+	createdAt: z.string(),
+});
+
+const contactSummary = z.object({
+	id: z.string(),
+	name: z.string().nullable(),
+	email: z.string().nullable(),
+	phone: z.string().nullable(),
+	verified: z.boolean(),
+});
+
+/** Payload schema per event type. */
+export const EVENT_PAYLOADS = {
+	'conversation.created': z.object({ conversation: conversationSummary }),
+	'conversation.updated': z.object({
+		conversation: conversationSummary,
+		changed: z.array(z.enum(['status', 'assigneeId', 'groupId', 'tags'])),
+	}),
+	/** A visitor or an operator read the conversation up to `seq` (a read receipt). */
+	'conversation.read': z.object({
+		conversationId: z.string(),
+		reader: z.enum(['contact', 'operator']),
+		operatorId: z.string().nullable(),
+		seq: z.number().int(),
+	}),
+	'message.created': z.object({ message: messageSummary }),
+	'contact.created': z.object({ contact: contactSummary }),
+	'contact.updated': z.object({ contact: contactSummary, changed: z.array(z.string()) }),
+} as const;
+
+export type EventType = keyof typeof EVENT_PAYLOADS;
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+
+const envelope = <T extends EventType>(type: T) =>
+	z.object({
+		id: z.string(),
+		type: z.literal(type),
+		workspaceId: z.string(),
+		occurredAt: z.string(),
+		payload: EVENT_PAYLOADS[type],
+	});
+
+/** Any event, parsed by its `type`: what a consumer runs on every message it receives. */
+export const domainEventSchema = z.discriminatedUnion('type', [
+	envelope('conversation.created'),
+	envelope('conversation.updated'),
+	envelope('conversation.read'),
+	envelope('message.created'),
+	envelope('contact.created'),
+	envelope('contact.updated'),
+]);
+
+export type DomainEvent = z.infer<typeof domainEventSchema>;
+
+/** Event types an operator's live inbox feed carries. */
+export const LIVE_FEED_TYPES: readonly EventType[] = [
+	'conversation.created',
+	'conversation.updated',
+	'conversation.read',
+	'message.created',
+];
+
+/**
+ * Builds an event with a fresh id. The id is fixed here, once, so that every retry of its delivery carries
+ * the same id and consumers can drop the repeats.
+ */
+export function newEvent<T extends EventType>(
+	type: T,
+	workspaceId: string,
+	payload: EventPayload<T>,
+	now = Date.now(),
+): DomainEvent {
+	return { id: newId('evt', now), type, workspaceId, occurredAt: iso(now), payload } as DomainEvent;
+}

@@ -1,0 +1,42 @@
+/**
+ * The live protocol: the frames a browser (widget or console) and the Worker exchange over a conversation's
+ * WebSocket or an inbox feed. One module of `type`-keyed unions so both ends agree; the server parses every
+ * client frame with `clientFrameSchema` and answers a bad one with an `error` frame.
+ */
+import { z } from '@hono/zod-openapi';
+import type { MessageView } from '../domain/messages';
+import type { DomainEvent } from '../events/catalogue';
+
+/** Longest message a visitor may send (operators may send up to 10,000 characters through the API). */
+export const MAX_VISITOR_TEXT = 4000;
+
+export const clientFrameSchema = z.discriminatedUnion('type', [
+	z.strictObject({ type: z.literal('typing'), typing: z.boolean() }),
+	z.strictObject({ type: z.literal('read'), seq: z.number().int().min(0) }),
+	z.strictObject({
+		type: z.literal('message'),
+		text: z.string().trim().min(1).max(10_000),
+		clientMessageId: z.string().min(1).max(64),
+	}),
+]);
+
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export type Participant = 'contact' | 'operator';
+
+export type ServerFrame =
+	/** A message of the conversation, in `seq` order, each exactly once per socket. */
+	| { type: 'message'; message: MessageView }
+	/** Sent after the backlog a (re)connecting socket asked for: what follows is live. */
+	| { type: 'synced'; lastSeq: number }
+	| { type: 'typing'; author: Participant; operatorId: string | null; typing: boolean }
+	| { type: 'read'; reader: Participant; seq: number }
+	/** The answer to a `message` frame: the stored message (also for a repeated clientMessageId). */
+	| { type: 'ack'; clientMessageId: string; message: MessageView }
+	| { type: 'error'; error: string; message: string; statusCode: number; clientMessageId?: string }
+	/** The operators' inbox feed: one domain event. */
+	| { type: 'event'; event: DomainEvent };
+
+/** Ping frames are answered by the runtime without waking a hibernated object. */
+export const PING = '{"type":"ping"}';
+export const PONG = '{"type":"pong"}';

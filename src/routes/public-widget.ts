@@ -1,0 +1,345 @@
+/**
+ * The public widget endpoints: no Bearer token; the widget names its workspace in the path and proves its
+ * visitor with the `Parley-Session` header (the `session` query parameter on the WebSocket, which cannot
+ * carry headers). CORS is open: any site may embed the widget, and no cookie is ever involved.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
+import { createConversation, getConversation } from '../domain/conversations';
+import { connectToRoom, markRead, postMessage } from '../domain/live';
+import { listMessages, messageSchema, messageView } from '../domain/messages';
+import { applyDetails, identifySchema, identifyVisitor, visitorDetailsSchema } from '../domain/visitor-identity';
+import { clientIp, enforceLimits, messageBuckets, VISITOR_LIMITS } from '../domain/visitor-limits';
+import {
+	assertVisitorConversation,
+	authenticateSession,
+	endSession,
+	ensureContact,
+	originInputSchema,
+	startSession,
+	storedOrigin,
+	visitorConversationSchema,
+	visitorConversations,
+} from '../domain/visitor-sessions';
+import { assertPrechatFields, loadWidgetSettings, readPublicConfig } from '../domain/widget-settings';
+import { releaseEvents } from '../events/outbox';
+import { NotFound } from '../lib/errors';
+import { errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
+import { createRouter } from '../lib/router';
+import { MAX_VISITOR_TEXT } from '../protocol/live';
+
+const SESSION_HEADER = 'Parley-Session';
+
+const workspaceParam = z.object({ workspaceId: z.string().min(1).max(64) });
+const conversationParams = workspaceParam.extend({ id: z.string().min(1).max(64) });
+const sessionHeaders = z.object({
+	'parley-session': z.string().max(1024).optional().openapi({ description: 'The token from POST /sessions.' }),
+});
+
+const visitorMessage = z.strictObject({
+	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT),
+	clientMessageId: z
+		.string()
+		.min(1)
+		.max(64)
+		.openapi({ description: 'The widget’s own id for the message: a retry never duplicates it.' }),
+});
+
+const sessionBody = z
+	.strictObject({
+		sessionToken: z.string().max(1024).optional().openapi({ description: 'The token this browser kept, to resume.' }),
+		origin: originInputSchema.optional(),
+	})
+	.openapi('VisitorSessionRequest');
+
+const sessionResponse = z
+	.object({
+		visitorId: z.string(),
+		sessionToken: z.string(),
+		resumed: z.boolean(),
+		conversations: z.array(visitorConversationSchema),
+	})
+	.openapi('VisitorSession');
+
+const startBody = z
+	.strictObject({
+		details: visitorDetailsSchema.omit({ customData: true }).optional(),
+		customFields: z.record(z.string(), z.string().trim().min(1).max(500)).optional(),
+		origin: originInputSchema.optional(),
+		message: visitorMessage,
+	})
+	.openapi('VisitorConversationStart');
+
+const startResponse = z
+	.object({ conversation: visitorConversationSchema, message: messageSchema })
+	.openapi('VisitorConversationStarted');
+
+async function visitor(c: Context<AppEnv>, workspaceId: string) {
+	return authenticateSession(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER));
+}
+
+export const publicWidget = createRouter()
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/config',
+			summary: 'Public widget config (cacheable; revalidate with If-None-Match)',
+			request: { params: workspaceParam },
+			responses: {
+				200: { description: 'The public config, with ETag and Cache-Control.' },
+				304: { description: 'Not modified since the ETag you sent.' },
+				...errorResponses(404),
+			},
+		}),
+		async (c) => {
+			const { workspaceId } = c.req.valid('param');
+			const config = await readPublicConfig(c.var.db, c.env.WIDGET_CONFIG, workspaceId);
+			if (!config) throw new NotFound(`Workspace ${workspaceId} not found.`);
+			const etag = `"${config.version}"`;
+			// Short freshness so a settings change shows within a minute; the widget revalidates in background.
+			c.header('Cache-Control', 'public, max-age=60, stale-while-revalidate=86400');
+			c.header('ETag', etag);
+			if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
+			c.header('Content-Type', 'application/json; charset=utf-8');
+			return c.body(config.json, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/sessions',
+			summary: 'Start or resume a visitor session',
+			request: { params: workspaceParam, body: jsonBody(sessionBody) },
+			responses: {
+				200: jsonResponse('The session (resumed or new) and its conversations.', sessionResponse),
+				...errorResponses(400, 404, 415, 422, 503),
+			},
+		}),
+		async (c) => {
+			const { workspaceId } = c.req.valid('param');
+			const body = c.req.valid('json');
+			await enforceLimits(c.env, [
+				{ key: `ip-sessions:${clientIp(c.req.raw.headers)}`, limit: VISITOR_LIMITS.sessionsPerIp },
+			]);
+			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin);
+			const { session, ...rest } = started;
+			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/identify',
+			summary: 'Tell who the visitor is (verified with an identity JWT when the workspace has a secret)',
+			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(identifySchema) },
+			responses: {
+				200: jsonResponse(
+					'The visitor’s contact and whether the identity was verified.',
+					z.object({ contact: z.unknown(), verified: z.boolean(), unverifiedReason: z.string().nullable() }),
+				),
+				...errorResponses(400, 404, 409, 415, 422, 503),
+			},
+		}),
+		async (c) => {
+			const session = await visitor(c, c.req.valid('param').workspaceId);
+			return c.json(await identifyVisitor(c.var.db, c.env, session, c.req.valid('json')), 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/reset',
+			summary: 'End the visitor session (the site’s logout); the widget starts a new anonymous one',
+			request: { params: workspaceParam, headers: sessionHeaders },
+			responses: { 204: { description: 'The session token no longer works.' }, ...errorResponses() },
+		}),
+		async (c) => {
+			await endSession(c.var.db, await visitor(c, c.req.valid('param').workspaceId));
+			return c.body(null, 204);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/conversations',
+			summary: 'The visitor’s conversations, most recent first',
+			request: { params: workspaceParam, headers: sessionHeaders },
+			responses: {
+				200: jsonResponse('Conversations.', z.object({ data: z.array(visitorConversationSchema) })),
+				...errorResponses(),
+			},
+		}),
+		async (c) => {
+			const session = await visitor(c, c.req.valid('param').workspaceId);
+			return c.json({ data: await visitorConversations(c.var.db, session) }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/conversations',
+			summary: 'Start a conversation: pre-chat fields (checked against the widget settings), origin, first message',
+			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(startBody) },
+			responses: {
+				201: jsonResponse('The new conversation and its first message.', startResponse),
+				...errorResponses(400, 409, 415, 422, 503),
+			},
+		}),
+		async (c) => {
+			const { workspaceId } = c.req.valid('param');
+			const body = c.req.valid('json');
+			const session = await visitor(c, workspaceId);
+			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
+			assertPrechatFields(settings, body.details ?? {}, body.customFields ?? {});
+			await enforceLimits(c.env, messageBuckets(session.id, clientIp(c.req.raw.headers)));
+			const contactId = await ensureContact(c.var.db, c.env, session);
+			if (body.details || body.customFields) {
+				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
+				await applyDetails(c.var.db, c.env, workspaceId, contactId, details, false, Date.now());
+			}
+			const created = await createConversation(
+				c.var.db,
+				workspaceId,
+				'',
+				{ contact: { id: contactId }, channel: 'widget' },
+				storedOrigin(body.origin) ?? session.origin,
+			);
+			await releaseEvents(c.env, created.events);
+			const { message } = await postMessage(c.env, {
+				workspaceId,
+				conversationId: created.id,
+				authorKind: 'contact',
+				authorId: null,
+				text: body.message.text,
+				attachments: [],
+				clientMessageId: body.message.clientMessageId,
+			});
+			const conversation = await getConversation(c.var.db, workspaceId, created.id);
+			return c.json(
+				{
+					conversation: {
+						id: conversation.id,
+						status: conversation.status,
+						lastMessageSeq: conversation.lastMessageSeq,
+						unread: conversation.unreadByContact,
+						createdAt: conversation.createdAt,
+						lastMessageAt: conversation.lastMessageAt,
+					},
+					message,
+				},
+				201,
+			);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/conversations/{id}/messages',
+			summary: 'History of one of the visitor’s conversations, after a seq',
+			request: {
+				params: conversationParams,
+				headers: sessionHeaders,
+				query: z.object({
+					after: z.coerce.number().int().min(0).default(0),
+					limit: z.coerce.number().int().min(1).max(100).default(50),
+				}),
+			},
+			responses: {
+				200: jsonResponse('Messages, oldest first.', z.object({ data: z.array(messageSchema) })),
+				...errorResponses(404, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id } = c.req.valid('param');
+			const { after, limit } = c.req.valid('query');
+			const session = await visitor(c, workspaceId);
+			await assertVisitorConversation(c.var.db, session, id);
+			const rows = await listMessages(c.var.db, workspaceId, id, after, limit);
+			return c.json({ data: rows.map(messageView) }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/conversations/{id}/messages',
+			summary: 'Send a visitor message (idempotent by clientMessageId)',
+			request: { params: conversationParams, headers: sessionHeaders, body: jsonBody(visitorMessage) },
+			responses: {
+				201: jsonResponse('The stored message (also for a repeated clientMessageId).', messageSchema),
+				...errorResponses(400, 404, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id } = c.req.valid('param');
+			const body = c.req.valid('json');
+			const session = await visitor(c, workspaceId);
+			await assertVisitorConversation(c.var.db, session, id);
+			await enforceLimits(c.env, messageBuckets(session.id, clientIp(c.req.raw.headers)));
+			const { message } = await postMessage(c.env, {
+				workspaceId,
+				conversationId: id,
+				authorKind: 'contact',
+				authorId: null,
+				text: body.text,
+				attachments: [],
+				clientMessageId: body.clientMessageId,
+			});
+			return c.json(message, 201);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/conversations/{id}/read',
+			summary: 'The visitor read the conversation up to `seq`',
+			request: {
+				params: conversationParams,
+				headers: sessionHeaders,
+				body: jsonBody(z.strictObject({ seq: z.number().int().min(0) })),
+			},
+			responses: {
+				200: jsonResponse('The visitor’s read position.', z.object({ readSeq: z.number().int() })),
+				...errorResponses(400, 404, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id } = c.req.valid('param');
+			const session = await visitor(c, workspaceId);
+			await assertVisitorConversation(c.var.db, session, id);
+			const readSeq = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
+			return c.json({ readSeq }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/conversations/{id}/live',
+			summary: 'The conversation’s WebSocket for the visitor (session in the query: sockets carry no headers)',
+			request: {
+				params: conversationParams,
+				query: z.object({
+					session: z.string().max(1024),
+					after: z.coerce.number().int().min(0).default(0),
+				}),
+			},
+			responses: {
+				101: { description: 'Switching to the WebSocket protocol (frames: src/protocol/live.ts).' },
+				...errorResponses(404, 422, 426),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id } = c.req.valid('param');
+			const { session: token, after } = c.req.valid('query');
+			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
+			await assertVisitorConversation(c.var.db, session, id);
+			return connectToRoom(c.env, c.req.raw, {
+				workspaceId,
+				conversationId: id,
+				role: 'contact',
+				visitorId: session.id,
+				ip: clientIp(c.req.raw.headers),
+				after,
+			});
+		},
+	);

@@ -1,0 +1,225 @@
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ConversationRoom } from '../durable-objects/conversation-room';
+import {
+	api,
+	expectError,
+	seedOperator,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	type Visitor,
+} from './factories';
+import { openSocket, tryUpgrade } from './sockets';
+
+/** A workspace, an operator token, and a visitor with a conversation (message 1 is the visitor's). */
+async function liveConversation() {
+	const { workspaceId, token, operatorId } = await seedWorkspace();
+	const visitor = await startVisitor(workspaceId);
+	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
+	return { workspaceId, token, operatorId, visitor, conversationId };
+}
+
+function visitorSocket(visitor: Visitor, conversationId: string, after = 0) {
+	return openSocket(
+		`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}&after=${after}`,
+		{ 'CF-Connecting-IP': visitor.ip },
+	);
+}
+
+function operatorSocket(token: string, conversationId: string, after = 0) {
+	return openSocket(`/v3/conversations/${conversationId}/live?after=${after}`, { Authorization: `Bearer ${token}` });
+}
+
+async function reply(token: string, conversationId: string, text: string, key?: string) {
+	const res = await api(token, 'POST', '/v3/messages', { conversationId, text }, key ? { 'Idempotency-Key': key } : {});
+	expect(res.status).toBe(201);
+	return (await res.json()) as { id: string; seq: number };
+}
+
+async function storedSeqs(token: string, conversationId: string) {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages?limit=100`);
+	return ((await res.json()) as { data: Array<{ seq: number; text: string }> }).data;
+}
+
+describe('conversation WebSockets', () => {
+	it('delivers every message to two sockets on one conversation, in order, exactly once', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		const contact = await visitorSocket(visitor, conversationId);
+		const operator = await operatorSocket(token, conversationId);
+		for (let i = 1; i <= 5; i++) await reply(token, conversationId, `answer ${i}`);
+		await contact.next('message', (f) => f.message.seq === 6);
+		await operator.next('message', (f) => f.message.seq === 6);
+		expect(contact.messageSeqs()).toEqual([1, 2, 3, 4, 5, 6]);
+		expect(operator.messageSeqs()).toEqual([1, 2, 3, 4, 5, 6]);
+		expect((await storedSeqs(token, conversationId)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+	});
+
+	it('sends a reconnecting socket exactly the messages after the seq it saw, then live ones', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		for (let i = 1; i <= 4; i++) await reply(token, conversationId, `answer ${i}`);
+		const socket = await visitorSocket(visitor, conversationId, 2);
+		const synced = await socket.next('synced');
+		expect(synced.lastSeq).toBe(5);
+		expect(socket.messageSeqs()).toEqual([3, 4, 5]);
+		await reply(token, conversationId, 'live one');
+		await socket.next('message', (f) => f.message.seq === 6);
+		expect(socket.messageSeqs()).toEqual([3, 4, 5, 6]);
+	});
+
+	it('stores one message for a client message id sent twice, and acks both with it', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		const socket = await visitorSocket(visitor, conversationId);
+		socket.send({ type: 'message', text: 'only once', clientMessageId: 'c-1' });
+		socket.send({ type: 'message', text: 'only once', clientMessageId: 'c-1' });
+		await socket.next('ack');
+		await expect.poll(() => socket.frames.filter((f) => f.type === 'ack').length).toBe(2);
+		const acks = socket.frames.flatMap((f) => (f.type === 'ack' ? [f.message.id] : []));
+		expect(new Set(acks).size).toBe(1);
+		const stored = await storedSeqs(token, conversationId);
+		expect(stored.filter((m) => m.text === 'only once')).toHaveLength(1);
+	});
+
+	it('relays typing and read receipts to the other side without storing them as messages', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		const contact = await visitorSocket(visitor, conversationId);
+		const operator = await operatorSocket(token, conversationId);
+		contact.send({ type: 'typing', typing: true });
+		const typing = await operator.next('typing');
+		expect(typing).toMatchObject({ author: 'contact', typing: true });
+		expect(contact.frames.some((f) => f.type === 'typing')).toBe(false);
+
+		operator.send({ type: 'read', seq: 1 });
+		expect(await contact.next('read')).toMatchObject({ reader: 'operator', seq: 1 });
+		await expect
+			.poll(async () => {
+				const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+				return ((await res.json()) as { unreadByOperators: number }).unreadByOperators;
+			})
+			.toBe(0);
+		expect(await storedSeqs(token, conversationId)).toHaveLength(1);
+	});
+
+	it('answers a bad frame with an error frame and keeps the socket open', async () => {
+		const { visitor, conversationId } = await liveConversation();
+		const socket = await visitorSocket(visitor, conversationId);
+		socket.send({ type: 'shout' });
+		expect(await socket.next('error')).toMatchObject({ statusCode: 422, error: 'Unprocessable Entity' });
+		socket.send({ type: 'message', text: 'x'.repeat(4001), clientMessageId: 'long' });
+		expect(await socket.next('error', (f) => f.clientMessageId === 'long')).toMatchObject({ statusCode: 422 });
+		socket.send({ type: 'message', text: 'still here', clientMessageId: 'ok' });
+		expect((await socket.next('ack')).message.text).toBe('still here');
+	});
+
+	it('keeps no state in memory: a fresh instance (as after hibernation) serves the open sockets', async () => {
+		const { visitor, conversationId } = await liveConversation();
+		const socket = await visitorSocket(visitor, conversationId);
+		await socket.next('synced');
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		await runInDurableObject(stub, async (_instance: ConversationRoom, state) => {
+			const woken = new ConversationRoom(state, env);
+			const [server] = state.getWebSockets('contact');
+			if (!server) throw new Error('the socket is not known to the object');
+			await woken.webSocketMessage(
+				server,
+				JSON.stringify({ type: 'message', text: 'after waking', clientMessageId: 'wake-1' }),
+			);
+		});
+		const ack = await socket.next('ack');
+		expect(ack.message).toMatchObject({ seq: 2, authorKind: 'contact', text: 'after waking' });
+	});
+
+	it('refuses a socket for a conversation of another workspace, and a plain GET', async () => {
+		const { conversationId } = await liveConversation();
+		const stranger = await seedWorkspace();
+		await expectError(
+			await tryUpgrade(`/v3/conversations/${conversationId}/live`, { Authorization: `Bearer ${stranger.token}` }),
+			404,
+		);
+		const { token } = await liveConversation();
+		const plain = await api(token, 'GET', `/v3/conversations/${conversationId}/live`);
+		await expectError(plain, 426);
+	});
+});
+
+describe('the conversation outbox', () => {
+	it('acknowledges a message while D1 is failing, then writes it to D1 from the alarm', async () => {
+		const { token, conversationId } = await liveConversation();
+		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+		let sent: { id: string; seq: number };
+		try {
+			sent = await reply(token, conversationId, 'written while D1 was down');
+		} finally {
+			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+		}
+		expect(sent.seq).toBe(2);
+		expect((await storedSeqs(token, conversationId)).map((m) => m.seq)).toEqual([1]);
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		const stored = await storedSeqs(token, conversationId);
+		expect(stored.map((m) => [m.seq, m.text])).toEqual([
+			[1, 'Hi, I need help'],
+			[2, 'written while D1 was down'],
+		]);
+		const summary = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+		expect(((await summary.json()) as { lastMessageSeq: number }).lastMessageSeq).toBe(2);
+	});
+
+	it('keeps an event the Queue refused and sends it from the alarm', async () => {
+		const { token, conversationId } = await liveConversation();
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		// Inject the failure at the binding: the Queue itself cannot be made to refuse a small message.
+		await runInDurableObject(stub, (instance: ConversationRoom) => {
+			const refusing = { ...env, EVENTS: { send: refuse, sendBatch: refuse } };
+			(instance as unknown as { env: Env }).env = refusing as unknown as Env;
+			(instance as unknown as { outbox: { env: Env } }).outbox.env = refusing as unknown as Env;
+		});
+		const sent = await reply(token, conversationId, 'event held back');
+		const pending = await runInDurableObject(stub, (_i, state) =>
+			state.storage.sql.exec<{ event: string }>('SELECT event FROM outbox').toArray(),
+		);
+		expect(pending.map((p) => (JSON.parse(p.event) as { type: string }).type)).toEqual(['message.created']);
+		await runInDurableObject(stub, (instance: ConversationRoom) => {
+			(instance as unknown as { env: Env }).env = env;
+			(instance as unknown as { outbox: { env: Env } }).outbox.env = env;
+		});
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		await expect
+			.poll(async () => {
+				const row = await env.DB.prepare(
+					"SELECT COUNT(*) AS n FROM events WHERE type = 'message.created' AND json_extract(payload, '$.message.id') = ?",
+				)
+					.bind(sent.id)
+					.first<{ n: number }>();
+				return row?.n;
+			})
+			.toBe(1);
+	});
+});
+
+async function refuse(): Promise<never> {
+	throw new Error('Queue send failed (injected)');
+}
+
+describe('GET /v3/live (the inbox feed)', () => {
+	it('streams conversation.created, message.created and conversation.updated to an operator', async () => {
+		const { token } = await seedWorkspace();
+		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
+		const created = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'feed@example.com' },
+			message: { text: 'Welcome aboard' },
+		});
+		const { id } = (await created.json()) as { id: string };
+		await api(token, 'PATCH', `/v3/conversations/${id}`, { status: 'pending' });
+		const types = async () =>
+			feed.frames.flatMap((f) => (f.type === 'event' ? [f.event.type] : [])).filter((t) => t !== 'conversation.read');
+		await expect.poll(types).toEqual(['conversation.created', 'message.created', 'conversation.updated']);
+	});
+
+	it('needs the conversations:read permission', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const sender = await seedOperator(workspaceId, ['messages:send']);
+		await expectError(await tryUpgrade('/v3/live', { Authorization: `Bearer ${sender.token}` }), 403);
+	});
+});
