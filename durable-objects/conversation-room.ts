@@ -168,7 +168,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			);
 		}
 		try {
-			if (who.role === 'contact') await enforceLimits(this.env, messageBuckets(who.visitorId ?? 'unknown', who.ip));
+			if (who.role === 'contact')
+				await enforceLimits(this.env, messageBuckets(this.env, who.visitorId ?? 'unknown', who.ip));
 		} catch (error) {
 			if (error instanceof TooManyRequests)
 				return refuse(socket, 429, 'Too Many Requests', error.message, f.clientMessageId);

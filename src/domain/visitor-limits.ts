@@ -2,13 +2,16 @@ import { TooManyRequests } from '../lib/errors';
 
 /**
  * Abuse limits on the public widget endpoints, per minute. A visitor chats at human speed; the per-IP limits
- * are higher because an office or a mobile carrier puts many visitors behind one address.
+ * are higher because an office or a mobile carrier puts many visitors behind one address. The per-IP ones
+ * can be raised with vars (WIDGET_MESSAGES_PER_IP, WIDGET_SESSIONS_PER_IP) for a load test or a big NAT.
  */
-export const VISITOR_LIMITS = {
-	messagesPerVisitor: 20,
-	messagesPerIp: 120,
-	sessionsPerIp: 30,
-} as const;
+export function visitorLimits(env: Env) {
+	return {
+		messagesPerVisitor: 20,
+		messagesPerIp: Number(env.WIDGET_MESSAGES_PER_IP) || 120,
+		sessionsPerIp: Number(env.WIDGET_SESSIONS_PER_IP) || 30,
+	};
+}
 
 /** The client address Cloudflare reports; locally (no header) every request shares one bucket. */
 export function clientIp(headers: Headers): string {
@@ -33,9 +36,15 @@ export async function enforceLimits(env: Env, buckets: Array<{ key: string; limi
 }
 
 /** The buckets one visitor message counts against. */
-export function messageBuckets(visitorId: string, ip: string) {
+export function messageBuckets(env: Env, visitorId: string, ip: string) {
+	const limits = visitorLimits(env);
 	return [
-		{ key: `visitor:${visitorId}`, limit: VISITOR_LIMITS.messagesPerVisitor },
-		{ key: `ip-messages:${ip}`, limit: VISITOR_LIMITS.messagesPerIp },
+		{ key: `visitor:${visitorId}`, limit: limits.messagesPerVisitor },
+		{ key: `ip-messages:${ip}`, limit: limits.messagesPerIp },
 	];
+}
+
+/** The bucket a session start counts against. */
+export function sessionBuckets(env: Env, ip: string) {
+	return [{ key: `ip-sessions:${ip}`, limit: visitorLimits(env).sessionsPerIp }];
 }

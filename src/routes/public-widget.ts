@@ -10,7 +10,7 @@ import { createConversation, getConversation } from '../domain/conversations';
 import { connectToRoom, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
 import { applyDetails, identifySchema, identifyVisitor, visitorDetailsSchema } from '../domain/visitor-identity';
-import { clientIp, enforceLimits, messageBuckets, VISITOR_LIMITS } from '../domain/visitor-limits';
+import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
 import {
 	assertVisitorConversation,
 	authenticateSession,
@@ -119,9 +119,7 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId } = c.req.valid('param');
 			const body = c.req.valid('json');
-			await enforceLimits(c.env, [
-				{ key: `ip-sessions:${clientIp(c.req.raw.headers)}`, limit: VISITOR_LIMITS.sessionsPerIp },
-			]);
+			await enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
 			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin);
 			const { session, ...rest } = started;
 			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
@@ -192,7 +190,7 @@ export const publicWidget = createRouter()
 			const session = await visitor(c, workspaceId);
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
 			assertPrechatFields(settings, body.details ?? {}, body.customFields ?? {});
-			await enforceLimits(c.env, messageBuckets(session.id, clientIp(c.req.raw.headers)));
+			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
 				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
@@ -275,7 +273,7 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			await assertVisitorConversation(c.var.db, session, id);
-			await enforceLimits(c.env, messageBuckets(session.id, clientIp(c.req.raw.headers)));
+			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
 			const { message } = await postMessage(c.env, {
 				workspaceId,
 				conversationId: id,

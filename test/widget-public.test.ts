@@ -1,0 +1,349 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { signIdentityJwt } from '../src/auth/identity-jwt';
+import {
+	api,
+	awayFromMinuteBoundary,
+	expectError,
+	randomIp,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	type Visitor,
+	widgetApi,
+} from './factories';
+import { tryUpgrade } from './sockets';
+
+interface ContactBody {
+	id: string;
+	name: string | null;
+	email: string | null;
+	claimedEmail: string | null;
+	verified: boolean;
+	externalId: string | null;
+	customFields: Record<string, unknown>;
+	firstOrigin: Record<string, string> | null;
+	lastOrigin: Record<string, string> | null;
+}
+
+async function conversationOf(token: string, id: string) {
+	const res = await api(token, 'GET', `/v3/conversations/${id}`);
+	expect(res.status).toBe(200);
+	return (await res.json()) as { contactId: string; origin: Record<string, string | null>; contact: ContactBody };
+}
+
+function visitorHeaders(visitor: Visitor) {
+	return { 'CF-Connecting-IP': visitor.ip };
+}
+
+function identify(visitor: Visitor, body: unknown) {
+	return widgetApi('POST', `/widget/${visitor.workspaceId}/identify`, body, visitor.session, visitorHeaders(visitor));
+}
+
+async function visitorConversationIds(visitor: Visitor) {
+	const res = await widgetApi('GET', `/widget/${visitor.workspaceId}/conversations`, undefined, visitor.session);
+	expect(res.status).toBe(200);
+	return ((await res.json()) as { data: Array<{ id: string }> }).data.map((c) => c.id).sort();
+}
+
+describe('GET /widget/{workspaceId}/config', () => {
+	it('serves the public config from KV with an ETag, Cache-Control and open CORS, and 304 when unchanged', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'PUT', '/v3/widget/settings', { primaryColor: '#ff0000' });
+		const res = await widgetApi('GET', `/widget/${workspaceId}/config`);
+		expect(res.status).toBe(200);
+		expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+		expect(res.headers.get('Cache-Control')).toContain('max-age=60');
+		const etag = res.headers.get('ETag');
+		expect(etag).toMatch(/^"\d+"$/);
+		const config = (await res.json()) as { workspaceId: string; primaryColor: string; version: number };
+		expect(config).toMatchObject({ workspaceId, primaryColor: '#ff0000' });
+		expect(await env.WIDGET_CONFIG.get(`widget-config:${workspaceId}`)).not.toBeNull();
+
+		const again = await widgetApi('GET', `/widget/${workspaceId}/config`, undefined, undefined, {
+			'If-None-Match': etag as string,
+		});
+		expect(again.status).toBe(304);
+
+		await api(token, 'PUT', '/v3/widget/settings', { primaryColor: '#00ff00' });
+		const changed = await widgetApi('GET', `/widget/${workspaceId}/config`, undefined, undefined, {
+			'If-None-Match': etag as string,
+		});
+		expect(changed.status).toBe(200);
+		expect(changed.headers.get('ETag')).not.toBe(etag);
+	});
+
+	it('builds the config of a workspace that never saved settings, and 404s an unknown workspace', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const res = await widgetApi('GET', `/widget/${workspaceId}/config`);
+		expect(res.status).toBe(200);
+		expect(((await res.json()) as { version: number }).version).toBe(0);
+		await expectError(await widgetApi('GET', '/widget/ws_nope/config'), 404);
+	});
+
+	it('answers a CORS preflight for the session header', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const res = await widgetApi('OPTIONS', `/widget/${workspaceId}/sessions`, undefined, undefined, {
+			'Access-Control-Request-Method': 'POST',
+			'Access-Control-Request-Headers': 'content-type, parley-session',
+		});
+		expect(res.status).toBe(204);
+		expect(res.headers.get('Access-Control-Allow-Headers')?.toLowerCase()).toContain('parley-session');
+	});
+});
+
+describe('POST /widget/{workspaceId}/sessions', () => {
+	it('resumes a returning visitor with its conversations, and starts a new one for a bad token', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor);
+		const resumed = await widgetApi('POST', `/widget/${workspaceId}/sessions`, { sessionToken: visitor.session });
+		expect(await resumed.json()).toMatchObject({
+			visitorId: visitor.visitorId,
+			resumed: true,
+			conversations: [{ id: conversationId }],
+		});
+		const forged = `${visitor.session.slice(0, -2)}xx`;
+		const fresh = (await (
+			await widgetApi('POST', `/widget/${workspaceId}/sessions`, { sessionToken: forged })
+		).json()) as { visitorId: string; resumed: boolean; conversations: unknown[] };
+		expect(fresh.resumed).toBe(false);
+		expect(fresh.visitorId).not.toBe(visitor.visitorId);
+		expect(fresh.conversations).toEqual([]);
+	});
+
+	it('refuses an unknown workspace and bad origin data', async () => {
+		await expectError(await widgetApi('POST', '/widget/ws_missing/sessions', {}), 404);
+		const { workspaceId } = await seedWorkspace();
+		const bad = await widgetApi('POST', `/widget/${workspaceId}/sessions`, { origin: { landingUrl: 'javascript:x' } });
+		expect((await expectError(bad, 422)).message).toContain('json.origin.landingUrl');
+	});
+
+	it('ends the session on reset: the token stops working and resuming starts a new visitor', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		await startVisitorConversation(visitor);
+		const reset = await widgetApi('POST', `/widget/${workspaceId}/reset`, undefined, visitor.session);
+		expect(reset.status).toBe(204);
+		await expectError(await widgetApi('GET', `/widget/${workspaceId}/conversations`, undefined, visitor.session), 401);
+		const next = (await (
+			await widgetApi('POST', `/widget/${workspaceId}/sessions`, { sessionToken: visitor.session })
+		).json()) as { resumed: boolean; conversations: unknown[] };
+		expect(next).toMatchObject({ resumed: false, conversations: [] });
+	});
+});
+
+describe('a session token reaches only its own conversations', () => {
+	it('gives another visitor 404 for history, sending and the socket, and another workspace 401', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const alice = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(alice, 'private question');
+		const mallory = await startVisitor(workspaceId);
+		await startVisitorConversation(mallory, 'decoy');
+		const base = `/widget/${workspaceId}/conversations/${conversationId}`;
+		await expectError(await widgetApi('GET', `${base}/messages`, undefined, mallory.session), 404);
+		await expectError(
+			await widgetApi('POST', `${base}/messages`, { text: 'hijack', clientMessageId: 'm1' }, mallory.session),
+			404,
+		);
+		await expectError(await tryUpgrade(`${base}/live?session=${mallory.session}`), 404);
+		await expectError(await widgetApi('POST', `${base}/read`, { seq: 1 }, mallory.session), 404);
+
+		const other = await seedWorkspace();
+		await expectError(
+			await widgetApi('GET', `/widget/${other.workspaceId}/conversations`, undefined, alice.session),
+			401,
+		);
+		await expectError(await widgetApi('GET', `${base}/messages`), 401);
+
+		const own = await widgetApi('GET', `${base}/messages`, undefined, alice.session);
+		expect(((await own.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text)).toEqual([
+			'private question',
+		]);
+	});
+});
+
+describe('POST /widget/{workspaceId}/conversations', () => {
+	it('checks the pre-chat form against the widget settings and changes nothing when it fails', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'PUT', '/v3/widget/settings', {
+			requiredFields: ['email'],
+			customFields: [{ name: 'plan', label: 'Plan', type: 'select', options: ['free', 'pro'], required: true }],
+		});
+		const visitor = await startVisitor(workspaceId);
+		const missing = await widgetApi(
+			'POST',
+			`/widget/${workspaceId}/conversations`,
+			{ message: { text: 'hi', clientMessageId: 'a' }, customFields: { plan: 'gold', color: 'red' } },
+			visitor.session,
+		);
+		const { message } = await expectError(missing, 422);
+		expect(message).toContain('json.details.email: required');
+		expect(message).toContain('json.customFields.plan: must be one of free, pro');
+		expect(message).toContain('json.customFields.color: not a field');
+		expect(await visitorConversationIds(visitor)).toEqual([]);
+
+		const id = await startVisitorConversation(visitor, 'hi', {
+			details: { email: 'Buyer@Example.com', name: 'Bea' },
+			customFields: { plan: 'pro' },
+		});
+		const conversation = await conversationOf(token, id);
+		expect(conversation.contact).toMatchObject({
+			email: 'buyer@example.com',
+			name: 'Bea',
+			customFields: { plan: 'pro' },
+			verified: false,
+		});
+	});
+
+	it('refuses a message over 4,000 characters and limits a visitor to 20 messages a minute', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const id = await startVisitorConversation(visitor);
+		const path = `/widget/${workspaceId}/conversations/${id}/messages`;
+		const long = await widgetApi('POST', path, { text: 'a'.repeat(4001), clientMessageId: 'long' }, visitor.session);
+		expect((await expectError(long, 422)).message).toContain('json.text');
+
+		await awayFromMinuteBoundary();
+		const statuses: number[] = [];
+		for (let i = 0; i < 20; i++) {
+			const res = await widgetApi('POST', path, { text: `m${i}`, clientMessageId: `m${i}` }, visitor.session, {
+				'CF-Connecting-IP': randomIp(),
+			});
+			statuses.push(res.status);
+		}
+		// The conversation start counted as the first message of the minute.
+		expect(statuses.filter((s) => s === 201)).toHaveLength(19);
+		const limited = await widgetApi('POST', path, { text: 'over', clientMessageId: 'over' }, visitor.session);
+		await expectError(limited, 429);
+		expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+	});
+});
+
+describe('origin capture', () => {
+	it('saves the campaign on the conversation and the contact (first and last touch), filterable in the API', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const campaign = `spring-${crypto.randomUUID().slice(0, 8)}`;
+		const visitor = await startVisitor(workspaceId, {
+			utmSource: 'google',
+			utmMedium: 'cpc',
+			utmCampaign: campaign,
+			gclid: 'Cj0KCQ-click',
+			landingUrl: 'https://shop.example/pricing?utm_source=google',
+		});
+		const id = await startVisitorConversation(visitor);
+		const conversation = await conversationOf(token, id);
+		expect(conversation.origin).toMatchObject({ utmSource: 'google', utmCampaign: campaign, gclid: 'Cj0KCQ-click' });
+		expect(conversation.contact.firstOrigin).toMatchObject({ utmCampaign: campaign, gclid: 'Cj0KCQ-click' });
+
+		const filtered = await api(token, 'GET', `/v3/conversations?utmCampaign=${campaign}&hasGclid=true`);
+		expect(((await filtered.json()) as { data: Array<{ id: string }> }).data.map((c) => c.id)).toEqual([id]);
+
+		// A later visit from another campaign is the last touch; the first touch stays.
+		await widgetApi('POST', `/widget/${workspaceId}/sessions`, {
+			sessionToken: visitor.session,
+			origin: { utmSource: 'newsletter', fbclid: 'fb-1' },
+		});
+		const contact = (await conversationOf(token, id)).contact;
+		expect(contact.firstOrigin).toMatchObject({ utmCampaign: campaign });
+		expect(contact.lastOrigin).toEqual({ utmSource: 'newsletter', fbclid: 'fb-1' });
+	});
+});
+
+describe('POST /widget/{workspaceId}/identify', () => {
+	it('stores unverified details on the visitor’s own contact and never takes another contact’s e-mail', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const owner = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'owner@example.com' },
+			message: { text: 'account question' },
+		});
+		const ownerConversation = ((await owner.json()) as { id: string }).id;
+		const visitor = await startVisitor(workspaceId);
+		const res = await identify(visitor, {
+			name: 'Mallory',
+			email: 'owner@example.com',
+			phone: '+5511999998888',
+			customData: { plan: 'pro', seats: 3, trial: false },
+		});
+		expect(res.status).toBe(200);
+		const body = (await res.json()) as { contact: ContactBody; verified: boolean; unverifiedReason: string };
+		expect(body).toMatchObject({ verified: false, unverifiedReason: 'no_jwt' });
+		expect(body.contact).toMatchObject({
+			name: 'Mallory',
+			email: null,
+			claimedEmail: 'owner@example.com',
+			customFields: { plan: 'pro', seats: 3, trial: false },
+		});
+		expect(await visitorConversationIds(visitor)).not.toContain(ownerConversation);
+		const ownerContact = (await conversationOf(token, ownerConversation)).contact;
+		expect(ownerContact.name).toBeNull();
+	});
+
+	it('rejects each bad field with a clear error and changes nothing', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		for (const [body, field] of [
+			[{ email: 'not-an-email' }, 'json.email'],
+			[{ phone: '5511' }, 'json.phone'],
+			[{ customData: { nested: { a: 1 } } }, 'json.customData.nested'],
+			[{ name: '' }, 'json.name'],
+			[{ nickname: 'x' }, 'nickname'],
+		] as const) {
+			const { message } = await expectError(await identify(visitor, body), 422);
+			expect(message).toContain(field);
+		}
+		expect(await visitorConversationIds(visitor)).toEqual([]);
+	});
+
+	it('with a valid identity JWT, makes the visitor the verified contact and brings its conversations along', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const secretRes = await api(token, 'POST', '/v3/widget/identity-secret');
+		const { secret } = (await secretRes.json()) as { secret: string };
+		const existing = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'alice@example.com' },
+			message: { text: 'from the API' },
+		});
+		const aliceConversation = ((await existing.json()) as { id: string }).id;
+		const visitor = await startVisitor(workspaceId);
+		const anonymousConversation = await startVisitorConversation(visitor, 'before login');
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const jwt = await signIdentityJwt(secret, { email: 'alice@example.com', external_id: 'u-42', exp });
+		const res = await identify(visitor, { jwt, name: 'Alice' });
+		const body = (await res.json()) as { contact: ContactBody; verified: boolean };
+		expect(body.verified).toBe(true);
+		expect(body.contact).toMatchObject({ email: 'alice@example.com', externalId: 'u-42', name: 'Alice' });
+		expect(await visitorConversationIds(visitor)).toEqual([aliceConversation, anonymousConversation].sort());
+
+		// Someone else merely typing Alice's e-mail gets none of it.
+		const mallory = await startVisitor(workspaceId);
+		const claim = (await (await identify(mallory, { email: 'alice@example.com' })).json()) as {
+			contact: ContactBody;
+		};
+		expect(claim.contact.id).not.toBe(body.contact.id);
+		expect(claim.contact.claimedEmail).toBe('alice@example.com');
+		expect(await visitorConversationIds(mallory)).toEqual([]);
+	});
+
+	it('treats a JWT signed with another secret, expired, or after rotation as unverified', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const first = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const visitor = await startVisitor(workspaceId);
+		const reasonFor = async (jwt: string) =>
+			((await (await identify(visitor, { jwt })).json()) as { unverifiedReason: string | null }).unverifiedReason;
+
+		expect(await reasonFor(await signIdentityJwt('pis_guessed', { email: 'a@example.com', exp }))).toBe('signature');
+		expect(await reasonFor(await signIdentityJwt(first.secret, { email: 'a@example.com', exp: exp - 3600 }))).toBe(
+			'expired',
+		);
+		const second = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		expect(second.secret).not.toBe(first.secret);
+		expect(await reasonFor(await signIdentityJwt(first.secret, { email: 'a@example.com', exp }))).toBe('signature');
+		expect((await api(token, 'DELETE', '/v3/widget/identity-secret')).status).toBe(204);
+		expect(await reasonFor(await signIdentityJwt(second.secret, { email: 'a@example.com', exp }))).toBe(
+			'no_identity_secret',
+		);
+		const third = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		expect([first.secret, second.secret]).not.toContain(third.secret);
+	});
+});
