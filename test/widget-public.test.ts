@@ -304,14 +304,19 @@ describe('POST /widget/{workspaceId}/identify', () => {
 			message: { text: 'from the API' },
 		});
 		const aliceConversation = ((await existing.json()) as { id: string }).id;
-		const visitor = await startVisitor(workspaceId);
+		const visitor = await startVisitor(workspaceId, { utmSource: 'partner-site' });
 		const anonymousConversation = await startVisitorConversation(visitor, 'before login');
 		const exp = Math.floor(Date.now() / 1000) + 600;
 		const jwt = await signIdentityJwt(secret, { email: 'alice@example.com', external_id: 'u-42', exp });
 		const res = await identify(visitor, { jwt, name: 'Alice' });
 		const body = (await res.json()) as { contact: ContactBody; verified: boolean };
 		expect(body.verified).toBe(true);
-		expect(body.contact).toMatchObject({ email: 'alice@example.com', externalId: 'u-42', name: 'Alice' });
+		expect(body.contact).toMatchObject({
+			email: 'alice@example.com',
+			externalId: 'u-42',
+			name: 'Alice',
+			firstOrigin: { utmSource: 'partner-site' },
+		});
 		expect(await visitorConversationIds(visitor)).toEqual([aliceConversation, anonymousConversation].sort());
 
 		// Someone else merely typing Alice's e-mail gets none of it.

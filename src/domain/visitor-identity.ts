@@ -138,10 +138,13 @@ async function adoptVerifiedContact(
 				.get()
 		: undefined;
 	const contactId = target?.id ?? current?.id ?? (await ensureContact(db, env, session, now));
+	// The visit's campaign follows the visitor onto the proven contact (first touch only if it had none).
+	const origin = session.origin && JSON.stringify(session.origin);
 	const statements: SQL[] = [
 		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = ${now},
 			external_id = COALESCE(external_id, ${claims.externalId ?? null}),
-			email = COALESCE(email, ${target ? null : (claims.email ?? null)})
+			email = COALESCE(email, ${target ? null : (claims.email ?? null)}),
+			first_origin = COALESCE(first_origin, ${origin}), last_origin = COALESCE(${origin}, last_origin)
 			WHERE id = ${contactId} AND workspace_id = ${ws}`,
 	];
 	if (current && current.id !== contactId && current.verifiedAt === null) {
