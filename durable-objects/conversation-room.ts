@@ -37,6 +37,8 @@ export type PostResult =
 interface SocketIdentity {
 	role: Participant;
 	operatorId: string | null;
+	/** Whether an operator may send messages on this socket (`messages:send`); visitors always may. */
+	canSend: boolean;
 	visitorId: string | null;
 	ip: string;
 }
@@ -124,6 +126,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		const identity: SocketIdentity = {
 			role: url.searchParams.get('role') === 'operator' ? 'operator' : 'contact',
 			operatorId: url.searchParams.get('operatorId'),
+			canSend: url.searchParams.get('canSend') === 'true',
 			visitorId: url.searchParams.get('visitorId'),
 			ip: url.searchParams.get('ip') ?? 'local',
 		};
@@ -158,23 +161,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			await this.markRead(room.workspace_id, room.conversation_id, who.role, who.operatorId, f.seq);
 			return;
 		}
-		if (who.role === 'contact' && f.text.length > MAX_VISITOR_TEXT) {
-			return refuse(
-				socket,
-				422,
-				'Unprocessable Entity',
-				`A message may be at most ${MAX_VISITOR_TEXT} characters.`,
-				f.clientMessageId,
-			);
-		}
-		try {
-			if (who.role === 'contact')
-				await enforceLimits(this.env, messageBuckets(this.env, who.visitorId ?? 'unknown', who.ip));
-		} catch (error) {
-			if (error instanceof TooManyRequests)
-				return refuse(socket, 429, 'Too Many Requests', error.message, f.clientMessageId);
-			throw error;
-		}
+		const refusal = await this.sendRefusal(who, f.text);
+		if (refusal) return refuse(socket, refusal.statusCode, refusal.error, refusal.message, f.clientMessageId);
 		const result = await this.post({
 			workspaceId: room.workspace_id,
 			conversationId: room.conversation_id,
@@ -200,6 +188,41 @@ export class ConversationRoom extends DurableObject<Env> {
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		// 1005/1006 are reserved: they describe a close, they cannot be sent back.
 		if (code !== 1005 && code !== 1006) socket.close(code, reason);
+	}
+
+	/**
+	 * The checks the HTTP routes make before a send, for a message arriving on a socket: the visitor's size
+	 * and rate limits, or the operator's `messages:send` permission and API rate limit.
+	 */
+	private async sendRefusal(who: SocketIdentity, text: string) {
+		if (who.role === 'operator') {
+			if (!who.canSend) {
+				return { statusCode: 403, error: 'Forbidden', message: 'This operator lacks the "messages:send" permission.' };
+			}
+			const limit = Number.parseInt(this.env.RATE_LIMIT_PER_MINUTE, 10) || 120;
+			const decision = await this.env.RATE_LIMITER.getByName(who.operatorId ?? '').hit(limit);
+			if (decision.allowed) return null;
+			return {
+				statusCode: 429,
+				error: 'Too Many Requests',
+				message: `Rate limit of ${limit} requests a minute exceeded; retry in ${decision.resetSeconds} s.`,
+			};
+		}
+		if (text.length > MAX_VISITOR_TEXT) {
+			return {
+				statusCode: 422,
+				error: 'Unprocessable Entity',
+				message: `A message may be at most ${MAX_VISITOR_TEXT} characters.`,
+			};
+		}
+		try {
+			await enforceLimits(this.env, messageBuckets(this.env, who.visitorId ?? 'unknown', who.ip));
+			return null;
+		} catch (error) {
+			if (error instanceof TooManyRequests)
+				return { statusCode: 429, error: 'Too Many Requests', message: error.message };
+			throw error;
+		}
 	}
 
 	/** Retries the outbox: D1 writes and events that failed earlier. */

@@ -112,6 +112,18 @@ describe('conversation WebSockets', () => {
 		expect((await socket.next('ack')).message.text).toBe('still here');
 	});
 
+	it('lets an operator send on a socket only with messages:send', async () => {
+		const { workspaceId, token, conversationId } = await liveConversation();
+		const reader = await seedOperator(workspaceId, ['conversations:read']);
+		const readOnly = await operatorSocket(reader.token, conversationId);
+		readOnly.send({ type: 'message', text: 'not allowed', clientMessageId: 'r-1' });
+		expect(await readOnly.next('error', (f) => f.clientMessageId === 'r-1')).toMatchObject({ statusCode: 403 });
+		const sender = await operatorSocket(token, conversationId);
+		sender.send({ type: 'message', text: 'allowed', clientMessageId: 's-1' });
+		expect((await sender.next('ack')).message).toMatchObject({ seq: 2, authorKind: 'operator', text: 'allowed' });
+		expect((await storedSeqs(token, conversationId)).map((m) => m.text)).toEqual(['Hi, I need help', 'allowed']);
+	});
+
 	it('keeps no state in memory: a fresh instance (as after hibernation) serves the open sockets', async () => {
 		const { visitor, conversationId } = await liveConversation();
 		const socket = await visitorSocket(visitor, conversationId);

@@ -48,6 +48,8 @@ export interface RoomSocket {
 	conversationId: string;
 	role: Participant;
 	operatorId?: string;
+	/** Whether the participant may send messages on the socket (an operator needs `messages:send`). */
+	canSend: boolean;
 	visitorId?: string;
 	ip: string;
 	/** The last seq the client has: it receives every message after it, then live ones. */

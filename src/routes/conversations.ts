@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
+import { hasPermission } from '../auth/permissions';
 import {
 	assertConversationInWorkspace,
 	conversationChangesSchema,
@@ -190,12 +191,13 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
+			const { workspaceId, operatorId, permissions } = c.var.caller;
 			return connectToRoom(c.env, c.req.raw, {
 				workspaceId,
 				conversationId: c.req.valid('param').id,
 				role: 'operator',
 				operatorId,
+				canSend: hasPermission(permissions, 'messages:send'),
 				ip: clientIp(c.req.raw.headers),
 				after: c.req.valid('query').after,
 			});

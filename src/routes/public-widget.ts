@@ -336,6 +336,7 @@ export const publicWidget = createRouter()
 				conversationId: id,
 				role: 'contact',
 				visitorId: session.id,
+				canSend: true,
 				ip: clientIp(c.req.raw.headers),
 				after,
 			});
