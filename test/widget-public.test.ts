@@ -329,6 +329,30 @@ describe('POST /widget/{workspaceId}/identify', () => {
 		expect(await visitorConversationIds(mallory)).toEqual([]);
 	});
 
+	it('gives a second proven identity on the same browser its own contact, leaving the first one alone', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const visitor = await startVisitor(workspaceId);
+		const asAna = await identify(visitor, {
+			jwt: await signIdentityJwt(secret, { email: 'ana@example.com', external_id: 'ana', exp }),
+		});
+		const ana = ((await asAna.json()) as { contact: ContactBody }).contact;
+		const anaConversation = await startVisitorConversation(visitor, 'Ana asks');
+		const asBo = await identify(visitor, {
+			jwt: await signIdentityJwt(secret, { email: 'bo@example.com', external_id: 'bo', exp }),
+		});
+		const bo = ((await asBo.json()) as { contact: ContactBody }).contact;
+		expect(bo.id).not.toBe(ana.id);
+		expect(bo).toMatchObject({ email: 'bo@example.com', externalId: 'bo', verified: true });
+		expect(await visitorConversationIds(visitor)).toEqual([]);
+		expect((await conversationOf(token, anaConversation)).contact).toMatchObject({
+			id: ana.id,
+			email: 'ana@example.com',
+			externalId: 'ana',
+		});
+	});
+
 	it('treats a JWT signed with another secret, expired, or after rotation as unverified', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		const first = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };

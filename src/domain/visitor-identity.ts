@@ -7,14 +7,15 @@
  * becomes the contact with that external id or e-mail, and its anonymous conversations move along.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
 import { identitySecret } from '../auth/secrets';
-import { type Database, runBatch } from '../db/client';
+import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, workspaces } from '../db/schema';
-import { newEvent } from '../events/catalogue';
+import { type DomainEvent, newEvent } from '../events/catalogue';
 import { outboxStatements, releaseEvents } from '../events/outbox';
 import { Conflict } from '../lib/errors';
+import { newId } from '../lib/ids';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { identityVerificationOn } from './identity-settings';
 import { ensureContact, type SessionRow } from './visitor-sessions';
@@ -137,19 +138,42 @@ async function adoptVerifiedContact(
 				.where(and(eq(contacts.workspaceId, ws), eq(contacts.id, session.contactId)))
 				.get()
 		: undefined;
-	const contactId = target?.id ?? current?.id ?? (await ensureContact(db, env, session, now));
-	// The visit's campaign follows the visitor onto the proven contact (first touch only if it had none).
+	// An anonymous (unverified) contact becomes the proven one; a session speaking as another verified person
+	// (a shared computer without reset) gets a contact of its own instead of relabelling that person.
+	const anonymous = current && current.verifiedAt === null ? current : undefined;
 	const origin = session.origin && JSON.stringify(session.origin);
-	const statements: SQL[] = [
+	const statements: Statement[] = [];
+	const events: DomainEvent[] = [];
+	let contactId = target?.id ?? anonymous?.id;
+	if (contactId === undefined && !current) contactId = await ensureContact(db, env, session, now);
+	if (contactId === undefined) {
+		contactId = newId('ctc', now);
+		const fresh = { id: contactId, name: null, email: null, phone: null };
+		statements.push(
+			db.insert(contacts).values({
+				...fresh,
+				workspaceId: ws,
+				customFields: {},
+				firstOrigin: session.origin,
+				lastOrigin: session.origin,
+				createdAt: now,
+				updatedAt: now,
+			}),
+		);
+		events.push(newEvent('contact.created', ws, { contact: contactEventView(fresh) }, now));
+	}
+	// What the site's backend signed wins over what the visitor typed; the visit's campaign follows the
+	// visitor onto the proven contact (as first touch only if it had none).
+	statements.push(
 		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = ${now},
-			external_id = COALESCE(external_id, ${claims.externalId ?? null}),
-			email = COALESCE(email, ${target ? null : (claims.email ?? null)}),
+			external_id = COALESCE(${claims.externalId ?? null}, external_id),
+			email = COALESCE(${claims.email ?? null}, email),
 			first_origin = COALESCE(first_origin, ${origin}), last_origin = COALESCE(${origin}, last_origin)
 			WHERE id = ${contactId} AND workspace_id = ${ws}`,
-	];
-	if (current && current.id !== contactId && current.verifiedAt === null) {
+	);
+	if (anonymous && anonymous.id !== contactId) {
 		statements.push(
-			sql`UPDATE conversations SET contact_id = ${contactId} WHERE contact_id = ${current.id} AND workspace_id = ${ws}`,
+			sql`UPDATE conversations SET contact_id = ${contactId} WHERE contact_id = ${anonymous.id} AND workspace_id = ${ws}`,
 		);
 	}
 	statements.push(
@@ -161,17 +185,18 @@ async function adoptVerifiedContact(
 		{
 			contact: contactEventView({
 				id: contactId,
-				name: target?.name ?? current?.name ?? null,
-				email: target?.email ?? claims.email ?? null,
-				phone: target?.phone ?? current?.phone ?? null,
+				name: target?.name ?? anonymous?.name ?? null,
+				email: claims.email ?? target?.email ?? anonymous?.email ?? null,
+				phone: target?.phone ?? anonymous?.phone ?? null,
 				verifiedAt: now,
 			}),
 			changed: ['verified'],
 		},
 		now,
 	);
-	await runUnique(db, [...statements, ...outboxStatements(db, [event])]);
-	await releaseEvents(env, [event]);
+	events.push(event);
+	await runUnique(db, [...statements, ...outboxStatements(db, events)]);
+	await releaseEvents(env, events);
 	session.contactId = contactId;
 	return contactId;
 }
