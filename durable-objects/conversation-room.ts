@@ -15,6 +15,7 @@ import {
 } from '../src/protocol/live';
 import { RoomOutbox } from './room-outbox';
 import { type LogRow, RoomStore } from './room-store';
+import { answerClose, trySend } from './sockets';
 
 export interface PostInput {
 	workspaceId: string;
@@ -186,8 +187,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-		// 1005/1006 are reserved: they describe a close, they cannot be sent back.
-		if (code !== 1005 && code !== 1006) socket.close(code, reason);
+		answerClose(socket, code, reason);
 	}
 
 	/**
@@ -278,15 +278,6 @@ export class ConversationRoom extends DurableObject<Env> {
 
 function send(socket: WebSocket, frame: ServerFrame): void {
 	trySend(socket, JSON.stringify(frame));
-}
-
-/** A socket that is closing may refuse a frame; the others must still get theirs. */
-function trySend(socket: WebSocket, text: string): void {
-	try {
-		socket.send(text);
-	} catch {
-		// The client is gone; it will reconnect with its last seq and get the frame then.
-	}
 }
 
 function refuse(socket: WebSocket, statusCode: number, error: string, message: string, clientMessageId?: string): void {

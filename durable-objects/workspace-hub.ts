@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
 import type { DomainEvent } from '../src/events/catalogue';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { answerClose, trySend } from './sockets';
 
 /** Who holds a feed socket; kept as the socket's attachment so it survives hibernation. */
 interface FeedSubscriber {
@@ -40,12 +41,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 			const subscriber = socket.deserializeAttachment() as FeedSubscriber;
 			if (!hasPermission(subscriber.permissions, 'conversations:read')) continue;
 			for (const event of events) {
-				try {
-					socket.send(JSON.stringify({ type: 'event', event } satisfies ServerFrame));
-					sent++;
-				} catch {
-					// A closing socket; its console re-reads the inbox when it reconnects.
-				}
+				if (trySend(socket, JSON.stringify({ type: 'event', event } satisfies ServerFrame))) sent++;
 			}
 		}
 		return sent;
@@ -55,6 +51,6 @@ export class WorkspaceHub extends DurableObject<Env> {
 	override async webSocketMessage(): Promise<void> {}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-		if (code !== 1005 && code !== 1006) socket.close(code, reason);
+		answerClose(socket, code, reason);
 	}
 }
