@@ -4,11 +4,18 @@ const show = (value, suffix = '') => (value === null || value === undefined ? 'n
 
 function scenarioRows(results) {
 	const { health, listConversations, postMessage } = results.scenarios;
-	return [
+	const rows = [
 		['GET /health', health, null],
 		['GET /v3/conversations?limit=25 (10k)', listConversations, listConversations.ratioToHealth],
 		['POST /v3/messages (10k)', postMessage, postMessage.ratioToHealth],
-	].map(([name, s, ratio]) => [
+	];
+	const f = results.fanout;
+	if (f) {
+		// Its throughput is messages received on the visitor sockets, its latency from send to visitor receipt.
+		const figures = { ...f.visitorReceipt, rps: f.deliveredPerSecond, requests: f.measuredSends, errors: f.sendErrors };
+		rows.push([`fan-out: API message to visitor socket (${f.conversations} conv.)`, figures, f.ratioToHealth]);
+	}
+	return rows.map(([name, s, ratio]) => [
 		name,
 		show(s.rps),
 		show(s.p50Ms),
@@ -29,7 +36,32 @@ function extraRows(results) {
 		['list p50, 10,000-conversation workspace (sequential)', `${show(scaling.large.p50Ms)} ms`],
 		['scaling ratio p50 large / small', show(scaling.p50Ratio)],
 		['D1 queries per list page, limit=1 / 25 / 100', `${show(q.limit1)} / ${show(q.limit25)} / ${show(q.limit100)}`],
-		['D1 queries per POST /v3/messages', show(results.scenarios.postMessage.d1Queries)],
+		[
+			'D1 statements per POST /v3/messages (Worker and conversation room)',
+			show(results.scenarios.postMessage.d1Queries),
+		],
+	];
+}
+
+const faultCounts = (d) => `${d.lost} / ${d.duplicated} / ${d.outOfOrder} / ${d.wrongSeq} / ${d.unexpected}`;
+const latencies = (l) =>
+	`${show(l.p50Ms)} / ${show(l.p90Ms)} / ${show(l.p99Ms)} / ${show(l.meanMs)} / ${show(l.maxMs)} ms`;
+
+function fanoutRows(f) {
+	return [
+		['conversations / open sockets (visitor + operator)', `${f.conversations} / ${f.sockets}`],
+		['set-up: sessions, conversations and sockets', `${show(f.setupSeconds)} s`],
+		['messages sent (with warm-up) / in the measured window', `${f.sent} / ${f.measuredSends}`],
+		['messages received on visitor sockets', `${show(f.deliveredPerSecond)} msgs/s`],
+		['visitor receipt p50 / p90 / p99 / mean / max', latencies(f.visitorReceipt)],
+		['operator receipt p50 / p90 / p99 / mean / max', latencies(f.operatorReceipt)],
+		['POST /v3/messages answer p50 / p90 / p99 / mean / max', latencies(f.postAnswer)],
+		['visitor: lost / duplicated / out of order / wrong seq / unexpected', faultCounts(f.delivery.visitor)],
+		['operator: lost / duplicated / out of order / wrong seq / unexpected', faultCounts(f.delivery.operator)],
+		['sockets closed by the server during the run', String(f.socketsClosedEarly)],
+		['every message exactly once, in seq order, on both sockets', f.exactlyOnceInOrder ? 'yes' : 'NO'],
+		['msgs/s / health req/s', show(f.ratioToHealth.throughput)],
+		['visitor receipt p50 / health p50', show(f.ratioToHealth.p50)],
 	];
 }
 
@@ -45,6 +77,24 @@ function markdownTable(header, rows) {
 	return [line(header), line(rule), ...rows.map(line)].join('\n');
 }
 
+function fanoutSection(results) {
+	const f = results.fanout;
+	const lines = ['## Fan-out', ''];
+	if (!f) return [...lines, 'Fan-out: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`${f.conversations} conversations, each started through the widget endpoints and watched by a visitor socket ` +
+			`and an operator socket. ${results.settings.concurrency} senders post operator messages with ` +
+			'`POST /v3/messages`, round robin over the conversations; each waits for its answer and for the message ' +
+			`on both sockets before sending the next. ${results.settings.warmupSeconds} s warm-up, then ` +
+			`${results.settings.durationSeconds} s measured; latency runs from just before the request to the frame's ` +
+			'arrival. Messages sent in the warm-up are checked for delivery but not timed.',
+		'',
+		markdownTable(['figure', 'value'], fanoutRows(f)),
+		'',
+	];
+}
+
 /** The human summary for stdout. */
 export function textReport(results) {
 	const lines = [
@@ -52,6 +102,7 @@ export function textReport(results) {
 		'',
 		textTable(['figure', 'value'], extraRows(results)),
 	];
+	if (results.fanout) lines.push('', textTable(['fan-out figure', 'value'], fanoutRows(results.fanout)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
 	return lines.join('\n');
 }
@@ -78,12 +129,20 @@ export function markdownReport(results) {
 		'',
 		markdownTable(SCENARIO_HEADER, scenarioRows(results)),
 		'',
+		...(results.fanout
+			? [
+					'Fan-out row: req/s counts messages received on the visitor sockets; p50 and p99 run from the send ' +
+						'to the visitor receipt.',
+					'',
+				]
+			: []),
 		'## Scaling and D1 cost',
 		'',
 		markdownTable(['figure', 'value'], extraRows(results)),
 		'',
 		`Scaling: ${results.scaling.requestsEach} sequential requests each, alternating between the two workspaces.`,
 		'',
+		...fanoutSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];
 	if (results.warnings.length > 0) {

@@ -1,7 +1,9 @@
-// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300]`
-// Seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace), serves the Worker
-// with `wrangler dev` on 127.0.0.1, measures GET /health, the conversation list and message sending with a
-// closed-loop load generator, then writes bench/results/latest.{json,md} and a dated copy.
+// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --fanout-conversations 200]`
+// Seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and an empty one for the
+// fan-out), serves the Worker with `wrangler dev` on 127.0.0.1, measures GET /health, the conversation list
+// and message sending with a closed-loop load generator, then the fan-out of API messages to open visitor and
+// operator sockets, and writes bench/results/latest.{json,md} and a dated copy.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspace } from '../scripts/local-db.mjs';
 import { writeDatasetSql } from './dataset.mjs';
+import { measureFanout } from './fanout.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
 import { startWranglerDev } from './server.mjs';
@@ -18,9 +21,13 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = path.join(ROOT, 'bench', 'results');
 const LARGE = { slug: 'bench-large', count: 10_000 };
 const SMALL = { slug: 'bench-small', count: 100 };
+// Starts empty: the fan-out creates its conversations through the widget endpoints, as visitors do.
+const FANOUT = { slug: 'bench-fanout', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
 // High enough that the per-token limit (120/min by default) never throttles the benchmark.
 const RATE_LIMIT_PER_MINUTE = 100_000_000;
+// Every widget request comes from 127.0.0.1 and shares one per-IP bucket (30 sessions a minute by default).
+const WIDGET_PER_IP_LIMIT = 100_000_000;
 
 // wrangler needs Node >= 22: make sure every wrangler we spawn finds the project's node first.
 process.env.PATH = `${path.join(ROOT, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
@@ -31,6 +38,7 @@ const { values: options } = parseArgs({
 		duration: { type: 'string', default: '8' },
 		warmup: { type: 'string', default: '1' },
 		'scaling-requests': { type: 'string', default: '300' },
+		'fanout-conversations': { type: 'string', default: '200' },
 	},
 });
 const settings = {
@@ -38,6 +46,7 @@ const settings = {
 	durationSeconds: boundedInt(options.duration, 1, 60, 'duration'),
 	warmupSeconds: boundedInt(options.warmup, 0, 10, 'warmup'),
 	scalingRequests: boundedInt(options['scaling-requests'], 10, 2_000, 'scaling-requests'),
+	fanoutConversations: boundedInt(options['fanout-conversations'], 1, 1_000, 'fanout-conversations'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 
@@ -63,11 +72,11 @@ function packageVersion(name) {
 
 const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)));
 
-/** Seeds both workspaces into `persistTo`; returns their tokens and conversation ids. */
+/** Seeds the workspaces into `persistTo`; returns their tokens and conversation ids. */
 async function seed(persistTo) {
 	applyMigrations(persistTo);
 	const workspaces = [];
-	for (const { slug, count } of [SMALL, LARGE]) {
+	for (const { slug, count } of [SMALL, LARGE, FANOUT]) {
 		const { workspaceId, token } = await seedWorkspace({ slug, persistTo });
 		workspaces.push({ slug, count, workspaceId, token });
 	}
@@ -191,6 +200,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	);
 	log(`measuring list scaling (${settings.scalingRequests} sequential requests per workspace)`);
 	const scalingResult = await scaling(baseUrl, small, large, settings.scalingRequests);
+	const fanout = await fanoutResult(baseUrl, workspaces[FANOUT.slug], loop, health, warnings);
 
 	for (const [name, s] of Object.entries({ health, listConversations, postMessage })) {
 		if (s.errors > 0) {
@@ -201,8 +211,45 @@ async function measure(baseUrl, workspaces, warnings) {
 	return {
 		scenarios: { health, listConversations, postMessage },
 		scaling: scalingResult,
+		fanout,
 		d1QueriesPerListPage,
 	};
+}
+
+/**
+ * Runs the fan-out and checks its delivery. A failure is recorded as a warning (null result) so that the
+ * figures already measured are still written.
+ */
+async function fanoutResult(baseUrl, workspace, loop, health, warnings) {
+	const n = settings.fanoutConversations;
+	log(`measuring fan-out: ${n} conversations, each with a visitor and an operator socket`);
+	let fanout;
+	try {
+		fanout = await measureFanout({
+			baseUrl,
+			workspaceId: workspace.workspaceId,
+			token: workspace.token,
+			conversations: n,
+			...loop,
+		});
+	} catch (error) {
+		warnings.push(`fan-out failed: ${error.message}`);
+		return null;
+	}
+	fanout.ratioToHealth = {
+		throughput: ratio(fanout.deliveredPerSecond, health.rps),
+		p50: ratio(fanout.visitorReceipt.p50Ms, health.p50Ms),
+	};
+	if (fanout.sendErrors > 0) {
+		warnings.push(`fan-out: ${fanout.sendErrors} of ${fanout.sent} sends failed (${fanout.firstSendError})`);
+	}
+	if (!fanout.exactlyOnceInOrder) {
+		const counts = JSON.stringify({ ...fanout.delivery, socketsClosedEarly: fanout.socketsClosedEarly });
+		warnings.push(`fan-out: messages were NOT delivered exactly once and in order on both sockets: ${counts}`);
+		const banner = '!'.repeat(78);
+		for (const line of [banner, `FAN-OUT DELIVERY FAULTS (a server bug): ${counts}`, banner]) log(line);
+	}
+	return fanout;
 }
 
 async function writeResults(results, text) {
@@ -241,7 +288,16 @@ async function main() {
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');
-		server = await startWranglerDev({ persistTo, vars: { RATE_LIMIT_PER_MINUTE } });
+		server = await startWranglerDev({
+			persistTo,
+			vars: {
+				RATE_LIMIT_PER_MINUTE,
+				WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
+				WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
+				// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
+				PARLEY_SECRET: randomBytes(32).toString('base64url'),
+			},
+		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
 
 		const warnings = [];
@@ -263,6 +319,7 @@ async function main() {
 			dataset: {
 				largeConversations: LARGE.count,
 				smallConversations: SMALL.count,
+				fanoutConversations: settings.fanoutConversations,
 				seedSeconds: Number(seedSeconds.toFixed(1)),
 			},
 			...figures,

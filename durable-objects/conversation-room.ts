@@ -29,7 +29,8 @@ export interface PostInput {
 }
 
 export type PostResult =
-	| { status: 'created' | 'replayed'; message: MessageView }
+	/** `d1Statements`: what this call sent to D1 (with any write it shared with concurrent calls). */
+	| { status: 'created' | 'replayed'; message: MessageView; d1Statements: number }
 	| { status: 'not_found' }
 	/** The client message id was already used for a different message. */
 	| { status: 'conflict' };
@@ -59,6 +60,8 @@ const MAX_BACKLOG = 1000;
 export class ConversationRoom extends DurableObject<Env> {
 	private readonly store: RoomStore;
 	private readonly outbox: RoomOutbox;
+	/** D1 statements this instance sent while importing; with the outbox's, the cost a caller is told. */
+	private importStatements = 0;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -70,11 +73,13 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	/** Appends a message (idempotent by client message id) and returns it once it is durable here. */
 	async post(input: PostInput): Promise<PostResult> {
+		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (existing) {
 			const same = existing.body === input.text && existing.author_id === input.authorId;
-			return same ? { status: 'replayed', message: this.view(existing) } : { status: 'conflict' };
+			if (!same) return { status: 'conflict' };
+			return { status: 'replayed', message: this.view(existing), d1Statements: this.d1Statements() - sentBefore };
 		}
 		const now = Date.now();
 		const row = this.store.append(
@@ -91,8 +96,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		);
 		const message = this.view(row);
 		this.broadcast({ type: 'message', message });
-		await this.outbox.flush();
-		return { status: 'created', message };
+		await this.sendOut();
+		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore };
 	}
 
 	/** A read receipt: `reader` has seen everything up to `seq`. Not a message; it resets the unread count. */
@@ -109,7 +114,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		);
 		if (upTo !== null) {
 			this.broadcast({ type: 'read', reader, seq: upTo });
-			await this.outbox.flush();
+			await this.sendOut();
 		}
 		return { status: 'ok' as const, seq: upTo ?? this.store.readSeq(reader) };
 	}
@@ -225,6 +230,18 @@ export class ConversationRoom extends DurableObject<Env> {
 		}
 	}
 
+	/**
+	 * After a change: D1 is brought up to date before the caller is answered (the API reads messages from D1),
+	 * while the events go out in the background; the guard alarm finishes the job if this object is evicted.
+	 */
+	private async sendOut(): Promise<void> {
+		await this.outbox.guard();
+		const drained = this.outbox.flush();
+		this.ctx.waitUntil(drained);
+		// A D1 failure is not the caller's: the message is stored here and the alarm retries the write.
+		await this.outbox.writeMessages().catch(() => undefined);
+	}
+
 	/** Retries the outbox: D1 writes and events that failed earlier. */
 	override async alarm(): Promise<void> {
 		await this.outbox.flush();
@@ -235,11 +252,17 @@ export class ConversationRoom extends DurableObject<Env> {
 		let room = this.store.room();
 		if (!room) {
 			await this.ctx.blockConcurrencyWhile(async () => {
-				if (!this.store.room()) await this.store.importFromD1(this.env.DB, workspaceId, conversationId);
+				if (!this.store.room()) {
+					this.importStatements += await this.store.importFromD1(this.env.DB, workspaceId, conversationId);
+				}
 			});
 			room = this.store.room();
 		}
 		return room !== null && room.workspace_id === workspaceId && room.conversation_id === conversationId;
+	}
+
+	private d1Statements(): number {
+		return this.importStatements + this.outbox.statementsSent;
 	}
 
 	private messageEvent(workspaceId: string, row: LogRow): DomainEvent {

@@ -7,6 +7,8 @@ import type { RoomStore } from './room-store';
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
+/** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
+const WATCHDOG_MS = 30_000;
 
 /**
  * Copies a conversation room's state out of the object: messages and the summary row to D1, events to the
@@ -15,8 +17,11 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
  * absolute values guarded by seq), so a retry after a lost answer changes nothing.
  */
 export class RoomOutbox {
-	/** Coalesces concurrent flushes into one; it is never the only copy of anything. */
-	private running: Promise<void> | null = null;
+	/** D1 statements sent so far by this instance: a metric, for the request that wants to report its cost. */
+	statementsSent = 0;
+	// Coalesce concurrent callers into one loop each; they are never the only copy of anything.
+	private draining: Promise<void> | null = null;
+	private writing: Promise<void> | null = null;
 
 	constructor(
 		private readonly ctx: DurableObjectState,
@@ -24,20 +29,45 @@ export class RoomOutbox {
 		private readonly store: RoomStore,
 	) {}
 
-	/** Sends everything pending. Never throws: a failure schedules the alarm. */
-	flush(): Promise<void> {
-		this.running ??= this.drain().finally(() => {
-			this.running = null;
+	/**
+	 * Brings D1 (what the API reads) up to date with the room. Throws when D1 fails: the caller's message is
+	 * safe in the room all the same, and `flush` schedules the retry.
+	 */
+	writeMessages(): Promise<void> {
+		this.writing ??= (async () => {
+			while (await this.writeToD1()) {
+				// Messages that arrived during a write go in the next round.
+			}
+		})().finally(() => {
+			this.writing = null;
 		});
-		return this.running;
+		return this.writing;
+	}
+
+	/** Sends everything pending, D1 first, then the events. Never throws: a failure schedules the alarm. */
+	flush(): Promise<void> {
+		this.draining ??= this.drain().finally(() => {
+			this.draining = null;
+		});
+		return this.draining;
+	}
+
+	/**
+	 * Makes sure an alarm is set while work is pending, so that an object evicted in the middle of a flush
+	 * still finishes it. A retry alarm already set (possibly sooner) is kept.
+	 */
+	async guard(): Promise<void> {
+		if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
 	}
 
 	private async drain(): Promise<void> {
 		try {
 			for (;;) {
-				const wroteMessages = await this.writeToD1();
-				const sentEvents = await this.sendEvents();
-				if (!wroteMessages && !sentEvents) break;
+				await this.writeMessages();
+				if ((await this.sendEvents()) || this.store.hasPendingWrites()) continue;
+				await this.ctx.storage.deleteAlarm();
+				// Checked again after the await: work that arrived meanwhile is sent in this same drain.
+				if (!this.store.hasPendingWrites() && !this.store.hasPendingEvents()) break;
 			}
 			this.store.setAttempts(0);
 		} catch (error) {
@@ -95,6 +125,7 @@ export class RoomOutbox {
 					),
 				),
 		);
+		this.statementsSent += statements.length;
 		await runBatch(db, statements);
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),

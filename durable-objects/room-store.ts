@@ -70,18 +70,21 @@ export class RoomStore {
 	 * where D1 stands and a reconnecting socket can be sent any message. Leaves the store empty when the
 	 * conversation does not exist in that workspace.
 	 */
-	async importFromD1(db: D1Database, workspaceId: string, conversationId: string): Promise<void> {
-		const conversation = await db
-			.prepare('SELECT unread_by_operators, unread_by_contact FROM conversations WHERE id = ? AND workspace_id = ?')
-			.bind(conversationId, workspaceId)
-			.first<{ unread_by_operators: number; unread_by_contact: number }>();
-		if (!conversation) return;
-		const { results } = await db
-			.prepare(
-				'SELECT seq, id, author_kind, author_id, body, attachments, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
-			)
-			.bind(conversationId, workspaceId)
-			.all<Omit<LogRow, 'in_d1'>>();
+	async importFromD1(db: D1Database, workspaceId: string, conversationId: string): Promise<number> {
+		// One round trip: the summary and the messages.
+		const [summary, messages] = await db.batch<Record<string, unknown>>([
+			db
+				.prepare('SELECT unread_by_operators, unread_by_contact FROM conversations WHERE id = ? AND workspace_id = ?')
+				.bind(conversationId, workspaceId),
+			db
+				.prepare(
+					'SELECT seq, id, author_kind, author_id, body, attachments, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
+				)
+				.bind(conversationId, workspaceId),
+		]);
+		const conversation = summary?.results[0] as { unread_by_operators: number; unread_by_contact: number } | undefined;
+		if (!conversation) return 2;
+		const results = (messages?.results ?? []) as Array<Omit<LogRow, 'in_d1'>>;
 		// D1 keeps unread counts, not read positions: read up to just before the k-th last unread message.
 		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
 			const counted = results.filter(counts);
@@ -110,6 +113,7 @@ export class RoomStore {
 				readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
 			);
 		});
+		return 2;
 	}
 
 	lastSeq(): number {
@@ -178,6 +182,16 @@ export class RoomStore {
 			unreadByOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
 			unreadByContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
 		};
+	}
+
+	/** Whether D1 lacks a message or the latest summary. */
+	hasPendingWrites(): boolean {
+		const room = this.room();
+		return this.notInD1(1).length > 0 || (room !== null && room.summary_version > room.summary_flushed);
+	}
+
+	hasPendingEvents(): boolean {
+		return this.pendingEvents(1).length > 0;
 	}
 
 	/** Messages D1 does not have yet, in order. */

@@ -12,13 +12,15 @@ export function trySend(socket: WebSocket, text: string): boolean {
 }
 
 /**
- * Completes the closing handshake the client started. 1005 and 1006 only describe how a socket ended and
- * cannot be sent back; a runtime that already answered the close makes `close` throw, which is harmless.
+ * Completes the closing handshake the client started, with the same code: 1005 (the client sent none) is
+ * answered with a close frame without a code, 1006 (the connection dropped) needs no answer. A runtime that
+ * already answered the close makes `close` throw, which is harmless.
  */
 export function answerClose(socket: WebSocket, code: number, reason: string): void {
-	if (code === 1005 || code === 1006) return;
+	if (code === 1006) return;
 	try {
-		socket.close(code, reason);
+		if (code === 1005) socket.close();
+		else socket.close(code, reason);
 	} catch {
 		// Already closed.
 	}

@@ -214,6 +214,19 @@ async function refuse(): Promise<never> {
 	throw new Error('Queue send failed (injected)');
 }
 
+describe('the cost of a send', () => {
+	it("counts the room's D1 statements in Server-Timing: one read on first use, then one batch per message", async () => {
+		const { token, conversationId } = await liveConversation();
+		const send = async (text: string) => {
+			const res = await api(token, 'POST', '/v3/messages', { conversationId, text });
+			return res.headers.get('Server-Timing');
+		};
+		// The token lookup, then the message insert and the summary update in one batch.
+		expect(await send('second')).toBe('d1;desc="3 queries"');
+		expect(await send('third')).toBe('d1;desc="3 queries"');
+	});
+});
+
 describe('GET /v3/live (the inbox feed)', () => {
 	it('streams conversation.created, message.created and conversation.updated to an operator', async () => {
 		const { token } = await seedWorkspace();

@@ -23,6 +23,15 @@ export function openDatabase(d1: D1Database, counter = new QueryCounter()): Data
 	return db;
 }
 
+/**
+ * Adds statements sent elsewhere on this request's behalf (by a Durable Object) to its count, so that
+ * `Server-Timing` shows the whole D1 cost of the request.
+ */
+export function countStatements(db: Database, statements: number): void {
+	const counter = counters.get(db);
+	if (counter) counter.count += statements;
+}
+
 /** A statement for `runBatch`: a drizzle query builder or a raw `sql` template. */
 export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
 

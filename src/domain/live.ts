@@ -9,6 +9,8 @@ import type { MessageView } from './messages';
 
 export interface Posted {
 	message: MessageView;
+	/** D1 statements the conversation's room sent for this message (reported in Server-Timing). */
+	d1Statements: number;
 	/** False when the client message id (or Idempotency-Key) was seen before: the first message is returned. */
 	created: boolean;
 }
@@ -20,7 +22,7 @@ export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
 	if (result.status === 'conflict') {
 		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
 	}
-	return { message: result.message, created: result.status === 'created' };
+	return { message: result.message, created: result.status === 'created', d1Statements: result.d1Statements };
 }
 
 /** Records a read receipt through the conversation's Durable Object; returns the read position. */

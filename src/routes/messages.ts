@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
+import { countStatements } from '../db/client';
 import { postMessage } from '../domain/live';
 import { attachmentSchema, messageSchema } from '../domain/messages';
 import { bearerSecurity, errorResponses, idempotencyHeaders, jsonBody, jsonResponse } from '../lib/openapi';
@@ -40,6 +41,7 @@ export const messages = createRouter().openapi(
 			// Keys are per operator: two integrators cannot collide on the same key.
 			clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
 		});
+		countStatements(c.var.db, result.d1Statements);
 		if (!result.created) c.header('Idempotent-Replayed', 'true');
 		return c.json(result.message, 201);
 	},
