@@ -1,19 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AttachmentMeta } from '../src/db/schema';
-import type { AuthorKind, MessageView } from '../src/domain/messages';
-import { enforceLimits, messageBuckets } from '../src/domain/visitor-limits';
+import { type AuthorKind, type MessageView, visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
-import { TooManyRequests } from '../src/lib/errors';
+import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors';
 import { iso, newId } from '../src/lib/ids';
-import {
-	clientFrameSchema,
-	MAX_VISITOR_TEXT,
-	type Participant,
-	PING,
-	PONG,
-	type ServerFrame,
-} from '../src/protocol/live';
+import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomOutbox } from './room-outbox';
+import { assertMaySend, type SocketIdentity, storedClientId, visitorTag } from './room-sockets';
 import { type LogRow, RoomStore } from './room-store';
 import { answerClose, trySend } from './sockets';
 
@@ -35,18 +28,15 @@ export type PostResult =
 	/** The client message id was already used for a different message. */
 	| { status: 'conflict' };
 
-/** What a socket carries through hibernation: who is on the other end. */
-interface SocketIdentity {
-	role: Participant;
-	operatorId: string | null;
-	/** Whether an operator may send messages on this socket (`messages:send`); visitors always may. */
-	canSend: boolean;
-	visitorId: string | null;
-	ip: string;
-}
-
-/** At most this many backlog frames on (re)connect; a client further behind pages the HTTP API. */
-const MAX_BACKLOG = 1000;
+/**
+ * At most this many backlog frames per (re)connect; a client further behind gets `complete: false` and
+ * reconnects from the last seq it received.
+ */
+const MAX_BACKLOG = 500;
+/** Sockets per conversation: a visitor in a few tabs and the team, with room to spare. */
+const MAX_SOCKETS = 100;
+/** Typing frames relayed per socket: at most one a second. */
+const TYPING_INTERVAL_MS = 1000;
 
 /**
  * The live side of one conversation, addressed by conversation id: the single writer of its messages.
@@ -129,19 +119,31 @@ export class ConversationRoom extends DurableObject<Env> {
 		const workspaceId = url.searchParams.get('workspaceId') ?? '';
 		const conversationId = url.searchParams.get('conversationId') ?? '';
 		if (!(await this.open(workspaceId, conversationId))) return new Response('not found', { status: 404 });
+		if (this.ctx.getWebSockets().length >= MAX_SOCKETS) {
+			return Response.json(errorBody(429, 'Too many open sockets on this conversation.'), { status: 429 });
+		}
 		const identity: SocketIdentity = {
 			role: url.searchParams.get('role') === 'operator' ? 'operator' : 'contact',
+			workspaceId,
 			operatorId: url.searchParams.get('operatorId'),
+			tokenId: url.searchParams.get('tokenId'),
 			canSend: url.searchParams.get('canSend') === 'true',
 			visitorId: url.searchParams.get('visitorId'),
 			ip: url.searchParams.get('ip') ?? 'local',
+			typingAt: 0,
 		};
 		const after = Math.max(0, Number(url.searchParams.get('after') ?? 0) || 0);
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-		this.ctx.acceptWebSocket(server, [identity.role]);
+		const tags = identity.visitorId ? [identity.role, visitorTag(identity.visitorId)] : [identity.role];
+		this.ctx.acceptWebSocket(server, tags);
 		server.serializeAttachment(identity);
-		for (const row of this.store.after(after, MAX_BACKLOG)) send(server, { type: 'message', message: this.view(row) });
-		send(server, { type: 'synced', lastSeq: this.store.lastSeq() });
+		const backlog = this.store.after(after, MAX_BACKLOG);
+		for (const row of backlog) send(server, { type: 'message', message: this.viewFor(identity.role, row) });
+		// Complete: everything up to the last message was sent. Otherwise up to the last one sent: the client
+		// reconnects from there for the rest.
+		const complete = backlog.length < MAX_BACKLOG;
+		const lastSeq = complete ? this.store.lastSeq() : (backlog.at(-1)?.seq ?? after);
+		send(server, { type: 'synced', lastSeq, complete });
 		return new Response(null, { status: 101, webSocket: client });
 	}
 
@@ -153,13 +155,15 @@ export class ConversationRoom extends DurableObject<Env> {
 		try {
 			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
 		} catch {
-			return refuse(socket, 400, 'Bad Request', 'A frame must be a JSON object.');
+			return refuse(socket, 400, 'A frame must be a JSON object.');
 		}
 		const parsed = clientFrameSchema.safeParse(frame);
-		if (!parsed.success)
-			return refuse(socket, 422, 'Unprocessable Entity', parsed.error.issues[0]?.message ?? 'bad frame');
+		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
 		const f = parsed.data;
 		if (f.type === 'typing') {
+			const now = Date.now();
+			if (now - who.typingAt < TYPING_INTERVAL_MS) return;
+			socket.serializeAttachment({ ...who, typingAt: now });
 			this.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing: f.typing }, socket);
 			return;
 		}
@@ -167,67 +171,39 @@ export class ConversationRoom extends DurableObject<Env> {
 			await this.markRead(room.workspace_id, room.conversation_id, who.role, who.operatorId, f.seq);
 			return;
 		}
-		const refusal = await this.sendRefusal(who, f.text);
-		if (refusal) return refuse(socket, refusal.statusCode, refusal.error, refusal.message, f.clientMessageId);
-		const result = await this.post({
-			workspaceId: room.workspace_id,
-			conversationId: room.conversation_id,
-			authorKind: who.role,
-			authorId: who.role === 'operator' ? who.operatorId : null,
-			text: f.text,
-			attachments: [],
-			clientMessageId: f.clientMessageId,
-		});
-		if (result.status === 'created' || result.status === 'replayed') {
-			send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message: result.message });
-		} else {
-			refuse(
-				socket,
-				409,
-				'Conflict',
-				'This clientMessageId was already used for a different message.',
-				f.clientMessageId,
-			);
+		try {
+			await assertMaySend(this.env, who, f.text);
+			const result = await this.post({
+				workspaceId: room.workspace_id,
+				conversationId: room.conversation_id,
+				authorKind: who.role,
+				authorId: who.role === 'operator' ? who.operatorId : null,
+				text: f.text,
+				attachments: [],
+				clientMessageId: storedClientId(who, f.clientMessageId),
+			});
+			if (result.status === 'conflict') {
+				throw new Invalid('This clientMessageId was already used for a different message.');
+			}
+			if (result.status === 'created' || result.status === 'replayed') {
+				const message = who.role === 'contact' ? visitorView(result.message) : result.message;
+				send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
+			}
+		} catch (error) {
+			if (!(error instanceof AppError)) throw error;
+			refuse(socket, error.statusCode, error.message, f.clientMessageId);
 		}
+	}
+
+	/** `reset`: closes the sockets a visitor opened, so a logged-out browser stops receiving this conversation. */
+	disconnectVisitor(visitorId: string): number {
+		const sockets = this.ctx.getWebSockets(visitorTag(visitorId));
+		for (const socket of sockets) answerClose(socket, 4001, 'session ended');
+		return sockets.length;
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		answerClose(socket, code, reason);
-	}
-
-	/**
-	 * The checks the HTTP routes make before a send, for a message arriving on a socket: the visitor's size
-	 * and rate limits, or the operator's `messages:send` permission and API rate limit.
-	 */
-	private async sendRefusal(who: SocketIdentity, text: string) {
-		if (who.role === 'operator') {
-			if (!who.canSend) {
-				return { statusCode: 403, error: 'Forbidden', message: 'This operator lacks the "messages:send" permission.' };
-			}
-			const limit = Number.parseInt(this.env.RATE_LIMIT_PER_MINUTE, 10) || 120;
-			const decision = await this.env.RATE_LIMITER.getByName(who.operatorId ?? '').hit(limit);
-			if (decision.allowed) return null;
-			return {
-				statusCode: 429,
-				error: 'Too Many Requests',
-				message: `Rate limit of ${limit} requests a minute exceeded; retry in ${decision.resetSeconds} s.`,
-			};
-		}
-		if (text.length > MAX_VISITOR_TEXT) {
-			return {
-				statusCode: 422,
-				error: 'Unprocessable Entity',
-				message: `A message may be at most ${MAX_VISITOR_TEXT} characters.`,
-			};
-		}
-		try {
-			await enforceLimits(this.env, messageBuckets(this.env, who.visitorId ?? 'unknown', who.ip));
-			return null;
-		} catch (error) {
-			if (error instanceof TooManyRequests)
-				return { statusCode: 429, error: 'Too Many Requests', message: error.message };
-			throw error;
-		}
 	}
 
 	/**
@@ -291,11 +267,19 @@ export class ConversationRoom extends DurableObject<Env> {
 		};
 	}
 
+	/** A stored message as a participant of `role` sees it. */
+	private viewFor(role: Participant, row: LogRow): MessageView {
+		const message = this.view(row);
+		return role === 'contact' ? visitorView(message) : message;
+	}
+
+	/** Sends a frame to every socket (but `except`); message frames in each side's view. */
 	private broadcast(frame: ServerFrame, except?: WebSocket): void {
-		const text = JSON.stringify(frame);
-		for (const socket of this.ctx.getWebSockets()) {
-			if (socket !== except) trySend(socket, text);
-		}
+		const forTeam = JSON.stringify(frame);
+		const forVisitor =
+			frame.type === 'message' ? JSON.stringify({ ...frame, message: visitorView(frame.message) }) : forTeam;
+		for (const socket of this.ctx.getWebSockets('operator')) if (socket !== except) trySend(socket, forTeam);
+		for (const socket of this.ctx.getWebSockets('contact')) if (socket !== except) trySend(socket, forVisitor);
 	}
 }
 
@@ -303,6 +287,6 @@ function send(socket: WebSocket, frame: ServerFrame): void {
 	trySend(socket, JSON.stringify(frame));
 }
 
-function refuse(socket: WebSocket, statusCode: number, error: string, message: string, clientMessageId?: string): void {
-	send(socket, { type: 'error', error, message, statusCode, ...(clientMessageId ? { clientMessageId } : {}) });
+function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
+	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
 }

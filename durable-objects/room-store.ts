@@ -89,7 +89,9 @@ export class RoomStore {
 		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
 			const counted = results.filter(counts);
 			const firstUnread = counted[counted.length - unread];
-			return unread > 0 && firstUnread ? firstUnread.seq - 1 : (results.at(-1)?.seq ?? 0);
+			if (unread <= 0) return results.at(-1)?.seq ?? 0;
+			// More unread than such messages (counts from an older writer): treat them all as unread.
+			return firstUnread ? firstUnread.seq - 1 : 0;
 		};
 		this.storage.transactionSync(() => {
 			for (const m of results) {

@@ -47,6 +47,13 @@ export class WorkspaceHub extends DurableObject<Env> {
 		return sent;
 	}
 
+	/** Closes an operator's feed sockets (its token was replaced): the console reconnects with the new one. */
+	disconnect(operatorId: string): number {
+		const sockets = this.ctx.getWebSockets(operatorId);
+		for (const socket of sockets) answerClose(socket, 4001, 'token replaced');
+		return sockets.length;
+	}
+
 	/** Feed sockets only listen; whatever a client sends (other than pings) is ignored. */
 	override async webSocketMessage(): Promise<void> {}
 

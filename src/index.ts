@@ -5,6 +5,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth, rateLimit } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
+import { clientIp, enforceLimits, requestBuckets } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
@@ -59,6 +60,10 @@ app.use(
 		exposeHeaders: ['ETag', 'Retry-After'],
 		maxAge: 86_400,
 	}),
+	async function widgetFloodLimit(c, next) {
+		await enforceLimits(c.env, requestBuckets(c.env, clientIp(c.req.raw.headers)));
+		await next();
+	},
 	database,
 	bodyLimit({
 		maxSize: 64 * 1024,

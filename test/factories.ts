@@ -106,6 +106,8 @@ export function widgetApi(
 ): Promise<Response> {
 	return api(null, method, path, body, {
 		Origin: 'https://shop.example',
+		// A fresh address per call unless the test names one: per-IP flood limits stay out of unrelated tests.
+		'CF-Connecting-IP': randomIp(),
 		...(session ? { 'Parley-Session': session } : {}),
 		...headers,
 	});

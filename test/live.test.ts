@@ -10,6 +10,7 @@ import {
 	startVisitor,
 	startVisitorConversation,
 	type Visitor,
+	widgetApi,
 } from './factories';
 import { openSocket, tryUpgrade } from './sockets';
 
@@ -90,14 +91,14 @@ describe('conversation WebSockets', () => {
 		expect(typing).toMatchObject({ author: 'contact', typing: true });
 		expect(contact.frames.some((f) => f.type === 'typing')).toBe(false);
 
+		const unread = async () => {
+			const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+			return ((await res.json()) as { unreadByOperators: number }).unreadByOperators;
+		};
+		expect(await unread()).toBe(1);
 		operator.send({ type: 'read', seq: 1 });
 		expect(await contact.next('read')).toMatchObject({ reader: 'operator', seq: 1 });
-		await expect
-			.poll(async () => {
-				const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
-				return ((await res.json()) as { unreadByOperators: number }).unreadByOperators;
-			})
-			.toBe(0);
+		await expect.poll(unread).toBe(0);
 		expect(await storedSeqs(token, conversationId)).toHaveLength(1);
 	});
 
@@ -122,6 +123,56 @@ describe('conversation WebSockets', () => {
 		sender.send({ type: 'message', text: 'allowed', clientMessageId: 's-1' });
 		expect((await sender.next('ack')).message).toMatchObject({ seq: 2, authorKind: 'operator', text: 'allowed' });
 		expect((await storedSeqs(token, conversationId)).map((m) => m.text)).toEqual(['Hi, I need help', 'allowed']);
+	});
+
+	it("closes a visitor's sockets on reset, and refuses a send once its session has ended", async () => {
+		const { workspaceId, visitor, conversationId } = await liveConversation();
+		const first = await visitorSocket(visitor, conversationId);
+		await widgetApi('POST', `/widget/${workspaceId}/reset`, undefined, visitor.session);
+		expect(await first.closed).toBe(4001);
+
+		const other = await startVisitor(workspaceId);
+		const otherConversation = await startVisitorConversation(other);
+		const socket = await visitorSocket(other, otherConversation);
+		// Ended behind the socket's back (no reset call): the send itself must notice.
+		await env.DB.prepare('UPDATE visitor_sessions SET ended_at = ? WHERE id = ?')
+			.bind(Date.now(), other.visitorId)
+			.run();
+		socket.send({ type: 'message', text: 'still me?', clientMessageId: 'late' });
+		expect(await socket.next('error', (f) => f.clientMessageId === 'late')).toMatchObject({ statusCode: 401 });
+	});
+
+	it("closes an operator's feed when its token is replaced, and refuses sends on its open sockets", async () => {
+		const { token, conversationId } = await liveConversation();
+		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
+		const room = await operatorSocket(token, conversationId);
+		expect((await api(token, 'POST', '/v3/tokens/regenerate')).status).toBe(201);
+		expect(await feed.closed).toBe(4001);
+		room.send({ type: 'message', text: 'with the old token', clientMessageId: 'old' });
+		expect(await room.next('error', (f) => f.clientMessageId === 'old')).toMatchObject({ statusCode: 401 });
+	});
+
+	it('cuts a very long backlog, says so, and sends the rest on the next reconnect', async () => {
+		const { workspaceId, visitor, conversationId } = await liveConversation();
+		const room = env.CONVERSATION_ROOM.getByName(conversationId);
+		for (let i = 2; i <= 502; i++) {
+			await room.post({
+				workspaceId,
+				conversationId,
+				authorKind: 'operator',
+				authorId: null,
+				text: `m${i}`,
+				attachments: [],
+				clientMessageId: null,
+			});
+		}
+		const first = await visitorSocket(visitor, conversationId);
+		const cut = await first.next('synced');
+		expect(cut).toEqual({ type: 'synced', lastSeq: 500, complete: false });
+		expect(first.messageSeqs()).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+		const rest = await visitorSocket(visitor, conversationId, cut.lastSeq);
+		expect(await rest.next('synced')).toEqual({ type: 'synced', lastSeq: 502, complete: true });
+		expect(rest.messageSeqs()).toEqual([501, 502]);
 	});
 
 	it('keeps no state in memory: a fresh instance (as after hibernation) serves the open sockets', async () => {
@@ -207,6 +258,44 @@ describe('the conversation outbox', () => {
 				return row?.n;
 			})
 			.toBe(1);
+	});
+});
+
+describe('events after a Queue outage', () => {
+	it("sends a backlog of long messages' events in several batches instead of failing forever", async () => {
+		const { workspaceId, token, conversationId } = await liveConversation();
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		const setEnv = (value: Env) =>
+			runInDurableObject(stub, (instance: ConversationRoom) => {
+				(instance as unknown as { env: Env }).env = value;
+				(instance as unknown as { outbox: { env: Env } }).outbox.env = value;
+			});
+		await setEnv({ ...env, EVENTS: { send: refuse, sendBatch: refuse } } as unknown as Env);
+		const long = 'x'.repeat(9_000);
+		for (let i = 0; i < 30; i++) {
+			await stub.post({
+				workspaceId,
+				conversationId,
+				authorKind: 'operator',
+				authorId: null,
+				text: `${i}${long}`,
+				attachments: [],
+				clientMessageId: null,
+			});
+		}
+		await setEnv(env);
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		await expect
+			.poll(async () => {
+				const row = await env.DB.prepare(
+					"SELECT COUNT(*) AS n FROM events WHERE type = 'message.created' AND json_extract(payload, '$.message.conversationId') = ?",
+				)
+					.bind(conversationId)
+					.first<{ n: number }>();
+				return row?.n;
+			})
+			.toBe(31);
+		expect(token).toBeTruthy();
 	});
 });
 

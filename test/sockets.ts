@@ -11,6 +11,8 @@ export interface TestSocket {
 		match?: (f: Extract<ServerFrame, { type: T }>) => boolean,
 	): Promise<Extract<ServerFrame, { type: T }>>;
 	messageSeqs(): number[];
+	/** Resolves with the close code once the server closes the socket. */
+	closed: Promise<number>;
 	send(frame: unknown): void;
 	close(): void;
 }
@@ -24,6 +26,7 @@ export async function openSocket(path: string, headers: Record<string, string> =
 	if (res.status !== 101 || !socket) throw new Error(`upgrade refused: ${res.status} ${await res.text()}`);
 	const frames: ServerFrame[] = [];
 	const waiters: Array<() => void> = [];
+	const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code)));
 	socket.accept();
 	socket.addEventListener('message', (event) => {
 		frames.push(JSON.parse(event.data as string) as ServerFrame);
@@ -44,6 +47,7 @@ export async function openSocket(path: string, headers: Record<string, string> =
 				});
 			}
 		},
+		closed,
 		messageSeqs: () => frames.flatMap((f) => (f.type === 'message' ? [f.message.seq] : [])),
 		send: (frame) => socket.send(JSON.stringify(frame)),
 		close: () => socket.close(1000, 'done'),

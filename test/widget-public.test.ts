@@ -188,8 +188,10 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 			customFields: { plan: 'pro' },
 		});
 		const conversation = await conversationOf(token, id);
+		// A typed address is only claimed: it never makes the visitor findable as that address's owner.
 		expect(conversation.contact).toMatchObject({
-			email: 'buyer@example.com',
+			email: null,
+			claimedEmail: 'buyer@example.com',
 			name: 'Bea',
 			customFields: { plan: 'pro' },
 			verified: false,
@@ -199,12 +201,13 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 	it('refuses a message over 4,000 characters and limits a visitor to 20 messages a minute', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const visitor = await startVisitor(workspaceId);
+		// The start and the 20 sends must fall in one fixed minute of the limiter.
+		await awayFromMinuteBoundary();
 		const id = await startVisitorConversation(visitor);
 		const path = `/widget/${workspaceId}/conversations/${id}/messages`;
 		const long = await widgetApi('POST', path, { text: 'a'.repeat(4001), clientMessageId: 'long' }, visitor.session);
 		expect((await expectError(long, 422)).message).toContain('json.text');
 
-		await awayFromMinuteBoundary();
 		const statuses: number[] = [];
 		for (let i = 0; i < 20; i++) {
 			const res = await widgetApi('POST', path, { text: `m${i}`, clientMessageId: `m${i}` }, visitor.session, {
@@ -217,6 +220,53 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 		const limited = await widgetApi('POST', path, { text: 'over', clientMessageId: 'over' }, visitor.session);
 		await expectError(limited, 429);
 		expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+	});
+});
+
+describe('retried starts and client ids', () => {
+	it('returns the same conversation and message when a visitor retries a start with the same clientMessageId', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const start = () =>
+			widgetApi(
+				'POST',
+				`/widget/${workspaceId}/conversations`,
+				{ message: { text: 'first words', clientMessageId: 'first-1' } },
+				visitor.session,
+			);
+		const a = (await (await start()).json()) as { conversation: { id: string }; message: { id: string } };
+		const b = (await (await start()).json()) as { conversation: { id: string }; message: { id: string } };
+		expect(b.conversation.id).toBe(a.conversation.id);
+		expect(b.message.id).toBe(a.message.id);
+		expect(await visitorConversationIds(visitor)).toEqual([a.conversation.id]);
+	});
+
+	it('returns the same conversation for a POST /v3/conversations retried with its Idempotency-Key', async () => {
+		const { token } = await seedWorkspace();
+		const body = { contact: { email: 'retry@example.com' }, message: { text: 'hello once' } };
+		const first = await api(token, 'POST', '/v3/conversations', body, { 'Idempotency-Key': 'k-1' });
+		const again = await api(token, 'POST', '/v3/conversations', body, { 'Idempotency-Key': 'k-1' });
+		const a = (await first.json()) as { id: string; lastMessageSeq: number };
+		const b = (await again.json()) as { id: string; lastMessageSeq: number };
+		expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+		expect(b.id).toBe(a.id);
+		expect(b.lastMessageSeq).toBe(1);
+	});
+
+	it("shows a visitor its own client ids but never the team's", async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const id = await startVisitorConversation(visitor, 'mine');
+		await api(token, 'POST', '/v3/messages', { conversationId: id, text: 'team' }, { 'Idempotency-Key': 'crm-77' });
+		const history = await widgetApi(
+			'GET',
+			`/widget/${workspaceId}/conversations/${id}/messages`,
+			undefined,
+			visitor.session,
+		);
+		const data = ((await history.json()) as { data: Array<{ text: string; clientMessageId: string | null }> }).data;
+		expect(data.map((m) => m.clientMessageId)).toEqual([expect.any(String), null]);
+		expect(data[0]?.clientMessageId).not.toContain(':');
 	});
 });
 
@@ -351,6 +401,50 @@ describe('POST /widget/{workspaceId}/identify', () => {
 			email: 'ana@example.com',
 			externalId: 'ana',
 		});
+	});
+
+	it('never lets a visitor who typed an address first into the account of its proven owner', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const mallory = await startVisitor(workspaceId);
+		await identify(mallory, { email: 'victim@example.com' });
+		const owner = await startVisitor(workspaceId);
+		const ownerConversation = await startVisitorConversation(owner, 'my order 1234');
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const proven = await identify(owner, { jwt: await signIdentityJwt(secret, { email: 'victim@example.com', exp }) });
+		const victim = ((await proven.json()) as { contact: ContactBody }).contact;
+		expect(victim).toMatchObject({ email: 'victim@example.com', verified: true });
+		expect(await visitorConversationIds(mallory)).toEqual([]);
+		expect(await visitorConversationIds(owner)).toEqual([ownerConversation]);
+
+		// An operator writing to that address reaches the owner, not the visitor who typed it.
+		const api1 = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'victim@example.com' },
+			message: { text: 'your reset code is 991' },
+		});
+		expect(((await api1.json()) as { contactId: string }).contactId).toBe(victim.id);
+		expect(await visitorConversationIds(mallory)).toEqual([]);
+	});
+
+	it('does not take the unsigned fields sent along with a valid JWT as proven', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const attacker = await startVisitor(workspaceId);
+		const res = await identify(attacker, {
+			jwt: await signIdentityJwt(secret, { email: 'attacker@example.com', name: 'Signed Name', exp }),
+			email: 'victim@example.com',
+			name: 'Typed Name',
+		});
+		const contact = ((await res.json()) as { contact: ContactBody }).contact;
+		expect(contact).toMatchObject({
+			email: 'attacker@example.com',
+			claimedEmail: 'victim@example.com',
+			name: 'Signed Name',
+		});
+		const victim = await startVisitor(workspaceId);
+		const later = await identify(victim, { jwt: await signIdentityJwt(secret, { email: 'victim@example.com', exp }) });
+		expect(((await later.json()) as { contact: ContactBody }).contact.id).not.toBe(contact.id);
 	});
 
 	it('treats a JWT signed with another secret, expired, or after rotation as unverified', async () => {

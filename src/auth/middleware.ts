@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { createMiddleware } from 'hono/factory';
+import type { RateLimitDecision } from '../../durable-objects/rate-limiter';
 import type { AppEnv } from '../app-env';
 import { apiTokens, operators } from '../db/schema';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
@@ -55,20 +56,29 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
  * IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) on every answer, 429 included.
  */
 export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
-	const limit = Number.parseInt(c.env.RATE_LIMIT_PER_MINUTE, 10) || 120;
-	// Counted per operator, which holds one active token at a time: regenerating a token to get a fresh
-	// budget would otherwise sidestep the limit.
-	const decision = await c.env.RATE_LIMITER.getByName(c.var.caller.operatorId).hit(limit);
+	const decision = await spendOperatorBudget(c.env, c.var.caller.operatorId);
 	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
 	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
-	if (!decision.allowed) {
-		throw new TooManyRequests(
-			`Rate limit of ${decision.limit} requests per ${decision.windowSeconds} s exceeded for this token; retry in ${decision.resetSeconds} s.`,
-			decision.resetSeconds,
-		);
-	}
+	if (!decision.allowed) throw overBudget(decision);
 	await next();
 });
+
+/**
+ * Counts one request against the operator's per-minute budget. Counted per operator, which holds one active
+ * token at a time: regenerating a token to get a fresh budget would otherwise sidestep the limit. Sends on a
+ * conversation socket spend the same budget.
+ */
+export async function spendOperatorBudget(env: Env, operatorId: string): Promise<RateLimitDecision> {
+	const limit = Number.parseInt(env.RATE_LIMIT_PER_MINUTE, 10) || 120;
+	return env.RATE_LIMITER.getByName(operatorId).hit(limit);
+}
+
+export function overBudget(decision: RateLimitDecision): TooManyRequests {
+	return new TooManyRequests(
+		`Rate limit of ${decision.limit} requests per ${decision.windowSeconds} s exceeded for this token; retry in ${decision.resetSeconds} s.`,
+		decision.resetSeconds,
+	);
+}
 
 /** Route guard: the calling operator must hold `permission` (or `admin`). */
 export function requirePermission(permission: Permission) {

@@ -164,8 +164,14 @@ export const conversations = sqliteTable(
 		lastMessageAt: integer('last_message_at'),
 		/** The list order: the later of the last message and the last change. */
 		lastActivityAt: integer('last_activity_at').notNull(),
+		/**
+		 * What made a retried start find this conversation instead of opening another: the widget's first
+		 * client message id, or an API Idempotency-Key. Unique per contact.
+		 */
+		startKey: text('start_key'),
 	},
 	(t) => [
+		uniqueIndex('conversations_start_key').on(t.workspaceId, t.contactId, t.startKey),
 		index('conversations_activity').on(t.workspaceId, t.lastActivityAt, t.id),
 		index('conversations_status_activity').on(t.workspaceId, t.status, t.lastActivityAt, t.id),
 		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),

@@ -1,23 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { PostInput } from '../../durable-objects/conversation-room';
-import { type Database, runBatch, type Statement } from '../db/client';
-import { CONVERSATION_STATUSES, contacts, conversations, conversationTags, operators, tags } from '../db/schema';
+import type { Database } from '../db/client';
+import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
-import { type DomainEvent, newEvent } from '../events/catalogue';
-import { outboxStatements } from '../events/outbox';
-import { Conflict, Invalid, NotFound } from '../lib/errors';
-import { iso, isoOrNull, newId } from '../lib/ids';
-import {
-	type ContactReference,
-	contactEventView,
-	contactReferenceSchema,
-	contactSchema,
-	contactView,
-	normalizePhone,
-	originSchema,
-} from './contacts';
+import { NotFound } from '../lib/errors';
+import { iso, isoOrNull } from '../lib/ids';
+import { contactReferenceSchema, contactSchema, contactView, originSchema } from './contacts';
 
 export const STATUSES = CONVERSATION_STATUSES;
 
@@ -230,78 +219,7 @@ export async function assertConversationInWorkspace(db: Database, workspaceId: s
 	}
 }
 
-/** Throws Invalid unless `operatorId` is an operator of the workspace. */
-export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
-	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
-		throw new Invalid(`json.assigneeId: no operator ${operatorId} in this workspace`);
-	}
-}
-
-/** Statements that make the conversation's tag set exactly `names` (creating unknown tags). */
-function replaceTagsStatements(
-	db: Database,
-	workspaceId: string,
-	conversationId: string,
-	names: string[],
-	now: number,
-): Statement[] {
-	const unique = [...new Set(names)];
-	const statements: Statement[] = [
-		db
-			.delete(conversationTags)
-			.where(and(eq(conversationTags.workspaceId, workspaceId), eq(conversationTags.conversationId, conversationId))),
-	];
-	if (unique.length === 0) return statements;
-	return [
-		...statements,
-		db
-			.insert(tags)
-			.values(unique.map((name) => ({ id: newId('tag', now), workspaceId, name, createdAt: now })))
-			.onConflictDoNothing(),
-		sql`
-			INSERT INTO conversation_tags (workspace_id, conversation_id, tag_id)
-			SELECT ${workspaceId}, ${conversationId}, id FROM tags
-			WHERE workspace_id = ${workspaceId} AND name IN (${sql.join(
-				unique.map((n) => sql`${n}`),
-				sql`, `,
-			)})`,
-	];
-}
-
-/**
- * Finds the referenced contact before anything is written: its id, or null when it must be created. An
- * e-mail of one contact with the phone of another is a 409; an unknown contact id is a 404.
- */
-async function resolveContact(db: Database, workspaceId: string, ref: ContactReference): Promise<string | null> {
-	if (ref.id !== undefined) {
-		if (!(await existsInWorkspace(db, contacts, workspaceId, ref.id)))
-			throw new NotFound(`Contact ${ref.id} not found.`);
-		return ref.id;
-	}
-	const email = ref.email?.toLowerCase();
-	const phone = ref.phone === undefined ? undefined : normalizePhone(ref.phone);
-	const matches = await db
-		.select({ id: contacts.id, email: contacts.email, phone: contacts.phone })
-		.from(contacts)
-		.where(
-			and(
-				eq(contacts.workspaceId, workspaceId),
-				or(
-					email === undefined ? undefined : eq(contacts.email, email),
-					phone === undefined ? undefined : eq(contacts.phone, phone),
-				),
-			),
-		);
-	const byEmail = email === undefined ? undefined : matches.find((m) => m.email === email);
-	const byPhone = phone === undefined ? undefined : matches.find((m) => m.phone === phone);
-	if (byEmail && byPhone && byPhone.id !== byEmail.id) {
-		throw new Conflict(
-			`The phone ${phone} belongs to another contact than the e-mail ${email}; name the contact by id.`,
-		);
-	}
-	return byEmail?.id ?? byPhone?.id ?? null;
-}
-
+/** The conversation as domain events carry it. */
 export function conversationSummary(row: {
 	id: string;
 	contactId: string;
@@ -312,133 +230,4 @@ export function conversationSummary(row: {
 }) {
 	const { id, contactId, channel, status, assigneeId, groupId } = row;
 	return { id, contactId, channel, status, assigneeId, groupId };
-}
-
-export interface CreatedConversation {
-	id: string;
-	/** Committed with the conversation; deliver them with `releaseEvents`. */
-	events: DomainEvent[];
-	/** The first message, to post through the conversation's room once the conversation exists. */
-	firstMessage: PostInput | null;
-}
-
-/**
- * Starts a conversation with a contact named by id, e-mail or phone, creating the contact when it is
- * unknown. Checks come first and every write (with its events) goes in one D1 batch, so a rejected request
- * changes nothing. `origin` is the campaign the widget captured (the API starts conversations without one).
- */
-export async function createConversation(
-	db: Database,
-	workspaceId: string,
-	operatorId: string,
-	input: NewConversation,
-	origin: Record<string, string> | null = null,
-	now = Date.now(),
-): Promise<CreatedConversation> {
-	const existingContact = await resolveContact(db, workspaceId, input.contact);
-	if (input.assigneeId) await assertOperatorInWorkspace(db, workspaceId, input.assigneeId);
-
-	const id = newId('conv', now);
-	const contactId = existingContact ?? newId('ctc', now);
-	const events: DomainEvent[] = [];
-	const statements: Statement[] = [];
-	if (existingContact === null) {
-		const contact = {
-			id: contactId,
-			workspaceId,
-			name: input.contact.name ?? null,
-			email: input.contact.email?.toLowerCase() ?? null,
-			phone: input.contact.phone === undefined ? null : normalizePhone(input.contact.phone),
-			customFields: {},
-			createdAt: now,
-			updatedAt: now,
-		};
-		statements.push(db.insert(contacts).values(contact));
-		events.push(newEvent('contact.created', workspaceId, { contact: contactEventView(contact) }, now));
-	}
-	const conversation = {
-		id,
-		workspaceId,
-		contactId,
-		channel: input.channel,
-		status: 'open' as const,
-		assigneeId: input.assigneeId ?? null,
-		groupId: input.groupId ?? null,
-		utmSource: origin?.utmSource ?? null,
-		utmMedium: origin?.utmMedium ?? null,
-		utmCampaign: origin?.utmCampaign ?? null,
-		utmContent: origin?.utmContent ?? null,
-		utmTerm: origin?.utmTerm ?? null,
-		gclid: origin?.gclid ?? null,
-		fbclid: origin?.fbclid ?? null,
-		landingUrl: origin?.landingUrl ?? null,
-		referrer: origin?.referrer ?? null,
-		createdAt: now,
-		updatedAt: now,
-		lastActivityAt: now,
-	};
-	statements.push(db.insert(conversations).values(conversation));
-	if (input.tags) statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags, now));
-	events.push(newEvent('conversation.created', workspaceId, { conversation: conversationSummary(conversation) }, now));
-	await runBatchOrConflict(db, [...statements, ...outboxStatements(db, events)]);
-	const firstMessage: PostInput | null = input.message
-		? {
-				workspaceId,
-				conversationId: id,
-				authorKind: input.message.author,
-				authorId: input.message.author === 'operator' ? operatorId : null,
-				text: input.message.text,
-				attachments: [],
-				clientMessageId: null,
-			}
-		: null;
-	return { id, events, firstMessage };
-}
-
-/** A batch that creates a contact can lose a race with another request creating the same one: a 409. */
-async function runBatchOrConflict(db: Database, statements: Statement[]) {
-	try {
-		return await runBatch(db, statements);
-	} catch (error) {
-		if (String(error).includes('UNIQUE constraint failed: contacts.')) {
-			throw new Conflict('Another request created this contact at the same moment; retry.', { cause: error });
-		}
-		throw error;
-	}
-}
-
-/** Applies status, assignment and tag changes in one batch with their event; NotFound outside the workspace. */
-export async function updateConversation(
-	db: Database,
-	workspaceId: string,
-	id: string,
-	changes: ConversationChanges,
-	now = Date.now(),
-) {
-	const current = await db
-		.select()
-		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
-		.get();
-	if (!current) throw new NotFound(`Conversation ${id} not found.`);
-	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
-	const fields = {
-		...(changes.status === undefined ? {} : { status: changes.status }),
-		...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
-		...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
-	};
-	const update = db
-		.update(conversations)
-		.set({ ...fields, updatedAt: now, lastActivityAt: now })
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
-	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
-	const changed = (['status', 'assigneeId', 'groupId', 'tags'] as const).filter((k) => changes[k] !== undefined);
-	const event = newEvent(
-		'conversation.updated',
-		workspaceId,
-		{ conversation: conversationSummary({ ...current, ...fields }), changed },
-		now,
-	);
-	await runBatch(db, [update, ...tagStatements, ...outboxStatements(db, [event])]);
-	return { conversation: await getConversation(db, workspaceId, id), events: [event] };
 }

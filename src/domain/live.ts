@@ -50,6 +50,8 @@ export interface RoomSocket {
 	conversationId: string;
 	role: Participant;
 	operatorId?: string;
+	/** The token an operator's socket is opened with: the room checks it is still active before each send. */
+	tokenId?: string;
 	/** Whether the participant may send messages on the socket (an operator needs `messages:send`). */
 	canSend: boolean;
 	visitorId?: string;
@@ -92,4 +94,17 @@ export async function connectToFeed(
 	url.searchParams.set('operatorId', operatorId);
 	for (const permission of permissions) url.searchParams.append('permission', permission);
 	return env.WORKSPACE_HUB.getByName(workspaceId).fetch(url, { headers: { Upgrade: 'websocket' } });
+}
+
+/**
+ * Closes an operator's inbox-feed sockets: after its token is replaced, the feed must not go on streaming
+ * to whoever held the old one. (A conversation socket re-checks the token before each send.)
+ */
+export async function disconnectOperator(env: Env, workspaceId: string, operatorId: string): Promise<void> {
+	await env.WORKSPACE_HUB.getByName(workspaceId).disconnect(operatorId);
+}
+
+/** Closes a visitor's sockets on the given conversations (its `reset`). */
+export async function disconnectVisitor(env: Env, conversationIds: string[], visitorId: string): Promise<void> {
+	await Promise.all(conversationIds.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectVisitor(visitorId)));
 }

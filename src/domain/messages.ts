@@ -52,6 +52,23 @@ export function messageView(row: MessageRow): MessageView {
 	};
 }
 
+/** The client message id a visitor's send is stored under (the widget's own id, namespaced by visitor). */
+export function visitorClientId(visitorId: string, id: string): string {
+	return `v:${visitorId}:${id}`;
+}
+
+/**
+ * A message as a visitor may see it: the client id only on the contact's own messages, as the widget sent
+ * it; the team's (an integrator's Idempotency-Key, say) are not the visitor's business.
+ */
+export function visitorView(message: MessageView): MessageView {
+	const own = message.authorKind === 'contact' && message.clientMessageId?.startsWith('v:');
+	return {
+		...message,
+		clientMessageId: own ? (message.clientMessageId?.replace(/^v:[^:]*:/, '') ?? null) : null,
+	};
+}
+
 /** A page of a conversation's messages, oldest first, after sequence number `afterSeq`. */
 export async function listMessages(
 	db: Database,

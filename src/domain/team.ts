@@ -132,3 +132,13 @@ export async function regenerateToken(db: Database, workspaceId: string, operato
 	if (inserted?.meta.changes !== 1) throw new Unauthorized('Invalid API token: unknown or revoked.');
 	return issued(token, row);
 }
+
+/** Whether a token is still active: what a long-lived socket opened with it checks before each send. */
+export async function isTokenActive(db: Database, workspaceId: string, tokenId: string): Promise<boolean> {
+	const row = await db
+		.select({ id: apiTokens.id })
+		.from(apiTokens)
+		.where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)))
+		.get();
+	return row !== undefined;
+}

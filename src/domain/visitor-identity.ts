@@ -1,22 +1,24 @@
 /**
  * What a visitor tells us about themselves (`identify`, the pre-chat form) and how far we believe it.
  *
- * Without proof, details are stored as unverified on the visitor's own contact: they never find, read, take
- * over or merge into another contact, and a value another contact already holds is kept aside as "claimed".
- * With a valid identity JWT (signed by the site's backend with the workspace's identity secret) the visitor
- * becomes the contact with that external id or e-mail, and its anonymous conversations move along.
+ * Typed details are never proof: a name and custom data go on the visitor's own contact, but an e-mail or
+ * phone is kept as `claimedEmail`/`claimedPhone`, never in the columns contacts are found by, so typing
+ * someone's address can never lead to their contact (now or when they later log in). Only a valid identity
+ * JWT (signed by the site's backend with the workspace's identity secret) sets `email` and `externalId`: the
+ * visitor becomes the contact with that external id or e-mail, and its anonymous conversations move along.
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, or, sql } from 'drizzle-orm';
 import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
 import { identitySecret } from '../auth/secrets';
 import { type Database, runBatch, type Statement } from '../db/client';
-import { contacts, workspaces } from '../db/schema';
+import { contacts, conversations, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
 import { outboxStatements, releaseEvents } from '../events/outbox';
-import { Conflict } from '../lib/errors';
+import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { contactEventView, contactView, normalizePhone } from './contacts';
+import { conversationSummary } from './conversations';
 import { identityVerificationOn } from './identity-settings';
 import { ensureContact, type SessionRow } from './visitor-sessions';
 import { phoneNumber } from './widget-settings';
@@ -65,13 +67,13 @@ async function verifiedClaims(db: Database, env: Env, workspaceId: string, jwt: 
 		.from(workspaces)
 		.where(eq(workspaces.id, workspaceId))
 		.get();
-	if (!identityVerificationOn(workspace?.version ?? null))
-		return { ok: false as const, reason: 'no_identity_secret' as const };
+	const version = workspace?.version ?? null;
+	if (!identityVerificationOn(version)) return { ok: false as const, reason: 'no_identity_secret' as const };
 	if (jwt === undefined) return { ok: false as const, reason: 'no_jwt' as const };
-	return verifyIdentityJwt(await identitySecret(env.PARLEY_SECRET, workspaceId, workspace?.version as number), jwt);
+	return verifyIdentityJwt(await identitySecret(env.PARLEY_SECRET, workspaceId, version), jwt);
 }
 
-/** `identify`: applies the details, verified or not, and returns the visitor's contact. */
+/** `identify`: proves the identity when a valid JWT comes along, then applies the typed details. */
 export async function identifyVisitor(
 	db: Database,
 	env: Env,
@@ -81,25 +83,17 @@ export async function identifyVisitor(
 ): Promise<IdentifyResult> {
 	const { jwt, ...details } = input;
 	const check = jwt === undefined ? null : await verifiedClaims(db, env, session.workspaceId, jwt);
-	if (check?.ok) {
-		const contactId = await adoptVerifiedContact(db, env, session, check.claims, now);
-		const contact = await applyDetails(
-			db,
-			env,
-			session.workspaceId,
-			contactId,
-			{ ...details, name: details.name ?? check.claims.name },
-			true,
-			now,
-		);
-		return { contact: contactView(contact), verified: true, unverifiedReason: null };
-	}
-	const contactId = await ensureContact(db, env, session, now);
-	const contact = await applyDetails(db, env, session.workspaceId, contactId, details, false, now);
+	const contactId = check?.ok
+		? await adoptVerifiedContact(db, env, session, check.claims, now)
+		: await ensureContact(db, env, session, now);
+	// What the site's backend signed wins over what was typed.
+	const name = check?.ok ? (check.claims.name ?? details.name) : details.name;
+	const contact = await applyDetails(db, env, session.workspaceId, contactId, { ...details, name }, now);
+	const verified = contact.verifiedAt !== null;
 	return {
 		contact: contactView(contact),
-		verified: contact.verifiedAt !== null,
-		unverifiedReason: check === null ? 'no_jwt' : check.reason,
+		verified,
+		unverifiedReason: verified ? null : check === null ? 'no_jwt' : check.ok ? null : check.reason,
 	};
 }
 
@@ -162,19 +156,32 @@ async function adoptVerifiedContact(
 		);
 		events.push(newEvent('contact.created', ws, { contact: contactEventView(fresh) }, now));
 	}
-	// What the site's backend signed wins over what the visitor typed; the visit's campaign follows the
-	// visitor onto the proven contact (as first touch only if it had none).
+	// The signed e-mail goes where contacts are found by, unless another contact holds it (an address that
+	// moved between the site's accounts): then it is only noted. The visit's campaign follows the visitor
+	// onto the proven contact (as first touch only if it had none).
+	const claimedEmail = claims.email ?? null;
+	const emailTaken = sql`${claimedEmail} IS NOT NULL AND EXISTS (SELECT 1 FROM contacts other
+		WHERE other.workspace_id = ${ws} AND other.email = ${claimedEmail} AND other.id != ${contactId})`;
 	statements.push(
 		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = ${now},
 			external_id = COALESCE(${claims.externalId ?? null}, external_id),
-			email = COALESCE(${claims.email ?? null}, email),
+			email = CASE WHEN ${emailTaken} THEN email ELSE COALESCE(${claimedEmail}, email) END,
+			claimed_email = CASE WHEN ${emailTaken} THEN ${claimedEmail} ELSE claimed_email END,
 			first_origin = COALESCE(first_origin, ${origin}), last_origin = COALESCE(${origin}, last_origin)
 			WHERE id = ${contactId} AND workspace_id = ${ws}`,
 	);
 	if (anonymous && anonymous.id !== contactId) {
+		const moving = await db
+			.select()
+			.from(conversations)
+			.where(and(eq(conversations.workspaceId, ws), eq(conversations.contactId, anonymous.id)));
 		statements.push(
 			sql`UPDATE conversations SET contact_id = ${contactId} WHERE contact_id = ${anonymous.id} AND workspace_id = ${ws}`,
 		);
+		for (const conversation of moving) {
+			const moved = conversationSummary({ ...conversation, contactId });
+			events.push(newEvent('conversation.updated', ws, { conversation: moved, changed: ['contactId'] }, now));
+		}
 	}
 	statements.push(
 		sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${ws}`,
@@ -201,9 +208,12 @@ async function adoptVerifiedContact(
 	return contactId;
 }
 
+/** Custom attributes a contact may hold in all, whatever number of calls added them. */
+const MAX_CUSTOM_FIELDS = 50;
+
 /**
- * Writes name, e-mail, phone and custom data on the contact. An e-mail or phone is set only when no other
- * contact holds it and, on a verified contact, only from a verified source; otherwise it is kept as claimed.
+ * Writes what a visitor typed on its contact: the name and custom data as given, an e-mail or phone only as
+ * claimed (see the top of this file). Throws Invalid when the custom data would pass 50 attributes.
  */
 export async function applyDetails(
 	db: Database,
@@ -211,44 +221,35 @@ export async function applyDetails(
 	workspaceId: string,
 	contactId: string,
 	details: VisitorDetails,
-	proven: boolean,
 	now: number,
 ): Promise<ContactRow> {
-	const email = details.email?.toLowerCase();
-	const phone = details.phone === undefined ? undefined : normalizePhone(details.phone);
-	const rows = await db
+	const contact = await db
 		.select()
 		.from(contacts)
-		.where(
-			and(
-				eq(contacts.workspaceId, workspaceId),
-				or(
-					eq(contacts.id, contactId),
-					email === undefined ? undefined : eq(contacts.email, email),
-					phone === undefined ? undefined : eq(contacts.phone, phone),
-				),
-			),
-		);
-	const contact = rows.find((r) => r.id === contactId);
+		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
+		.get();
 	if (!contact) throw new Conflict('The visitor contact changed during this request; retry.');
-	const mayReplace = proven || contact.verifiedAt === null;
-	const settle = (value: string | undefined, column: 'email' | 'phone') => {
-		if (value === undefined || value === contact[column]) return {};
-		const heldElsewhere = rows.some((r) => r.id !== contactId && r[column] === value);
-		const claimed = column === 'email' ? 'claimedEmail' : 'claimedPhone';
-		return heldElsewhere || !mayReplace ? { [claimed]: value } : { [column]: value };
-	};
+	const email = details.email?.toLowerCase();
+	const phone = details.phone === undefined ? undefined : normalizePhone(details.phone);
+	const customFields = details.customData && { ...contact.customFields, ...details.customData };
+	if (customFields && Object.keys(customFields).length > MAX_CUSTOM_FIELDS) {
+		throw new Invalid(`json.customData: a contact holds at most ${MAX_CUSTOM_FIELDS} custom attributes`);
+	}
 	const changes: Partial<ContactRow> = {
 		...(details.name === undefined || details.name === contact.name ? {} : { name: details.name }),
-		...settle(email, 'email'),
-		...settle(phone, 'phone'),
-		...(details.customData === undefined ? {} : { customFields: { ...contact.customFields, ...details.customData } }),
+		...(email === undefined || email === contact.email || email === contact.claimedEmail
+			? {}
+			: { claimedEmail: email }),
+		...(phone === undefined || phone === contact.phone || phone === contact.claimedPhone
+			? {}
+			: { claimedPhone: phone }),
+		...(customFields ? { customFields } : {}),
 	};
 	const changed = Object.keys(changes);
 	if (changed.length === 0) return contact;
 	const updated = { ...contact, ...changes, updatedAt: now };
 	const event = newEvent('contact.updated', workspaceId, { contact: contactEventView(updated), changed }, now);
-	await runUnique(db, [
+	await runBatch(db, [
 		db
 			.update(contacts)
 			.set({ ...changes, updatedAt: now })
@@ -259,7 +260,7 @@ export async function applyDetails(
 	return updated;
 }
 
-/** Two visitors claiming the same e-mail at the same instant: the loser gets a 409 and retries. */
+/** Two visitors proving the same new identity at the same instant: the loser gets a 409 and retries. */
 async function runUnique(db: Database, statements: Parameters<typeof runBatch>[1]) {
 	try {
 		await runBatch(db, statements);

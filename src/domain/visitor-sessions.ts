@@ -4,12 +4,12 @@
  * row says which contact it speaks as, and a conversation is the visitor's only when it is that contact's.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
-import { type Database, runBatch } from '../db/client';
+import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
-import { newEvent } from '../events/catalogue';
-import { conditionalOutboxStatement, releaseEvents } from '../events/outbox';
+import { type DomainEvent, newEvent } from '../events/catalogue';
+import { conditionalOutboxStatement, outboxStatements, releaseEvents } from '../events/outbox';
 import { NotFound, ServiceUnavailable, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import { contactEventView } from './contacts';
@@ -40,6 +40,12 @@ export const originInputSchema = z
 export type OriginInput = z.infer<typeof originInputSchema>;
 
 export type SessionRow = typeof visitorSessions.$inferSelect;
+
+/**
+ * A session not resumed for this long (every page load with the widget resumes it) stops working: a token
+ * copied off a shared computer does not open someone's conversations forever.
+ */
+export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The origin as stored: only what was captured, so an empty visit never overwrites a campaign. */
 export function storedOrigin(origin: OriginInput | undefined): Record<string, string> | null {
@@ -79,7 +85,7 @@ export async function startSession(
 	if (presented !== undefined) {
 		const resumed = await findSession(db, secret, workspaceId, presented);
 		if (resumed) {
-			const session = await touchSession(db, resumed, captured, now);
+			const session = await touchSession(db, env, resumed, captured, now);
 			return { visitorId: resumed.id, sessionToken: presented, resumed: true, session };
 		}
 	}
@@ -100,17 +106,28 @@ export async function startSession(
 }
 
 /** A new visit of a known visitor: the latest campaign becomes the session's and the contact's last touch. */
-async function touchSession(db: Database, session: SessionRow, origin: Record<string, string> | null, now: number) {
-	const statements: SQL[] = [
+async function touchSession(
+	db: Database,
+	env: Env,
+	session: SessionRow,
+	origin: Record<string, string> | null,
+	now: number,
+) {
+	const statements: Statement[] = [
 		sql`UPDATE visitor_sessions SET last_seen_at = ${now}, origin = COALESCE(${origin && JSON.stringify(origin)}, origin)
 			WHERE id = ${session.id} AND workspace_id = ${session.workspaceId}`,
 	];
-	if (origin && session.contactId) {
+	const events: DomainEvent[] = [];
+	const contact = origin && (await sessionContact(db, session));
+	if (origin && contact) {
 		statements.push(sql`UPDATE contacts SET last_origin = ${JSON.stringify(origin)},
 			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = ${now}
-			WHERE id = ${session.contactId} AND workspace_id = ${session.workspaceId}`);
+			WHERE id = ${contact.id} AND workspace_id = ${session.workspaceId}`);
+		const changed = contact.firstOrigin ? ['lastOrigin'] : ['firstOrigin', 'lastOrigin'];
+		events.push(newEvent('contact.updated', session.workspaceId, { contact: contactEventView(contact), changed }, now));
 	}
-	await runBatch(db, statements);
+	await runBatch(db, [...statements, ...outboxStatements(db, events)]);
+	await releaseEvents(env, events);
 	return { ...session, lastSeenAt: now, origin: origin ?? session.origin };
 }
 
@@ -125,6 +142,7 @@ async function findSession(db: Database, secret: string, workspaceId: string, to
 				eq(visitorSessions.workspaceId, workspaceId),
 				eq(visitorSessions.id, claims.visitorId),
 				isNull(visitorSessions.endedAt),
+				gt(visitorSessions.lastSeenAt, Date.now() - SESSION_IDLE_MS),
 			),
 		)
 		.get();
@@ -240,4 +258,21 @@ export async function sessionContact(db: Database, session: SessionRow) {
 			.where(and(eq(contacts.workspaceId, session.workspaceId), eq(contacts.id, session.contactId)))
 			.get()) ?? null
 	);
+}
+
+/** Whether a visitor's session still works: what its open sockets check before each send. */
+export async function isSessionActive(db: Database, workspaceId: string, visitorId: string): Promise<boolean> {
+	const row = await db
+		.select({ id: visitorSessions.id })
+		.from(visitorSessions)
+		.where(
+			and(
+				eq(visitorSessions.workspaceId, workspaceId),
+				eq(visitorSessions.id, visitorId),
+				isNull(visitorSessions.endedAt),
+				gt(visitorSessions.lastSeenAt, Date.now() - SESSION_IDLE_MS),
+			),
+		)
+		.get();
+	return row !== undefined;
 }

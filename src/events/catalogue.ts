@@ -42,7 +42,7 @@ export const EVENT_PAYLOADS = {
 	'conversation.created': z.object({ conversation: conversationSummary }),
 	'conversation.updated': z.object({
 		conversation: conversationSummary,
-		changed: z.array(z.enum(['status', 'assigneeId', 'groupId', 'tags'])),
+		changed: z.array(z.enum(['status', 'assigneeId', 'groupId', 'tags', 'contactId'])),
 	}),
 	/** A visitor or an operator read the conversation up to `seq` (a read receipt). */
 	'conversation.read': z.object({

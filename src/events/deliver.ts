@@ -1,8 +1,31 @@
 import type { DomainEvent } from './catalogue';
 import { LIVE_FEED_TYPES } from './catalogue';
 
-/** A Queue `sendBatch` takes at most 100 messages. */
-const QUEUE_BATCH = 100;
+/** A Queue `sendBatch` takes at most 100 messages and 256 KB; stay under both with room for overhead. */
+const QUEUE_BATCH_MESSAGES = 100;
+const QUEUE_BATCH_BYTES = 200 * 1024;
+
+/**
+ * Splits events into Queue batches by count and serialized size, so a backlog of long messages (left by
+ * an outage) goes out in several batches instead of being refused as one forever.
+ */
+export function queueBatches(events: DomainEvent[]): DomainEvent[][] {
+	const batches: DomainEvent[][] = [];
+	let current: DomainEvent[] = [];
+	let bytes = 0;
+	for (const event of events) {
+		const size = new TextEncoder().encode(JSON.stringify(event)).length;
+		if (current.length > 0 && (current.length === QUEUE_BATCH_MESSAGES || bytes + size > QUEUE_BATCH_BYTES)) {
+			batches.push(current);
+			current = [];
+			bytes = 0;
+		}
+		current.push(event);
+		bytes += size;
+	}
+	if (current.length > 0) batches.push(current);
+	return batches;
+}
 
 /**
  * Puts events on the events Queue, then pushes the inbox-feed ones to their workspaces' live feeds.
@@ -10,9 +33,8 @@ const QUEUE_BATCH = 100;
  * best effort (a console that missed a frame re-reads the API), so it never makes a delivery fail.
  */
 export async function deliverEvents(env: Env, events: DomainEvent[]): Promise<void> {
-	for (let i = 0; i < events.length; i += QUEUE_BATCH) {
-		const chunk = events.slice(i, i + QUEUE_BATCH);
-		await env.EVENTS.sendBatch(chunk.map((event) => ({ body: event, contentType: 'json' as const })));
+	for (const batch of queueBatches(events)) {
+		await env.EVENTS.sendBatch(batch.map((event) => ({ body: event, contentType: 'json' as const })));
 	}
 	await publishLive(env, events);
 }

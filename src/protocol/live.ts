@@ -27,8 +27,11 @@ export type Participant = 'contact' | 'operator';
 export type ServerFrame =
 	/** A message of the conversation, in `seq` order, each exactly once per socket. */
 	| { type: 'message'; message: MessageView }
-	/** Sent after the backlog a (re)connecting socket asked for: what follows is live. */
-	| { type: 'synced'; lastSeq: number }
+	/**
+	 * Sent after the backlog a (re)connecting socket asked for: what follows is live. With `complete: false`
+	 * the backlog was cut at `lastSeq` (it was long): reconnect with `after=lastSeq` for the rest.
+	 */
+	| { type: 'synced'; lastSeq: number; complete: boolean }
 	| { type: 'typing'; author: Participant; operatorId: string | null; typing: boolean }
 	| { type: 'read'; reader: Participant; seq: number }
 	/** The answer to a `message` frame: the stored message (also for a repeated clientMessageId). */

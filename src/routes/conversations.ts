@@ -1,17 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import { hasPermission } from '../auth/permissions';
+import { createConversation, updateConversation } from '../domain/conversation-changes';
 import {
 	assertConversationInWorkspace,
 	conversationChangesSchema,
 	conversationFiltersSchema,
 	conversationSchema,
 	conversationWithContactSchema,
-	createConversation,
 	getConversation,
 	listConversations,
 	newConversationSchema,
-	updateConversation,
 } from '../domain/conversations';
 import { connectToRoom, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
@@ -19,7 +18,7 @@ import { clientIp } from '../domain/visitor-limits';
 import { releaseEvents } from '../events/outbox';
 import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
-import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
+import { bearerSecurity, errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 const listQuery = conversationFiltersSchema.extend({
@@ -72,7 +71,7 @@ export const conversations = createRouter()
 			summary: 'Start a conversation with a contact (created when unknown)',
 			security: bearerSecurity,
 			middleware: [requirePermission('messages:send')] as const,
-			request: { body: jsonBody(newConversationSchema) },
+			request: { headers: idempotencyHeaders, body: jsonBody(newConversationSchema) },
 			responses: {
 				201: jsonResponse('The new conversation, its contact embedded.', conversationWithContactSchema),
 				...errorResponses(400, 403, 404, 409, 413, 415, 422),
@@ -80,10 +79,15 @@ export const conversations = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const created = await createConversation(c.var.db, workspaceId, operatorId, c.req.valid('json'));
+			const key = c.req.valid('header')['idempotency-key'];
+			const created = await createConversation(c.var.db, workspaceId, c.req.valid('json'), {
+				operatorId,
+				startKey: key === undefined ? null : `api:${operatorId}:${key}`,
+			});
 			// conversation.created goes out before the first message's message.created.
 			await releaseEvents(c.env, created.events);
 			if (created.firstMessage) await postMessage(c.env, created.firstMessage);
+			if (!created.created) c.header('Idempotent-Replayed', 'true');
 			return c.json(await getConversation(c.var.db, workspaceId, created.id), 201);
 		},
 	)
@@ -191,12 +195,13 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId, operatorId, permissions } = c.var.caller;
+			const { workspaceId, operatorId, tokenId, permissions } = c.var.caller;
 			return connectToRoom(c.env, c.req.raw, {
 				workspaceId,
 				conversationId: c.req.valid('param').id,
 				role: 'operator',
 				operatorId,
+				tokenId,
 				canSend: hasPermission(permissions, 'messages:send'),
 				ip: clientIp(c.req.raw.headers),
 				after: c.req.valid('query').after,

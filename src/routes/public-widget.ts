@@ -6,9 +6,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
-import { createConversation, getConversation } from '../domain/conversations';
-import { connectToRoom, markRead, postMessage } from '../domain/live';
-import { listMessages, messageSchema, messageView } from '../domain/messages';
+import { createConversation } from '../domain/conversation-changes';
+import { getConversation } from '../domain/conversations';
+import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
+import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { applyDetails, identifySchema, identifyVisitor, visitorDetailsSchema } from '../domain/visitor-identity';
 import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
 import {
@@ -153,7 +154,14 @@ export const publicWidget = createRouter()
 			responses: { 204: { description: 'The session token no longer works.' }, ...errorResponses() },
 		}),
 		async (c) => {
-			await endSession(c.var.db, await visitor(c, c.req.valid('param').workspaceId));
+			const session = await visitor(c, c.req.valid('param').workspaceId);
+			await endSession(c.var.db, session);
+			const conversations = await visitorConversations(c.var.db, session);
+			await disconnectVisitor(
+				c.env,
+				conversations.map((conversation) => conversation.id),
+				session.id,
+			);
 			return c.body(null, 204);
 		},
 	)
@@ -194,14 +202,18 @@ export const publicWidget = createRouter()
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
 				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
-				await applyDetails(c.var.db, c.env, workspaceId, contactId, details, false, Date.now());
+				await applyDetails(c.var.db, c.env, workspaceId, contactId, details, Date.now());
 			}
+			// Retrying a start (same first clientMessageId) finds the conversation the first attempt opened.
 			const created = await createConversation(
 				c.var.db,
 				workspaceId,
-				'',
 				{ contact: { id: contactId }, channel: 'widget' },
-				storedOrigin(body.origin) ?? session.origin,
+				{
+					operatorId: null,
+					origin: storedOrigin(body.origin) ?? session.origin,
+					startKey: visitorClientId(session.id, body.message.clientMessageId),
+				},
 			);
 			await releaseEvents(c.env, created.events);
 			const { message } = await postMessage(c.env, {
@@ -211,7 +223,7 @@ export const publicWidget = createRouter()
 				authorId: null,
 				text: body.message.text,
 				attachments: [],
-				clientMessageId: body.message.clientMessageId,
+				clientMessageId: visitorClientId(session.id, body.message.clientMessageId),
 			});
 			const conversation = await getConversation(c.var.db, workspaceId, created.id);
 			return c.json(
@@ -224,7 +236,7 @@ export const publicWidget = createRouter()
 						createdAt: conversation.createdAt,
 						lastMessageAt: conversation.lastMessageAt,
 					},
-					message,
+					message: visitorView(message),
 				},
 				201,
 			);
@@ -254,7 +266,7 @@ export const publicWidget = createRouter()
 			const session = await visitor(c, workspaceId);
 			await assertVisitorConversation(c.var.db, session, id);
 			const rows = await listMessages(c.var.db, workspaceId, id, after, limit);
-			return c.json({ data: rows.map(messageView) }, 200);
+			return c.json({ data: rows.map((row) => visitorView(messageView(row))) }, 200);
 		},
 	)
 	.openapi(
@@ -281,9 +293,9 @@ export const publicWidget = createRouter()
 				authorId: null,
 				text: body.text,
 				attachments: [],
-				clientMessageId: body.clientMessageId,
+				clientMessageId: visitorClientId(session.id, body.clientMessageId),
 			});
-			return c.json(message, 201);
+			return c.json(visitorView(message), 201);
 		},
 	)
 	.openapi(

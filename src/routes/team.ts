@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
+import { disconnectOperator } from '../domain/live';
 import { createOperator, issuedTokenSchema, issueTokenFor, newOperatorSchema, operatorSchema } from '../domain/team';
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -33,5 +34,12 @@ export const team = createRouter()
 				...errorResponses(403, 404),
 			},
 		}),
-		async (c) => c.json(await issueTokenFor(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 201),
+		async (c) => {
+			const { workspaceId } = c.var.caller;
+			const operatorId = c.req.valid('param').id;
+			const issued = await issueTokenFor(c.var.db, workspaceId, operatorId);
+			// The member's previous token is revoked: its live feed closes with it.
+			await disconnectOperator(c.env, workspaceId, operatorId);
+			return c.json(issued, 201);
+		},
 	);

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { disconnectOperator } from '../domain/live';
 import { issuedTokenSchema, regenerateToken } from '../domain/team';
 import { bearerSecurity, errorResponses, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -13,6 +14,8 @@ export const tokens = createRouter().openapi(
 	}),
 	async (c) => {
 		const { workspaceId, operatorId, tokenId } = c.var.caller;
-		return c.json(await regenerateToken(c.var.db, workspaceId, operatorId, tokenId), 201);
+		const issued = await regenerateToken(c.var.db, workspaceId, operatorId, tokenId);
+		await disconnectOperator(c.env, workspaceId, operatorId);
+		return c.json(issued, 201);
 	},
 );
