@@ -8,7 +8,7 @@ import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } fro
 import { RoomOutbox } from './room-outbox';
 import { assertMaySend, type SocketIdentity, storedClientId, visitorTag } from './room-sockets';
 import { type LogRow, RoomStore } from './room-store';
-import { answerClose, trySend } from './sockets';
+import { answerClose, switchingProtocols, trySend } from './sockets';
 
 export interface PostInput {
 	workspaceId: string;
@@ -144,7 +144,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		const complete = backlog.length < MAX_BACKLOG;
 		const lastSeq = complete ? this.store.lastSeq() : (backlog.at(-1)?.seq ?? after);
 		send(server, { type: 'synced', lastSeq, complete });
-		return new Response(null, { status: 101, webSocket: client });
+		return switchingProtocols(request, client);
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {

@@ -1,4 +1,5 @@
 /** Helpers shared by the Durable Objects that hold hibernatable WebSockets. */
+import { LIVE_SUBPROTOCOL } from '../src/protocol/live';
 
 /** Sends a frame; a socket that is closing may refuse it, and the others must still get theirs. */
 export function trySend(socket: WebSocket, text: string): boolean {
@@ -24,4 +25,14 @@ export function answerClose(socket: WebSocket, code: number, reason: string): vo
 	} catch {
 		// Already closed.
 	}
+}
+
+/**
+ * The 101 answer for an accepted socket; it selects the `parley.v1` subprotocol when the client offered it
+ * (a browser passing its credential that way refuses a connection that selects none).
+ */
+export function switchingProtocols(request: Request, client: WebSocket): Response {
+	const offered = (request.headers.get('Sec-WebSocket-Protocol') ?? '').split(',').map((p) => p.trim());
+	const headers: HeadersInit = offered.includes(LIVE_SUBPROTOCOL) ? { 'Sec-WebSocket-Protocol': LIVE_SUBPROTOCOL } : {};
+	return new Response(null, { status: 101, webSocket: client, headers });
 }

@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
 import type { DomainEvent } from '../src/events/catalogue';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
-import { answerClose, trySend } from './sockets';
+import { answerClose, switchingProtocols, trySend } from './sockets';
 
 /** Who holds a feed socket; kept as the socket's attachment so it survives hibernation. */
 interface FeedSubscriber {
@@ -31,7 +31,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 		this.ctx.acceptWebSocket(server, [subscriber.operatorId]);
 		server.serializeAttachment(subscriber);
-		return new Response(null, { status: 101, webSocket: client });
+		return switchingProtocols(request, client);
 	}
 
 	/** Sends each event to every socket allowed to read it. Returns how many frames went out. */

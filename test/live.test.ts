@@ -331,6 +331,21 @@ describe('GET /v3/live (the inbox feed)', () => {
 		await expect.poll(types).toEqual(['conversation.created', 'message.created', 'conversation.updated']);
 	});
 
+	it("takes a browser's credential as a subprotocol next to parley.v1, and selects parley.v1", async () => {
+		const { workspaceId, token, visitor, conversationId } = await liveConversation();
+		const feed = await tryUpgrade('/v3/live', { 'Sec-WebSocket-Protocol': `parley.v1, bearer.${token}` });
+		expect(feed.status).toBe(101);
+		expect(feed.headers.get('Sec-WebSocket-Protocol')).toBe('parley.v1');
+
+		const socket = await openSocket(`/widget/${workspaceId}/conversations/${conversationId}/live`, {
+			'Sec-WebSocket-Protocol': `parley.v1, session.${visitor.session}`,
+		});
+		expect((await socket.next('synced')).lastSeq).toBe(1);
+
+		// Without parley.v1 the credential is not looked for.
+		await expectError(await tryUpgrade('/v3/live', { 'Sec-WebSocket-Protocol': `bearer.${token}` }), 401);
+	});
+
 	it('needs the conversations:read permission', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const sender = await seedOperator(workspaceId, ['messages:send']);

@@ -4,6 +4,7 @@ import type { RateLimitDecision } from '../../durable-objects/rate-limiter';
 import type { AppEnv } from '../app-env';
 import { apiTokens, operators } from '../db/schema';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
+import { credentialFromSubprotocols } from '../protocol/live';
 import { hasPermission, type Permission } from './permissions';
 import { digestsEqual, hashToken, isWellFormedToken } from './token';
 
@@ -12,10 +13,12 @@ const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
 
 /**
  * Resolves `Authorization: Bearer <token>` to the calling operator. Token validity is read from D1 on
- * every request (never from a cache), so a regenerated token stops working on the very next call.
+ * every request (never from a cache), so a regenerated token stops working on the very next call. A
+ * browser's WebSocket, which cannot send headers, may offer the token as the `bearer.<token>` subprotocol.
  */
 export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, next) {
-	const header = c.req.header('Authorization');
+	const fromSocket = credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'bearer.');
+	const header = c.req.header('Authorization') ?? (fromSocket === undefined ? undefined : `Bearer ${fromSocket}`);
 	if (header === undefined)
 		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
 	const match = AUTHORIZATION.exec(header);

@@ -64,6 +64,12 @@ function assertUpgrade(request: Request): void {
 	if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') throw new UpgradeRequired();
 }
 
+/** The upgrade headers to hand on: the subprotocols go too, so the object can select `parley.v1`. */
+function upgradeHeaders(request: Request): HeadersInit {
+	const protocols = request.headers.get('Sec-WebSocket-Protocol');
+	return protocols ? { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': protocols } : { Upgrade: 'websocket' };
+}
+
 /**
  * Hands a WebSocket upgrade to the conversation's room. Identity travels in a request the Worker builds
  * (never the client's own), so a client cannot claim to be someone else.
@@ -75,7 +81,7 @@ export async function connectToRoom(env: Env, request: Request, socket: RoomSock
 		if (value !== undefined) url.searchParams.set(key, String(value));
 	}
 	const response = await env.CONVERSATION_ROOM.getByName(socket.conversationId).fetch(url, {
-		headers: { Upgrade: 'websocket' },
+		headers: upgradeHeaders(request),
 	});
 	if (response.status === 404) throw new NotFound(`Conversation ${socket.conversationId} not found.`);
 	return response;
@@ -93,7 +99,7 @@ export async function connectToFeed(
 	const url = new URL('https://hub.internal/feed');
 	url.searchParams.set('operatorId', operatorId);
 	for (const permission of permissions) url.searchParams.append('permission', permission);
-	return env.WORKSPACE_HUB.getByName(workspaceId).fetch(url, { headers: { Upgrade: 'websocket' } });
+	return env.WORKSPACE_HUB.getByName(workspaceId).fetch(url, { headers: upgradeHeaders(request) });
 }
 
 /**

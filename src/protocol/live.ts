@@ -40,6 +40,20 @@ export type ServerFrame =
 	/** The operators' inbox feed: one domain event. */
 	| { type: 'event'; event: DomainEvent };
 
+/**
+ * Browsers cannot set headers on a WebSocket, so a browser passes its credential as a subprotocol next to
+ * this one: `new WebSocket(url, ['parley.v1', 'bearer.' + token])` for an operator, `'session.' + token` for a
+ * visitor. The server selects `parley.v1`; the credential stays out of URLs and their logs.
+ */
+export const LIVE_SUBPROTOCOL = 'parley.v1';
+
+/** The credential with `prefix` (`bearer.` or `session.`) among the subprotocols a client offered. */
+export function credentialFromSubprotocols(header: string | null | undefined, prefix: 'bearer.' | 'session.') {
+	const offered = (header ?? '').split(',').map((p) => p.trim());
+	if (!offered.includes(LIVE_SUBPROTOCOL)) return undefined;
+	return offered.find((p) => p.startsWith(prefix))?.slice(prefix.length);
+}
+
 /** Ping frames are answered by the runtime without waking a hibernated object. */
 export const PING = '{"type":"ping"}';
 export const PONG = '{"type":"pong"}';

@@ -28,7 +28,7 @@ import { releaseEvents } from '../events/outbox';
 import { NotFound } from '../lib/errors';
 import { errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
-import { MAX_VISITOR_TEXT } from '../protocol/live';
+import { credentialFromSubprotocols, MAX_VISITOR_TEXT } from '../protocol/live';
 
 const SESSION_HEADER = 'Parley-Session';
 
@@ -329,7 +329,11 @@ export const publicWidget = createRouter()
 			request: {
 				params: conversationParams,
 				query: z.object({
-					session: z.string().max(1024),
+					session: z
+						.string()
+						.max(1024)
+						.optional()
+						.openapi({ description: 'Or offer the subprotocols `parley.v1` and `session.<token>`.' }),
 					after: z.coerce.number().int().min(0).default(0),
 				}),
 			},
@@ -340,7 +344,8 @@ export const publicWidget = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
-			const { session: token, after } = c.req.valid('query');
+			const { session: inQuery, after } = c.req.valid('query');
+			const token = inQuery ?? credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'session.');
 			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
 			await assertVisitorConversation(c.var.db, session, id);
 			return connectToRoom(c.env, c.req.raw, {
