@@ -6,7 +6,7 @@ import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors'
 import { iso, newId } from '../src/lib/ids';
 import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomOutbox } from './room-outbox';
-import { assertMaySend, type SocketIdentity, storedClientId, visitorTag } from './room-sockets';
+import { assertMaySend, operatorTag, type SocketIdentity, storedClientId, visitorTag } from './room-sockets';
 import { type LogRow, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -134,7 +134,12 @@ export class ConversationRoom extends DurableObject<Env> {
 		};
 		const after = Math.max(0, Number(url.searchParams.get('after') ?? 0) || 0);
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-		const tags = identity.visitorId ? [identity.role, visitorTag(identity.visitorId)] : [identity.role];
+		const tags: string[] = [identity.role];
+		if (identity.visitorId) tags.push(visitorTag(identity.visitorId));
+		if (identity.operatorId) {
+			tags.push(operatorTag(identity.operatorId));
+			await this.env.WORKSPACE_HUB.getByName(workspaceId).trackRoomSocket(identity.operatorId, conversationId);
+		}
 		this.ctx.acceptWebSocket(server, tags);
 		server.serializeAttachment(identity);
 		const backlog = this.store.after(after, MAX_BACKLOG);
@@ -197,8 +202,17 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	/** `reset`: closes the sockets a visitor opened, so a logged-out browser stops receiving this conversation. */
 	disconnectVisitor(visitorId: string): number {
-		const sockets = this.ctx.getWebSockets(visitorTag(visitorId));
-		for (const socket of sockets) answerClose(socket, 4001, 'session ended');
+		return this.closeTagged(visitorTag(visitorId), 'session ended');
+	}
+
+	/** A replaced token: closes the operator's sockets here; its console reconnects with the new token. */
+	disconnectOperator(operatorId: string): number {
+		return this.closeTagged(operatorTag(operatorId), 'token replaced');
+	}
+
+	private closeTagged(tag: string, reason: string): number {
+		const sockets = this.ctx.getWebSockets(tag);
+		for (const socket of sockets) answerClose(socket, 4001, reason);
 		return sockets.length;
 	}
 

@@ -27,6 +27,11 @@ export interface SocketIdentity {
 	typingAt: number;
 }
 
+/** Tag of an operator's sockets, so that replacing its token can close them. */
+export function operatorTag(operatorId: string): string {
+	return `operator:${operatorId}`;
+}
+
 /** Tag of a visitor's sockets, so that `reset` can close them. */
 export function visitorTag(visitorId: string): string {
 	return `visitor:${visitorId}`;

@@ -18,7 +18,22 @@ interface FeedSubscriber {
 export class WorkspaceHub extends DurableObject<Env> {
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
+		ctx.blockConcurrencyWhile(async () => {
+			// Which conversations an operator has opened sockets on, so a replaced token can close them all.
+			ctx.storage.sql.exec(
+				'CREATE TABLE IF NOT EXISTS room_sockets (operator_id TEXT NOT NULL, conversation_id TEXT NOT NULL, PRIMARY KEY (operator_id, conversation_id))',
+			);
+		});
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+	}
+
+	/** Notes that an operator opened a socket on a conversation's room. */
+	trackRoomSocket(operatorId: string, conversationId: string): void {
+		this.ctx.storage.sql.exec(
+			'INSERT OR IGNORE INTO room_sockets (operator_id, conversation_id) VALUES (?, ?)',
+			operatorId,
+			conversationId,
+		);
 	}
 
 	/** Opens a feed socket for an operator the Worker has authenticated (it builds this request). */
@@ -47,11 +62,18 @@ export class WorkspaceHub extends DurableObject<Env> {
 		return sent;
 	}
 
-	/** Closes an operator's feed sockets (its token was replaced): the console reconnects with the new one. */
-	disconnect(operatorId: string): number {
-		const sockets = this.ctx.getWebSockets(operatorId);
-		for (const socket of sockets) answerClose(socket, 4001, 'token replaced');
-		return sockets.length;
+	/**
+	 * Closes an operator's feed sockets (its token was replaced: the console reconnects with the new one) and
+	 * returns the conversations it had sockets on, for their rooms to close those too.
+	 */
+	disconnect(operatorId: string): string[] {
+		for (const socket of this.ctx.getWebSockets(operatorId)) answerClose(socket, 4001, 'token replaced');
+		const rooms = this.ctx.storage.sql
+			.exec<{ conversation_id: string }>('SELECT conversation_id FROM room_sockets WHERE operator_id = ?', operatorId)
+			.toArray()
+			.map((r) => r.conversation_id);
+		this.ctx.storage.sql.exec('DELETE FROM room_sockets WHERE operator_id = ?', operatorId);
+		return rooms;
 	}
 
 	/** Feed sockets only listen; whatever a client sends (other than pings) is ignored. */

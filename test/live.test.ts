@@ -142,14 +142,23 @@ describe('conversation WebSockets', () => {
 		expect(await socket.next('error', (f) => f.clientMessageId === 'late')).toMatchObject({ statusCode: 401 });
 	});
 
-	it("closes an operator's feed when its token is replaced, and refuses sends on its open sockets", async () => {
+	it('refuses a send on a socket whose token was revoked behind its back', async () => {
+		const { token, operatorId, conversationId } = await liveConversation();
+		const room = await operatorSocket(token, conversationId);
+		await env.DB.prepare('UPDATE api_tokens SET revoked_at = ? WHERE operator_id = ?')
+			.bind(Date.now(), operatorId)
+			.run();
+		room.send({ type: 'message', text: 'with a revoked token', clientMessageId: 'old' });
+		expect(await room.next('error', (f) => f.clientMessageId === 'old')).toMatchObject({ statusCode: 401 });
+	});
+
+	it("closes an operator's feed and conversation sockets when its token is replaced", async () => {
 		const { token, conversationId } = await liveConversation();
 		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
 		const room = await operatorSocket(token, conversationId);
 		expect((await api(token, 'POST', '/v3/tokens/regenerate')).status).toBe(201);
 		expect(await feed.closed).toBe(4001);
-		room.send({ type: 'message', text: 'with the old token', clientMessageId: 'old' });
-		expect(await room.next('error', (f) => f.clientMessageId === 'old')).toMatchObject({ statusCode: 401 });
+		expect(await room.closed).toBe(4001);
 	});
 
 	it('cuts a very long backlog, says so, and sends the rest on the next reconnect', async () => {

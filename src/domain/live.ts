@@ -103,11 +103,12 @@ export async function connectToFeed(
 }
 
 /**
- * Closes an operator's inbox-feed sockets: after its token is replaced, the feed must not go on streaming
- * to whoever held the old one. (A conversation socket re-checks the token before each send.)
+ * Closes an operator's sockets, its inbox feed and every conversation socket: after its token is replaced,
+ * nothing may go on streaming to whoever held the old one. (A socket also re-checks the token before a send.)
  */
 export async function disconnectOperator(env: Env, workspaceId: string, operatorId: string): Promise<void> {
-	await env.WORKSPACE_HUB.getByName(workspaceId).disconnect(operatorId);
+	const rooms = await env.WORKSPACE_HUB.getByName(workspaceId).disconnect(operatorId);
+	await Promise.all(rooms.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectOperator(operatorId)));
 }
 
 /** Closes a visitor's sockets on the given conversations (its `reset`). */
