@@ -1,7 +1,8 @@
 /**
  * The public widget endpoints: no Bearer token; the widget names its workspace in the path and proves its
- * visitor with the `Parley-Session` header (the `session` query parameter on the WebSocket, which cannot
- * carry headers). CORS is open: any site may embed the widget, and no cookie is ever involved.
+ * visitor with the `Parley-Session` header (on the WebSocket, which cannot carry headers, as a subprotocol
+ * or the `session` query parameter). CORS is open: any site may embed the widget, and no cookie is ever
+ * involved. The bodies are defined in src/protocol/widget-api.ts, shared with the widget.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -10,14 +11,13 @@ import { createConversation } from '../domain/conversation-changes';
 import { getConversation } from '../domain/conversations';
 import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
-import { applyDetails, identifySchema, identifyVisitor, visitorDetailsSchema } from '../domain/visitor-identity';
+import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
 import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
 import {
 	assertVisitorConversation,
 	authenticateSession,
 	endSession,
 	ensureContact,
-	originInputSchema,
 	startSession,
 	storedOrigin,
 	visitorConversationSchema,
@@ -28,7 +28,15 @@ import { releaseEvents } from '../events/outbox';
 import { NotFound } from '../lib/errors';
 import { errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
-import { credentialFromSubprotocols, MAX_VISITOR_TEXT } from '../protocol/live';
+import { credentialFromSubprotocols } from '../protocol/live';
+import {
+	identifiedResponse,
+	sessionBody,
+	sessionResponse,
+	startBody,
+	startResponse,
+	visitorMessage,
+} from '../protocol/widget-api';
 
 const SESSION_HEADER = 'Parley-Session';
 
@@ -37,44 +45,6 @@ const conversationParams = workspaceParam.extend({ id: z.string().min(1).max(64)
 const sessionHeaders = z.object({
 	'parley-session': z.string().max(1024).optional().openapi({ description: 'The token from POST /sessions.' }),
 });
-
-const visitorMessage = z.strictObject({
-	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT),
-	clientMessageId: z
-		.string()
-		.min(1)
-		.max(64)
-		.openapi({ description: 'The widget’s own id for the message: a retry never duplicates it.' }),
-});
-
-const sessionBody = z
-	.strictObject({
-		sessionToken: z.string().max(1024).optional().openapi({ description: 'The token this browser kept, to resume.' }),
-		origin: originInputSchema.optional(),
-	})
-	.openapi('VisitorSessionRequest');
-
-const sessionResponse = z
-	.object({
-		visitorId: z.string(),
-		sessionToken: z.string(),
-		resumed: z.boolean(),
-		conversations: z.array(visitorConversationSchema),
-	})
-	.openapi('VisitorSession');
-
-const startBody = z
-	.strictObject({
-		details: visitorDetailsSchema.omit({ customData: true }).optional(),
-		customFields: z.record(z.string(), z.string().trim().min(1).max(500)).optional(),
-		origin: originInputSchema.optional(),
-		message: visitorMessage,
-	})
-	.openapi('VisitorConversationStart');
-
-const startResponse = z
-	.object({ conversation: visitorConversationSchema, message: messageSchema })
-	.openapi('VisitorConversationStarted');
 
 async function visitor(c: Context<AppEnv>, workspaceId: string) {
 	return authenticateSession(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER));
@@ -133,10 +103,7 @@ export const publicWidget = createRouter()
 			summary: 'Tell who the visitor is (verified with an identity JWT when the workspace has a secret)',
 			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(identifySchema) },
 			responses: {
-				200: jsonResponse(
-					'The visitor’s contact and whether the identity was verified.',
-					z.object({ contact: z.unknown(), verified: z.boolean(), unverifiedReason: z.string().nullable() }),
-				),
+				200: jsonResponse('The visitor’s contact and whether the identity was verified.', identifiedResponse),
 				...errorResponses(400, 404, 409, 415, 422, 503),
 			},
 		}),

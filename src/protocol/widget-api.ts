@@ -1,0 +1,60 @@
+/**
+ * The bodies of the public widget endpoints (src/routes/public-widget.ts), in one module the widget shares:
+ * the server validates with these schemas, the widget imports the inferred types (types only, so nothing of
+ * zod reaches its bundle).
+ */
+import { z } from '@hono/zod-openapi';
+import { contactSchema } from '../domain/contacts';
+import { messageSchema } from '../domain/messages';
+import { visitorDetailsSchema } from '../domain/visitor-identity';
+import { originInputSchema, visitorConversationSchema } from '../domain/visitor-sessions';
+import { MAX_VISITOR_TEXT } from './live';
+
+export const visitorMessage = z.strictObject({
+	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT),
+	clientMessageId: z
+		.string()
+		.min(1)
+		.max(64)
+		.openapi({ description: 'The widget’s own id for the message: a retry never duplicates it.' }),
+});
+
+export const sessionBody = z
+	.strictObject({
+		sessionToken: z.string().max(1024).optional().openapi({ description: 'The token this browser kept, to resume.' }),
+		origin: originInputSchema.optional(),
+	})
+	.openapi('VisitorSessionRequest');
+
+export const sessionResponse = z
+	.object({
+		visitorId: z.string(),
+		sessionToken: z.string(),
+		resumed: z.boolean(),
+		conversations: z.array(visitorConversationSchema),
+	})
+	.openapi('VisitorSession');
+
+export const startBody = z
+	.strictObject({
+		details: visitorDetailsSchema.omit({ customData: true }).optional(),
+		customFields: z.record(z.string(), z.string().trim().min(1).max(500)).optional(),
+		origin: originInputSchema.optional(),
+		message: visitorMessage,
+	})
+	.openapi('VisitorConversationStart');
+
+export const startResponse = z
+	.object({ conversation: visitorConversationSchema, message: messageSchema })
+	.openapi('VisitorConversationStarted');
+
+export const identifiedResponse = z
+	.object({ contact: contactSchema, verified: z.boolean(), unverifiedReason: z.string().nullable() })
+	.openapi('VisitorIdentified');
+
+export type VisitorMessageBody = z.infer<typeof visitorMessage>;
+export type SessionRequest = z.infer<typeof sessionBody>;
+export type SessionResponse = z.infer<typeof sessionResponse>;
+export type ConversationStart = z.infer<typeof startBody>;
+export type ConversationStarted = z.infer<typeof startResponse>;
+export type Identified = z.infer<typeof identifiedResponse>;
