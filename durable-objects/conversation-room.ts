@@ -67,7 +67,10 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (existing) {
-			const same = existing.body === input.text && existing.author_id === input.authorId;
+			const same =
+				existing.body === input.text &&
+				existing.author_id === input.authorId &&
+				existing.attachments === JSON.stringify(input.attachments);
 			if (!same) return { status: 'conflict' };
 			return { status: 'replayed', message: this.view(existing), d1Statements: this.d1Statements() - sentBefore };
 		}

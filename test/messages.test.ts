@@ -63,6 +63,18 @@ describe('POST /v3/messages', () => {
 		// The same key with another text is a client bug: refused, nothing stored.
 		const misuse = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Cancelled' }, headers);
 		await expectError(misuse, 422);
+		const otherAttachment = await api(
+			token,
+			'POST',
+			'/v3/messages',
+			{
+				conversationId,
+				text: 'Confirmed',
+				attachments: [{ url: 'https://cdn.example/x.pdf', name: 'x.pdf', contentType: 'application/pdf', size: 10 }],
+			},
+			headers,
+		);
+		await expectError(otherAttachment, 422);
 		const after = (await (await api(token, 'GET', `/v3/conversations/${conversationId}/messages`)).json()) as {
 			data: Message[];
 		};
