@@ -6,7 +6,14 @@ import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors'
 import { iso, newId } from '../src/lib/ids';
 import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomOutbox } from './room-outbox';
-import { assertMaySend, operatorTag, type SocketIdentity, storedClientId, visitorTag } from './room-sockets';
+import {
+	assertCredential,
+	assertMaySend,
+	operatorTag,
+	type SocketIdentity,
+	storedClientId,
+	visitorTag,
+} from './room-sockets';
 import { type LogRow, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -33,10 +40,16 @@ export type PostResult =
  * reconnects from the last seq it received.
  */
 const MAX_BACKLOG = 500;
-/** Sockets per conversation: a visitor in a few tabs and the team, with room to spare. */
-const MAX_SOCKETS = 100;
+/**
+ * Sockets per conversation: a visitor in a few tabs, visitors on the whole, and the team, counted apart so
+ * that no number of visitor sockets can keep an operator out.
+ */
+const MAX_SOCKETS_PER_VISITOR = 5;
+const MAX_SOCKETS_PER_SIDE = 50;
 /** Typing frames relayed per socket: at most one a second. */
 const TYPING_INTERVAL_MS = 1000;
+/** How often a typing socket re-checks its credential (a send or a read receipt always does). */
+const CREDENTIAL_RECHECK_MS = 60_000;
 
 /**
  * The live side of one conversation, addressed by conversation id: the single writer of its messages.
@@ -72,6 +85,8 @@ export class ConversationRoom extends DurableObject<Env> {
 				existing.author_id === input.authorId &&
 				existing.attachments === JSON.stringify(input.attachments);
 			if (!same) return { status: 'conflict' };
+			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
+			if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
 			return { status: 'replayed', message: this.view(existing), d1Statements: this.d1Statements() - sentBefore };
 		}
 		const now = Date.now();
@@ -87,9 +102,11 @@ export class ConversationRoom extends DurableObject<Env> {
 			},
 			(row) => this.messageEvent(input.workspaceId, row),
 		);
+		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
+		const armed = this.outbox.arm();
 		const message = this.view(row);
 		this.broadcast({ type: 'message', message });
-		await this.sendOut();
+		await this.sendOut(armed);
 		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore };
 	}
 
@@ -106,8 +123,9 @@ export class ConversationRoom extends DurableObject<Env> {
 			newEvent('conversation.read', workspaceId, { conversationId, reader, operatorId, seq: readSeq }),
 		);
 		if (upTo !== null) {
+			const armed = this.outbox.arm();
 			this.broadcast({ type: 'read', reader, seq: upTo });
-			await this.sendOut();
+			await this.sendOut(armed);
 		}
 		return { status: 'ok' as const, seq: upTo ?? this.store.readSeq(reader) };
 	}
@@ -122,27 +140,38 @@ export class ConversationRoom extends DurableObject<Env> {
 		const workspaceId = url.searchParams.get('workspaceId') ?? '';
 		const conversationId = url.searchParams.get('conversationId') ?? '';
 		if (!(await this.open(workspaceId, conversationId))) return new Response('not found', { status: 404 });
-		if (this.ctx.getWebSockets().length >= MAX_SOCKETS) {
-			return Response.json(errorBody(429, 'Too many open sockets on this conversation.'), { status: 429 });
-		}
 		const identity: SocketIdentity = {
 			role: url.searchParams.get('role') === 'operator' ? 'operator' : 'contact',
 			workspaceId,
+			conversationId,
 			operatorId: url.searchParams.get('operatorId'),
 			tokenId: url.searchParams.get('tokenId'),
 			canSend: url.searchParams.get('canSend') === 'true',
 			visitorId: url.searchParams.get('visitorId'),
 			ip: url.searchParams.get('ip') ?? 'local',
 			typingAt: 0,
+			checkedAt: Date.now(),
 		};
+		const full =
+			this.ctx.getWebSockets(identity.role).length >= MAX_SOCKETS_PER_SIDE ||
+			(identity.visitorId !== null &&
+				this.ctx.getWebSockets(visitorTag(identity.visitorId)).length >= MAX_SOCKETS_PER_VISITOR);
+		if (full) return Response.json(errorBody(429, 'Too many open sockets on this conversation.'), { status: 429 });
+		if (identity.operatorId) {
+			// Registered before the token is checked again: a replacement that lands in between still finds it.
+			await this.env.WORKSPACE_HUB.getByName(workspaceId).trackRoomSocket(identity.operatorId, conversationId);
+			try {
+				await assertCredential(this.env, identity);
+			} catch (error) {
+				if (!(error instanceof AppError)) throw error;
+				return Response.json(errorBody(error.statusCode, error.message), { status: error.statusCode });
+			}
+		}
 		const after = Math.max(0, Number(url.searchParams.get('after') ?? 0) || 0);
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 		const tags: string[] = [identity.role];
 		if (identity.visitorId) tags.push(visitorTag(identity.visitorId));
-		if (identity.operatorId) {
-			tags.push(operatorTag(identity.operatorId));
-			await this.env.WORKSPACE_HUB.getByName(workspaceId).trackRoomSocket(identity.operatorId, conversationId);
-		}
+		if (identity.operatorId) tags.push(operatorTag(identity.operatorId));
 		this.ctx.acceptWebSocket(server, tags);
 		server.serializeAttachment(identity);
 		const backlog = this.store.after(after, MAX_BACKLOG);
@@ -168,18 +197,22 @@ export class ConversationRoom extends DurableObject<Env> {
 		const parsed = clientFrameSchema.safeParse(frame);
 		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
 		const f = parsed.data;
-		if (f.type === 'typing') {
-			const now = Date.now();
-			if (now - who.typingAt < TYPING_INTERVAL_MS) return;
-			socket.serializeAttachment({ ...who, typingAt: now });
-			this.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing: f.typing }, socket);
-			return;
-		}
-		if (f.type === 'read') {
-			await this.markRead(room.workspace_id, room.conversation_id, who.role, who.operatorId, f.seq);
-			return;
-		}
+		const clientMessageId = f.type === 'message' ? f.clientMessageId : undefined;
 		try {
+			if (f.type === 'typing') {
+				const now = Date.now();
+				if (now - who.typingAt < TYPING_INTERVAL_MS) return;
+				const stale = now - who.checkedAt > CREDENTIAL_RECHECK_MS;
+				if (stale) await assertCredential(this.env, who);
+				socket.serializeAttachment({ ...who, typingAt: now, checkedAt: stale ? now : who.checkedAt });
+				this.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing: f.typing }, socket);
+				return;
+			}
+			if (f.type === 'read') {
+				await assertCredential(this.env, who);
+				await this.markRead(room.workspace_id, room.conversation_id, who.role, who.operatorId, f.seq);
+				return;
+			}
 			await assertMaySend(this.env, who, f.text);
 			const result = await this.post({
 				workspaceId: room.workspace_id,
@@ -199,7 +232,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			}
 		} catch (error) {
 			if (!(error instanceof AppError)) throw error;
-			refuse(socket, error.statusCode, error.message, f.clientMessageId);
+			refuse(socket, error.statusCode, error.message, clientMessageId);
 		}
 	}
 
@@ -221,16 +254,24 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		answerClose(socket, code, reason);
+		const who = socket.deserializeAttachment() as SocketIdentity | null;
+		if (!who?.operatorId) return;
+		const others = this.ctx.getWebSockets(operatorTag(who.operatorId)).filter((s) => s !== socket);
+		if (others.length === 0) {
+			// The hub's list of the operator's rooms stays short: a room with no socket of it left is dropped.
+			await this.env.WORKSPACE_HUB.getByName(who.workspaceId).forgetRoomSockets(who.operatorId, [who.conversationId]);
+		}
 	}
 
 	/**
 	 * After a change: D1 is brought up to date before the caller is answered (the API reads messages from D1),
-	 * while the events go out in the background; the guard alarm finishes the job if this object is evicted.
+	 * while the events go out in the background.
 	 */
-	private async sendOut(): Promise<void> {
-		await this.outbox.guard();
-		const drained = this.outbox.flush();
-		this.ctx.waitUntil(drained);
+	private async sendOut(armed: Promise<void>): Promise<void> {
+		await armed;
+		// Not awaited: the events go out after the answer. An object evicted before they do is woken by the
+		// alarm armed above, which sends them then.
+		void this.outbox.flush();
 		// A D1 failure is not the caller's: the message is stored here and the alarm retries the write.
 		await this.outbox.writeMessages().catch(() => undefined);
 	}

@@ -7,6 +7,8 @@ import type { RoomStore } from './room-store';
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
+/** The first retry after a failed flush; it doubles on each failure up to MAX_RETRY_DELAY_MS. */
+const FIRST_RETRY_MS = 5_000;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
 
@@ -53,11 +55,13 @@ export class RoomOutbox {
 	}
 
 	/**
-	 * Makes sure an alarm is set while work is pending, so that an object evicted in the middle of a flush
-	 * still finishes it. A retry alarm already set (possibly sooner) is kept.
+	 * Sets the alarm that finishes the work if this object is evicted in the middle of a flush. Call it in the
+	 * same turn as the change, without awaiting anything in between: the runtime then stores both together.
+	 * A retry alarm set by a failed flush is replaced, which only makes the next try sooner or later by
+	 * seconds: the flush that follows tries at once anyway.
 	 */
-	async guard(): Promise<void> {
-		if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+	arm(): Promise<void> {
+		return this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
 	}
 
 	private async drain(): Promise<void> {
@@ -66,14 +70,15 @@ export class RoomOutbox {
 				await this.writeMessages();
 				if ((await this.sendEvents()) || this.store.hasPendingWrites()) continue;
 				await this.ctx.storage.deleteAlarm();
-				// Checked again after the await: work that arrived meanwhile is sent in this same drain.
+				// Checked again after the await: work that arrived meanwhile is sent in this same drain, guarded.
 				if (!this.store.hasPendingWrites() && !this.store.hasPendingEvents()) break;
+				await this.arm();
 			}
 			this.store.setAttempts(0);
 		} catch (error) {
 			const attempts = (this.store.room()?.outbox_attempts ?? 0) + 1;
 			this.store.setAttempts(attempts);
-			const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** (attempts - 1));
+			const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
 			console.error(`conversation outbox flush failed (attempt ${attempts}); retrying in ${delay} ms`, error);
 			await this.ctx.storage.setAlarm(Date.now() + delay);
 		}

@@ -8,7 +8,7 @@ import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
 import { isTokenActive } from '../src/domain/team';
 import { enforceLimits, messageBuckets } from '../src/domain/visitor-limits';
-import { isSessionActive } from '../src/domain/visitor-sessions';
+import { sessionReaches } from '../src/domain/visitor-sessions';
 import { Forbidden, Invalid, Unauthorized } from '../src/lib/errors';
 import { MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
 
@@ -16,6 +16,7 @@ import { MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
 export interface SocketIdentity {
 	role: Participant;
 	workspaceId: string;
+	conversationId: string;
 	operatorId: string | null;
 	/** The API token an operator's socket was opened with. */
 	tokenId: string | null;
@@ -25,6 +26,8 @@ export interface SocketIdentity {
 	ip: string;
 	/** When this socket last relayed a typing frame (typing is throttled per socket). */
 	typingAt: number;
+	/** When the credential was last checked (typing re-checks it at most once a minute). */
+	checkedAt: number;
 }
 
 /** Tag of an operator's sockets, so that replacing its token can close them. */
@@ -38,27 +41,38 @@ export function visitorTag(visitorId: string): string {
 }
 
 /**
- * Throws the named error an equivalent HTTP send would get: Unauthorized once the token or session is gone,
- * Forbidden without `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
+ * Throws Unauthorized once the token (operator) is revoked, or the session (visitor) has ended or no longer
+ * reaches this conversation: a socket can outlive what opened it.
  */
-export async function assertMaySend(env: Env, who: SocketIdentity, text: string): Promise<void> {
+export async function assertCredential(env: Env, who: SocketIdentity): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (who.role === 'operator') {
 		if (!who.tokenId || !(await isTokenActive(db, who.workspaceId, who.tokenId))) {
 			throw new Unauthorized('The token this socket was opened with is revoked; reconnect with the new one.');
 		}
+		return;
+	}
+	if (!who.visitorId || !(await sessionReaches(db, who.workspaceId, who.visitorId, who.conversationId))) {
+		throw new Unauthorized('This visitor session has ended or no longer reaches this conversation.');
+	}
+}
+
+/**
+ * Throws the named error an equivalent HTTP send would get: Unauthorized (see above), Forbidden without
+ * `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
+ */
+export async function assertMaySend(env: Env, who: SocketIdentity, text: string): Promise<void> {
+	await assertCredential(env, who);
+	if (who.role === 'operator') {
 		if (!who.canSend) throw new Forbidden('This token\'s operator lacks the "messages:send" permission.');
 		const decision = await spendOperatorBudget(env, who.operatorId ?? '');
 		if (!decision.allowed) throw overBudget(decision);
 		return;
 	}
-	if (!who.visitorId || !(await isSessionActive(db, who.workspaceId, who.visitorId))) {
-		throw new Unauthorized('This visitor session has ended; start a new one.');
-	}
 	if (text.length > MAX_VISITOR_TEXT) {
 		throw new Invalid(`text: a message may be at most ${MAX_VISITOR_TEXT} characters`);
 	}
-	await enforceLimits(env, messageBuckets(env, who.visitorId, who.ip));
+	await enforceLimits(env, messageBuckets(env, who.visitorId ?? '', who.ip));
 }
 
 /**

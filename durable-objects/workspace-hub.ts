@@ -36,6 +36,17 @@ export class WorkspaceHub extends DurableObject<Env> {
 		);
 	}
 
+	/** Forgets rooms where the operator has no socket left (its last one closed, or the room closed them). */
+	forgetRoomSockets(operatorId: string, conversationIds: string[]): void {
+		for (const id of conversationIds) {
+			this.ctx.storage.sql.exec(
+				'DELETE FROM room_sockets WHERE operator_id = ? AND conversation_id = ?',
+				operatorId,
+				id,
+			);
+		}
+	}
+
 	/** Opens a feed socket for an operator the Worker has authenticated (it builds this request). */
 	override async fetch(request: Request): Promise<Response> {
 		const url = new URL(request.url);
@@ -64,16 +75,15 @@ export class WorkspaceHub extends DurableObject<Env> {
 
 	/**
 	 * Closes an operator's feed sockets (its token was replaced: the console reconnects with the new one) and
-	 * returns the conversations it had sockets on, for their rooms to close those too.
+	 * returns the conversations it has sockets on, for their rooms to close those too. The rows stay until
+	 * each room confirms (`forgetRoomSockets`), so a room that failed is tried again next time.
 	 */
 	disconnect(operatorId: string): string[] {
 		for (const socket of this.ctx.getWebSockets(operatorId)) answerClose(socket, 4001, 'token replaced');
-		const rooms = this.ctx.storage.sql
+		return this.ctx.storage.sql
 			.exec<{ conversation_id: string }>('SELECT conversation_id FROM room_sockets WHERE operator_id = ?', operatorId)
 			.toArray()
 			.map((r) => r.conversation_id);
-		this.ctx.storage.sql.exec('DELETE FROM room_sockets WHERE operator_id = ?', operatorId);
-		return rooms;
 	}
 
 	/** Feed sockets only listen; whatever a client sends (other than pings) is ignored. */

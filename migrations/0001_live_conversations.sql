@@ -33,5 +33,5 @@ ALTER TABLE `contacts` ADD `claimed_email` text;--> statement-breakpoint
 ALTER TABLE `contacts` ADD `claimed_phone` text;--> statement-breakpoint
 CREATE UNIQUE INDEX `contacts_workspace_external_id` ON `contacts` (`workspace_id`,`external_id`);--> statement-breakpoint
 ALTER TABLE `conversations` ADD `start_key` text;--> statement-breakpoint
-CREATE UNIQUE INDEX `conversations_start_key` ON `conversations` (`workspace_id`,`contact_id`,`start_key`);--> statement-breakpoint
+CREATE UNIQUE INDEX `conversations_start_key` ON `conversations` (`workspace_id`,`start_key`);--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `identity_secret_version` integer;

@@ -12,7 +12,7 @@ import {
 	type Visitor,
 	widgetApi,
 } from './factories';
-import { tryUpgrade } from './sockets';
+import { openSocket, tryUpgrade } from './sockets';
 
 interface ContactBody {
 	id: string;
@@ -253,6 +253,35 @@ describe('retried starts and client ids', () => {
 		expect(b.lastMessageSeq).toBe(1);
 	});
 
+	it('refuses an Idempotency-Key that already started a conversation with another contact', async () => {
+		const { token } = await seedWorkspace();
+		const headers = { 'Idempotency-Key': 'welcome' };
+		await api(token, 'POST', '/v3/conversations', { contact: { email: 'a@example.com' } }, headers);
+		const other = await api(token, 'POST', '/v3/conversations', { contact: { email: 'b@example.com' } }, headers);
+		expect((await expectError(other, 422)).message).toContain('another contact');
+	});
+
+	it('opens one conversation for two identical starts racing each other', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		await startVisitorConversation(visitor, 'warm up');
+		const start = () =>
+			widgetApi(
+				'POST',
+				`/widget/${workspaceId}/conversations`,
+				{ message: { text: 'at once', clientMessageId: 'race-1' } },
+				visitor.session,
+			);
+		const answers = await Promise.all([start(), start()]);
+		for (const answer of answers) expect([201, 409]).toContain(answer.status);
+		const ids = new Set<string>();
+		for (const answer of answers.filter((a) => a.status === 201)) {
+			ids.add(((await answer.json()) as { conversation: { id: string } }).conversation.id);
+		}
+		expect(ids.size).toBe(1);
+		expect(await visitorConversationIds(visitor)).toHaveLength(2);
+	});
+
 	it("shows a visitor its own client ids but never the team's", async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		const visitor = await startVisitor(workspaceId);
@@ -445,6 +474,40 @@ describe('POST /widget/{workspaceId}/identify', () => {
 		const victim = await startVisitor(workspaceId);
 		const later = await identify(victim, { jwt: await signIdentityJwt(secret, { email: 'victim@example.com', exp }) });
 		expect(((await later.json()) as { contact: ContactBody }).contact.id).not.toBe(contact.id);
+	});
+
+	it("closes a browser's sockets on the previous person's conversations when it proves to be someone else", async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const visitor = await startVisitor(workspaceId);
+		await identify(visitor, { jwt: await signIdentityJwt(secret, { external_id: 'p1', exp }) });
+		const p1Conversation = await startVisitorConversation(visitor, 'p1 here');
+		const socket = await openSocket(
+			`/widget/${workspaceId}/conversations/${p1Conversation}/live?session=${visitor.session}`,
+		);
+		await identify(visitor, { jwt: await signIdentityJwt(secret, { external_id: 'p2', exp }) });
+		expect(await socket.closed).toBe(4001);
+	});
+
+	it('announces a proof once: the same JWT again changes nothing and emits nothing', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const jwt = await signIdentityJwt(secret, { email: 'once@example.com', external_id: 'once', exp });
+		const visitor = await startVisitor(workspaceId);
+		const first = (await (await identify(visitor, { jwt })).json()) as { contact: ContactBody };
+		await identify(visitor, { jwt });
+		await identify(visitor, { jwt });
+		const verifiedEvents = async () => {
+			const { results } = await env.DB.prepare(
+				"SELECT payload FROM events WHERE type = 'contact.updated' AND json_extract(payload, '$.contact.id') = ?",
+			)
+				.bind(first.contact.id)
+				.all<{ payload: string }>();
+			return results.filter((r) => r.payload.includes('"verified"')).length;
+		};
+		await expect.poll(verifiedEvents).toBe(1);
 	});
 
 	it('treats a JWT signed with another secret, expired, or after rotation as unverified', async () => {

@@ -166,12 +166,13 @@ export const conversations = sqliteTable(
 		lastActivityAt: integer('last_activity_at').notNull(),
 		/**
 		 * What made a retried start find this conversation instead of opening another: the widget's first
-		 * client message id, or an API Idempotency-Key. Unique per contact.
+		 * client message id or an API Idempotency-Key, namespaced by visitor or operator. Unique in the
+		 * workspace, so moving conversations between contacts can never collide.
 		 */
 		startKey: text('start_key'),
 	},
 	(t) => [
-		uniqueIndex('conversations_start_key').on(t.workspaceId, t.contactId, t.startKey),
+		uniqueIndex('conversations_start_key').on(t.workspaceId, t.startKey),
 		index('conversations_activity').on(t.workspaceId, t.lastActivityAt, t.id),
 		index('conversations_status_activity').on(t.workspaceId, t.status, t.lastActivityAt, t.id),
 		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),

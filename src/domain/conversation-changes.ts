@@ -131,9 +131,12 @@ export async function createConversation(
 					clientMessageId: 'start',
 				}
 			: null;
-	if (existingContact !== null && startKey !== null) {
-		const started = await findStarted(db, workspaceId, existingContact, startKey);
-		if (started) return { id: started, created: false, events: [], firstMessage: firstMessage(started) };
+	if (startKey !== null) {
+		const started = await findStarted(db, workspaceId, startKey);
+		if (started && started.contactId !== existingContact) {
+			throw new Invalid('This Idempotency-Key already started a conversation with another contact.');
+		}
+		if (started) return { id: started.id, created: false, events: [], firstMessage: firstMessage(started.id) };
 	}
 	if (input.assigneeId) await assertOperatorInWorkspace(db, workspaceId, input.assigneeId);
 
@@ -184,19 +187,13 @@ export async function createConversation(
 	return { id, created: true, events, firstMessage: firstMessage(id) };
 }
 
-async function findStarted(db: Database, workspaceId: string, contactId: string, startKey: string) {
+async function findStarted(db: Database, workspaceId: string, startKey: string) {
 	const row = await db
-		.select({ id: conversations.id })
+		.select({ id: conversations.id, contactId: conversations.contactId })
 		.from(conversations)
-		.where(
-			and(
-				eq(conversations.workspaceId, workspaceId),
-				eq(conversations.contactId, contactId),
-				eq(conversations.startKey, startKey),
-			),
-		)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.startKey, startKey)))
 		.get();
-	return row?.id ?? null;
+	return row ?? null;
 }
 
 /**

@@ -107,8 +107,31 @@ export async function connectToFeed(
  * nothing may go on streaming to whoever held the old one. (A socket also re-checks the token before a send.)
  */
 export async function disconnectOperator(env: Env, workspaceId: string, operatorId: string): Promise<void> {
-	const rooms = await env.WORKSPACE_HUB.getByName(workspaceId).disconnect(operatorId);
-	await Promise.all(rooms.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectOperator(operatorId)));
+	const hub = env.WORKSPACE_HUB.getByName(workspaceId);
+	const rooms = await hub.disconnect(operatorId);
+	const results = await Promise.allSettled(
+		rooms.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectOperator(operatorId)),
+	);
+	const closed = rooms.filter((_, i) => results[i]?.status === 'fulfilled');
+	if (closed.length < rooms.length) console.error('some rooms could not close the sockets of', operatorId);
+	await hub.forgetRoomSockets(operatorId, closed);
+}
+
+/**
+ * Runs `disconnectOperator` after the answer: the new token must reach its owner whatever happens to the
+ * sockets (each one also re-checks the token before a send).
+ */
+export function disconnectOperatorLater(
+	ctx: { waitUntil(promise: Promise<unknown>): void },
+	env: Env,
+	workspaceId: string,
+	operatorId: string,
+) {
+	ctx.waitUntil(
+		disconnectOperator(env, workspaceId, operatorId).catch((error) =>
+			console.error('closing the sockets of a replaced token failed', operatorId, error),
+		),
+	);
 }
 
 /** Closes a visitor's sockets on the given conversations (its `reset`). */

@@ -20,7 +20,8 @@ import { newId } from '../lib/ids';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
 import { identityVerificationOn } from './identity-settings';
-import { ensureContact, type SessionRow } from './visitor-sessions';
+import { disconnectVisitor } from './live';
+import { contactConversationIds, ensureContact, type SessionRow } from './visitor-sessions';
 import { phoneNumber } from './widget-settings';
 
 const customValue = z.union([z.string().max(500), z.number().finite(), z.boolean(), z.null()]);
@@ -159,14 +160,14 @@ async function adoptVerifiedContact(
 	// The signed e-mail goes where contacts are found by, unless another contact holds it (an address that
 	// moved between the site's accounts): then it is only noted. The visit's campaign follows the visitor
 	// onto the proven contact (as first touch only if it had none).
-	const claimedEmail = claims.email ?? null;
-	const emailTaken = sql`${claimedEmail} IS NOT NULL AND EXISTS (SELECT 1 FROM contacts other
-		WHERE other.workspace_id = ${ws} AND other.email = ${claimedEmail} AND other.id != ${contactId})`;
+	const signedEmail = claims.email ?? null;
+	const emailTaken = sql`${signedEmail} IS NOT NULL AND EXISTS (SELECT 1 FROM contacts other
+		WHERE other.workspace_id = ${ws} AND other.email = ${signedEmail} AND other.id != ${contactId})`;
 	statements.push(
 		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = ${now},
 			external_id = COALESCE(${claims.externalId ?? null}, external_id),
-			email = CASE WHEN ${emailTaken} THEN email ELSE COALESCE(${claimedEmail}, email) END,
-			claimed_email = CASE WHEN ${emailTaken} THEN ${claimedEmail} ELSE claimed_email END,
+			email = CASE WHEN ${emailTaken} THEN email ELSE COALESCE(${signedEmail}, email) END,
+			claimed_email = CASE WHEN ${emailTaken} THEN ${signedEmail} ELSE claimed_email END,
 			first_origin = COALESCE(first_origin, ${origin}), last_origin = COALESCE(${origin}, last_origin)
 			WHERE id = ${contactId} AND workspace_id = ${ws}`,
 	);
@@ -186,24 +187,26 @@ async function adoptVerifiedContact(
 	statements.push(
 		sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${ws}`,
 	);
-	const event = newEvent(
-		'contact.updated',
-		ws,
-		{
-			contact: contactEventView({
-				id: contactId,
-				name: target?.name ?? anonymous?.name ?? null,
-				email: claims.email ?? target?.email ?? anonymous?.email ?? null,
-				phone: target?.phone ?? anonymous?.phone ?? null,
-				verifiedAt: now,
-			}),
-			changed: ['verified'],
-		},
-		now,
-	);
-	events.push(event);
+	// The event says what this proof changed, from the row as it will be written; a repeated identify with
+	// the same JWT changes nothing and announces nothing.
+	const before = target ?? anonymous;
+	const emailTakenElsewhere = matches.some((c) => c.email === signedEmail && c.id !== contactId);
+	const email = signedEmail !== null && !emailTakenElsewhere ? signedEmail : (before?.email ?? null);
+	const changed = [
+		...(before?.verifiedAt == null ? ['verified'] : []),
+		...(claims.externalId !== undefined && before?.externalId !== claims.externalId ? ['externalId'] : []),
+		...(email !== (before?.email ?? null) ? ['email'] : []),
+	];
+	if (changed.length > 0) {
+		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt: now };
+		events.push(newEvent('contact.updated', ws, { contact: contactEventView(contact), changed }, now));
+	}
 	await runUnique(db, [...statements, ...outboxStatements(db, events)]);
 	await releaseEvents(env, events);
+	if (current && !anonymous && current.id !== contactId) {
+		// The browser now speaks as someone else: its sockets on the previous person's conversations close.
+		await disconnectVisitor(env, await contactConversationIds(db, ws, current.id), session.id);
+	}
 	session.contactId = contactId;
 	return contactId;
 }

@@ -105,7 +105,18 @@ export async function startSession(
 	return { visitorId: session.id, sessionToken, resumed: false, session };
 }
 
-/** A new visit of a known visitor: the latest campaign becomes the session's and the contact's last touch. */
+/** The origin fields that name a campaign; a landing URL or referrer alone is not a new touch. */
+const CAMPAIGN_FIELDS = ['utmSource', 'utmMedium', 'utmCampaign', 'utmContent', 'utmTerm', 'gclid', 'fbclid'];
+
+function campaignOf(origin: Record<string, string> | null | undefined): string | null {
+	const fields = CAMPAIGN_FIELDS.filter((f) => origin?.[f] !== undefined).map((f) => [f, origin?.[f]]);
+	return fields.length === 0 ? null : JSON.stringify(fields);
+}
+
+/**
+ * A new visit of a known visitor. A visit from a campaign becomes the session's origin and, when it differs
+ * from the contact's last touch, the contact's new last touch; a plain visit only refreshes the session.
+ */
 async function touchSession(
 	db: Database,
 	env: Env,
@@ -113,13 +124,15 @@ async function touchSession(
 	origin: Record<string, string> | null,
 	now: number,
 ) {
+	const campaign = campaignOf(origin);
 	const statements: Statement[] = [
-		sql`UPDATE visitor_sessions SET last_seen_at = ${now}, origin = COALESCE(${origin && JSON.stringify(origin)}, origin)
+		sql`UPDATE visitor_sessions SET last_seen_at = ${now},
+			origin = COALESCE(${campaign && JSON.stringify(origin)}, origin)
 			WHERE id = ${session.id} AND workspace_id = ${session.workspaceId}`,
 	];
 	const events: DomainEvent[] = [];
-	const contact = origin && (await sessionContact(db, session));
-	if (origin && contact) {
+	const contact = campaign ? await sessionContact(db, session) : null;
+	if (origin && contact && campaign !== campaignOf(contact.lastOrigin)) {
 		statements.push(sql`UPDATE contacts SET last_origin = ${JSON.stringify(origin)},
 			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = ${now}
 			WHERE id = ${contact.id} AND workspace_id = ${session.workspaceId}`);
@@ -128,7 +141,7 @@ async function touchSession(
 	}
 	await runBatch(db, [...statements, ...outboxStatements(db, events)]);
 	await releaseEvents(env, events);
-	return { ...session, lastSeenAt: now, origin: origin ?? session.origin };
+	return { ...session, lastSeenAt: now, origin: campaign ? origin : session.origin };
 }
 
 async function findSession(db: Database, secret: string, workspaceId: string, token: string) {
@@ -260,19 +273,42 @@ export async function sessionContact(db: Database, session: SessionRow) {
 	);
 }
 
-/** Whether a visitor's session still works: what its open sockets check before each send. */
-export async function isSessionActive(db: Database, workspaceId: string, visitorId: string): Promise<boolean> {
+/**
+ * Whether a visitor's session still works and still reaches the conversation (its contact may have changed
+ * since the socket opened, on identify): what an open socket checks before acting.
+ */
+export async function sessionReaches(
+	db: Database,
+	workspaceId: string,
+	visitorId: string,
+	conversationId: string,
+): Promise<boolean> {
 	const row = await db
 		.select({ id: visitorSessions.id })
 		.from(visitorSessions)
+		.innerJoin(
+			conversations,
+			and(eq(conversations.contactId, visitorSessions.contactId), eq(conversations.workspaceId, workspaceId)),
+		)
 		.where(
 			and(
 				eq(visitorSessions.workspaceId, workspaceId),
 				eq(visitorSessions.id, visitorId),
 				isNull(visitorSessions.endedAt),
 				gt(visitorSessions.lastSeenAt, Date.now() - SESSION_IDLE_MS),
+				eq(conversations.id, conversationId),
 			),
 		)
 		.get();
 	return row !== undefined;
+}
+
+/** Every conversation of a contact (unlike the visitor's list, not capped): what `reset` closes. */
+export async function contactConversationIds(db: Database, workspaceId: string, contactId: string | null) {
+	if (!contactId) return [];
+	const rows = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, contactId)));
+	return rows.map((r) => r.id);
 }

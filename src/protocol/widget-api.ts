@@ -12,11 +12,10 @@ import { MAX_VISITOR_TEXT } from './live';
 
 export const visitorMessage = z.strictObject({
 	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT),
-	clientMessageId: z
-		.string()
-		.min(1)
-		.max(64)
-		.openapi({ description: 'The widget’s own id for the message: a retry never duplicates it.' }),
+	clientMessageId: z.string().min(1).max(64).openapi({
+		description:
+			'The widget’s own id for the message, unique per visitor across all its conversations: a retry never duplicates it, and the first message’s id also makes a retried conversation start find the first.',
+	}),
 });
 
 export const sessionBody = z

@@ -16,6 +16,7 @@ import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../doma
 import {
 	assertVisitorConversation,
 	authenticateSession,
+	contactConversationIds,
 	endSession,
 	ensureContact,
 	startSession,
@@ -123,12 +124,8 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const session = await visitor(c, c.req.valid('param').workspaceId);
 			await endSession(c.var.db, session);
-			const conversations = await visitorConversations(c.var.db, session);
-			await disconnectVisitor(
-				c.env,
-				conversations.map((conversation) => conversation.id),
-				session.id,
-			);
+			const conversationIds = await contactConversationIds(c.var.db, session.workspaceId, session.contactId);
+			await disconnectVisitor(c.env, conversationIds, session.id);
 			return c.body(null, 204);
 		},
 	)

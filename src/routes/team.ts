@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
-import { disconnectOperator } from '../domain/live';
+import { disconnectOperatorLater } from '../domain/live';
 import { createOperator, issuedTokenSchema, issueTokenFor, newOperatorSchema, operatorSchema } from '../domain/team';
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -39,7 +39,7 @@ export const team = createRouter()
 			const operatorId = c.req.valid('param').id;
 			const issued = await issueTokenFor(c.var.db, workspaceId, operatorId);
 			// The member's previous token is revoked: its live feed closes with it.
-			await disconnectOperator(c.env, workspaceId, operatorId);
+			disconnectOperatorLater(c.executionCtx, c.env, workspaceId, operatorId);
 			return c.json(issued, 201);
 		},
 	);

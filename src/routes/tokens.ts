@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { disconnectOperator } from '../domain/live';
+import { disconnectOperatorLater } from '../domain/live';
 import { issuedTokenSchema, regenerateToken } from '../domain/team';
 import { bearerSecurity, errorResponses, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -15,7 +15,7 @@ export const tokens = createRouter().openapi(
 	async (c) => {
 		const { workspaceId, operatorId, tokenId } = c.var.caller;
 		const issued = await regenerateToken(c.var.db, workspaceId, operatorId, tokenId);
-		await disconnectOperator(c.env, workspaceId, operatorId);
+		disconnectOperatorLater(c.executionCtx, c.env, workspaceId, operatorId);
 		return c.json(issued, 201);
 	},
 );
