@@ -65,6 +65,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly outbox: RoomOutbox;
 	/** D1 statements this instance sent while importing; with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
+	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
+	private readonly opening = new Map<string, number>();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -158,14 +160,8 @@ export class ConversationRoom extends DurableObject<Env> {
 				this.ctx.getWebSockets(visitorTag(identity.visitorId)).length >= MAX_SOCKETS_PER_VISITOR);
 		if (full) return Response.json(errorBody(429, 'Too many open sockets on this conversation.'), { status: 429 });
 		if (identity.operatorId) {
-			// Registered before the token is checked again: a replacement that lands in between still finds it.
-			await this.env.WORKSPACE_HUB.getByName(workspaceId).trackRoomSocket(identity.operatorId, conversationId);
-			try {
-				await assertCredential(this.env, identity);
-			} catch (error) {
-				if (!(error instanceof AppError)) throw error;
-				return Response.json(errorBody(error.statusCode, error.message), { status: error.statusCode });
-			}
+			const refused = await this.registerOperatorSocket(identity.operatorId, identity);
+			if (refused) return refused;
 		}
 		const after = Math.max(0, Number(url.searchParams.get('after') ?? 0) || 0);
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -185,9 +181,22 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		const who = socket.deserializeAttachment() as SocketIdentity;
 		const room = this.store.room();
 		if (!room) return;
+		// Defaults for fields an attachment written by an older release may lack.
+		const stored = socket.deserializeAttachment() as Partial<SocketIdentity> & Pick<SocketIdentity, 'role'>;
+		const who: SocketIdentity = {
+			workspaceId: room.workspace_id,
+			conversationId: room.conversation_id,
+			operatorId: null,
+			tokenId: null,
+			canSend: false,
+			visitorId: null,
+			ip: 'local',
+			typingAt: 0,
+			checkedAt: 0,
+			...stored,
+		};
 		let frame: unknown;
 		try {
 			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
@@ -233,6 +242,30 @@ export class ConversationRoom extends DurableObject<Env> {
 		} catch (error) {
 			if (!(error instanceof AppError)) throw error;
 			refuse(socket, error.statusCode, error.message, clientMessageId);
+			// A credential that is gone ends the socket: it must not go on receiving the conversation.
+			if (error.statusCode === 401) answerClose(socket, 4001, 'credential gone');
+		}
+	}
+
+	/**
+	 * Registers an operator's socket with the workspace hub before checking its token once more, so a token
+	 * replacement landing in between either finds the room in the hub's list or is seen by the check. While
+	 * this runs the socket is not accepted yet: `opening` keeps a close of another socket of the same
+	 * operator from dropping the room from the list meanwhile. Returns the refusal when the token is gone.
+	 */
+	private async registerOperatorSocket(operatorId: string, identity: SocketIdentity): Promise<Response | null> {
+		this.opening.set(operatorId, (this.opening.get(operatorId) ?? 0) + 1);
+		try {
+			await this.env.WORKSPACE_HUB.getByName(identity.workspaceId).trackRoomSockets(operatorId, [
+				identity.conversationId,
+			]);
+			await assertCredential(this.env, identity);
+			return null;
+		} catch (error) {
+			if (!(error instanceof AppError)) throw error;
+			return Response.json(errorBody(error.statusCode, error.message), { status: error.statusCode });
+		} finally {
+			this.opening.set(operatorId, (this.opening.get(operatorId) ?? 1) - 1);
 		}
 	}
 
@@ -254,12 +287,19 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		answerClose(socket, code, reason);
-		const who = socket.deserializeAttachment() as SocketIdentity | null;
-		if (!who?.operatorId) return;
+		const who = socket.deserializeAttachment() as Partial<SocketIdentity> | null;
+		const room = this.store.room();
+		if (!who?.operatorId || !room) return;
 		const others = this.ctx.getWebSockets(operatorTag(who.operatorId)).filter((s) => s !== socket);
-		if (others.length === 0) {
-			// The hub's list of the operator's rooms stays short: a room with no socket of it left is dropped.
-			await this.env.WORKSPACE_HUB.getByName(who.workspaceId).forgetRoomSockets(who.operatorId, [who.conversationId]);
+		if (others.length > 0 || (this.opening.get(who.operatorId) ?? 0) > 0) return;
+		// The hub's list of the operator's rooms stays short: a room with no socket of it left is dropped.
+		// Best effort: a stale entry only costs a no-op close on the next token replacement.
+		try {
+			await this.env.WORKSPACE_HUB.getByName(room.workspace_id).forgetRoomSockets(who.operatorId, [
+				room.conversation_id,
+			]);
+		} catch (error) {
+			console.error('could not drop a closed room from the hub list', error);
 		}
 	}
 

@@ -27,13 +27,15 @@ export class WorkspaceHub extends DurableObject<Env> {
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
 	}
 
-	/** Notes that an operator opened a socket on a conversation's room. */
-	trackRoomSocket(operatorId: string, conversationId: string): void {
-		this.ctx.storage.sql.exec(
-			'INSERT OR IGNORE INTO room_sockets (operator_id, conversation_id) VALUES (?, ?)',
-			operatorId,
-			conversationId,
-		);
+	/** Notes that an operator has a socket on each of these conversations' rooms. */
+	trackRoomSockets(operatorId: string, conversationIds: string[]): void {
+		for (const id of conversationIds) {
+			this.ctx.storage.sql.exec(
+				'INSERT OR IGNORE INTO room_sockets (operator_id, conversation_id) VALUES (?, ?)',
+				operatorId,
+				id,
+			);
+		}
 	}
 
 	/** Forgets rooms where the operator has no socket left (its last one closed, or the room closed them). */
@@ -75,15 +77,18 @@ export class WorkspaceHub extends DurableObject<Env> {
 
 	/**
 	 * Closes an operator's feed sockets (its token was replaced: the console reconnects with the new one) and
-	 * returns the conversations it has sockets on, for their rooms to close those too. The rows stay until
-	 * each room confirms (`forgetRoomSockets`), so a room that failed is tried again next time.
+	 * hands over the conversations it has sockets on, for their rooms to close those too. The list is emptied
+	 * at once, so the sockets the console opens again with its new token register afresh; rooms that could
+	 * not be reached are put back (`trackRoomSockets`) for the next time.
 	 */
 	disconnect(operatorId: string): string[] {
 		for (const socket of this.ctx.getWebSockets(operatorId)) answerClose(socket, 4001, 'token replaced');
-		return this.ctx.storage.sql
+		const rooms = this.ctx.storage.sql
 			.exec<{ conversation_id: string }>('SELECT conversation_id FROM room_sockets WHERE operator_id = ?', operatorId)
 			.toArray()
 			.map((r) => r.conversation_id);
+		this.ctx.storage.sql.exec('DELETE FROM room_sockets WHERE operator_id = ?', operatorId);
+		return rooms;
 	}
 
 	/** Feed sockets only listen; whatever a client sends (other than pings) is ignored. */

@@ -143,6 +143,30 @@ describe('conversation WebSockets', () => {
 		expect(await socket.next('error', (f) => f.clientMessageId === 'late')).toMatchObject({ statusCode: 401 });
 	});
 
+	it("drops a room from the hub's list once the operator's last socket there closes", async () => {
+		const { workspaceId, token, operatorId, conversationId } = await liveConversation();
+		const hub = env.WORKSPACE_HUB.getByName(workspaceId);
+		const listed = () =>
+			runInDurableObject(hub, (_instance, state) =>
+				state.storage.sql
+					.exec<{ conversation_id: string }>(
+						'SELECT conversation_id FROM room_sockets WHERE operator_id = ?',
+						operatorId,
+					)
+					.toArray()
+					.map((r) => r.conversation_id),
+			);
+		const first = await operatorSocket(token, conversationId);
+		const second = await operatorSocket(token, conversationId);
+		expect(await listed()).toEqual([conversationId]);
+		first.close();
+		await first.closed;
+		expect(await listed()).toEqual([conversationId]);
+		second.close();
+		await second.closed;
+		await expect.poll(listed).toEqual([]);
+	});
+
 	it('refuses a send on a socket whose token was revoked behind its back', async () => {
 		const { token, operatorId, conversationId } = await liveConversation();
 		const room = await operatorSocket(token, conversationId);
@@ -151,6 +175,7 @@ describe('conversation WebSockets', () => {
 			.run();
 		room.send({ type: 'message', text: 'with a revoked token', clientMessageId: 'old' });
 		expect(await room.next('error', (f) => f.clientMessageId === 'old')).toMatchObject({ statusCode: 401 });
+		expect(await room.closed).toBe(4001);
 	});
 
 	it("closes an operator's feed and conversation sockets when its token is replaced", async () => {

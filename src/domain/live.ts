@@ -112,9 +112,11 @@ export async function disconnectOperator(env: Env, workspaceId: string, operator
 	const results = await Promise.allSettled(
 		rooms.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectOperator(operatorId)),
 	);
-	const closed = rooms.filter((_, i) => results[i]?.status === 'fulfilled');
-	if (closed.length < rooms.length) console.error('some rooms could not close the sockets of', operatorId);
-	await hub.forgetRoomSockets(operatorId, closed);
+	const failed = rooms.filter((_, i) => results[i]?.status !== 'fulfilled');
+	if (failed.length > 0) {
+		console.error('some rooms could not close the sockets of', operatorId, failed);
+		await hub.trackRoomSockets(operatorId, failed);
+	}
 }
 
 /**
@@ -134,7 +136,14 @@ export function disconnectOperatorLater(
 	);
 }
 
-/** Closes a visitor's sockets on the given conversations (its `reset`). */
+/**
+ * Closes a visitor's sockets on the given conversations (its `reset`, or identify moving it to someone else).
+ * Best effort: the change it follows is already committed, and each socket re-checks its session before it
+ * acts (and is closed then), so a room that cannot be reached now only delays the close.
+ */
 export async function disconnectVisitor(env: Env, conversationIds: string[], visitorId: string): Promise<void> {
-	await Promise.all(conversationIds.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectVisitor(visitorId)));
+	const results = await Promise.allSettled(
+		conversationIds.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectVisitor(visitorId)),
+	);
+	if (results.some((r) => r.status === 'rejected')) console.error('some rooms could not close visitor', visitorId);
 }

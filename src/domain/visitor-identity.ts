@@ -198,7 +198,8 @@ async function adoptVerifiedContact(
 		...(email !== (before?.email ?? null) ? ['email'] : []),
 	];
 	if (changed.length > 0) {
-		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt: now };
+		const verifiedAt = before?.verifiedAt ?? now;
+		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt };
 		events.push(newEvent('contact.updated', ws, { contact: contactEventView(contact), changed }, now));
 	}
 	await runUnique(db, [...statements, ...outboxStatements(db, events)]);

@@ -303,12 +303,17 @@ export async function sessionReaches(
 	return row !== undefined;
 }
 
-/** Every conversation of a contact (unlike the visitor's list, not capped): what `reset` closes. */
+/**
+ * A contact's conversations whose sockets `reset` closes: the 200 most recently active (older ones have no
+ * open widget; any that did would be closed by its own session check on its next frame).
+ */
 export async function contactConversationIds(db: Database, workspaceId: string, contactId: string | null) {
 	if (!contactId) return [];
 	const rows = await db
 		.select({ id: conversations.id })
 		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, contactId)));
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, contactId)))
+		.orderBy(desc(conversations.lastActivityAt))
+		.limit(200);
 	return rows.map((r) => r.id);
 }
