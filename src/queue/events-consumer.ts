@@ -1,6 +1,7 @@
 import { openDatabase } from '../db/client';
 import { events } from '../db/schema';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
+import { consumeEach } from './consume';
 
 /**
  * Handles one domain event. For now it records the event; rules, scenarios and webhooks will hang off here.
@@ -20,21 +21,7 @@ export async function processEvent(env: Env, event: DomainEvent, now = Date.now(
 		.onConflictDoNothing({ target: events.id });
 }
 
-/** The events Queue consumer: parse, process, ack or retry each message on its own. */
+/** The events Queue consumer: each event through `processEvent`, acked or retried on its own. */
 export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	for (const message of batch.messages) {
-		const parsed = domainEventSchema.safeParse(message.body);
-		if (!parsed.success) {
-			console.error('dropping malformed event', message.id);
-			message.ack();
-			continue;
-		}
-		try {
-			await processEvent(env, parsed.data);
-			message.ack();
-		} catch (error) {
-			console.error('event processing failed, will retry', parsed.data.id, error);
-			message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
-		}
-	}
+	await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
 }
