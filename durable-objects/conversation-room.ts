@@ -3,7 +3,7 @@ import type { AttachmentMeta } from '../src/db/schema';
 import { type AuthorKind, type MessageView, visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors';
-import { iso, newId } from '../src/lib/ids';
+import { newId } from '../src/lib/ids';
 import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomOutbox } from './room-outbox';
 import {
@@ -14,7 +14,7 @@ import {
 	storedClientId,
 	visitorTag,
 } from './room-sockets';
-import { type LogRow, RoomStore } from './room-store';
+import { type LogRow, messageView, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
 export interface PostInput {
@@ -89,7 +89,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			if (!same) return { status: 'conflict' };
 			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
 			if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
-			return { status: 'replayed', message: this.view(existing), d1Statements: this.d1Statements() - sentBefore };
+			const message = messageView(existing, input.conversationId);
+			return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
 		}
 		const now = Date.now();
 		const row = this.store.append(
@@ -102,11 +103,11 @@ export class ConversationRoom extends DurableObject<Env> {
 				client_message_id: input.clientMessageId,
 				created_at: now,
 			},
-			(row) => this.messageEvent(input.workspaceId, row),
+			(row) => messageEvent(input, row),
 		);
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
-		const message = this.view(row);
+		const message = messageView(row, input.conversationId);
 		this.broadcast({ type: 'message', message });
 		await this.sendOut(armed);
 		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore };
@@ -171,7 +172,10 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.ctx.acceptWebSocket(server, tags);
 		server.serializeAttachment(identity);
 		const backlog = this.store.after(after, MAX_BACKLOG);
-		for (const row of backlog) send(server, { type: 'message', message: this.viewFor(identity.role, row) });
+		for (const row of backlog) {
+			const message = messageView(row, conversationId);
+			send(server, { type: 'message', message: identity.role === 'contact' ? visitorView(message) : message });
+		}
 		// Complete: everything up to the last message was sent. Otherwise up to the last one sent: the client
 		// reconnects from there for the rest.
 		const complete = backlog.length < MAX_BACKLOG;
@@ -339,38 +343,6 @@ export class ConversationRoom extends DurableObject<Env> {
 		return this.importStatements + this.outbox.statementsSent;
 	}
 
-	private messageEvent(workspaceId: string, row: LogRow): DomainEvent {
-		const message = this.view(row);
-		const { attachments, clientMessageId: _, ...summary } = message;
-		return newEvent(
-			'message.created',
-			workspaceId,
-			{ message: { ...summary, attachmentCount: attachments.length } },
-			row.created_at,
-		);
-	}
-
-	private view(row: LogRow): MessageView {
-		const room = this.store.room();
-		return {
-			id: row.id,
-			conversationId: room?.conversation_id ?? '',
-			seq: row.seq,
-			authorKind: row.author_kind,
-			authorId: row.author_id,
-			text: row.body,
-			attachments: JSON.parse(row.attachments) as AttachmentMeta[],
-			clientMessageId: row.client_message_id,
-			createdAt: iso(row.created_at),
-		};
-	}
-
-	/** A stored message as a participant of `role` sees it. */
-	private viewFor(role: Participant, row: LogRow): MessageView {
-		const message = this.view(row);
-		return role === 'contact' ? visitorView(message) : message;
-	}
-
 	/** Sends a frame to every socket (but `except`); message frames in each side's view. */
 	private broadcast(frame: ServerFrame, except?: WebSocket): void {
 		const forTeam = JSON.stringify(frame);
@@ -387,4 +359,15 @@ function send(socket: WebSocket, frame: ServerFrame): void {
 
 function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
 	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
+}
+
+/** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */
+function messageEvent(input: PostInput, row: LogRow): DomainEvent {
+	const { attachments, clientMessageId: _, ...summary } = messageView(row, input.conversationId);
+	return newEvent(
+		'message.created',
+		input.workspaceId,
+		{ message: { ...summary, attachmentCount: attachments.length } },
+		row.created_at,
+	);
 }

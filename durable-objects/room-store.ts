@@ -1,5 +1,7 @@
-import type { AuthorKind } from '../src/domain/messages';
+import type { AttachmentMeta } from '../src/db/schema';
+import type { AuthorKind, MessageView } from '../src/domain/messages';
 import type { DomainEvent } from '../src/events/catalogue';
+import { iso } from '../src/lib/ids';
 import type { Participant } from '../src/protocol/live';
 
 /** The conversation this object serves, and its read and flush state. One row. */
@@ -228,4 +230,19 @@ export class RoomStore {
 	private addEvent(event: DomainEvent): void {
 		this.storage.sql.exec('INSERT INTO outbox (event) VALUES (?)', JSON.stringify(event));
 	}
+}
+
+/** A stored message in the API's shape. */
+export function messageView(row: LogRow, conversationId: string): MessageView {
+	return {
+		id: row.id,
+		conversationId,
+		seq: row.seq,
+		authorKind: row.author_kind,
+		authorId: row.author_id,
+		text: row.body,
+		attachments: JSON.parse(row.attachments) as AttachmentMeta[],
+		clientMessageId: row.client_message_id,
+		createdAt: iso(row.created_at),
+	};
 }

@@ -233,21 +233,28 @@ export async function visitorConversations(db: Database, session: SessionRow) {
 		.where(and(eq(conversations.workspaceId, session.workspaceId), eq(conversations.contactId, session.contactId)))
 		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
 		.limit(50);
-	return rows.map((c) => ({
+	return rows.map(visitorConversationView);
+}
+
+function visitorConversationView(c: typeof conversations.$inferSelect): z.infer<typeof visitorConversationSchema> {
+	return {
 		id: c.id,
 		status: c.status,
 		lastMessageSeq: c.lastMessageSeq,
 		unread: c.unreadByContact,
 		createdAt: iso(c.createdAt),
 		lastMessageAt: isoOrNull(c.lastMessageAt),
-	}));
+	};
 }
 
-/** NotFound unless the conversation is the session's contact's (the same answer as for a missing one). */
-export async function assertVisitorConversation(db: Database, session: SessionRow, conversationId: string) {
+/**
+ * One of the visitor's conversations as the visitor sees it; NotFound unless it is the session's contact's
+ * (the same answer as for a missing one), which makes it the access check of every conversation route.
+ */
+export async function visitorConversation(db: Database, session: SessionRow, conversationId: string) {
 	const row = session.contactId
 		? await db
-				.select({ id: conversations.id })
+				.select()
 				.from(conversations)
 				.where(
 					and(
@@ -259,6 +266,7 @@ export async function assertVisitorConversation(db: Database, session: SessionRo
 				.get()
 		: undefined;
 	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
+	return visitorConversationView(row);
 }
 
 /** The contact row of a session (after ensureContact). */

@@ -8,19 +8,18 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import { createConversation } from '../domain/conversation-changes';
-import { getConversation } from '../domain/conversations';
 import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
 import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
 import {
-	assertVisitorConversation,
 	authenticateSession,
 	contactConversationIds,
 	endSession,
 	ensureContact,
 	startSession,
 	storedOrigin,
+	visitorConversation,
 	visitorConversationSchema,
 	visitorConversations,
 } from '../domain/visitor-sessions';
@@ -189,21 +188,8 @@ export const publicWidget = createRouter()
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.message.clientMessageId),
 			});
-			const conversation = await getConversation(c.var.db, workspaceId, created.id);
-			return c.json(
-				{
-					conversation: {
-						id: conversation.id,
-						status: conversation.status,
-						lastMessageSeq: conversation.lastMessageSeq,
-						unread: conversation.unreadByContact,
-						createdAt: conversation.createdAt,
-						lastMessageAt: conversation.lastMessageAt,
-					},
-					message: visitorView(message),
-				},
-				201,
-			);
+			const conversation = await visitorConversation(c.var.db, session, created.id);
+			return c.json({ conversation, message: visitorView(message) }, 201);
 		},
 	)
 	.openapi(
@@ -228,7 +214,7 @@ export const publicWidget = createRouter()
 			const { workspaceId, id } = c.req.valid('param');
 			const { after, limit } = c.req.valid('query');
 			const session = await visitor(c, workspaceId);
-			await assertVisitorConversation(c.var.db, session, id);
+			await visitorConversation(c.var.db, session, id);
 			const rows = await listMessages(c.var.db, workspaceId, id, after, limit);
 			return c.json({ data: rows.map((row) => visitorView(messageView(row))) }, 200);
 		},
@@ -248,7 +234,7 @@ export const publicWidget = createRouter()
 			const { workspaceId, id } = c.req.valid('param');
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
-			await assertVisitorConversation(c.var.db, session, id);
+			await visitorConversation(c.var.db, session, id);
 			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
 			const { message } = await postMessage(c.env, {
 				workspaceId,
@@ -280,7 +266,7 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const session = await visitor(c, workspaceId);
-			await assertVisitorConversation(c.var.db, session, id);
+			await visitorConversation(c.var.db, session, id);
 			const readSeq = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
 			return c.json({ readSeq }, 200);
 		},
@@ -311,7 +297,7 @@ export const publicWidget = createRouter()
 			const { session: inQuery, after } = c.req.valid('query');
 			const token = inQuery ?? credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'session.');
 			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
-			await assertVisitorConversation(c.var.db, session, id);
+			await visitorConversation(c.var.db, session, id);
 			return connectToRoom(c.env, c.req.raw, {
 				workspaceId,
 				conversationId: id,
