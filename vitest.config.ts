@@ -1,28 +1,50 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+// Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
+// Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
 export default defineConfig(async () => {
 	const migrations = await readD1Migrations('./migrations');
 	return {
-		plugins: [
-			cloudflareTest({
-				wrangler: { configPath: './wrangler.toml' },
-				miniflare: {
-					// A low limit so the rate-limit test reaches it quickly; each test uses its own token.
-					bindings: {
-						TEST_MIGRATIONS: migrations,
-						RATE_LIMIT_PER_MINUTE: '40',
-						// .dev.vars is not read in tests (and absent in CI): the secret the widget tests sign with.
-						PARLEY_SECRET: 'test-secret-not-for-production',
+		test: {
+			projects: [
+				{
+					plugins: [
+						cloudflareTest({
+							wrangler: { configPath: './wrangler.toml' },
+							miniflare: {
+								// A low limit so the rate-limit test reaches it quickly; each test uses its own token.
+								bindings: {
+									TEST_MIGRATIONS: migrations,
+									RATE_LIMIT_PER_MINUTE: '40',
+									// .dev.vars is not read in tests (and absent in CI): the secret the widget tests sign with.
+									PARLEY_SECRET: 'test-secret-not-for-production',
+								},
+							},
+						}),
+					],
+					test: {
+						name: 'workers',
+						setupFiles: ['./test/apply-migrations.ts'],
+						include: ['test/**/*.test.ts'],
+						exclude: [...configDefaults.exclude, 'test/browser/**'],
+						// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
+						testTimeout: 30_000,
 					},
 				},
-			}),
-		],
-		test: {
-			setupFiles: ['./test/apply-migrations.ts'],
-			include: ['test/**/*.test.ts'],
-			// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
-			testTimeout: 30_000,
+				{
+					test: {
+						name: 'browser',
+						environment: 'node',
+						include: ['test/browser/**/*.test.ts'],
+						globalSetup: ['./test/browser/global-setup.ts'],
+						// One wrangler dev and one Chromium at a time: files run one after another.
+						fileParallelism: false,
+						testTimeout: 60_000,
+						hookTimeout: 120_000,
+					},
+				},
+			],
 		},
 	};
 });

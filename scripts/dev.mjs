@@ -1,9 +1,13 @@
-// `npm run dev`: applies the local D1 migrations, makes sure the demo workspace exists, prints a working
-// Token V3, then serves everything with `wrangler dev` (D1, Durable Objects, Queues, KV, assets; all local).
-import { spawn } from 'node:child_process';
+// `npm run dev`: builds the widget (and rebuilds it on change), applies the local D1 migrations, makes sure
+// the demo workspace exists, prints a working Token V3, then serves everything with `wrangler dev` (D1,
+// Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
+import { spawn, spawnSync } from 'node:child_process';
 import { applyMigrations, ensureDevSecret, seedWorkspace } from './local-db.mjs';
 
 const port = process.env.PORT ?? '8787';
+const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
+const viteArgs = ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'];
+if (spawnSync(bin('vite'), viteArgs, { stdio: 'inherit' }).status !== 0) process.exit(1);
 ensureDevSecret();
 applyMigrations();
 const { workspaceId, token } = await seedWorkspace({ slug: 'demo' });
@@ -12,6 +16,7 @@ const baseUrl = `http://localhost:${port}`;
 console.log(`
   Parley is starting on ${baseUrl}
 
+  Demo site      ${baseUrl}/demo   (the widget on a pretend shop)
   API base URL   ${baseUrl}/v3
   Workspace id   ${workspaceId}
   Token V3       ${token}
@@ -20,9 +25,17 @@ console.log(`
   Try:  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v3/conversations
 `);
 
-const wrangler = new URL('../node_modules/.bin/wrangler', import.meta.url).pathname;
-const child = spawn(wrangler, ['dev', '--port', port, '--ip', '127.0.0.1', ...process.argv.slice(2)], {
-	stdio: 'inherit',
+// Rebuilds widget/ into dist/public on every change; wrangler dev serves the new files at once.
+const watcher = spawn(bin('vite'), [...viteArgs, '--watch'], { stdio: 'inherit' });
+const args = ['dev', '--port', port, '--ip', '127.0.0.1', '--var', `DEMO_WORKSPACE_ID:${workspaceId}`];
+const child = spawn(bin('wrangler'), [...args, ...process.argv.slice(2)], { stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) {
+	process.on(signal, () => {
+		watcher.kill(signal);
+		child.kill(signal);
+	});
+}
+child.on('exit', (code) => {
+	watcher.kill();
+	process.exit(code ?? 0);
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));

@@ -43,35 +43,48 @@ export function literal(value) {
  * (revoking the previous one: an operator holds one active token). Returns ids and the plaintext token.
  */
 export async function seedWorkspace({ slug = 'demo', persistTo } = {}) {
-	if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) {
-		throw new Error(`workspace slug "${slug}" must be lower-case letters, digits and dashes`);
+	const [seeded] = await seedWorkspaces([slug], persistTo);
+	return { workspaceId: seeded.workspaceId, operatorId: seeded.operatorId, token: seeded.token };
+}
+
+/**
+ * seedWorkspace for many slugs in one wrangler run (each run costs a second or two): every statement finds
+ * its rows by slug, so creating is idempotent, and the closing SELECT reads back the ids. Returns
+ * `{ slug, workspaceId, operatorId, token }` in the order of `slugs`.
+ */
+export async function seedWorkspaces(slugs, persistTo) {
+	for (const slug of slugs) {
+		if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) {
+			throw new Error(`workspace slug "${slug}" must be lower-case letters, digits and dashes`);
+		}
 	}
 	const now = Date.now();
-	const [found] = query(
-		`SELECT w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
-		 WHERE w.slug = ${literal(slug)} AND o.email = ${literal(`admin@${slug}.local`)}`,
-		persistTo,
-	);
-	let workspaceId = found[0]?.workspaceId;
-	let operatorId = found[0]?.operatorId;
 	const statements = [];
-	if (!workspaceId) {
-		workspaceId = newId('ws', now);
-		operatorId = newId('op', now);
+	const tokens = new Map();
+	for (const slug of slugs) {
+		const email = literal(`admin@${slug}.local`);
+		const admin = `SELECT o.id FROM operators o JOIN workspaces w ON o.workspace_id = w.id WHERE w.slug = ${literal(slug)} AND o.email = ${email}`;
 		const name = slug === 'demo' ? 'Demo workspace' : slug;
+		const token = generateToken();
+		const tokenId = newId('tok', now);
+		tokens.set(slug, token);
 		statements.push(
-			`INSERT INTO workspaces (id, slug, name, created_at) VALUES (${literal(workspaceId)}, ${literal(slug)}, ${literal(name)}, ${now})`,
-			`INSERT INTO operators (id, workspace_id, email, name, permissions, groups, created_at) VALUES (${literal(operatorId)}, ${literal(workspaceId)}, ${literal(`admin@${slug}.local`)}, 'Admin', '["admin"]', '[]', ${now})`,
+			`INSERT OR IGNORE INTO workspaces (id, slug, name, created_at) VALUES (${literal(newId('ws', now))}, ${literal(slug)}, ${literal(name)}, ${now})`,
+			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, groups, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', '[]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
+			`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = (${admin}) AND revoked_at IS NULL`,
+			`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) SELECT ${literal(tokenId)}, o.workspace_id, o.id, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now} FROM operators o WHERE o.id = (${admin})`,
 		);
 	}
-	const token = generateToken();
-	const tokenId = newId('tok', now);
 	statements.push(
-		`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = ${literal(operatorId)} AND revoked_at IS NULL`,
-		`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) VALUES (${literal(tokenId)}, ${literal(workspaceId)}, ${literal(operatorId)}, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now})`,
+		`SELECT w.slug, w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
+		 WHERE w.slug IN (${slugs.map(literal).join(', ')}) AND o.email = 'admin@' || w.slug || '.local'`,
 	);
-	query(statements.join(';\n'), persistTo);
-	return { workspaceId, operatorId, token };
+	const rows = query(statements.join(';\n'), persistTo).at(-1);
+	return slugs.map((slug) => {
+		const row = rows.find((found) => found.slug === slug);
+		if (!row) throw new Error(`workspace "${slug}" was not seeded`);
+		return { slug, workspaceId: row.workspaceId, operatorId: row.operatorId, token: tokens.get(slug) };
+	});
 }
 
 /**

@@ -13,6 +13,7 @@ import { answerMethodNotAllowed } from './lib/method-not-allowed';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { conversations } from './routes/conversations';
+import { demo } from './routes/demo';
 import { live } from './routes/live';
 import { messages } from './routes/messages';
 import { publicWidget } from './routes/public-widget';
@@ -94,6 +95,7 @@ app.route('/v3/tokens', tokens);
 app.route('/v3/workflows', workflows);
 app.route('/v3/live', live);
 app.route('/widget', publicWidget);
+app.route('/demo', demo);
 answerMethodNotAllowed(app);
 
 /** Queue names as wrangler.toml declares them: one consumer function per queue. */

@@ -2,7 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings, workspaces } from '../db/schema';
-import { availabilityAt, isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
+import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
+
+export { widgetAvailability } from '../engines/widget-availability';
+
 import { Conflict, describeIssues, Invalid } from '../lib/errors';
 
 const hexColor = z
@@ -88,6 +91,8 @@ export const widgetSettingsSchema = z
 		/** The logo shown atop the chat: an https URL (200x200 PNG recommended). */
 		logoUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).nullable(),
 		position: z.enum(['right', 'left']),
+		/** The language the widget falls back to when the visitor's browser speaks neither Portuguese nor English. */
+		locale: z.enum(['en', 'pt']),
 		/** The automatic initial message posted when a conversation starts; null for none. */
 		autoMessage: z.string().max(1000).nullable(),
 		businessHours: businessHoursSchema,
@@ -127,6 +132,7 @@ export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
 	displayName: 'Support',
 	logoUrl: null,
 	position: 'right',
+	locale: 'en',
 	autoMessage: null,
 	businessHours: {
 		enabled: false,
@@ -208,30 +214,6 @@ export function publicConfigKey(workspaceId: string): string {
 /** What a visitor's browser may see: everything in the settings, stamped with the workspace and version. */
 export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
 	return { workspaceId, version: updatedAt, ...settings };
-}
-
-/**
- * What the widget shows about availability at `at`: with business hours off the team is always shown
- * online; otherwise the schedule decides, with the message of the period.
- */
-export function widgetAvailability(settings: WidgetSettings, at: Date) {
-	if (!settings.businessHours.enabled) {
-		return { online: true, period: 'always' as const, availabilityMessage: settings.welcomeMessage };
-	}
-	const { online, period } = availabilityAt(settings.businessHours, at);
-	const messages = settings.periodMessages;
-	const text = {
-		in_hours: messages.inHours,
-		out_of_hours: messages.outOfHours,
-		weekend: messages.weekend,
-		holiday: messages.holiday,
-	};
-	// An empty period message falls back to the general one of the same mood.
-	return {
-		online,
-		period,
-		availabilityMessage: text[period] || (online ? settings.welcomeMessage : settings.offlineMessage),
-	};
 }
 
 /**

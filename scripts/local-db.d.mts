@@ -1,0 +1,16 @@
+// Types for local-db.mjs, so the TypeScript browser-test harness can call it.
+
+export interface SeededWorkspace {
+	slug: string;
+	workspaceId: string;
+	operatorId: string;
+	token: string;
+}
+
+export function applyMigrations(persistTo?: string): void;
+export function query(sql: string, persistTo?: string): Record<string, unknown>[][];
+export function executeFile(file: string, persistTo?: string): void;
+export function literal(value: unknown): string;
+export function seedWorkspace(options?: { slug?: string; persistTo?: string }): Promise<Omit<SeededWorkspace, 'slug'>>;
+export function seedWorkspaces(slugs: string[], persistTo?: string): Promise<SeededWorkspace[]>;
+export function ensureDevSecret(): void;

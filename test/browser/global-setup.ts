@@ -1,0 +1,154 @@
+// Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
+// workspaces e2e-1..e2e-16, shared by every browser test file (they run one after another).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { applyMigrations, type SeededWorkspace, seedWorkspaces } from '../../scripts/local-db.mjs';
+
+declare module 'vitest' {
+	interface ProvidedContext {
+		/** The Worker under test, e.g. `http://127.0.0.1:43117` (no trailing slash). */
+		baseUrl: string;
+		/** `e2e-1`..`e2e-16` in order, each with an admin operator and its Token V3. */
+		workspaces: SeededWorkspace[];
+	}
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
+const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
+const WORKSPACE_COUNT = 16;
+const READY_TIMEOUT_MS = 60_000;
+
+export default async function setup(project: TestProject) {
+	if (!existsSync(WIDGET_BUILD)) {
+		throw new Error(
+			`${WIDGET_BUILD} is missing: the browser tests load the built widget. Run \`npm run build\` first (\`npm test\` does).`,
+		);
+	}
+	const persistTo = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
+	let wrangler: WranglerDev | undefined;
+	const teardown = async () => {
+		await wrangler?.stop();
+		rmSync(persistTo, { recursive: true, force: true });
+	};
+	try {
+		applyMigrations(persistTo);
+		const slugs = Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`);
+		const workspaces = await seedWorkspaces(slugs, persistTo);
+		wrangler = await startWranglerDev(persistTo);
+		project.provide('baseUrl', wrangler.baseUrl);
+		project.provide('workspaces', workspaces);
+	} catch (error) {
+		await teardown();
+		throw error;
+	}
+	return teardown;
+}
+
+interface WranglerDev {
+	baseUrl: string;
+	stop(): Promise<void>;
+}
+
+/** Starts `wrangler dev` on free ports and resolves once GET /health answers 200. */
+async function startWranglerDev(persistTo: string): Promise<WranglerDev> {
+	const port = await freePort();
+	const inspectorPort = await freePort();
+	const baseUrl = `http://127.0.0.1:${port}`;
+	// Limits raised far out of reach: every test page comes from 127.0.0.1, so per-IP limits would be shared.
+	const vars = {
+		PARLEY_SECRET: randomBytes(32).toString('base64url'),
+		WIDGET_SESSIONS_PER_IP: '100000',
+		WIDGET_MESSAGES_PER_IP: '100000',
+		RATE_LIMIT_PER_MINUTE: '100000',
+	};
+	const args = [
+		'dev',
+		'--ip',
+		'127.0.0.1',
+		'--port',
+		String(port),
+		'--inspector-port',
+		String(inspectorPort),
+		'--persist-to',
+		persistTo,
+		'--show-interactive-dev-session=false',
+		...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+	];
+	// Its own process group, so stopping it also stops the workerd it spawns.
+	const child = spawn(WRANGLER, args, {
+		cwd: ROOT,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+	});
+	let output = '';
+	const keep = (chunk: Buffer) => {
+		// The tail is what explains a failure; the whole log of a long run is not worth the memory.
+		output = (output + chunk.toString()).slice(-20_000);
+	};
+	child.stdout?.on('data', keep);
+	child.stderr?.on('data', keep);
+	// A vitest that dies without teardown (Ctrl-C) must not leave a server behind.
+	const killOnExit = () => killGroup(child, 'SIGKILL');
+	process.once('exit', killOnExit);
+	const stop = async () => {
+		process.off('exit', killOnExit);
+		await stopGroup(child);
+	};
+
+	const deadline = Date.now() + READY_TIMEOUT_MS;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null || child.signalCode !== null) {
+			throw new Error(`wrangler dev exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`);
+		}
+		try {
+			const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+			if (res.status === 200) return { baseUrl, stop };
+		} catch {
+			// Not listening yet.
+		}
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+	await stop();
+	throw new Error(`wrangler dev did not answer GET ${baseUrl}/health within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
+}
+
+/** A port nothing listens on right now (the OS picks it). */
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(address)));
+		});
+	});
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+	if (child.pid === undefined) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		// Already gone.
+	}
+}
+
+/** SIGTERM to the whole group, SIGKILL if wrangler has not exited within 5 s. */
+async function stopGroup(child: ChildProcess) {
+	if (child.exitCode !== null || child.signalCode !== null) return killGroup(child, 'SIGKILL');
+	const exited = new Promise((resolve) => child.once('exit', resolve));
+	killGroup(child, 'SIGTERM');
+	const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
+	await exited;
+	clearTimeout(timer);
+	// workerd may outlive wrangler by a moment; nothing in the group is needed any more.
+	killGroup(child, 'SIGKILL');
+}

@@ -1,0 +1,107 @@
+// Helpers for the browser tests: Chromium, a fake customer site that embeds the widget, and the Worker's API.
+// The Worker is the one `wrangler dev` of global-setup.ts: `inject('baseUrl')`, seeded `workspace(n)`.
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import type { SeededWorkspace } from '../../scripts/local-db.mjs';
+import { widgetSnippet } from '../../src/domain/widget-snippet';
+
+/** The fake customer site: cross-origin to the Worker, as a real site is. Nothing listens there. */
+export const HOST_ORIGIN = 'http://localhost:4510';
+
+let browser: Promise<Browser> | undefined;
+
+/**
+ * Chromium (the Debian package), launched on first call and shared by the test file's tests; give each test its
+ * own `browser.newContext()` for fresh storage. Close it with `afterAll(closeBrowser)`.
+ */
+export function launchBrowser(): Promise<Browser> {
+	browser ??= chromium.launch({
+		executablePath: '/usr/bin/chromium',
+		args: [
+			'--headless',
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--no-first-run',
+			'--disable-sync',
+		],
+	});
+	return browser;
+}
+
+/** Closes the file's Chromium, if launchBrowser started one. */
+export async function closeBrowser(): Promise<void> {
+	const launched = browser;
+	browser = undefined;
+	await (await launched)?.close();
+}
+
+/**
+ * A new page showing `html` at `url` (default `${HOST_ORIGIN}/`). Every request to HOST_ORIGIN, whatever the
+ * path, is answered with `html` by `page.route`, so no server is needed; requests elsewhere (the Worker) go
+ * out as usual. Grants the context Local Network Access for HOST_ORIGIN (see below). A test that needs other host files adds its own `page.route` afterwards: it takes precedence.
+ *
+ * @example const page = await hostPage(context, { html: snippetHtml(baseUrl, workspace(1).workspaceId) });
+ */
+export async function hostPage(context: BrowserContext, options: { html?: string; url?: string } = {}): Promise<Page> {
+	const html = options.html ?? hostHtml('');
+	// Chromium treats a fulfilled page as public and the Worker on 127.0.0.1 as loopback: without this
+	// permission (Local Network Access) its fetches, frames and sockets to the Worker are blocked. In production
+	// both sides are public, so granting it changes nothing the widget could depend on.
+	await context.grantPermissions(['local-network-access'], { origin: HOST_ORIGIN });
+	const page = await context.newPage();
+	await page.route(`${HOST_ORIGIN}/**`, (route) =>
+		route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }),
+	);
+	await page.goto(options.url ?? `${HOST_ORIGIN}/`);
+	return page;
+}
+
+/**
+ * A host page with the real embed snippet (as `GET /v3/widget/info` hands it out) at the end of its body,
+ * then `extraScript`, which runs after the snippet and may call `kw(...)` (queued until widget.js loads).
+ */
+export function snippetHtml(baseUrl: string, workspaceId: string, extraScript?: string): string {
+	const extra = extraScript ? `<script>${extraScript}</script>` : '';
+	return hostHtml(widgetSnippet(baseUrl, workspaceId) + extra);
+}
+
+function hostHtml(endOfBody: string): string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme shop</title></head><body><h1>Acme shop</h1><p>Welcome.</p>${endOfBody}</body></html>`;
+}
+
+/**
+ * Calls the Worker's API from Node as an API client would (`token` null for none). The body is parsed when
+ * the response is JSON, else it is the text.
+ *
+ * @example const { status, body } = await api(baseUrl, workspace(1).token, 'GET', '/v3/conversations');
+ */
+export async function api(
+	baseUrl: string,
+	token: string | null,
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+	const headers: Record<string, string> = {};
+	if (token !== null) headers.Authorization = `Bearer ${token}`;
+	if (body !== undefined) headers['Content-Type'] = 'application/json';
+	const res = await fetch(baseUrl + path, {
+		method,
+		headers,
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const json = res.headers.get('Content-Type')?.includes('application/json');
+	return { status: res.status, body: json ? await res.json() : await res.text() };
+}
+
+/**
+ * The seeded workspace `e2e-<n>` (n from 1 to 16), with its admin operator and token. Storage is shared by all
+ * browser test files: give each file its own workspace(s) and each test its own visitor.
+ */
+export function workspace(n: number): SeededWorkspace {
+	const found = inject('workspaces')[n - 1];
+	if (!found) throw new Error(`no seeded workspace ${n}: there are ${inject('workspaces').length}`);
+	return found;
+}

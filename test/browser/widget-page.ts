@@ -1,0 +1,84 @@
+// Helpers of the widget's browser tests: a host page with the snippet whose widget is ready, the console
+// messages the page logged, and the API calls that look at what the widget did.
+import type { BrowserContext, Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { api, hostPage, snippetHtml } from './harness';
+
+export const baseUrl = inject('baseUrl');
+
+export interface WidgetPage {
+	page: Page;
+	/** Console messages of the page, as `type: text`. */
+	console: string[];
+}
+
+/**
+ * A host page embedding the widget for `workspaceId`; waits for the `ready` event unless `ready: false`.
+ * `script` runs right after the snippet (its `kw` calls are queued until widget.js has loaded).
+ */
+export async function widgetPage(
+	context: BrowserContext,
+	workspaceId: string,
+	options: { script?: string; url?: string; ready?: boolean } = {},
+): Promise<WidgetPage> {
+	const script = `window.__events=[];kw('on','ready',function(){window.__ready=true});${options.script ?? ''}`;
+	const html = snippetHtml(baseUrl, workspaceId, script);
+	const messages: string[] = [];
+	context.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+	const page = await hostPage(context, { html, url: options.url });
+	if (options.ready !== false) await page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
+	return { page, console: messages };
+}
+
+/** The text of the chat log, one line per rendered piece. */
+export async function logText(page: Page): Promise<string> {
+	return (await page.locator('parley-widget .log').textContent()) ?? '';
+}
+
+/** Sends `text` from the widget's composer (the chat must be open). */
+export async function sendFromWidget(page: Page, text: string): Promise<void> {
+	const field = page.locator('parley-widget .composer textarea, parley-widget .composer input');
+	await field.fill(text);
+	await field.press('Enter');
+}
+
+/** The workspace's conversations as the API lists them, most recent first. */
+export async function conversations(token: string): Promise<{ id: string; contactId: string; status: string }[]> {
+	const { status, body } = await api(baseUrl, token, 'GET', '/v3/conversations');
+	if (status !== 200) throw new Error(`GET /v3/conversations answered ${status}: ${JSON.stringify(body)}`);
+	return (body as { data: { id: string; contactId: string; status: string }[] }).data;
+}
+
+export interface ConversationWithContact {
+	id: string;
+	origin: Record<string, string> | null;
+	contact: {
+		id: string;
+		name: string | null;
+		claimedEmail: string | null;
+		email: string | null;
+		customFields: Record<string, unknown>;
+		firstOrigin: Record<string, string> | null;
+		lastOrigin: Record<string, string> | null;
+	};
+}
+
+/** One conversation with its contact, through the API. */
+export async function conversation(token: string, id: string): Promise<ConversationWithContact> {
+	const { status, body } = await api(baseUrl, token, 'GET', `/v3/conversations/${id}`);
+	if (status !== 200) throw new Error(`GET /v3/conversations/${id} answered ${status}: ${JSON.stringify(body)}`);
+	return body as ConversationWithContact;
+}
+
+/** The texts of a conversation's messages, oldest first, through the API. */
+export async function messageTexts(token: string, conversationId: string): Promise<string[]> {
+	const { status, body } = await api(baseUrl, token, 'GET', `/v3/conversations/${conversationId}/messages`);
+	if (status !== 200) throw new Error(`messages answered ${status}: ${JSON.stringify(body)}`);
+	return (body as { data: { text: string }[] }).data.map((m) => m.text);
+}
+
+/** Updates the workspace's widget settings; throws unless 200. */
+export async function putSettings(token: string, settings: unknown): Promise<void> {
+	const { status, body } = await api(baseUrl, token, 'PUT', '/v3/widget/settings', settings);
+	if (status !== 200) throw new Error(`PUT /v3/widget/settings answered ${status}: ${JSON.stringify(body)}`);
+}

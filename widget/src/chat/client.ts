@@ -1,0 +1,189 @@
+/**
+ * The visitor's side of the public widget endpoints: the session (its token kept in localStorage), the
+ * REST calls, and one conversation socket at a time that reconnects with backoff and asks for exactly the
+ * messages it missed (`after=<last seq>`).
+ */
+import type { Conversation, ErrorBody, Message, ServerFrame, Session } from '../api-types';
+import { load, save } from '../storage';
+
+/** A failed call: `status` 0 when the service could not be reached. */
+export class CallError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+		readonly retryAfterMs?: number,
+	) {
+		super(message);
+	}
+
+	/** Worth retrying unchanged: unreachable, rate-limited, or a server-side failure. */
+	get transient(): boolean {
+		return this.status === 0 || this.status === 429 || this.status >= 500;
+	}
+}
+
+export class VisitorClient {
+	private token?: string;
+	private starting?: Promise<Session>;
+
+	constructor(
+		private readonly api: string,
+		private readonly workspaceId: string,
+	) {
+		this.token = load<string>(this.key);
+	}
+
+	private get key() {
+		return `session:${this.workspaceId}`;
+	}
+
+	get hasSession(): boolean {
+		return this.token !== undefined;
+	}
+
+	async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+		let response: Response;
+		try {
+			response = await fetch(`${this.api}/widget/${encodeURIComponent(this.workspaceId)}${path}`, {
+				method,
+				headers: {
+					...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+					...(this.token ? { 'Parley-Session': this.token } : {}),
+				},
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		} catch (error) {
+			throw new CallError(0, String(error));
+		}
+		if (response.status === 204) return undefined as T;
+		const json = (await response.json().catch(() => null)) as T | ErrorBody | null;
+		if (response.ok) return json as T;
+		if (response.status === 401 && this.token) this.forget();
+		const seconds = Number(response.headers.get('Retry-After'));
+		throw new CallError(
+			response.status,
+			(json as ErrorBody | null)?.message ?? response.statusText,
+			Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined,
+		);
+	}
+
+	/** Starts or resumes the session (once per page); sends the campaign origin so it is recorded. */
+	session(origin: unknown): Promise<Session> {
+		this.starting ??= this.call<Session>('POST', '/sessions', {
+			...(this.token ? { sessionToken: this.token } : {}),
+			...(origin ? { origin } : {}),
+		}).then(
+			(session) => {
+				this.token = session.sessionToken;
+				save(this.key, session.sessionToken);
+				return session;
+			},
+			(error) => {
+				this.starting = undefined;
+				throw error;
+			},
+		);
+		return this.starting;
+	}
+
+	/** Forgets the session (reset, or a token the Worker no longer accepts): the next call starts anew. */
+	forget(): void {
+		this.token = undefined;
+		this.starting = undefined;
+		save(this.key, undefined);
+	}
+
+	conversations(): Promise<{ data: Conversation[] }> {
+		return this.call('GET', '/conversations');
+	}
+
+	/** Opens the live socket of a conversation; `after` is the last seq already shown. */
+	socket(conversationId: string, after: number): WebSocket {
+		const url = new URL(`${this.api}/widget/${encodeURIComponent(this.workspaceId)}/conversations/`);
+		url.pathname += `${encodeURIComponent(conversationId)}/live`;
+		url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+		url.searchParams.set('after', String(after));
+		return new WebSocket(url, ['parley.v1', `session.${this.token}`]);
+	}
+}
+
+export interface LiveHandlers {
+	message(message: Message): void;
+	frame(frame: ServerFrame): void;
+	/** True once the backlog has arrived and the socket is live. */
+	status(live: boolean): void;
+}
+
+/**
+ * One conversation's socket that stays connected: on a drop it reconnects (1 s doubling to 30 s) with the
+ * last seq it has, so the Worker sends exactly the gap; a duplicate (seq already seen) is ignored.
+ */
+export class LiveConversation {
+	private socket?: WebSocket;
+	private retryMs = 1000;
+	private timer?: ReturnType<typeof setTimeout>;
+	private ping?: ReturnType<typeof setInterval>;
+	private stopped = false;
+
+	constructor(
+		private readonly client: VisitorClient,
+		readonly conversationId: string,
+		private lastSeq: number,
+		private readonly on: LiveHandlers,
+	) {
+		this.connect();
+	}
+
+	get seq(): number {
+		return this.lastSeq;
+	}
+
+	send(frame: unknown): boolean {
+		if (this.socket?.readyState !== WebSocket.OPEN) return false;
+		this.socket.send(JSON.stringify(frame));
+		return true;
+	}
+
+	stop(): void {
+		this.stopped = true;
+		clearTimeout(this.timer);
+		clearInterval(this.ping);
+		this.socket?.close(1000, 'closed by the widget');
+	}
+
+	private connect() {
+		if (this.stopped || !this.client.hasSession) return;
+		const socket = this.client.socket(this.conversationId, this.lastSeq);
+		this.socket = socket;
+		socket.onmessage = (event) => this.receive(JSON.parse(String(event.data)) as ServerFrame);
+		socket.onclose = (event) => {
+			clearInterval(this.ping);
+			this.on.status(false);
+			if (this.stopped || this.socket !== socket) return;
+			// 4001: the session ended elsewhere (a reset in another tab): do not knock again with it.
+			if (event.code === 4001) return this.client.forget();
+			this.timer = setTimeout(() => this.connect(), this.retryMs);
+			this.retryMs = Math.min(this.retryMs * 2, 30_000);
+		};
+		// Keeps proxies from closing an idle socket; the runtime answers without waking the conversation.
+		this.ping = setInterval(() => this.send({ type: 'ping' }), 25_000);
+	}
+
+	private receive(frame: ServerFrame) {
+		if (frame.type === 'message') {
+			if (frame.message.seq <= this.lastSeq) return;
+			this.lastSeq = frame.message.seq;
+			this.on.message(frame.message);
+			return;
+		}
+		if (frame.type === 'synced') {
+			this.retryMs = 1000;
+			// A long backlog comes in parts: ask for the rest.
+			if (!frame.complete) {
+				this.retryMs = 50;
+				this.socket?.close(1000, 'more backlog');
+			} else this.on.status(true);
+		}
+		this.on.frame(frame);
+	}
+}

@@ -1,0 +1,156 @@
+/**
+ * Where the visitor writes: a textarea (Enter sends, Shift+Enter breaks the line) that becomes a typed input
+ * when a bot asks for an e-mail, a number or a date, plus the quick-reply buttons and rating stars a bot's
+ * last message offers. Typing is reported at most every 2 s, and stopped after 4 s of quiet or on send.
+ */
+import type { Interactive } from '../api-types';
+import { EMAIL, PHONE } from '../commands';
+import type { Translate } from '../i18n';
+import type { ChatWord } from './words';
+
+const INPUT_TYPES = {
+	text: 'text',
+	number: 'number',
+	email: 'email',
+	phone: 'tel',
+	date: 'date',
+	datetime: 'datetime-local',
+};
+
+export class Composer {
+	readonly element = document.createElement('form');
+	field: HTMLTextAreaElement | HTMLInputElement;
+	private readonly textarea = document.createElement('textarea');
+	private readonly button = document.createElement('button');
+	private readonly error = document.createElement('span');
+	private choices?: HTMLElement;
+	private input?: Interactive & { type: 'input' };
+	private typingSince = 0;
+	private quiet?: ReturnType<typeof setTimeout>;
+
+	constructor(
+		private readonly t: Translate<ChatWord>,
+		private readonly submit: (text: string) => boolean,
+		private readonly typing: (typing: boolean) => void,
+	) {
+		this.element.className = 'composer';
+		this.textarea.rows = 1;
+		this.textarea.maxLength = 4000;
+		this.textarea.addEventListener('keydown', (event) => {
+			if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+				event.preventDefault();
+				this.element.requestSubmit();
+			}
+		});
+		this.field = this.textarea;
+		this.button.type = 'submit';
+		this.button.textContent = '➤';
+		this.error.className = 'error';
+		this.error.setAttribute('role', 'alert');
+		this.element.append(this.textarea, this.button);
+		this.element.addEventListener('submit', (event) => {
+			event.preventDefault();
+			this.send();
+		});
+		this.element.addEventListener('input', () => this.typed());
+		this.setMode('chat');
+	}
+
+	setMode(mode: 'chat' | 'offline' | 'closed') {
+		this.element.hidden = mode === 'closed';
+		const label = mode === 'offline' ? this.t('leaveMessage') : this.t('send');
+		this.button.setAttribute('aria-label', label);
+		this.button.title = label;
+		this.field.placeholder = this.t('placeholder');
+		this.field.setAttribute('aria-label', this.t('placeholder'));
+	}
+
+	prefill(text: string) {
+		this.field.value = text;
+		this.field.focus();
+	}
+
+	private typed() {
+		const now = Date.now();
+		if (now - this.typingSince > 2000) {
+			this.typingSince = now;
+			this.typing(true);
+		}
+		clearTimeout(this.quiet);
+		this.quiet = setTimeout(() => this.stopTyping(), 4000);
+	}
+
+	private stopTyping() {
+		clearTimeout(this.quiet);
+		if (this.typingSince === 0) return;
+		this.typingSince = 0;
+		this.typing(false);
+	}
+
+	private send() {
+		const text = this.field.value.trim();
+		if (!text) return;
+		const problem = this.check(text);
+		this.error.textContent = problem ?? '';
+		this.field.setAttribute('aria-invalid', String(problem !== null));
+		if (problem) {
+			this.element.prepend(this.error);
+			return;
+		}
+		this.error.remove();
+		if (!this.submit(text)) return;
+		this.field.value = '';
+		this.stopTyping();
+		this.field.focus();
+	}
+
+	private check(text: string): string | null {
+		if (this.input?.input === 'email' && !EMAIL.test(text)) return this.t('invalidEmail');
+		if (this.input?.input === 'phone' && !PHONE.test(text.replace(/[\s()-]/g, ''))) return this.t('invalidPhone');
+		if (this.input?.input === 'number' && !Number.isFinite(Number(text.replace(',', '.'))))
+			return this.t('invalidNumber');
+		return null;
+	}
+
+	/** Shows what the last message asks for: buttons or stars under it, or a typed input in the composer. */
+	prompt(interactive: Interactive | null, answer: (text: string) => boolean, log: HTMLElement) {
+		this.choices?.remove();
+		this.choices = undefined;
+		const wanted = interactive?.type === 'input' ? interactive : undefined;
+		if (wanted?.input !== this.input?.input) this.swapField(wanted);
+		if (interactive?.type === 'buttons' || interactive?.type === 'rating') {
+			const box = document.createElement('div');
+			box.className = 'choices';
+			box.setAttribute('role', 'group');
+			const options =
+				interactive.type === 'buttons'
+					? interactive.buttons.map((b) => [b.label, b.label])
+					: [1, 2, 3, 4, 5].map((n) => [`${'★'.repeat(n)}`, String(n)]);
+			for (const [label, value] of options) {
+				const button = document.createElement('button');
+				button.type = 'button';
+				button.textContent = label as string;
+				if (interactive.type === 'rating') button.setAttribute('aria-label', this.t('rate', value as string));
+				button.addEventListener('click', () => {
+					if (answer(value as string)) box.remove();
+				});
+				box.append(button);
+			}
+			log.append(box);
+			this.choices = box;
+		}
+	}
+
+	private swapField(input: (Interactive & { type: 'input' }) | undefined) {
+		this.input = input;
+		const next: HTMLTextAreaElement | HTMLInputElement = input ? document.createElement('input') : this.textarea;
+		if (next instanceof HTMLInputElement && input) {
+			next.type = INPUT_TYPES[input.input];
+			next.placeholder = input.placeholder ?? this.t('placeholder');
+			next.setAttribute('aria-label', next.placeholder);
+		}
+		next.value = '';
+		this.field.replaceWith(next);
+		this.field = next;
+	}
+}

@@ -1,0 +1,70 @@
+/**
+ * Safe rendering of messages: text only ever becomes text nodes. `*bold*` and `_italic_` are the only
+ * formatting (the bots' and the spec's), line breaks are kept by CSS, and no HTML from anyone is ever parsed.
+ */
+import type { Attachment, Message } from '../api-types';
+
+/** Adds `text` to `parent` with *bold* and _italic_ as <strong>/<em>, everything else as plain text. */
+export function appendFormatted(parent: HTMLElement, text: string): void {
+	const pattern = /(^|[^\p{L}\p{N}])(\*([^*\n]+)\*|_([^_\n]+)_)(?=$|[^\p{L}\p{N}])/gu;
+	let at = 0;
+	for (const match of text.matchAll(pattern)) {
+		const start = (match.index ?? 0) + (match[1]?.length ?? 0);
+		parent.append(text.slice(at, start));
+		const node = document.createElement(match[3] === undefined ? 'em' : 'strong');
+		node.textContent = match[3] ?? match[4] ?? '';
+		parent.append(node);
+		at = start + (match[2]?.length ?? 0);
+	}
+	parent.append(text.slice(at));
+}
+
+function attachment(file: Attachment): HTMLElement {
+	// Only https files, as the Worker only stores https URLs; anything else is not shown.
+	const safe = /^https:\/\//i.test(file.url);
+	if (safe && file.contentType.startsWith('image/')) {
+		const image = document.createElement('img');
+		image.src = file.url;
+		image.alt = file.name;
+		image.loading = 'lazy';
+		return image;
+	}
+	const link = document.createElement('a');
+	link.textContent = file.name;
+	if (safe) link.href = file.url;
+	link.target = '_blank';
+	link.rel = 'noopener noreferrer';
+	return link;
+}
+
+export type Delivery = 'sent' | 'pending' | 'failed';
+
+/** One message bubble; `label` names the author for the team's messages. */
+export function messageElement(
+	message: Pick<Message, 'text' | 'attachments' | 'authorKind'>,
+	label: string | null,
+	delivery: Delivery = 'sent',
+	note?: string,
+): HTMLElement {
+	const mine = message.authorKind === 'contact';
+	const item = document.createElement('div');
+	item.className = `msg ${mine ? 'mine' : 'team'} ${delivery}`;
+	if (label) {
+		const author = document.createElement('span');
+		author.className = 'author';
+		author.textContent = label;
+		item.append(author);
+	}
+	const body = document.createElement('div');
+	body.className = 'body';
+	appendFormatted(body, message.text);
+	for (const file of message.attachments) body.append(attachment(file));
+	item.append(body);
+	if (note) {
+		const small = document.createElement('span');
+		small.className = 'note';
+		small.textContent = note;
+		item.append(small);
+	}
+	return item;
+}

@@ -1,0 +1,40 @@
+/**
+ * The contract between the loader (widget.js) and the chat it imports on open (widget-assets/chat-*.js):
+ * the loader owns the page-facing parts (commands, events, config, launcher), the chat owns the
+ * conversation. Types only: nothing here reaches either bundle.
+ */
+
+import type { WidgetAvailability } from '../../src/engines/widget-availability';
+import type { Origin, WidgetConfig } from './api-types';
+import type { EventName, Identity } from './commands';
+import type { Locale } from './i18n';
+
+export interface ChatHost {
+	/** The Worker's origin, e.g. https://chat.example.com. */
+	api: string;
+	workspaceId: string;
+	/** The stored config with the page's `init` and `config` overrides applied. */
+	config(): WidgetConfig;
+	availability(): WidgetAvailability;
+	locale: Locale;
+	/** The campaign origin in force (see origin.ts). */
+	origin(): Origin | undefined;
+	emit(name: EventName, payload?: unknown): void;
+	/** Messages from the team the visitor has not seen, for the launcher's badge and the `unread` event. */
+	setUnread(count: number): void;
+	/** The panel asks to be closed (its close button, Escape). */
+	requestClose(): void;
+	/** Where the panel lives, inside the widget's shadow root. */
+	slot: HTMLElement;
+}
+
+export interface Chat {
+	open(prefill?: string): void;
+	close(): void;
+	identify(identity: Identity): Promise<void>;
+	reset(): Promise<void>;
+	/** The config or the availability changed: re-render what depends on them. */
+	refresh(): void;
+}
+
+export type MountChat = (host: ChatHost) => Chat;

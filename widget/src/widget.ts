@@ -1,0 +1,314 @@
+/**
+ * The widget's controller in the loader: runs the `kw` commands, keeps the config and the open/closed
+ * state, fires the page's event callbacks, and imports the chat (a separate, versioned file) the first time
+ * it is needed: on open, on identify, or at idle for a returning visitor who has conversations.
+ */
+import { widgetAvailability } from '../../src/engines/widget-availability';
+import type { Origin, WidgetConfig } from './api-types';
+import { appLink, newReference, recordHandoff } from './bubble';
+import {
+	CommandError,
+	callback,
+	type EventName,
+	eventName,
+	type FieldOptions,
+	fieldOptions,
+	type InitOptions,
+	identity,
+	initOptions,
+	openOptions,
+} from './commands';
+import { loadConfig } from './config';
+import type { Chat, ChatHost, MountChat } from './host';
+import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
+import { Launcher } from './launcher';
+import { captureOrigin } from './origin';
+import { load, save } from './storage';
+
+type Listener = (payload?: unknown) => void;
+
+const SECURE = (location: Location) =>
+	location.protocol === 'https:' || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname);
+
+export class Widget {
+	private options?: InitOptions;
+	private fields: FieldOptions = {};
+	private stored?: WidgetConfig;
+	private launcher?: Launcher;
+	private chat?: Promise<Chat>;
+	private locale: Locale = 'en';
+	private started = false;
+	private isOpen = false;
+	private unread = 0;
+	private ctaSeen = false;
+	private origin?: Origin;
+	private reference: string | null = null;
+	private readonly listeners = new Map<EventName, Set<Listener>>();
+	/** Commands that need the widget on screen, held until the config has arrived. */
+	private waiting: (() => void)[] = [];
+
+	constructor(private readonly api: string) {}
+
+	/** Runs one `kw(name, ...args)` call; a bad one is logged and changes nothing. */
+	run(name: unknown, args: unknown[]): unknown {
+		try {
+			return this.command(name, args);
+		} catch (error) {
+			if (!(error instanceof CommandError)) throw error;
+			console.error(`[Parley] kw(${JSON.stringify(name)}): ${error.message}`);
+			return undefined;
+		}
+	}
+
+	private command(name: unknown, args: unknown[]): unknown {
+		switch (name) {
+			case 'init':
+				return this.init(initOptions(args[0]));
+			case 'start':
+				return this.start();
+			case 'config':
+				this.fields = { ...this.fields, ...fieldOptions(args[0]) };
+				return this.whenChat((chat) => chat.refresh(), false);
+			case 'identify': {
+				const visitor = identity(args[0]);
+				return this.needsInit() && this.whenReady(() => this.whenChat((chat) => chat.identify(visitor)));
+			}
+			case 'open': {
+				const { message } = openOptions(args[0]);
+				return this.needsInit() && this.whenReady(() => this.setOpen(true, message));
+			}
+			case 'close':
+				return this.needsInit() && this.whenReady(() => this.setOpen(false));
+			case 'toggle':
+				return this.needsInit() && this.whenReady(() => this.setOpen(!this.isOpen));
+			case 'reset':
+				return this.needsInit() && this.whenReady(() => this.reset());
+			case 'on': {
+				const event = eventName(args[0]);
+				const listener = callback(args[1]);
+				const set = this.listeners.get(event) ?? new Set();
+				this.listeners.set(event, set.add(listener));
+				// `ready` happens once: a late subscriber still hears it.
+				if (event === 'ready' && this.stored) setTimeout(() => set.has(listener) && this.call(listener, 'ready'));
+				return () => set.delete(listener);
+			}
+			case 'off': {
+				const set = this.listeners.get(eventName(args[0]));
+				if (args[1] === undefined) set?.clear();
+				else set?.delete(callback(args[1]));
+				return undefined;
+			}
+			default:
+				throw new CommandError(
+					'unknown command (known: init, start, config, identify, open, close, toggle, on, off, reset)',
+				);
+		}
+	}
+
+	private needsInit(): true {
+		if (!this.options) throw new CommandError("call kw('init', { workspaceId }) first");
+		return true;
+	}
+
+	private init(options: InitOptions) {
+		if (this.options) {
+			if (this.options.workspaceId === options.workspaceId) return;
+			throw new CommandError(`already started for workspace ${this.options.workspaceId}`);
+		}
+		if (!SECURE(location)) {
+			console.warn('[Parley] The chat widget needs an HTTPS page (or localhost); it did not start.');
+			this.options = options;
+			this.started = true;
+			return;
+		}
+		this.options = options;
+		if (options.autoStart !== false) this.start();
+	}
+
+	private start() {
+		const options = this.options;
+		if (!options) throw new CommandError("call kw('init', { workspaceId }) first");
+		if (this.started) return;
+		this.started = true;
+		this.origin = captureOrigin(options.workspaceId, location, document.referrer, Date.now());
+		this.ctaSeen = load<boolean>(`cta-seen:${options.workspaceId}`) === true;
+		// After the current task: the rest of the queued calls (listeners, fields) are in place before the
+		// config, even a cached one, brings the widget up.
+		setTimeout(() =>
+			loadConfig(this.api, options.workspaceId, (config) => this.apply(config)).catch((error) =>
+				console.error(`[Parley] The widget config could not be loaded (${error}); the widget stays hidden.`),
+			),
+		);
+	}
+
+	private apply(stored: WidgetConfig) {
+		const first = !this.stored;
+		this.stored = stored;
+		this.locale = chooseLocale(this.options?.locale, navigator.languages ?? [navigator.language], stored.locale);
+		if (!this.launcher) this.mount();
+		this.render();
+		this.chat?.then((chat) => chat.refresh()).catch(() => {});
+		if (!first) return;
+		for (const run of this.waiting.splice(0)) run();
+		this.emit('ready');
+		// Business hours turn with the clock: check the indicator every minute.
+		if (stored.businessHours.enabled) setInterval(() => this.render(), 60_000);
+		// A returning visitor: resume the session now, so the team's replies show on the badge.
+		if (load(`session:${stored.workspaceId}`)) setTimeout(() => this.whenChat(() => {}), 1);
+	}
+
+	private mount() {
+		const host = document.createElement('parley-widget');
+		host.setAttribute('style', 'display:block!important;position:static!important;width:0;height:0');
+		const shadow = host.attachShadow({ mode: 'open' });
+		const t = translator(LAUNCHER_WORDS, this.locale);
+		this.launcher = new Launcher(shadow, t, {
+			launch: () => this.launch(),
+			chat: () => this.setOpen(true),
+			app: () => {
+				const options = this.options;
+				if (options && this.reference && this.origin)
+					recordHandoff(this.api, options.workspaceId, this.reference, this.origin);
+				this.launcher?.showMenu(false);
+			},
+		});
+		document.body.appendChild(host);
+		keepAttached(host);
+	}
+
+	/** The stored config with the page's overrides. */
+	config(): WidgetConfig {
+		const stored = this.stored as WidgetConfig;
+		const o = this.options ?? ({} as InitOptions);
+		const pick = <K extends keyof WidgetConfig>(key: K, value: WidgetConfig[K] | undefined) =>
+			value === undefined ? {} : { [key]: value };
+		return {
+			...stored,
+			...pick('primaryColor', o.primaryColor),
+			...pick('backgroundColor', o.backgroundColor),
+			...pick('textColor', o.textColor),
+			...pick('welcomeMessage', o.welcomeMessage),
+			...pick('ctaText', o.ctaText),
+			...pick('requiredFields', this.fields.requiredFields),
+			...pick('customFields', this.fields.customFields),
+		};
+	}
+
+	private availability() {
+		return widgetAvailability(this.config(), new Date());
+	}
+
+	private render() {
+		if (!this.launcher || !this.stored) return;
+		const { online } = this.availability();
+		this.launcher.render(this.config(), { open: this.isOpen, online, unread: this.unread, ctaSeen: this.ctaSeen });
+	}
+
+	/** The launcher was clicked: with the messaging-app bubble on, offer both channels; else open or close. */
+	private launch() {
+		if (this.isOpen || !this.stored) return this.setOpen(!this.isOpen);
+		if (this.origin && !this.reference) this.reference = newReference();
+		const link = appLink(this.config(), this.origin ? this.reference : null);
+		if (!link) return this.setOpen(true);
+		this.launcher?.showMenu(!this.launcher.menuOpen, link);
+	}
+
+	private setOpen(open: boolean, prefill?: string) {
+		if (!this.stored) return;
+		this.launcher?.showMenu(false);
+		if (open && !this.ctaSeen) {
+			this.ctaSeen = true;
+			save(`cta-seen:${this.stored.workspaceId}`, true);
+		}
+		if (open === this.isOpen) {
+			if (open && prefill !== undefined) this.whenChat((chat) => chat.open(prefill));
+			return;
+		}
+		this.isOpen = open;
+		this.render();
+		if (open) {
+			this.whenChat((chat) => chat.open(prefill));
+			this.emit('open');
+		} else {
+			this.chat?.then((chat) => chat.close()).catch(() => {});
+			this.launcher?.button.focus();
+			this.emit('close');
+		}
+	}
+
+	private async reset() {
+		const workspaceId = this.stored?.workspaceId as string;
+		if (this.chat) await (await this.chat).reset();
+		else save(`session:${workspaceId}`, undefined);
+	}
+
+	emit(name: EventName, payload?: unknown) {
+		for (const listener of this.listeners.get(name) ?? []) this.call(listener, name, payload);
+	}
+
+	private call(listener: Listener, name: EventName, payload?: unknown) {
+		try {
+			listener(payload);
+		} catch (error) {
+			// The page's callback threw: report it, keep the widget going.
+			console.error(`[Parley] A "${name}" callback threw:`, error);
+		}
+	}
+
+	private whenReady(run: () => void) {
+		if (this.stored) run();
+		else this.waiting.push(run);
+	}
+
+	/** Imports the chat once (on first need) and runs `use` with it; `load: false` only uses a loaded one. */
+	private whenChat(use: (chat: Chat) => unknown, load = true) {
+		if (!this.chat && load && this.stored && this.launcher) this.chat = this.importChat(this.launcher);
+		this.chat?.then(use).catch((error) => console.error('[Parley]', error));
+	}
+
+	private importChat(launcher: Launcher): Promise<Chat> {
+		const host: ChatHost = {
+			api: this.api,
+			workspaceId: (this.stored as WidgetConfig).workspaceId,
+			config: () => this.config(),
+			availability: () => this.availability(),
+			locale: this.locale,
+			origin: () => this.origin,
+			emit: (name, payload) => this.emit(name, payload),
+			setUnread: (count) => {
+				if (count === this.unread) return;
+				this.unread = count;
+				this.render();
+				this.emit('unread', count);
+			},
+			requestClose: () => this.setOpen(false),
+			slot: launcher.slot,
+		};
+		return import('./chat/chat').then(
+			(module: { mountChat: MountChat }) => module.mountChat(host),
+			(error) => {
+				// A release replaced the chat file under a page that loaded the old loader; the next try may work.
+				this.chat = undefined;
+				throw new Error(`the chat could not be loaded: ${error}`);
+			},
+		);
+	}
+}
+
+/**
+ * Single-page apps and tools such as Turbo replace the page's <body>: put the widget back, with its state
+ * (conversation, socket, open panel) intact, since it is the same element.
+ */
+function keepAttached(host: HTMLElement) {
+	const observer = new MutationObserver(() => {
+		if (host.isConnected || !document.body) return;
+		document.body.appendChild(host);
+		watch();
+	});
+	const watch = () => {
+		observer.disconnect();
+		observer.observe(document.documentElement, { childList: true });
+		observer.observe(document.body, { childList: true });
+	};
+	watch();
+}
