@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AttachmentMeta } from '../src/db/schema';
-import { type AuthorKind, type MessageView, visitorView } from '../src/domain/messages';
+import { type AuthorKind, type Interactive, type MessageView, visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
@@ -24,6 +24,8 @@ export interface PostInput {
 	authorId: string | null;
 	text: string;
 	attachments: AttachmentMeta[];
+	/** Buttons, a data-entry prompt or a rating for the visitor to answer (validated by `postMessage`). */
+	interactive?: Interactive | null;
 	/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
 	clientMessageId: string | null;
 }
@@ -80,12 +82,14 @@ export class ConversationRoom extends DurableObject<Env> {
 	async post(input: PostInput): Promise<PostResult> {
 		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
+		const interactive = input.interactive ? JSON.stringify(input.interactive) : null;
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (existing) {
 			const same =
 				existing.body === input.text &&
 				existing.author_id === input.authorId &&
-				existing.attachments === JSON.stringify(input.attachments);
+				existing.attachments === JSON.stringify(input.attachments) &&
+				existing.interactive === interactive;
 			if (!same) return { status: 'conflict' };
 			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
 			if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
@@ -100,6 +104,7 @@ export class ConversationRoom extends DurableObject<Env> {
 				author_id: input.authorId,
 				body: input.text,
 				attachments: JSON.stringify(input.attachments),
+				interactive,
 				client_message_id: input.clientMessageId,
 				created_at: now,
 			},

@@ -104,6 +104,7 @@ export class RoomOutbox {
 					authorId: m.author_id,
 					body: m.body,
 					attachments: JSON.parse(m.attachments),
+					interactive: m.interactive === null ? null : JSON.parse(m.interactive),
 					clientMessageId: m.client_message_id,
 					createdAt: m.created_at,
 				})

@@ -1,5 +1,5 @@
 import type { AttachmentMeta } from '../src/db/schema';
-import type { AuthorKind, MessageView } from '../src/domain/messages';
+import type { AuthorKind, Interactive, MessageView } from '../src/domain/messages';
 import type { DomainEvent } from '../src/events/catalogue';
 import { iso } from '../src/lib/ids';
 import type { Participant } from '../src/protocol/live';
@@ -24,6 +24,8 @@ export type LogRow = {
 	author_id: string | null;
 	body: string;
 	attachments: string;
+	/** The message's `Interactive` as JSON; null for a plain message. */
+	interactive: string | null;
 	client_message_id: string | null;
 	created_at: number;
 	in_d1: number;
@@ -47,9 +49,17 @@ const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS log (
 		seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, author_kind TEXT NOT NULL, author_id TEXT,
 		body TEXT NOT NULL, attachments TEXT NOT NULL, client_message_id TEXT UNIQUE,
-		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0)`,
+		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0, interactive TEXT)`,
 	'CREATE INDEX IF NOT EXISTS log_not_in_d1 ON log (seq) WHERE in_d1 = 0',
 	'CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL)',
+];
+
+/**
+ * Columns added to a table after rooms were already created with it: `CREATE TABLE IF NOT EXISTS` leaves
+ * an existing table as it is, so each is added on migrate when the table lacks it.
+ */
+const ADDED_COLUMNS: Array<{ table: string; column: string; definition: string }> = [
+	{ table: 'log', column: 'interactive', definition: 'TEXT' },
 ];
 
 /**
@@ -61,6 +71,12 @@ export class RoomStore {
 
 	migrate(): void {
 		for (const statement of SCHEMA) this.storage.sql.exec(statement);
+		for (const { table, column, definition } of ADDED_COLUMNS) {
+			const columns = this.storage.sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+			if (!columns.some((c) => c.name === column)) {
+				this.storage.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+			}
+		}
 	}
 
 	room(): RoomRow | null {
@@ -80,7 +96,7 @@ export class RoomStore {
 				.bind(conversationId, workspaceId),
 			db
 				.prepare(
-					'SELECT seq, id, author_kind, author_id, body, attachments, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
+					'SELECT seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
 				)
 				.bind(conversationId, workspaceId),
 		]);
@@ -98,13 +114,14 @@ export class RoomStore {
 		this.storage.transactionSync(() => {
 			for (const m of results) {
 				this.storage.sql.exec(
-					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
+					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
 					m.seq,
 					m.id,
 					m.author_kind,
 					m.author_id,
 					m.body,
 					m.attachments,
+					m.interactive,
 					m.client_message_id,
 					m.created_at,
 				);
@@ -140,13 +157,14 @@ export class RoomStore {
 		return this.storage.transactionSync(() => {
 			const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
 			this.storage.sql.exec(
-				'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)',
+				'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
 				row.seq,
 				row.id,
 				row.author_kind,
 				row.author_id,
 				row.body,
 				row.attachments,
+				row.interactive,
 				row.client_message_id,
 				row.created_at,
 			);
@@ -242,6 +260,7 @@ export function messageView(row: LogRow, conversationId: string): MessageView {
 		authorId: row.author_id,
 		text: row.body,
 		attachments: JSON.parse(row.attachments) as AttachmentMeta[],
+		interactive: row.interactive === null ? null : (JSON.parse(row.interactive) as Interactive),
 		clientMessageId: row.client_message_id,
 		createdAt: iso(row.created_at),
 	};

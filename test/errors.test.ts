@@ -52,6 +52,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/team/members',
 			'/v3/team/members/{id}/token',
 			'/v3/tokens/regenerate',
+			'/v3/widget/handoffs/{ref}',
 			'/v3/widget/identity-secret',
 			'/v3/widget/info',
 			'/v3/widget/settings',
@@ -62,12 +63,15 @@ describe('GET /v3/openapi.json', () => {
 			'/widget/{workspaceId}/conversations/{id}/live',
 			'/widget/{workspaceId}/conversations/{id}/messages',
 			'/widget/{workspaceId}/conversations/{id}/read',
+			'/widget/{workspaceId}/handoffs',
 			'/widget/{workspaceId}/identify',
 			'/widget/{workspaceId}/reset',
 			'/widget/{workspaceId}/sessions',
 		]);
 		expect(doc.components.schemas).toHaveProperty('WidgetSettings');
 		expect(doc.components.schemas).toHaveProperty('Error');
+		expect(doc.components.schemas).toHaveProperty('Interactive');
+		expect(doc.components.schemas).toHaveProperty('MessagingHandoff');
 		expect(doc.components.securitySchemes).toHaveProperty('TokenV3');
 		expect(doc.paths['/v3/messages']?.post?.security).toEqual([{ TokenV3: [] }]);
 	});

@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { Interactive } from '../domain/messages';
 
 export const CONVERSATION_STATUSES = ['open', 'pending', 'closed'] as const;
 
@@ -217,6 +218,8 @@ export const messages = sqliteTable(
 		authorId: text('author_id'),
 		body: text('body').notNull(),
 		attachments: text('attachments', { mode: 'json' }).$type<AttachmentMeta[]>().notNull(),
+		/** Buttons, a data-entry prompt or a rating the visitor is asked to answer; null for a plain message. */
+		interactive: text('interactive', { mode: 'json' }).$type<Interactive>(),
 		/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
 		clientMessageId: text('client_message_id'),
 		createdAt: integer('created_at').notNull(),
@@ -225,6 +228,28 @@ export const messages = sqliteTable(
 		uniqueIndex('messages_conversation_seq').on(t.conversationId, t.seq),
 		uniqueIndex('messages_conversation_client_id').on(t.conversationId, t.clientMessageId),
 	],
+);
+
+export const HANDOFF_CHANNELS = ['whatsapp'] as const;
+
+/**
+ * A visitor who left the widget for an external messaging app, by the reference the widget put in the
+ * pre-filled text: when a message with "ref XXXXXXXX" arrives in the app, this says which campaign it came
+ * from. The widget makes up the reference, so it is unique per workspace only.
+ */
+export const messagingHandoffs = sqliteTable(
+	'messaging_handoffs',
+	{
+		workspaceId: text('workspace_id').notNull(),
+		ref: text('ref').notNull(),
+		channel: text('channel', { enum: HANDOFF_CHANNELS }).notNull(),
+		/** The campaign origin at the click (`{}` when none was captured). */
+		origin: text('origin', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+		/** The widget visitor who clicked, when the widget had a session. */
+		sessionId: text('session_id'),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.workspaceId, t.ref] })],
 );
 
 export const widgetSettings = sqliteTable('widget_settings', {

@@ -3,9 +3,9 @@
  * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
  */
 import type { PostInput } from '../../durable-objects/conversation-room';
-import { Invalid, NotFound, UpgradeRequired } from '../lib/errors';
+import { describeIssues, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
-import type { MessageView } from './messages';
+import { type Interactive, interactiveSchema, type MessageView } from './messages';
 
 export interface Posted {
 	message: MessageView;
@@ -15,14 +15,31 @@ export interface Posted {
 	created: boolean;
 }
 
-/** Appends a message through the conversation's Durable Object. NotFound outside the workspace. */
+/**
+ * Appends a message through the conversation's Durable Object. NotFound outside the workspace; Invalid for
+ * an interactive message that is malformed or comes from the contact (a visitor only ever answers one).
+ */
 export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
-	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post(input);
+	const interactive = checkedInteractive(input);
+	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post({ ...input, interactive });
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${input.conversationId} not found.`);
 	if (result.status === 'conflict') {
 		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
 	}
 	return { message: result.message, created: result.status === 'created', d1Statements: result.d1Statements };
+}
+
+/**
+ * The interactive part of a message, validated whoever sends it (the API has checked it already; a bot or
+ * a scenario has not) and in its parsed form, so the same content always stores as the same JSON and a
+ * retried send compares equal.
+ */
+function checkedInteractive(input: PostInput): Interactive | null {
+	if (input.interactive === undefined || input.interactive === null) return null;
+	if (input.authorKind === 'contact') throw new Invalid('A visitor cannot send an interactive message.');
+	const parsed = interactiveSchema.safeParse(input.interactive);
+	if (!parsed.success) throw new Invalid(describeIssues('interactive', parsed.error.issues));
+	return parsed.data;
 }
 
 /** Records a read receipt through the conversation's Durable Object; returns the read position. */

@@ -20,6 +20,40 @@ export const attachmentSchema = z
 	})
 	.openapi('Attachment');
 
+/** What a data-entry prompt asks for: the widget adapts its composer (input type, validation) to it. */
+export const INPUT_KINDS = ['text', 'number', 'email', 'phone', 'date', 'datetime'] as const;
+
+/**
+ * A message that asks the visitor for something: quick-reply buttons, a data-entry prompt or a 1-5 rating.
+ * The visitor's answer is always an ordinary contact message (the chosen label, the value, the digit), so
+ * history, unread counts and every consumer stay text-only. Sent by bots, operators and integrators; never
+ * by a visitor.
+ */
+export const interactiveSchema = z
+	.discriminatedUnion('type', [
+		z.strictObject({
+			type: z.literal('buttons'),
+			buttons: z
+				.array(z.strictObject({ label: z.string().trim().min(1).max(80) }))
+				.min(1)
+				.max(10)
+				// The answer is the label itself: two equal labels could not be told apart.
+				.refine((buttons) => new Set(buttons.map((b) => b.label)).size === buttons.length, 'labels must differ'),
+		}),
+		z.strictObject({
+			type: z.literal('input'),
+			input: z.enum(INPUT_KINDS),
+			placeholder: z.string().trim().min(1).max(80).optional(),
+		}),
+		// The spec's rating scale is 1 to 5; `max` is explicit so a wider scale can come without a new type.
+		z.strictObject({ type: z.literal('rating'), max: z.literal(5) }),
+	])
+	.openapi('Interactive', {
+		description: 'Asks the visitor for an answer; the answer comes back as an ordinary contact message.',
+	});
+
+export type Interactive = z.infer<typeof interactiveSchema>;
+
 export const messageSchema = z
 	.object({
 		id: z.string().openapi({ example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
@@ -29,6 +63,7 @@ export const messageSchema = z
 		authorId: z.string().nullable(),
 		text: z.string(),
 		attachments: z.array(attachmentSchema),
+		interactive: interactiveSchema.nullable().openapi({ description: 'Null for a plain message.' }),
 		clientMessageId: z.string().nullable(),
 		createdAt: z.string().openapi({ example: '2026-11-21T12:00:00.000Z' }),
 	})
@@ -47,6 +82,7 @@ export function messageView(row: MessageRow): MessageView {
 		authorId: row.authorId,
 		text: row.body,
 		attachments: row.attachments,
+		interactive: row.interactive ?? null,
 		clientMessageId: row.clientMessageId,
 		createdAt: iso(row.createdAt),
 	};

@@ -7,6 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { CONVERSATION_STATUSES } from '../db/schema';
+import { interactiveSchema } from '../domain/messages';
 import { iso, newId } from '../lib/ids';
 
 const conversationSummary = z.object({
@@ -26,6 +27,11 @@ const messageSummary = z.object({
 	authorId: z.string().nullable(),
 	text: z.string(),
 	attachmentCount: z.number().int(),
+	/**
+	 * What the message asks the visitor (buttons, data entry, rating); null for a plain message. Defaulted:
+	 * events queued before the field existed still parse.
+	 */
+	interactive: interactiveSchema.nullable().default(null),
 	createdAt: z.string(),
 });
 

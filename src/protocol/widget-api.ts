@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { contactSchema } from '../domain/contacts';
 import { messageSchema } from '../domain/messages';
+import { handoffSchema } from '../domain/messaging-handoffs';
 import { visitorDetailsSchema } from '../domain/visitor-identity';
 import { originInputSchema, visitorConversationSchema } from '../domain/visitor-sessions';
 import { MAX_VISITOR_TEXT } from './live';
@@ -51,9 +52,26 @@ export const identifiedResponse = z
 	.object({ contact: contactSchema, verified: z.boolean(), unverifiedReason: z.string().nullable() })
 	.openapi('VisitorIdentified');
 
+export const handoffBody = z
+	.strictObject({
+		ref: handoffSchema.shape.ref.openapi({
+			description:
+				'The reference the widget put in the pre-filled text (`newHandoffRef()` in src/protocol/handoff-ref.ts).',
+		}),
+		channel: handoffSchema.shape.channel,
+		origin: originInputSchema.optional().openapi({
+			description: "The campaign origin the widget captured; without one, the session's is kept.",
+		}),
+	})
+	.openapi('MessagingHandoffRequest');
+
+export const handoffResponse = handoffSchema;
+
 export type VisitorMessageBody = z.infer<typeof visitorMessage>;
 export type SessionRequest = z.infer<typeof sessionBody>;
 export type SessionResponse = z.infer<typeof sessionResponse>;
 export type ConversationStart = z.infer<typeof startBody>;
 export type ConversationStarted = z.infer<typeof startResponse>;
 export type Identified = z.infer<typeof identifiedResponse>;
+export type HandoffRequest = z.infer<typeof handoffBody>;
+export type Handoff = z.infer<typeof handoffResponse>;

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import { countStatements } from '../db/client';
 import { postMessage } from '../domain/live';
-import { attachmentSchema, messageSchema } from '../domain/messages';
+import { attachmentSchema, interactiveSchema, messageSchema } from '../domain/messages';
 import { bearerSecurity, errorResponses, idempotencyHeaders, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
@@ -11,6 +11,10 @@ const sendBody = z
 		conversationId: z.string().min(1).max(64),
 		text: z.string().trim().min(1).max(10_000),
 		attachments: z.array(attachmentSchema).max(10).default([]),
+		interactive: interactiveSchema.nullable().optional().openapi({
+			description:
+				'Quick-reply buttons, a data-entry prompt or a 1-5 rating; `text` is the question. The visitor answers with an ordinary message.',
+		}),
 	})
 	.openapi('NewMessage');
 
@@ -38,6 +42,7 @@ export const messages = createRouter().openapi(
 			authorId: operatorId,
 			text: body.text,
 			attachments: body.attachments,
+			interactive: body.interactive ?? null,
 			// Keys are per operator: two integrators cannot collide on the same key.
 			clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
 		});

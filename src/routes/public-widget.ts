@@ -10,6 +10,7 @@ import type { AppEnv } from '../app-env';
 import { createConversation } from '../domain/conversation-changes';
 import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
+import { recordHandoff } from '../domain/messaging-handoffs';
 import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
 import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
 import {
@@ -30,6 +31,8 @@ import { errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { credentialFromSubprotocols } from '../protocol/live';
 import {
+	handoffBody,
+	handoffResponse,
 	identifiedResponse,
 	sessionBody,
 	sessionResponse,
@@ -94,6 +97,35 @@ export const publicWidget = createRouter()
 			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin);
 			const { session, ...rest } = started;
 			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/handoffs',
+			summary: 'Record the reference of a visitor leaving for the messaging app, with the campaign origin',
+			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(handoffBody) },
+			responses: {
+				201: jsonResponse('The recorded handoff.', handoffResponse),
+				200: jsonResponse('This reference was recorded before: the stored handoff, unchanged.', handoffResponse),
+				...errorResponses(400, 404, 415, 422, 503),
+			},
+		}),
+		async (c) => {
+			const { workspaceId } = c.req.valid('param');
+			const body = c.req.valid('json');
+			// Anyone may post one: it counts against the same per-IP budget as starting a session.
+			await enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
+			// The session is optional (the bubble may be clicked before the widget has one), but one that is
+			// sent must be valid, as everywhere else.
+			const session = c.req.header(SESSION_HEADER) === undefined ? null : await visitor(c, workspaceId);
+			const { handoff, created } = await recordHandoff(c.var.db, workspaceId, {
+				ref: body.ref,
+				channel: body.channel,
+				origin: body.origin,
+				session,
+			});
+			return created ? c.json(handoff, 201) : c.json(handoff, 200);
 		},
 	)
 	.openapi(

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import { identitySecret } from '../auth/secrets';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
+import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
 import {
 	loadWidgetSettings,
 	publicConfigKey,
@@ -136,4 +137,28 @@ export const widget = createRouter()
 			await disableIdentitySecret(c.var.db, c.var.caller.workspaceId);
 			return c.body(null, 204);
 		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/handoffs/{ref}',
+			summary: 'The campaign origin of a visitor who left the widget for the messaging app, by its reference',
+			description:
+				'A message arriving in the messaging app with "ref XXXXXXXX" came from the widget visit recorded under that reference. Read leniently: any case, I and L as 1, O as 0.',
+			security: bearerSecurity,
+			middleware: [requirePermission('conversations:read')] as const,
+			request: {
+				params: z.object({
+					ref: z
+						.string()
+						.regex(/^[0-9a-z]{8}$/i, 'must be the 8 characters after "ref"')
+						.openapi({ param: { name: 'ref', in: 'path' }, example: '7KQ2M9XD' }),
+				}),
+			},
+			responses: {
+				200: jsonResponse('The handoff.', handoffSchema),
+				...errorResponses(403, 404, 422),
+			},
+		}),
+		async (c) => c.json(await findHandoff(c.var.db, c.var.caller.workspaceId, c.req.valid('param').ref), 200),
 	);
