@@ -2,7 +2,16 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { api, closeBrowser, launchBrowser, workspace } from './harness';
-import { baseUrl, conversation, conversations, logText, messageTexts, sendFromWidget, widgetPage } from './widget-page';
+import {
+	baseUrl,
+	conversation,
+	conversations,
+	logText,
+	messageTexts,
+	sendFromWidget,
+	waitReady,
+	widgetPage,
+} from './widget-page';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -132,7 +141,7 @@ describe('a conversation', () => {
 		// The team closes it; the visitor comes back later and starts another.
 		expect((await api(baseUrl, token, 'PATCH', `/v3/conversations/${firstId}`, { status: 'closed' })).status).toBe(200);
 		await first.page.reload();
-		await first.page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
+		await waitReady(first.page);
 		await first.page.locator('parley-widget .launcher').click();
 		// A closed conversation is not continued: the visitor starts a new one.
 		await expect.poll(() => logText(first.page)).not.toContain('First question');
@@ -140,7 +149,7 @@ describe('a conversation', () => {
 		const { id: secondId } = await newestConversation(token, 2);
 		expect(secondId).not.toBe(firstId);
 		await first.page.reload();
-		await first.page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
+		await waitReady(first.page);
 		await first.page.locator('parley-widget .launcher').click();
 		await expect.poll(() => logText(first.page)).toContain('Second question');
 		await first.page.locator('parley-widget header button[aria-label="Your conversations"]').click();
@@ -187,7 +196,7 @@ describe('identify and origin', () => {
 		// Another page of the site, without parameters: the origin is kept across the navigation.
 		await page.evaluate(() => history.pushState({}, '', '/products'));
 		await page.goto('http://localhost:4510/products');
-		await page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
+		await waitReady(page);
 		await page.locator('parley-widget .launcher').click();
 		await sendFromWidget(page, 'Hi from the newsletter');
 		const { id } = await newestConversation(token);

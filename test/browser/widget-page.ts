@@ -14,20 +14,30 @@ export interface WidgetPage {
 
 /**
  * A host page embedding the widget for `workspaceId`; waits for the `ready` event unless `ready: false`.
- * `script` runs right after the snippet (its `kw` calls are queued until widget.js has loaded).
+ * `init` adds options to the snippet's own `kw('init', ...)` (as a site owner edits the snippet), `head` goes
+ * into the page's <head>, and `script` runs right after the snippet (its `kw` calls are queued until
+ * widget.js has loaded).
  */
 export async function widgetPage(
 	context: BrowserContext,
 	workspaceId: string,
-	options: { script?: string; url?: string; ready?: boolean } = {},
+	options: { script?: string; url?: string; ready?: boolean; init?: Record<string, unknown>; head?: string } = {},
 ): Promise<WidgetPage> {
 	const script = `window.__events=[];kw('on','ready',function(){window.__ready=true});${options.script ?? ''}`;
-	const html = snippetHtml(baseUrl, workspaceId, script);
+	const snippetInit = `kw('init',{workspaceId:${JSON.stringify(workspaceId)}})`;
+	const html = snippetHtml(baseUrl, workspaceId, script)
+		.replace(snippetInit, `kw('init',${JSON.stringify({ workspaceId, ...options.init })})`)
+		.replace('<title>', `${options.head ?? ''}<title>`);
 	const messages: string[] = [];
 	context.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
 	const page = await hostPage(context, { html, url: options.url });
-	if (options.ready !== false) await page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
+	if (options.ready !== false) await waitReady(page);
 	return { page, console: messages };
+}
+
+/** Waits for the widget's `ready` event (after a reload, say). */
+export async function waitReady(page: Page): Promise<void> {
+	await page.waitForFunction(() => (window as { __ready?: boolean }).__ready === true);
 }
 
 /** The text of the chat log, one line per rendered piece. */

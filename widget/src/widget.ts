@@ -4,8 +4,9 @@
  * it is needed: on open, on identify, or at idle for a returning visitor who has conversations.
  */
 import { widgetAvailability } from '../../src/engines/widget-availability';
+import { newHandoffRef } from '../../src/protocol/handoff-ref';
 import type { Origin, WidgetConfig } from './api-types';
-import { appLink, newReference, recordHandoff } from './bubble';
+import { appLink, recordHandoff } from './bubble';
 import {
 	CommandError,
 	callback,
@@ -207,7 +208,7 @@ export class Widget {
 	/** The launcher was clicked: with the messaging-app bubble on, offer both channels; else open or close. */
 	private launch() {
 		if (this.isOpen || !this.stored) return this.setOpen(!this.isOpen);
-		if (this.origin && !this.reference) this.reference = newReference();
+		if (this.origin && !this.reference) this.reference = newHandoffRef();
 		const link = appLink(this.config(), this.origin ? this.reference : null);
 		if (!link) return this.setOpen(true);
 		this.launcher?.showMenu(!this.launcher.menuOpen, link);

@@ -1,0 +1,26 @@
+/**
+ * The widget declares the Worker's shapes as plain types (widget/src/api-types.ts) so its bundle needs none of
+ * the server's modules. This file, checked by `npm run typecheck`, fails to compile when one side changes a
+ * shape without the other.
+ */
+import type { Interactive, MessageView } from '../../src/domain/messages';
+import type { OriginInput } from '../../src/domain/visitor-sessions';
+import type { publicWidgetConfig, WidgetSettings } from '../../src/domain/widget-settings';
+import type { ServerFrame } from '../../src/protocol/live';
+import type { ConversationStarted, SessionResponse } from '../../src/protocol/widget-api';
+import type * as Widget from '../../widget/src/api-types';
+
+/** True only when A and B are the same type (each assignable to the other). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+export const widgetContract: [
+	Same<Widget.Message, MessageView>,
+	Same<Widget.Interactive, Interactive>,
+	Same<Widget.Session, SessionResponse>,
+	Same<Widget.Conversation, ConversationStarted['conversation']>,
+	Same<Widget.Origin, OriginInput>,
+	Same<Widget.CustomField, WidgetSettings['customFields'][number]>,
+	Same<Widget.WidgetConfig, ReturnType<typeof publicWidgetConfig>>,
+	// The widget understands every frame a visitor's socket can receive (`event` frames go to operators only).
+	[Exclude<ServerFrame, { type: 'event' }>] extends [Widget.ServerFrame] ? true : false,
+] = [true, true, true, true, true, true, true, true];
