@@ -223,6 +223,37 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 	});
 });
 
+describe('the automatic initial message', () => {
+	it('is posted once after the first message of a widget conversation, also when the start is retried', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'PUT', '/v3/widget/settings', { autoMessage: 'Thanks! Someone will be with you shortly.' });
+		const visitor = await startVisitor(workspaceId);
+		const start = () =>
+			widgetApi(
+				'POST',
+				`/widget/${workspaceId}/conversations`,
+				{ message: { text: 'Hello', clientMessageId: 'auto-1' } },
+				visitor.session,
+			);
+		const { conversation } = (await (await start()).json()) as { conversation: { id: string } };
+		expect((await start()).status).toBe(201);
+		const res = await api(token, 'GET', `/v3/conversations/${conversation.id}/messages`);
+		const { data } = (await res.json()) as { data: Array<{ text: string; authorKind: string }> };
+		expect(data.map((m) => [m.authorKind, m.text])).toEqual([
+			['contact', 'Hello'],
+			['bot', 'Thanks! Someone will be with you shortly.'],
+		]);
+	});
+
+	it('is not posted when the setting is empty', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const id = await startVisitorConversation(visitor, 'Just me');
+		const res = await api(token, 'GET', `/v3/conversations/${id}/messages`);
+		expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
+	});
+});
+
 describe('retried starts and client ids', () => {
 	it('returns the same conversation and message when a visitor retries a start with the same clientMessageId', async () => {
 		const { workspaceId } = await seedWorkspace();

@@ -220,6 +220,18 @@ export const publicWidget = createRouter()
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.message.clientMessageId),
 			});
+			if (settings.autoMessage) {
+				// The workspace's automatic initial message, once per conversation (a retried start finds it).
+				await postMessage(c.env, {
+					workspaceId,
+					conversationId: created.id,
+					authorKind: 'bot',
+					authorId: null,
+					text: settings.autoMessage,
+					attachments: [],
+					clientMessageId: `auto:${created.id}`,
+				});
+			}
 			const conversation = await visitorConversation(c.var.db, session, created.id);
 			return c.json({ conversation, message: visitorView(message) }, 201);
 		},

@@ -335,8 +335,8 @@ class ChatPanel implements Chat {
 	private received(message: Message) {
 		if (message.conversationId !== this.current?.id || this.shown.has(message.seq)) return;
 		const config = this.host.config();
-		const label =
-			message.authorKind === 'contact' ? null : message.authorKind === 'bot' ? this.t('bot') : config.displayName;
+		// The team, its bots and its automatic messages all speak under the widget's display name.
+		const label = message.authorKind === 'contact' ? null : config.displayName;
 		const element = messageElement(message, label);
 		element.dataset.seq = String(message.seq);
 		const own = message.clientMessageId ? this.pending.get(message.clientMessageId) : undefined;

@@ -34,6 +34,8 @@ export class Composer {
 		private readonly typing: (typing: boolean) => void,
 	) {
 		this.element.className = 'composer';
+		// The widget's own checks speak the visitor's language; the browser's bubbles would not.
+		this.element.noValidate = true;
 		this.textarea.rows = 1;
 		this.textarea.maxLength = 4000;
 		this.textarea.addEventListener('keydown', (event) => {
