@@ -203,7 +203,8 @@ class ChatPanel implements Chat {
 		this.typing.textContent = '';
 		this.log.replaceChildren();
 		const config = this.host.config();
-		const intro = this.offline ? this.host.availability().availabilityMessage : config.welcomeMessage;
+		// The greeting; the header already tells the period's message when business hours are on.
+		const intro = config.welcomeMessage;
 		if (intro)
 			this.log.append(messageElement({ text: intro, attachments: [], authorKind: 'operator' }, config.displayName));
 		this.form = undefined;

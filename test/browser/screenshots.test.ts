@@ -1,0 +1,100 @@
+// `npm run screenshots` (UPDATE_SCREENSHOTS=1): the README's pictures of the widget on the demo site, taken in
+// the same Chromium as the tests. Skipped in `npm test`, where pictures would only churn the repository.
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPage } from '../../src/domain/demo-page';
+import { api, closeBrowser, hostPage, launchBrowser, workspace } from './harness';
+import { baseUrl, conversations, putSettings, sendFromWidget, waitReady } from './widget-page';
+
+const DIR = 'docs/screenshots';
+let browser: Browser;
+
+beforeAll(async () => {
+	browser = await launchBrowser();
+	mkdirSync(DIR, { recursive: true });
+});
+afterAll(closeBrowser);
+
+async function demo(workspaceId: string, options: { width?: number; height?: number; at?: string } = {}) {
+	const context = await browser.newContext({
+		viewport: { width: options.width ?? 1200, height: options.height ?? 760 },
+	});
+	if (options.at) await context.clock.setFixedTime(new Date(options.at));
+	const html = demoPage(baseUrl, workspaceId).replace(
+		'</body>',
+		"<script>kw('on','ready',function(){window.__ready=true})</script></body>",
+	);
+	const page = await hostPage(context, { html });
+	await waitReady(page);
+	return page;
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `${DIR}/${name}.png` });
+
+describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () => {
+	it('the closed launcher, the open chat, the bubble choice, offline mode and a phone', async () => {
+		const { workspaceId, token } = workspace(1);
+		await putSettings(token, {
+			displayName: 'Acme Outdoor',
+			ctaText: 'Questions about sizes? Ask us',
+			welcomeMessage: 'Hi! I’m Marta from Acme. How can we help?',
+			primaryColor: '#2d6a4f',
+		});
+		const closed = await demo(workspaceId);
+		await shot(closed, 'launcher-closed');
+
+		await closed.locator('parley-widget .launcher').click();
+		await sendFromWidget(closed, 'Hi! Does the Ridge 2 tent fit two people with packs inside?');
+		await expect.poll(async () => (await conversations(token)).length).toBeGreaterThan(0);
+		const id = (await conversations(token))[0]?.id as string;
+		await api(baseUrl, token, 'POST', '/v3/messages', {
+			conversationId: id,
+			text: 'It does: the two vestibules take a *40 L pack* each. Want the _footprint_ too?',
+		});
+		await api(baseUrl, token, 'POST', '/v3/messages', {
+			conversationId: id,
+			text: 'Shall I add it to your cart?',
+			interactive: { type: 'buttons', buttons: [{ label: 'Yes, add it' }, { label: 'No, thanks' }] },
+		});
+		await closed.locator('parley-widget .choices button').first().waitFor();
+		await shot(closed, 'chat-open');
+
+		await putSettings(token, {
+			messagingBubble: { enabled: true, phoneNumber: '+5511999998888', prefilledMessage: 'Hi! I have a question' },
+		});
+		const bubble = await demo(workspaceId);
+		await bubble.locator('parley-widget .launcher').click();
+		await bubble.locator('parley-widget .menu').waitFor();
+		await shot(bubble, 'bubble-choice');
+
+		await putSettings(token, {
+			messagingBubble: { enabled: false },
+			businessHours: {
+				enabled: true,
+				timeZone: 'Europe/Lisbon',
+				weekly: {
+					mon: [{ start: '09:00', end: '18:00' }],
+					tue: [{ start: '09:00', end: '18:00' }],
+					wed: [{ start: '09:00', end: '18:00' }],
+					thu: [{ start: '09:00', end: '18:00' }],
+					fri: [{ start: '09:00', end: '18:00' }],
+					sat: [],
+					sun: [],
+				},
+				holidays: [],
+			},
+		});
+		// A Saturday: a new visitor sees the offline invitation.
+		const offline = await demo(workspaceId, { at: '2026-11-21T15:00:00Z' });
+		await offline.locator('parley-widget .launcher').click();
+		await offline.locator('parley-widget input[name=email]').waitFor();
+		await shot(offline, 'offline');
+
+		await putSettings(token, { businessHours: { enabled: false } });
+		const phone = await demo(workspaceId, { width: 390, height: 760 });
+		await phone.locator('parley-widget .launcher').click();
+		await phone.locator('parley-widget .composer textarea').waitFor();
+		await shot(phone, 'mobile');
+	});
+});
