@@ -41,7 +41,8 @@ export default async function setup(project: TestProject) {
 		applyMigrations(persistTo);
 		const slugs = Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`);
 		const workspaces = await seedWorkspaces(slugs, persistTo);
-		wrangler = await startWranglerDev(persistTo);
+		// The demo page (GET /demo) embeds the first workspace, as `npm run dev` embeds its demo one.
+		wrangler = await startWranglerDev(persistTo, workspaces[0]?.workspaceId ?? '');
 		project.provide('baseUrl', wrangler.baseUrl);
 		project.provide('workspaces', workspaces);
 	} catch (error) {
@@ -57,7 +58,7 @@ interface WranglerDev {
 }
 
 /** Starts `wrangler dev` on free ports and resolves once GET /health answers 200. */
-async function startWranglerDev(persistTo: string): Promise<WranglerDev> {
+async function startWranglerDev(persistTo: string, demoWorkspaceId: string): Promise<WranglerDev> {
 	const port = await freePort();
 	const inspectorPort = await freePort();
 	const baseUrl = `http://127.0.0.1:${port}`;
@@ -67,6 +68,7 @@ async function startWranglerDev(persistTo: string): Promise<WranglerDev> {
 		WIDGET_SESSIONS_PER_IP: '100000',
 		WIDGET_MESSAGES_PER_IP: '100000',
 		RATE_LIMIT_PER_MINUTE: '100000',
+		DEMO_WORKSPACE_ID: demoWorkspaceId,
 	};
 	const args = [
 		'dev',

@@ -1,0 +1,117 @@
+// The demo page, verified identities, appearance settings and keyboard-only use.
+import { createHmac } from 'node:crypto';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { api, closeBrowser, launchBrowser, workspace } from './harness';
+import { baseUrl, conversation, conversations, logText, putSettings, sendFromWidget, widgetPage } from './widget-page';
+
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+	browser = await launchBrowser();
+});
+afterAll(closeBrowser);
+beforeEach(async () => {
+	context = await browser.newContext();
+});
+afterEach(async () => {
+	await context.close();
+});
+
+/** An HS256 JWT as a site's backend signs it. */
+function signJwt(secret: string, claims: object): string {
+	const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+	const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+	return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+describe('the demo page', () => {
+	it('serves the demo shop with a working widget at /demo', async () => {
+		const { token } = workspace(1);
+		const page = await context.newPage();
+		await page.goto(`${baseUrl}/demo`);
+		expect(await page.title()).toContain('Parley demo');
+		await page.locator('parley-widget .launcher').click();
+		await sendFromWidget(page, 'Hello from the demo');
+		await expect
+			.poll(async () => {
+				for (const c of await conversations(token)) {
+					const { body } = await api(baseUrl, token, 'GET', `/v3/conversations/${c.id}/messages`);
+					if ((body as { data: { text: string }[] }).data.some((m) => m.text === 'Hello from the demo')) return true;
+				}
+				return false;
+			})
+			.toBe(true);
+	});
+});
+
+describe('identity verification', () => {
+	it('a JWT from the site’s backend makes the visitor the verified contact', async () => {
+		const { workspaceId, token } = workspace(2);
+		const { status, body } = await api(baseUrl, token, 'POST', '/v3/widget/identity-secret');
+		expect(status).toBe(200);
+		const jwt = signJwt((body as { secret: string }).secret, {
+			email: 'ana@example.com',
+			external_id: 'user-42',
+			name: 'Ana Souza',
+			exp: Math.floor(Date.now() / 1000) + 600,
+		});
+		const { page } = await widgetPage(context, workspaceId, { script: `kw('identify',{jwt:${JSON.stringify(jwt)}});` });
+		await page.locator('parley-widget .launcher').click();
+		await sendFromWidget(page, 'Where is my order?');
+		await expect.poll(async () => (await conversations(token)).length).toBeGreaterThan(0);
+		const seen = await conversation(token, (await conversations(token))[0]?.id as string);
+		expect(seen.contact).toMatchObject({ email: 'ana@example.com', name: 'Ana Souza' });
+		expect((seen.contact as unknown as { verified: boolean; externalId: string }).verified).toBe(true);
+		expect((seen.contact as unknown as { externalId: string }).externalId).toBe('user-42');
+	});
+});
+
+describe('appearance', () => {
+	it('sits on the left with the logo and display name when set so', async () => {
+		const { workspaceId, token } = workspace(3);
+		await putSettings(token, {
+			position: 'left',
+			displayName: 'Acme Help',
+			logoUrl: 'https://cdn.example.com/logo.png',
+		});
+		await context.route('https://cdn.example.com/**', (route) =>
+			route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' }),
+		);
+		const { page } = await widgetPage(context, workspaceId);
+		const box = await page.locator('parley-widget .launcher').boundingBox();
+		expect(box?.x).toBe(20);
+		await page.locator('parley-widget .launcher').click();
+		expect(await page.locator('parley-widget header img').getAttribute('src')).toBe('https://cdn.example.com/logo.png');
+		expect(await page.locator('parley-widget header h2').textContent()).toBe('Acme Help');
+		expect((await page.locator('parley-widget .panel').boundingBox())?.x).toBe(20);
+		expect(await page.locator('parley-widget .panel').getAttribute('aria-label')).toBe('Chat with Acme Help');
+	});
+});
+
+describe('keyboard only', () => {
+	it('reaches the launcher with Tab, opens, writes, sends and closes without a mouse', async () => {
+		const { workspaceId, token } = workspace(4);
+		const { page } = await widgetPage(context, workspaceId);
+		const focused = () =>
+			page.evaluate(() => {
+				const host = document.activeElement;
+				const inner = host?.shadowRoot?.activeElement;
+				return inner ? `${inner.tagName.toLowerCase()}.${inner.className}` : host?.tagName.toLowerCase();
+			});
+		// The call to action comes first, then the launcher.
+		await page.keyboard.press('Tab');
+		await page.keyboard.press('Tab');
+		expect(await focused()).toBe('button.launcher');
+		await page.keyboard.press('Enter');
+		await expect.poll(focused).toBe('textarea.');
+		await page.keyboard.type('Typed without a mouse');
+		await page.keyboard.press('Enter');
+		await expect.poll(() => logText(page)).toContain('Typed without a mouse');
+		await expect.poll(async () => (await conversations(token)).length).toBeGreaterThan(0);
+		await page.keyboard.press('Escape');
+		await page.locator('parley-widget .panel').waitFor({ state: 'hidden' });
+		expect(await focused()).toBe('button.launcher');
+	});
+});
