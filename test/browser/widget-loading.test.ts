@@ -63,6 +63,30 @@ describe('the snippet', () => {
 		expect(unsubscribed).toBe(true);
 	});
 
+	it("kw('off') removes one callback or all of an event's", async () => {
+		const { workspaceId } = workspace(8);
+		const { page } = await widgetPage(context, workspaceId);
+		await page.evaluate(() => {
+			const w = window as unknown as { kw: (...a: unknown[]) => unknown; __events: string[]; __a: () => void };
+			w.__a = () => w.__events.push('a');
+			w.kw('on', 'open', w.__a);
+			w.kw('on', 'open', () => w.__events.push('b'));
+			w.kw('on', 'close', () => w.__events.push('closed'));
+			w.kw('off', 'open', w.__a);
+			w.kw('open');
+		});
+		await panel(page).waitFor({ state: 'visible' });
+		await page.evaluate(() => {
+			const w = window as unknown as { kw: (...a: unknown[]) => unknown };
+			w.kw('off', 'open');
+			w.kw('off', 'close');
+			w.kw('close');
+			w.kw('open');
+		});
+		await panel(page).waitFor({ state: 'visible' });
+		expect(await events(page)).toEqual(['b']);
+	});
+
 	it('starts once when the snippet is pasted twice', async () => {
 		const { workspaceId } = workspace(8);
 		const twice = snippetHtml(baseUrl, workspaceId, widgetSnippet(baseUrl, workspaceId).replace(/<\/?script>/g, ''));

@@ -155,7 +155,10 @@ export class Widget {
 		// Business hours turn with the clock: check the indicator every minute.
 		if (stored.businessHours.enabled) setInterval(() => this.render(), 60_000);
 		// A returning visitor: resume the session now, so the team's replies show on the badge.
-		if (load(`session:${stored.workspaceId}`)) setTimeout(() => this.whenChat(() => {}), 1);
+		if (load(`session:${stored.workspaceId}`)) {
+			const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 200));
+			idle(() => this.whenChat(() => {}));
+		}
 	}
 
 	private mount() {

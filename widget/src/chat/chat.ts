@@ -145,7 +145,7 @@ class ChatPanel implements Chat {
 	async identify(identity: Identity): Promise<void> {
 		await this.client.session(this.host.origin());
 		const answer = await this.client.call<{ verified: boolean }>('POST', '/identify', identity);
-		this.known = { ...this.known, name: identity.name, email: identity.email, phone: identity.phone };
+		for (const key of ['name', 'email', 'phone'] as const) if (identity[key]) this.known[key] = identity[key];
 		if (answer.verified) {
 			// A verified visitor may have brought conversations from other devices.
 			this.conversations = (await this.client.conversations()).data;
