@@ -65,6 +65,80 @@ function fanoutRows(f) {
 	];
 }
 
+const kilobytes = (bytes) => `${(bytes / 1024).toFixed(1)} KB (${bytes} B)`;
+const pair = (a, b) => `${show(a)} / ${show(b)} ms`;
+
+const WIDGET_HEADER = ['figure', 'value', 'ratio', 'ratio to'];
+
+function widgetRows(w) {
+	const { beforeOpen, afterOpen } = w.bytes;
+	return [
+		[
+			'first visit before opening: widget.js + config, gzip',
+			kilobytes(beforeOpen.gzip),
+			show(beforeOpen.ratioToBudget),
+			'10 KB budget',
+		],
+		['after opening: + the chat file, gzip', kilobytes(afterOpen.gzip), show(afterOpen.ratioToBudget), '30 KB budget'],
+		[
+			'requests to the Worker before opening',
+			String(w.requestsBeforeOpen),
+			show(w.requestsBeforeOpen / 2),
+			'expected 2',
+		],
+		[
+			'host page load event p50, without / with the widget',
+			pair(w.load.withoutWidget.p50Ms, w.load.withWidget.p50Ms),
+			show(w.load.p50Ratio),
+			'page without the widget',
+		],
+		['time to ready p50 / p99', pair(w.ready.p50Ms, w.ready.p99Ms), show(w.ready.p50RatioToHealth), 'health p50'],
+		['open p50, first / second', pair(w.open.first.p50Ms, w.open.second.p50Ms), show(w.open.p50Ratio), 'second open'],
+		[
+			'visitor message to operator socket p50 / p99',
+			pair(w.visitorToOperator.p50Ms, w.visitorToOperator.p99Ms),
+			show(w.visitorToOperator.p50RatioToHealth),
+			'health p50',
+		],
+		[
+			'API message to widget log p50 / p99',
+			pair(w.apiToWidget.p50Ms, w.apiToWidget.p99Ms),
+			show(w.apiToWidget.p50RatioToHealth),
+			'health p50',
+		],
+	];
+}
+
+function widgetSection(results) {
+	const w = results.widget;
+	const lines = ['## Widget', ''];
+	if (!w) return [...lines, 'Widget: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`Headless Chromium, ${w.visits} first visits of a small host page with the embed snippet and ${w.visits} of the ` +
+			`same page without it, alternating, each in a fresh context (empty cache), after ${w.warmupVisits} ` +
+			'unrecorded pairs; the page is served by Node on localhost, cross-origin to the Worker. Then one visitor ' +
+			`starts a conversation that an operator socket joins and the two exchange ${w.visitorToOperator.messages} + ` +
+			`${w.apiToWidget.messages} measured messages, one at a time. The section took ${show(w.totalSeconds)} s.`,
+		'',
+		markdownTable(WIDGET_HEADER, widgetRows(w)),
+		'',
+		'- **Before opening**: what a first visit downloads before the visitor opens the chat (the response bodies, gzip level 9).',
+		'- **After opening**: the same plus the chat file that opening imports.',
+		'- **Requests before opening**: the requests the page makes to the Worker until the chat is opened.',
+		"- **Load event**: navigation start to the end of the host page's load event; the ratio is what the snippet costs it.",
+		"- **Ready**: navigation start to the widget's `ready` event (launcher on screen, config applied).",
+		'- **Open**: a click on the launcher until the composer is visible; the first open imports the chat file.',
+		"- **Visitor to operator**: the Enter key in the widget's composer until the `message` frame reaches an operator's socket.",
+		"- **API to widget**: just before `POST /v3/messages` until its text is in the widget's message log.",
+		'',
+		`The health p50 is the one under ${results.settings.concurrency} concurrent clients above. The round trips ` +
+			"start on one side's clock and end on the other's; the offset between the page's clock and Node's, " +
+			`${show(w.clock.offsetMs)} ms (within ${show(w.clock.uncertaintyMs)} ms), is taken out.`,
+		'',
+	];
+}
+
 function textTable(header, rows) {
 	const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
 	const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
@@ -103,6 +177,8 @@ export function textReport(results) {
 		textTable(['figure', 'value'], extraRows(results)),
 	];
 	if (results.fanout) lines.push('', textTable(['fan-out figure', 'value'], fanoutRows(results.fanout)));
+	if (results.widget)
+		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
 	return lines.join('\n');
 }
@@ -143,6 +219,7 @@ export function markdownReport(results) {
 		`Scaling: ${results.scaling.requestsEach} sequential requests each, alternating between the two workspaces.`,
 		'',
 		...fanoutSection(results),
+		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];
 	if (results.warnings.length > 0) {

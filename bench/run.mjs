@@ -1,8 +1,10 @@
-// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --fanout-conversations 200]`
-// Seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and an empty one for the
-// fan-out), serves the Worker with `wrangler dev` on 127.0.0.1, measures GET /health, the conversation list
-// and message sending with a closed-loop load generator, then the fan-out of API messages to open visitor and
-// operator sockets, and writes bench/results/latest.{json,md} and a dated copy.
+// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --fanout-conversations 200
+//   --widget-visits 15]`
+// Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
+// empty ones for the fan-out and the widget), serves the Worker with `wrangler dev` on 127.0.0.1, measures
+// GET /health, the conversation list and message sending with a closed-loop load generator, the fan-out of
+// API messages to open visitor and operator sockets, then the widget in Chromium, and writes
+// bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { applyMigrations, executeFile, query, seedWorkspace } from '../scripts/local-db.mjs';
+import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
 import { writeDatasetSql } from './dataset.mjs';
 import { measureFanout } from './fanout.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
-import { startWranglerDev } from './server.mjs';
+import { buildWidget, startWranglerDev } from './server.mjs';
+import { measureWidget } from './widget.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -23,6 +26,8 @@ const LARGE = { slug: 'bench-large', count: 10_000 };
 const SMALL = { slug: 'bench-small', count: 100 };
 // Starts empty: the fan-out creates its conversations through the widget endpoints, as visitors do.
 const FANOUT = { slug: 'bench-fanout', count: 0 };
+// Starts empty too: its one visitor starts the conversation the round trips use.
+const WIDGET = { slug: 'bench-widget', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
 // High enough that the per-token limit (120/min by default) never throttles the benchmark.
 const RATE_LIMIT_PER_MINUTE = 100_000_000;
@@ -39,6 +44,7 @@ const { values: options } = parseArgs({
 		warmup: { type: 'string', default: '1' },
 		'scaling-requests': { type: 'string', default: '300' },
 		'fanout-conversations': { type: 'string', default: '200' },
+		'widget-visits': { type: 'string', default: '15' },
 	},
 });
 const settings = {
@@ -47,6 +53,7 @@ const settings = {
 	warmupSeconds: boundedInt(options.warmup, 0, 10, 'warmup'),
 	scalingRequests: boundedInt(options['scaling-requests'], 10, 2_000, 'scaling-requests'),
 	fanoutConversations: boundedInt(options['fanout-conversations'], 1, 1_000, 'fanout-conversations'),
+	widgetVisits: boundedInt(options['widget-visits'], 1, 100, 'widget-visits'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 
@@ -75,11 +82,17 @@ const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a 
 /** Seeds the workspaces into `persistTo`; returns their tokens and conversation ids. */
 async function seed(persistTo) {
 	applyMigrations(persistTo);
-	const workspaces = [];
-	for (const { slug, count } of [SMALL, LARGE, FANOUT]) {
-		const { workspaceId, token } = await seedWorkspace({ slug, persistTo });
-		workspaces.push({ slug, count, workspaceId, token });
-	}
+	const all = [SMALL, LARGE, FANOUT, WIDGET];
+	const seeded = await seedWorkspaces(
+		all.map((w) => w.slug),
+		persistTo,
+	);
+	const workspaces = seeded.map(({ slug, workspaceId, token }, i) => ({
+		slug,
+		count: all[i].count,
+		workspaceId,
+		token,
+	}));
 	const file = path.join(persistTo, 'bench-dataset.sql');
 	const ids = await writeDatasetSql(file, workspaces);
 	executeFile(file, persistTo);
@@ -201,6 +214,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	log(`measuring list scaling (${settings.scalingRequests} sequential requests per workspace)`);
 	const scalingResult = await scaling(baseUrl, small, large, settings.scalingRequests);
 	const fanout = await fanoutResult(baseUrl, workspaces[FANOUT.slug], loop, health, warnings);
+	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
 	for (const [name, s] of Object.entries({ health, listConversations, postMessage })) {
 		if (s.errors > 0) {
@@ -212,8 +226,28 @@ async function measure(baseUrl, workspaces, warnings) {
 		scenarios: { health, listConversations, postMessage },
 		scaling: scalingResult,
 		fanout,
+		widget,
 		d1QueriesPerListPage,
 	};
+}
+
+/** Runs the widget section in Chromium; like the fan-out, a failure is a warning and a null result. */
+async function widgetResult(baseUrl, workspace, health, warnings) {
+	log(`measuring the widget in Chromium: ${settings.widgetVisits} first visits with and without it, round trips`);
+	try {
+		const { problems, ...widget } = await measureWidget({
+			baseUrl,
+			workspaceId: workspace.workspaceId,
+			token: workspace.token,
+			visits: settings.widgetVisits,
+			healthP50Ms: health.p50Ms,
+		});
+		warnings.push(...problems);
+		return widget;
+	} catch (error) {
+		warnings.push(`widget failed: ${error.message}`);
+		return null;
+	}
 }
 
 /**
@@ -282,6 +316,8 @@ async function main() {
 		});
 	}
 	try {
+		log('building the widget (vite build)');
+		buildWidget(ROOT);
 		log(`seeding ${LARGE.count} + ${SMALL.count} conversations into ${persistTo}`);
 		const seedStarted = performance.now();
 		const workspaces = await seed(persistTo);

@@ -1,11 +1,30 @@
-// Starts and stops `wrangler dev` for the benchmark: on 127.0.0.1, a free port, a given persist folder.
-import { spawn } from 'node:child_process';
+// Builds the widget, then starts and stops `wrangler dev` for the benchmark: on 127.0.0.1, a free port, a given
+// persist folder.
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const WRANGLER = new URL('../node_modules/.bin/wrangler', import.meta.url).pathname;
+const VITE = new URL('../node_modules/.bin/vite', import.meta.url).pathname;
 const OUTPUT_TAIL_CHARS = 8_000;
+
+/** Builds widget.js and the chat into dist/public, which `wrangler dev` serves; the widget section needs them. */
+export function buildWidget(root) {
+	const build = spawnSync(VITE, ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'], {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	if (build.status !== 0) {
+		throw new Error(`the widget build (npm run build) failed: ${build.error ?? ''}\n${build.stdout}\n${build.stderr}`);
+	}
+	if (!existsSync(path.join(root, 'dist', 'public', 'widget.js'))) {
+		throw new Error('the widget build wrote no dist/public/widget.js: see widget/vite.config.ts');
+	}
+}
 
 /** A TCP port that is free on 127.0.0.1 right now. */
 export async function freePort() {
