@@ -112,6 +112,20 @@ describe('POST /widget/{workspaceId}/sessions', () => {
 		expect(fresh.conversations).toEqual([]);
 	});
 
+	it('counts only new sessions against the per-IP session limit, not resumes', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const ip = randomIp();
+		const start = (body: object) =>
+			widgetApi('POST', `/widget/${workspaceId}/sessions`, body, undefined, { 'CF-Connecting-IP': ip });
+		await awayFromMinuteBoundary();
+		const first = (await (await start({})).json()) as { sessionToken: string };
+		// WIDGET_SESSIONS_PER_IP is 30 in wrangler.toml: 40 page views of one visitor stay well within it.
+		for (let i = 0; i < 40; i++) expect((await start({ sessionToken: first.sessionToken })).status).toBe(200);
+		for (let i = 0; i < 29; i++) expect((await start({})).status).toBe(200);
+		await expectError(await start({}), 429);
+		expect((await start({ sessionToken: first.sessionToken })).status).toBe(200);
+	});
+
 	it('refuses an unknown workspace and bad origin data', async () => {
 		await expectError(await widgetApi('POST', '/widget/ws_missing/sessions', {}), 404);
 		const { workspaceId } = await seedWorkspace();
@@ -180,7 +194,8 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 		const { message } = await expectError(missing, 422);
 		expect(message).toContain('json.details.email: required');
 		expect(message).toContain('json.customFields.plan: must be one of free, pro');
-		expect(message).toContain('json.customFields.color: not a field');
+		// A field the page added with kw('config') is not in the settings: accepted as text.
+		expect(message).not.toContain('color');
 		expect(await visitorConversationIds(visitor)).toEqual([]);
 
 		const id = await startVisitorConversation(visitor, 'hi', {
@@ -196,6 +211,37 @@ describe('POST /widget/{workspaceId}/conversations', () => {
 			customFields: { plan: 'pro' },
 			verified: false,
 		});
+	});
+
+	it('takes a required field the visitor already gave (identify) as given', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'PUT', '/v3/widget/settings', { requiredFields: ['name', 'email'] });
+		const visitor = await startVisitor(workspaceId);
+		expect((await identify(visitor, { name: 'Caio', email: 'caio@example.com' })).status).toBe(200);
+		const id = await startVisitorConversation(visitor, 'no form needed');
+		expect((await conversationOf(token, id)).contact).toMatchObject({ name: 'Caio', claimedEmail: 'caio@example.com' });
+	});
+
+	it('accepts page-defined custom fields as text, within limits', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const id = await startVisitorConversation(visitor, 'hi', { customFields: { orderId: 'A-1001' } });
+		expect((await conversationOf(token, id)).contact.customFields).toMatchObject({ orderId: 'A-1001' });
+		const tooMany = Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`f${i}`, 'x']));
+		const res = await widgetApi(
+			'POST',
+			`/widget/${workspaceId}/conversations`,
+			{ message: { text: 'hi', clientMessageId: 'many' }, customFields: tooMany },
+			visitor.session,
+		);
+		expect((await expectError(res, 422)).message).toContain('at most 30 fields');
+		const badKey = await widgetApi(
+			'POST',
+			`/widget/${workspaceId}/conversations`,
+			{ message: { text: 'hi', clientMessageId: 'key' }, customFields: { 'no spaces': 'x' } },
+			visitor.session,
+		);
+		await expectError(badKey, 422);
 	});
 
 	it('refuses a message over 4,000 characters and limits a visitor to 20 messages a minute', async () => {

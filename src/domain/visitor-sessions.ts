@@ -78,6 +78,7 @@ export async function startSession(
 	workspaceId: string,
 	presented: string | undefined,
 	origin: OriginInput | undefined,
+	beforeNew: () => Promise<void> = async () => {},
 	now = Date.now(),
 ): Promise<StartedSession> {
 	const secret = secretOf(env);
@@ -89,6 +90,8 @@ export async function startSession(
 			return { visitorId: resumed.id, sessionToken: presented, resumed: true, session };
 		}
 	}
+	// Only a new session counts against the per-IP session limit: resuming is every page view of a visitor.
+	await beforeNew();
 	const workspace = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
 	if (!workspace) throw new NotFound(`Workspace ${workspaceId} not found.`);
 	const session: SessionRow = {
@@ -324,4 +327,26 @@ export async function contactConversationIds(db: Database, workspaceId: string, 
 		.orderBy(desc(conversations.lastActivityAt))
 		.limit(200);
 	return rows.map((r) => r.id);
+}
+
+/** What is already known of the visitor's contact (typed or verified), for the pre-chat form's required fields. */
+export async function knownDetails(db: Database, session: SessionRow) {
+	if (!session.contactId) return {};
+	const contact = await db
+		.select({
+			name: contacts.name,
+			email: contacts.email,
+			claimedEmail: contacts.claimedEmail,
+			phone: contacts.phone,
+			claimedPhone: contacts.claimedPhone,
+		})
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, session.workspaceId), eq(contacts.id, session.contactId)))
+		.get();
+	if (!contact) return {};
+	return {
+		name: contact.name,
+		email: contact.email ?? contact.claimedEmail,
+		phone: contact.phone ?? contact.claimedPhone,
+	};
 }

@@ -237,23 +237,25 @@ export async function readPublicConfig(
 }
 
 /**
- * Checks a pre-chat form against the widget's settings: the required fields present, custom fields known,
- * select values among their options. Throws Invalid naming every bad field.
+ * Checks a pre-chat form against the widget's stored settings: each required field given now or already known
+ * for the visitor (`known`: the contact's details, typed or verified), required custom fields present,
+ * select values among their options. Fields the page added with `kw('config')` are not in the settings; they
+ * are accepted as text. Throws Invalid naming every bad field.
  */
 export function assertPrechatFields(
 	settings: WidgetSettings,
 	details: { name?: string; email?: string; phone?: string },
 	custom: Record<string, string>,
+	known: { name?: string | null; email?: string | null; phone?: string | null } = {},
 ): void {
 	const problems: string[] = [];
 	for (const field of settings.requiredFields) {
-		if (details[field] === undefined) problems.push(`json.details.${field}: required by this widget`);
+		if (details[field] === undefined && !known[field]) problems.push(`json.details.${field}: required by this widget`);
 	}
-	const known = new Map(settings.customFields.map((f) => [f.name, f]));
+	const stored = new Map(settings.customFields.map((f) => [f.name, f]));
 	for (const [name, value] of Object.entries(custom)) {
-		const field = known.get(name);
-		if (!field) problems.push(`json.customFields.${name}: not a field of this widget`);
-		else if (field.type === 'select' && !field.options?.includes(value)) {
+		const field = stored.get(name);
+		if (field?.type === 'select' && !field.options?.includes(value)) {
 			problems.push(`json.customFields.${name}: must be one of ${field.options?.join(', ')}`);
 		}
 	}

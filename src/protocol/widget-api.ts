@@ -38,7 +38,13 @@ export const sessionResponse = z
 export const startBody = z
 	.strictObject({
 		details: visitorDetailsSchema.omit({ customData: true }).optional(),
-		customFields: z.record(z.string(), z.string().trim().min(1).max(500)).optional(),
+		customFields: z
+			.record(
+				z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'keys start with a letter: letters, digits, _ (40 max)'),
+				z.string().trim().min(1).max(500),
+			)
+			.refine((fields) => Object.keys(fields).length <= 30, 'at most 30 fields')
+			.optional(),
 		origin: originInputSchema.optional(),
 		message: visitorMessage,
 	})

@@ -18,6 +18,7 @@ import {
 	contactConversationIds,
 	endSession,
 	ensureContact,
+	knownDetails,
 	startSession,
 	storedOrigin,
 	visitorConversation,
@@ -93,8 +94,8 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId } = c.req.valid('param');
 			const body = c.req.valid('json');
-			await enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
-			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin);
+			const limit = () => enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
+			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin, limit);
 			const { session, ...rest } = started;
 			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
 		},
@@ -192,7 +193,7 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
-			assertPrechatFields(settings, body.details ?? {}, body.customFields ?? {});
+			assertPrechatFields(settings, body.details ?? {}, body.customFields ?? {}, await knownDetails(c.var.db, session));
 			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
@@ -220,7 +221,7 @@ export const publicWidget = createRouter()
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.message.clientMessageId),
 			});
-			if (settings.autoMessage) {
+			if (settings.autoMessage && created.created) {
 				// The workspace's automatic initial message, once per conversation (a retried start finds it).
 				await postMessage(c.env, {
 					workspaceId,
