@@ -97,8 +97,9 @@ export async function api(
 }
 
 /**
- * The seeded workspace `e2e-<n>` (n from 1 to 16), with its admin operator and token. Storage is shared by all
- * browser test files: give each file its own workspace(s) and each test its own visitor.
+ * The seeded workspace `e2e-<n>` (n from 1 to 48), with its admin operator and token. Storage is shared by all
+ * browser test files, whose order changes between runs: a test that creates conversations or changes settings
+ * has a workspace of its own (`grep -o 'workspace([0-9]*)' test/browser/*.ts` lists those taken).
  */
 export function workspace(n: number): SeededWorkspace {
 	const found = inject('workspaces')[n - 1];

@@ -34,7 +34,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: `${DIR}/${nam
 
 describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () => {
 	it('the closed launcher, the open chat, the bubble choice, offline mode and a phone', async () => {
-		const { workspaceId, token } = workspace(1);
+		const { workspaceId, token } = workspace(47);
 		await putSettings(token, {
 			displayName: 'Acme Outdoor',
 			ctaText: 'Questions about sizes? Ask us',

@@ -66,7 +66,7 @@ const schedule = {
 
 describe('business hours', () => {
 	it('offline at the weekend: the launcher says away and the chat asks for an e-mail to answer to', async () => {
-		const { workspaceId, token } = workspace(13);
+		const { workspaceId, token } = workspace(16);
 		await putSettings(token, schedule);
 		const context = await newContext();
 		// Saturday 21 November 2026, noon in São Paulo.
@@ -89,7 +89,7 @@ describe('business hours', () => {
 	});
 
 	it('online inside a split shift, offline in its lunch gap and on a holiday', async () => {
-		const { workspaceId, token } = workspace(13);
+		const { workspaceId, token } = workspace(16);
 		await putSettings(token, schedule);
 		const cases: [string, string, string][] = [
 			['2026-11-25T13:30:00Z', 'Online', 'We answer within minutes.'], // Wednesday 10:30 local
@@ -112,7 +112,7 @@ describe('business hours', () => {
 
 describe('the messaging-app bubble', () => {
 	it('offers the app with the pre-filled text and a reference that keeps the campaign', async () => {
-		const { workspaceId, token } = workspace(14);
+		const { workspaceId, token } = workspace(17);
 		await putSettings(token, {
 			messagingBubble: { enabled: true, phoneNumber: '+5511999998888', prefilledMessage: 'Hi! I saw your ad' },
 		});
@@ -147,7 +147,7 @@ describe('the messaging-app bubble', () => {
 
 describe('the pre-chat form', () => {
 	it('asks the required and custom fields, checks them in the browser, and the contact gets them', async () => {
-		const { workspaceId, token } = workspace(15);
+		const { workspaceId, token } = workspace(18);
 		await putSettings(token, {
 			requiredFields: ['name', 'email'],
 			customFields: [{ name: 'topic', label: 'Topic', type: 'select', options: ['Sales', 'Support'], required: true }],
@@ -178,21 +178,35 @@ describe('the pre-chat form', () => {
 		await expect.poll(() => page.locator('parley-widget .fields').count()).toBe(0);
 	});
 
-	it("kw('config') replaces the fields asked; identify's details are not asked again", async () => {
-		const { workspaceId } = workspace(15);
+	it("kw('config') adds fields to the workspace's; what identify told is not asked again; the start goes through", async () => {
+		const { workspaceId, token } = workspace(19);
+		await putSettings(token, { requiredFields: ['email'] });
 		const context = await newContext();
 		const { page } = await widgetPage(context, workspaceId, {
-			script: "kw('config',{requiredFields:['name','phone']});kw('identify',{name:'Caio'});",
+			script: `kw('config',{requiredFields:['name','phone'],customFields:[{name:'orderId',label:'Order',type:'text',required:false}]});
+				kw('identify',{name:'Caio'});`,
 		});
 		await open(page);
-		await expect.poll(() => page.locator('parley-widget .fields input').count()).toBe(1);
-		expect(await page.locator('parley-widget .fields input').getAttribute('name')).toBe('phone');
+		const inputs = page.locator('parley-widget .fields input');
+		await expect
+			.poll(() => inputs.evaluateAll((all) => all.map((i) => (i as HTMLInputElement).name)))
+			.toEqual(['email', 'phone', 'orderId']);
+		await inputs.nth(0).fill('caio@example.com');
+		await inputs.nth(1).fill('+55 11 99999-8888');
+		await inputs.nth(2).fill('A-1001');
+		await sendFromWidget(page, 'About my order');
+		const { id } = await onlyConversation(token);
+		expect((await conversation(token, id)).contact).toMatchObject({
+			name: 'Caio',
+			claimedEmail: 'caio@example.com',
+			customFields: { orderId: 'A-1001' },
+		});
 	});
 });
 
 describe('what a bot asks', () => {
 	it('renders quick replies, typed prompts and a rating, and sends the answers as messages', async () => {
-		const { workspaceId, token } = workspace(16);
+		const { workspaceId, token } = workspace(20);
 		const context = await newContext();
 		const { page } = await widgetPage(context, workspaceId);
 		await open(page);
@@ -232,7 +246,7 @@ describe('what a bot asks', () => {
 
 describe('language and small screens', () => {
 	it('speaks Portuguese to a Portuguese browser, unless init says otherwise', async () => {
-		const { workspaceId } = workspace(14);
+		const { workspaceId } = workspace(21);
 		const pt = await newContext({ locale: 'pt-BR' });
 		const { page } = await widgetPage(pt, workspaceId);
 		expect(await page.locator('parley-widget .launcher').getAttribute('aria-label')).toBe('Conversar com Support');
@@ -245,14 +259,14 @@ describe('language and small screens', () => {
 	});
 
 	it("falls back to the workspace's language when the browser speaks neither", async () => {
-		const { workspaceId, token } = workspace(12);
+		const { workspaceId, token } = workspace(22);
 		await putSettings(token, { locale: 'pt' });
 		const { page } = await widgetPage(await newContext({ locale: 'fr-FR' }), workspaceId);
 		expect(await page.locator('parley-widget .launcher').getAttribute('aria-label')).toBe('Conversar com Support');
 	});
 
 	it('fills the screen under 480 px wide', async () => {
-		const { workspaceId } = workspace(14);
+		const { workspaceId } = workspace(23);
 		const context = await newContext({ viewport: { width: 390, height: 760 } });
 		const { page } = await widgetPage(context, workspaceId);
 		await open(page);
@@ -263,7 +277,7 @@ describe('language and small screens', () => {
 
 describe('when things go wrong', () => {
 	it('keeps a message through a 429 and sends it when allowed, telling the visitor why it waits', async () => {
-		const { workspaceId, token } = workspace(11);
+		const { workspaceId, token } = workspace(24);
 		const context = await newContext();
 		let refusals = 0;
 		await context.route(`${baseUrl}/widget/${workspaceId}/conversations`, async (route) => {
@@ -296,7 +310,7 @@ describe('when things go wrong', () => {
 	});
 
 	it('keeps messages typed offline across a reload and sends them, once and in order, when back', async () => {
-		const { workspaceId, token } = workspace(10);
+		const { workspaceId, token } = workspace(25);
 		const context = await newContext();
 		const { page } = await widgetPage(context, workspaceId);
 		await open(page);
@@ -319,8 +333,8 @@ describe('when things go wrong', () => {
 		await expect.poll(() => page.locator('parley-widget .msg.mine.sent').count()).toBe(3);
 	});
 
-	it('fills the gap after its socket drops: replies sent meanwhile show once, in order', async () => {
-		const { workspaceId, token } = workspace(9);
+	it('fills the gap after its socket drops: replies sent meanwhile show once, in order, and count as unread', async () => {
+		const { workspaceId, token } = workspace(26);
 		const context = await newContext();
 		// Keep a handle on the page's sockets, to cut the widget's as a network drop would.
 		await context.addInitScript(() => {
@@ -342,17 +356,24 @@ describe('when things go wrong', () => {
 		await expect
 			.poll(() => page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.at(-1)?.readyState))
 			.toBe(1);
+		// The visitor closes the chat; then the network drops, and the team answers meanwhile.
+		await page.locator('parley-widget .launcher').click();
 		await page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.at(-1)?.close());
 		for (const text of ['During 1', 'During 2'])
 			await api(baseUrl, token, 'POST', '/v3/messages', { conversationId: id, text });
-		await expect.poll(() => logText(page), { timeout: 10_000 }).toContain('During 2');
+		await expect.poll(() => page.locator('parley-widget .badge').textContent(), { timeout: 10_000 }).toBe('2');
+		const sockets = await page.evaluate(() =>
+			(window as unknown as { __sockets: WebSocket[] }).__sockets.map((s) => new URL(s.url).searchParams.get('after')),
+		);
+		// The reconnect asked for what came after the last message it had.
+		expect(sockets).toEqual(['0', '1']);
+		await page.locator('parley-widget .launcher').click();
 		const texts = await page.locator('parley-widget .msg .body').allTextContents();
 		expect(texts.filter((t) => t.startsWith('During'))).toEqual(['During 1', 'During 2']);
-		expect(await page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.length)).toBe(2);
 	});
 
 	it("shows the team's typing and sends the visitor's", async () => {
-		const { workspaceId, token } = workspace(16);
+		const { workspaceId, token } = workspace(27);
 		const context = await newContext();
 		const { page } = await widgetPage(context, workspaceId);
 		await open(page);
@@ -363,18 +384,23 @@ describe('when things go wrong', () => {
 			'parley.v1',
 			`bearer.${token}`,
 		]);
-		const frames: { type: string; author?: string; typing?: boolean }[] = [];
-		operator.onmessage = (event) => frames.push(JSON.parse(String(event.data)));
-		await expect.poll(() => frames.some((f) => f.type === 'synced')).toBe(true);
-		operator.send(JSON.stringify({ type: 'typing', typing: true }));
-		await expect.poll(() => page.locator('parley-widget .typing').textContent()).toBe('Support is typing…');
-		await page.locator('parley-widget .composer textarea').pressSequentially('hel');
-		await expect.poll(() => frames.find((f) => f.type === 'typing')).toMatchObject({ author: 'contact', typing: true });
-		operator.close();
+		try {
+			const frames: { type: string; author?: string; typing?: boolean }[] = [];
+			operator.onmessage = (event) => frames.push(JSON.parse(String(event.data)));
+			await expect.poll(() => frames.some((f) => f.type === 'synced')).toBe(true);
+			operator.send(JSON.stringify({ type: 'typing', typing: true }));
+			await expect.poll(() => page.locator('parley-widget .typing').textContent()).toBe('Support is typing…');
+			await page.locator('parley-widget .composer textarea').pressSequentially('hel');
+			await expect
+				.poll(() => frames.find((f) => f.type === 'typing'))
+				.toMatchObject({ author: 'contact', typing: true });
+		} finally {
+			operator.close();
+		}
 	});
 
 	it('posts the automatic initial message after the first one', async () => {
-		const { workspaceId, token } = workspace(7);
+		const { workspaceId, token } = workspace(28);
 		await putSettings(token, { autoMessage: 'Thanks! A human will be with you shortly.' });
 		const { page } = await widgetPage(await newContext(), workspaceId);
 		await open(page);

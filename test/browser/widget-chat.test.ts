@@ -35,7 +35,7 @@ async function newestConversation(token: string, count = 1) {
 
 describe('open, close and toggle', () => {
 	it('follow the commands and the launcher, firing open and close', async () => {
-		const { workspaceId } = workspace(1);
+		const { workspaceId } = workspace(3);
 		const { page } = await widgetPage(context, workspaceId, {
 			script: "kw('on','open',function(){__events.push('open')});kw('on','close',function(){__events.push('close')});",
 		});
@@ -77,17 +77,24 @@ describe('open, close and toggle', () => {
 	});
 
 	it('open with a message pre-fills the composer without sending it', async () => {
-		const { workspaceId, token } = workspace(2);
+		const { workspaceId, token } = workspace(4);
+		const posts: string[] = [];
+		context.on('request', (request) => {
+			if (request.method() === 'POST' && request.url().includes('/conversations')) posts.push(request.url());
+		});
 		const { page } = await widgetPage(context, workspaceId, { script: "kw('open',{message:'Is the tent in stock?'})" });
 		const field = page.locator('parley-widget .composer textarea');
 		await expect.poll(() => field.inputValue()).toBe('Is the tent in stock?');
+		// Give a send every chance to go out before checking that none did.
+		await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)));
+		expect(posts).toEqual([]);
 		expect(await conversations(token)).toEqual([]);
 	});
 });
 
 describe('a conversation', () => {
 	it('sends the visitor message to the API and shows the operator reply live', async () => {
-		const { workspaceId, token } = workspace(3);
+		const { workspaceId, token } = workspace(5);
 		const { page } = await widgetPage(context, workspaceId, {
 			script:
 				"kw('on','conversation_started',function(c){__events.push('started:'+c.id)});kw('on','message',function(m){__events.push('message:'+m.text)});",
@@ -112,7 +119,7 @@ describe('a conversation', () => {
 	});
 
 	it('renders XSS payloads from the visitor and the team as text', async () => {
-		const { workspaceId, token } = workspace(4);
+		const { workspaceId, token } = workspace(6);
 		const { page } = await widgetPage(context, workspaceId, { script: 'window.__xss=0' });
 		await page.locator('parley-widget .launcher').click();
 		const payload = '<img src=x onerror="window.__xss++">';
@@ -133,7 +140,7 @@ describe('a conversation', () => {
 	});
 
 	it('keeps the conversation across a reload and lists earlier conversations', async () => {
-		const { workspaceId, token } = workspace(5);
+		const { workspaceId, token } = workspace(7);
 		const first = await widgetPage(context, workspaceId);
 		await first.page.locator('parley-widget .launcher').click();
 		await sendFromWidget(first.page, 'First question');
@@ -161,7 +168,7 @@ describe('a conversation', () => {
 	});
 
 	it('counts unread replies on the launcher and clears them on open', async () => {
-		const { workspaceId, token } = workspace(6);
+		const { workspaceId, token } = workspace(8);
 		const { page } = await widgetPage(context, workspaceId, {
 			script: "kw('on','unread',function(n){__events.push(n)});",
 		});
@@ -188,7 +195,7 @@ describe('a conversation', () => {
 
 describe('identify and origin', () => {
 	it('identify updates the contact; campaign parameters reach the conversation and the contact', async () => {
-		const { workspaceId, token } = workspace(7);
+		const { workspaceId, token } = workspace(9);
 		const { page } = await widgetPage(context, workspaceId, {
 			url: 'http://localhost:4510/landing?utm_source=newsletter&utm_medium=email&utm_campaign=autumn&utm_content=hero&utm_term=tents&gclid=CjwKCAjw-test',
 			script: "kw('identify',{name:'Ada Lovelace',email:'ada@example.com',customData:{plan:'pro'}});",

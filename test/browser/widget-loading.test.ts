@@ -36,7 +36,7 @@ describe('the snippet', () => {
 	});
 
 	it('runs the calls queued before widget.js arrived, in order, and never blocks the page', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		// widget.js arrives two seconds late: the page is parsed and shown meanwhile.
 		await context.route(`${baseUrl}/widget.js`, async (route) => {
 			await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -66,7 +66,7 @@ describe('the snippet', () => {
 	});
 
 	it("kw('off') removes one callback or all of an event's", async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		const { page } = await widgetPage(context, workspaceId);
 		await page.evaluate(() => {
 			const w = window as unknown as { kw: (...a: unknown[]) => unknown; __events: string[]; __a: () => void };
@@ -90,18 +90,19 @@ describe('the snippet', () => {
 	});
 
 	it('starts once when the snippet is pasted twice', async () => {
-		const { workspaceId } = workspace(8);
-		const twice = snippetHtml(baseUrl, workspaceId, widgetSnippet(baseUrl, workspaceId).replace(/<\/?script>/g, ''));
+		const { workspaceId } = workspace(10);
+		const again = widgetSnippet(baseUrl, workspaceId).replace(/<\/?script>/g, '');
+		const twice = snippetHtml(baseUrl, workspaceId, `${again};kw('on','ready',function(){window.__ready=true})`);
 		const page = await hostPage(context, { html: twice });
-		await page.locator('parley-widget .launcher').waitFor();
-		await page.waitForTimeout(300);
+		await waitReady(page);
 		expect(await page.locator('parley-widget').count()).toBe(1);
+		expect(await page.locator('parley-widget .launcher').count()).toBe(1);
 	});
 });
 
 describe('commands', () => {
 	it('init overrides the stored colors, call to action and welcome message', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		const { page } = await widgetPage(context, workspaceId, {
 			init: {
 				primaryColor: '#aa0000',
@@ -123,7 +124,7 @@ describe('commands', () => {
 	});
 
 	it('logs one clear error for an unknown command or bad arguments and changes nothing', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		const { page, console } = await widgetPage(context, workspaceId);
 		console.length = 0;
 		await kw(page, 'explode');
@@ -144,7 +145,7 @@ describe('commands', () => {
 	});
 
 	it('keeps working when a page callback throws', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(11);
 		const { page, console } = await widgetPage(context, workspaceId, {
 			script:
 				"kw('on','open',function(){throw new Error('page bug')});kw('on','open',function(){__events.push('second')});",
@@ -158,7 +159,7 @@ describe('commands', () => {
 	});
 
 	it('reset forgets the visitor: the next message starts a new contact', async () => {
-		const { workspaceId, token } = workspace(9);
+		const { workspaceId, token } = workspace(12);
 		const { page } = await widgetPage(context, workspaceId);
 		await kw(page, 'open');
 		await sendFromWidget(page, 'Logged in as Ana');
@@ -172,7 +173,7 @@ describe('commands', () => {
 	});
 
 	it('with autoStart false waits for start: nothing is fetched or stored before', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		const requests: string[] = [];
 		context.on('request', (request) => requests.push(request.url()));
 		const { page } = await widgetPage(context, workspaceId, { init: { autoStart: false }, ready: false });
@@ -187,7 +188,7 @@ describe('commands', () => {
 
 describe('the page and the widget stay apart', () => {
 	it("the page's CSS cannot break the widget, and the widget adds nothing to the page's styles", async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		const hostile =
 			'<style>*{font-size:40px!important;color:lime!important;letter-spacing:9px!important}button{width:300px!important;background:lime!important;display:none!important}div{display:none!important}</style>';
 		const { page } = await widgetPage(context, workspaceId, { head: hostile });
@@ -204,7 +205,7 @@ describe('the page and the widget stay apart', () => {
 	});
 
 	it('refuses to start on a plain-HTTP page other than localhost, with a warning', async () => {
-		const { workspaceId } = workspace(8);
+		const { workspaceId } = workspace(10);
 		// A plain-HTTP site; widget.js is served from it too, so the browser fetches nothing from the Worker.
 		const origin = 'http://shop.example';
 		const page = await context.newPage();
@@ -226,7 +227,7 @@ describe('the page and the widget stay apart', () => {
 	});
 
 	it('survives a single-page-app navigation that replaces the body, conversation and socket intact', async () => {
-		const { workspaceId, token } = workspace(10);
+		const { workspaceId, token } = workspace(13);
 		const { page } = await widgetPage(context, workspaceId);
 		await kw(page, 'open');
 		await sendFromWidget(page, 'Before navigating');
@@ -252,7 +253,7 @@ describe('the page and the widget stay apart', () => {
 
 describe('the config cache', () => {
 	it('renders from localStorage at once, revalidates with If-None-Match, and picks up changes', async () => {
-		const { workspaceId, token } = workspace(11);
+		const { workspaceId, token } = workspace(14);
 		const seen: { status: number; ifNoneMatch: string | null }[] = [];
 		context.on('response', async (response) => {
 			if (!response.url().endsWith(`/widget/${workspaceId}/config`)) return;
@@ -290,20 +291,20 @@ describe('the size budget', () => {
 	});
 
 	it('before opening, the page downloads two things (script and config) within 10 KB gzip; the open chat within 30 KB', async () => {
-		const { workspaceId } = workspace(12);
+		const { workspaceId } = workspace(15);
 		const bodies: { url: string; gzip: number }[] = [];
 		context.on('response', async (response) => {
 			if (!response.url().startsWith(baseUrl)) return;
 			bodies.push({ url: response.url().slice(baseUrl.length), gzip: gzip(await response.body()) });
 		});
 		const { page } = await widgetPage(context, workspaceId);
-		await page.waitForTimeout(500);
+		await expect.poll(() => bodies.length).toBe(2);
 		expect(bodies.map((b) => b.url)).toEqual(['/widget.js', `/widget/${workspaceId}/config`]);
 		const before = bodies.reduce((sum, b) => sum + b.gzip, 0);
 		expect(before).toBeLessThanOrEqual(10 * 1024);
 		await kw(page, 'open');
 		await panel(page).waitFor({ state: 'visible' });
-		await page.waitForTimeout(300);
+		await expect.poll(() => bodies.filter((b) => b.url.endsWith('.js')).length).toBe(2);
 		const scripts = bodies.filter((b) => b.url.endsWith('.js'));
 		expect(scripts.map((b) => b.url)).toEqual([
 			'/widget.js',

@@ -48,7 +48,7 @@ describe('the demo page', () => {
 
 describe('identity verification', () => {
 	it('a JWT from the site’s backend makes the visitor the verified contact', async () => {
-		const { workspaceId, token } = workspace(2);
+		const { workspaceId, token } = workspace(30);
 		const { status, body } = await api(baseUrl, token, 'POST', '/v3/widget/identity-secret');
 		expect(status).toBe(200);
 		const jwt = signJwt((body as { secret: string }).secret, {
@@ -70,7 +70,7 @@ describe('identity verification', () => {
 
 describe('appearance', () => {
 	it('sits on the left with the logo and display name when set so', async () => {
-		const { workspaceId, token } = workspace(3);
+		const { workspaceId, token } = workspace(31);
 		await putSettings(token, {
 			position: 'left',
 			displayName: 'Acme Help',
@@ -92,7 +92,7 @@ describe('appearance', () => {
 
 describe('keyboard only', () => {
 	it('reaches the launcher with Tab, opens, writes, sends and closes without a mouse', async () => {
-		const { workspaceId, token } = workspace(4);
+		const { workspaceId, token } = workspace(32);
 		const { page } = await widgetPage(context, workspaceId);
 		const focused = () =>
 			page.evaluate(() => {

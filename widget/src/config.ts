@@ -20,7 +20,7 @@ async function fetchConfig(api: string, workspaceId: string, etag?: string): Pro
 	if (response.status === 304) return null;
 	if (!response.ok) throw new Error(`config answered ${response.status}`);
 	const fresh = { etag: response.headers.get('ETag') ?? '', config: (await response.json()) as WidgetConfig };
-	save(`config:${workspaceId}`, fresh);
+	save(`config1:${workspaceId}`, fresh);
 	return fresh;
 }
 
@@ -29,13 +29,18 @@ async function fetchConfig(api: string, workspaceId: string, etag?: string): Pro
  * Worker has it. Rejects only when there is neither a copy nor an answer.
  */
 export async function loadConfig(api: string, workspaceId: string, apply: (config: WidgetConfig) => void) {
-	const cached = load<Cached>(`config:${workspaceId}`);
+	// The key names the shape: a release that changes it starts from the network, not from an old copy.
+	const cached = load<Cached>(`config1:${workspaceId}`);
 	if (cached?.config?.workspaceId === workspaceId) {
-		apply(cached.config);
-		fetchConfig(api, workspaceId, cached.etag)
-			.then((fresh) => fresh && apply(fresh.config))
-			.catch(() => {});
-		return;
+		try {
+			apply(cached.config);
+			fetchConfig(api, workspaceId, cached.etag)
+				.then((fresh) => fresh && apply(fresh.config))
+				.catch(() => {});
+			return;
+		} catch {
+			// A copy this widget cannot use (an unknown time zone, say): fetch a fresh one below.
+		}
 	}
 	const fresh = await fetchConfig(api, workspaceId);
 	if (fresh) apply(fresh.config);

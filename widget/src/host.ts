@@ -29,12 +29,13 @@ export interface ChatHost {
 }
 
 export interface Chat {
-	open(prefill?: string): void;
+	/** `focus`: move the keyboard focus into the chat (not when a page script opened it on a phone). */
+	open(prefill?: string, focus?: boolean): void;
 	close(): void;
 	identify(identity: Identity): Promise<void>;
 	reset(): Promise<void>;
-	/** The config or the availability changed: re-render what depends on them. */
-	refresh(): void;
+	/** The config changed, or (`configChanged` false) the clock turned: re-render what depends on them. */
+	refresh(configChanged?: boolean): void;
 }
 
 export type MountChat = (host: ChatHost) => Chat;

@@ -24,7 +24,7 @@ import type { Chat, ChatHost, MountChat } from './host';
 import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
 import { Launcher } from './launcher';
 import { captureOrigin } from './origin';
-import { load, save } from './storage';
+import { keys, load, save } from './storage';
 
 type Listener = (payload?: unknown) => void;
 
@@ -36,6 +36,7 @@ export class Widget {
 	private fields: FieldOptions = {};
 	private stored?: WidgetConfig;
 	private launcher?: Launcher;
+	private host?: HTMLElement;
 	private chat?: Promise<Chat>;
 	private locale: Locale = 'en';
 	private started = false;
@@ -152,8 +153,11 @@ export class Widget {
 		if (!first) return;
 		for (const run of this.waiting.splice(0)) run();
 		this.emit('ready');
-		// Business hours turn with the clock: check the indicator every minute.
-		if (stored.businessHours.enabled) setInterval(() => this.render(), 60_000);
+		// Business hours turn with the clock (and may be turned on by a later config): check every minute.
+		setInterval(() => {
+			this.render();
+			this.chat?.then((chat) => chat.refresh(false)).catch(() => {});
+		}, 60_000);
 		// A returning visitor: resume the session now, so the team's replies show on the badge.
 		if (load(`session:${stored.workspaceId}`)) {
 			const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 200));
@@ -166,9 +170,9 @@ export class Widget {
 		host.setAttribute('style', 'display:block!important;position:static!important;width:0;height:0');
 		const shadow = host.attachShadow({ mode: 'open' });
 		const t = translator(LAUNCHER_WORDS, this.locale);
-		this.launcher = new Launcher(shadow, t, {
+		this.launcher = new Launcher(shadow, t, this.locale, {
 			launch: () => this.launch(),
-			chat: () => this.setOpen(true),
+			chat: () => this.setOpen(true, undefined, true),
 			app: () => {
 				const options = this.options;
 				if (options && this.reference && this.origin)
@@ -176,6 +180,7 @@ export class Widget {
 				this.launcher?.showMenu(false);
 			},
 		});
+		this.host = host;
 		document.body.appendChild(host);
 		keepAttached(host);
 	}
@@ -193,8 +198,12 @@ export class Widget {
 			...pick('textColor', o.textColor),
 			...pick('welcomeMessage', o.welcomeMessage),
 			...pick('ctaText', o.ctaText),
-			...pick('requiredFields', this.fields.requiredFields),
-			...pick('customFields', this.fields.customFields),
+			// The page's form fields add to the workspace's (which the Worker enforces); they cannot remove them.
+			requiredFields: [...new Set([...stored.requiredFields, ...(this.fields.requiredFields ?? [])])],
+			customFields: [
+				...stored.customFields,
+				...(this.fields.customFields ?? []).filter((f) => !stored.customFields.some((s) => s.name === f.name)),
+			],
 		};
 	}
 
@@ -210,14 +219,15 @@ export class Widget {
 
 	/** The launcher was clicked: with the messaging-app bubble on, offer both channels; else open or close. */
 	private launch() {
-		if (this.isOpen || !this.stored) return this.setOpen(!this.isOpen);
+		if (this.isOpen || !this.stored) return this.setOpen(!this.isOpen, undefined, true);
 		if (this.origin && !this.reference) this.reference = newHandoffRef();
 		const link = appLink(this.config(), this.origin ? this.reference : null);
-		if (!link) return this.setOpen(true);
+		if (!link) return this.setOpen(true, undefined, true);
 		this.launcher?.showMenu(!this.launcher.menuOpen, link);
 	}
 
-	private setOpen(open: boolean, prefill?: string) {
+	/** `focus`: move the focus into the chat; a page script opening it on a phone would pop the keyboard. */
+	private setOpen(open: boolean, prefill?: string, focus = !matchMedia('(pointer: coarse)').matches) {
 		if (!this.stored) return;
 		this.launcher?.showMenu(false);
 		if (open && !this.ctaSeen) {
@@ -225,25 +235,37 @@ export class Widget {
 			save(`cta-seen:${this.stored.workspaceId}`, true);
 		}
 		if (open === this.isOpen) {
-			if (open && prefill !== undefined) this.whenChat((chat) => chat.open(prefill));
+			if (open && prefill !== undefined) this.whenChat((chat) => chat.open(prefill, focus));
 			return;
 		}
 		this.isOpen = open;
 		this.render();
 		if (open) {
-			this.whenChat((chat) => chat.open(prefill));
+			this.whenChat((chat) => chat.open(prefill, focus));
 			this.emit('open');
 		} else {
 			this.chat?.then((chat) => chat.close()).catch(() => {});
-			this.launcher?.button.focus();
+			// Back to the launcher only from inside the widget: a page script closing it keeps the page's focus.
+			if (document.activeElement === this.host) this.launcher?.button.focus();
 			this.emit('close');
 		}
 	}
 
 	private async reset() {
+		if (this.chat) return (await this.chat).reset();
+		// The chat never loaded on this page: end the session and forget what was kept for this visitor.
 		const workspaceId = this.stored?.workspaceId as string;
-		if (this.chat) await (await this.chat).reset();
-		else save(`session:${workspaceId}`, undefined);
+		const token = load<string>(`session:${workspaceId}`);
+		if (token) {
+			fetch(`${this.api}/widget/${encodeURIComponent(workspaceId)}/reset`, {
+				method: 'POST',
+				headers: { 'Parley-Session': token },
+				keepalive: true,
+			}).catch(() => {});
+		}
+		for (const key of [`session:${workspaceId}`, `identity:${workspaceId}`, ...keys(`outbox:${workspaceId}:`)]) {
+			save(key, undefined);
+		}
 	}
 
 	emit(name: EventName, payload?: unknown) {

@@ -7,11 +7,13 @@ import type { Conversation, Details, Message, ServerFrame } from '../api-types';
 import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { type Translate, translator } from '../i18n';
-import { LiveConversation, VisitorClient } from './client';
+import { load, save } from '../storage';
+import { CallError, LiveConversation, VisitorClient } from './client';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
+import { conversationList } from './list';
+import { MessageLog } from './log';
 import { Outbox, type Pending } from './outbox';
-import { messageElement } from './render';
 import { PANEL_STYLE } from './styles';
 import { CHAT_WORDS, type ChatWord } from './words';
 
@@ -27,6 +29,7 @@ export function mountChat(host: ChatHost): Chat {
 }
 
 class ChatPanel implements Chat {
+	private readonly t: Translate<ChatWord>;
 	private readonly client: VisitorClient;
 	private readonly outbox: Outbox;
 	private readonly panel = node('section', 'panel');
@@ -35,7 +38,7 @@ class ChatPanel implements Chat {
 	private readonly status = node('p');
 	private readonly listButton = node('button', '', '☰');
 	private readonly banner = node('div', 'banner');
-	private readonly log = node('div', 'log');
+	private readonly log: MessageLog;
 	private readonly list = node('ul', 'list');
 	private readonly typing = node('div', 'typing');
 	private readonly composer: Composer;
@@ -43,30 +46,42 @@ class ChatPanel implements Chat {
 	/** The conversation shown; null for a new one (started by the first message sent). */
 	private current: Conversation | null = null;
 	private live?: LiveConversation;
-	private shown = new Map<number, HTMLElement>();
-	private bySeq = new Map<number, Message>();
+	/** The socket's backlog has arrived: what comes now is new. */
 	private liveSynced = false;
-	private pending = new Map<string, HTMLElement>();
 	private form?: PrechatForm;
 	private readSent = 0;
-	private unread = new Map<string, number>();
+	private readonly unread = new Map<string, number>();
+	/** Per conversation, the highest seq already accounted for in `unread` (the session's snapshot, then live). */
+	private readonly counted = new Map<string, number>();
 	private known: Details = {};
+	/** The visitor sent something on this page: the view is theirs, a late resume does not switch it. */
+	private touched = false;
 	private isOpen = false;
 	private view: 'conversation' | 'list' = 'conversation';
+	private shownOffline = false;
 	private typingTimer?: ReturnType<typeof setTimeout>;
-	private readonly t: Translate<ChatWord>;
+	private resumeTimer?: ReturnType<typeof setTimeout>;
+	private resumeBackoffMs = 5000;
+	/** Bumped by `reset`: work begun for the previous visitor is dropped. */
+	private generation = 0;
 
 	constructor(private readonly host: ChatHost) {
-		this.t = translator(CHAT_WORDS, host.locale);
-		const t = this.t;
+		const t = translator(CHAT_WORDS, host.locale);
+		this.t = t;
 		this.client = new VisitorClient(host.api, host.workspaceId);
+		this.client.onSessionLost = () => this.sessionLost();
 		this.outbox = new Outbox(this.client, host.workspaceId, () => host.origin(), {
 			delivered: (item, message, started) => this.delivered(item, message, started),
+			failed: (item) => {
+				if (item.conversationId === (this.current?.id ?? null)) this.log.showPending(item, this.discard);
+			},
 			changed: (problem) => this.problem(problem),
 		});
+		this.log = new MessageLog(t, () => host.config().displayName);
 		const style = node('style');
 		style.textContent = PANEL_STYLE;
 		this.panel.hidden = true;
+		this.panel.lang = host.locale;
 		this.panel.setAttribute('role', 'dialog');
 		this.panel.addEventListener('keydown', (event) => {
 			if (event.key === 'Escape') host.requestClose();
@@ -85,9 +100,6 @@ class ChatPanel implements Chat {
 		header.append(this.logo, who, this.listButton, close);
 		this.banner.setAttribute('role', 'status');
 		this.banner.hidden = true;
-		this.log.setAttribute('role', 'log');
-		this.log.setAttribute('aria-live', 'polite');
-		this.log.tabIndex = 0;
 		this.list.hidden = true;
 		this.typing.setAttribute('aria-live', 'polite');
 		this.composer = new Composer(
@@ -95,36 +107,51 @@ class ChatPanel implements Chat {
 			(text) => this.send(text),
 			(typing) => this.live?.send({ type: 'typing', typing }),
 		);
-		this.panel.append(header, this.banner, this.log, this.list, this.typing, this.composer.element);
+		this.panel.append(header, this.banner, this.log.element, this.list, this.typing, this.composer.element);
 		host.slot.append(style, this.panel);
 		document.addEventListener('visibilitychange', () => this.markRead());
+		this.touched = this.outbox.items.some((item) => item.conversationId === null);
 		this.refresh();
-		if (this.client.hasSession || this.outbox.items.length > 0) this.resume();
-		else this.showConversation(null);
+		this.showConversation(null);
+		if (this.client.hasSession || this.outbox.items.length > 0) this.resume(this.generation);
 	}
 
-	/** Resumes the stored session: the visitor's conversations, the latest open one shown and live. */
-	private async resume() {
+	/** Resumes the stored session: the visitor's conversations, and the latest open one shown and live. */
+	private async resume(generation: number) {
 		try {
 			const session = await this.client.session(this.host.origin());
-			this.conversations = session.conversations;
-			for (const c of session.conversations) this.unread.set(c.id, c.unread);
-			this.updateUnread();
-			const pendingIn = this.outbox.items.find((item) => item.conversationId)?.conversationId;
-			const latest =
-				this.conversations.find((c) => c.id === pendingIn) ??
-				this.conversations.find((c) => c.status !== 'closed') ??
-				null;
-			this.showConversation(latest);
+			if (generation !== this.generation) return;
+			this.adopt(session.conversations);
+			this.problem(null);
+			this.resumeBackoffMs = 5000;
+			if (!this.current && !this.touched) {
+				const waitingIn = this.outbox.items.find((item) => item.conversationId && !item.failed)?.conversationId;
+				const latest =
+					this.conversations.find((c) => c.id === waitingIn) ?? this.conversations.find((c) => c.status !== 'closed');
+				if (latest) this.showConversation(latest);
+			}
 			this.outbox.flush();
-		} catch {
-			this.showConversation(null);
-			this.problem('unreachable');
-			setTimeout(() => this.resume(), 5000);
+		} catch (error) {
+			if (generation !== this.generation || !(error instanceof CallError)) return;
+			this.problem(error.status === 429 ? 'rate_limited' : 'unreachable');
+			const wait = error.retryAfterMs ?? this.resumeBackoffMs;
+			this.resumeBackoffMs = Math.min(this.resumeBackoffMs * 2, 60_000);
+			this.resumeTimer = setTimeout(() => this.resume(generation), wait);
 		}
 	}
 
-	open(prefill?: string): void {
+	/** Takes the Worker's list of the visitor's conversations (with their unread counts) as the truth. */
+	private adopt(conversations: Conversation[]) {
+		this.conversations = conversations;
+		for (const c of conversations) {
+			this.unread.set(c.id, c.unread);
+			this.counted.set(c.id, Math.max(this.counted.get(c.id) ?? 0, c.lastMessageSeq));
+		}
+		this.updateUnread();
+		this.listButton.hidden = conversations.length === 0;
+	}
+
+	open(prefill?: string, focus = true): void {
 		this.isOpen = true;
 		this.panel.hidden = false;
 		if (prefill !== undefined) {
@@ -133,7 +160,8 @@ class ChatPanel implements Chat {
 		}
 		this.markRead();
 		const firstField = this.form?.element.querySelector<HTMLElement>('input,select');
-		(this.view === 'list' ? this.list.querySelector('button') : (firstField ?? this.composer.field))?.focus();
+		if (focus)
+			(this.view === 'list' ? this.list.querySelector('button') : (firstField ?? this.composer.field))?.focus();
 		this.scroll();
 	}
 
@@ -144,48 +172,75 @@ class ChatPanel implements Chat {
 
 	async identify(identity: Identity): Promise<void> {
 		await this.client.session(this.host.origin());
-		const answer = await this.client.call<{ verified: boolean }>('POST', '/identify', identity);
 		for (const key of ['name', 'email', 'phone'] as const) if (identity[key]) this.known[key] = identity[key];
-		if (answer.verified) {
-			// A verified visitor may have brought conversations from other devices.
-			this.conversations = (await this.client.conversations()).data;
-			for (const c of this.conversations) this.unread.set(c.id, c.unread);
-			this.updateUnread();
-			if (!this.current) this.showConversation(this.conversations.find((c) => c.status !== 'closed') ?? null);
+		// A site calls identify on every page: the same visitor, said again in the same session, is not resent.
+		const key = `identity:${this.host.workspaceId}`;
+		const said = { token: this.client.sessionToken, identity: JSON.stringify(identity) };
+		const before = load<typeof said>(key);
+		if (before?.token !== said.token || before?.identity !== said.identity) {
+			const answer = await this.client.call<{ verified: boolean }>('POST', '/identify', identity);
+			save(key, said);
+			// A verified visitor may bring conversations from other devices.
+			if (answer.verified) this.adopt((await this.client.conversations()).data);
 		}
-		if (!this.current) this.showConversation(null);
+		if (!this.current && !this.touched) {
+			this.showConversation(this.conversations.find((c) => c.status !== 'closed') ?? null);
+		}
 	}
 
 	async reset(): Promise<void> {
+		this.generation++;
+		clearTimeout(this.resumeTimer);
 		if (this.client.hasSession) await this.client.call('POST', '/reset').catch(() => {});
 		this.client.forget();
 		this.outbox.clear();
+		save(`identity:${this.host.workspaceId}`, undefined);
 		this.conversations = [];
 		this.unread.clear();
+		this.counted.clear();
 		this.known = {};
+		this.touched = false;
 		this.updateUnread();
+		this.problem(null);
 		this.showConversation(null);
 	}
 
-	refresh(): void {
+	/** The Worker refused the session: start over as a new visitor, keeping what is waiting to be sent. */
+	private sessionLost() {
+		this.outbox.retarget();
+		this.conversations = [];
+		this.unread.clear();
+		this.counted.clear();
+		this.updateUnread();
+		if (this.current) this.showConversation(null);
+	}
+
+	refresh(configChanged = true): void {
 		const config = this.host.config();
 		const availability = this.host.availability();
-		const t = this.t;
-		this.panel.setAttribute('aria-label', t('chatWith', config.displayName));
+		this.panel.setAttribute('aria-label', this.t('chatWith', config.displayName));
 		this.title.textContent = config.displayName;
 		this.logo.hidden = !config.logoUrl;
 		if (config.logoUrl) this.logo.src = config.logoUrl;
 		// Without business hours there is no schedule to tell about (the welcome message says hello).
 		this.status.hidden = !config.businessHours.enabled;
-		const dot = node('span', `state${availability.online ? '' : ' away'}`);
-		this.status.replaceChildren(dot, availability.availabilityMessage);
+		this.status.replaceChildren(
+			node('span', `state${availability.online ? '' : ' away'}`),
+			availability.availabilityMessage,
+		);
 		this.listButton.hidden = this.conversations.length === 0;
-		if (this.view === 'conversation' && !this.current) this.showConversation(null);
+		// A new conversation's form depends on the fields and on being offline; redraw it when they change.
+		const redraw = configChanged || this.shownOffline !== this.offline;
+		if (redraw && !this.current && this.view === 'conversation' && this.log.element.isConnected) {
+			this.showConversation(null);
+		}
 	}
 
 	private get offline(): boolean {
 		return !this.host.availability().online;
 	}
+
+	private readonly discard = (item: Pending) => this.outbox.discard(item.clientMessageId);
 
 	/** Shows `conversation` (null: a new one) and keeps its socket; the previous socket is closed. */
 	private showConversation(conversation: Conversation | null) {
@@ -194,20 +249,15 @@ class ChatPanel implements Chat {
 		// The log is drawn anew from the socket's backlog, so the socket starts anew too.
 		this.live?.stop();
 		this.live = undefined;
-		this.current = conversation;
-		this.shown.clear();
-		this.bySeq.clear();
-		this.pending.clear();
 		this.liveSynced = false;
+		this.current = conversation;
 		this.readSent = 0;
 		this.typing.textContent = '';
-		this.log.replaceChildren();
+		this.log.clear();
 		const config = this.host.config();
-		// The greeting; the header already tells the period's message when business hours are on.
-		const intro = config.welcomeMessage;
-		if (intro)
-			this.log.append(messageElement({ text: intro, attachments: [], authorKind: 'operator' }, config.displayName));
+		if (config.welcomeMessage) this.log.greet(config.welcomeMessage);
 		this.form = undefined;
+		this.shownOffline = this.offline;
 		if (!conversation) {
 			const form = new PrechatForm(config, this.offline, this.known, t);
 			if (!form.empty) {
@@ -216,102 +266,26 @@ class ChatPanel implements Chat {
 				this.log.append(form.element);
 			}
 		} else {
+			// Announced as one block once the history is in, not message by message.
+			this.log.element.setAttribute('aria-busy', 'true');
 			this.live = this.connect(conversation);
 		}
 		for (const item of this.outbox.items) {
-			if (item.conversationId === (conversation?.id ?? null)) this.showPending(item);
+			if (item.conversationId === (conversation?.id ?? null)) this.log.showPending(item, this.discard);
 		}
-		const closed = conversation?.status === 'closed';
-		this.composer.setMode(closed ? 'closed' : this.offline && !conversation ? 'offline' : 'chat');
-		if (closed) this.log.append(node('p', 'note-box', t('closed')));
+		this.composer.prompt(null, (answer) => this.send(answer), this.log.element);
+		if (conversation?.status === 'closed') this.log.append(node('p', 'note-box', t('closed')));
+		this.composer.setMode(this.composerMode());
 		this.listButton.hidden = this.conversations.length === 0;
 		this.scroll();
 	}
 
-	private showList(show: boolean) {
-		const t = this.t;
-		this.view = show ? 'list' : 'conversation';
-		this.list.hidden = !show;
-		this.log.hidden = show;
-		this.composer.element.hidden = show;
-		this.listButton.setAttribute('aria-pressed', String(show));
-		if (!show) return;
-		const fresh = node('button', '', `+ ${t('newConversation')}`);
-		fresh.type = 'button';
-		fresh.addEventListener('click', () => this.showConversation(null));
-		const items = [fresh, ...this.conversations.map((c) => this.listItem(c))].map((button) => {
-			const li = node('li');
-			li.append(button);
-			return li;
-		});
-		this.list.replaceChildren(...items);
-		this.list.querySelector('button')?.focus();
+	private composerMode() {
+		if (this.current?.status === 'closed') return 'closed';
+		return this.offline && !this.current ? 'offline' : 'chat';
 	}
 
-	private listItem(conversation: Conversation): HTMLButtonElement {
-		const button = node('button');
-		button.type = 'button';
-		const when = new Date(conversation.lastMessageAt ?? conversation.createdAt);
-		const label = `${when.toLocaleDateString(this.host.locale)} ${when.toLocaleTimeString(this.host.locale, { hour: '2-digit', minute: '2-digit' })}`;
-		button.append(node('span', '', `${label}${conversation.status === 'closed' ? ` · ${this.t('closed')}` : ''}`));
-		const unread = this.unread.get(conversation.id) ?? 0;
-		if (unread > 0) button.append(node('span', 'count', String(unread)));
-		button.addEventListener('click', () => {
-			this.showConversation(conversation);
-			this.composer.field.focus();
-		});
-		return button;
-	}
-
-	private send(text: string): boolean {
-		let values = { details: {}, customFields: {} } as { details: Details; customFields: Record<string, string> };
-		if (!this.current && this.form) {
-			const collected = this.form.collect(this.t);
-			if (!collected) return false;
-			values = collected;
-		}
-		if (this.current?.status === 'closed') return false;
-		const item: Pending = {
-			clientMessageId: crypto.randomUUID(),
-			text,
-			conversationId: this.current?.id ?? null,
-			...(this.current ? {} : values),
-		};
-		this.known = { ...this.known, ...values.details };
-		this.showPending(item);
-		this.outbox.add(item);
-		return true;
-	}
-
-	private showPending(item: Pending) {
-		const t = this.t;
-		const element = messageElement(
-			{ text: item.text, attachments: [], authorKind: 'contact' },
-			null,
-			item.failed ? 'failed' : 'pending',
-			item.failed ? t('failed', item.failed) : t('sending'),
-		);
-		this.pending.get(item.clientMessageId)?.replaceWith(element);
-		if (!this.pending.has(item.clientMessageId)) this.log.append(element);
-		this.pending.set(item.clientMessageId, element);
-		this.scroll();
-	}
-
-	private delivered(item: Pending, message: Message, started: Conversation | null) {
-		if (started) {
-			this.conversations.unshift(started);
-			this.unread.set(started.id, 0);
-			this.host.emit('conversation_started', started);
-			if (!this.current && this.pending.has(item.clientMessageId)) this.follow(started);
-		}
-		this.host.emit('message', message);
-		this.received(message);
-		// The outbox may have refused later items for good: show why on each.
-		for (const other of this.outbox.items)
-			if (other.failed && this.pending.has(other.clientMessageId)) this.showPending(other);
-	}
-
-	/** The new conversation shown (its first message on screen) was started: keep the view, go live. */
+	/** The new conversation on screen was started by its first message: keep the view, go live. */
 	private follow(conversation: Conversation) {
 		this.current = conversation;
 		if (this.offline) this.log.append(node('p', 'note-box', this.t('offlineSent')));
@@ -328,41 +302,89 @@ class ChatPanel implements Chat {
 			frame: (frame) => this.frame(frame),
 			status: (live) => {
 				this.liveSynced = live;
+				if (live) this.log.element.removeAttribute('aria-busy');
 			},
+			trouble: () => this.probe(),
 		});
 	}
 
-	/** A stored message of the current conversation (from the socket or an HTTP answer), placed by seq. */
-	private received(message: Message) {
-		if (message.conversationId !== this.current?.id || this.shown.has(message.seq)) return;
-		const config = this.host.config();
-		// The team, its bots and its automatic messages all speak under the widget's display name.
-		const label = message.authorKind === 'contact' ? null : config.displayName;
-		const element = messageElement(message, label);
-		element.dataset.seq = String(message.seq);
-		const own = message.clientMessageId ? this.pending.get(message.clientMessageId) : undefined;
-		if (own) {
-			own.replaceWith(element);
-			this.pending.delete(message.clientMessageId as string);
-		} else {
-			const after = [...this.shown.entries()].filter(([seq]) => seq > message.seq).sort(([a], [b]) => a - b)[0];
-			const firstPending = this.pending.values().next().value;
-			if (after) after[1].before(element);
-			else if (firstPending) firstPending.before(element);
-			else this.log.append(element);
+	/** The socket keeps failing: is the session still good, the conversation still the visitor's? */
+	private probe() {
+		this.client
+			.conversations()
+			.then(({ data }) => {
+				this.adopt(data);
+				if (this.current && !data.some((c) => c.id === this.current?.id)) this.showConversation(null);
+			})
+			.catch(() => {});
+	}
+
+	private showList(show: boolean) {
+		this.view = show ? 'list' : 'conversation';
+		this.list.hidden = !show;
+		this.log.element.hidden = show;
+		this.composer.element.hidden = show || this.composerMode() === 'closed';
+		this.listButton.setAttribute('aria-pressed', String(show));
+		if (!show) return;
+		this.list.replaceChildren(
+			...conversationList(this.conversations, this.unread, this.host.locale, this.t, (conversation) => {
+				this.showConversation(conversation);
+				if (conversation) this.composer.field.focus();
+			}),
+		);
+		this.list.querySelector('button')?.focus();
+	}
+
+	private send(text: string): boolean {
+		if (this.current?.status === 'closed') return false;
+		let values: { details: Details; customFields: Record<string, string> } = { details: {}, customFields: {} };
+		if (!this.current && this.form) {
+			const collected = this.form.collect(this.t);
+			if (!collected) return false;
+			values = collected;
 		}
-		this.shown.set(message.seq, element);
-		this.bySeq.set(message.seq, message);
+		const item: Pending = {
+			clientMessageId: crypto.randomUUID(),
+			text,
+			conversationId: this.current?.id ?? null,
+			at: Date.now(),
+			...(this.current ? {} : values),
+		};
+		this.touched = true;
+		this.known = { ...this.known, ...values.details };
+		this.log.showPending(item, this.discard);
+		this.outbox.add(item);
+		this.scroll();
+		return true;
+	}
+
+	private delivered(item: Pending, message: Message, started: Conversation | null) {
+		if (started) {
+			if (!this.conversations.some((c) => c.id === started.id)) this.conversations.unshift(started);
+			this.unread.set(started.id, 0);
+			this.host.emit('conversation_started', started);
+			if (!this.current && item.conversationId === null) this.follow(started);
+		}
+		this.host.emit('message', message);
+		this.received(message);
+	}
+
+	/** A stored message (from the socket or an HTTP answer): shown once, by seq, counted if unseen. */
+	private received(message: Message) {
+		const id = message.conversationId;
+		if (id !== this.current?.id || !this.log.add(message)) return;
 		if (message.authorKind !== 'contact') {
 			this.typing.textContent = '';
-			if (!this.visible) {
-				const id = message.conversationId;
-				if (this.liveSynced) this.unread.set(id, (this.unread.get(id) ?? 0) + 1);
+			if (message.seq > (this.counted.get(id) ?? 0)) {
+				this.counted.set(id, message.seq);
+				if (!this.visible) this.unread.set(id, (this.unread.get(id) ?? 0) + 1);
 				this.updateUnread();
 			}
 		}
-		this.composer.prompt(this.latestInteractive(), (answer) => this.send(answer), this.log);
-		this.markRead();
+		const last = this.log.last;
+		const asked = last && last.authorKind !== 'contact' ? last.interactive : null;
+		this.composer.prompt(asked, (answer) => this.send(answer), this.log.element);
+		if (this.liveSynced) this.markRead();
 		this.scroll();
 	}
 
@@ -375,21 +397,15 @@ class ChatPanel implements Chat {
 		}
 	}
 
-	/** The interactive prompt of the last message, if the visitor has not answered it yet. */
-	private latestInteractive() {
-		const last = Math.max(0, ...this.bySeq.keys());
-		const message = this.bySeq.get(last);
-		return message && message.authorKind !== 'contact' ? message.interactive : null;
-	}
-
 	private get visible(): boolean {
 		return this.isOpen && this.view === 'conversation' && document.visibilityState === 'visible';
 	}
 
+	/** The visitor sees the conversation: one read receipt up to its last message. */
 	private markRead() {
 		const conversation = this.current;
 		const seq = this.live?.seq ?? 0;
-		if (!conversation || !this.visible || seq <= this.readSent) return;
+		if (!conversation || !this.visible || !this.liveSynced || seq <= this.readSent) return;
 		this.readSent = seq;
 		if (!this.live?.send({ type: 'read', seq })) {
 			this.client.call('POST', `/conversations/${conversation.id}/read`, { seq }).catch(() => {});
@@ -405,12 +421,11 @@ class ChatPanel implements Chat {
 	}
 
 	private problem(problem: 'rate_limited' | 'unreachable' | null) {
-		const t = this.t;
 		this.banner.hidden = problem === null;
-		this.banner.textContent = problem === 'rate_limited' ? t('tooMany') : problem ? t('unreachable') : '';
+		this.banner.textContent = problem === 'rate_limited' ? this.t('tooMany') : problem ? this.t('unreachable') : '';
 	}
 
 	private scroll() {
-		this.log.scrollTop = this.log.scrollHeight;
+		this.log.element.scrollTop = this.log.element.scrollHeight;
 	}
 }

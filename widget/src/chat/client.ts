@@ -25,6 +25,8 @@ export class CallError extends Error {
 export class VisitorClient {
 	private token?: string;
 	private starting?: Promise<Session>;
+	/** Called when the Worker no longer accepts the session (a reset in another tab, 30 idle days). */
+	onSessionLost = () => {};
 
 	constructor(
 		private readonly api: string,
@@ -41,14 +43,19 @@ export class VisitorClient {
 		return this.token !== undefined;
 	}
 
+	get sessionToken(): string | undefined {
+		return this.token;
+	}
+
 	async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+		const token = this.token;
 		let response: Response;
 		try {
 			response = await fetch(`${this.api}/widget/${encodeURIComponent(this.workspaceId)}${path}`, {
 				method,
 				headers: {
 					...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-					...(this.token ? { 'Parley-Session': this.token } : {}),
+					...(token ? { 'Parley-Session': token } : {}),
 				},
 				body: body === undefined ? undefined : JSON.stringify(body),
 			});
@@ -58,7 +65,10 @@ export class VisitorClient {
 		if (response.status === 204) return undefined as T;
 		const json = (await response.json().catch(() => null)) as T | ErrorBody | null;
 		if (response.ok) return json as T;
-		if (response.status === 401 && this.token) this.forget();
+		if (response.status === 401 && token && token === this.token) {
+			this.forget();
+			this.onSessionLost();
+		}
 		const seconds = Number(response.headers.get('Retry-After'));
 		throw new CallError(
 			response.status,
@@ -110,8 +120,10 @@ export class VisitorClient {
 export interface LiveHandlers {
 	message(message: Message): void;
 	frame(frame: ServerFrame): void;
-	/** True once the backlog has arrived and the socket is live. */
+	/** True once the backlog has arrived and the socket is live; false when it dropped. */
 	status(live: boolean): void;
+	/** Several connections in a row failed before opening: the session or the conversation may be gone. */
+	trouble(): void;
 }
 
 /**
@@ -121,6 +133,7 @@ export interface LiveHandlers {
 export class LiveConversation {
 	private socket?: WebSocket;
 	private retryMs = 1000;
+	private failures = 0;
 	private timer?: ReturnType<typeof setTimeout>;
 	private ping?: ReturnType<typeof setInterval>;
 	private stopped = false;
@@ -148,20 +161,31 @@ export class LiveConversation {
 		this.stopped = true;
 		clearTimeout(this.timer);
 		clearInterval(this.ping);
-		this.socket?.close(1000, 'closed by the widget');
+		const socket = this.socket;
+		if (!socket) return;
+		// Nothing from the old socket may reach the view that replaced it.
+		socket.onmessage = socket.onclose = socket.onopen = null;
+		socket.close(1000, 'closed by the widget');
 	}
 
 	private connect() {
 		if (this.stopped || !this.client.hasSession) return;
 		const socket = this.client.socket(this.conversationId, this.lastSeq);
 		this.socket = socket;
+		let opened = false;
+		socket.onopen = () => {
+			opened = true;
+			this.failures = 0;
+		};
 		socket.onmessage = (event) => this.receive(JSON.parse(String(event.data)) as ServerFrame);
 		socket.onclose = (event) => {
 			clearInterval(this.ping);
-			this.on.status(false);
 			if (this.stopped || this.socket !== socket) return;
+			this.on.status(false);
 			// 4001: the session ended elsewhere (a reset in another tab): do not knock again with it.
-			if (event.code === 4001) return this.client.forget();
+			if (event.code === 4001) return this.on.trouble();
+			// A refused upgrade (no session, no such conversation, too many tabs) looks like a network error.
+			if (!opened && ++this.failures % 3 === 0) this.on.trouble();
 			this.timer = setTimeout(() => this.connect(), this.retryMs);
 			this.retryMs = Math.min(this.retryMs * 2, 30_000);
 		};

@@ -151,8 +151,11 @@ export class Composer {
 			next.placeholder = input.placeholder ?? this.t('placeholder');
 			next.setAttribute('aria-label', next.placeholder);
 		}
-		next.value = '';
+		const focused =
+			this.field.getRootNode() instanceof ShadowRoot &&
+			(this.field.getRootNode() as ShadowRoot).activeElement === this.field;
 		this.field.replaceWith(next);
 		this.field = next;
+		if (focused) next.focus();
 	}
 }

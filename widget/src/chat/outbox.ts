@@ -2,10 +2,11 @@
  * The visitor's unsent messages, kept in localStorage until the Worker has stored them: a message typed
  * while the service is unreachable or rate-limited survives a reload and goes out, in order, once it can.
  * Every send carries its clientMessageId, so a retry after a lost answer never duplicates (the Worker
- * returns the first copy), including a retried conversation start.
+ * returns the first copy), including a retried conversation start. Each message has its own key, so tabs
+ * never overwrite each other's; two tabs sending the same one is harmless for the same reason.
  */
 import type { Conversation, Details, Message } from '../api-types';
-import { load, save } from '../storage';
+import { keys, load, save } from '../storage';
 import { CallError, type VisitorClient } from './client';
 
 export interface Pending {
@@ -15,20 +16,26 @@ export interface Pending {
 	conversationId: string | null;
 	details?: Details;
 	customFields?: Record<string, string>;
+	/** Why the Worker refused it for good (a 4xx): kept, shown, until the visitor discards it. */
 	failed?: string;
+	/** When it was written: the sending order. */
+	at: number;
 }
 
 export interface OutboxEvents {
 	delivered(item: Pending, message: Message, started: Conversation | null): void;
-	/** Why sending waits (null when all is well again) or that an item was refused for good. */
+	failed(item: Pending): void;
+	/** Why sending waits, or null when all is well again. */
 	changed(problem: 'rate_limited' | 'unreachable' | null): void;
 }
 
 export class Outbox {
-	items: Pending[];
 	private busy = false;
 	private timer?: ReturnType<typeof setTimeout>;
 	private backoffMs = 2000;
+	private retryAt = 0;
+	/** Bumped by `clear` (a reset): answers to sends begun before it are dropped. */
+	private epoch = 0;
 
 	constructor(
 		private readonly client: VisitorClient,
@@ -36,51 +43,82 @@ export class Outbox {
 		private readonly origin: () => unknown,
 		private readonly on: OutboxEvents,
 	) {
-		this.items = load<Pending[]>(this.key) ?? [];
-		addEventListener('online', () => this.flush());
+		addEventListener('online', () => this.flush(true));
 	}
 
-	private get key() {
-		return `outbox:${this.workspaceId}`;
+	private key(clientMessageId: string) {
+		return `outbox:${this.workspaceId}:${clientMessageId}`;
 	}
 
-	private persist() {
-		save(this.key, this.items.length > 0 ? this.items : undefined);
+	/** Every waiting or refused message of this browser, oldest first. */
+	get items(): Pending[] {
+		return keys(`outbox:${this.workspaceId}:`)
+			.map((key) => load<Pending>(key))
+			.filter((item): item is Pending => item !== undefined)
+			.sort((a, b) => a.at - b.at);
 	}
 
 	add(item: Pending): void {
-		this.items.push(item);
-		this.persist();
+		this.update(item);
 		this.flush();
 	}
 
-	clear(): void {
-		this.items = [];
-		this.persist();
+	update(item: Pending): void {
+		save(this.key(item.clientMessageId), item);
 	}
 
-	/** Sends the waiting items one at a time, in order; stops at the first that must wait. */
-	async flush(): Promise<void> {
-		if (this.busy) return;
+	discard(clientMessageId: string): void {
+		save(this.key(clientMessageId), undefined);
+	}
+
+	clear(): void {
+		this.epoch++;
+		clearTimeout(this.timer);
+		this.retryAt = 0;
+		for (const item of this.items) this.discard(item.clientMessageId);
+	}
+
+	/** The session was replaced: the old conversations are out of reach, so waiting messages start a new one. */
+	retarget(): void {
+		for (const item of this.items) {
+			if (item.conversationId === null || item.failed) continue;
+			this.update({ ...item, conversationId: null });
+		}
+	}
+
+	/**
+	 * Sends the waiting items one at a time, in order; stops at the first that must wait, until its
+	 * Retry-After (or backoff) has passed, unless `now` (the browser came back online).
+	 */
+	async flush(now = false): Promise<void> {
+		if (this.busy || (!now && Date.now() < this.retryAt)) return;
 		this.busy = true;
 		clearTimeout(this.timer);
+		const epoch = this.epoch;
+		let lostSessions = 0;
 		try {
 			for (let item = this.next(); item; item = this.next()) {
 				try {
-					await this.send(item);
+					await this.send(item, epoch);
+					if (epoch !== this.epoch) return;
 					this.backoffMs = 2000;
+					this.retryAt = 0;
 					this.on.changed(null);
 				} catch (error) {
 					if (!(error instanceof CallError)) throw error;
+					if (epoch !== this.epoch) return;
+					// The session was refused (the client already started over): once more, on a new session.
+					if (error.status === 401 && lostSessions++ === 0) continue;
 					if (!error.transient) {
-						item.failed = error.message;
-						this.persist();
-						this.on.changed(null);
+						const refused = { ...item, failed: error.message };
+						this.update(refused);
+						this.on.failed(refused);
 						continue;
 					}
 					this.on.changed(error.status === 429 ? 'rate_limited' : 'unreachable');
 					const wait = error.retryAfterMs ?? this.backoffMs;
 					this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
+					this.retryAt = Date.now() + wait;
 					this.timer = setTimeout(() => this.flush(), wait);
 					return;
 				}
@@ -94,7 +132,7 @@ export class Outbox {
 		return this.items.find((item) => !item.failed);
 	}
 
-	private async send(item: Pending) {
+	private async send(item: Pending, epoch: number) {
 		await this.client.session(this.origin());
 		const message = { text: item.text, clientMessageId: item.clientMessageId };
 		let started: Conversation | null = null;
@@ -115,8 +153,6 @@ export class Outbox {
 			);
 			started = answer.conversation;
 			stored = answer.message;
-			// Messages typed while the start was under way belong to the conversation it opened.
-			for (const other of this.items) if (other.conversationId === null) other.conversationId = started.id;
 		} else {
 			stored = await this.client.call<Message>(
 				'POST',
@@ -124,8 +160,14 @@ export class Outbox {
 				message,
 			);
 		}
-		this.items = this.items.filter((other) => other !== item);
-		this.persist();
+		if (epoch !== this.epoch) return;
+		this.discard(item.clientMessageId);
+		// Messages typed while the start was under way belong to the conversation it opened.
+		if (started) {
+			for (const other of this.items) {
+				if (other.conversationId === null && !other.failed) this.update({ ...other, conversationId: started.id });
+			}
+		}
 		this.on.delivered(item, stored, started);
 	}
 }

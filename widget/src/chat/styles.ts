@@ -1,6 +1,6 @@
 /** The chat panel's CSS (the launcher's is in launcher.ts); colors come from the --p/--bg/--fg variables. */
 export const PANEL_STYLE = `
-.panel{position:fixed;bottom:88px;right:20px;z-index:1;width:370px;height:min(620px,calc(100vh - 110px));display:flex;flex-direction:column;background:var(--bg);color:var(--fg);border-radius:16px;box-shadow:0 8px 40px rgba(0,0,0,.25);overflow:hidden;transition:opacity .15s,transform .15s}
+.panel{position:fixed;bottom:88px;right:20px;z-index:2147482999;width:370px;height:min(620px,calc(100vh - 110px));display:flex;flex-direction:column;background:var(--bg);color:var(--fg);border-radius:16px;box-shadow:0 8px 40px rgba(0,0,0,.25);overflow:hidden;transition:opacity .15s,transform .15s}
 .left .panel{right:auto;left:20px}
 .panel button{cursor:pointer}
 .panel :focus-visible{outline:2px solid var(--p);outline-offset:2px}
@@ -23,6 +23,7 @@ header button:hover{background:rgba(255,255,255,.18)}
 .msg.failed .body{outline:2px solid #cf222e}
 .msg .author,.msg .note{font-size:11.5px;opacity:.75}
 .msg.failed .note{color:#cf222e;opacity:1}
+.discard{border:0;background:none;color:inherit;text-decoration:underline;font-size:12px;padding:0;cursor:pointer}
 .msg img{display:block;max-width:100%;border-radius:8px;margin-top:6px}
 .msg a{color:inherit}
 .choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}
@@ -44,5 +45,5 @@ input,select,textarea{width:100%;border:1px solid rgba(127,127,127,.45);border-r
 .list .count{background:#cf222e;color:#fff;border-radius:10px;padding:0 7px;font-size:12px}
 .links{display:flex;justify-content:space-between;padding:0 14px 6px;font-size:12.5px}
 .links button{border:0;background:none;color:var(--fg);text-decoration:underline;padding:0}
-@media (max-width:480px){.panel{inset:0;width:100%;height:100%;border-radius:0}}
+@media (max-width:480px){.panel{inset:0;width:100%;height:100%;border-radius:0}input,select,textarea{font-size:16px}}
 `;

@@ -1,0 +1,183 @@
+// What the widget does when things go wrong or change under it: a refused message, a reset before the chat
+// has loaded, a session ended elsewhere, a bot's prompt after a reset, a page's fixed elements, and how
+// many read receipts opening a long conversation costs.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { api, closeBrowser, launchBrowser, workspace } from './harness';
+import { baseUrl, conversations, logText, messageTexts, sendFromWidget, waitReady, widgetPage } from './widget-page';
+
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+	browser = await launchBrowser();
+});
+afterAll(closeBrowser);
+beforeEach(async () => {
+	context = await browser.newContext();
+});
+afterEach(async () => {
+	await context.close();
+});
+
+const kw = (page: Page, ...args: unknown[]) =>
+	page.evaluate((a) => (window as unknown as { kw: (...x: unknown[]) => unknown }).kw(...a), args);
+const sent = (page: Page) => page.locator('parley-widget .msg.mine.sent');
+const bodies = (page: Page) => page.locator('parley-widget .msg .body').allTextContents();
+
+async function openAndSend(page: Page, text: string) {
+	await kw(page, 'open');
+	await sendFromWidget(page, text);
+	await expect.poll(() => sent(page).count()).toBeGreaterThan(0);
+}
+
+describe('a message the Worker refuses', () => {
+	it('shows why at once, lets the visitor remove it, and does not hold up or reorder the rest', async () => {
+		const { workspaceId, token } = workspace(33);
+		await context.route(`${baseUrl}/widget/${workspaceId}/conversations/*/messages`, async (route) => {
+			if (route.request().method() !== 'POST' || !route.request().postData()?.includes('refuse me')) {
+				return route.continue();
+			}
+			await route.fulfill({
+				status: 422,
+				headers: { 'Access-Control-Allow-Origin': '*' },
+				contentType: 'application/json',
+				body: JSON.stringify({ error: 'Unprocessable Entity', message: 'json.text: too long', statusCode: 422 }),
+			});
+		});
+		const { page } = await widgetPage(context, workspaceId);
+		await openAndSend(page, 'first');
+		await sendFromWidget(page, 'refuse me');
+		const failed = page.locator('parley-widget .msg.failed');
+		await expect.poll(() => failed.locator('.note').textContent()).toBe('Not sent: json.text: too long');
+		await sendFromWidget(page, 'after');
+		await expect.poll(() => sent(page).count()).toBe(2);
+		const [conversation] = await conversations(token);
+		await api(baseUrl, token, 'POST', '/v3/messages', { conversationId: conversation?.id, text: 'team reply' });
+		await expect.poll(() => logText(page)).toContain('team reply');
+		expect((await bodies(page)).slice(1)).toEqual(['first', 'refuse me', 'after', 'team reply']);
+		expect(await messageTexts(token, conversation?.id as string)).toEqual(['first', 'after', 'team reply']);
+		await failed.locator('button.discard').click();
+		expect(await failed.count()).toBe(0);
+		await page.reload();
+		await waitReady(page);
+		await kw(page, 'open');
+		await expect.poll(() => logText(page)).toContain('team reply');
+		expect(await logText(page)).not.toContain('refuse me');
+	});
+});
+
+describe('reset', () => {
+	it('before the chat has loaded ends the session and forgets the visitor', async () => {
+		const { workspaceId, token } = workspace(34);
+		const first = await widgetPage(context, workspaceId);
+		await openAndSend(first.page, 'Logged in');
+		await first.page.close();
+		const resets: string[] = [];
+		context.on('request', (request) => {
+			if (request.url().endsWith('/reset')) resets.push(request.method());
+		});
+		// The site's logout page: reset is queued before widget.js has even loaded.
+		const { page } = await widgetPage(context, workspaceId, { script: "kw('reset')" });
+		await expect.poll(() => resets).toEqual(['POST']);
+		expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('parley:session:')))).toEqual(
+			[],
+		);
+		await openAndSend(page, 'Someone else');
+		await expect.poll(async () => (await conversations(token)).length).toBe(2);
+		const [second, firstConversation] = await conversations(token);
+		expect(second?.contactId).not.toBe(firstConversation?.contactId);
+	});
+
+	it("clears a bot's typed prompt", async () => {
+		const { workspaceId, token } = workspace(35);
+		const { page } = await widgetPage(context, workspaceId);
+		await openAndSend(page, 'Hi');
+		const [conversation] = await conversations(token);
+		await api(baseUrl, token, 'POST', '/v3/messages', {
+			conversationId: conversation?.id,
+			text: 'Your e-mail?',
+			interactive: { type: 'input', input: 'email' },
+		});
+		await page.locator('parley-widget .composer input[type=email]').waitFor();
+		await kw(page, 'reset');
+		await page.locator('parley-widget .composer textarea').waitFor();
+		await sendFromWidget(page, 'plain words are fine again');
+		await expect.poll(() => sent(page).count()).toBe(1);
+	});
+});
+
+describe('a session ended elsewhere', () => {
+	it('starts over as a new visitor; what is sent next is not lost', async () => {
+		const { workspaceId, token } = workspace(36);
+		const { page } = await widgetPage(context, workspaceId);
+		await openAndSend(page, 'one');
+		// Another tab logs out: the Worker ends the session and closes this tab's socket.
+		const session = await page.evaluate(
+			(ws) => JSON.parse(localStorage.getItem(`parley:session:${ws}`) ?? 'null'),
+			workspaceId,
+		);
+		const reset = await fetch(`${baseUrl}/widget/${workspaceId}/reset`, {
+			method: 'POST',
+			headers: { 'Parley-Session': session },
+		});
+		expect(reset.status).toBe(204);
+		await expect.poll(() => logText(page), { timeout: 15_000 }).not.toContain('one');
+		await sendFromWidget(page, 'two');
+		await expect.poll(async () => (await conversations(token)).length).toBe(2);
+		const [latest] = await conversations(token);
+		expect(await messageTexts(token, latest?.id as string)).toEqual(['two']);
+		await expect.poll(() => sent(page).count()).toBe(1);
+	});
+});
+
+describe('the page around the widget', () => {
+	it("stays above the page's fixed elements", async () => {
+		const { workspaceId } = workspace(10);
+		const { page } = await widgetPage(context, workspaceId, {
+			head: '<style>.cookie-bar{position:fixed;right:0;bottom:0;width:400px;height:200px;z-index:1000;background:#eee}</style>',
+			script: "document.body.insertAdjacentHTML('beforeend','<div class=cookie-bar>Cookies?</div>')",
+		});
+		const box = await page.locator('parley-widget .launcher').boundingBox();
+		const hit = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.tagName.toLowerCase(), {
+			x: (box?.x ?? 0) + 28,
+			y: (box?.y ?? 0) + 28,
+		});
+		expect(hit).toBe('parley-widget');
+	});
+});
+
+describe('read receipts', () => {
+	it('opening a conversation with many unread replies sends one read receipt', async () => {
+		const { workspaceId, token } = workspace(37);
+		const { page } = await widgetPage(context, workspaceId);
+		await openAndSend(page, 'Question');
+		const [conversation] = await conversations(token);
+		await kw(page, 'close');
+		for (let i = 1; i <= 10; i++) {
+			await api(baseUrl, token, 'POST', '/v3/messages', { conversationId: conversation?.id, text: `Answer ${i}` });
+		}
+		await expect.poll(() => page.locator('parley-widget .badge').textContent()).toBe('10');
+		const operator = new WebSocket(`${baseUrl.replace('http', 'ws')}/v3/conversations/${conversation?.id}/live`, [
+			'parley.v1',
+			`bearer.${token}`,
+		]);
+		try {
+			const reads: number[] = [];
+			operator.onmessage = (event) => {
+				const frame = JSON.parse(String(event.data)) as { type: string; reader?: string; seq?: number };
+				if (frame.type === 'read' && frame.reader === 'contact') reads.push(frame.seq ?? -1);
+			};
+			await new Promise((resolve) => operator.addEventListener('open', resolve));
+			// A fresh page: the history arrives as a backlog of eleven messages.
+			await page.reload();
+			await waitReady(page);
+			await kw(page, 'open');
+			await expect.poll(() => reads.length).toBe(1);
+			await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)));
+			expect(reads).toEqual([11]);
+		} finally {
+			operator.close();
+		}
+	});
+});
