@@ -11,10 +11,12 @@ import { load, save } from '../storage';
 import { CallError, LiveConversation, VisitorClient } from './client';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
+import { PanelHeader } from './header';
 import { conversationList } from './list';
 import { MessageLog } from './log';
 import { Outbox, type Pending } from './outbox';
 import { PANEL_STYLE } from './styles';
+import { UnreadCounts } from './unread';
 import { CHAT_WORDS, type ChatWord } from './words';
 
 function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text?: string) {
@@ -33,10 +35,7 @@ class ChatPanel implements Chat {
 	private readonly client: VisitorClient;
 	private readonly outbox: Outbox;
 	private readonly panel = node('section', 'panel');
-	private readonly logo = node('img');
-	private readonly title = node('h2');
-	private readonly status = node('p');
-	private readonly listButton = node('button', '', '☰');
+	private readonly header: PanelHeader;
 	private readonly banner = node('div', 'banner');
 	private readonly log: MessageLog;
 	private readonly list = node('ul', 'list');
@@ -50,9 +49,7 @@ class ChatPanel implements Chat {
 	private liveSynced = false;
 	private form?: PrechatForm;
 	private readSent = 0;
-	private readonly unread = new Map<string, number>();
-	/** Per conversation, the highest seq already accounted for in `unread` (the session's snapshot, then live). */
-	private readonly counted = new Map<string, number>();
+	private readonly unread: UnreadCounts;
 	private known: Details = {};
 	/** The visitor sent something on this page: the view is theirs, a late resume does not switch it. */
 	private touched = false;
@@ -77,6 +74,7 @@ class ChatPanel implements Chat {
 			},
 			changed: (problem) => this.problem(problem),
 		});
+		this.unread = new UnreadCounts((total) => host.setUnread(total));
 		this.log = new MessageLog(t, () => host.config().displayName);
 		const style = node('style');
 		style.textContent = PANEL_STYLE;
@@ -86,18 +84,10 @@ class ChatPanel implements Chat {
 		this.panel.addEventListener('keydown', (event) => {
 			if (event.key === 'Escape') host.requestClose();
 		});
-		const header = node('header');
-		const who = node('div', 'who');
-		who.append(this.title, this.status);
-		const close = node('button', '', '×');
-		close.type = 'button';
-		close.setAttribute('aria-label', t('closeChat'));
-		close.addEventListener('click', () => host.requestClose());
-		this.listButton.type = 'button';
-		this.listButton.setAttribute('aria-label', t('conversations'));
-		this.listButton.addEventListener('click', () => this.showList(this.view !== 'list'));
-		this.logo.alt = '';
-		header.append(this.logo, who, this.listButton, close);
+		this.header = new PanelHeader(t, {
+			list: () => this.showList(this.view !== 'list'),
+			close: () => host.requestClose(),
+		});
 		this.banner.setAttribute('role', 'status');
 		this.banner.hidden = true;
 		this.list.hidden = true;
@@ -107,7 +97,14 @@ class ChatPanel implements Chat {
 			(text) => this.send(text),
 			(typing) => this.live?.send({ type: 'typing', typing }),
 		);
-		this.panel.append(header, this.banner, this.log.element, this.list, this.typing, this.composer.element);
+		this.panel.append(
+			this.header.element,
+			this.banner,
+			this.log.element,
+			this.list,
+			this.typing,
+			this.composer.element,
+		);
 		host.slot.append(style, this.panel);
 		document.addEventListener('visibilitychange', () => this.markRead());
 		this.touched = this.outbox.items.some((item) => item.conversationId === null);
@@ -143,12 +140,8 @@ class ChatPanel implements Chat {
 	/** Takes the Worker's list of the visitor's conversations (with their unread counts) as the truth. */
 	private adopt(conversations: Conversation[]) {
 		this.conversations = conversations;
-		for (const c of conversations) {
-			this.unread.set(c.id, c.unread);
-			this.counted.set(c.id, Math.max(this.counted.get(c.id) ?? 0, c.lastMessageSeq));
-		}
-		this.updateUnread();
-		this.listButton.hidden = conversations.length === 0;
+		this.unread.adopt(conversations);
+		this.header.listButton.hidden = conversations.length === 0;
 	}
 
 	open(prefill?: string, focus = true): void {
@@ -197,10 +190,8 @@ class ChatPanel implements Chat {
 		save(`identity:${this.host.workspaceId}`, undefined);
 		this.conversations = [];
 		this.unread.clear();
-		this.counted.clear();
 		this.known = {};
 		this.touched = false;
-		this.updateUnread();
 		this.problem(null);
 		this.showConversation(null);
 	}
@@ -210,8 +201,6 @@ class ChatPanel implements Chat {
 		this.outbox.retarget();
 		this.conversations = [];
 		this.unread.clear();
-		this.counted.clear();
-		this.updateUnread();
 		if (this.current) this.showConversation(null);
 	}
 
@@ -219,16 +208,7 @@ class ChatPanel implements Chat {
 		const config = this.host.config();
 		const availability = this.host.availability();
 		this.panel.setAttribute('aria-label', this.t('chatWith', config.displayName));
-		this.title.textContent = config.displayName;
-		this.logo.hidden = !config.logoUrl;
-		if (config.logoUrl) this.logo.src = config.logoUrl;
-		// Without business hours there is no schedule to tell about (the welcome message says hello).
-		this.status.hidden = !config.businessHours.enabled;
-		this.status.replaceChildren(
-			node('span', `state${availability.online ? '' : ' away'}`),
-			availability.availabilityMessage,
-		);
-		this.listButton.hidden = this.conversations.length === 0;
+		this.header.render(config, availability, this.conversations.length > 0);
 		// A new conversation's form depends on the fields and on being offline; redraw it when they change.
 		const redraw = configChanged || this.shownOffline !== this.offline;
 		if (redraw && !this.current && this.view === 'conversation' && this.log.element.isConnected) {
@@ -276,7 +256,7 @@ class ChatPanel implements Chat {
 		this.composer.prompt(null, (answer) => this.send(answer), this.log.element);
 		if (conversation?.status === 'closed') this.log.append(node('p', 'note-box', t('closed')));
 		this.composer.setMode(this.composerMode());
-		this.listButton.hidden = this.conversations.length === 0;
+		this.header.listButton.hidden = this.conversations.length === 0;
 		this.scroll();
 	}
 
@@ -292,7 +272,7 @@ class ChatPanel implements Chat {
 		this.form?.element.remove();
 		this.form = undefined;
 		this.composer.setMode('chat');
-		this.listButton.hidden = false;
+		this.header.listButton.hidden = false;
 		this.live = this.connect(conversation);
 	}
 
@@ -324,10 +304,10 @@ class ChatPanel implements Chat {
 		this.list.hidden = !show;
 		this.log.element.hidden = show;
 		this.composer.element.hidden = show || this.composerMode() === 'closed';
-		this.listButton.setAttribute('aria-pressed', String(show));
+		this.header.listButton.setAttribute('aria-pressed', String(show));
 		if (!show) return;
 		this.list.replaceChildren(
-			...conversationList(this.conversations, this.unread, this.host.locale, this.t, (conversation) => {
+			...conversationList(this.conversations, this.unread.byConversation, this.host.locale, this.t, (conversation) => {
 				this.showConversation(conversation);
 				if (conversation) this.composer.field.focus();
 			}),
@@ -361,7 +341,7 @@ class ChatPanel implements Chat {
 	private delivered(item: Pending, message: Message, started: Conversation | null) {
 		if (started) {
 			if (!this.conversations.some((c) => c.id === started.id)) this.conversations.unshift(started);
-			this.unread.set(started.id, 0);
+			this.unread.read(started.id);
 			this.host.emit('conversation_started', started);
 			if (!this.current && item.conversationId === null) this.follow(started);
 		}
@@ -375,11 +355,7 @@ class ChatPanel implements Chat {
 		if (id !== this.current?.id || !this.log.add(message)) return;
 		if (message.authorKind !== 'contact') {
 			this.typing.textContent = '';
-			if (message.seq > (this.counted.get(id) ?? 0)) {
-				this.counted.set(id, message.seq);
-				if (!this.visible) this.unread.set(id, (this.unread.get(id) ?? 0) + 1);
-				this.updateUnread();
-			}
+			this.unread.arrived(message, this.visible);
 		}
 		const last = this.log.last;
 		const asked = last && last.authorKind !== 'contact' ? last.interactive : null;
@@ -410,14 +386,7 @@ class ChatPanel implements Chat {
 		if (!this.live?.send({ type: 'read', seq })) {
 			this.client.call('POST', `/conversations/${conversation.id}/read`, { seq }).catch(() => {});
 		}
-		this.unread.set(conversation.id, 0);
-		this.updateUnread();
-	}
-
-	private updateUnread() {
-		let total = 0;
-		for (const count of this.unread.values()) total += count;
-		this.host.setUnread(total);
+		this.unread.read(conversation.id);
 	}
 
 	private problem(problem: 'rate_limited' | 'unreachable' | null) {
