@@ -280,6 +280,24 @@ describe('the config cache', () => {
 	});
 });
 
+describe('a cached config the widget cannot use', () => {
+	it('is replaced by a fresh one instead of keeping the widget down', async () => {
+		const { workspaceId } = workspace(38);
+		const fresh = (await (await fetch(`${baseUrl}/widget/${workspaceId}/config`)).json()) as Record<string, unknown>;
+		// A copy from another era: business hours in a time zone this browser does not know.
+		const broken = {
+			etag: '"1"',
+			config: { ...fresh, businessHours: { enabled: true, timeZone: 'Mars/Olympus_Mons', weekly: {}, holidays: [] } },
+		};
+		await context.addInitScript(({ key, value }) => localStorage.setItem(key, value), {
+			key: `parley:config1:${workspaceId}`,
+			value: JSON.stringify(broken),
+		});
+		const { page } = await widgetPage(context, workspaceId);
+		expect(await page.locator('parley-widget .launcher').getAttribute('aria-label')).toBe('Chat with Support');
+	});
+});
+
 describe('the size budget', () => {
 	const gzip = (bytes: Buffer | string) => gzipSync(bytes, { level: 9 }).length;
 

@@ -40,6 +40,7 @@ export class Widget {
 	private chat?: Promise<Chat>;
 	private locale: Locale = 'en';
 	private started = false;
+	private ready = false;
 	private isOpen = false;
 	private unread = 0;
 	private ctaSeen = false;
@@ -56,8 +57,9 @@ export class Widget {
 		try {
 			return this.command(name, args);
 		} catch (error) {
-			if (!(error instanceof CommandError)) throw error;
-			console.error(`[Parley] kw(${JSON.stringify(name)}): ${error.message}`);
+			// Never into the page: a bad call is explained, anything else reported, and the next call runs.
+			if (error instanceof CommandError) console.error(`[Parley] kw(${JSON.stringify(name)}): ${error.message}`);
+			else console.error(`[Parley] kw(${JSON.stringify(name)}) failed:`, error);
 			return undefined;
 		}
 	}
@@ -91,7 +93,7 @@ export class Widget {
 				const set = this.listeners.get(event) ?? new Set();
 				this.listeners.set(event, set.add(listener));
 				// `ready` happens once: a late subscriber still hears it.
-				if (event === 'ready' && this.stored) setTimeout(() => set.has(listener) && this.call(listener, 'ready'));
+				if (event === 'ready' && this.ready) setTimeout(() => set.has(listener) && this.call(listener, 'ready'));
 				return () => set.delete(listener);
 			}
 			case 'off': {
@@ -144,13 +146,14 @@ export class Widget {
 	}
 
 	private apply(stored: WidgetConfig) {
-		const first = !this.stored;
 		this.stored = stored;
 		this.locale = chooseLocale(this.options?.locale, navigator.languages ?? [navigator.language], stored.locale);
 		if (!this.launcher) this.mount();
 		this.render();
 		this.chat?.then((chat) => chat.refresh()).catch(() => {});
-		if (!first) return;
+		// Once, when a config first rendered (if a cached copy failed to, the fresh one does).
+		if (this.ready) return;
+		this.ready = true;
 		for (const run of this.waiting.splice(0)) run();
 		this.emit('ready');
 		// Business hours turn with the clock (and may be turned on by a later config): check every minute.
@@ -282,7 +285,7 @@ export class Widget {
 	}
 
 	private whenReady(run: () => void) {
-		if (this.stored) run();
+		if (this.ready) run();
 		else this.waiting.push(run);
 	}
 
