@@ -3,10 +3,10 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings, workspaces } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
-
-export { widgetAvailability } from '../engines/widget-availability';
-
 import { Conflict, describeIssues, Invalid } from '../lib/errors';
+
+/** What the widget shows about availability: the engine the widget itself runs in the browser. */
+export { widgetAvailability } from '../engines/widget-availability';
 
 const hexColor = z
 	.string()

@@ -69,7 +69,6 @@ export class Composer {
 
 	prefill(text: string) {
 		this.field.value = text;
-		this.field.focus();
 	}
 
 	private typed() {
