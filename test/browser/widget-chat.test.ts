@@ -41,15 +41,12 @@ describe('open, close and toggle', () => {
 		});
 		const panel = page.locator('parley-widget .panel');
 		await expect.poll(() => panel.count()).toBe(0);
+		const composerFocused = () =>
+			page
+				.locator('parley-widget .composer textarea')
+				.evaluate((e) => e === (e.getRootNode() as ShadowRoot).activeElement);
 		await page.evaluate(() => (window as unknown as { kw: (...a: unknown[]) => void }).kw('open'));
 		await panel.waitFor({ state: 'visible' });
-		await expect
-			.poll(() =>
-				page
-					.locator('parley-widget .composer textarea')
-					.evaluate((e) => e === (e.getRootNode() as ShadowRoot).activeElement),
-			)
-			.toBe(true);
 		await page.evaluate(() => (window as unknown as { kw: (...a: unknown[]) => void }).kw('close'));
 		await panel.waitFor({ state: 'hidden' });
 		await page.evaluate(() => (window as unknown as { kw: (...a: unknown[]) => void }).kw('toggle'));
@@ -58,6 +55,8 @@ describe('open, close and toggle', () => {
 		await panel.waitFor({ state: 'hidden' });
 		await page.locator('parley-widget .launcher').click();
 		await panel.waitFor({ state: 'visible' });
+		// Opened from the launcher: the visitor can type at once.
+		await expect.poll(composerFocused).toBe(true);
 		await page.keyboard.press('Escape');
 		await panel.waitFor({ state: 'hidden' });
 		expect(await page.evaluate(() => (window as unknown as { __events: string[] }).__events)).toEqual([
@@ -74,6 +73,19 @@ describe('open, close and toggle', () => {
 				.locator('parley-widget .launcher')
 				.evaluate((e) => e === (e.getRootNode() as ShadowRoot).activeElement),
 		).toBe(true);
+	});
+
+	it('a page script opening the chat by itself leaves the focus where the visitor had it', async () => {
+		const { workspaceId } = workspace(39);
+		// ready: false, because Playwright's own page.evaluate calls count as the visitor acting (user activation).
+		const { page } = await widgetPage(context, workspaceId, {
+			ready: false,
+			script:
+				"document.body.insertAdjacentHTML('beforeend','<input id=search>');document.getElementById('search').focus();kw('open')",
+		});
+		await page.locator('parley-widget .panel').waitFor({ state: 'visible' });
+		await page.locator('parley-widget .composer textarea').waitFor();
+		expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
 	});
 
 	it('open with a message pre-fills the composer without sending it', async () => {

@@ -114,7 +114,9 @@ describe('commands', () => {
 		});
 		const launcher = page.locator('parley-widget .launcher');
 		expect(await launcher.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(170, 0, 0)');
-		expect(await page.locator('parley-widget .cta').textContent()).toBe('Questions? Ask us');
+		// Before opening: the welcome message and the call to action beside the launcher.
+		expect(await page.locator('parley-widget .cta .greet').textContent()).toBe('Olá! 👋');
+		expect(await page.locator('parley-widget .cta .act').textContent()).toBe('Questions? Ask us');
 		await launcher.click();
 		expect(await panel(page).evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(255, 251, 230)');
 		expect(await panel(page).evaluate((e) => getComputedStyle(e).color)).toBe('rgb(16, 32, 48)');

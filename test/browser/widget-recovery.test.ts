@@ -49,7 +49,10 @@ describe('a message the Worker refuses', () => {
 		await openAndSend(page, 'first');
 		await sendFromWidget(page, 'refuse me');
 		const failed = page.locator('parley-widget .msg.failed');
-		await expect.poll(() => failed.locator('.note').textContent()).toBe('Not sent: json.text: too long');
+		await expect
+			.poll(() => failed.locator('.note').textContent())
+			.toBe('Not sent: the message was not accepted (too long or malformed)');
+		expect(await failed.getAttribute('title')).toBe('json.text: too long');
 		await sendFromWidget(page, 'after');
 		await expect.poll(() => sent(page).count()).toBe(2);
 		const [conversation] = await conversations(token);
@@ -87,6 +90,32 @@ describe('reset', () => {
 		await expect.poll(async () => (await conversations(token)).length).toBe(2);
 		const [second, firstConversation] = await conversations(token);
 		expect(second?.contactId).not.toBe(firstConversation?.contactId);
+	});
+
+	it('forgets the visitor at once, so a logout that navigates away straight after still logs out', async () => {
+		const { workspaceId, token } = workspace(40);
+		const { page } = await widgetPage(context, workspaceId);
+		await openAndSend(page, 'Signed in as Ana');
+		const key = `parley:session:${workspaceId}`;
+		const before = await page.evaluate((k) => localStorage.getItem(k), key);
+		expect(before).not.toBeNull();
+		// The Worker is slow to answer the reset: the page has moved on long before.
+		await context.route(`${baseUrl}/widget/${workspaceId}/reset`, async (route) => {
+			await new Promise((resolve) => setTimeout(resolve, 3000));
+			await route.continue().catch(() => {});
+		});
+		// The site's logout button: reset, then off to another page without waiting for anything.
+		await page.evaluate(() => {
+			(window as unknown as { kw: (...a: unknown[]) => void }).kw('reset');
+			return new Promise((resolve) => setTimeout(resolve, 50));
+		});
+		expect(await page.evaluate((k) => localStorage.getItem(k), key)).toBeNull();
+		await page.reload();
+		await waitReady(page);
+		await kw(page, 'open');
+		await page.locator('parley-widget .composer textarea').waitFor();
+		expect(await logText(page)).not.toContain('Signed in as Ana');
+		expect(await conversations(token)).toHaveLength(1);
 	});
 
 	it("clears a bot's typed prompt", async () => {

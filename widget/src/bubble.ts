@@ -15,10 +15,16 @@ export function appLink(config: WidgetConfig, reference: string | null): string 
 }
 
 /** Records the reference's origin (POST /widget/{id}/handoffs); best-effort, never holding up the app link. */
-export function recordHandoff(api: string, workspaceId: string, reference: string, origin: Origin): void {
+export function recordHandoff(
+	api: string,
+	workspaceId: string,
+	reference: string,
+	origin: Origin,
+	session: string | undefined,
+): void {
 	fetch(`${api}/widget/${encodeURIComponent(workspaceId)}/handoffs`, {
 		method: 'POST',
-		headers: { 'Content-Type': 'application/json' },
+		headers: { 'Content-Type': 'application/json', ...(session ? { 'Parley-Session': session } : {}) },
 		body: JSON.stringify({ ref: reference, channel: 'whatsapp', origin }),
 		keepalive: true,
 	}).catch(() => {});

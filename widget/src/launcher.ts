@@ -26,6 +26,7 @@ const STYLE = `
 .badge{position:absolute;top:-4px;right:-4px;min-width:20px;height:20px;padding:0 6px;border-radius:10px;background:#cf222e;color:#fff;font-size:12px;font-weight:600;line-height:20px;text-align:center}
 .cta{position:fixed;bottom:32px;right:88px;z-index:2147483000;max-width:260px;margin:0;padding:9px 14px;border:0;border-radius:18px;background:var(--bg);color:var(--fg);box-shadow:0 2px 12px rgba(0,0,0,.18);cursor:pointer;text-align:start}
 .left .cta{right:auto;left:88px}
+.cta .greet{display:block}.cta .act{display:block;color:var(--p);margin-top:2px}
 .menu{position:fixed;bottom:88px;right:20px;z-index:2147483000;width:250px;padding:14px;border-radius:14px;background:var(--bg);color:var(--fg);box-shadow:0 6px 24px rgba(0,0,0,.2);display:flex;flex-direction:column;gap:8px}
 .left .menu{right:auto;left:20px}
 .menu p{margin:0 0 4px}
@@ -118,8 +119,16 @@ export class Launcher {
 		if (config.businessHours.enabled && !state.open) this.button.append(this.dot);
 		this.badge.textContent = String(state.unread);
 		if (state.unread > 0 && !state.open) this.button.append(this.badge);
-		this.cta.textContent = config.ctaText;
-		this.cta.hidden = state.open || state.ctaSeen || !config.ctaText;
+		// Before opening: the welcome message (the spec shows it before and when the chat opens) and the call
+		// to action, until the visitor has opened the chat once.
+		const greet = document.createElement('span');
+		greet.className = 'greet';
+		greet.textContent = config.welcomeMessage;
+		const act = document.createElement('strong');
+		act.className = 'act';
+		act.textContent = config.ctaText;
+		this.cta.replaceChildren(...[greet, act].filter((part) => part.textContent));
+		this.cta.hidden = state.open || state.ctaSeen || !(config.ctaText || config.welcomeMessage);
 		this.menuText.textContent = this.t('chooseChannel');
 		this.chatHere.textContent = this.t('chatHere');
 		this.appLink.textContent = this.t('openApp');

@@ -1,6 +1,7 @@
 /**
  * localStorage that never throws: storage can be disabled, full or blocked, and the widget must still work
- * (it then forgets across page loads). Keys are prefixed so the host page's own keys are never touched.
+ * (what storage refused is kept in memory, and forgotten across page loads). Keys are prefixed so the host
+ * page's own keys are never touched.
  */
 const PREFIX = 'parley:';
 const memory = new Map<string, string>();
@@ -10,8 +11,9 @@ export function load<T>(key: string): T | undefined {
 	try {
 		raw = localStorage.getItem(PREFIX + key);
 	} catch {
-		raw = memory.get(key);
+		raw = null;
 	}
+	raw ??= memory.get(key);
 	if (raw == null) return undefined;
 	try {
 		return JSON.parse(raw) as T;
@@ -22,22 +24,25 @@ export function load<T>(key: string): T | undefined {
 
 /** Stores `value` under `key`; `undefined` removes the key. */
 export function save(key: string, value: unknown): void {
+	memory.delete(key);
 	try {
 		if (value === undefined) localStorage.removeItem(PREFIX + key);
 		else localStorage.setItem(PREFIX + key, JSON.stringify(value));
 	} catch {
-		if (value === undefined) memory.delete(key);
-		else memory.set(key, JSON.stringify(value));
+		// Storage is blocked or full: keep it for this page at least.
+		if (value !== undefined) memory.set(key, JSON.stringify(value));
 	}
 }
 
 /** The keys that start with `prefix` (without the widget's own prefix). */
 export function keys(prefix: string): string[] {
+	const found = new Set([...memory.keys()].filter((key) => key.startsWith(prefix)));
 	try {
-		return Object.keys(localStorage)
-			.filter((key) => key.startsWith(PREFIX + prefix))
-			.map((key) => key.slice(PREFIX.length));
+		for (const key of Object.keys(localStorage)) {
+			if (key.startsWith(PREFIX + prefix)) found.add(key.slice(PREFIX.length));
+		}
 	} catch {
-		return [...memory.keys()].filter((key) => key.startsWith(prefix));
+		// Storage is blocked: memory is all there is.
 	}
+	return [...found];
 }

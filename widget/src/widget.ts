@@ -24,6 +24,7 @@ import type { Chat, ChatHost, MountChat } from './host';
 import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
 import { Launcher } from './launcher';
 import { captureOrigin } from './origin';
+import { endSession } from './session-end';
 import { keys, load, save } from './storage';
 
 type Listener = (payload?: unknown) => void;
@@ -178,8 +179,10 @@ export class Widget {
 			chat: () => this.setOpen(true, undefined, true),
 			app: () => {
 				const options = this.options;
-				if (options && this.reference && this.origin)
-					recordHandoff(this.api, options.workspaceId, this.reference, this.origin);
+				if (options && this.reference && this.origin) {
+					const session = load<string>(`session:${options.workspaceId}`);
+					recordHandoff(this.api, options.workspaceId, this.reference, this.origin, session);
+				}
 				this.launcher?.showMenu(false);
 			},
 		});
@@ -229,8 +232,11 @@ export class Widget {
 		this.launcher?.showMenu(!this.launcher.menuOpen, link);
 	}
 
-	/** `focus`: move the focus into the chat; a page script opening it on a phone would pop the keyboard. */
-	private setOpen(open: boolean, prefill?: string, focus = !matchMedia('(pointer: coarse)').matches) {
+	/**
+	 * `focus`: move the focus into the chat. From the launcher, yes; from a page script, not on a phone (it
+	 * would pop the keyboard up) and never away from a field the visitor is typing in.
+	 */
+	private setOpen(open: boolean, prefill?: string, focus = scriptMayFocus()) {
 		if (!this.stored) return;
 		this.launcher?.showMenu(false);
 		if (open && !this.ctaSeen) {
@@ -255,17 +261,12 @@ export class Widget {
 	}
 
 	private async reset() {
-		if (this.chat) return (await this.chat).reset();
+		const chat = await this.chat?.catch(() => undefined);
+		if (chat) return chat.reset();
 		// The chat never loaded on this page: end the session and forget what was kept for this visitor.
 		const workspaceId = this.stored?.workspaceId as string;
 		const token = load<string>(`session:${workspaceId}`);
-		if (token) {
-			fetch(`${this.api}/widget/${encodeURIComponent(workspaceId)}/reset`, {
-				method: 'POST',
-				headers: { 'Parley-Session': token },
-				keepalive: true,
-			}).catch(() => {});
-		}
+		if (token) endSession(this.api, workspaceId, token);
 		for (const key of [`session:${workspaceId}`, `identity:${workspaceId}`, ...keys(`outbox:${workspaceId}:`)]) {
 			save(key, undefined);
 		}
@@ -322,6 +323,13 @@ export class Widget {
 			},
 		);
 	}
+}
+
+function scriptMayFocus(): boolean {
+	if (matchMedia('(pointer: coarse)').matches) return false;
+	// A "chat with us" button keeps the focus after its click: move on from it, but never from a field.
+	const active = document.activeElement as HTMLElement | null;
+	return !active || !(active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
 }
 
 /**

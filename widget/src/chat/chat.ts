@@ -7,7 +7,6 @@ import type { Conversation, Details, Message, ServerFrame } from '../api-types';
 import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { type Translate, translator } from '../i18n';
-import { load, save } from '../storage';
 import { CallError, LiveConversation, VisitorClient } from './client';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
@@ -36,7 +35,6 @@ class ChatPanel implements Chat {
 	private readonly outbox: Outbox;
 	private readonly panel = node('section', 'panel');
 	private readonly header: PanelHeader;
-	private readonly banner = node('div', 'banner');
 	private readonly log: MessageLog;
 	private readonly list = node('ul', 'list');
 	private readonly typing = node('div', 'typing');
@@ -53,6 +51,10 @@ class ChatPanel implements Chat {
 	private known: Details = {};
 	/** The visitor sent something on this page: the view is theirs, a late resume does not switch it. */
 	private touched = false;
+	/** The visitor picked a conversation (or a new one) from the list: identify does not switch it either. */
+	private chosen = false;
+	/** What the page last said of the visitor, said again to a new session if this one is lost. */
+	private identity?: Identity;
 	private isOpen = false;
 	private view: 'conversation' | 'list' = 'conversation';
 	private shownOffline = false;
@@ -88,8 +90,6 @@ class ChatPanel implements Chat {
 			list: () => this.showList(this.view !== 'list'),
 			close: () => host.requestClose(),
 		});
-		this.banner.setAttribute('role', 'status');
-		this.banner.hidden = true;
 		this.list.hidden = true;
 		this.typing.setAttribute('aria-live', 'polite');
 		this.composer = new Composer(
@@ -99,7 +99,7 @@ class ChatPanel implements Chat {
 		);
 		this.panel.append(
 			this.header.element,
-			this.banner,
+			this.header.banner,
 			this.log.element,
 			this.list,
 			this.typing,
@@ -107,7 +107,7 @@ class ChatPanel implements Chat {
 		);
 		host.slot.append(style, this.panel);
 		document.addEventListener('visibilitychange', () => this.markRead());
-		this.touched = this.outbox.items.some((item) => item.conversationId === null);
+		this.touched = this.outbox.items.some((item) => item.conversationId === null && !item.failed);
 		this.refresh();
 		this.showConversation(null);
 		if (this.client.hasSession || this.outbox.items.length > 0) this.resume(this.generation);
@@ -119,9 +119,9 @@ class ChatPanel implements Chat {
 			const session = await this.client.session(this.host.origin());
 			if (generation !== this.generation) return;
 			this.adopt(session.conversations);
-			this.problem(null);
+			if (!this.outbox.items.some((item) => !item.failed)) this.problem(null);
 			this.resumeBackoffMs = 5000;
-			if (!this.current && !this.touched) {
+			if (!this.current && !this.touched && !this.chosen) {
 				const waitingIn = this.outbox.items.find((item) => item.conversationId && !item.failed)?.conversationId;
 				const latest =
 					this.conversations.find((c) => c.id === waitingIn) ?? this.conversations.find((c) => c.status !== 'closed');
@@ -152,10 +152,21 @@ class ChatPanel implements Chat {
 			this.composer.prefill(prefill);
 		}
 		this.markRead();
-		const firstField = this.form?.element.querySelector<HTMLElement>('input,select');
-		if (focus)
-			(this.view === 'list' ? this.list.querySelector('button') : (firstField ?? this.composer.field))?.focus();
+		if (focus) this.focusInside();
 		this.scroll();
+	}
+
+	/** Focus on what the visitor does next: the list, the form's first field, the composer, or the log. */
+	private focusInside() {
+		if (this.view === 'list') return this.list.querySelector('button')?.focus();
+		const target = this.form?.element.querySelector<HTMLElement>('input,select') ?? this.composer.field;
+		if (this.composer.element.hidden) this.log.element.focus();
+		else target.focus();
+	}
+
+	private get hasFocus(): boolean {
+		const root = this.panel.getRootNode() as ShadowRoot;
+		return root.activeElement !== null && this.panel.contains(root.activeElement);
 	}
 
 	close(): void {
@@ -164,19 +175,17 @@ class ChatPanel implements Chat {
 	}
 
 	async identify(identity: Identity): Promise<void> {
+		const generation = this.generation;
+		this.identity = identity;
 		await this.client.session(this.host.origin());
+		if (generation !== this.generation) return;
 		for (const key of ['name', 'email', 'phone'] as const) if (identity[key]) this.known[key] = identity[key];
-		// A site calls identify on every page: the same visitor, said again in the same session, is not resent.
-		const key = `identity:${this.host.workspaceId}`;
-		const said = { token: this.client.sessionToken, identity: JSON.stringify(identity) };
-		const before = load<typeof said>(key);
-		if (before?.token !== said.token || before?.identity !== said.identity) {
-			const answer = await this.client.call<{ verified: boolean }>('POST', '/identify', identity);
-			save(key, said);
-			// A verified visitor may bring conversations from other devices.
-			if (answer.verified) this.adopt((await this.client.conversations()).data);
+		// A verified visitor may bring conversations from other devices.
+		if (await this.client.identify(identity)) {
+			const { data } = await this.client.conversations();
+			if (generation === this.generation) this.adopt(data);
 		}
-		if (!this.current && !this.touched) {
+		if (generation === this.generation && !this.current && !this.touched && !this.chosen) {
 			this.showConversation(this.conversations.find((c) => c.status !== 'closed') ?? null);
 		}
 	}
@@ -184,24 +193,29 @@ class ChatPanel implements Chat {
 	async reset(): Promise<void> {
 		this.generation++;
 		clearTimeout(this.resumeTimer);
-		if (this.client.hasSession) await this.client.call('POST', '/reset').catch(() => {});
-		this.client.forget();
+		// Forgotten here first: a logout usually navigates away at once, before any answer could arrive.
+		this.client.end();
 		this.outbox.clear();
-		save(`identity:${this.host.workspaceId}`, undefined);
 		this.conversations = [];
 		this.unread.clear();
 		this.known = {};
+		this.identity = undefined;
 		this.touched = false;
+		this.chosen = false;
 		this.problem(null);
 		this.showConversation(null);
 	}
 
-	/** The Worker refused the session: start over as a new visitor, keeping what is waiting to be sent. */
+	/**
+	 * The Worker refused the session (ended in another tab, or idle for 30 days): start over as a new visitor,
+	 * keeping what waits to be sent, and tell the new session who the page says the visitor is.
+	 */
 	private sessionLost() {
-		this.outbox.retarget();
+		this.outbox.retarget(this.known);
 		this.conversations = [];
 		this.unread.clear();
 		if (this.current) this.showConversation(null);
+		if (this.identity) this.identify(this.identity).catch(() => {});
 	}
 
 	refresh(configChanged = true): void {
@@ -225,6 +239,8 @@ class ChatPanel implements Chat {
 	/** Shows `conversation` (null: a new one) and keeps its socket; the previous socket is closed. */
 	private showConversation(conversation: Conversation | null) {
 		const t = this.t;
+		// Redrawing removes the focused field: the focus must not fall out of the panel to the page.
+		const hadFocus = this.hasFocus;
 		this.showList(false);
 		// The log is drawn anew from the socket's backlog, so the socket starts anew too.
 		this.live?.stop();
@@ -254,9 +270,10 @@ class ChatPanel implements Chat {
 			if (item.conversationId === (conversation?.id ?? null)) this.log.showPending(item, this.discard);
 		}
 		this.composer.prompt(null, (answer) => this.send(answer), this.log.element);
-		if (conversation?.status === 'closed') this.log.append(node('p', 'note-box', t('closed')));
+		if (conversation?.status === 'closed') this.log.note(node('p', 'note-box', t('closed')));
 		this.composer.setMode(this.composerMode());
 		this.header.listButton.hidden = this.conversations.length === 0;
+		if (hadFocus) this.focusInside();
 		this.scroll();
 	}
 
@@ -290,9 +307,11 @@ class ChatPanel implements Chat {
 
 	/** The socket keeps failing: is the session still good, the conversation still the visitor's? */
 	private probe() {
+		const generation = this.generation;
 		this.client
 			.conversations()
 			.then(({ data }) => {
+				if (generation !== this.generation) return;
 				this.adopt(data);
 				if (this.current && !data.some((c) => c.id === this.current?.id)) this.showConversation(null);
 			})
@@ -308,8 +327,9 @@ class ChatPanel implements Chat {
 		if (!show) return;
 		this.list.replaceChildren(
 			...conversationList(this.conversations, this.unread.byConversation, this.host.locale, this.t, (conversation) => {
+				this.chosen = true;
 				this.showConversation(conversation);
-				if (conversation) this.composer.field.focus();
+				this.focusInside();
 			}),
 		);
 		this.list.querySelector('button')?.focus();
@@ -390,8 +410,7 @@ class ChatPanel implements Chat {
 	}
 
 	private problem(problem: 'rate_limited' | 'unreachable' | null) {
-		this.banner.hidden = problem === null;
-		this.banner.textContent = problem === 'rate_limited' ? this.t('tooMany') : problem ? this.t('unreachable') : '';
+		this.header.problem(problem && this.t(problem === 'rate_limited' ? 'tooMany' : 'unreachable'));
 	}
 
 	private scroll() {

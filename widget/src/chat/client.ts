@@ -4,6 +4,7 @@
  * messages it missed (`after=<last seq>`).
  */
 import type { Conversation, ErrorBody, Message, ServerFrame, Session } from '../api-types';
+import { endSession } from '../session-end';
 import { load, save } from '../storage';
 
 /** A failed call: `status` 0 when the service could not be reached. */
@@ -25,6 +26,8 @@ export class CallError extends Error {
 export class VisitorClient {
 	private token?: string;
 	private starting?: Promise<Session>;
+	/** Bumped by `forget`: a session answer to a request sent before it is not taken. */
+	private epoch = 0;
 	/** Called when the Worker no longer accepts the session (a reset in another tab, 30 idle days). */
 	onSessionLost = () => {};
 
@@ -66,7 +69,11 @@ export class VisitorClient {
 		const json = (await response.json().catch(() => null)) as T | ErrorBody | null;
 		if (response.ok) return json as T;
 		if (response.status === 401 && token && token === this.token) {
-			this.forget();
+			// Another tab may have started a new session meanwhile: take it rather than starting a third.
+			const stored = load<string>(this.key);
+			if (stored && stored !== token) this.token = stored;
+			else this.forget(token);
+			this.starting = undefined;
 			this.onSessionLost();
 		}
 		const seconds = Number(response.headers.get('Retry-After'));
@@ -77,15 +84,23 @@ export class VisitorClient {
 		);
 	}
 
-	/** Starts or resumes the session (once per page); sends the campaign origin so it is recorded. */
+	/**
+	 * Starts or resumes the session (once per page); sends the campaign origin so it is recorded. A stored
+	 * token the Worker no longer knows (ended elsewhere, or idle for 30 days) comes back as a new session:
+	 * that is a lost session too.
+	 */
 	session(origin: unknown): Promise<Session> {
+		const epoch = this.epoch;
+		const presented = this.token;
 		this.starting ??= this.call<Session>('POST', '/sessions', {
-			...(this.token ? { sessionToken: this.token } : {}),
+			...(presented ? { sessionToken: presented } : {}),
 			...(origin ? { origin } : {}),
 		}).then(
 			(session) => {
+				if (epoch !== this.epoch) throw new CallError(401, 'the session was reset meanwhile');
 				this.token = session.sessionToken;
 				save(this.key, session.sessionToken);
+				if (presented && !session.resumed) this.onSessionLost();
 				return session;
 			},
 			(error) => {
@@ -96,11 +111,37 @@ export class VisitorClient {
 		return this.starting;
 	}
 
-	/** Forgets the session (reset, or a token the Worker no longer accepts): the next call starts anew. */
-	forget(): void {
+	/**
+	 * Forgets the session (reset, or a token the Worker no longer accepts): the next call starts anew. With
+	 * `only`, the stored token is removed only if it is still that one (another tab may have replaced it).
+	 */
+	forget(only?: string): void {
+		this.epoch++;
 		this.token = undefined;
 		this.starting = undefined;
-		save(this.key, undefined);
+		if (only === undefined || load<string>(this.key) === only) save(this.key, undefined);
+	}
+
+	/**
+	 * Tells the Worker who the visitor is. A site calls identify on every page: the same visitor, said again in
+	 * the same session, is not resent (null). Otherwise whether the identity was verified.
+	 */
+	async identify(identity: object): Promise<boolean | null> {
+		const key = `identity:${this.workspaceId}`;
+		const said = { token: this.token, identity: JSON.stringify(identity) };
+		const before = load<typeof said>(key);
+		if (before?.token === said.token && before?.identity === said.identity) return null;
+		const answer = await this.call<{ verified: boolean }>('POST', '/identify', identity);
+		save(key, said);
+		return answer.verified;
+	}
+
+	/** The visitor logs out: forgotten here at once, and the session ended on the Worker without waiting. */
+	end(): void {
+		const token = this.token;
+		this.forget();
+		save(`identity:${this.workspaceId}`, undefined);
+		if (token) endSession(this.api, this.workspaceId, token);
 	}
 
 	conversations(): Promise<{ data: Conversation[] }> {
@@ -182,10 +223,9 @@ export class LiveConversation {
 			clearInterval(this.ping);
 			if (this.stopped || this.socket !== socket) return;
 			this.on.status(false);
-			// 4001: the session ended elsewhere (a reset in another tab): do not knock again with it.
-			if (event.code === 4001) return this.on.trouble();
-			// A refused upgrade (no session, no such conversation, too many tabs) looks like a network error.
-			if (!opened && ++this.failures % 3 === 0) this.on.trouble();
+			// 4001: the session ended elsewhere (a reset in another tab); a refused upgrade (no session, no such
+			// conversation, too many tabs) looks like a network error. Either way, check before knocking on.
+			if (event.code === 4001 || (!opened && ++this.failures % 3 === 0)) this.on.trouble();
 			this.timer = setTimeout(() => this.connect(), this.retryMs);
 			this.retryMs = Math.min(this.retryMs * 2, 30_000);
 		};

@@ -1,4 +1,7 @@
-/** The panel's header: logo, display name, the availability line, the conversations button and close. */
+/**
+ * The panel's header: logo, display name, the availability line, the conversations button and close; and
+ * under it the banner that says why messages wait (rate-limited, service unreachable).
+ */
 
 import type { WidgetAvailability } from '../../../src/engines/widget-availability';
 import type { WidgetConfig } from '../api-types';
@@ -8,6 +11,7 @@ import type { ChatWord } from './words';
 export class PanelHeader {
 	readonly element = document.createElement('header');
 	readonly listButton = document.createElement('button');
+	readonly banner = document.createElement('div');
 	private readonly logo = document.createElement('img');
 	private readonly title = document.createElement('h2');
 	private readonly status = document.createElement('p');
@@ -27,6 +31,15 @@ export class PanelHeader {
 		this.listButton.addEventListener('click', actions.list);
 		this.logo.alt = '';
 		this.element.append(this.logo, who, this.listButton, close);
+		this.banner.className = 'banner';
+		this.banner.setAttribute('role', 'status');
+		this.banner.hidden = true;
+	}
+
+	/** The banner's text, or null to hide it. */
+	problem(text: string | null): void {
+		this.banner.hidden = text === null;
+		this.banner.textContent = text ?? '';
 	}
 
 	render(config: WidgetConfig, availability: WidgetAvailability, hasConversations: boolean): void {

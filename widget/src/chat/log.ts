@@ -9,8 +9,17 @@ import type { Pending } from './outbox';
 import { messageElement } from './render';
 import type { ChatWord } from './words';
 
+/** Why the Worker refused a message, in the visitor's words (its own message goes to the tooltip). */
+function refusal(status: number | undefined): ChatWord {
+	if (status === 404 || status === 410) return 'refusedGone';
+	if (status === 413 || status === 422 || status === 400) return 'refusedInvalid';
+	return 'refusedOther';
+}
+
 export class MessageLog {
 	readonly element = document.createElement('div');
+	/** Notices that stay after the messages (a closed conversation), whatever arrives later. */
+	private readonly trailer = document.createElement('div');
 	private readonly shown = new Map<number, HTMLElement>();
 	private readonly messages = new Map<number, Message>();
 	/** The visitor's messages not stored yet (sending or refused), by clientMessageId. */
@@ -30,12 +39,18 @@ export class MessageLog {
 		this.shown.clear();
 		this.messages.clear();
 		this.pending.clear();
-		this.element.replaceChildren();
+		this.trailer.replaceChildren();
+		this.element.replaceChildren(this.trailer);
 	}
 
-	/** A line that is not a message: the greeting, a notice. */
+	/** A line that is not a message (the greeting, the form), after what is there. */
 	append(node: Node): void {
-		this.element.append(node);
+		this.trailer.before(node);
+	}
+
+	/** A notice kept below every message, even those still to come. */
+	note(node: Node): void {
+		this.trailer.append(node);
 	}
 
 	greet(text: string): void {
@@ -56,8 +71,9 @@ export class MessageLog {
 		const t = this.t;
 		const message = { text: item.text, attachments: [], authorKind: 'contact' as const };
 		const element = item.failed
-			? messageElement(message, null, 'failed', t('failed', item.failed))
+			? messageElement(message, null, 'failed', t('failed', t(refusal(item.failedStatus))))
 			: messageElement(message, null, 'pending', t('sending'));
+		if (item.failed) element.title = item.failed;
 		if (item.failed) {
 			const remove = document.createElement('button');
 			remove.type = 'button';
@@ -72,13 +88,14 @@ export class MessageLog {
 		}
 		const before = this.pending.get(item.clientMessageId);
 		if (before) before.replaceWith(element);
-		else this.element.append(element);
+		else this.trailer.before(element);
 		this.pending.set(item.clientMessageId, element);
 	}
 
 	/**
-	 * Places a stored message by seq; the visitor's own replaces its pending copy. False when it was already
-	 * shown (the socket and the HTTP answer both bring the visitor's messages).
+	 * Places a stored message by seq: right after the stored one before it, so the visitor's messages not stored
+	 * yet stay where they were typed; the visitor's own, when newest, takes its pending copy's place. False
+	 * when it was already shown (the socket and the HTTP answer both bring the visitor's messages).
 	 */
 	add(message: Message): boolean {
 		if (this.shown.has(message.seq)) return false;
@@ -86,24 +103,22 @@ export class MessageLog {
 		const element = messageElement(message, mine ? null : this.teamName());
 		element.dataset.seq = String(message.seq);
 		const own = message.clientMessageId ? this.pending.get(message.clientMessageId) : undefined;
-		const later = [...this.shown.entries()].filter(([seq]) => seq > message.seq).sort(([a], [b]) => a - b)[0];
-		if (own && !later) {
+		let before: HTMLElement | undefined;
+		let after: HTMLElement | undefined;
+		for (const [seq, shown] of [...this.shown.entries()].sort(([a], [b]) => a - b)) {
+			if (seq < message.seq) before = shown;
+			else if (!after) after = shown;
+		}
+		if (own && !after) {
 			own.replaceWith(element);
 		} else {
 			own?.remove();
-			// Before any later stored message, else before the messages still on their way, else at the end.
-			const anchor = later?.[1] ?? this.firstSending();
-			if (anchor) anchor.before(element);
-			else this.element.append(element);
+			if (before) before.after(element);
+			else (after ?? this.pending.values().next().value ?? this.trailer).before(element);
 		}
 		if (message.clientMessageId) this.pending.delete(message.clientMessageId);
 		this.shown.set(message.seq, element);
 		this.messages.set(message.seq, message);
 		return true;
-	}
-
-	private firstSending(): HTMLElement | undefined {
-		for (const element of this.pending.values()) if (element.classList.contains('pending')) return element;
-		return undefined;
 	}
 }

@@ -16,8 +16,9 @@ export interface Pending {
 	conversationId: string | null;
 	details?: Details;
 	customFields?: Record<string, string>;
-	/** Why the Worker refused it for good (a 4xx): kept, shown, until the visitor discards it. */
+	/** The Worker refused it for good (a 4xx): its status and message; kept, shown, until discarded. */
 	failed?: string;
+	failedStatus?: number;
 	/** When it was written: the sending order. */
 	at: number;
 }
@@ -78,11 +79,14 @@ export class Outbox {
 		for (const item of this.items) this.discard(item.clientMessageId);
 	}
 
-	/** The session was replaced: the old conversations are out of reach, so waiting messages start a new one. */
-	retarget(): void {
+	/**
+	 * The session was replaced: the old conversations are out of reach, so waiting messages start a new one,
+	 * with what is known of the visitor (the pre-chat form's required fields).
+	 */
+	retarget(details: Details): void {
 		for (const item of this.items) {
 			if (item.conversationId === null || item.failed) continue;
-			this.update({ ...item, conversationId: null });
+			this.update({ ...item, conversationId: null, details: { ...details, ...item.details } });
 		}
 	}
 
@@ -105,12 +109,17 @@ export class Outbox {
 					this.retryAt = 0;
 					this.on.changed(null);
 				} catch (error) {
-					if (!(error instanceof CallError)) throw error;
 					if (epoch !== this.epoch) return;
+					if (!(error instanceof CallError)) {
+						// Not the Worker's answer (a bug of ours): report it and try again later, never drop.
+						console.error('[Parley] sending a message failed:', error);
+						this.timer = setTimeout(() => this.flush(), this.backoffMs);
+						return;
+					}
 					// The session was refused (the client already started over): once more, on a new session.
 					if (error.status === 401 && lostSessions++ === 0) continue;
 					if (!error.transient) {
-						const refused = { ...item, failed: error.message };
+						const refused = { ...item, failed: error.message, failedStatus: error.status };
 						this.update(refused);
 						this.on.failed(refused);
 						continue;
@@ -125,6 +134,8 @@ export class Outbox {
 			}
 		} finally {
 			this.busy = false;
+			// A reset while a send was under way: the new visitor's messages go now, not at the next send.
+			if (epoch !== this.epoch && this.next()) this.flush();
 		}
 	}
 
@@ -134,6 +145,7 @@ export class Outbox {
 
 	private async send(item: Pending, epoch: number) {
 		await this.client.session(this.origin());
+		if (epoch !== this.epoch) return;
 		const message = { text: item.text, clientMessageId: item.clientMessageId };
 		let started: Conversation | null = null;
 		let stored: Message;

@@ -12,8 +12,9 @@ export class UnreadCounts {
 
 	constructor(private readonly changed: (total: number) => void) {}
 
-	/** The Worker's snapshot of the visitor's conversations. */
+	/** The Worker's snapshot of the visitor's conversations: the counts are its, conversations gone are gone. */
 	adopt(conversations: Conversation[]): void {
+		this.byConversation.clear();
 		for (const c of conversations) {
 			this.byConversation.set(c.id, c.unread);
 			this.counted.set(c.id, Math.max(this.counted.get(c.id) ?? 0, c.lastMessageSeq));
