@@ -1,13 +1,15 @@
 // The widget's capabilities from its settings: business hours and offline mode (clock set by the test), the
 // messaging-app bubble, the pre-chat form, what bots ask, languages, small screens, and resilience when the
 // service is away or the socket drops.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, closeBrowser, launchBrowser, workspace } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
 import {
 	baseUrl,
+	browserContexts,
 	conversation,
 	conversations,
+	kw,
 	logText,
 	messageTexts,
 	putSettings,
@@ -16,25 +18,8 @@ import {
 	widgetPage,
 } from './widget-page';
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const newContext = browserContexts();
 
-beforeAll(async () => {
-	browser = await launchBrowser();
-});
-afterAll(closeBrowser);
-afterEach(async () => {
-	for (const context of contexts.splice(0)) await context.close();
-});
-
-async function newContext(options: Parameters<Browser['newContext']>[0] = {}) {
-	const context = await browser.newContext(options);
-	contexts.push(context);
-	return context;
-}
-
-const kw = (page: Page, ...args: unknown[]) =>
-	page.evaluate((a) => (window as unknown as { kw: (...x: unknown[]) => unknown }).kw(...a), args);
 const open = async (page: Page) => {
 	await kw(page, 'open');
 	await page.locator('parley-widget .panel').waitFor({ state: 'visible' });

@@ -1,9 +1,10 @@
 // The chat in a real Chromium against `wrangler dev`: what a visitor does and sees, checked through the API.
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, closeBrowser, launchBrowser, workspace } from './harness';
+import type { BrowserContext } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
 import {
 	baseUrl,
+	browserContexts,
 	conversation,
 	conversations,
 	logText,
@@ -13,18 +14,11 @@ import {
 	widgetPage,
 } from './widget-page';
 
-let browser: Browser;
+const newContext = browserContexts();
 let context: BrowserContext;
 
-beforeAll(async () => {
-	browser = await launchBrowser();
-});
-afterAll(closeBrowser);
 beforeEach(async () => {
-	context = await browser.newContext();
-});
-afterEach(async () => {
-	await context.close();
+	context = await newContext();
 });
 
 /** Waits until the API lists `count` conversations for the token, and returns the newest. */

@@ -2,28 +2,29 @@
 // the page, the config cache and the size budget.
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { widgetSnippet } from '../../src/domain/widget-snippet';
-import { api, closeBrowser, HOST_ORIGIN, hostPage, launchBrowser, snippetHtml, workspace } from './harness';
-import { baseUrl, conversations, logText, putSettings, sendFromWidget, waitReady, widgetPage } from './widget-page';
+import { api, HOST_ORIGIN, hostPage, snippetHtml, workspace } from './harness';
+import {
+	baseUrl,
+	browserContexts,
+	conversations,
+	kw,
+	logText,
+	putSettings,
+	sendFromWidget,
+	waitReady,
+	widgetPage,
+} from './widget-page';
 
-let browser: Browser;
+const newContext = browserContexts();
 let context: BrowserContext;
 
-beforeAll(async () => {
-	browser = await launchBrowser();
-});
-afterAll(closeBrowser);
 beforeEach(async () => {
-	context = await browser.newContext();
-});
-afterEach(async () => {
-	await context.close();
+	context = await newContext();
 });
 
-const kw = (page: Page, ...args: unknown[]) =>
-	page.evaluate((a) => (window as unknown as { kw: (...x: unknown[]) => unknown }).kw(...a), args);
 const events = (page: Page) => page.evaluate(() => (window as unknown as { __events: unknown[] }).__events);
 const panel = (page: Page) => page.locator('parley-widget .panel');
 

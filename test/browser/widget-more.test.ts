@@ -1,22 +1,24 @@
 // The demo page, verified identities, appearance settings and keyboard-only use.
 import { createHmac } from 'node:crypto';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, closeBrowser, launchBrowser, workspace } from './harness';
-import { baseUrl, conversation, conversations, logText, putSettings, sendFromWidget, widgetPage } from './widget-page';
+import type { BrowserContext } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
+import {
+	baseUrl,
+	browserContexts,
+	conversation,
+	conversations,
+	logText,
+	putSettings,
+	sendFromWidget,
+	widgetPage,
+} from './widget-page';
 
-let browser: Browser;
+const newContext = browserContexts();
 let context: BrowserContext;
 
-beforeAll(async () => {
-	browser = await launchBrowser();
-});
-afterAll(closeBrowser);
 beforeEach(async () => {
-	context = await browser.newContext();
-});
-afterEach(async () => {
-	await context.close();
+	context = await newContext();
 });
 
 /** An HS256 JWT as a site's backend signs it. */

@@ -1,8 +1,8 @@
 // Helpers of the widget's browser tests: a host page with the snippet whose widget is ready, the console
 // messages the page logged, and the API calls that look at what the widget did.
-import type { BrowserContext, Page } from 'playwright-core';
-import { inject } from 'vitest';
-import { api, hostPage, snippetHtml } from './harness';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
+import { api, closeBrowser, hostPage, launchBrowser, snippetHtml } from './harness';
 
 export const baseUrl = inject('baseUrl');
 
@@ -91,4 +91,32 @@ export async function messageTexts(token: string, conversationId: string): Promi
 export async function putSettings(token: string, settings: unknown): Promise<void> {
 	const { status, body } = await api(baseUrl, token, 'PUT', '/v3/widget/settings', settings);
 	if (status !== 200) throw new Error(`PUT /v3/widget/settings answered ${status}: ${JSON.stringify(body)}`);
+}
+
+/**
+ * Registers a test file's hooks: one Chromium for the file, closed after it, and contexts (fresh storage)
+ * that close after each test. Returns the function that makes a context.
+ *
+ * @example const newContext = browserContexts(); ... const context = await newContext({ locale: 'pt-BR' });
+ */
+export function browserContexts(): (options?: BrowserContextOptions) => Promise<BrowserContext> {
+	let browser: Browser;
+	const open: BrowserContext[] = [];
+	beforeAll(async () => {
+		browser = await launchBrowser();
+	});
+	afterAll(closeBrowser);
+	afterEach(async () => {
+		for (const context of open.splice(0)) await context.close();
+	});
+	return async (options) => {
+		const context = await browser.newContext(options);
+		open.push(context);
+		return context;
+	};
+}
+
+/** Calls `kw(...args)` in the page, as the site's own script would. */
+export function kw(page: Page, ...args: unknown[]): Promise<unknown> {
+	return page.evaluate((a) => (window as unknown as { kw: (...x: unknown[]) => unknown }).kw(...a), args);
 }

@@ -1,27 +1,28 @@
 // What the widget does when things go wrong or change under it: a refused message, a reset before the chat
 // has loaded, a session ended elsewhere, a bot's prompt after a reset, a page's fixed elements, and how
 // many read receipts opening a long conversation costs.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, closeBrowser, launchBrowser, workspace } from './harness';
-import { baseUrl, conversations, logText, messageTexts, sendFromWidget, waitReady, widgetPage } from './widget-page';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
+import {
+	baseUrl,
+	browserContexts,
+	conversations,
+	kw,
+	logText,
+	messageTexts,
+	sendFromWidget,
+	waitReady,
+	widgetPage,
+} from './widget-page';
 
-let browser: Browser;
+const newContext = browserContexts();
 let context: BrowserContext;
 
-beforeAll(async () => {
-	browser = await launchBrowser();
-});
-afterAll(closeBrowser);
 beforeEach(async () => {
-	context = await browser.newContext();
-});
-afterEach(async () => {
-	await context.close();
+	context = await newContext();
 });
 
-const kw = (page: Page, ...args: unknown[]) =>
-	page.evaluate((a) => (window as unknown as { kw: (...x: unknown[]) => unknown }).kw(...a), args);
 const sent = (page: Page) => page.locator('parley-widget .msg.mine.sent');
 const bodies = (page: Page) => page.locator('parley-widget .msg .body').allTextContents();
 
