@@ -255,6 +255,7 @@ class ChatPanel implements Chat {
 		this.form = undefined;
 		this.shownOffline = this.offline;
 		if (!conversation) {
+			this.log.element.removeAttribute('aria-busy');
 			const form = new PrechatForm(config, this.offline, this.known, t);
 			if (!form.empty) {
 				if (this.offline) form.element.prepend(node('strong', '', t('offlineTitle')));
