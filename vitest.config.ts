@@ -30,6 +30,8 @@ export default defineConfig(async () => {
 						exclude: [...configDefaults.exclude, 'test/browser/**'],
 						// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
 						testTimeout: 30_000,
+						// Events reach their consumer through a Queue batch (max_batch_timeout 1 s): a 1 s poll races it.
+						expect: { poll: { timeout: 10_000 } },
 					},
 				},
 				{
@@ -41,6 +43,8 @@ export default defineConfig(async () => {
 						// One wrangler dev and one Chromium at a time: files run one after another.
 						fileParallelism: false,
 						testTimeout: 60_000,
+						// The page, the Worker and the test share two cores: waits are for outcomes, not for speed.
+						expect: { poll: { timeout: 10_000 } },
 						hookTimeout: 120_000,
 					},
 				},
