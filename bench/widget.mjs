@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/chromium.mjs';
 import { widgetSnippet } from '../src/domain/widget-snippet.ts';
 import { latencySummary } from './load.mjs';
 
@@ -20,15 +20,6 @@ const API_MESSAGES = 20;
 const TIMEOUT_MS = 10_000;
 /** Time for anything the widget fetches after `ready` to show up in the count of requests before opening. */
 const SETTLE_MS = 250;
-const CHROMIUM_ARGS = [
-	'--headless',
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--no-first-run',
-	'--disable-sync',
-];
 
 const round = (value, digits = 3) => (value === null ? null : Number(value.toFixed(digits)));
 const ratio = (a, b) => (a === null || b === null || b === 0 ? null : round(a / b));
@@ -291,7 +282,7 @@ export async function measureWidget({ baseUrl, workspaceId, token, visits, healt
 		'/plain': hostHtml(''),
 		'/widget': hostHtml(widgetSnippet(baseUrl, workspaceId) + probe),
 	});
-	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+	const browser = await launchChromium();
 	const started = performance.now();
 	try {
 		const runs = { plain: [], widget: [] };

@@ -193,7 +193,12 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
-			assertPrechatFields(settings, body.details ?? {}, body.customFields ?? {}, await knownDetails(c.var.db, session));
+			const given = body.details ?? {};
+			// The contact is read only when the form leaves a required field out (identify may have given it).
+			const known = settings.requiredFields.some((f) => given[f] === undefined)
+				? await knownDetails(c.var.db, session)
+				: {};
+			assertPrechatFields(settings, given, body.customFields ?? {}, known);
 			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {

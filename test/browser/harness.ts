@@ -1,7 +1,8 @@
 // Helpers for the browser tests: Chromium, a fake customer site that embeds the widget, and the Worker's API.
 // The Worker is the one `wrangler dev` of global-setup.ts: `inject('baseUrl')`, seeded `workspace(n)`.
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import type { SeededWorkspace } from '../../scripts/local-db.mjs';
 import { widgetSnippet } from '../../src/domain/widget-snippet';
 
@@ -15,18 +16,7 @@ let browser: Promise<Browser> | undefined;
  * own `browser.newContext()` for fresh storage. Close it with `afterAll(closeBrowser)`.
  */
 export function launchBrowser(): Promise<Browser> {
-	browser ??= chromium.launch({
-		executablePath: '/usr/bin/chromium',
-		args: [
-			'--headless',
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--no-first-run',
-			'--disable-sync',
-		],
-	});
+	browser ??= launchChromium();
 	return browser;
 }
 

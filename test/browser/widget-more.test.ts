@@ -65,8 +65,8 @@ describe('identity verification', () => {
 		await expect.poll(async () => (await conversations(token)).length).toBeGreaterThan(0);
 		const seen = await conversation(token, (await conversations(token))[0]?.id as string);
 		expect(seen.contact).toMatchObject({ email: 'ana@example.com', name: 'Ana Souza' });
-		expect((seen.contact as unknown as { verified: boolean; externalId: string }).verified).toBe(true);
-		expect((seen.contact as unknown as { externalId: string }).externalId).toBe('user-42');
+		expect(seen.contact.verified).toBe(true);
+		expect(seen.contact.externalId).toBe('user-42');
 	});
 });
 

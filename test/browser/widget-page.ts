@@ -61,12 +61,15 @@ export async function conversations(token: string): Promise<{ id: string; contac
 
 export interface ConversationWithContact {
 	id: string;
+	unreadByContact: number;
 	origin: Record<string, string> | null;
 	contact: {
 		id: string;
 		name: string | null;
 		claimedEmail: string | null;
 		email: string | null;
+		verified: boolean;
+		externalId: string | null;
 		customFields: Record<string, unknown>;
 		firstOrigin: Record<string, string> | null;
 		lastOrigin: Record<string, string> | null;
