@@ -1,5 +1,8 @@
-// Debian's Chromium (apt package `chromium`), as the browser tests and `npm run bench` launch it. Never a
-// browser Playwright downloads: only the npm registry and Debian's packages are reachable here.
+// The Chromium the browser tests and `npm run bench` drive (playwright-core, never a browser Playwright
+// downloads: only the npm registry and Debian's packages are reachable on our machines). Found in this order:
+// the CHROMIUM_PATH variable, a Chromium or Chrome installed on the system, then the one shipped inside the
+// npm package @sparticuz/chromium (a devDependency, so a fresh clone needs nothing else).
+import { accessSync, constants } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const ARGS = [
@@ -12,7 +15,49 @@ const ARGS = [
 	'--disable-sync',
 ];
 
-/** Launches /usr/bin/chromium headless, with nothing running in the background that would skew timings. */
-export function launchChromium() {
-	return chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+const SYSTEM_BROWSERS = [
+	'/usr/bin/chromium',
+	'/usr/bin/chromium-browser',
+	'/usr/bin/google-chrome',
+	'/usr/bin/google-chrome-stable',
+	'/Applications/Chromium.app/Contents/MacOS/Chromium',
+	'/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+	'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
+];
+
+function isExecutable(path) {
+	try {
+		accessSync(path, constants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** The browser's path and where it came from; throws with what to do when there is none. */
+export async function findChromium(env = process.env) {
+	if (env.CHROMIUM_PATH) {
+		if (!isExecutable(env.CHROMIUM_PATH)) {
+			throw new Error(`CHROMIUM_PATH is set to ${env.CHROMIUM_PATH}, which is not an executable file.`);
+		}
+		return { path: env.CHROMIUM_PATH, source: 'CHROMIUM_PATH' };
+	}
+	const system = SYSTEM_BROWSERS.find(isExecutable);
+	if (system) return { path: system, source: 'system' };
+	// Only on Linux x64: the package's binary is built for it (it unpacks itself into the temp folder once).
+	if (process.platform === 'linux' && process.arch === 'x64') {
+		const packaged = await import('@sparticuz/chromium').catch(() => undefined);
+		if (packaged) return { path: await packaged.default.executablePath(), source: '@sparticuz/chromium' };
+	}
+	throw new Error(
+		'No Chromium found for the browser tests. Set CHROMIUM_PATH to a Chromium or Chrome binary, install one ' +
+			'(Debian: apt-get install -y chromium; macOS: Google Chrome), or run `npm install` on Linux x64, which ' +
+			'brings @sparticuz/chromium.',
+	);
+}
+
+/** Launches Chromium headless, with nothing running in the background that would skew timings. */
+export async function launchChromium() {
+	const { path } = await findChromium();
+	return chromium.launch({ executablePath: path, args: ARGS });
 }
