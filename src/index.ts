@@ -9,7 +9,9 @@ import { clientIp, enforceLimits, requestBuckets } from './domain/visitor-limits
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
+import { httpsOnly } from './lib/https-only';
 import { answerMethodNotAllowed } from './lib/method-not-allowed';
+import { requestLog } from './lib/request-log';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { conversations } from './routes/conversations';
@@ -29,8 +31,12 @@ export { WorkspaceHub } from '../durable-objects/workspace-hub';
 const app = new OpenAPIHono<AppEnv>();
 app.onError(onError);
 app.notFound(notFound);
+// Every request: the log line for a failed or slow one, then HTTPS outside local development.
+app.use('*', requestLog, httpsOnly);
 
 app.get('/health', (c) => c.json({ status: 'ok' }));
+// The static index page reaches the Worker first (wrangler.toml) only for the HTTPS check above.
+app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 
 app.doc31('/v3/openapi.json', {
 	openapi: '3.1.0',

@@ -21,7 +21,7 @@ export function onError(error: Error, c: Context<AppEnv>): Response {
 		const message = FRIENDLIER[error.status] ?? error.message;
 		return c.json(errorBody(error.status, message), error.status);
 	}
-	console.error('unhandled error', c.req.method, c.req.path, error);
+	// Logged by the request log (src/lib/request-log.ts), with its name, message and stack, as one JSON line.
 	return c.json(errorBody(500, 'Something went wrong on our side. It has been logged; please retry later.'), 500);
 }
 
