@@ -20,10 +20,11 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 	const fromSocket = credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'bearer.');
 	const header = c.req.header('Authorization') ?? (fromSocket === undefined ? undefined : `Bearer ${fromSocket}`);
 	if (header === undefined)
-		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
+		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".', false);
 	const match = AUTHORIZATION.exec(header);
 	if (match?.[1]?.toLowerCase() !== 'bearer') {
-		throw new Unauthorized('Malformed Authorization header: expected "Bearer", one space, then the token.');
+		// No Bearer token was offered at all (another scheme, or no scheme): RFC 6750 gives such a 401 no error code.
+		throw new Unauthorized('Malformed Authorization header: expected "Bearer", one space, then the token.', false);
 	}
 	const token = match[2] ?? '';
 	if (!isWellFormedToken(token)) {

@@ -16,7 +16,14 @@ export class AppError extends Error {
 }
 
 export class Unauthorized extends AppError {
-	constructor(message = 'Missing or invalid API token.') {
+	/**
+	 * @param credentialOffered whether a credential of the expected kind came with the request (a Bearer token,
+	 * a visitor session) and failed, as opposed to none at all: clients are told which (RFC 6750 §3.1).
+	 */
+	constructor(
+		message = 'Missing or invalid API token.',
+		readonly credentialOffered = true,
+	) {
 		super(401, message);
 	}
 }
