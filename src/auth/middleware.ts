@@ -7,6 +7,7 @@ import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import { credentialFromSubprotocols } from '../protocol/live';
 import { hasPermission, type Permission } from './permissions';
 import { digestsEqual, hashToken, isWellFormedToken } from './token';
+import { rotationWarning } from './token-age';
 
 // RFC 7235: the scheme name is case-insensitive; after it exactly one space and the token, nothing else.
 const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
@@ -35,6 +36,7 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 		.select({
 			tokenId: apiTokens.id,
 			tokenHash: apiTokens.tokenHash,
+			tokenCreatedAt: apiTokens.createdAt,
 			workspaceId: apiTokens.workspaceId,
 			operatorId: operators.id,
 			permissions: operators.permissions,
@@ -50,8 +52,12 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 		workspaceId: row.workspaceId,
 		operatorId: row.operatorId,
 		tokenId: row.tokenId,
+		tokenCreatedAt: row.tokenCreatedAt,
 		permissions: row.permissions,
 	});
+	// Set before the route runs, so that every answer to an old token carries it, errors included.
+	const warning = rotationWarning(row.tokenCreatedAt, Date.now());
+	if (warning) for (const [name, value] of Object.entries(warning)) c.header(name, value);
 	await next();
 });
 
