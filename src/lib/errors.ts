@@ -81,6 +81,17 @@ export class ServiceUnavailable extends AppError {
 	}
 }
 
+/**
+ * A deployment mistake (a missing or weak secret): not the caller's fault and nothing they can fix, so it is
+ * answered with the generic 500 while its message, meant for whoever runs the Worker, goes to the log.
+ */
+export class ConfigurationError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'ConfigurationError';
+	}
+}
+
 const STATUS_NAMES: Record<number, string> = {
 	400: 'Bad Request',
 	401: 'Unauthorized',
