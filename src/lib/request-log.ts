@@ -42,7 +42,7 @@ export const requestLog = createMiddleware<AppEnv>(async function requestLog(c, 
 	const line: RequestLogLine = {
 		level: failed ? 'error' : 'warn',
 		msg: failed ? 'request failed' : 'slow request',
-		requestId: c.req.header('cf-ray') || crypto.randomUUID(),
+		requestId: c.req.header('cf-ray')?.slice(0, 64) || crypto.randomUUID(),
 		method: c.req.method,
 		route: routePattern(c),
 		status,
