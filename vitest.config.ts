@@ -17,8 +17,8 @@ export default defineConfig(async () => {
 								bindings: {
 									TEST_MIGRATIONS: migrations,
 									RATE_LIMIT_PER_MINUTE: '40',
-									// .dev.vars is not read in tests (and absent in CI): the secret the widget tests sign with.
-									PARLEY_SECRET: 'test-secret-not-for-production',
+									// .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
+									PARLEY_SECRET: 'test-secret-not-for-production-32-bytes-or-more',
 								},
 							},
 						}),

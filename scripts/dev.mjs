@@ -2,9 +2,19 @@
 // the demo workspace exists, prints a working Token V3, then serves everything with `wrangler dev` (D1,
 // Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
 import { spawn, spawnSync } from 'node:child_process';
+import { parseDevArgs } from './dev-args.mjs';
 import { applyMigrations, ensureDevSecret, seedWorkspace } from './local-db.mjs';
 
-const port = process.env.PORT ?? '8787';
+// `npm run dev -- --port 3000 --local-protocol https`: the port and address are taken out (this script passes
+// them, and wrangler refuses a flag given twice), the rest goes to wrangler as is.
+let devArgs;
+try {
+	devArgs = parseDevArgs(process.argv.slice(2), process.env);
+} catch (error) {
+	console.error(`npm run dev: ${error.message}`);
+	process.exit(1);
+}
+const { port, ip, wranglerArgs } = devArgs;
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 const viteArgs = ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'];
 if (spawnSync(bin('vite'), viteArgs, { stdio: 'inherit' }).status !== 0) process.exit(1);
@@ -27,8 +37,8 @@ console.log(`
 
 // Rebuilds widget/ into dist/public on every change; wrangler dev serves the new files at once.
 const watcher = spawn(bin('vite'), [...viteArgs, '--watch'], { stdio: 'inherit' });
-const args = ['dev', '--port', port, '--ip', '127.0.0.1', '--var', `DEMO_WORKSPACE_ID:${workspaceId}`];
-const child = spawn(bin('wrangler'), [...args, ...process.argv.slice(2)], { stdio: 'inherit' });
+const args = ['dev', '--port', port, '--ip', ip, '--var', `DEMO_WORKSPACE_ID:${workspaceId}`];
+const child = spawn(bin('wrangler'), [...args, ...wranglerArgs], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) {
 	process.on(signal, () => {
 		watcher.kill(signal);

@@ -5,6 +5,8 @@ export interface Caller {
 	workspaceId: string;
 	operatorId: string;
 	tokenId: string;
+	/** When the token was issued (ms): its age decides the rotation warning (src/auth/token-age.ts). */
+	tokenCreatedAt: number;
 	permissions: string[];
 }
 

@@ -9,12 +9,15 @@ import { clientIp, enforceLimits, requestBuckets } from './domain/visitor-limits
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
+import { httpsOnly } from './lib/https-only';
 import { answerMethodNotAllowed } from './lib/method-not-allowed';
+import { requestLog } from './lib/request-log';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { conversations } from './routes/conversations';
 import { demo } from './routes/demo';
 import { live } from './routes/live';
+import { me } from './routes/me';
 import { messages } from './routes/messages';
 import { publicWidget } from './routes/public-widget';
 import { team } from './routes/team';
@@ -29,8 +32,12 @@ export { WorkspaceHub } from '../durable-objects/workspace-hub';
 const app = new OpenAPIHono<AppEnv>();
 app.onError(onError);
 app.notFound(notFound);
+// Every request: the log line for a failed or slow one, then HTTPS outside local development.
+app.use('*', requestLog, httpsOnly);
 
 app.get('/health', (c) => c.json({ status: 'ok' }));
+// The static index page reaches the Worker first (wrangler.toml) only for the HTTPS check above.
+app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 
 app.doc31('/v3/openapi.json', {
 	openapi: '3.1.0',
@@ -94,6 +101,7 @@ app.route('/v3/team', team);
 app.route('/v3/tokens', tokens);
 app.route('/v3/workflows', workflows);
 app.route('/v3/live', live);
+app.route('/v3/me', me);
 app.route('/widget', publicWidget);
 app.route('/demo', demo);
 answerMethodNotAllowed(app);

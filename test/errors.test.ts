@@ -48,6 +48,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/conversations/{id}/messages',
 			'/v3/conversations/{id}/read',
 			'/v3/live',
+			'/v3/me',
 			'/v3/messages',
 			'/v3/team/members',
 			'/v3/team/members/{id}/token',

@@ -7,6 +7,7 @@ import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import { credentialFromSubprotocols } from '../protocol/live';
 import { hasPermission, type Permission } from './permissions';
 import { digestsEqual, hashToken, isWellFormedToken } from './token';
+import { rotationWarning } from './token-age';
 
 // RFC 7235: the scheme name is case-insensitive; after it exactly one space and the token, nothing else.
 const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
@@ -20,10 +21,11 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 	const fromSocket = credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'bearer.');
 	const header = c.req.header('Authorization') ?? (fromSocket === undefined ? undefined : `Bearer ${fromSocket}`);
 	if (header === undefined)
-		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
+		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".', false);
 	const match = AUTHORIZATION.exec(header);
 	if (match?.[1]?.toLowerCase() !== 'bearer') {
-		throw new Unauthorized('Malformed Authorization header: expected "Bearer", one space, then the token.');
+		// No Bearer token was offered at all (another scheme, or no scheme): RFC 6750 gives such a 401 no error code.
+		throw new Unauthorized('Malformed Authorization header: expected "Bearer", one space, then the token.', false);
 	}
 	const token = match[2] ?? '';
 	if (!isWellFormedToken(token)) {
@@ -34,6 +36,7 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 		.select({
 			tokenId: apiTokens.id,
 			tokenHash: apiTokens.tokenHash,
+			tokenCreatedAt: apiTokens.createdAt,
 			workspaceId: apiTokens.workspaceId,
 			operatorId: operators.id,
 			permissions: operators.permissions,
@@ -49,8 +52,12 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 		workspaceId: row.workspaceId,
 		operatorId: row.operatorId,
 		tokenId: row.tokenId,
+		tokenCreatedAt: row.tokenCreatedAt,
 		permissions: row.permissions,
 	});
+	// Set before the route runs, so that every answer to an old token carries it, errors included.
+	const warning = rotationWarning(row.tokenCreatedAt, Date.now());
+	if (warning) for (const [name, value] of Object.entries(warning)) c.header(name, value);
 	await next();
 });
 

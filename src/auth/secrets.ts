@@ -4,7 +4,36 @@
  * says nothing about visitor sessions or another workspace. The base64url helpers at the end are the
  * encoding every token signed with these keys shares.
  */
+import { ConfigurationError } from '../lib/errors';
+
 const HMAC_SHA256 = { name: 'HMAC', hash: 'SHA-256' } as const;
+
+/**
+ * At least as many bytes as SHA-256's output, the key size HMAC-SHA256 is meant for (RFC 2104 §3): every
+ * visitor session and every workspace's identity secret derives from this one value.
+ */
+export const MIN_SECRET_BYTES = 32;
+
+/** The last value `deploymentSecret` accepted: checked once per isolate, not on every request. */
+let acceptedSecret: string | undefined;
+
+/**
+ * `env.PARLEY_SECRET`, refused with a ConfigurationError (a generic 500 for the caller, a log line naming
+ * the fix for the operator) when it is shorter than 32 bytes. Every reader of the secret goes through here.
+ */
+export function deploymentSecret(env: Pick<Env, 'PARLEY_SECRET'>): string {
+	const secret = env.PARLEY_SECRET ?? '';
+	if (secret === acceptedSecret) return secret;
+	if (new TextEncoder().encode(secret).byteLength < MIN_SECRET_BYTES) {
+		throw new ConfigurationError(
+			`PARLEY_SECRET is ${secret === '' ? 'not set' : 'too short'}: it needs at least ${MIN_SECRET_BYTES} bytes, since ` +
+				'every visitor session and identity secret derives from it. Set a random one with ' +
+				'`openssl rand -base64 32 | npx wrangler secret put PARLEY_SECRET` (locally: PARLEY_SECRET=... in .dev.vars).',
+		);
+	}
+	acceptedSecret = secret;
+	return secret;
+}
 
 async function hmac(keyBytes: Uint8Array, message: string): Promise<Uint8Array> {
 	if (keyBytes.byteLength === 0) throw new Error('Refusing to sign with an empty secret: is PARLEY_SECRET set?');

@@ -32,6 +32,11 @@ export function countStatements(db: Database, statements: number): void {
 	if (counter) counter.count += statements;
 }
 
+/** The statements sent to D1 so far through `db` (the request log reports it). */
+export function statementCount(db: Database | undefined): number {
+	return db ? (counters.get(db)?.count ?? 0) : 0;
+}
+
 /** A statement for `runBatch`: a drizzle query builder or a raw `sql` template. */
 export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
 

@@ -10,7 +10,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, or, sql } from 'drizzle-orm';
 import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
-import { identitySecret } from '../auth/secrets';
+import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
@@ -71,7 +71,7 @@ async function verifiedClaims(db: Database, env: Env, workspaceId: string, jwt: 
 	const version = workspace?.version ?? null;
 	if (!identityVerificationOn(version)) return { ok: false as const, reason: 'no_identity_secret' as const };
 	if (jwt === undefined) return { ok: false as const, reason: 'no_jwt' as const };
-	return verifyIdentityJwt(await identitySecret(env.PARLEY_SECRET, workspaceId, version), jwt);
+	return verifyIdentityJwt(await identitySecret(deploymentSecret(env), workspaceId, version), jwt);
 }
 
 /** `identify`: proves the identity when a valid JWT comes along, then applies the typed details. */

@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { deploymentSecret } from '../auth/secrets';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
 import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
@@ -57,7 +58,7 @@ function secretOf(env: Env): string {
 	if (!env.PARLEY_SECRET) {
 		throw new ServiceUnavailable('Visitor sessions are not configured: set the PARLEY_SECRET secret.');
 	}
-	return env.PARLEY_SECRET;
+	return deploymentSecret(env);
 }
 
 export interface StartedSession {

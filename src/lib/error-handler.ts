@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../app-env';
-import { AppError, errorBody, TooManyRequests } from './errors';
+import { AppError, errorBody, TooManyRequests, Unauthorized } from './errors';
 
 const FRIENDLIER: Record<number, string> = {
 	415: 'Unsupported Media Type: send the body as JSON with "Content-Type: application/json".',
@@ -15,14 +15,25 @@ const FRIENDLIER: Record<number, string> = {
 export function onError(error: Error, c: Context<AppEnv>): Response {
 	if (error instanceof AppError) {
 		if (error instanceof TooManyRequests) c.header('Retry-After', String(error.retryAfterSeconds));
+		if (error instanceof Unauthorized) c.header('WWW-Authenticate', challenge(c.req.path, error));
 		return c.json(errorBody(error.statusCode, error.message), error.statusCode as ContentfulStatusCode);
 	}
 	if (error instanceof HTTPException && error.status < 500) {
 		const message = FRIENDLIER[error.status] ?? error.message;
 		return c.json(errorBody(error.status, message), error.status);
 	}
-	console.error('unhandled error', c.req.method, c.req.path, error);
+	// Logged by the request log (src/lib/request-log.ts), with its name, message and stack, as one JSON line.
 	return c.json(errorBody(500, 'Something went wrong on our side. It has been logged; please retry later.'), 500);
+}
+
+/**
+ * The `WWW-Authenticate` challenge every 401 carries (RFC 9110 §11.6.1). The API's is RFC 6750's Bearer,
+ * with `error="invalid_token"` when a token was offered and failed (unknown, revoked, malformed); the public
+ * widget endpoints authenticate with the `Parley-Session` header instead, and their challenge names it.
+ */
+function challenge(path: string, error: Unauthorized): string {
+	if (path.startsWith('/widget/')) return 'Parley-Session realm="parley"';
+	return error.credentialOffered ? 'Bearer realm="parley", error="invalid_token"' : 'Bearer realm="parley"';
 }
 
 /** Unknown paths: 404 in the spec's error body. */

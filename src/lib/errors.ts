@@ -16,7 +16,14 @@ export class AppError extends Error {
 }
 
 export class Unauthorized extends AppError {
-	constructor(message = 'Missing or invalid API token.') {
+	/**
+	 * @param credentialOffered whether a credential of the expected kind came with the request (a Bearer token,
+	 * a visitor session) and failed, as opposed to none at all: clients are told which (RFC 6750 §3.1).
+	 */
+	constructor(
+		message = 'Missing or invalid API token.',
+		readonly credentialOffered = true,
+	) {
 		super(401, message);
 	}
 }
@@ -71,6 +78,17 @@ export class TooManyRequests extends AppError {
 export class ServiceUnavailable extends AppError {
 	constructor(message: string, options?: { cause?: unknown }) {
 		super(503, message, options);
+	}
+}
+
+/**
+ * A deployment mistake (a missing or weak secret): not the caller's fault and nothing they can fix, so it is
+ * answered with the generic 500 while its message, meant for whoever runs the Worker, goes to the log.
+ */
+export class ConfigurationError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'ConfigurationError';
 	}
 }
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
-import { identitySecret } from '../auth/secrets';
+import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
 import {
@@ -119,8 +119,10 @@ export const widget = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
+			// Checked before the rotation, so that a misconfigured deployment changes nothing.
+			const deployment = deploymentSecret(c.env);
 			const version = await rotateIdentitySecret(c.var.db, workspaceId);
-			const secret = await identitySecret(c.env.PARLEY_SECRET, workspaceId, version);
+			const secret = await identitySecret(deployment, workspaceId, version);
 			return c.json({ secret, version }, 200);
 		},
 	)

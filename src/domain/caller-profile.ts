@@ -1,0 +1,56 @@
+import { z } from '@hono/zod-openapi';
+import { and, eq } from 'drizzle-orm';
+import type { Caller } from '../app-env';
+import { tokenAge } from '../auth/token-age';
+import type { Database } from '../db/client';
+import { operators } from '../db/schema';
+import { Unauthorized } from '../lib/errors';
+import { iso } from '../lib/ids';
+import { operatorSchema, operatorView } from './team';
+
+export const callerProfileSchema = z
+	.object({
+		operator: operatorSchema.pick({ id: true, name: true, email: true }),
+		workspaceId: z.string().openapi({ example: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		permissions: operatorSchema.shape.permissions,
+		groups: operatorSchema.shape.groups,
+		token: z.object({
+			id: z.string().openapi({ example: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+			createdAt: z.string().openapi({ description: 'When this token was issued (ISO-8601 UTC).' }),
+			ageDays: z.number().int().openapi({ description: 'Whole days since the token was issued.', example: 12 }),
+			rotateAfter: z.string().openapi({
+				description:
+					'When rotation falls due: 90 days after issue. Answers to the token carry a Deprecation header from then on.',
+			}),
+			rotationDue: z.boolean().openapi({ description: 'Whether the token is older than 90 days: regenerate it.' }),
+		}),
+	})
+	.openapi('CallerProfile');
+
+export type CallerProfile = z.infer<typeof callerProfileSchema>;
+
+/** Who the calling token acts as, and how old it is: what an integrator checks before rotating it. */
+export async function describeCaller(db: Database, caller: Caller, now = Date.now()): Promise<CallerProfile> {
+	const row = await db
+		.select()
+		.from(operators)
+		.where(and(eq(operators.workspaceId, caller.workspaceId), eq(operators.id, caller.operatorId)))
+		.get();
+	// The token was valid a moment ago; an operator gone since then leaves nothing to describe.
+	if (!row) throw new Unauthorized('Invalid API token: unknown or revoked.');
+	const operator = operatorView(row);
+	const age = tokenAge(caller.tokenCreatedAt, now);
+	return {
+		operator: { id: operator.id, name: operator.name, email: operator.email },
+		workspaceId: caller.workspaceId,
+		permissions: operator.permissions,
+		groups: operator.groups,
+		token: {
+			id: caller.tokenId,
+			createdAt: iso(caller.tokenCreatedAt),
+			ageDays: age.ageDays,
+			rotateAfter: iso(age.rotateAfter),
+			rotationDue: age.rotationDue,
+		},
+	};
+}

@@ -1,0 +1,40 @@
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env';
+import { Forbidden } from './errors';
+
+/**
+ * The spec: "Requests must use HTTPS". Outside local development a request that arrived over plain HTTP is
+ * refused (the API and the widget endpoints, whose requests carry a token or a visitor session) or, for a
+ * page a person opens (GET or HEAD of anything else: /demo, the static pages), redirected to https.
+ *
+ * The API is refused rather than redirected: the credential has already crossed the network in clear, and a
+ * redirect that HTTP clients follow silently would keep sending it that way on every call. A refusal makes
+ * the mistake visible on the first call. It runs before the database and the token check, so a refused
+ * request costs nothing and reads nothing.
+ */
+export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, next) {
+	const url = new URL(c.req.url);
+	if (url.protocol !== 'http:' || isLocalDevelopment(url.hostname)) return next();
+	url.protocol = 'https:';
+	const isPage = (c.req.method === 'GET' || c.req.method === 'HEAD') && !carriesCredentials(url.pathname);
+	if (isPage) return c.redirect(url.toString(), 301);
+	throw new Forbidden(
+		`Requests must use HTTPS: call ${url.origin}${url.pathname}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).`,
+	);
+});
+
+/** Paths whose requests carry an API token or a visitor session: refused over HTTP, never redirected. */
+function carriesCredentials(pathname: string): boolean {
+	return pathname === '/v3' || pathname.startsWith('/v3/') || pathname.startsWith('/widget/');
+}
+
+/**
+ * Local development: `wrangler dev` (localhost, 127.0.0.1) and the names that can only reach this machine.
+ * `*.localhost` resolves to loopback (RFC 6761); an IPv6 loopback arrives bracketed in a URL.
+ */
+export function isLocalDevelopment(hostname: string): boolean {
+	const host = hostname.toLowerCase();
+	return (
+		host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]' || host === '::1'
+	);
+}

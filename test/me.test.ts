@@ -1,0 +1,104 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { apiTokens, operators } from '../src/db/schema';
+import { api, db, expectError, seedOperator, seedWorkspace } from './factories';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface Me {
+	operator: { id: string; name: string; email: string };
+	workspaceId: string;
+	permissions: string[];
+	groups: string[];
+	token: { id: string; createdAt: string; ageDays: number; rotateAfter: string; rotationDue: boolean };
+}
+
+/** Moves the operator's token's issue date `days` back, as if it had been issued then. */
+async function ageToken(operatorId: string, days: number): Promise<number> {
+	const createdAt = Date.now() - days * DAY_MS;
+	await db.update(apiTokens).set({ createdAt }).where(eq(apiTokens.operatorId, operatorId));
+	return createdAt;
+}
+
+describe('GET /v3/me', () => {
+	it('shows the caller, its workspace, permissions, groups and token, for a token with no permission at all', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const { operatorId, token } = await seedOperator(workspaceId, []);
+		await db
+			.update(operators)
+			.set({ name: 'Rita', groups: ['support'] })
+			.where(eq(operators.id, operatorId));
+		const createdAt = await ageToken(operatorId, 12);
+		const res = await api(token, 'GET', '/v3/me');
+		expect(res.status).toBe(200);
+		const me = (await res.json()) as Me;
+		const [tokenRow] = await db.select().from(apiTokens).where(eq(apiTokens.operatorId, operatorId));
+		expect(me).toStrictEqual({
+			operator: { id: operatorId, name: 'Rita', email: `${operatorId.toLowerCase()}@acme.test` },
+			workspaceId,
+			permissions: [],
+			groups: ['support'],
+			token: {
+				id: tokenRow?.id,
+				createdAt: new Date(createdAt).toISOString(),
+				ageDays: 12,
+				rotateAfter: new Date(createdAt + 90 * DAY_MS).toISOString(),
+				rotationDue: false,
+			},
+		});
+		// One statement for the token (bearerAuth), one for the operator.
+		expect(res.headers.get('Server-Timing')).toBe('d1;desc="2 queries"');
+	});
+
+	it('answers a fresh token without a rotation warning', async () => {
+		const { token } = await seedWorkspace();
+		const res = await api(token, 'GET', '/v3/me');
+		expect(res.status).toBe(200);
+		expect(res.headers.get('Deprecation')).toBeNull();
+		expect(res.headers.get('Link')).toBeNull();
+		expect(((await res.json()) as Me).token).toMatchObject({ ageDays: 0, rotationDue: false });
+	});
+
+	it('warns on every answer to a token older than 90 days, errors included, at no extra query', async () => {
+		const { workspaceId, operatorId, token } = await seedWorkspace();
+		const createdAt = await ageToken(operatorId, 91);
+		const deprecation = `@${Math.floor((createdAt + 90 * DAY_MS) / 1000)}`;
+		const me = await api(token, 'GET', '/v3/me');
+		expect(me.headers.get('Deprecation')).toBe(deprecation);
+		expect(me.headers.get('Link')).toBe('</v3/me>; rel="deprecation"; type="application/json"');
+		expect(((await me.json()) as Me).token).toMatchObject({ ageDays: 91, rotationDue: true });
+
+		const list = await api(token, 'GET', '/v3/conversations');
+		expect(list.status).toBe(200);
+		expect(list.headers.get('Deprecation')).toBe(deprecation);
+		expect(list.headers.get('Server-Timing')).toBe('d1;desc="2 queries"');
+
+		const missing = await api(token, 'GET', '/v3/conversations/conv_missing');
+		await expectError(missing, 404);
+		expect(missing.headers.get('Deprecation')).toBe(deprecation);
+
+		// A young token of the same workspace is not warned.
+		const other = await seedOperator(workspaceId, ['conversations:read']);
+		expect((await api(other.token, 'GET', '/v3/conversations')).headers.get('Deprecation')).toBeNull();
+	});
+
+	it('stops warning once the token is regenerated', async () => {
+		const { operatorId, token } = await seedWorkspace();
+		await ageToken(operatorId, 120);
+		const res = await api(token, 'POST', '/v3/tokens/regenerate');
+		expect(res.status).toBe(201);
+		const fresh = ((await res.json()) as { token: string }).token;
+		expect((await api(fresh, 'GET', '/v3/me')).headers.get('Deprecation')).toBeNull();
+	});
+
+	it('is 401 without a valid token', async () => {
+		await expectError(await api(null, 'GET', '/v3/me'), 401);
+	});
+
+	it('is listed in the API document as getMe', async () => {
+		const doc = (await (await api(null, 'GET', '/v3/openapi.json')).json()) as {
+			paths: Record<string, { get?: { operationId?: string; tags?: string[] } }>;
+		};
+		expect(doc.paths['/v3/me']?.get).toMatchObject({ operationId: 'getMe', tags: ['Tokens'] });
+	});
+});
