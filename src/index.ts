@@ -5,7 +5,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth, rateLimit } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
-import { clientIp, enforceLimits, requestBuckets } from './domain/visitor-limits';
+import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
@@ -62,7 +62,9 @@ app.use(
 		maxAge: 86_400,
 	}),
 	async function widgetFloodLimit(c, next) {
-		await enforceLimits(c.env, requestBuckets(c.env, clientIp(c.req.raw.headers)));
+		// `/widget/{workspaceId}/...`: each site's visitors behind one address have a budget of their own.
+		const workspaceId = c.req.path.split('/')[2] ?? '';
+		await enforceFloodLimit(c.env, workspaceId, clientIp(c.req.raw.headers));
 		await next();
 	},
 	database,

@@ -79,6 +79,17 @@ export const customFieldSchema = z
 
 export const requiredFieldSchema = z.enum(['name', 'email', 'phone']);
 
+/** A per-minute budget per client address: null takes the deployment's default (a var). */
+const perIpLimit = z.int().min(1).max(100_000).nullable();
+
+/** The workspace's own visitor abuse limits, per client address and minute (never shown to visitors). */
+export const visitorLimitsSchema = z
+	.strictObject({
+		sessionsPerIp: perIpLimit.openapi({ description: 'New visitor sessions (and handoffs); default 30.' }),
+		messagesPerIp: perIpLimit.openapi({ description: 'Visitor messages; default 120.' }),
+	})
+	.openapi('VisitorLimits');
+
 export const widgetSettingsSchema = z
 	.strictObject({
 		primaryColor: hexColor,
@@ -103,6 +114,8 @@ export const widgetSettingsSchema = z
 			.array(customFieldSchema)
 			.max(20)
 			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique'),
+		/** Raise them for a site whose visitors share one address (an office, a mobile carrier). */
+		limits: visitorLimitsSchema,
 	})
 	.openapi('WidgetSettings');
 
@@ -114,6 +127,7 @@ export const widgetSettingsUpdateSchema = widgetSettingsSchema
 		businessHours: businessHoursSchema.partial(),
 		periodMessages: periodMessagesSchema.partial(),
 		messagingBubble: messagingBubbleFields.partial(),
+		limits: visitorLimitsSchema.partial(),
 	})
 	.partial()
 	.openapi('WidgetSettingsUpdate');
@@ -149,6 +163,7 @@ export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
 	messagingBubble: { enabled: false, phoneNumber: null, prefilledMessage: '' },
 	requiredFields: [],
 	customFields: [],
+	limits: { sessionsPerIp: null, messagesPerIp: null },
 };
 
 /** Applies a partial update: top-level fields replace, the nested objects merge one level deep. */
@@ -159,6 +174,7 @@ export function mergeWidgetSettings(current: WidgetSettings, update: WidgetSetti
 		businessHours: { ...current.businessHours, ...update.businessHours },
 		periodMessages: { ...current.periodMessages, ...update.periodMessages },
 		messagingBubble: { ...current.messagingBubble, ...update.messagingBubble },
+		limits: { ...current.limits, ...update.limits },
 	};
 }
 
@@ -211,9 +227,13 @@ export function publicConfigKey(workspaceId: string): string {
 	return `widget-config:${workspaceId}`;
 }
 
-/** What a visitor's browser may see: everything in the settings, stamped with the workspace and version. */
+/**
+ * What a visitor's browser may see: the settings but the abuse limits (no help to a flood), stamped with the
+ * workspace and version.
+ */
 export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
-	return { workspaceId, version: updatedAt, ...settings };
+	const { limits: _limits, ...visible } = settings;
+	return { workspaceId, version: updatedAt, ...visible };
 }
 
 /**

@@ -3,6 +3,7 @@ import { requirePermission } from '../auth/middleware';
 import { identitySecret } from '../auth/secrets';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
+import { forgetWorkspaceLimits } from '../domain/visitor-limits';
 import {
 	loadWidgetSettings,
 	publicConfigKey,
@@ -63,6 +64,7 @@ export const widget = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const saved = await updateWidgetSettings(c.var.db, workspaceId, c.req.valid('json'));
+			forgetWorkspaceLimits(workspaceId);
 			// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
 			try {
 				await c.env.WIDGET_CONFIG.put(
