@@ -246,14 +246,36 @@ export async function readPublicConfig(
 	workspaceId: string,
 ): Promise<{ json: string; version: number } | null> {
 	const cached = await kv.get(publicConfigKey(workspaceId));
-	if (cached !== null) return { json: cached, version: (JSON.parse(cached) as { version: number }).version };
+	if (cached !== null) return { json: cached, version: versionOf(cached) };
 	if (!(await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()))
 		return null;
 	const { settings, updatedAt } = await loadWidgetSettings(db, workspaceId);
 	// Version 0: the defaults, until the first save.
 	const json = JSON.stringify(publicWidgetConfig(workspaceId, settings, updatedAt ?? 0));
-	await kv.put(publicConfigKey(workspaceId), json);
+	await publishPublicConfig(db, kv, workspaceId, json);
 	return { json, version: updatedAt ?? 0 };
+}
+
+/**
+ * Writes a public config to KV without ever leaving an older one there. KV has no compare-and-set, so: no
+ * write over a copy of the same or a newer version; and after the write, D1 is read again: a save that
+ * committed meanwhile (whose own KV write may have landed before ours) is written over ours. A save that
+ * commits after that second read writes its copy after ours, so it wins either way.
+ */
+export async function publishPublicConfig(db: Database, kv: KVNamespace, workspaceId: string, json: string) {
+	const key = publicConfigKey(workspaceId);
+	const version = versionOf(json);
+	const present = await kv.get(key);
+	if (present !== null && versionOf(present) >= version) return;
+	await kv.put(key, json);
+	const latest = await loadWidgetSettings(db, workspaceId);
+	if ((latest.updatedAt ?? 0) > version) {
+		await kv.put(key, JSON.stringify(publicWidgetConfig(workspaceId, latest.settings, latest.updatedAt ?? 0)));
+	}
+}
+
+function versionOf(json: string): number {
+	return (JSON.parse(json) as { version: number }).version;
 }
 
 /**

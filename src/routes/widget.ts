@@ -6,8 +6,8 @@ import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
 import { forgetWorkspaceLimits } from '../domain/visitor-limits';
 import {
 	loadWidgetSettings,
-	publicConfigKey,
 	publicWidgetConfig,
+	publishPublicConfig,
 	updateWidgetSettings,
 	widgetAvailability,
 	widgetSettingsSchema,
@@ -67,10 +67,8 @@ export const widget = createRouter()
 			forgetWorkspaceLimits(workspaceId);
 			// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
 			try {
-				await c.env.WIDGET_CONFIG.put(
-					publicConfigKey(workspaceId),
-					JSON.stringify(publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt)),
-				);
+				const config = publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt);
+				await publishPublicConfig(c.var.db, c.env.WIDGET_CONFIG, workspaceId, JSON.stringify(config));
 			} catch (error) {
 				throw new ServiceUnavailable(
 					'The settings were saved but the widget cannot see them yet; repeat the same request.',
