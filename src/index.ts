@@ -63,7 +63,8 @@ app.use(
 	}),
 	async function widgetFloodLimit(c, next) {
 		// `/widget/{workspaceId}/...`: each site's visitors behind one address have a budget of their own.
-		const workspaceId = c.req.path.split('/')[2] ?? '';
+		// Cut to the longest id a route accepts, so a made-up path cannot make the key arbitrarily long.
+		const workspaceId = (c.req.path.split('/')[2] ?? '').slice(0, 64);
 		await enforceFloodLimit(c.env, workspaceId, clientIp(c.req.raw.headers));
 		await next();
 	},
