@@ -31,7 +31,8 @@ describe('GET /widget/{workspaceId}/config on the hot path', () => {
 			});
 			expect(res.status).toBe(200);
 		}
-		expect(await rateLimiterIds()).toEqual(before);
+		// No new object (an idle one may have deleted itself meanwhile, so the list may also shrink).
+		expect((await rateLimiterIds()).filter((id) => !before.includes(id))).toEqual([]);
 	});
 
 	it('is flood-limited per workspace and address by the rate-limiting binding (300 a minute)', async () => {
