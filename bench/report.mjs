@@ -3,9 +3,10 @@
 const show = (value, suffix = '') => (value === null || value === undefined ? 'n/a' : `${value}${suffix}`);
 
 function scenarioRows(results) {
-	const { health, listConversations, postMessage } = results.scenarios;
+	const { health, widgetConfig, listConversations, postMessage } = results.scenarios;
 	const rows = [
 		['GET /health', health, null],
+		...(widgetConfig ? [['GET /widget/{workspaceId}/config', widgetConfig, widgetConfig.ratioToHealth]] : []),
 		['GET /v3/conversations?limit=25 (10k)', listConversations, listConversations.ratioToHealth],
 		['POST /v3/messages (10k)', postMessage, postMessage.ratioToHealth],
 	];

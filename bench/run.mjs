@@ -1,8 +1,9 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --fanout-conversations 200
-//   --widget-visits 15]`
+//   --widget-visits 15 --only widget-config]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the fan-out and the widget), serves the Worker with `wrangler dev` on 127.0.0.1, measures
-// GET /health, the conversation list and message sending with a closed-loop load generator, the fan-out of
+// GET /health, the widget's config read, the conversation list and message sending with a closed-loop load
+// generator, the fan-out of
 // API messages to open visitor and operator sockets, then the widget in Chromium, and writes
 // bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
@@ -45,6 +46,8 @@ const { values: options } = parseArgs({
 		'scaling-requests': { type: 'string', default: '300' },
 		'fanout-conversations': { type: 'string', default: '200' },
 		'widget-visits': { type: 'string', default: '15' },
+		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
+		only: { type: 'string' },
 	},
 });
 const settings = {
@@ -80,9 +83,8 @@ function packageVersion(name) {
 const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)));
 
 /** Seeds the workspaces into `persistTo`; returns their tokens and conversation ids. */
-async function seed(persistTo) {
+async function seed(persistTo, all) {
 	applyMigrations(persistTo);
-	const all = [SMALL, LARGE, FANOUT, WIDGET];
 	const seeded = await seedWorkspaces(
 		all.map((w) => w.slug),
 		persistTo,
@@ -95,7 +97,8 @@ async function seed(persistTo) {
 	}));
 	const file = path.join(persistTo, 'bench-dataset.sql');
 	const ids = await writeDatasetSql(file, workspaces);
-	executeFile(file, persistTo);
+	// wrangler refuses a file with no statement (only empty workspaces, as with --only).
+	if (workspaces.some((w) => w.count > 0)) executeFile(file, persistTo);
 	const [counts] = query(
 		'SELECT workspace_id AS id, COUNT(*) AS n FROM conversations GROUP BY workspace_id',
 		persistTo,
@@ -184,10 +187,7 @@ async function measure(baseUrl, workspaces, warnings) {
 
 	const d1QueriesPerListPage = await listQueryCounts(baseUrl, large.token, warnings);
 
-	log('measuring GET /health');
-	const health = scenarioResult(
-		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => ({ url: `${baseUrl}/health`, init: {} }) }),
-	);
+	const { health, widgetConfig } = await hotPath(baseUrl, workspaces, loop);
 	log('measuring GET /v3/conversations?limit=25 on the 10,000-conversation workspace');
 	const listConversations = scenarioResult(
 		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => listRequest(baseUrl, large.token, 25) }),
@@ -216,19 +216,37 @@ async function measure(baseUrl, workspaces, warnings) {
 	const fanout = await fanoutResult(baseUrl, workspaces[FANOUT.slug], loop, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
-	for (const [name, s] of Object.entries({ health, listConversations, postMessage })) {
+	for (const [name, s] of Object.entries({ health, widgetConfig, listConversations, postMessage })) {
 		if (s.errors > 0) {
 			warnings.push(`${name}: ${s.errors} of ${s.requests} responses were not the expected status (${s.firstError})`);
 		}
 	}
 	if (scalingResult.errors > 0) warnings.push(`scaling: ${scalingResult.errors} responses were not 200`);
 	return {
-		scenarios: { health, listConversations, postMessage },
+		scenarios: { health, widgetConfig, listConversations, postMessage },
 		scaling: scalingResult,
 		fanout,
 		widget,
 		d1QueriesPerListPage,
 	};
+}
+
+/**
+ * GET /health, then the config read every page view of every customer site makes (KV, no Durable Object
+ * hop), measured in the same run so that their ratio compares like with like.
+ */
+async function hotPath(baseUrl, workspaces, loop) {
+	log('measuring GET /health');
+	const health = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => ({ url: `${baseUrl}/health`, init: {} }) }),
+	);
+	log('measuring GET /widget/{workspaceId}/config');
+	const url = `${baseUrl}/widget/${workspaces[WIDGET.slug].workspaceId}/config`;
+	const widgetConfig = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 200, makeRequest: () => ({ url, init: {} }) }),
+		health,
+	);
+	return { health, widgetConfig };
 }
 
 /** Runs the widget section in Chromium; like the fan-out, a failure is a warning and a null result. */
@@ -318,9 +336,11 @@ async function main() {
 	try {
 		log('building the widget (vite build)');
 		buildWidget(ROOT);
-		log(`seeding ${LARGE.count} + ${SMALL.count} conversations into ${persistTo}`);
+		const only = options.only === 'widget-config';
+		if (options.only !== undefined && !only) throw new Error('--only takes widget-config');
+		log(only ? 'seeding the widget workspace' : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
-		const workspaces = await seed(persistTo);
+		const workspaces = await seed(persistTo, only ? [WIDGET] : [SMALL, LARGE, FANOUT, WIDGET]);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');
@@ -330,12 +350,24 @@ async function main() {
 				RATE_LIMIT_PER_MINUTE,
 				WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
 				WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
+				// The flood limit (300 a minute per workspace and address) would stop the closed loops at once.
+				WIDGET_FLOOD_LIMIT: 'off',
 				// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
 				PARLEY_SECRET: randomBytes(32).toString('base64url'),
 			},
 		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
 
+		if (only) {
+			const loop = {
+				concurrency: settings.concurrency,
+				warmupMs: settings.warmupSeconds * 1000,
+				durationMs: settings.durationSeconds * 1000,
+			};
+			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loop);
+			console.log(JSON.stringify({ health, widgetConfig }, null, '\t'));
+			return;
+		}
 		const warnings = [];
 		const figures = await measure(server.baseUrl, workspaces, warnings);
 		const cpus = os.cpus();

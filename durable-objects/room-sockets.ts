@@ -7,7 +7,7 @@ import { overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
 import { isTokenActive } from '../src/domain/team';
-import { enforceLimits, messageBuckets } from '../src/domain/visitor-limits';
+import { spendVisitorMessage } from '../src/domain/visitor-limits';
 import { sessionReaches } from '../src/domain/visitor-sessions';
 import { Forbidden, Invalid, Unauthorized } from '../src/lib/errors';
 import { MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
@@ -72,7 +72,7 @@ export async function assertMaySend(env: Env, who: SocketIdentity, text: string)
 	if (text.length > MAX_VISITOR_TEXT) {
 		throw new Invalid(`text: a message may be at most ${MAX_VISITOR_TEXT} characters`);
 	}
-	await enforceLimits(env, messageBuckets(env, who.visitorId ?? '', who.ip));
+	await spendVisitorMessage(openDatabase(env.DB), env, { ...who, visitorId: who.visitorId ?? '' });
 }
 
 /**

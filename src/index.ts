@@ -5,7 +5,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth, rateLimit } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
-import { clientIp, enforceLimits, requestBuckets } from './domain/visitor-limits';
+import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
@@ -69,7 +69,10 @@ app.use(
 		maxAge: 86_400,
 	}),
 	async function widgetFloodLimit(c, next) {
-		await enforceLimits(c.env, requestBuckets(c.env, clientIp(c.req.raw.headers)));
+		// `/widget/{workspaceId}/...`: each site's visitors behind one address have a budget of their own.
+		// Cut to the longest id a route accepts, so a made-up path cannot make the key arbitrarily long.
+		const workspaceId = (c.req.path.split('/')[2] ?? '').slice(0, 64);
+		await enforceFloodLimit(c.env, workspaceId, clientIp(c.req.raw.headers));
 		await next();
 	},
 	database,

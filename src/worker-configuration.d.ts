@@ -6,10 +6,12 @@ interface __BaseEnv_Env {
 	DB: D1Database;
 	WORKFLOW_RUNS: Queue;
 	EVENTS: Queue;
+	WIDGET_FLOOD: RateLimit;
 	ASSETS: Fetcher;
 	RATE_LIMIT_PER_MINUTE: string;
 	WIDGET_MESSAGES_PER_IP: string;
 	WIDGET_SESSIONS_PER_IP: string;
+	WIDGET_FLOOD_LIMIT: string;
 	WIDGET_URL: string;
 	SLOW_REQUEST_MS: string;
 	DEMO_WORKSPACE_ID: string;

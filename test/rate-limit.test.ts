@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, awayFromMinuteBoundary, expectError, seedWorkspace } from './factories';
@@ -49,11 +50,47 @@ describe('rate limit and regeneration', () => {
 describe('RateLimiter window', () => {
 	it('starts a new count when the minute turns', async () => {
 		const stub = env.RATE_LIMITER.getByName('window-test');
-		const minute = 60_000 * 29_000_000;
+		// A minute in the future (2046): a past one would have its idle alarm fire, and clear it, at once.
+		const minute = 60_000 * 40_000_000;
 		expect((await stub.hit(2, 60, minute + 1_000)).allowed).toBe(true);
 		expect((await stub.hit(2, 60, minute + 2_000)).allowed).toBe(true);
 		const third = await stub.hit(2, 60, minute + 3_000);
 		expect(third).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 57 });
 		expect((await stub.hit(2, 60, minute + 60_000)).allowed).toBe(true);
+	});
+});
+
+describe('RateLimiter idle storage', () => {
+	/** The names of the object's own tables (SQLite keeps a few internal ones of its own). */
+	const tables = (stub: DurableObjectStub) =>
+		runInDurableObject(stub, (_instance, state) =>
+			state.storage.sql
+				.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+				.toArray()
+				.map((t) => t.name),
+		);
+
+	it('deletes all its storage once a window passes with no hit, and a later hit starts a fresh count', async () => {
+		const stub = env.RATE_LIMITER.getByName(`idle-${crypto.randomUUID()}`);
+		// A window that ended three minutes ago: its alarm is due at once.
+		const past = Date.now() - 180_000;
+		expect((await stub.hit(1, 60, past)).allowed).toBe(true);
+		expect((await stub.hit(1, 60, past + 1)).allowed).toBe(false);
+		await runDurableObjectAlarm(stub);
+		await expect.poll(() => tables(stub)).toEqual([]);
+		expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
+		// The same (past) window counts from zero again: nothing of the old count survived.
+		expect((await stub.hit(1, 60, past + 2)).allowed).toBe(true);
+		expect(await tables(stub)).toEqual(['limiter_window']);
+	});
+
+	it('keeps the count of a newer window when its hit lands before the old window’s alarm runs', async () => {
+		const stub = env.RATE_LIMITER.getByName(`idle-${crypto.randomUUID()}`);
+		await awayFromMinuteBoundary();
+		await stub.hit(1, 60, Date.now() - 180_000);
+		expect((await stub.hit(1, 60)).allowed).toBe(true);
+		await runDurableObjectAlarm(stub);
+		expect((await stub.hit(1, 60)).allowed).toBe(false);
+		expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now());
 	});
 });

@@ -553,6 +553,32 @@ describe('POST /widget/{workspaceId}/identify', () => {
 		expect(((await later.json()) as { contact: ContactBody }).contact.id).not.toBe(contact.id);
 	});
 
+	it('does not adopt by e-mail a contact whose stored external id differs from the JWT’s', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const owner = await startVisitor(workspaceId);
+		const asOwner = await identify(owner, {
+			jwt: await signIdentityJwt(secret, { email: 'shared@example.com', external_id: 'acct-1', exp }),
+		});
+		const account = ((await asOwner.json()) as { contact: ContactBody }).contact;
+		const ownerConversation = await startVisitorConversation(owner, 'about my account');
+		for (const claims of [{ email: 'shared@example.com' }, { email: 'shared@example.com', external_id: 'acct-2' }]) {
+			const other = await startVisitor(workspaceId);
+			const res = await identify(other, { jwt: await signIdentityJwt(secret, { ...claims, exp }) });
+			const contact = ((await res.json()) as { contact: ContactBody }).contact;
+			expect(contact.id).not.toBe(account.id);
+			// The address stays with the account that holds it; the other proof only notes it.
+			expect(contact).toMatchObject({ email: null, claimedEmail: 'shared@example.com', verified: true });
+			expect(await visitorConversationIds(other)).toEqual([]);
+		}
+		expect((await conversationOf(token, ownerConversation)).contact).toMatchObject({
+			id: account.id,
+			email: 'shared@example.com',
+			externalId: 'acct-1',
+		});
+	});
+
 	it("closes a browser's sockets on the previous person's conversations when it proves to be someone else", async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };

@@ -89,4 +89,36 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 		const res = await api(token, 'POST', `/v3/workflows/webhook/${webhook.id}`, { blob: 'x'.repeat(200 * 1024) });
 		expect(res.status).toBe(202);
 	});
+
+	it('replays a retry whose body has the same keys in another order, nested too', async () => {
+		const { token } = await seedWorkspace();
+		const webhook = await newWebhook(token);
+		const headers = { 'Idempotency-Key': 'evt_order' };
+		const path = `/v3/workflows/webhook/${webhook.id}`;
+		const first = await api(token, 'POST', path, '{"a":1,"b":{"x":[1,{"p":true,"q":null}],"y":"z"}}', headers);
+		expect(first.status).toBe(202);
+		const again = await api(token, 'POST', path, '{"b":{"y":"z","x":[1,{"q":null,"p":true}]},"a":1}', headers);
+		expect(again.status).toBe(202);
+		expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+		expect(((await again.json()) as { runId: string }).runId).toBe(((await first.json()) as { runId: string }).runId);
+		// Array order is meaning, not layout: reordering it is another body.
+		await expectError(
+			await api(token, 'POST', path, '{"a":1,"b":{"x":[{"p":true,"q":null},1],"y":"z"}}', headers),
+			422,
+		);
+	});
+
+	it('refuses a body nested deeper than 32 levels with 422 and stores nothing', async () => {
+		const { token } = await seedWorkspace();
+		const webhook = await newWebhook(token);
+		const path = `/v3/workflows/webhook/${webhook.id}`;
+		const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+		expect((await api(token, 'POST', path, nested(32))).status).toBe(202);
+		const { message } = await expectError(await api(token, 'POST', path, nested(33)), 422);
+		expect(message).toContain('32 levels');
+		// Far deeper than any stack would bear if it were walked recursively.
+		await expectError(await api(token, 'POST', path, `{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 422);
+		const runs = await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id));
+		expect(runs).toHaveLength(1);
+	});
 });

@@ -1,4 +1,5 @@
-import { decodeBase64url, decodeBase64urlJson, encodeBase64url } from './secrets';
+import { CompactSign, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeBase64urlJson } from './secrets';
 
 /**
  * Identity verification for the widget's `identify`: the site's backend signs a short-lived HS256 JWT with
@@ -25,53 +26,67 @@ type Verified = { ok: true; claims: IdentityClaims } | { ok: false; reason: Iden
 /**
  * Checks an identity JWT against the workspace's identity secret, e.g.
  * `await verifyIdentityJwt(await identitySecret(env.PARLEY_SECRET, workspaceId, version), body.jwt)`.
+ * The signature, the payload and the time claims are jose's; the header policy before it and the claim
+ * shapes after it are ours.
  */
 export async function verifyIdentityJwt(secret: string, jwt: string, now = Date.now()): Promise<Verified> {
 	if (jwt.length > MAX_JWT_LENGTH) return failure('malformed');
-	const [headerPart, payloadPart, signaturePart, ...rest] = jwt.split('.');
-	if (headerPart === undefined || payloadPart === undefined || signaturePart === undefined || rest.length > 0) {
-		return failure('malformed');
-	}
+	const parts = jwt.split('.');
+	const headerPart = parts[0];
+	if (parts.length !== 3 || headerPart === undefined) return failure('malformed');
+	// Strict base64url (jose's decoder forgives padding) and a JSON object, before anything is verified.
 	const header = decodeBase64urlJson(headerPart);
 	if (header === null) return failure('malformed');
 	// The algorithm is ours to choose, not the token's: anything but HS256 ('none' above all) is refused.
 	if (header.alg !== 'HS256') return failure('algorithm');
 	if (header.typ !== undefined && header.typ !== 'JWT') return failure('malformed');
-	// RFC 7515 §4.1.11: extensions we do not understand must not be ignored, and we understand none.
+	// RFC 7515 §4.1.11: extensions we do not understand must not be ignored, and we understand none
+	// (jose would honour `b64: false`).
 	if (header.crit !== undefined) return failure('malformed');
-	const signature = decodeBase64url(signaturePart);
-	if (signature === null) return failure('malformed');
-
-	const key = await hmacKey(secret, 'verify');
-	const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
-	if (!(await crypto.subtle.verify('HMAC', key, signature, signed))) return failure('signature');
-
-	const payload = decodeBase64urlJson(payloadPart);
-	if (payload === null) return failure('malformed');
+	let payload: JWTPayload;
+	try {
+		({ payload } = await jwtVerify(jwt, new TextEncoder().encode(secret), {
+			algorithms: ['HS256'],
+			currentDate: new Date(now),
+			clockTolerance: CLOCK_LEEWAY_MS / 1000,
+			requiredClaims: ['exp'],
+		}));
+	} catch (error) {
+		return failure(reasonOf(error));
+	}
 	return checkClaims(payload, now);
+}
+
+/** The named reason for one of jose's errors. */
+function reasonOf(error: unknown): IdentityFailure {
+	if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm';
+	if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature';
+	if (error instanceof joseErrors.JWTExpired) return 'expired';
+	if (error instanceof joseErrors.JWTClaimValidationFailed) {
+		// A token valid only in the future would stretch the replay window past its hour.
+		return error.claim === 'nbf' && error.reason === 'check_failed' ? 'lifetime' : 'claims';
+	}
+	if (error instanceof joseErrors.JOSEError) return 'malformed';
+	throw error;
 }
 
 /**
  * What a site's backend does (any JWT library works): an HS256 JWT signed with the identity secret's
  * UTF-8 bytes, e.g. `signIdentityJwt(secret, { email, exp: Math.floor(Date.now() / 1000) + 300 })`.
+ * The claims go out as given, unchecked, so tests can sign what a careless backend would.
  */
 export async function signIdentityJwt(secret: string, claims: Record<string, unknown>): Promise<string> {
-	const encode = (value: unknown) => encodeBase64url(new TextEncoder().encode(JSON.stringify(value)));
-	const signed = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
-	const signature = await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), new TextEncoder().encode(signed));
-	return `${signed}.${encodeBase64url(new Uint8Array(signature))}`;
+	return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+		.setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+		.sign(new TextEncoder().encode(secret));
 }
 
-function checkClaims(payload: Record<string, unknown>, now: number): Verified {
-	const { exp, iat, nbf, email, external_id: externalIdClaim, sub, name } = payload;
+/** What jose leaves to us: `exp` at most an hour ahead, `iat` not in the future, and the claims' shapes. */
+function checkClaims(payload: JWTPayload, now: number): Verified {
+	const { exp, iat, email, external_id: externalIdClaim, sub, name } = payload;
 	if (!isNumericDate(exp)) return failure('claims');
-	if (iat !== undefined && !isNumericDate(iat)) return failure('claims');
-	if (nbf !== undefined && !isNumericDate(nbf)) return failure('claims');
-	if (exp * 1000 < now - CLOCK_LEEWAY_MS) return failure('expired');
 	if (exp * 1000 > now + MAX_LIFETIME_MS + CLOCK_LEEWAY_MS) return failure('lifetime');
-	// A token issued (or valid only) in the future would stretch the replay window past its hour.
 	if (iat !== undefined && iat * 1000 > now + CLOCK_LEEWAY_MS) return failure('lifetime');
-	if (nbf !== undefined && nbf * 1000 > now + CLOCK_LEEWAY_MS) return failure('lifetime');
 
 	if (email !== undefined && !isEmail(email)) return failure('claims');
 	if (externalIdClaim !== undefined && !isExternalId(externalIdClaim)) return failure('claims');
@@ -101,9 +116,4 @@ function isExternalId(value: unknown): value is string {
 
 function failure(reason: IdentityFailure): Verified {
 	return { ok: false, reason };
-}
-
-function hmacKey(secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
-	const hmac = { name: 'HMAC', hash: 'SHA-256' } as const;
-	return crypto.subtle.importKey('raw', new TextEncoder().encode(secret), hmac, false, [usage]);
 }

@@ -13,7 +13,7 @@ import { outboxStatements } from '../events/outbox';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
-import { type ConversationChanges, conversationSummary, getConversation, type NewConversation } from './conversations';
+import { type ConversationChanges, conversationSummary, type NewConversation } from './conversations';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
@@ -212,7 +212,10 @@ async function runBatchOrConflict(db: Database, statements: Statement[]) {
 	}
 }
 
-/** Applies status, assignment and tag changes in one batch with their event; NotFound outside the workspace. */
+/**
+ * Applies status, assignment and tag changes in one batch with their event; NotFound outside the workspace.
+ * The caller reads the result as its permissions allow (conversationForWriter).
+ */
 export async function updateConversation(
 	db: Database,
 	workspaceId: string,
@@ -245,5 +248,5 @@ export async function updateConversation(
 		now,
 	);
 	await runBatch(db, [update, ...tagStatements, ...outboxStatements(db, [event])]);
-	return { conversation: await getConversation(db, workspaceId, id), events: [event] };
+	return { events: [event] };
 }

@@ -39,6 +39,32 @@ export const conversationWithContactSchema = conversationSchema
 
 export type ConversationView = z.infer<typeof conversationSchema>;
 
+/**
+ * What a write answers a caller without `conversations:read` (a `messages:send`-only integration): ids,
+ * status and times, no contact and no origin, so a write never reads what a GET would refuse. No contactId
+ * either: its time-ordered id would tell whether an e-mail given to POST /v3/conversations was known.
+ */
+export const conversationReceiptSchema = conversationSchema
+	.pick({
+		id: true,
+		workspaceId: true,
+		channel: true,
+		status: true,
+		assigneeId: true,
+		groupId: true,
+		createdAt: true,
+		updatedAt: true,
+		lastActivityAt: true,
+	})
+	.openapi('ConversationReceipt');
+
+/** A write's answer: the conversation with its contact for a reader, else the receipt. */
+export const conversationWriteResultSchema = z
+	.union([conversationWithContactSchema, conversationReceiptSchema])
+	.openapi({
+		description: 'With `conversations:read`, the conversation with its contact; without it, a ConversationReceipt.',
+	});
+
 // Tag names of a conversation, gathered inside the row's own query so a list page stays one statement.
 const tagNames = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${conversations.id})`;
 
@@ -210,6 +236,32 @@ export async function getConversation(db: Database, workspaceId: string, id: str
 		.get();
 	if (!row) throw new NotFound(`Conversation ${id} not found.`);
 	return { ...conversationView(row.conversation, row.tagNames), contact: contactView(row.contact) };
+}
+
+/**
+ * The conversation as a write answers it: `getConversation` when the caller may read conversations, else
+ * the receipt (see conversationReceiptSchema). NotFound outside the workspace.
+ */
+export async function conversationForWriter(db: Database, workspaceId: string, id: string, canRead: boolean) {
+	if (canRead) return getConversation(db, workspaceId, id);
+	const row = await db
+		.select()
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+	if (!row) throw new NotFound(`Conversation ${id} not found.`);
+	const { channel, status, assigneeId, groupId } = row;
+	return {
+		id: row.id,
+		workspaceId: row.workspaceId,
+		channel,
+		status,
+		assigneeId,
+		groupId,
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+		lastActivityAt: iso(row.lastActivityAt),
+	};
 }
 
 /** Throws NotFound unless the conversation belongs to the workspace. */

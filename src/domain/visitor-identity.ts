@@ -99,8 +99,8 @@ export async function identifyVisitor(
 }
 
 /**
- * The proven identity's contact becomes the session's: found by external id, else e-mail, else the session's
- * own contact is marked verified. An anonymous contact's conversations move to the proven one (the lead
+ * The proven identity's contact becomes the session's: found by external id, else by e-mail among contacts
+ * with no external id of their own, else the session's own contact is marked verified. An anonymous contact's conversations move to the proven one (the lead
  * becomes the user, as it does in Intercom); a previously verified contact keeps its own.
  */
 async function adoptVerifiedContact(
@@ -123,9 +123,11 @@ async function adoptVerifiedContact(
 				),
 			),
 		);
+	// A contact that holds an external id is that account of the site's, and only a proof of that same id
+	// reaches it: an e-mail alone (or with another id) may be an address that moved between accounts.
 	const target =
 		matches.find((c) => claims.externalId !== undefined && c.externalId === claims.externalId) ??
-		matches.find((c) => c.email === claims.email && (claims.externalId === undefined || c.externalId === null));
+		matches.find((c) => c.email === claims.email && c.externalId === null);
 	const current = session.contactId
 		? await db
 				.select()

@@ -1,18 +1,47 @@
+import type { Database } from '../db/client';
 import { TooManyRequests } from '../lib/errors';
+import { loadWidgetSettings, type WidgetSettings } from './widget-settings';
 
 /**
  * Abuse limits on the public widget endpoints, per minute. A visitor chats at human speed; the per-IP limits
- * are higher because an office or a mobile carrier puts many visitors behind one address. The per-IP ones
- * can be raised with vars (WIDGET_MESSAGES_PER_IP, WIDGET_SESSIONS_PER_IP) for a load test or a big NAT.
+ * are higher because an office or a mobile carrier puts many visitors behind one address, and they count
+ * per workspace, so one busy address on one site never throttles another site. The vars
+ * (WIDGET_MESSAGES_PER_IP, WIDGET_SESSIONS_PER_IP) are the deployment's defaults; a workspace's own
+ * `limits` widget setting replaces them for that workspace.
  */
-export function visitorLimits(env: Env) {
+export interface VisitorLimits {
+	messagesPerVisitor: number;
+	messagesPerIp: number;
+	sessionsPerIp: number;
+}
+
+/** The limits of one workspace: its own settings where it set them, else the deployment's vars. */
+export function visitorLimits(env: Env, own: WidgetSettings['limits'] = { sessionsPerIp: null, messagesPerIp: null }) {
 	return {
 		messagesPerVisitor: 20,
-		messagesPerIp: Number(env.WIDGET_MESSAGES_PER_IP) || 120,
-		sessionsPerIp: Number(env.WIDGET_SESSIONS_PER_IP) || 30,
-		// Every widget request (config, history, identify, sockets...): generous, it only stops floods.
-		requestsPerIp: 10 * (Number(env.WIDGET_SESSIONS_PER_IP) || 30),
-	};
+		messagesPerIp: own.messagesPerIp ?? (Number(env.WIDGET_MESSAGES_PER_IP) || 120),
+		sessionsPerIp: own.sessionsPerIp ?? (Number(env.WIDGET_SESSIONS_PER_IP) || 30),
+	} satisfies VisitorLimits;
+}
+
+// Each isolate keeps a workspace's limits for a minute: a socket message or a session start then costs no D1
+// read to learn its limit, and a changed setting applies within a minute everywhere (at once where it was saved).
+const CACHE_MS = 60_000;
+const cached = new Map<string, { limits: WidgetSettings['limits']; at: number }>();
+
+/** A workspace's `limits` setting, from this isolate's cache or D1. */
+export async function workspaceLimits(db: Database, env: Env, workspaceId: string, now = Date.now()) {
+	const hit = cached.get(workspaceId);
+	if (hit && now - hit.at < CACHE_MS) return visitorLimits(env, hit.limits);
+	const { limits } = (await loadWidgetSettings(db, workspaceId)).settings;
+	if (cached.size >= 10_000) cached.clear();
+	cached.set(workspaceId, { limits, at: now });
+	return visitorLimits(env, limits);
+}
+
+/** Forgets a workspace's cached limits (its settings were just saved in this isolate). */
+export function forgetWorkspaceLimits(workspaceId: string): void {
+	cached.delete(workspaceId);
 }
 
 /**
@@ -39,8 +68,20 @@ function expandIpv6(ip: string): string[] | null {
 }
 
 /**
+ * The flood limit of every public widget request (config reads included), per workspace and address:
+ * the Workers rate-limiting binding counts in the serving location with no Durable Object hop, so the
+ * config read each page view makes stays a KV read. It has no reset time; a minute is the honest wait.
+ */
+export async function enforceFloodLimit(env: Env, workspaceId: string, ip: string): Promise<void> {
+	if (env.WIDGET_FLOOD_LIMIT === 'off') return;
+	const { success } = await env.WIDGET_FLOOD.limit({ key: `${workspaceId}:${ip}` });
+	if (!success) throw new TooManyRequests('Too many requests from this address; try again in 60 s.', 60);
+}
+
+/**
  * Counts one hit against each named bucket and throws TooManyRequests (with the seconds to wait) when any is
- * over its limit. Buckets live in the same RateLimiter Durable Object class as the API's token limits.
+ * over its limit. Buckets live in the same RateLimiter Durable Object class as the API's token limits: exact
+ * counts across locations, for the writes (session starts, messages).
  */
 export async function enforceLimits(env: Env, buckets: Array<{ key: string; limit: number }>): Promise<void> {
 	const decisions = await Promise.all(
@@ -55,21 +96,24 @@ export async function enforceLimits(env: Env, buckets: Array<{ key: string; limi
 	}
 }
 
-/** The buckets one visitor message counts against. */
-export function messageBuckets(env: Env, visitorId: string, ip: string) {
-	const limits = visitorLimits(env);
-	return [
-		{ key: `visitor:${visitorId}`, limit: limits.messagesPerVisitor },
-		{ key: `ip-messages:${ip}`, limit: limits.messagesPerIp },
-	];
+/** Who sends a visitor message: the visitor and its address, in its workspace. */
+export interface VisitorSender {
+	workspaceId: string;
+	visitorId: string;
+	ip: string;
 }
 
-/** The bucket a session start counts against. */
-export function sessionBuckets(env: Env, ip: string) {
-	return [{ key: `ip-sessions:${ip}`, limit: visitorLimits(env).sessionsPerIp }];
+/** Counts a visitor message against the visitor's and its address's budgets in the workspace. */
+export async function spendVisitorMessage(db: Database, env: Env, sender: VisitorSender): Promise<void> {
+	const limits = await workspaceLimits(db, env, sender.workspaceId);
+	await enforceLimits(env, [
+		{ key: `visitor:${sender.visitorId}`, limit: limits.messagesPerVisitor },
+		{ key: `ws:${sender.workspaceId}:ip-messages:${sender.ip}`, limit: limits.messagesPerIp },
+	]);
 }
 
-/** The bucket every public widget request counts against, on top of the stricter ones of sends. */
-export function requestBuckets(env: Env, ip: string) {
-	return [{ key: `ip-requests:${ip}`, limit: visitorLimits(env).requestsPerIp }];
+/** Counts a session start (or another anonymous write, such as a handoff) against the address's budget. */
+export async function spendSessionStart(db: Database, env: Env, workspaceId: string, ip: string): Promise<void> {
+	const limits = await workspaceLimits(db, env, workspaceId);
+	await enforceLimits(env, [{ key: `ws:${workspaceId}:ip-sessions:${ip}`, limit: limits.sessionsPerIp }]);
 }

@@ -79,6 +79,17 @@ export const customFieldSchema = z
 
 export const requiredFieldSchema = z.enum(['name', 'email', 'phone']);
 
+/** A per-minute budget per client address: null takes the deployment's default (a var). */
+const perIpLimit = z.int().min(1).max(100_000).nullable();
+
+/** The workspace's own visitor abuse limits, per client address and minute (never shown to visitors). */
+export const visitorLimitsSchema = z
+	.strictObject({
+		sessionsPerIp: perIpLimit.openapi({ description: 'New visitor sessions (and handoffs); default 30.' }),
+		messagesPerIp: perIpLimit.openapi({ description: 'Visitor messages; default 120.' }),
+	})
+	.openapi('VisitorLimits');
+
 export const widgetSettingsSchema = z
 	.strictObject({
 		primaryColor: hexColor,
@@ -103,6 +114,8 @@ export const widgetSettingsSchema = z
 			.array(customFieldSchema)
 			.max(20)
 			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique'),
+		/** Raise them for a site whose visitors share one address (an office, a mobile carrier). */
+		limits: visitorLimitsSchema,
 	})
 	.openapi('WidgetSettings');
 
@@ -114,6 +127,7 @@ export const widgetSettingsUpdateSchema = widgetSettingsSchema
 		businessHours: businessHoursSchema.partial(),
 		periodMessages: periodMessagesSchema.partial(),
 		messagingBubble: messagingBubbleFields.partial(),
+		limits: visitorLimitsSchema.partial(),
 	})
 	.partial()
 	.openapi('WidgetSettingsUpdate');
@@ -149,6 +163,7 @@ export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
 	messagingBubble: { enabled: false, phoneNumber: null, prefilledMessage: '' },
 	requiredFields: [],
 	customFields: [],
+	limits: { sessionsPerIp: null, messagesPerIp: null },
 };
 
 /** Applies a partial update: top-level fields replace, the nested objects merge one level deep. */
@@ -159,6 +174,7 @@ export function mergeWidgetSettings(current: WidgetSettings, update: WidgetSetti
 		businessHours: { ...current.businessHours, ...update.businessHours },
 		periodMessages: { ...current.periodMessages, ...update.periodMessages },
 		messagingBubble: { ...current.messagingBubble, ...update.messagingBubble },
+		limits: { ...current.limits, ...update.limits },
 	};
 }
 
@@ -211,9 +227,13 @@ export function publicConfigKey(workspaceId: string): string {
 	return `widget-config:${workspaceId}`;
 }
 
-/** What a visitor's browser may see: everything in the settings, stamped with the workspace and version. */
+/**
+ * What a visitor's browser may see: the settings but the abuse limits (no help to a flood), stamped with the
+ * workspace and version.
+ */
 export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
-	return { workspaceId, version: updatedAt, ...settings };
+	const { limits: _limits, ...visible } = settings;
+	return { workspaceId, version: updatedAt, ...visible };
 }
 
 /**
@@ -226,14 +246,36 @@ export async function readPublicConfig(
 	workspaceId: string,
 ): Promise<{ json: string; version: number } | null> {
 	const cached = await kv.get(publicConfigKey(workspaceId));
-	if (cached !== null) return { json: cached, version: (JSON.parse(cached) as { version: number }).version };
+	if (cached !== null) return { json: cached, version: versionOf(cached) };
 	if (!(await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()))
 		return null;
 	const { settings, updatedAt } = await loadWidgetSettings(db, workspaceId);
 	// Version 0: the defaults, until the first save.
 	const json = JSON.stringify(publicWidgetConfig(workspaceId, settings, updatedAt ?? 0));
-	await kv.put(publicConfigKey(workspaceId), json);
+	await publishPublicConfig(db, kv, workspaceId, json);
 	return { json, version: updatedAt ?? 0 };
+}
+
+/**
+ * Writes a public config to KV without ever leaving an older one there. KV has no compare-and-set, so: no
+ * write over a copy of the same or a newer version; and after the write, D1 is read again: a save that
+ * committed meanwhile (whose own KV write may have landed before ours) is written over ours. A save that
+ * commits after that second read writes its copy after ours, so it wins either way.
+ */
+export async function publishPublicConfig(db: Database, kv: KVNamespace, workspaceId: string, json: string) {
+	const key = publicConfigKey(workspaceId);
+	const version = versionOf(json);
+	const present = await kv.get(key);
+	if (present !== null && versionOf(present) >= version) return;
+	await kv.put(key, json);
+	const latest = await loadWidgetSettings(db, workspaceId);
+	if ((latest.updatedAt ?? 0) > version) {
+		await kv.put(key, JSON.stringify(publicWidgetConfig(workspaceId, latest.settings, latest.updatedAt ?? 0)));
+	}
+}
+
+function versionOf(json: string): number {
+	return (JSON.parse(json) as { version: number }).version;
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { inboundWebhooks, workflowRuns } from '../db/schema';
+import { canonicalJson, jsonDepth } from '../lib/canonical-json';
 import { Conflict, Invalid, NotFound, ServiceUnavailable } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 
@@ -28,6 +29,17 @@ export const workflowRunAcceptedSchema = z
 		createdAt: z.string(),
 	})
 	.openapi('WorkflowRunAccepted');
+
+/** Deeper than any real event payload; a body nested thousands deep would only cost every later reader. */
+export const MAX_WEBHOOK_DEPTH = 32;
+
+/** A webhook body: any JSON object, refused (422) when nested deeper than MAX_WEBHOOK_DEPTH. */
+export const webhookInputSchema = z
+	.record(z.string(), z.unknown())
+	.refine((input) => jsonDepth(input, MAX_WEBHOOK_DEPTH) <= MAX_WEBHOOK_DEPTH, {
+		message: `nested deeper than ${MAX_WEBHOOK_DEPTH} levels`,
+	})
+	.openapi({ description: `Any JSON object, up to 256 KiB and ${MAX_WEBHOOK_DEPTH} levels deep.` });
 
 type WebhookRow = typeof inboundWebhooks.$inferSelect;
 
@@ -111,7 +123,8 @@ export async function enqueueWebhookRun(
 
 /**
  * The run an earlier request with the same Idempotency-Key recorded. A key reused with another body is a
- * sender bug (422); a key whose first request is still being queued, or failed to be, is a 409 to retry.
+ * sender bug (422), compared in canonical form: the same body with its keys in another order is the same
+ * body. A key whose first request is still being queued, or failed to be, is a 409 to retry.
  */
 async function replayRun(
 	db: Database,
@@ -135,7 +148,7 @@ async function replayRun(
 					)
 					.get();
 	if (!first) throw new Conflict('A run with this Idempotency-Key is being recorded; retry shortly.');
-	if (JSON.stringify(first.input) !== JSON.stringify(input)) {
+	if (canonicalJson(first.input) !== canonicalJson(input)) {
 		throw new Invalid('This Idempotency-Key was already used with a different body.');
 	}
 	return { run: first, replayed: true };

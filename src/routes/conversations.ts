@@ -6,8 +6,10 @@ import {
 	assertConversationInWorkspace,
 	conversationChangesSchema,
 	conversationFiltersSchema,
+	conversationForWriter,
 	conversationSchema,
 	conversationWithContactSchema,
+	conversationWriteResultSchema,
 	getConversation,
 	listConversations,
 	newConversationSchema,
@@ -73,7 +75,10 @@ export const conversations = createRouter()
 			middleware: [requirePermission('messages:send')] as const,
 			request: { headers: idempotencyHeaders, body: jsonBody(newConversationSchema) },
 			responses: {
-				201: jsonResponse('The new conversation, its contact embedded.', conversationWithContactSchema),
+				201: jsonResponse(
+					'The new conversation: its contact embedded with `conversations:read`, else a receipt.',
+					conversationWriteResultSchema,
+				),
 				...errorResponses(400, 403, 404, 409, 413, 415, 422),
 			},
 		}),
@@ -88,7 +93,8 @@ export const conversations = createRouter()
 			await releaseEvents(c.env, created.events);
 			if (created.firstMessage) await postMessage(c.env, created.firstMessage);
 			if (!created.created) c.header('Idempotent-Replayed', 'true');
-			return c.json(await getConversation(c.var.db, workspaceId, created.id), 201);
+			const canRead = hasPermission(c.var.caller.permissions, 'conversations:read');
+			return c.json(await conversationForWriter(c.var.db, workspaceId, created.id, canRead), 201);
 		},
 	)
 	.openapi(
@@ -115,15 +121,20 @@ export const conversations = createRouter()
 			middleware: [requirePermission('messages:send')] as const,
 			request: { params: idParams, body: jsonBody(conversationChangesSchema) },
 			responses: {
-				200: jsonResponse('The updated conversation.', conversationWithContactSchema),
+				200: jsonResponse(
+					'The updated conversation: its contact embedded with `conversations:read`, else a receipt.',
+					conversationWriteResultSchema,
+				),
 				...errorResponses(400, 403, 404, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const updated = await updateConversation(c.var.db, workspaceId, c.req.valid('param').id, c.req.valid('json'));
+			const { id } = c.req.valid('param');
+			const updated = await updateConversation(c.var.db, workspaceId, id, c.req.valid('json'));
 			c.executionCtx.waitUntil(releaseEvents(c.env, updated.events));
-			return c.json(updated.conversation, 200);
+			const canRead = hasPermission(c.var.caller.permissions, 'conversations:read');
+			return c.json(await conversationForWriter(c.var.db, workspaceId, id, canRead), 200);
 		},
 	)
 	.openapi(

@@ -12,7 +12,7 @@ import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../doma
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { recordHandoff } from '../domain/messaging-handoffs';
 import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
-import { clientIp, enforceLimits, messageBuckets, sessionBuckets } from '../domain/visitor-limits';
+import { clientIp, spendSessionStart, spendVisitorMessage } from '../domain/visitor-limits';
 import {
 	authenticateSession,
 	contactConversationIds,
@@ -94,7 +94,7 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId } = c.req.valid('param');
 			const body = c.req.valid('json');
-			const limit = () => enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
+			const limit = () => spendSessionStart(c.var.db, c.env, workspaceId, clientIp(c.req.raw.headers));
 			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin, limit);
 			const { session, ...rest } = started;
 			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
@@ -116,7 +116,7 @@ export const publicWidget = createRouter()
 			const { workspaceId } = c.req.valid('param');
 			const body = c.req.valid('json');
 			// Anyone may post one: it counts against the same per-IP budget as starting a session.
-			await enforceLimits(c.env, sessionBuckets(c.env, clientIp(c.req.raw.headers)));
+			await spendSessionStart(c.var.db, c.env, workspaceId, clientIp(c.req.raw.headers));
 			// The session is optional (the bubble may be clicked before the widget has one), but one that is
 			// sent must be valid, as everywhere else.
 			const session = c.req.header(SESSION_HEADER) === undefined ? null : await visitor(c, workspaceId);
@@ -199,7 +199,11 @@ export const publicWidget = createRouter()
 				? await knownDetails(c.var.db, session)
 				: {};
 			assertPrechatFields(settings, given, body.customFields ?? {}, known);
-			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
+			await spendVisitorMessage(c.var.db, c.env, {
+				workspaceId,
+				visitorId: session.id,
+				ip: clientIp(c.req.raw.headers),
+			});
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
 				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
@@ -285,7 +289,11 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
+			await spendVisitorMessage(c.var.db, c.env, {
+				workspaceId,
+				visitorId: session.id,
+				ip: clientIp(c.req.raw.headers),
+			});
 			const { message } = await postMessage(c.env, {
 				workspaceId,
 				conversationId: id,

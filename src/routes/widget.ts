@@ -3,10 +3,11 @@ import { requirePermission } from '../auth/middleware';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
+import { forgetWorkspaceLimits } from '../domain/visitor-limits';
 import {
 	loadWidgetSettings,
-	publicConfigKey,
 	publicWidgetConfig,
+	publishPublicConfig,
 	updateWidgetSettings,
 	widgetAvailability,
 	widgetSettingsSchema,
@@ -63,12 +64,11 @@ export const widget = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const saved = await updateWidgetSettings(c.var.db, workspaceId, c.req.valid('json'));
+			forgetWorkspaceLimits(workspaceId);
 			// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
 			try {
-				await c.env.WIDGET_CONFIG.put(
-					publicConfigKey(workspaceId),
-					JSON.stringify(publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt)),
-				);
+				const config = publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt);
+				await publishPublicConfig(c.var.db, c.env.WIDGET_CONFIG, workspaceId, JSON.stringify(config));
 			} catch (error) {
 				throw new ServiceUnavailable(
 					'The settings were saved but the widget cannot see them yet; repeat the same request.',

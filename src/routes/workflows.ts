@@ -7,6 +7,7 @@ import {
 	inboundWebhookSchema,
 	listInboundWebhooks,
 	runAccepted,
+	webhookInputSchema,
 	workflowRunAcceptedSchema,
 } from '../domain/workflow-runs';
 import { PayloadTooLarge } from '../lib/errors';
@@ -35,7 +36,7 @@ export const workflows = createRouter()
 			request: {
 				params: z.object({ webhook_id: idParam('webhook_id', 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T') }),
 				headers: idempotencyHeaders,
-				body: jsonBody(z.record(z.string(), z.unknown()).openapi({ description: 'Any JSON object, up to 256 KiB.' })),
+				body: jsonBody(webhookInputSchema),
 			},
 			responses: {
 				202: jsonResponse('The run was recorded and queued.', workflowRunAcceptedSchema),

@@ -68,6 +68,7 @@ async function startWranglerDev(persistTo: string, demoWorkspaceId: string): Pro
 		WIDGET_SESSIONS_PER_IP: '100000',
 		WIDGET_MESSAGES_PER_IP: '100000',
 		RATE_LIMIT_PER_MINUTE: '100000',
+		WIDGET_FLOOD_LIMIT: 'off',
 		DEMO_WORKSPACE_ID: demoWorkspaceId,
 	};
 	const args = [
