@@ -111,6 +111,22 @@ export class RoomOutbox {
 				.onConflictDoNothing(),
 		);
 		const at = summary.lastMessageAt ?? 0;
+		// A visitor's message reopened the conversation: the status changes in the same batch as the message.
+		// Only a conversation still closed: a status an operator set meanwhile (pending, say) stays.
+		if (room.reopened_at !== null) {
+			statements.push(
+				db
+					.update(conversations)
+					.set({ status: 'open', updatedAt: sql`MAX(${conversations.updatedAt}, ${room.reopened_at})` })
+					.where(
+						and(
+							eq(conversations.id, room.conversation_id),
+							eq(conversations.workspaceId, room.workspace_id),
+							eq(conversations.status, 'closed'),
+						),
+					),
+			);
+		}
 		statements.push(
 			db
 				.update(conversations)
@@ -136,6 +152,7 @@ export class RoomOutbox {
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),
 			room.summary_version,
+			room.reopened_at,
 		);
 		return true;
 	}

@@ -8,7 +8,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import { createConversation } from '../domain/conversation-changes';
-import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
+import { connectToRoom, disconnectVisitor, markRead, postMessage, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { recordHandoff } from '../domain/messaging-handoffs';
 import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
@@ -277,7 +277,7 @@ export const publicWidget = createRouter()
 			request: { params: conversationParams, headers: sessionHeaders, body: jsonBody(visitorMessage) },
 			responses: {
 				201: jsonResponse('The stored message (also for a repeated clientMessageId).', messageSchema),
-				...errorResponses(400, 404, 415, 422),
+				...errorResponses(400, 404, 409, 415, 422),
 			},
 		}),
 		async (c) => {
@@ -285,16 +285,18 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
-			const { message } = await postMessage(c.env, {
+			// A retried clientMessageId is answered before the limits count it (postVisitorMessage).
+			const limit = () => enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
+			const input = {
 				workspaceId,
 				conversationId: id,
-				authorKind: 'contact',
+				authorKind: 'contact' as const,
 				authorId: null,
 				text: body.text,
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.clientMessageId),
-			});
+			};
+			const { message } = await postVisitorMessage(c.env, input, limit);
 			return c.json(visitorView(message), 201);
 		},
 	)
@@ -345,7 +347,7 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const { session: inQuery, after } = c.req.valid('query');
-			const token = inQuery ?? credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'session.');
+			const token = inQuery ?? credentialFromSubprotocols(c.req.raw.headers, 'session.');
 			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
 			await visitorConversation(c.var.db, session, id);
 			return connectToRoom(c.env, c.req.raw, {
