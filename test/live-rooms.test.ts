@@ -191,4 +191,25 @@ describe('retried sends', () => {
 		statuses.push((await visitorSend(visitor, conversationId, 'Something new', 'new-one')).status);
 		expect(statuses).toEqual(Array(26).fill(201));
 	});
+
+	it('does not count retries of a conversation start (its first clientMessageId) either', async () => {
+		await awayFromMinuteBoundary();
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const start = () =>
+			widgetApi(
+				'POST',
+				`/widget/${workspaceId}/conversations`,
+				{ message: { text: 'First words', clientMessageId: 'start-1' } },
+				visitor.session,
+				{ 'CF-Connecting-IP': visitor.ip },
+			);
+		const statuses: number[] = [];
+		for (let i = 0; i < 25; i++) statuses.push((await start()).status);
+		const res = await start();
+		statuses.push(res.status);
+		const { conversation } = (await res.json()) as { conversation: { id: string } };
+		statuses.push((await visitorSend(visitor, conversation.id, 'Something new', 'after-start')).status);
+		expect(statuses).toEqual(Array(27).fill(201));
+	});
 });

@@ -7,7 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
-import { createConversation } from '../domain/conversation-changes';
+import { createConversation, findStarted } from '../domain/conversation-changes';
 import { connectToRoom, disconnectVisitor, markRead, postMessage, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { recordHandoff } from '../domain/messaging-handoffs';
@@ -199,7 +199,11 @@ export const publicWidget = createRouter()
 				? await knownDetails(c.var.db, session)
 				: {};
 			assertPrechatFields(settings, given, body.customFields ?? {}, known);
-			await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
+			const startKey = visitorClientId(session.id, body.message.clientMessageId);
+			// A retried start is not counted again: only a new one spends the visitor's message budget.
+			if (!(await findStarted(c.var.db, workspaceId, startKey))) {
+				await enforceLimits(c.env, messageBuckets(c.env, session.id, clientIp(c.req.raw.headers)));
+			}
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
 				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
@@ -213,7 +217,7 @@ export const publicWidget = createRouter()
 				{
 					operatorId: null,
 					origin: storedOrigin(body.origin) ?? session.origin,
-					startKey: visitorClientId(session.id, body.message.clientMessageId),
+					startKey,
 				},
 			);
 			await releaseEvents(c.env, created.events);
