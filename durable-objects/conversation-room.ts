@@ -1,32 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
-import { openDatabase } from '../src/db/client';
 import type { AttachmentMeta } from '../src/db/schema';
-import { CLOSED_CONVERSATION, type MessageTarget, messageTarget } from '../src/domain/live';
+import type { MessageTarget } from '../src/domain/live';
 import { type AuthorKind, type Interactive, type MessageView, visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
-import { AppError, Conflict, describeIssues, errorBody, Invalid, TooManyRequests } from '../src/lib/errors';
+import { AppError, errorBody } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
-import {
-	type ClientFrame,
-	clientFrameSchema,
-	type Participant,
-	PING,
-	PONG,
-	type ServerFrame,
-} from '../src/protocol/live';
+import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { RoomFrames, send } from './room-frames';
 import { RoomOutbox } from './room-outbox';
-import {
-	assertCredential,
-	assertMaySend,
-	frameLength,
-	maxFrameLength,
-	operatorTag,
-	type SocketIdentity,
-	socketIdentity,
-	spendSocketBudget,
-	storedClientId,
-	visitorTag,
-} from './room-sockets';
+import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
 import { type LogRow, messageView, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -69,12 +51,6 @@ const MAX_BACKLOG = 500;
  */
 const MAX_SOCKETS_PER_VISITOR = 5;
 const MAX_SOCKETS_PER_SIDE = 50;
-/** Typing frames relayed per socket: at most one a second. */
-const TYPING_INTERVAL_MS = 1000;
-/** Read receipts recorded per socket: at most one a second (each one that moves the position writes to D1). */
-const READ_INTERVAL_MS = 1000;
-/** How often a typing socket re-checks its credential (a send or a read receipt always does). */
-const CREDENTIAL_RECHECK_MS = 60_000;
 
 /**
  * The live side of one conversation, addressed by conversation id: the single writer of its messages.
@@ -88,6 +64,7 @@ const CREDENTIAL_RECHECK_MS = 60_000;
 export class ConversationRoom extends DurableObject<Env> {
 	private readonly store: RoomStore;
 	private readonly outbox: RoomOutbox;
+	private readonly frames: RoomFrames;
 	/** D1 statements this instance sent while importing; with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
@@ -97,6 +74,12 @@ export class ConversationRoom extends DurableObject<Env> {
 		super(ctx, env);
 		this.store = new RoomStore(ctx.storage);
 		this.outbox = new RoomOutbox(ctx, env, this.store);
+		this.frames = new RoomFrames(env, this.store, {
+			post: (input, target) => this.post(input, target),
+			replay: (input) => this.replay(input),
+			markRead: (...args) => this.markRead(...args),
+			broadcast: (frame, except) => this.broadcast(frame, except),
+		});
 		ctx.blockConcurrencyWhile(async () => this.store.open());
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
 	}
@@ -240,94 +223,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		const room = this.store.room();
-		if (!room) return;
-		const who = socketIdentity(socket, room);
-		// Longer than any valid frame: refused unread, and the socket closed (1009, "message too big"), since
-		// only a broken or hostile client sends one and an error frame would let it go on sending them.
-		if (frameLength(data) > maxFrameLength(who.role)) return answerClose(socket, 1009, 'frame too big');
-		let frame: unknown;
-		try {
-			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
-		} catch {
-			return refuse(socket, 400, 'A frame must be a JSON object.');
-		}
-		const parsed = clientFrameSchema.safeParse(frame);
-		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
-		const f = parsed.data;
-		try {
-			if (f.type === 'typing') return await this.typingFrame(socket, who, f.typing);
-			if (f.type === 'read') return await this.readFrame(socket, who, f.seq);
-			await this.messageFrame(socket, who, f);
-		} catch (error) {
-			if (!(error instanceof AppError)) throw error;
-			refuse(socket, error.statusCode, error.message, f.type === 'message' ? f.clientMessageId : undefined);
-			// A credential that is gone ends the socket: it must not go on receiving the conversation.
-			if (error.statusCode === 401) answerClose(socket, 4001, 'credential gone');
-		}
-	}
-
-	private async typingFrame(socket: WebSocket, who: SocketIdentity, typing: boolean): Promise<void> {
-		const now = Date.now();
-		if (now - who.typingAt < TYPING_INTERVAL_MS) return;
-		const stale = now - who.checkedAt > CREDENTIAL_RECHECK_MS;
-		if (stale) await assertCredential(this.env, who);
-		socket.serializeAttachment({ ...who, typingAt: now, checkedAt: stale ? now : who.checkedAt });
-		this.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing }, socket);
-	}
-
-	/** A receipt that moves nothing costs nothing; one that does is recorded at most once a second per socket. */
-	private async readFrame(socket: WebSocket, who: SocketIdentity, seq: number): Promise<void> {
-		if (Math.min(seq, this.store.lastSeq()) <= this.store.readSeq(who.role)) return;
-		const now = Date.now();
-		if (now - who.readAt < READ_INTERVAL_MS) {
-			throw new TooManyRequests('At most one read receipt a second on one socket; send it again in 1 s.', 1);
-		}
-		socket.serializeAttachment({ ...who, readAt: now });
-		await assertCredential(this.env, who);
-		await this.markRead(who.workspaceId, who.conversationId, who.role, who.operatorId, seq);
-	}
-
-	/**
-	 * A send, checked cheapest first: the socket's own budget (no I/O), the credential, a retry of a message
-	 * already stored (answered without counting it), then the same limits as over HTTP.
-	 */
-	private async messageFrame(
-		socket: WebSocket,
-		who: SocketIdentity,
-		f: Extract<ClientFrame, { type: 'message' }>,
-	): Promise<void> {
-		socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
-		await assertCredential(this.env, who);
-		const input: PostInput = {
-			workspaceId: who.workspaceId,
-			conversationId: who.conversationId,
-			authorKind: who.role,
-			authorId: who.role === 'operator' ? who.operatorId : null,
-			text: f.text,
-			attachments: [],
-			clientMessageId: storedClientId(who, f.clientMessageId),
-		};
-		let result: PostResult | ReplayResult = await this.replay(input);
-		if (result.status === 'absent') {
-			await assertMaySend(this.env, who, f.text);
-			// Only a visitor's message depends on the status (it may reopen the conversation).
-			const target =
-				who.role === 'contact'
-					? await messageTarget(openDatabase(this.env.DB), who.workspaceId, who.conversationId)
-					: null;
-			result = await this.post(input, target);
-		}
-		if (result.status === 'conflict') {
-			throw new Invalid('This clientMessageId was already used for a different message.');
-		}
-		if (result.status === 'closed') {
-			throw new Conflict(CLOSED_CONVERSATION);
-		}
-		if (result.status === 'created' || result.status === 'replayed') {
-			const message = who.role === 'contact' ? visitorView(result.message) : result.message;
-			send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
-		}
+		await this.frames.receive(socket, data);
 	}
 
 	/**
@@ -434,14 +330,6 @@ export class ConversationRoom extends DurableObject<Env> {
 		for (const socket of this.ctx.getWebSockets('operator')) if (socket !== except) trySend(socket, forTeam);
 		for (const socket of this.ctx.getWebSockets('contact')) if (socket !== except) trySend(socket, forVisitor);
 	}
-}
-
-function send(socket: WebSocket, frame: ServerFrame): void {
-	trySend(socket, JSON.stringify(frame));
-}
-
-function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
-	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
 }
 
 /**
