@@ -77,7 +77,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.frames = new RoomFrames(env, this.store, {
 			post: (input, target) => this.post(input, target),
 			replay: (input) => this.replay(input),
-			markRead: (...args) => this.markRead(...args),
+			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
 		});
 		ctx.blockConcurrencyWhile(async () => this.store.open());
@@ -157,15 +157,29 @@ export class ConversationRoom extends DurableObject<Env> {
 		seq: number,
 	) {
 		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' as const };
+		return { status: 'ok' as const, seq: await this.recordRead(reader, operatorId, seq, true) };
+	}
+
+	/**
+	 * Moves a read position in this (open) room and tells the sockets; returns the position. `writeNow`
+	 * false: D1 gets it with a flush a second later at most instead of before returning (a socket sending read
+	 * receipts faster than that costs D1 one write a second, and no receipt is lost).
+	 */
+	async recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number> {
+		const room = this.store.room();
+		if (!room) return 0;
+		const { workspace_id: workspaceId, conversation_id: conversationId } = room;
 		const upTo = this.store.markRead(reader, seq, (readSeq) =>
 			newEvent('conversation.read', workspaceId, { conversationId, reader, operatorId, seq: readSeq }),
 		);
 		if (upTo !== null) {
-			const armed = this.outbox.arm();
+			// Armed in the same turn as the change, as for a message.
+			const armed = writeNow ? this.outbox.arm() : this.outbox.armSoon();
 			this.broadcast({ type: 'read', reader, seq: upTo });
-			await this.sendOut(armed);
+			if (writeNow) await this.sendOut(armed);
+			else await armed;
 		}
-		return { status: 'ok' as const, seq: upTo ?? this.store.readSeq(reader) };
+		return upTo ?? this.store.readSeq(reader);
 	}
 
 	/**

@@ -6,7 +6,7 @@
 import { openDatabase } from '../src/db/client';
 import { CLOSED_CONVERSATION, type MessageTarget, messageTarget } from '../src/domain/live';
 import { visitorView } from '../src/domain/messages';
-import { AppError, Conflict, describeIssues, errorBody, Invalid, TooManyRequests } from '../src/lib/errors';
+import { AppError, Conflict, describeIssues, errorBody, Invalid } from '../src/lib/errors';
 import { type ClientFrame, clientFrameSchema, type Participant, type ServerFrame } from '../src/protocol/live';
 import type { PostInput, PostResult, ReplayResult } from './conversation-room';
 import {
@@ -24,7 +24,7 @@ import { answerClose, trySend } from './sockets';
 
 /** Typing frames relayed per socket: at most one a second. */
 const TYPING_INTERVAL_MS = 1000;
-/** Read receipts recorded per socket: at most one a second (each one that moves the position writes to D1). */
+/** Read receipts written to D1 per socket: at most one a second (the others wait for the next flush). */
 const READ_INTERVAL_MS = 1000;
 /** How often a typing socket re-checks its credential (a send or a read receipt always does). */
 const CREDENTIAL_RECHECK_MS = 60_000;
@@ -33,13 +33,7 @@ const CREDENTIAL_RECHECK_MS = 60_000;
 export interface FrameRoom {
 	post(input: PostInput, target: MessageTarget | null): Promise<PostResult>;
 	replay(input: PostInput): Promise<ReplayResult>;
-	markRead(
-		workspaceId: string,
-		conversationId: string,
-		reader: Participant,
-		operatorId: string | null,
-		seq: number,
-	): Promise<unknown>;
+	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
 	broadcast(frame: ServerFrame, except?: WebSocket): void;
 }
 
@@ -88,16 +82,21 @@ export class RoomFrames {
 		this.room.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing }, socket);
 	}
 
-	/** A receipt that moves nothing costs nothing; one that does is recorded at most once a second per socket. */
+	/**
+	 * A receipt that moves nothing costs nothing. One that moves the position checks the credential and
+	 * writes D1 at most once a second per socket; one sooner after that is recorded in the room at once (the
+	 * sockets see it) and reaches D1 with the flush a second later, so no receipt is lost to the throttle.
+	 */
 	private async readFrame(socket: WebSocket, who: SocketIdentity, seq: number): Promise<void> {
 		if (Math.min(seq, this.store.lastSeq()) <= this.store.readSeq(who.role)) return;
 		const now = Date.now();
 		if (now - who.readAt < READ_INTERVAL_MS) {
-			throw new TooManyRequests('At most one read receipt a second on one socket; send it again in 1 s.', 1);
+			await this.room.recordRead(who.role, who.operatorId, seq, false);
+			return;
 		}
 		socket.serializeAttachment({ ...who, readAt: now });
 		await assertCredential(this.env, who);
-		await this.room.markRead(who.workspaceId, who.conversationId, who.role, who.operatorId, seq);
+		await this.room.recordRead(who.role, who.operatorId, seq, true);
 	}
 
 	/**

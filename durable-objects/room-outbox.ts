@@ -11,6 +11,8 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
 const FIRST_RETRY_MS = 5_000;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
+/** How long a change left for the next flush (a throttled read receipt) may wait for it. */
+const SOON_MS = 1_000;
 
 /**
  * Copies a conversation room's state out of the object: messages and the summary row to D1, events to the
@@ -62,6 +64,11 @@ export class RoomOutbox {
 	 */
 	arm(): Promise<void> {
 		return this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+	}
+
+	/** Like `arm`, for a change that is not flushed now: the alarm flushes it within a second. */
+	armSoon(): Promise<void> {
+		return this.ctx.storage.setAlarm(Date.now() + SOON_MS);
 	}
 
 	private async drain(): Promise<void> {
