@@ -82,13 +82,16 @@ export async function postVisitorMessage(env: Env, input: PostInput, limit: () =
 export const CLOSED_CONVERSATION =
 	'This conversation is closed: start a new conversation (POST /widget/{workspaceId}/conversations) to write to the team.';
 
-function posted(result: PostResult | ReplayResult, conversationId: string, checks: number): Posted {
+function posted(
+	result: PostResult | Exclude<ReplayResult, { status: 'absent' }>,
+	conversationId: string,
+	checks: number,
+): Posted {
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
 	if (result.status === 'conflict') {
 		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
 	}
 	if (result.status === 'closed') throw new Conflict(CLOSED_CONVERSATION);
-	if (result.status === 'absent') throw new Error('a send found neither the message nor a room to post it in');
 	const { message, d1Statements } = result;
 	return { message, created: result.status === 'created', d1Statements: d1Statements + checks };
 }
