@@ -1,19 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AttachmentMeta } from '../src/db/schema';
+import type { MessageTarget } from '../src/domain/live';
 import { type AuthorKind, type Interactive, type MessageView, visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
-import { AppError, describeIssues, errorBody, Invalid } from '../src/lib/errors';
+import { AppError, errorBody } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
-import { clientFrameSchema, type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { RoomFrames, send } from './room-frames';
 import { RoomOutbox } from './room-outbox';
-import {
-	assertCredential,
-	assertMaySend,
-	operatorTag,
-	type SocketIdentity,
-	storedClientId,
-	visitorTag,
-} from './room-sockets';
+import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
 import { type LogRow, messageView, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -35,7 +30,15 @@ export type PostResult =
 	| { status: 'created' | 'replayed'; message: MessageView; d1Statements: number }
 	| { status: 'not_found' }
 	/** The client message id was already used for a different message. */
-	| { status: 'conflict' };
+	| { status: 'conflict' }
+	/** A visitor wrote on a closed conversation of a workspace whose visitors start a new one instead. */
+	| { status: 'closed' };
+
+/** A repeated client message id: the stored message, or `conflict` when it was a different one. */
+type Replayed = { status: 'replayed'; message: MessageView; d1Statements: number } | { status: 'conflict' };
+
+/** `replay`: as `Replayed`, or `absent` for a new client message id. */
+export type ReplayResult = Replayed | { status: 'not_found' } | { status: 'absent' };
 
 /**
  * At most this many backlog frames per (re)connect; a client further behind gets `complete: false` and
@@ -48,10 +51,6 @@ const MAX_BACKLOG = 500;
  */
 const MAX_SOCKETS_PER_VISITOR = 5;
 const MAX_SOCKETS_PER_SIDE = 50;
-/** Typing frames relayed per socket: at most one a second. */
-const TYPING_INTERVAL_MS = 1000;
-/** How often a typing socket re-checks its credential (a send or a read receipt always does). */
-const CREDENTIAL_RECHECK_MS = 60_000;
 
 /**
  * The live side of one conversation, addressed by conversation id: the single writer of its messages.
@@ -65,6 +64,7 @@ const CREDENTIAL_RECHECK_MS = 60_000;
 export class ConversationRoom extends DurableObject<Env> {
 	private readonly store: RoomStore;
 	private readonly outbox: RoomOutbox;
+	private readonly frames: RoomFrames;
 	/** D1 statements this instance sent while importing; with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
@@ -74,41 +74,46 @@ export class ConversationRoom extends DurableObject<Env> {
 		super(ctx, env);
 		this.store = new RoomStore(ctx.storage);
 		this.outbox = new RoomOutbox(ctx, env, this.store);
-		ctx.blockConcurrencyWhile(async () => this.store.migrate());
+		this.frames = new RoomFrames(env, this.store, {
+			post: (input, target) => this.post(input, target),
+			replay: (input) => this.replay(input),
+			recordRead: (...args) => this.recordRead(...args),
+			broadcast: (frame, except) => this.broadcast(frame, except),
+		});
+		ctx.blockConcurrencyWhile(async () => this.store.open());
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
 	}
 
-	/** Appends a message (idempotent by client message id) and returns it once it is durable here. */
-	async post(input: PostInput): Promise<PostResult> {
+	/**
+	 * Appends a message (idempotent by client message id) and returns it once it is durable here. `target` is
+	 * what D1 said of the conversation (`messageTarget`): a visitor's message on a closed conversation reopens
+	 * it, in the same transaction, or is refused (`closed`) when the workspace has visitors start a new one.
+	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
+	 */
+	async post(input: PostInput, target: MessageTarget | null): Promise<PostResult> {
 		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
-		const interactive = input.interactive ? JSON.stringify(input.interactive) : null;
-		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
-		if (existing) {
-			const same =
-				existing.body === input.text &&
-				existing.author_id === input.authorId &&
-				existing.attachments === JSON.stringify(input.attachments) &&
-				existing.interactive === interactive;
-			if (!same) return { status: 'conflict' };
-			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
-			if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
-			const message = messageView(existing, input.conversationId);
-			return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
-		}
+		const replayed = await this.replayed(input, sentBefore);
+		if (replayed) return replayed;
+		const reopens = input.authorKind === 'contact' && target?.conversation.status === 'closed';
+		if (reopens && target?.closedReply === 'new') return { status: 'closed' };
 		const now = Date.now();
 		const row = this.store.append(
 			{
 				id: newId('msg', now),
 				author_kind: input.authorKind,
 				author_id: input.authorId,
-				body: input.text,
+				body: wellFormed(input.text),
 				attachments: JSON.stringify(input.attachments),
-				interactive,
+				interactive: input.interactive ? JSON.stringify(input.interactive) : null,
 				client_message_id: input.clientMessageId,
 				created_at: now,
 			},
-			(row) => messageEvent(input, row),
+			(row) => [
+				messageEvent(input, row),
+				...(reopens && target ? [reopenEvent(input.workspaceId, target, row.created_at)] : []),
+			],
+			reopens,
 		);
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
@@ -116,6 +121,31 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.broadcast({ type: 'message', message });
 		await this.sendOut(armed);
 		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore };
+	}
+
+	/**
+	 * A repeated client message id: the stored message (or `conflict` when it was a different message), without
+	 * storing anything; `absent` for a new id. A visitor's retry is answered so before any limit counts it.
+	 */
+	async replay(input: PostInput): Promise<ReplayResult> {
+		const sentBefore = this.d1Statements();
+		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
+		return (await this.replayed(input, sentBefore)) ?? { status: 'absent' };
+	}
+
+	private async replayed(input: PostInput, sentBefore: number): Promise<Replayed | null> {
+		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
+		if (!existing) return null;
+		const same =
+			existing.body === wellFormed(input.text) &&
+			existing.author_id === input.authorId &&
+			existing.attachments === JSON.stringify(input.attachments) &&
+			existing.interactive === (input.interactive ? JSON.stringify(input.interactive) : null);
+		if (!same) return { status: 'conflict' };
+		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
+		if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
+		const message = messageView(existing, input.conversationId);
+		return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
 	}
 
 	/** A read receipt: `reader` has seen everything up to `seq`. Not a message; it resets the unread count. */
@@ -127,15 +157,29 @@ export class ConversationRoom extends DurableObject<Env> {
 		seq: number,
 	) {
 		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' as const };
+		return { status: 'ok' as const, seq: await this.recordRead(reader, operatorId, seq, true) };
+	}
+
+	/**
+	 * Moves a read position in this (open) room and tells the sockets; returns the position. `writeNow`
+	 * false: D1 gets it with a flush a second later at most instead of before returning (a socket sending read
+	 * receipts faster than that costs D1 one write a second, and no receipt is lost).
+	 */
+	async recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number> {
+		const room = this.store.room();
+		if (!room) return 0;
+		const { workspace_id: workspaceId, conversation_id: conversationId } = room;
 		const upTo = this.store.markRead(reader, seq, (readSeq) =>
 			newEvent('conversation.read', workspaceId, { conversationId, reader, operatorId, seq: readSeq }),
 		);
 		if (upTo !== null) {
-			const armed = this.outbox.arm();
+			// Armed in the same turn as the change, as for a message.
+			const armed = writeNow ? this.outbox.arm() : this.outbox.armSoon();
 			this.broadcast({ type: 'read', reader, seq: upTo });
-			await this.sendOut(armed);
+			if (writeNow) await this.sendOut(armed);
+			else await armed;
 		}
-		return { status: 'ok' as const, seq: upTo ?? this.store.readSeq(reader) };
+		return upTo ?? this.store.readSeq(reader);
 	}
 
 	/**
@@ -159,6 +203,9 @@ export class ConversationRoom extends DurableObject<Env> {
 			ip: url.searchParams.get('ip') ?? 'local',
 			typingAt: 0,
 			checkedAt: Date.now(),
+			readAt: 0,
+			sendWindow: 0,
+			sendsInWindow: 0,
 		};
 		const full =
 			this.ctx.getWebSockets(identity.role).length >= MAX_SOCKETS_PER_SIDE ||
@@ -190,70 +237,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		const room = this.store.room();
-		if (!room) return;
-		// Defaults for fields an attachment written by an older release may lack.
-		const stored = socket.deserializeAttachment() as Partial<SocketIdentity> & Pick<SocketIdentity, 'role'>;
-		const who: SocketIdentity = {
-			workspaceId: room.workspace_id,
-			conversationId: room.conversation_id,
-			operatorId: null,
-			tokenId: null,
-			canSend: false,
-			visitorId: null,
-			ip: 'local',
-			typingAt: 0,
-			checkedAt: 0,
-			...stored,
-		};
-		let frame: unknown;
-		try {
-			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
-		} catch {
-			return refuse(socket, 400, 'A frame must be a JSON object.');
-		}
-		const parsed = clientFrameSchema.safeParse(frame);
-		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
-		const f = parsed.data;
-		const clientMessageId = f.type === 'message' ? f.clientMessageId : undefined;
-		try {
-			if (f.type === 'typing') {
-				const now = Date.now();
-				if (now - who.typingAt < TYPING_INTERVAL_MS) return;
-				const stale = now - who.checkedAt > CREDENTIAL_RECHECK_MS;
-				if (stale) await assertCredential(this.env, who);
-				socket.serializeAttachment({ ...who, typingAt: now, checkedAt: stale ? now : who.checkedAt });
-				this.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing: f.typing }, socket);
-				return;
-			}
-			if (f.type === 'read') {
-				await assertCredential(this.env, who);
-				await this.markRead(room.workspace_id, room.conversation_id, who.role, who.operatorId, f.seq);
-				return;
-			}
-			await assertMaySend(this.env, who, f.text);
-			const result = await this.post({
-				workspaceId: room.workspace_id,
-				conversationId: room.conversation_id,
-				authorKind: who.role,
-				authorId: who.role === 'operator' ? who.operatorId : null,
-				text: f.text,
-				attachments: [],
-				clientMessageId: storedClientId(who, f.clientMessageId),
-			});
-			if (result.status === 'conflict') {
-				throw new Invalid('This clientMessageId was already used for a different message.');
-			}
-			if (result.status === 'created' || result.status === 'replayed') {
-				const message = who.role === 'contact' ? visitorView(result.message) : result.message;
-				send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
-			}
-		} catch (error) {
-			if (!(error instanceof AppError)) throw error;
-			refuse(socket, error.statusCode, error.message, clientMessageId);
-			// A credential that is gone ends the socket: it must not go on receiving the conversation.
-			if (error.statusCode === 401) answerClose(socket, 4001, 'credential gone');
-		}
+		await this.frames.receive(socket, data);
 	}
 
 	/**
@@ -327,7 +311,7 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	/** Retries the outbox: D1 writes and events that failed earlier. */
 	override async alarm(): Promise<void> {
-		await this.outbox.flush();
+		if (this.store.room()) await this.outbox.flush();
 	}
 
 	/** Loads the room on first use (from D1) and checks the caller's workspace owns the conversation. */
@@ -348,22 +332,41 @@ export class ConversationRoom extends DurableObject<Env> {
 		return this.importStatements + this.outbox.statementsSent;
 	}
 
-	/** Sends a frame to every socket (but `except`); message frames in each side's view. */
+	/** Sends a frame to every socket (but `except`), in each side's view: visitors never see operator ids. */
 	private broadcast(frame: ServerFrame, except?: WebSocket): void {
 		const forTeam = JSON.stringify(frame);
 		const forVisitor =
-			frame.type === 'message' ? JSON.stringify({ ...frame, message: visitorView(frame.message) }) : forTeam;
+			frame.type === 'message'
+				? JSON.stringify({ ...frame, message: visitorView(frame.message) })
+				: frame.type === 'typing'
+					? JSON.stringify({ ...frame, operatorId: null })
+					: forTeam;
 		for (const socket of this.ctx.getWebSockets('operator')) if (socket !== except) trySend(socket, forTeam);
 		for (const socket of this.ctx.getWebSockets('contact')) if (socket !== except) trySend(socket, forVisitor);
 	}
 }
 
-function send(socket: WebSocket, frame: ServerFrame): void {
-	trySend(socket, JSON.stringify(frame));
+/**
+ * Text as stored: a lone UTF-16 surrogate (which SQLite cannot keep and would store as U+FFFD) becomes U+FFFD
+ * here already, so the stored text, a retry's comparison and what the sender is answered agree.
+ */
+function wellFormed(text: string): string {
+	return text.toWellFormed();
 }
 
-function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
-	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
+/** `conversation.updated` for a visitor's message reopening the closed conversation; the actor is the contact. */
+function reopenEvent(workspaceId: string, { conversation }: MessageTarget, at: number): DomainEvent {
+	return newEvent(
+		'conversation.updated',
+		workspaceId,
+		{
+			conversation: { ...conversation, status: 'open' },
+			changed: ['status'],
+			actor: { kind: 'contact', id: conversation.contactId },
+			previous: { status: 'closed' },
+		},
+		at,
+	);
 }
 
 /** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */

@@ -11,6 +11,8 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
 const FIRST_RETRY_MS = 5_000;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
+/** How long a change left for the next flush (a throttled read receipt) may wait for it. */
+const SOON_MS = 1_000;
 
 /**
  * Copies a conversation room's state out of the object: messages and the summary row to D1, events to the
@@ -64,6 +66,11 @@ export class RoomOutbox {
 		return this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
 	}
 
+	/** Like `arm`, for a change that is not flushed now: the alarm flushes it within a second. */
+	armSoon(): Promise<void> {
+		return this.ctx.storage.setAlarm(Date.now() + SOON_MS);
+	}
+
 	private async drain(): Promise<void> {
 		try {
 			for (;;) {
@@ -111,6 +118,22 @@ export class RoomOutbox {
 				.onConflictDoNothing(),
 		);
 		const at = summary.lastMessageAt ?? 0;
+		// A visitor's message reopened the conversation: the status changes in the same batch as the message.
+		// Only a conversation still closed: a status an operator set meanwhile (pending, say) stays.
+		if (room.reopened_at !== null) {
+			statements.push(
+				db
+					.update(conversations)
+					.set({ status: 'open', updatedAt: sql`MAX(${conversations.updatedAt}, ${room.reopened_at})` })
+					.where(
+						and(
+							eq(conversations.id, room.conversation_id),
+							eq(conversations.workspaceId, room.workspace_id),
+							eq(conversations.status, 'closed'),
+						),
+					),
+			);
+		}
 		statements.push(
 			db
 				.update(conversations)
@@ -136,6 +159,7 @@ export class RoomOutbox {
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),
 			room.summary_version,
+			room.reopened_at,
 		);
 		return true;
 	}

@@ -7,10 +7,11 @@ import { overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
 import { isTokenActive } from '../src/domain/team';
-import { spendVisitorMessage } from '../src/domain/visitor-limits';
+import { spendVisitorMessage, visitorLimits } from '../src/domain/visitor-limits';
 import { sessionReaches } from '../src/domain/visitor-sessions';
-import { Forbidden, Invalid, Unauthorized } from '../src/lib/errors';
-import { MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
+import { Forbidden, Invalid, TooManyRequests, Unauthorized } from '../src/lib/errors';
+import { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
+import type { RoomRow } from './room-store';
 
 /** Kept as the socket's attachment, so it survives hibernation. */
 export interface SocketIdentity {
@@ -28,7 +29,72 @@ export interface SocketIdentity {
 	typingAt: number;
 	/** When the credential was last checked (typing re-checks it at most once a minute). */
 	checkedAt: number;
+	/** When this socket last had a read receipt recorded (read receipts are throttled per socket). */
+	readAt: number;
+	/** The per-socket message budget: the start of its one-minute window and the frames counted in it. */
+	sendWindow: number;
+	sendsInWindow: number;
 }
+
+/** The identity kept in a socket's attachment, with defaults for fields an older release did not write. */
+export function socketIdentity(socket: WebSocket, room: RoomRow): SocketIdentity {
+	const stored = socket.deserializeAttachment() as Partial<SocketIdentity> & Pick<SocketIdentity, 'role'>;
+	return {
+		workspaceId: room.workspace_id,
+		conversationId: room.conversation_id,
+		operatorId: null,
+		tokenId: null,
+		canSend: false,
+		visitorId: null,
+		ip: 'local',
+		typingAt: 0,
+		checkedAt: 0,
+		readAt: 0,
+		sendWindow: 0,
+		sendsInWindow: 0,
+		...stored,
+	};
+}
+
+/**
+ * The longest frame a participant can send that could be valid: a message of the longest text it may send
+ * with every character written as a JSON escape (`\u00e9`, 6 characters), plus room for the rest of the frame.
+ * Anything longer is refused before it is parsed.
+ */
+export function maxFrameLength(role: Participant): number {
+	return (role === 'contact' ? MAX_VISITOR_TEXT : MAX_OPERATOR_TEXT) * 6 + 1024;
+}
+
+/** A frame's length as `maxFrameLength` counts it: characters of a text frame (JSON escapes are ASCII), bytes of a binary one. */
+export function frameLength(data: string | ArrayBuffer): number {
+	return typeof data === 'string' ? data.length : data.byteLength;
+}
+
+/**
+ * Counts a message frame against the socket's own budget, kept in its attachment: the first check a send
+ * passes, before anything that costs a D1 read or a rate-limiter call, so a flood of frames is turned away
+ * for nothing. The budget is the participant's exact limit per minute (20 for a visitor, the token's rate
+ * for an operator); those exact limits are then still counted in their RateLimiter objects. Returns the
+ * identity to store, or throws TooManyRequests.
+ */
+export function spendSocketBudget(env: Env, who: SocketIdentity, now: number): SocketIdentity {
+	const limit =
+		who.role === 'contact'
+			? visitorLimits(env).messagesPerVisitor
+			: Number.parseInt(env.RATE_LIMIT_PER_MINUTE, 10) || 120;
+	const window = now - (now % SOCKET_WINDOW_MS);
+	const used = who.sendWindow === window ? who.sendsInWindow : 0;
+	if (used >= limit) {
+		const retryAfter = Math.max(1, Math.ceil((window + SOCKET_WINDOW_MS - now) / 1000));
+		throw new TooManyRequests(
+			`At most ${limit} messages a minute on one socket; try again in ${retryAfter} s.`,
+			retryAfter,
+		);
+	}
+	return { ...who, sendWindow: window, sendsInWindow: used + 1 };
+}
+
+const SOCKET_WINDOW_MS = 60_000;
 
 /** Tag of an operator's sockets, so that replacing its token can close them. */
 export function operatorTag(operatorId: string): string {
@@ -58,11 +124,10 @@ export async function assertCredential(env: Env, who: SocketIdentity): Promise<v
 }
 
 /**
- * Throws the named error an equivalent HTTP send would get: Unauthorized (see above), Forbidden without
- * `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
+ * After `assertCredential`, throws the named error an equivalent HTTP send of a new message would get:
+ * Forbidden without `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
  */
 export async function assertMaySend(env: Env, who: SocketIdentity, text: string): Promise<void> {
-	await assertCredential(env, who);
 	if (who.role === 'operator') {
 		if (!who.canSend) throw new Forbidden('This token\'s operator lacks the "messages:send" permission.');
 		const decision = await spendOperatorBudget(env, who.operatorId ?? '');

@@ -14,6 +14,8 @@ export type RoomRow = {
 	summary_version: number;
 	summary_flushed: number;
 	outbox_attempts: number;
+	/** When a visitor message reopened the closed conversation, until D1 has the new status; else null. */
+	reopened_at: number | null;
 };
 
 /** One message of the conversation, as this object keeps it. `in_d1` is 0 until D1 has the copy. */
@@ -45,7 +47,7 @@ const SCHEMA = [
 		id INTEGER PRIMARY KEY CHECK (id = 1), workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
 		contact_read_seq INTEGER NOT NULL DEFAULT 0, operator_read_seq INTEGER NOT NULL DEFAULT 0,
 		summary_version INTEGER NOT NULL DEFAULT 0, summary_flushed INTEGER NOT NULL DEFAULT 0,
-		outbox_attempts INTEGER NOT NULL DEFAULT 0)`,
+		outbox_attempts INTEGER NOT NULL DEFAULT 0, reopened_at INTEGER)`,
 	`CREATE TABLE IF NOT EXISTS log (
 		seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, author_kind TEXT NOT NULL, author_id TEXT,
 		body TEXT NOT NULL, attachments TEXT NOT NULL, client_message_id TEXT UNIQUE,
@@ -60,6 +62,7 @@ const SCHEMA = [
  */
 const ADDED_COLUMNS: Array<{ table: string; column: string; definition: string }> = [
 	{ table: 'log', column: 'interactive', definition: 'TEXT' },
+	{ table: 'room', column: 'reopened_at', definition: 'INTEGER' },
 ];
 
 /**
@@ -67,9 +70,26 @@ const ADDED_COLUMNS: Array<{ table: string; column: string; definition: string }
  * calls inside one event cannot interleave with another request: that is what makes numbering race-free.
  */
 export class RoomStore {
-	constructor(private readonly storage: DurableObjectStorage) {}
+	/**
+	 * Whether this object has its tables: only once D1 confirmed the conversation (see `importFromD1`). An
+	 * object that never served a real conversation gets none, so a made-up id leaves no storage behind.
+	 */
+	private created: boolean;
 
-	migrate(): void {
+	constructor(private readonly storage: DurableObjectStorage) {
+		this.created =
+			storage.sql
+				.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'room'")
+				.one().n > 0;
+	}
+
+	/** At construction: brings an existing room's tables up to date (columns added by later releases). */
+	open(): void {
+		if (this.created) this.migrate();
+	}
+
+	private migrate(): void {
+		this.created = true;
 		for (const statement of SCHEMA) this.storage.sql.exec(statement);
 		for (const { table, column, definition } of ADDED_COLUMNS) {
 			const columns = this.storage.sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
@@ -80,6 +100,7 @@ export class RoomStore {
 	}
 
 	room(): RoomRow | null {
+		if (!this.created) return null;
 		return this.storage.sql.exec<RoomRow>('SELECT * FROM room WHERE id = 1').toArray()[0] ?? null;
 	}
 
@@ -102,6 +123,7 @@ export class RoomStore {
 		]);
 		const conversation = summary?.results[0] as { unread_by_operators: number; unread_by_contact: number } | undefined;
 		if (!conversation) return 2;
+		this.migrate();
 		const results = (messages?.results ?? []) as Array<Omit<LogRow, 'in_d1'>>;
 		// D1 keeps unread counts, not read positions: read up to just before the k-th last unread message.
 		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
@@ -152,8 +174,11 @@ export class RoomStore {
 		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE seq > ? ORDER BY seq LIMIT ?', seq, limit).toArray();
 	}
 
-	/** Numbers and stores a message and its event in one transaction. */
-	append(message: NewLogRow, eventFor: (row: LogRow) => DomainEvent): LogRow {
+	/**
+	 * Numbers and stores a message and its events in one transaction. `reopen`: the message reopens the
+	 * closed conversation, so D1's status changes in the same write as the message (see `reopenedAt`).
+	 */
+	append(message: NewLogRow, eventsFor: (row: LogRow) => DomainEvent[], reopen = false): LogRow {
 		return this.storage.transactionSync(() => {
 			const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
 			this.storage.sql.exec(
@@ -169,7 +194,8 @@ export class RoomStore {
 				row.created_at,
 			);
 			this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
-			this.addEvent(eventFor(row));
+			if (reopen) this.storage.sql.exec('UPDATE room SET reopened_at = ? WHERE id = 1', row.created_at);
+			for (const event of eventsFor(row)) this.addEvent(event);
 			return row;
 		});
 	}
@@ -221,11 +247,17 @@ export class RoomStore {
 		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE in_d1 = 0 ORDER BY seq LIMIT ?', limit).toArray();
 	}
 
-	/** Records a successful D1 write: these messages, and the summary as of `summaryVersion`. */
-	wroteToD1(seqs: number[], summaryVersion: number): void {
+	/**
+	 * Records a successful D1 write: these messages, the summary as of `summaryVersion`, and the reopening
+	 * of `reopenedAt` (a later one, stored while the write was in flight, stays pending).
+	 */
+	wroteToD1(seqs: number[], summaryVersion: number, reopenedAt: number | null): void {
 		this.storage.transactionSync(() => {
 			for (const seq of seqs) this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE seq = ?', seq);
 			this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
+			if (reopenedAt !== null) {
+				this.storage.sql.exec('UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?', reopenedAt);
+			}
 		});
 	}
 

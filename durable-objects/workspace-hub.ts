@@ -1,8 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
+import { openDatabase } from '../src/db/client';
+import { isTokenActive } from '../src/domain/team';
 import type { DomainEvent } from '../src/events/catalogue';
+import { errorBody } from '../src/lib/errors';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { answerClose, switchingProtocols, trySend } from './sockets';
+
+/** Feed sockets per operator: a console or two in a few tabs; a client opening more is refused (429). */
+const MAX_FEEDS_PER_OPERATOR = 5;
 
 /** Who holds a feed socket; kept as the socket's attachment so it survives hibernation. */
 interface FeedSubscriber {
@@ -16,6 +22,11 @@ interface FeedSubscriber {
  * has them; each socket receives the events its operator may read.
  */
 export class WorkspaceHub extends DurableObject<Env> {
+	/** Feed sockets being opened (awaiting their token check), per operator: they count against the cap. */
+	private readonly opening = new Map<string, number>();
+	/** `disconnect` calls per operator since this instance started: an opening that saw one is refused. */
+	private readonly disconnects = new Map<string, number>();
+
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		ctx.blockConcurrencyWhile(async () => {
@@ -49,13 +60,40 @@ export class WorkspaceHub extends DurableObject<Env> {
 		}
 	}
 
-	/** Opens a feed socket for an operator the Worker has authenticated (it builds this request). */
+	/**
+	 * Opens a feed socket for an operator the Worker has authenticated (it builds this request). The token is
+	 * checked again here, as a conversation room does: one revoked between the Worker's check and this accept
+	 * gets no feed. A token replacement whose `disconnect` runs during that check is seen too (`disconnects`).
+	 */
 	override async fetch(request: Request): Promise<Response> {
 		const url = new URL(request.url);
 		const subscriber: FeedSubscriber = {
 			operatorId: url.searchParams.get('operatorId') ?? '',
 			permissions: url.searchParams.getAll('permission'),
 		};
+		const { operatorId } = subscriber;
+		const opening = this.opening.get(operatorId) ?? 0;
+		if (this.ctx.getWebSockets(operatorId).length + opening >= MAX_FEEDS_PER_OPERATOR) {
+			const message = `At most ${MAX_FEEDS_PER_OPERATOR} inbox feed sockets per operator; close one first.`;
+			return Response.json(errorBody(429, message), { status: 429 });
+		}
+		const disconnectsBefore = this.disconnects.get(operatorId) ?? 0;
+		this.opening.set(operatorId, opening + 1);
+		let active: boolean;
+		try {
+			const db = openDatabase(this.env.DB);
+			active = await isTokenActive(
+				db,
+				url.searchParams.get('workspaceId') ?? '',
+				url.searchParams.get('tokenId') ?? '',
+			);
+		} finally {
+			this.opening.set(operatorId, (this.opening.get(operatorId) ?? 1) - 1);
+		}
+		if (!active || (this.disconnects.get(operatorId) ?? 0) !== disconnectsBefore) {
+			const message = 'The token this socket was opened with is revoked; reconnect with the new one.';
+			return Response.json(errorBody(401, message), { status: 401 });
+		}
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 		this.ctx.acceptWebSocket(server, [subscriber.operatorId]);
 		server.serializeAttachment(subscriber);
@@ -82,6 +120,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 	 * not be reached are put back (`trackRoomSockets`) for the next time.
 	 */
 	disconnect(operatorId: string): string[] {
+		this.disconnects.set(operatorId, (this.disconnects.get(operatorId) ?? 0) + 1);
 		for (const socket of this.ctx.getWebSockets(operatorId)) answerClose(socket, 4001, 'token replaced');
 		const rooms = this.ctx.storage.sql
 			.exec<{ conversation_id: string }>('SELECT conversation_id FROM room_sockets WHERE operator_id = ?', operatorId)

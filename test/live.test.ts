@@ -191,15 +191,18 @@ describe('conversation WebSockets', () => {
 		const { workspaceId, visitor, conversationId } = await liveConversation();
 		const room = env.CONVERSATION_ROOM.getByName(conversationId);
 		for (let i = 2; i <= 502; i++) {
-			await room.post({
-				workspaceId,
-				conversationId,
-				authorKind: 'operator',
-				authorId: null,
-				text: `m${i}`,
-				attachments: [],
-				clientMessageId: null,
-			});
+			await room.post(
+				{
+					workspaceId,
+					conversationId,
+					authorKind: 'operator',
+					authorId: null,
+					text: `m${i}`,
+					attachments: [],
+					clientMessageId: null,
+				},
+				null,
+			);
 		}
 		const first = await visitorSocket(visitor, conversationId);
 		const cut = await first.next('synced');
@@ -333,15 +336,18 @@ describe('events after a Queue outage', () => {
 		const long = 'x'.repeat(9_000);
 		// 40 events of 9 KB: over the Queue's 256 KB batch cap (and miniflare's 288 KB), so one batch would fail.
 		for (let i = 0; i < 40; i++) {
-			await stub.post({
-				workspaceId,
-				conversationId,
-				authorKind: 'operator',
-				authorId: null,
-				text: `${i}${long}`,
-				attachments: [],
-				clientMessageId: null,
-			});
+			await stub.post(
+				{
+					workspaceId,
+					conversationId,
+					authorKind: 'operator',
+					authorId: null,
+					text: `${i}${long}`,
+					attachments: [],
+					clientMessageId: null,
+				},
+				null,
+			);
 		}
 		await setEnv(env);
 		// The retry alarm fires by itself after 5 s; run it now (it may already have run on a slow machine).
@@ -402,9 +408,10 @@ describe('the cost of a send', () => {
 			const res = await api(token, 'POST', '/v3/messages', { conversationId, text });
 			return res.headers.get('Server-Timing');
 		};
-		// The token lookup, the room's first read of D1 (one batch of two), the insert and the summary update.
-		expect(await send('first')).toBe('d1;desc="5 queries"');
-		expect(await send('second')).toBe('d1;desc="3 queries"');
+		// The token lookup, the conversation's existence and status, the room's first read of D1 (one batch of
+		// two), the insert and the summary update.
+		expect(await send('first')).toBe('d1;desc="6 queries"');
+		expect(await send('second')).toBe('d1;desc="4 queries"');
 	});
 });
 

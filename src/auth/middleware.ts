@@ -18,7 +18,7 @@ const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
  * browser's WebSocket, which cannot send headers, may offer the token as the `bearer.<token>` subprotocol.
  */
 export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, next) {
-	const fromSocket = credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'bearer.');
+	const fromSocket = credentialFromSubprotocols(c.req.raw.headers, 'bearer.');
 	const header = c.req.header('Authorization') ?? (fromSocket === undefined ? undefined : `Bearer ${fromSocket}`);
 	if (header === undefined)
 		throw new Unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".', false);

@@ -187,7 +187,8 @@ export async function createConversation(
 	return { id, created: true, events, firstMessage: firstMessage(id) };
 }
 
-async function findStarted(db: Database, workspaceId: string, startKey: string) {
+/** The conversation a start key already opened, if any (a retried start finds it). */
+export async function findStarted(db: Database, workspaceId: string, startKey: string) {
 	const row = await db
 		.select({ id: conversations.id, contactId: conversations.contactId })
 		.from(conversations)

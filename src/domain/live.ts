@@ -2,10 +2,15 @@
  * The Worker's side of the live conversation objects: the one write path for messages (every sender goes
  * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
  */
-import type { PostInput } from '../../durable-objects/conversation-room';
-import { describeIssues, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
+import { and, eq } from 'drizzle-orm';
+import type { PostInput, PostResult, ReplayResult } from '../../durable-objects/conversation-room';
+import { type Database, openDatabase } from '../db/client';
+import { conversations, widgetSettings } from '../db/schema';
+import { Conflict, describeIssues, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
+import { conversationSummary } from './conversations';
 import { type Interactive, interactiveSchema, type MessageView } from './messages';
+import type { WidgetSettings } from './widget-settings';
 
 export interface Posted {
 	message: MessageView;
@@ -15,18 +20,80 @@ export interface Posted {
 	created: boolean;
 }
 
+/** What D1 says of a conversation a message is sent to: the room decides with it whether it reopens. */
+export interface MessageTarget {
+	conversation: ReturnType<typeof conversationSummary>;
+	/** The workspace's `closedConversationReply`: a visitor's message on a closed conversation reopens it, or is refused. */
+	closedReply: WidgetSettings['closedConversationReply'];
+}
+
+/**
+ * What a message needs to know of its conversation in D1: that it exists in the workspace (NotFound
+ * otherwise, before any room is touched: a made-up id must not create a Durable Object's storage), its
+ * status, and what a visitor's message on it does once it is closed (the widget setting). One statement.
+ */
+export async function messageTarget(db: Database, workspaceId: string, conversationId: string): Promise<MessageTarget> {
+	const row = await db
+		.select({
+			id: conversations.id,
+			contactId: conversations.contactId,
+			channel: conversations.channel,
+			status: conversations.status,
+			assigneeId: conversations.assigneeId,
+			groupId: conversations.groupId,
+			settings: widgetSettings.settings,
+		})
+		.from(conversations)
+		.leftJoin(widgetSettings, eq(widgetSettings.workspaceId, conversations.workspaceId))
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, conversationId)))
+		.get();
+	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
+	const settings = row.settings as Partial<WidgetSettings> | null;
+	return { conversation: conversationSummary(row), closedReply: settings?.closedConversationReply ?? 'reopen' };
+}
+
 /**
  * Appends a message through the conversation's Durable Object. NotFound outside the workspace; Invalid for
- * an interactive message that is malformed or comes from the contact (a visitor only ever answers one).
+ * an interactive message that is malformed or comes from the contact (a visitor only ever answers one);
+ * Conflict for a visitor's message on a closed conversation of a workspace whose visitors start a new one.
+ * A visitor's message on a closed conversation otherwise reopens it (see `ConversationRoom.post`).
  */
 export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
 	const interactive = checkedInteractive(input);
-	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post({ ...input, interactive });
-	if (result.status === 'not_found') throw new NotFound(`Conversation ${input.conversationId} not found.`);
+	const target = await messageTarget(openDatabase(env.DB), input.workspaceId, input.conversationId);
+	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post({ ...input, interactive }, target);
+	return posted(result, input.conversationId, 1);
+}
+
+/**
+ * A visitor's send: a retry of a clientMessageId the room already has gets the stored message without
+ * counting against any limit (`limit` runs only for a new message), so a widget retrying one message
+ * cannot use up the visitor's budget.
+ */
+export async function postVisitorMessage(env: Env, input: PostInput, limit: () => Promise<void>): Promise<Posted> {
+	const room = env.CONVERSATION_ROOM.getByName(input.conversationId);
+	const replay = await room.replay(input);
+	if (replay.status !== 'absent') return posted(replay, input.conversationId, 0);
+	await limit();
+	return postMessage(env, input);
+}
+
+/** Why a visitor's message on a closed conversation is refused when the workspace's visitors start a new one. */
+export const CLOSED_CONVERSATION =
+	'This conversation is closed: start a new conversation (POST /widget/{workspaceId}/conversations) to write to the team.';
+
+function posted(
+	result: PostResult | Exclude<ReplayResult, { status: 'absent' }>,
+	conversationId: string,
+	checks: number,
+): Posted {
+	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
 	if (result.status === 'conflict') {
 		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
 	}
-	return { message: result.message, created: result.status === 'created', d1Statements: result.d1Statements };
+	if (result.status === 'closed') throw new Conflict(CLOSED_CONVERSATION);
+	const { message, d1Statements } = result;
+	return { message, created: result.status === 'created', d1Statements: d1Statements + checks };
 }
 
 /**
@@ -77,7 +144,8 @@ export interface RoomSocket {
 	after: number;
 }
 
-function assertUpgrade(request: Request): void {
+/** Throws UpgradeRequired unless the request asks for a WebSocket (checked before anything else is looked up). */
+export function assertUpgrade(request: Request): void {
 	if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') throw new UpgradeRequired();
 }
 
@@ -104,19 +172,22 @@ export async function connectToRoom(env: Env, request: Request, socket: RoomSock
 	return response;
 }
 
-/** Hands a WebSocket upgrade to the workspace's inbox feed. */
+/**
+ * Hands a WebSocket upgrade to the workspace's inbox feed, with the token it was opened with: the hub checks
+ * it again when it accepts (see `WorkspaceHub.fetch`).
+ */
 export async function connectToFeed(
 	env: Env,
 	request: Request,
-	workspaceId: string,
-	operatorId: string,
-	permissions: readonly string[],
+	caller: { workspaceId: string; operatorId: string; tokenId: string; permissions: readonly string[] },
 ): Promise<Response> {
 	assertUpgrade(request);
 	const url = new URL('https://hub.internal/feed');
-	url.searchParams.set('operatorId', operatorId);
-	for (const permission of permissions) url.searchParams.append('permission', permission);
-	return env.WORKSPACE_HUB.getByName(workspaceId).fetch(url, { headers: upgradeHeaders(request) });
+	url.searchParams.set('workspaceId', caller.workspaceId);
+	url.searchParams.set('operatorId', caller.operatorId);
+	url.searchParams.set('tokenId', caller.tokenId);
+	for (const permission of caller.permissions) url.searchParams.append('permission', permission);
+	return env.WORKSPACE_HUB.getByName(caller.workspaceId).fetch(url, { headers: upgradeHeaders(request) });
 }
 
 /**

@@ -95,12 +95,14 @@ export function visitorClientId(visitorId: string, id: string): string {
 
 /**
  * A message as a visitor may see it: the client id only on the contact's own messages, as the widget sent
- * it; the team's (an integrator's Idempotency-Key, say) are not the visitor's business.
+ * it; the team's (an integrator's Idempotency-Key, say) are not the visitor's business, and neither is which
+ * operator wrote a reply (`authorId` is null: the author kind and the widget's display name say enough).
  */
 export function visitorView(message: MessageView): MessageView {
 	const own = message.authorKind === 'contact' && message.clientMessageId?.startsWith('v:');
 	return {
 		...message,
+		authorId: message.authorKind === 'contact' ? message.authorId : null,
 		clientMessageId: own ? (message.clientMessageId?.replace(/^v:[^:]*:/, '') ?? null) : null,
 	};
 }

@@ -103,13 +103,20 @@ export interface VisitorSender {
 	ip: string;
 }
 
-/** Counts a visitor message against the visitor's and its address's budgets in the workspace. */
-export async function spendVisitorMessage(db: Database, env: Env, sender: VisitorSender): Promise<void> {
-	const limits = await workspaceLimits(db, env, sender.workspaceId);
-	await enforceLimits(env, [
+/** The buckets a visitor message counts against: the visitor's, and its address's in the workspace. */
+export function messageBuckets(
+	sender: VisitorSender,
+	limits: Pick<VisitorLimits, 'messagesPerVisitor' | 'messagesPerIp'>,
+) {
+	return [
 		{ key: `visitor:${sender.visitorId}`, limit: limits.messagesPerVisitor },
 		{ key: `ws:${sender.workspaceId}:ip-messages:${sender.ip}`, limit: limits.messagesPerIp },
-	]);
+	];
+}
+
+/** Counts a visitor message against the visitor's and its address's budgets in the workspace. */
+export async function spendVisitorMessage(db: Database, env: Env, sender: VisitorSender): Promise<void> {
+	await enforceLimits(env, messageBuckets(sender, await workspaceLimits(db, env, sender.workspaceId)));
 }
 
 /** Counts a session start (or another anonymous write, such as a handoff) against the address's budget. */

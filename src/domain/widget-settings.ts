@@ -106,6 +106,11 @@ export const widgetSettingsSchema = z
 		locale: z.enum(['en', 'pt']),
 		/** The automatic initial message posted when a conversation starts; null for none. */
 		autoMessage: z.string().max(1000).nullable(),
+		/**
+		 * A visitor writing on a closed conversation: `reopen` it (status open again, as Intercom and Chatwoot
+		 * do) or refuse (409) so that the visitor starts a `new` one.
+		 */
+		closedConversationReply: z.enum(['reopen', 'new']),
 		businessHours: businessHoursSchema,
 		periodMessages: periodMessagesSchema,
 		messagingBubble: messagingBubbleSchema,
@@ -148,6 +153,7 @@ export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
 	position: 'right',
 	locale: 'en',
 	autoMessage: null,
+	closedConversationReply: 'reopen',
 	businessHours: {
 		enabled: false,
 		timeZone: 'UTC',

@@ -19,6 +19,12 @@ const conversationSummary = z.object({
 	groupId: z.string().nullable(),
 });
 
+/** Who caused an event (DESIGN: events carry their actor, so automation can ignore its own changes). */
+const actorSchema = z.object({
+	kind: z.enum(['operator', 'contact', 'bot', 'scenario', 'rule', 'system']),
+	id: z.string().nullable(),
+});
+
 const messageSummary = z.object({
 	id: z.string(),
 	conversationId: z.string(),
@@ -49,6 +55,13 @@ export const EVENT_PAYLOADS = {
 	'conversation.updated': z.object({
 		conversation: conversationSummary,
 		changed: z.array(z.enum(['status', 'assigneeId', 'groupId', 'tags', 'contactId'])),
+		/** Who made the change, when it was not an API caller: a visitor's message reopening the conversation. */
+		actor: actorSchema.optional(),
+		/** The changed fields' values before the change. */
+		previous: z
+			.object({ status: z.enum(CONVERSATION_STATUSES) })
+			.partial()
+			.optional(),
 	}),
 	/** A visitor or an operator read the conversation up to `seq` (a read receipt). */
 	'conversation.read': z.object({

@@ -9,13 +9,14 @@ import type { DomainEvent } from '../events/catalogue';
 
 /** Longest message a visitor may send (operators may send up to 10,000 characters through the API). */
 export const MAX_VISITOR_TEXT = 4000;
+export const MAX_OPERATOR_TEXT = 10_000;
 
 export const clientFrameSchema = z.discriminatedUnion('type', [
 	z.strictObject({ type: z.literal('typing'), typing: z.boolean() }),
 	z.strictObject({ type: z.literal('read'), seq: z.number().int().min(0) }),
 	z.strictObject({
 		type: z.literal('message'),
-		text: z.string().trim().min(1).max(10_000),
+		text: z.string().trim().min(1).max(MAX_OPERATOR_TEXT),
 		clientMessageId: z.string().min(1).max(64),
 	}),
 ]);
@@ -47,9 +48,14 @@ export type ServerFrame =
  */
 export const LIVE_SUBPROTOCOL = 'parley.v1';
 
-/** The credential with `prefix` (`bearer.` or `session.`) among the subprotocols a client offered. */
-export function credentialFromSubprotocols(header: string | null | undefined, prefix: 'bearer.' | 'session.') {
-	const offered = (header ?? '').split(',').map((p) => p.trim());
+/**
+ * The credential with `prefix` (`bearer.` or `session.`) among the subprotocols a client offered. Only on a
+ * WebSocket upgrade: on any other request the header is not a credential channel (elsewhere it is an ordinary
+ * header that proxies and logs keep, and no endpoint but a socket has a reason to read a credential there).
+ */
+export function credentialFromSubprotocols(headers: Headers, prefix: 'bearer.' | 'session.') {
+	if (headers.get('Upgrade')?.toLowerCase() !== 'websocket') return undefined;
+	const offered = (headers.get('Sec-WebSocket-Protocol') ?? '').split(',').map((p) => p.trim());
 	if (!offered.includes(LIVE_SUBPROTOCOL)) return undefined;
 	return offered.find((p) => p.startsWith(prefix))?.slice(prefix.length);
 }

@@ -14,7 +14,7 @@ import {
 	listConversations,
 	newConversationSchema,
 } from '../domain/conversations';
-import { connectToRoom, markRead, postMessage } from '../domain/live';
+import { assertUpgrade, connectToRoom, markRead, postMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
 import { clientIp } from '../domain/visitor-limits';
 import { releaseEvents } from '../events/outbox';
@@ -188,6 +188,8 @@ export const conversations = createRouter()
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const id = c.req.valid('param').id;
+			// Checked in D1 first: a made-up id must not create a conversation room.
+			await assertConversationInWorkspace(c.var.db, workspaceId, id);
 			const seq = await markRead(c.env, workspaceId, id, 'operator', operatorId, c.req.valid('json').seq);
 			return c.json({ conversationId: id, readSeq: seq }, 200);
 		},
@@ -207,6 +209,9 @@ export const conversations = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId, tokenId, permissions } = c.var.caller;
+			// A plain GET is told so first; then D1, before the room: a made-up id must not create a room.
+			assertUpgrade(c.req.raw);
+			await assertConversationInWorkspace(c.var.db, workspaceId, c.req.valid('param').id);
 			return connectToRoom(c.env, c.req.raw, {
 				workspaceId,
 				conversationId: c.req.valid('param').id,

@@ -14,11 +14,8 @@ export const live = createRouter().openapi(
 		middleware: [requirePermission('conversations:read')] as const,
 		responses: {
 			101: { description: 'Switching to the WebSocket protocol; each frame is `{ type: "event", event }`.' },
-			...errorResponses(403, 426),
+			...errorResponses(403, 426, 429),
 		},
 	}),
-	async (c) => {
-		const { workspaceId, operatorId, permissions } = c.var.caller;
-		return connectToFeed(c.env, c.req.raw, workspaceId, operatorId, permissions);
-	},
+	async (c) => connectToFeed(c.env, c.req.raw, c.var.caller),
 );

@@ -7,8 +7,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
-import { createConversation } from '../domain/conversation-changes';
-import { connectToRoom, disconnectVisitor, markRead, postMessage } from '../domain/live';
+import { createConversation, findStarted } from '../domain/conversation-changes';
+import { connectToRoom, disconnectVisitor, markRead, postMessage, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { recordHandoff } from '../domain/messaging-handoffs';
 import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
@@ -199,11 +199,12 @@ export const publicWidget = createRouter()
 				? await knownDetails(c.var.db, session)
 				: {};
 			assertPrechatFields(settings, given, body.customFields ?? {}, known);
-			await spendVisitorMessage(c.var.db, c.env, {
-				workspaceId,
-				visitorId: session.id,
-				ip: clientIp(c.req.raw.headers),
-			});
+			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
+			const startKey = visitorClientId(session.id, body.message.clientMessageId);
+			// A retried start is not counted again: only a new one spends the visitor's message budget.
+			if (!(await findStarted(c.var.db, workspaceId, startKey))) {
+				await spendVisitorMessage(c.var.db, c.env, sender);
+			}
 			const contactId = await ensureContact(c.var.db, c.env, session);
 			if (body.details || body.customFields) {
 				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
@@ -217,7 +218,7 @@ export const publicWidget = createRouter()
 				{
 					operatorId: null,
 					origin: storedOrigin(body.origin) ?? session.origin,
-					startKey: visitorClientId(session.id, body.message.clientMessageId),
+					startKey,
 				},
 			);
 			await releaseEvents(c.env, created.events);
@@ -281,7 +282,7 @@ export const publicWidget = createRouter()
 			request: { params: conversationParams, headers: sessionHeaders, body: jsonBody(visitorMessage) },
 			responses: {
 				201: jsonResponse('The stored message (also for a repeated clientMessageId).', messageSchema),
-				...errorResponses(400, 404, 415, 422),
+				...errorResponses(400, 404, 409, 415, 422),
 			},
 		}),
 		async (c) => {
@@ -289,20 +290,19 @@ export const publicWidget = createRouter()
 			const body = c.req.valid('json');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			await spendVisitorMessage(c.var.db, c.env, {
-				workspaceId,
-				visitorId: session.id,
-				ip: clientIp(c.req.raw.headers),
-			});
-			const { message } = await postMessage(c.env, {
+			// A retried clientMessageId is answered before the limits count it (postVisitorMessage).
+			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
+			const limit = () => spendVisitorMessage(c.var.db, c.env, sender);
+			const input = {
 				workspaceId,
 				conversationId: id,
-				authorKind: 'contact',
+				authorKind: 'contact' as const,
 				authorId: null,
 				text: body.text,
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.clientMessageId),
-			});
+			};
+			const { message } = await postVisitorMessage(c.env, input, limit);
 			return c.json(visitorView(message), 201);
 		},
 	)
@@ -353,7 +353,7 @@ export const publicWidget = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const { session: inQuery, after } = c.req.valid('query');
-			const token = inQuery ?? credentialFromSubprotocols(c.req.header('Sec-WebSocket-Protocol'), 'session.');
+			const token = inQuery ?? credentialFromSubprotocols(c.req.raw.headers, 'session.');
 			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
 			await visitorConversation(c.var.db, session, id);
 			return connectToRoom(c.env, c.req.raw, {

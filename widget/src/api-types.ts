@@ -95,6 +95,8 @@ export interface WidgetConfig {
 	position: 'right' | 'left';
 	locale: 'en' | 'pt';
 	autoMessage: string | null;
+	/** A visitor writing on a closed conversation: the Worker reopens it, or refuses (409) so a new one starts. */
+	closedConversationReply: 'reopen' | 'new';
 	businessHours: {
 		enabled: boolean;
 		timeZone: string;

@@ -1,0 +1,152 @@
+/**
+ * The frames a client sends on a conversation socket, checked cheapest first so that a flood costs nothing:
+ * the frame's length before it is parsed, the socket's own budget (kept in its attachment, no I/O) before the
+ * credential and the rate limiters, and read receipts that move nothing before anything at all.
+ */
+import { openDatabase } from '../src/db/client';
+import { CLOSED_CONVERSATION, type MessageTarget, messageTarget } from '../src/domain/live';
+import { visitorView } from '../src/domain/messages';
+import { AppError, Conflict, describeIssues, errorBody, Invalid } from '../src/lib/errors';
+import { type ClientFrame, clientFrameSchema, type Participant, type ServerFrame } from '../src/protocol/live';
+import type { PostInput, PostResult, ReplayResult } from './conversation-room';
+import {
+	assertCredential,
+	assertMaySend,
+	frameLength,
+	maxFrameLength,
+	type SocketIdentity,
+	socketIdentity,
+	spendSocketBudget,
+	storedClientId,
+} from './room-sockets';
+import type { RoomStore } from './room-store';
+import { answerClose, trySend } from './sockets';
+
+/** Typing frames relayed per socket: at most one a second. */
+const TYPING_INTERVAL_MS = 1000;
+/** Read receipts written to D1 per socket: at most one a second (the others wait for the next flush). */
+const READ_INTERVAL_MS = 1000;
+/** How often a typing socket re-checks its credential (a send or a read receipt always does). */
+const CREDENTIAL_RECHECK_MS = 60_000;
+
+/** What the frame handlers need of their conversation room. */
+export interface FrameRoom {
+	post(input: PostInput, target: MessageTarget | null): Promise<PostResult>;
+	replay(input: PostInput): Promise<ReplayResult>;
+	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
+	broadcast(frame: ServerFrame, except?: WebSocket): void;
+}
+
+export class RoomFrames {
+	constructor(
+		private readonly env: Env,
+		private readonly store: RoomStore,
+		private readonly room: FrameRoom,
+	) {}
+
+	/** Handles one frame from a socket of this room. */
+	async receive(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		const room = this.store.room();
+		if (!room) return;
+		const who = socketIdentity(socket, room);
+		// Longer than any valid frame: refused unread, and the socket closed (1009, "message too big"), since
+		// only a broken or hostile client sends one and an error frame would let it go on sending them.
+		if (frameLength(data) > maxFrameLength(who.role)) return answerClose(socket, 1009, 'frame too big');
+		let frame: unknown;
+		try {
+			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
+		} catch {
+			return refuse(socket, 400, 'A frame must be a JSON object.');
+		}
+		const parsed = clientFrameSchema.safeParse(frame);
+		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
+		const f = parsed.data;
+		try {
+			if (f.type === 'typing') return await this.typingFrame(socket, who, f.typing);
+			if (f.type === 'read') return await this.readFrame(socket, who, f.seq);
+			await this.messageFrame(socket, who, f);
+		} catch (error) {
+			if (!(error instanceof AppError)) throw error;
+			refuse(socket, error.statusCode, error.message, f.type === 'message' ? f.clientMessageId : undefined);
+			// A credential that is gone ends the socket: it must not go on receiving the conversation.
+			if (error.statusCode === 401) answerClose(socket, 4001, 'credential gone');
+		}
+	}
+
+	private async typingFrame(socket: WebSocket, who: SocketIdentity, typing: boolean): Promise<void> {
+		const now = Date.now();
+		if (now - who.typingAt < TYPING_INTERVAL_MS) return;
+		const stale = now - who.checkedAt > CREDENTIAL_RECHECK_MS;
+		if (stale) await assertCredential(this.env, who);
+		socket.serializeAttachment({ ...who, typingAt: now, checkedAt: stale ? now : who.checkedAt });
+		this.room.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing }, socket);
+	}
+
+	/**
+	 * A receipt that moves nothing costs nothing. One that moves the position checks the credential and
+	 * writes D1 at most once a second per socket; one sooner after that is recorded in the room at once (the
+	 * sockets see it) and reaches D1 with the flush a second later, so no receipt is lost to the throttle.
+	 */
+	private async readFrame(socket: WebSocket, who: SocketIdentity, seq: number): Promise<void> {
+		if (Math.min(seq, this.store.lastSeq()) <= this.store.readSeq(who.role)) return;
+		const now = Date.now();
+		if (now - who.readAt < READ_INTERVAL_MS) {
+			await this.room.recordRead(who.role, who.operatorId, seq, false);
+			return;
+		}
+		socket.serializeAttachment({ ...who, readAt: now });
+		await assertCredential(this.env, who);
+		await this.room.recordRead(who.role, who.operatorId, seq, true);
+	}
+
+	/**
+	 * A send, checked cheapest first: the socket's own budget (no I/O), the credential, a retry of a message
+	 * already stored (answered without counting it), then the same limits as over HTTP.
+	 */
+	private async messageFrame(
+		socket: WebSocket,
+		who: SocketIdentity,
+		f: Extract<ClientFrame, { type: 'message' }>,
+	): Promise<void> {
+		socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
+		await assertCredential(this.env, who);
+		const input: PostInput = {
+			workspaceId: who.workspaceId,
+			conversationId: who.conversationId,
+			authorKind: who.role,
+			authorId: who.role === 'operator' ? who.operatorId : null,
+			text: f.text,
+			attachments: [],
+			clientMessageId: storedClientId(who, f.clientMessageId),
+		};
+		let result: PostResult | ReplayResult = await this.room.replay(input);
+		if (result.status === 'absent') {
+			await assertMaySend(this.env, who, f.text);
+			// Only a visitor's message depends on the status (it may reopen the conversation).
+			const target =
+				who.role === 'contact'
+					? await messageTarget(openDatabase(this.env.DB), who.workspaceId, who.conversationId)
+					: null;
+			result = await this.room.post(input, target);
+		}
+		if (result.status === 'conflict') {
+			throw new Invalid('This clientMessageId was already used for a different message.');
+		}
+		if (result.status === 'closed') {
+			throw new Conflict(CLOSED_CONVERSATION);
+		}
+		if (result.status === 'created' || result.status === 'replayed') {
+			const message = who.role === 'contact' ? visitorView(result.message) : result.message;
+			send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
+		}
+	}
+}
+
+/** Sends one frame to one socket. */
+export function send(socket: WebSocket, frame: ServerFrame): void {
+	trySend(socket, JSON.stringify(frame));
+}
+
+function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
+	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
+}
