@@ -116,9 +116,18 @@ export class Widget {
 	}
 
 	private init(options: InitOptions) {
-		if (this.options) {
-			if (this.options.workspaceId === options.workspaceId) return;
-			throw new CommandError(`already started for workspace ${this.options.workspaceId}`);
+		const first = this.options;
+		if (first) {
+			if (first.workspaceId !== options.workspaceId) {
+				throw new CommandError(`already started for workspace ${first.workspaceId}`);
+			}
+			// The site owner's own init after the snippet's: its options win, the rest of the first's stay.
+			const given = Object.entries(options).filter(([, value]) => value !== undefined);
+			this.options = { ...first, ...Object.fromEntries(given) };
+			this.render();
+			this.chat?.then((chat) => chat.refresh()).catch(() => {});
+			if (options.autoStart === true) this.start();
+			return;
 		}
 		if (!SECURE(location)) {
 			console.warn('[Parley] The chat widget needs an HTTPS page (or localhost); it did not start.');
