@@ -26,16 +26,12 @@ import type { Chat, ChatHost, MountChat } from './host';
 import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
 import { Launcher } from './launcher';
 import { captureOrigin } from './origin';
-import { endSession } from './session-end';
+import { idle, keepAttached, SECURE, scriptMayFocus } from './page';
+import { forgetVisitor } from './session-end';
 import { keys, load, save } from './storage';
 import { FOLLOW_AFTER_MS, startVisit, tellIdentity } from './visit';
 
 type Listener = (payload?: unknown) => void;
-
-const idle = (run: () => void) => (window.requestIdleCallback ?? ((later: () => void) => setTimeout(later, 200)))(run);
-
-const SECURE = (location: Location) =>
-	location.protocol === 'https:' || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname);
 
 export class Widget {
 	private options?: InitOptions;
@@ -324,12 +320,7 @@ export class Widget {
 		await this.visit?.catch(() => undefined);
 		this.visit = undefined;
 		this.setUnread(0);
-		const workspaceId = this.stored?.workspaceId as string;
-		const token = load<string>(`session:${workspaceId}`);
-		if (token) endSession(this.api, workspaceId, token);
-		for (const key of [`session:${workspaceId}`, `identity:${workspaceId}`, ...keys(`outbox:${workspaceId}:`)]) {
-			save(key, undefined);
-		}
+		forgetVisitor(this.api, this.stored?.workspaceId as string);
 	}
 
 	emit(name: EventName, payload?: unknown) {
@@ -380,29 +371,4 @@ export class Widget {
 			},
 		);
 	}
-}
-
-function scriptMayFocus(): boolean {
-	if (matchMedia('(pointer: coarse)').matches) return false;
-	// A "chat with us" button keeps the focus after its click: move on from it, but never from a field.
-	const active = document.activeElement as HTMLElement | null;
-	return !active || !(active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
-}
-
-/**
- * Single-page apps and tools such as Turbo replace the page's <body>: put the widget back, with its state
- * (conversation, socket, open panel) intact, since it is the same element.
- */
-function keepAttached(host: HTMLElement) {
-	const observer = new MutationObserver(() => {
-		if (host.isConnected || !document.body) return;
-		document.body.appendChild(host);
-		watch();
-	});
-	const watch = () => {
-		observer.disconnect();
-		observer.observe(document.documentElement, { childList: true });
-		observer.observe(document.body, { childList: true });
-	};
-	watch();
 }
