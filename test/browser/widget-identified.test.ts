@@ -146,6 +146,23 @@ describe('an identified visitor before opening the chat', () => {
 	});
 });
 
+describe('an identity the Worker refuses', () => {
+	it('is logged once for the page to fix, and the visitor still chats', async () => {
+		const { workspaceId, token } = workspace(29);
+		const { page, console } = await widgetPage(context, workspaceId, {
+			script: "kw('identify',{name:'Bo',customData:{'plan-name':'pro'}});",
+		});
+		await expect
+			.poll(() => console.filter((line) => line.startsWith('error: [Parley] kw("identify")')))
+			.toHaveLength(1);
+		expect(console.find((line) => line.includes('kw("identify")'))).toContain('customData');
+		await open(page);
+		await sendFromWidget(page, 'Still here');
+		await expect.poll(async () => (await conversations(token)).length).toBe(1);
+		expect(console.filter((line) => line.includes('[Parley]'))).toHaveLength(1);
+	});
+});
+
 describe('the identity reaches the contact', () => {
 	it('verified with a JWT, before the chat opens and after', async () => {
 		const { workspaceId, token } = workspace(45);

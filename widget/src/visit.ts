@@ -51,7 +51,10 @@ export async function startVisit(
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ sessionToken, origin, identity: telling }),
 	});
-	if (!response.ok) throw new Error(`the session answered ${response.status}`);
+	if (!response.ok) {
+		const refusal = (await response.json().catch(() => null)) as { message?: string } | null;
+		throw new Error(`the session start answered ${response.status}: ${refusal?.message ?? response.statusText}`);
+	}
 	const session = (await response.json()) as Session;
 	save(key, session.sessionToken);
 	if (telling) markTold(workspaceId, session.sessionToken, telling);

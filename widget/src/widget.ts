@@ -208,8 +208,9 @@ export class Widget {
 				if (!open && keys(`outbox:${workspaceId}:`).length === 0) return;
 				idle(() => setTimeout(() => this.whenChat(() => {}), FOLLOW_AFTER_MS));
 			})
-			.catch(() => {
-				// The chat starts its own session when it is opened.
+			.catch((error) => {
+				// The chat starts its own session when it is opened; a refused identity is the page's to fix.
+				if (this.identity) console.error('[Parley] kw("identify"):', error.message);
 			});
 	}
 
