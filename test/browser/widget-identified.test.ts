@@ -147,8 +147,9 @@ describe('an identified visitor before opening the chat', () => {
 });
 
 describe('an identity the Worker refuses', () => {
-	it('is logged once for the page to fix, and the visitor still chats', async () => {
+	it('is logged once for the page to fix; the next identify is told, and the visitor still chats', async () => {
 		const { workspaceId, token } = workspace(29);
+		const seen = transfers(context);
 		const { page, console } = await widgetPage(context, workspaceId, {
 			script: "kw('identify',{name:'Bo',customData:{'plan-name':'pro'}});",
 		});
@@ -156,9 +157,15 @@ describe('an identity the Worker refuses', () => {
 			.poll(() => console.filter((line) => line.startsWith('error: [Parley] kw("identify")')))
 			.toHaveLength(1);
 		expect(console.find((line) => line.includes('kw("identify")'))).toContain('customData');
+		// The page fixes its call: the session starts with it.
+		await kw(page, 'identify', { name: 'Bo', customData: { plan: 'pro' } });
+		const sessions = `/widget/${workspaceId}/sessions`;
+		await expect.poll(() => seen.filter((t) => t.url === sessions).length).toBe(2);
 		await open(page);
 		await sendFromWidget(page, 'Still here');
 		await expect.poll(async () => (await conversations(token)).length).toBe(1);
+		const [only] = await conversations(token);
+		expect((await conversation(token, only?.id as string)).contact).toMatchObject({ name: 'Bo' });
 		expect(console.filter((line) => line.includes('[Parley]'))).toHaveLength(1);
 	});
 });

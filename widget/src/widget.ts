@@ -197,8 +197,9 @@ export class Widget {
 	/** Starts or resumes the session in the loader, telling who the visitor is; the chat takes it over later. */
 	private beginVisit() {
 		const workspaceId = (this.stored as WidgetConfig).workspaceId;
-		this.visit = startVisit(this.api, workspaceId, this.origin, this.identity);
-		this.visit
+		const visit = startVisit(this.api, workspaceId, this.origin, this.identity);
+		this.visit = visit;
+		visit
 			.then((session) => {
 				if (this.chat) return;
 				this.setUnread(session.conversations.reduce((sum, c) => sum + c.unread, 0));
@@ -209,7 +210,9 @@ export class Widget {
 				idle(() => setTimeout(() => this.whenChat(() => {}), FOLLOW_AFTER_MS));
 			})
 			.catch((error) => {
-				// The chat starts its own session when it is opened; a refused identity is the page's to fix.
+				// The chat starts its own session when it is opened (and a later identify tries again); a refused
+				// identity is the page's to fix.
+				if (this.visit === visit) this.visit = undefined;
 				if (this.identity) console.error('[Parley] kw("identify"):', error.message);
 			});
 	}
