@@ -112,6 +112,81 @@ describe('POST /widget/{workspaceId}/sessions', () => {
 		expect(fresh.conversations).toEqual([]);
 	});
 
+	it('with an identity, starts the session and identifies it in the same request', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const { secret } = (await (await api(token, 'POST', '/v3/widget/identity-secret')).json()) as { secret: string };
+		const existing = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'alice@example.com' },
+			message: { text: 'from the API' },
+		});
+		const aliceConversation = ((await existing.json()) as { id: string }).id;
+		const exp = Math.floor(Date.now() / 1000) + 600;
+		const jwt = await signIdentityJwt(secret, { email: 'alice@example.com', external_id: 'u-7', exp });
+		const ip = randomIp();
+		const res = await widgetApi(
+			'POST',
+			`/widget/${workspaceId}/sessions`,
+			{ identity: { jwt, name: 'Alice' } },
+			undefined,
+			{ 'CF-Connecting-IP': ip },
+		);
+		expect(res.status).toBe(200);
+		const started = (await res.json()) as { visitorId: string; sessionToken: string };
+		// The proven identity's conversations come with the session, without a request of their own.
+		expect(started).toMatchObject({
+			resumed: false,
+			identified: { verified: true, unverifiedReason: null },
+			conversations: [{ id: aliceConversation }],
+		});
+		const alice = { workspaceId, visitorId: started.visitorId, session: started.sessionToken, ip };
+		const second = await startVisitorConversation(alice, 'from the widget');
+		expect((await conversationOf(token, second)).contact).toMatchObject({
+			email: 'alice@example.com',
+			externalId: 'u-7',
+			name: 'Alice',
+			verified: true,
+		});
+		// A resumed session told an unproven identity: the details land on its contact, marked as claims.
+		const resumed = await widgetApi('POST', `/widget/${workspaceId}/sessions`, {
+			sessionToken: started.sessionToken,
+			identity: { name: 'Alice B.', email: 'other@example.com' },
+		});
+		expect(await resumed.json()).toMatchObject({ resumed: true, identified: { verified: true } });
+		expect((await conversationOf(token, second)).contact).toMatchObject({
+			name: 'Alice B.',
+			email: 'alice@example.com',
+			claimedEmail: 'other@example.com',
+		});
+	});
+
+	it('answers without `identified` when no identity is sent', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const res = await widgetApi('POST', `/widget/${workspaceId}/sessions`, {});
+		expect(Object.keys((await res.json()) as object).sort()).toEqual([
+			'conversations',
+			'resumed',
+			'sessionToken',
+			'visitorId',
+		]);
+	});
+
+	it('refuses a bad identity in the session start and starts nothing', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const sessions = () =>
+			env.DB.prepare('SELECT COUNT(*) AS n FROM visitor_sessions WHERE workspace_id = ?').bind(workspaceId).first('n');
+		for (const [identity, field] of [
+			[{ email: 'not-an-email' }, 'json.identity.email'],
+			[{ nickname: 'x' }, 'nickname'],
+		] as const) {
+			const { message } = await expectError(
+				await widgetApi('POST', `/widget/${workspaceId}/sessions`, { identity }),
+				422,
+			);
+			expect(message).toContain(field);
+		}
+		expect(await sessions()).toBe(0);
+	});
+
 	it('counts only new sessions against the per-IP session limit, not resumes', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const ip = randomIp();

@@ -21,7 +21,14 @@ import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
 import { identityVerificationOn } from './identity-settings';
 import { disconnectVisitor } from './live';
-import { contactConversationIds, ensureContact, type SessionRow } from './visitor-sessions';
+import {
+	contactConversationIds,
+	ensureContact,
+	type OriginInput,
+	type SessionRow,
+	startSession,
+	visitorConversations,
+} from './visitor-sessions';
 import { phoneNumber } from './widget-settings';
 
 const customValue = z.union([z.string().max(500), z.number().finite(), z.boolean(), z.null()]);
@@ -96,6 +103,32 @@ export async function identifyVisitor(
 		verified,
 		unverifiedReason: verified ? null : check === null ? 'no_jwt' : check.ok ? null : check.reason,
 	};
+}
+
+/**
+ * The widget's session start, with who the visitor is when the page says it: a logged-in user's page starts
+ * (or resumes) its session and identifies it in one request, and gets the conversations that identity brings.
+ */
+export async function beginVisit(
+	db: Database,
+	env: Env,
+	workspaceId: string,
+	request: { sessionToken?: string; origin?: OriginInput; identity?: z.infer<typeof identifySchema> },
+	beforeNew: () => Promise<void>,
+) {
+	const { session, ...started } = await startSession(
+		db,
+		env,
+		workspaceId,
+		request.sessionToken,
+		request.origin,
+		beforeNew,
+	);
+	const identified = request.identity && (await identifyVisitor(db, env, session, request.identity));
+	const conversations = await visitorConversations(db, session);
+	if (!identified) return { ...started, conversations };
+	const { verified, unverifiedReason } = identified;
+	return { ...started, conversations, identified: { verified, unverifiedReason } };
 }
 
 /**

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { contactSchema } from '../domain/contacts';
 import { messageSchema } from '../domain/messages';
 import { handoffSchema } from '../domain/messaging-handoffs';
-import { visitorDetailsSchema } from '../domain/visitor-identity';
+import { identifySchema, visitorDetailsSchema } from '../domain/visitor-identity';
 import { originInputSchema, visitorConversationSchema } from '../domain/visitor-sessions';
 import { MAX_VISITOR_TEXT } from './live';
 
@@ -23,8 +23,16 @@ export const sessionBody = z
 	.strictObject({
 		sessionToken: z.string().max(1024).optional().openapi({ description: 'The token this browser kept, to resume.' }),
 		origin: originInputSchema.optional(),
+		identity: identifySchema.optional().openapi({
+			description:
+				'Who the visitor is, as `POST /identify` takes it: a page of a logged-in user starts its session and says who in one request.',
+		}),
 	})
 	.openapi('VisitorSessionRequest');
+
+export const identifiedResponse = z
+	.object({ contact: contactSchema, verified: z.boolean(), unverifiedReason: z.string().nullable() })
+	.openapi('VisitorIdentified');
 
 export const sessionResponse = z
 	.object({
@@ -32,6 +40,9 @@ export const sessionResponse = z
 		sessionToken: z.string(),
 		resumed: z.boolean(),
 		conversations: z.array(visitorConversationSchema),
+		identified: identifiedResponse.pick({ verified: true, unverifiedReason: true }).optional().openapi({
+			description: 'With an `identity` in the request: whether it was verified.',
+		}),
 	})
 	.openapi('VisitorSession');
 
@@ -53,10 +64,6 @@ export const startBody = z
 export const startResponse = z
 	.object({ conversation: visitorConversationSchema, message: messageSchema })
 	.openapi('VisitorConversationStarted');
-
-export const identifiedResponse = z
-	.object({ contact: contactSchema, verified: z.boolean(), unverifiedReason: z.string().nullable() })
-	.openapi('VisitorIdentified');
 
 export const handoffBody = z
 	.strictObject({

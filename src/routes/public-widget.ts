@@ -11,7 +11,7 @@ import { createConversation, findStarted } from '../domain/conversation-changes'
 import { connectToRoom, disconnectVisitor, markRead, postMessage, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { recordHandoff } from '../domain/messaging-handoffs';
-import { applyDetails, identifySchema, identifyVisitor } from '../domain/visitor-identity';
+import { applyDetails, beginVisit, identifySchema, identifyVisitor } from '../domain/visitor-identity';
 import { clientIp, spendSessionStart, spendVisitorMessage } from '../domain/visitor-limits';
 import {
 	authenticateSession,
@@ -19,7 +19,6 @@ import {
 	endSession,
 	ensureContact,
 	knownDetails,
-	startSession,
 	storedOrigin,
 	visitorConversation,
 	visitorConversationSchema,
@@ -88,16 +87,14 @@ export const publicWidget = createRouter()
 			request: { params: workspaceParam, body: jsonBody(sessionBody) },
 			responses: {
 				200: jsonResponse('The session (resumed or new) and its conversations.', sessionResponse),
-				...errorResponses(400, 404, 415, 422, 503),
+				...errorResponses(400, 404, 409, 415, 422, 503),
 			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.req.valid('param');
 			const body = c.req.valid('json');
 			const limit = () => spendSessionStart(c.var.db, c.env, workspaceId, clientIp(c.req.raw.headers));
-			const started = await startSession(c.var.db, c.env, workspaceId, body.sessionToken, body.origin, limit);
-			const { session, ...rest } = started;
-			return c.json({ ...rest, conversations: await visitorConversations(c.var.db, session) }, 200);
+			return c.json(await beginVisit(c.var.db, c.env, workspaceId, body, limit), 200);
 		},
 	)
 	.openapi(

@@ -126,6 +126,27 @@ describe('commands', () => {
 		expect(await page.locator('parley-widget .cta').isHidden()).toBe(true);
 	});
 
+	it("a second init for the same workspace applies its overrides over the first's and re-renders", async () => {
+		const { workspaceId } = workspace(41);
+		// The snippet's own init, then the site owner's customised one (queued until widget.js arrives).
+		const custom = { workspaceId, primaryColor: '#aa0000', ctaText: 'Questions? Ask us' };
+		const { page, console } = await widgetPage(context, workspaceId, {
+			script: `kw('init',${JSON.stringify(custom)});`,
+		});
+		const launcher = page.locator('parley-widget .launcher');
+		expect(await launcher.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(170, 0, 0)');
+		expect(await page.locator('parley-widget .cta .act').textContent()).toBe('Questions? Ask us');
+		// Later, with the chat open: a third call changes what it names and keeps the second's color otherwise.
+		await launcher.click();
+		await panel(page).waitFor({ state: 'visible' });
+		await kw(page, 'init', { workspaceId, backgroundColor: '#fffbe6' });
+		await expect
+			.poll(() => panel(page).evaluate((e) => getComputedStyle(e).backgroundColor))
+			.toBe('rgb(255, 251, 230)');
+		expect(await launcher.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(170, 0, 0)');
+		expect(console.filter((line) => line.startsWith('error:'))).toEqual([]);
+	});
+
 	it('logs one clear error for an unknown command or bad arguments and changes nothing', async () => {
 		const { workspaceId } = workspace(10);
 		const { page, console } = await widgetPage(context, workspaceId);

@@ -57,6 +57,8 @@ export interface Session {
 	sessionToken: string;
 	resumed: boolean;
 	conversations: Conversation[];
+	/** With an identity in the request: whether it was verified. */
+	identified?: { verified: boolean; unverifiedReason: string | null };
 }
 
 export interface Details {

@@ -5,7 +5,7 @@
  */
 
 import type { WidgetAvailability } from '../../src/engines/widget-availability';
-import type { Origin, WidgetConfig } from './api-types';
+import type { Origin, Session, WidgetConfig } from './api-types';
 import type { EventName, Identity } from './commands';
 import type { Locale } from './i18n';
 
@@ -26,6 +26,10 @@ export interface ChatHost {
 	requestClose(): void;
 	/** Where the panel lives, inside the widget's shadow root. */
 	slot: HTMLElement;
+	/** The session the loader started or resumed on this page before the chat was imported, if it did. */
+	visit?: Promise<Session>;
+	/** What the page last said of the visitor (`identify`), if anything. */
+	identity(): Identity | undefined;
 }
 
 export interface Chat {

@@ -1,11 +1,12 @@
 /**
  * The widget's controller in the loader: runs the `kw` commands, keeps the config and the open/closed
- * state, fires the page's event callbacks, and imports the chat (a separate, versioned file) the first time
- * it is needed: on open, on identify, or at idle for a returning visitor who has conversations.
+ * state, fires the page's event callbacks, starts the visitor's session when the page needs one (a returning
+ * visitor, `identify`), and imports the chat (a separate, versioned file) when the visitor opens it, or once
+ * the page has settled when an open conversation may get replies (see FOLLOW_AFTER_MS).
  */
 import { widgetAvailability } from '../../src/engines/widget-availability';
 import { newHandoffRef } from '../../src/protocol/handoff-ref';
-import type { Origin, WidgetConfig } from './api-types';
+import type { Origin, Session, WidgetConfig } from './api-types';
 import { appLink, recordHandoff } from './bubble';
 import {
 	CommandError,
@@ -14,6 +15,7 @@ import {
 	eventName,
 	type FieldOptions,
 	fieldOptions,
+	type Identity,
 	type InitOptions,
 	identity,
 	initOptions,
@@ -24,13 +26,12 @@ import type { Chat, ChatHost, MountChat } from './host';
 import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
 import { Launcher } from './launcher';
 import { captureOrigin } from './origin';
-import { endSession } from './session-end';
+import { idle, keepAttached, SECURE, scriptMayFocus } from './page';
+import { forgetVisitor } from './session-end';
 import { keys, load, save } from './storage';
+import { FOLLOW_AFTER_MS, startVisit, tellIdentity } from './visit';
 
 type Listener = (payload?: unknown) => void;
-
-const SECURE = (location: Location) =>
-	location.protocol === 'https:' || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname);
 
 export class Widget {
 	private options?: InitOptions;
@@ -47,6 +48,10 @@ export class Widget {
 	private ctaSeen = false;
 	private origin?: Origin;
 	private reference: string | null = null;
+	/** What the page last said of the visitor (`identify`), told to each session once. */
+	private identity?: Identity;
+	/** The session this page started or resumed before the chat was needed; the chat takes it over. */
+	private visit?: Promise<Session>;
 	private readonly listeners = new Map<EventName, Set<Listener>>();
 	/** Commands that need the widget on screen, held until the config has arrived. */
 	private waiting: (() => void)[] = [];
@@ -76,7 +81,7 @@ export class Widget {
 				return this.whenChat((chat) => chat.refresh(), false);
 			case 'identify': {
 				const visitor = identity(args[0]);
-				return this.needsInit() && this.whenReady(() => this.whenChat((chat) => chat.identify(visitor)));
+				return this.needsInit() && this.whenReady(() => this.identify(visitor));
 			}
 			case 'open': {
 				const { message } = openOptions(args[0]);
@@ -116,9 +121,18 @@ export class Widget {
 	}
 
 	private init(options: InitOptions) {
-		if (this.options) {
-			if (this.options.workspaceId === options.workspaceId) return;
-			throw new CommandError(`already started for workspace ${this.options.workspaceId}`);
+		const first = this.options;
+		if (first) {
+			if (first.workspaceId !== options.workspaceId) {
+				throw new CommandError(`already started for workspace ${first.workspaceId}`);
+			}
+			// The site owner's own init after the snippet's: its options win, the rest of the first's stay.
+			const given = Object.entries(options).filter(([, value]) => value !== undefined);
+			this.options = { ...first, ...Object.fromEntries(given) };
+			this.render();
+			this.chat?.then((chat) => chat.refresh()).catch(() => {});
+			if (options.autoStart === true) this.start();
+			return;
 		}
 		if (!SECURE(location)) {
 			console.warn('[Parley] The chat widget needs an HTTPS page (or localhost); it did not start.');
@@ -162,11 +176,52 @@ export class Widget {
 			this.render();
 			this.chat?.then((chat) => chat.refresh(false)).catch(() => {});
 		}, 60_000);
-		// A returning visitor: resume the session now, so the team's replies show on the badge.
-		if (load(`session:${stored.workspaceId}`)) {
-			const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 200));
-			idle(() => this.whenChat(() => {}));
-		}
+		// A returning visitor: resume the session once the page is idle (it records this visit's campaign, and
+		// its unread counts show on the badge).
+		if (load(`session:${stored.workspaceId}`)) idle(() => this.chat || this.visit || this.beginVisit());
+	}
+
+	/**
+	 * The page says who the visitor is. Until the chat is needed this costs no request of its own: the session
+	 * start carries it, or, when this page's session has already started, one identify call (none when this
+	 * session was told the same before).
+	 */
+	private identify(visitor: Identity) {
+		this.identity = visitor;
+		if (this.chat) return this.whenChat((chat) => chat.identify(visitor));
+		if (!this.visit) return this.beginVisit();
+		const workspaceId = (this.stored as WidgetConfig).workspaceId;
+		this.visit.then((session) => tellIdentity(this.api, workspaceId, session.sessionToken, visitor)).catch(() => {});
+	}
+
+	/** Starts or resumes the session in the loader, telling who the visitor is; the chat takes it over later. */
+	private beginVisit() {
+		const workspaceId = (this.stored as WidgetConfig).workspaceId;
+		const visit = startVisit(this.api, workspaceId, this.origin, this.identity);
+		this.visit = visit;
+		visit
+			.then((session) => {
+				if (this.chat) return;
+				this.setUnread(session.conversations.reduce((sum, c) => sum + c.unread, 0));
+				// Replies may come to an open conversation (or unsent messages wait): follow it live, after the page
+				// has settled. A visitor with only closed conversations costs nothing more until opening.
+				const open = session.conversations.some((c) => c.status !== 'closed');
+				if (!open && keys(`outbox:${workspaceId}:`).length === 0) return;
+				idle(() => setTimeout(() => this.whenChat(() => {}), FOLLOW_AFTER_MS));
+			})
+			.catch((error) => {
+				// The chat starts its own session when it is opened (and a later identify tries again); a refused
+				// identity is the page's to fix.
+				if (this.visit === visit) this.visit = undefined;
+				if (this.identity) console.error('[Parley] kw("identify"):', error.message);
+			});
+	}
+
+	private setUnread(count: number) {
+		if (count === this.unread) return;
+		this.unread = count;
+		this.render();
+		this.emit('unread', count);
 	}
 
 	private mount() {
@@ -261,15 +316,15 @@ export class Widget {
 	}
 
 	private async reset() {
+		this.identity = undefined;
 		const chat = await this.chat?.catch(() => undefined);
 		if (chat) return chat.reset();
-		// The chat never loaded on this page: end the session and forget what was kept for this visitor.
-		const workspaceId = this.stored?.workspaceId as string;
-		const token = load<string>(`session:${workspaceId}`);
-		if (token) endSession(this.api, workspaceId, token);
-		for (const key of [`session:${workspaceId}`, `identity:${workspaceId}`, ...keys(`outbox:${workspaceId}:`)]) {
-			save(key, undefined);
-		}
+		// The chat never loaded on this page: end the session (one being started too) and forget what was kept
+		// for this visitor.
+		await this.visit?.catch(() => undefined);
+		this.visit = undefined;
+		this.setUnread(0);
+		forgetVisitor(this.api, this.stored?.workspaceId as string);
 	}
 
 	emit(name: EventName, payload?: unknown) {
@@ -305,12 +360,9 @@ export class Widget {
 			locale: this.locale,
 			origin: () => this.origin,
 			emit: (name, payload) => this.emit(name, payload),
-			setUnread: (count) => {
-				if (count === this.unread) return;
-				this.unread = count;
-				this.render();
-				this.emit('unread', count);
-			},
+			setUnread: (count) => this.setUnread(count),
+			visit: this.visit,
+			identity: () => this.identity,
 			requestClose: () => this.setOpen(false),
 			slot: launcher.slot,
 		};
@@ -323,29 +375,4 @@ export class Widget {
 			},
 		);
 	}
-}
-
-function scriptMayFocus(): boolean {
-	if (matchMedia('(pointer: coarse)').matches) return false;
-	// A "chat with us" button keeps the focus after its click: move on from it, but never from a field.
-	const active = document.activeElement as HTMLElement | null;
-	return !active || !(active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
-}
-
-/**
- * Single-page apps and tools such as Turbo replace the page's <body>: put the widget back, with its state
- * (conversation, socket, open panel) intact, since it is the same element.
- */
-function keepAttached(host: HTMLElement) {
-	const observer = new MutationObserver(() => {
-		if (host.isConnected || !document.body) return;
-		document.body.appendChild(host);
-		watch();
-	});
-	const watch = () => {
-		observer.disconnect();
-		observer.observe(document.documentElement, { childList: true });
-		observer.observe(document.body, { childList: true });
-	};
-	watch();
 }

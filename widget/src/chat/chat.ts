@@ -67,7 +67,7 @@ class ChatPanel implements Chat {
 	constructor(private readonly host: ChatHost) {
 		const t = translator(CHAT_WORDS, host.locale);
 		this.t = t;
-		this.client = new VisitorClient(host.api, host.workspaceId);
+		this.client = new VisitorClient(host.api, host.workspaceId, host.visit);
 		this.client.onSessionLost = () => this.sessionLost();
 		this.outbox = new Outbox(this.client, host.workspaceId, () => host.origin(), {
 			delivered: (item, message, started) => this.delivered(item, message, started),
@@ -111,6 +111,9 @@ class ChatPanel implements Chat {
 		this.refresh();
 		this.showConversation(null);
 		if (this.client.hasSession || this.outbox.items.length > 0) this.resume(this.generation);
+		// Told by the loader before the chat was imported (usually with the session start: then no request here).
+		const told = host.identity();
+		if (told) this.identify(told).catch(() => {});
 	}
 
 	/** Resumes the stored session: the visitor's conversations, and the latest open one shown and live. */

@@ -4,8 +4,10 @@
  * messages it missed (`after=<last seq>`).
  */
 import type { Conversation, ErrorBody, Message, ServerFrame, Session } from '../api-types';
+import type { Identity } from '../commands';
 import { endSession } from '../session-end';
 import { load, save } from '../storage';
+import { alreadyTold, markTold } from '../visit';
 
 /** A failed call: `status` 0 when the service could not be reached. */
 export class CallError extends Error {
@@ -31,9 +33,14 @@ export class VisitorClient {
 	/** Called when the Worker no longer accepts the session (a reset in another tab, 30 idle days). */
 	onSessionLost = () => {};
 
+	/**
+	 * `handed`: the session the loader already started or resumed on this page, taken as the first `session()`
+	 * instead of a request of its own (and, if it failed, replaced by one).
+	 */
 	constructor(
 		private readonly api: string,
 		private readonly workspaceId: string,
+		private handed?: Promise<Session>,
 	) {
 		this.token = load<string>(this.key);
 	}
@@ -92,10 +99,14 @@ export class VisitorClient {
 	session(origin: unknown): Promise<Session> {
 		const epoch = this.epoch;
 		const presented = this.token;
-		this.starting ??= this.call<Session>('POST', '/sessions', {
-			...(presented ? { sessionToken: presented } : {}),
-			...(origin ? { origin } : {}),
-		}).then(
+		const handed = this.handed;
+		this.handed = undefined;
+		const request = () =>
+			this.call<Session>('POST', '/sessions', {
+				...(presented ? { sessionToken: presented } : {}),
+				...(origin ? { origin } : {}),
+			});
+		this.starting ??= (handed ? handed.catch(request) : request()).then(
 			(session) => {
 				if (epoch !== this.epoch) throw new CallError(401, 'the session was reset meanwhile');
 				this.token = session.sessionToken;
@@ -126,13 +137,11 @@ export class VisitorClient {
 	 * Tells the Worker who the visitor is. A site calls identify on every page: the same visitor, said again in
 	 * the same session, is not resent (null). Otherwise whether the identity was verified.
 	 */
-	async identify(identity: object): Promise<boolean | null> {
-		const key = `identity:${this.workspaceId}`;
-		const said = { token: this.token, identity: JSON.stringify(identity) };
-		const before = load<typeof said>(key);
-		if (before?.token === said.token && before?.identity === said.identity) return null;
+	async identify(identity: Identity): Promise<boolean | null> {
+		const token = this.token;
+		if (alreadyTold(this.workspaceId, token, identity)) return null;
 		const answer = await this.call<{ verified: boolean }>('POST', '/identify', identity);
-		save(key, said);
+		if (token) markTold(this.workspaceId, token, identity);
 		return answer.verified;
 	}
 
