@@ -120,6 +120,20 @@ export const widgetSettingsUpdateSchema = widgetSettingsSchema
 
 export type WidgetSettingsUpdate = z.infer<typeof widgetSettingsUpdateSchema>;
 
+/** The body of `GET /widget/{workspaceId}/config`: every setting, stamped with its workspace and version. */
+// A new object, not `.extend()`: the generator writes an extension as `allOf` with the strict settings
+// object, which no config could satisfy (each part forbids the other's properties).
+export const publicWidgetConfigSchema = z
+	.strictObject({
+		workspaceId: z.string().openapi({ description: 'The workspace the config belongs to.' }),
+		version: z
+			.number()
+			.int()
+			.openapi({ description: 'When the settings were last saved (ms since epoch); 0 for the defaults.' }),
+		...widgetSettingsSchema.shape,
+	})
+	.openapi('PublicWidgetConfig');
+
 const workingDay = [{ start: '09:00', end: '18:00' }];
 
 export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
