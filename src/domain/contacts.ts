@@ -51,7 +51,12 @@ export const contactReferenceSchema = z
 	// The refinement above is invisible to the generator: the document states it for clients that validate.
 	.openapi('ContactReference', {
 		description: 'A contact by id, or by e-mail or phone (created when unknown); at least one of the three.',
-		anyOf: [{ required: ['id'] }, { required: ['email'] }, { required: ['phone'] }],
+		// Each branch names its property's type: a bare `{ required }` makes openapi-typescript type it `unknown`.
+		anyOf: (['id', 'email', 'phone'] as const).map((field) => ({
+			type: 'object' as const,
+			required: [field],
+			properties: { [field]: { type: 'string' as const } },
+		})),
 	});
 
 export type ContactReference = z.infer<typeof contactReferenceSchema>;

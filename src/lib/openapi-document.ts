@@ -121,10 +121,8 @@ export function apiDocument(app: OpenAPIHono<AppEnv>): Document {
 	const generated = app.getOpenAPI31Document({
 		openapi: '3.1.0',
 		info: { title: 'Parley API', version: '3.0.0', description: INFO_DESCRIPTION },
-		servers: [
-			{ url: '/', description: 'The deployment serving this document' },
-			{ url: 'http://localhost:8787', description: 'Local development (`npm run dev`)' },
-		],
+		// Relative: the deployment that serves the document (`npm run dev` serves on http://localhost:8787).
+		servers: [{ url: '/', description: 'The deployment serving this document' }],
 		tags: uniqueTags(),
 	});
 	const document = polish(JSON.parse(JSON.stringify(generated)) as JsonObject) as unknown as Document;
