@@ -102,8 +102,14 @@ const SECURITY_SCHEMES: JsonObject = {
 		type: 'apiKey',
 		in: 'header',
 		name: 'Parley-Session',
+		description: 'A visitor session token from `POST /widget/{workspaceId}/sessions`, signed for one workspace.',
+	},
+	ParleySessionQuery: {
+		type: 'apiKey',
+		in: 'query',
+		name: 'session',
 		description:
-			'A visitor session token from `POST /widget/{workspaceId}/sessions`, signed for one workspace. WebSockets, which cannot send headers, offer it as the `session.<token>` subprotocol or the `session` query parameter instead.',
+			'The visitor session token on the WebSocket, which cannot carry headers; or offer it as the `session.<token>` subprotocol next to `parley.v1`.',
 	},
 };
 
@@ -199,6 +205,9 @@ function credentialSentence(operation: JsonObject, byToken: boolean, security: J
 		return typeof permission === 'string' && permission !== 'none'
 			? `**Permission:** a Token V3 whose operator holds \`${permission}\` (or \`admin\`).`
 			: '**Permission:** any valid Token V3.';
+	}
+	if (security.some((r) => isObject(r) && 'ParleySessionQuery' in r)) {
+		return '**Credential:** the visitor session, as the `session.<token>` subprotocol or the `session` query parameter.';
 	}
 	const needsSession = security.some((r) => isObject(r) && 'ParleySession' in r);
 	const optional = security.some((r) => isObject(r) && Object.keys(r).length === 0);

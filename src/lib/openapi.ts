@@ -106,6 +106,9 @@ export const anyToken = { security: bearerSecurity, 'x-required-permission': 'no
 /** A public widget route proven by the visitor's `Parley-Session` header. */
 export const visitorSession = { security: [{ ParleySession: [] }] };
 
+/** The visitor's WebSocket: the session in the `session` query parameter or a subprotocol, never a header. */
+export const visitorSocketSession = { security: [{ ParleySessionQuery: [] }] };
+
 /** A public widget route where a session is optional, but one that is sent must be valid. */
 export const optionalSession: { security: Record<string, string[]>[] } = { security: [{}, { ParleySession: [] }] };
 

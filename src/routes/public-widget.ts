@@ -34,7 +34,15 @@ import {
 } from '../domain/widget-settings';
 import { releaseEvents } from '../events/outbox';
 import { NotFound } from '../lib/errors';
-import { errorResponses, jsonBody, jsonResponse, noCredential, optionalSession, visitorSession } from '../lib/openapi';
+import {
+	errorResponses,
+	jsonBody,
+	jsonResponse,
+	noCredential,
+	optionalSession,
+	visitorSession,
+	visitorSocketSession,
+} from '../lib/openapi';
 import { contactExample, visitorMessageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 import { credentialFromSubprotocols } from '../protocol/live';
@@ -502,7 +510,7 @@ export const publicWidget = createRouter()
 			summary: 'The conversation’s WebSocket for the visitor (session in the query: sockets carry no headers)',
 			description:
 				'Upgrades to a WebSocket (subprotocol `parley.v1`). The session comes as the `session.<token>` subprotocol or the `session` query parameter. Frames, close codes, limits and reconnection: docs/live-protocol.md.',
-			...visitorSession,
+			...visitorSocketSession,
 			request: {
 				params: conversationParams,
 				query: z.object({
