@@ -16,6 +16,9 @@ interface Schema {
 	required?: string[];
 	properties?: Record<string, Schema>;
 	anyOf?: Schema[];
+	oneOf?: Schema[];
+	allOf?: Schema[];
+	items?: Schema;
 	minProperties?: number;
 	example?: unknown;
 }
@@ -98,6 +101,22 @@ describe('GET /v3/openapi.json', () => {
 			for (const parameter of op.parameters ?? [])
 				expect(parameter.description, `${name} ${parameter.name}`).toBeTruthy();
 		}
+	});
+
+	it('describes every field of every named schema', async () => {
+		const undescribed: string[] = [];
+		const visit = (schema: Schema | undefined, path: string): void => {
+			if (schema === undefined) return;
+			for (const [name, field] of Object.entries(schema.properties ?? {})) {
+				const described = field.description ?? field.allOf?.some((part) => part.description);
+				if (field.$ref === undefined && !described) undescribed.push(`${path}.${name}`);
+				visit(field, `${path}.${name}`);
+			}
+			visit(schema.items, `${path}[]`);
+			for (const part of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) visit(part, path);
+		};
+		for (const [name, schema] of Object.entries((await fetchDocument()).components.schemas)) visit(schema, name);
+		expect(undescribed).toEqual([]);
 	});
 
 	it('names the permission of every token operation, in its description and as x-required-permission', async () => {

@@ -40,9 +40,13 @@ const nextCursor = z
 	.nullable()
 	.openapi({ description: 'Pass as `cursor` for the next page; null on the last page.' });
 
-const conversationPage = z.object({ data: z.array(conversationSchema), nextCursor }).openapi('ConversationPage');
+const conversationPage = z
+	.object({ data: z.array(conversationSchema).openapi({ description: 'This page.' }), nextCursor })
+	.openapi('ConversationPage');
 
-const messagePage = z.object({ data: z.array(messageSchema), nextCursor }).openapi('MessagePage');
+const messagePage = z
+	.object({ data: z.array(messageSchema).openapi({ description: 'This page, oldest first.' }), nextCursor })
+	.openapi('MessagePage');
 
 const readBody = z
 	.strictObject({

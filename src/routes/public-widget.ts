@@ -291,7 +291,9 @@ export const publicWidget = createRouter()
 			responses: {
 				200: jsonResponse(
 					'Conversations.',
-					z.object({ data: z.array(visitorConversationSchema) }).openapi('VisitorConversationList'),
+					z
+						.object({ data: z.array(visitorConversationSchema).openapi({ description: 'Most recent first.' }) })
+						.openapi('VisitorConversationList'),
 					{ data: [visitorConversationExample] },
 				),
 				...errorResponses(),
@@ -405,7 +407,9 @@ export const publicWidget = createRouter()
 			responses: {
 				200: jsonResponse(
 					'Messages, oldest first.',
-					z.object({ data: z.array(messageSchema) }).openapi('VisitorMessageList'),
+					z
+						.object({ data: z.array(messageSchema).openapi({ description: 'Oldest first.' }) })
+						.openapi('VisitorMessageList'),
 					{ data: [visitorMessageExample] },
 				),
 				...errorResponses(404, 422),

@@ -122,7 +122,9 @@ export const workflows = createRouter()
 			responses: {
 				200: jsonResponse(
 					'The workspace webhooks.',
-					z.object({ data: z.array(inboundWebhookSchema) }).openapi('InboundWebhookList'),
+					z
+						.object({ data: z.array(inboundWebhookSchema).openapi({ description: 'Every webhook.' }) })
+						.openapi('InboundWebhookList'),
 					{ data: [webhookExample] },
 				),
 				...errorResponses(403),
