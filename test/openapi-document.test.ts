@@ -1,11 +1,13 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { describe, expect, it, vi } from 'vitest';
 import type { AppEnv } from '../src/app-env';
+import { isWellFormedToken } from '../src/auth/token';
 import { demoPage } from '../src/domain/demo-page';
 import { publicWidgetConfigSchema } from '../src/domain/widget-settings';
 import { apiDocument } from '../src/lib/openapi-document';
+import { issuedTokenExample } from '../src/lib/openapi-examples';
 import wranglerToml from '../wrangler.toml?raw';
-import { api, expectError, randomIp, seedWorkspace } from './factories';
+import { api, expectError, randomIp, seedOperator, seedWorkspace } from './factories';
 
 interface Schema {
 	$ref?: string;
@@ -132,6 +134,22 @@ describe('GET /v3/openapi.json', () => {
 		expect(doc.paths['/v3/conversations']?.get?.['x-required-permission']).toBe('conversations:read');
 	});
 
+	it('states the permission the server enforces: a token without it is refused, only there', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const { token } = await seedOperator(workspaceId, []);
+		for (const [name, op] of operations(await fetchDocument())) {
+			const permission = op['x-required-permission'];
+			const [method = '', path = ''] = name.split(' ');
+			// Any value fits a path parameter's route; the guard answers before the parameters are validated.
+			const url = path.replaceAll(/\{[^}]+\}/g, 'x1234567');
+			if (permission !== undefined && permission !== 'none') {
+				await expectError(await api(token, method, url), 403);
+			} else if (byToken(op) && method === 'GET') {
+				expect((await api(token, method, url)).status, name).not.toBe(403);
+			}
+		}
+	});
+
 	it('describes the Token V3 format and a session scheme that every public widget operation states', async () => {
 		const doc = await fetchDocument();
 		expect(doc.servers?.length).toBeGreaterThan(0);
@@ -185,6 +203,10 @@ describe('GET /v3/openapi.json', () => {
 			expect(schema?.required ?? [], name).not.toEqual(expect.arrayContaining(['channel', 'attachments', 'groups']));
 		}
 		expect(schemas.NewConversation?.properties?.channel?.description).toContain('Default: `"api"`');
+	});
+
+	it('shows a well-formed Token V3 in its examples', () => {
+		expect(isWellFormedToken(issuedTokenExample.token)).toBe(true);
 	});
 
 	it('carries an example on every JSON request and success body', async () => {
