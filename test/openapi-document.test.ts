@@ -170,10 +170,12 @@ describe('GET /v3/openapi.json', () => {
 			expect(op.responses['405']?.headers?.Allow, name).toBeDefined();
 			expect(op.responses['500'], name).toBeDefined();
 			expect(op.responses['429']?.headers?.['Retry-After'], name).toBeDefined();
-			if (!byToken(op)) continue;
 			expect(op.responses['401']?.headers?.['WWW-Authenticate'], name).toBeDefined();
+			if (!byToken(op)) continue;
 			for (const [status, response] of Object.entries(op.responses)) {
-				if (status !== '401') expect(response.headers?.RateLimit, `${name} ${status}`).toBeDefined();
+				if (status === '401') continue;
+				expect(response.headers?.RateLimit, `${name} ${status}`).toBeDefined();
+				expect(response.headers?.Deprecation, `${name} ${status}`).toBeDefined();
 			}
 		}
 		const replayable = ['/v3/messages', '/v3/conversations', '/v3/workflows/webhook/{webhook_id}'];

@@ -79,8 +79,18 @@ const HEADERS: JsonObject = {
 	},
 	'WWW-Authenticate': {
 		description:
-			'RFC 6750: `Bearer realm="parley"`, with `error="invalid_token"` when a token was sent but is malformed, unknown or revoked.',
+			'The challenge: on `/v3`, RFC 6750\'s `Bearer realm="parley"`, with `error="invalid_token"` when a token was sent but is malformed, unknown or revoked; on the public widget routes, `Parley-Session realm="parley"`.',
 		schema: { type: 'string', example: 'Bearer realm="parley", error="invalid_token"' },
+	},
+	Deprecation: {
+		description:
+			'RFC 9745, on every answer to a token older than 90 days: `@<unix seconds>`, when rotation fell due. Rotate it (`POST /v3/tokens/regenerate`).',
+		schema: { type: 'string', example: '@1771502400' },
+	},
+	Link: {
+		description:
+			'With `Deprecation`: where to read the token\'s age, `</v3/me>; rel="deprecation"; type="application/json"`.',
+		schema: { type: 'string', example: '</v3/me>; rel="deprecation"; type="application/json"' },
 	},
 	Allow: {
 		description: 'The methods this path does serve.',
@@ -190,8 +200,10 @@ function polishOperation(path: string, operation: JsonObject): void {
 		if (byToken && status !== '401') {
 			headers.RateLimit = headerRef('RateLimit');
 			headers['RateLimit-Policy'] = headerRef('RateLimit-Policy');
+			headers.Deprecation = headerRef('Deprecation');
+			headers.Link = headerRef('Link');
 		}
-		if (byToken && status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+		if (status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
 		if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
 		if (status === '405') headers.Allow = headerRef('Allow');
 		if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');

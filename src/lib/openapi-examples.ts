@@ -6,7 +6,9 @@ import type { z } from '@hono/zod-openapi';
 import type { contactSchema } from '../domain/contacts';
 import type { conversationSchema, conversationWithContactSchema } from '../domain/conversations';
 import type { messageSchema } from '../domain/messages';
+import type { handoffSchema } from '../domain/messaging-handoffs';
 import type { issuedTokenSchema, operatorSchema } from '../domain/team';
+import type { visitorConversationSchema } from '../domain/visitor-sessions';
 
 const at = '2026-11-21T12:00:00.000Z';
 
@@ -97,4 +99,20 @@ export const issuedTokenExample: z.input<typeof issuedTokenSchema> = {
 	operatorId: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 	hint: 'prly_…10fu',
 	createdAt: at,
+};
+
+export const handoffExample: z.input<typeof handoffSchema> = {
+	ref: '7KQ2M9XD',
+	channel: 'whatsapp',
+	origin: { utmSource: 'google', gclid: 'Cj0KCQ' },
+	createdAt: at,
+};
+
+export const visitorConversationExample: z.input<typeof visitorConversationSchema> = {
+	id: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+	status: 'open',
+	lastMessageSeq: 1,
+	unread: 0,
+	createdAt: at,
+	lastMessageAt: at,
 };

@@ -36,6 +36,7 @@ import { releaseEvents } from '../events/outbox';
 import { NotFound } from '../lib/errors';
 import {
 	errorResponses,
+	idParam,
 	jsonBody,
 	jsonResponse,
 	noCredential,
@@ -43,7 +44,12 @@ import {
 	visitorSession,
 	visitorSocketSession,
 } from '../lib/openapi';
-import { contactExample, visitorMessageExample } from '../lib/openapi-examples';
+import {
+	contactExample,
+	handoffExample,
+	visitorConversationExample,
+	visitorMessageExample,
+} from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 import { credentialFromSubprotocols } from '../protocol/live';
 import {
@@ -60,24 +66,10 @@ import {
 const SESSION_HEADER = 'Parley-Session';
 
 const workspaceParam = z.object({
-	workspaceId: z
-		.string()
-		.min(1)
-		.max(64)
-		.openapi({
-			param: { name: 'workspaceId', in: 'path', description: 'The workspace whose widget this is.' },
-			example: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-		}),
+	workspaceId: idParam('workspaceId', 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The workspace whose widget this is.'),
 });
 const conversationParams = workspaceParam.extend({
-	id: z
-		.string()
-		.min(1)
-		.max(64)
-		.openapi({
-			param: { name: 'id', in: 'path', description: 'One of the visitor’s conversations.' },
-			example: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-		}),
+	id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'One of the visitor’s conversations.'),
 });
 const sessionHeaders = z.object({
 	'parley-session': z.string().max(1024).optional().openapi({ description: 'The token from POST /sessions.' }),
@@ -88,20 +80,6 @@ const afterParam = z.coerce
 	.min(0)
 	.default(0)
 	.openapi({ description: 'The last `seq` the widget has: only later messages come.' });
-const handoffExample = {
-	ref: '7KQ2M9XD',
-	channel: 'whatsapp' as const,
-	origin: { utmSource: 'google', gclid: 'Cj0KCQ' },
-	createdAt: '2026-11-21T12:00:00.000Z',
-};
-const visitorConversationExample = {
-	id: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-	status: 'open',
-	lastMessageSeq: 1,
-	unread: 0,
-	createdAt: '2026-11-21T12:00:00.000Z',
-	lastMessageAt: '2026-11-21T12:00:00.000Z',
-};
 
 async function visitor(c: Context<AppEnv>, workspaceId: string) {
 	return authenticateSession(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER));

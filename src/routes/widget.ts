@@ -15,6 +15,7 @@ import {
 import { widgetSnippet } from '../domain/widget-snippet';
 import { ServiceUnavailable } from '../lib/errors';
 import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { handoffExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
 const identitySecretSchema = z
@@ -197,12 +198,7 @@ export const widget = createRouter()
 				}),
 			},
 			responses: {
-				200: jsonResponse('The handoff.', handoffSchema, {
-					ref: '7KQ2M9XD',
-					channel: 'whatsapp',
-					origin: { utmSource: 'google', gclid: 'Cj0KCQ' },
-					createdAt: '2026-11-21T12:00:00.000Z',
-				}),
+				200: jsonResponse('The handoff.', handoffSchema, handoffExample),
 				...errorResponses(403, 404, 422),
 			},
 		}),
