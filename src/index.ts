@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -11,6 +12,7 @@ import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
 import { httpsOnly } from './lib/https-only';
 import { answerMethodNotAllowed } from './lib/method-not-allowed';
+import { apiDocument } from './lib/openapi-document';
 import { requestLog } from './lib/request-log';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
@@ -39,16 +41,9 @@ app.get('/health', (c) => c.json({ status: 'ok' }));
 // The static index page reaches the Worker first (wrangler.toml) only for the HTTPS check above.
 app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 
-app.doc31('/v3/openapi.json', {
-	openapi: '3.1.0',
-	info: {
-		title: 'Parley API',
-		version: '3.0.0',
-		description:
-			'Customer conversations: widget, inbox, messages and workflows. Authenticate with `Authorization: Bearer <Token V3>`.',
-	},
-});
-app.openAPIRegistry.registerComponent('securitySchemes', 'TokenV3', { type: 'http', scheme: 'bearer' });
+// The API document and its interactive reference: public, built once per isolate (src/lib/openapi-document.ts).
+app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
+app.get('/docs', Scalar({ url: '/v3/openapi.json', pageTitle: 'Parley API reference' }));
 
 /** A per-request D1 handle that counts its statements. */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {

@@ -10,20 +10,29 @@ import { operatorSchema, operatorView } from './team';
 
 export const callerProfileSchema = z
 	.object({
-		operator: operatorSchema.pick({ id: true, name: true, email: true }),
-		workspaceId: z.string().openapi({ example: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		operator: operatorSchema
+			.pick({ id: true, name: true, email: true })
+			.openapi({ description: 'The operator the token acts as.' }),
+		workspaceId: z
+			.string()
+			.openapi({ description: 'The workspace the token belongs to.', example: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		permissions: operatorSchema.shape.permissions,
 		groups: operatorSchema.shape.groups,
-		token: z.object({
-			id: z.string().openapi({ example: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-			createdAt: z.string().openapi({ description: 'When this token was issued (ISO-8601 UTC).' }),
-			ageDays: z.number().int().openapi({ description: 'Whole days since the token was issued.', example: 12 }),
-			rotateAfter: z.string().openapi({
-				description:
-					'When rotation falls due: 90 days after issue. Answers to the token carry a Deprecation header from then on.',
-			}),
-			rotationDue: z.boolean().openapi({ description: 'Whether the token is older than 90 days: regenerate it.' }),
-		}),
+		token: z
+			.object({
+				id: z.string().openapi({
+					description: 'The token’s id (never the token itself).',
+					example: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+				}),
+				createdAt: z.string().openapi({ description: 'When this token was issued (ISO-8601 UTC).' }),
+				ageDays: z.number().int().openapi({ description: 'Whole days since the token was issued.', example: 12 }),
+				rotateAfter: z.string().openapi({
+					description:
+						'When rotation falls due: 90 days after issue. Answers to the token carry a Deprecation header from then on.',
+				}),
+				rotationDue: z.boolean().openapi({ description: 'Whether the token is older than 90 days: regenerate it.' }),
+			})
+			.openapi({ description: 'The token this request was made with.' }),
 	})
 	.openapi('CallerProfile');
 

@@ -14,22 +14,33 @@ export const tagNameSchema = z.string().trim().min(1).max(64);
 
 export const conversationSchema = z
 	.object({
-		id: z.string().openapi({ example: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		workspaceId: z.string(),
-		contactId: z.string(),
-		channel: z.string().openapi({ example: 'widget' }),
-		status: z.enum(STATUSES),
-		assigneeId: z.string().nullable(),
-		groupId: z.string().nullable(),
-		tags: z.array(z.string()),
-		origin: originSchema,
-		lastMessageSeq: z.number().int(),
-		unreadByOperators: z.number().int(),
-		unreadByContact: z.number().int(),
-		createdAt: z.string(),
-		updatedAt: z.string(),
-		lastMessageAt: z.string().nullable(),
-		lastActivityAt: z.string(),
+		id: z.string().openapi({ description: 'The conversation id.', example: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		workspaceId: z.string().openapi({ description: 'The workspace it belongs to.' }),
+		contactId: z.string().openapi({ description: 'The contact on the other side.' }),
+		channel: z.string().openapi({
+			description: 'Where it started: `widget`, `api`, or a channel name an integration chose.',
+			example: 'widget',
+		}),
+		status: z.enum(STATUSES).openapi({ description: '`open`, `pending` or `closed`.' }),
+		assigneeId: z.string().nullable().openapi({ description: 'The operator it is assigned to; null when unassigned.' }),
+		groupId: z.string().nullable().openapi({ description: 'The team group it is routed to; null for none.' }),
+		tags: z.array(z.string()).openapi({ description: 'Its tags.' }),
+		origin: originSchema.openapi({ description: 'The campaign origin of the visit it started in.' }),
+		lastMessageSeq: z.number().int().openapi({ description: 'The `seq` of its last message; 0 before the first.' }),
+		unreadByOperators: z
+			.number()
+			.int()
+			.openapi({ description: 'Messages from the contact the team has not read yet.' }),
+		unreadByContact: z.number().int().openapi({ description: 'Messages from the team the contact has not read yet.' }),
+		createdAt: z.string().openapi({ description: 'When it started (ISO 8601).' }),
+		updatedAt: z.string().openapi({ description: 'When its status, assignee, group or tags last changed (ISO 8601).' }),
+		lastMessageAt: z
+			.string()
+			.nullable()
+			.openapi({ description: 'When its last message was sent; null before the first.' }),
+		lastActivityAt: z
+			.string()
+			.openapi({ description: 'Its last message or change, whichever is later: the inbox order.' }),
 	})
 	.openapi('Conversation');
 
@@ -108,14 +119,14 @@ const id = z.string().min(1).max(64);
 
 /** Filters of the inbox list. Strict: a misspelt filter is refused rather than silently ignored. */
 export const conversationFiltersSchema = z.strictObject({
-	status: z.enum(STATUSES).optional(),
+	status: z.enum(STATUSES).optional().openapi({ description: 'Only conversations in this status.' }),
 	assigneeId: id.optional().openapi({ description: 'An operator id, or `none` for unassigned.' }),
-	contactId: id.optional(),
-	channel: z.string().max(32).optional(),
-	tag: tagNameSchema.optional(),
-	utmSource: z.string().max(255).optional(),
-	utmMedium: z.string().max(255).optional(),
-	utmCampaign: z.string().max(255).optional(),
+	contactId: id.optional().openapi({ description: "Only this contact's conversations." }),
+	channel: z.string().max(32).optional().openapi({ description: 'Only this channel (`widget`, `api`…).' }),
+	tag: tagNameSchema.optional().openapi({ description: 'Only conversations carrying this tag.' }),
+	utmSource: z.string().max(255).optional().openapi({ description: 'Only this campaign source (utm_source).' }),
+	utmMedium: z.string().max(255).optional().openapi({ description: 'Only this campaign medium (utm_medium).' }),
+	utmCampaign: z.string().max(255).optional().openapi({ description: 'Only this campaign (utm_campaign).' }),
 	hasGclid: booleanParam
 		.optional()
 		.openapi({ description: 'Only conversations that came (or did not come) from a search-ad click.' }),
@@ -126,25 +137,29 @@ export const conversationFiltersSchema = z.strictObject({
 		.datetime({ offset: true })
 		.transform((at) => Date.parse(at))
 		.optional()
-		.openapi({ example: '2026-11-01T00:00:00Z' }),
+		.openapi({ description: 'Only conversations updated at or after this instant.', example: '2026-11-01T00:00:00Z' }),
 });
 
 export type ConversationFilters = z.infer<typeof conversationFiltersSchema>;
 
 export const newConversationSchema = z
 	.strictObject({
-		contact: contactReferenceSchema,
+		contact: contactReferenceSchema.openapi({ description: 'Who the conversation is with.' }),
 		channel: z
 			.string()
 			.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name')
-			.default('api'),
-		assigneeId: id.nullable().optional(),
-		groupId: id.nullable().optional(),
-		tags: z.array(tagNameSchema).max(20).optional(),
+			.default('api')
+			.openapi({ description: 'A lower-case channel name, for reporting.' }),
+		assigneeId: id.nullable().optional().openapi({ description: 'Assign it to this operator at once.' }),
+		groupId: id.nullable().optional().openapi({ description: 'Route it to this group at once.' }),
+		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Tags to start with.' }),
 		message: z
 			.strictObject({
-				text: z.string().trim().min(1).max(10_000),
-				author: z.enum(['contact', 'operator']).default('operator'),
+				text: z.string().trim().min(1).max(10_000).openapi({ description: 'The first message (trimmed).' }),
+				author: z
+					.enum(['contact', 'operator'])
+					.default('operator')
+					.openapi({ description: 'Who the first message is from.' }),
 			})
 			.optional()
 			.openapi({ description: "A first message: from the token's operator (default) or from the contact." }),
@@ -155,13 +170,14 @@ export type NewConversation = z.infer<typeof newConversationSchema>;
 
 export const conversationChangesSchema = z
 	.strictObject({
-		status: z.enum(STATUSES).optional(),
-		assigneeId: id.nullable().optional(),
-		groupId: id.nullable().optional(),
+		status: z.enum(STATUSES).optional().openapi({ description: 'The new status.' }),
+		assigneeId: id.nullable().optional().openapi({ description: 'The operator to assign it to; null to unassign.' }),
+		groupId: id.nullable().optional().openapi({ description: 'The group to route it to; null for none.' }),
 		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Replaces the tag set.' }),
 	})
 	.refine((b) => Object.keys(b).length > 0, 'give at least one of status, assigneeId, groupId, tags')
-	.openapi('ConversationChanges');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi('ConversationChanges', { minProperties: 1 });
 
 export type ConversationChanges = z.infer<typeof conversationChangesSchema>;
 

@@ -24,7 +24,8 @@ code{font-size:13px;background:#eee;padding:1px 4px;border-radius:4px}
 <h1>Gear for the long way round</h1>
 <p>This is a pretend shop. The chat button in the corner is Parley's widget, loaded by the snippet below exactly as a
 customer's site would load it. Messages you send appear in the demo workspace's inbox
-(<code>GET /v3/conversations</code> with the token <code>npm run dev</code> printed).</p>
+(<code>GET /v3/conversations</code> with the token <code>npm run dev</code> printed; every call is in the
+<a href="/docs">API reference</a>).</p>
 <div class="cards"><div class="card"><b>Ridge 2 tent</b><p>Two people, 1.9 kg, three seasons.</p></div>
 <div class="card"><b>Trail 40 pack</b><p>Forty litres, a frame that breathes.</p></div>
 <div class="card"><b>Scree boots</b><p>Resoleable, broken in by the second day.</p></div></div>

@@ -9,14 +9,17 @@ export type AuthorKind = (typeof AUTHOR_KINDS)[number];
 
 export const attachmentSchema = z
 	.strictObject({
-		url: z.url({ protocol: /^https$/, error: 'must be an https URL' }),
-		name: z.string().min(1).max(255),
-		contentType: z.string().min(3).max(127),
+		url: z
+			.url({ protocol: /^https$/, error: 'must be an https URL' })
+			.openapi({ description: 'Where the file is hosted (https).' }),
+		name: z.string().min(1).max(255).openapi({ description: 'The file name shown.' }),
+		contentType: z.string().min(3).max(127).openapi({ description: 'Its media type, e.g. `image/png`.' }),
 		size: z
 			.number()
 			.int()
 			.min(0)
-			.max(100 * 1024 * 1024),
+			.max(100 * 1024 * 1024)
+			.openapi({ description: 'Its size in bytes (100 MiB at most).' }),
 	})
 	.openapi('Attachment');
 
@@ -32,21 +35,29 @@ export const INPUT_KINDS = ['text', 'number', 'email', 'phone', 'date', 'datetim
 export const interactiveSchema = z
 	.discriminatedUnion('type', [
 		z.strictObject({
-			type: z.literal('buttons'),
+			type: z.literal('buttons').openapi({ description: 'Quick-reply buttons.' }),
 			buttons: z
-				.array(z.strictObject({ label: z.string().trim().min(1).max(80) }))
+				.array(
+					z.strictObject({
+						label: z.string().trim().min(1).max(80).openapi({ description: 'The text, and the answer when chosen.' }),
+					}),
+				)
 				.min(1)
 				.max(10)
 				// The answer is the label itself: two equal labels could not be told apart.
-				.refine((buttons) => new Set(buttons.map((b) => b.label)).size === buttons.length, 'labels must differ'),
+				.refine((buttons) => new Set(buttons.map((b) => b.label)).size === buttons.length, 'labels must differ')
+				.openapi({ description: '1 to 10 buttons with different labels.' }),
 		}),
 		z.strictObject({
-			type: z.literal('input'),
-			input: z.enum(INPUT_KINDS),
-			placeholder: z.string().trim().min(1).max(80).optional(),
+			type: z.literal('input').openapi({ description: 'A data-entry prompt.' }),
+			input: z.enum(INPUT_KINDS).openapi({ description: 'What to ask for: the widget adapts its composer.' }),
+			placeholder: z.string().trim().min(1).max(80).optional().openapi({ description: 'A hint inside the input.' }),
 		}),
 		// The spec's rating scale is 1 to 5; `max` is explicit so a wider scale can come without a new type.
-		z.strictObject({ type: z.literal('rating'), max: z.literal(5) }),
+		z.strictObject({
+			type: z.literal('rating').openapi({ description: 'A rating from 1 to `max`.' }),
+			max: z.literal(5).openapi({ description: 'The top of the scale.' }),
+		}),
 	])
 	.openapi('Interactive', {
 		description: 'Asks the visitor for an answer; the answer comes back as an ordinary contact message.',
@@ -56,16 +67,26 @@ export type Interactive = z.infer<typeof interactiveSchema>;
 
 export const messageSchema = z
 	.object({
-		id: z.string().openapi({ example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		conversationId: z.string(),
+		id: z.string().openapi({ description: 'The message id.', example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		conversationId: z.string().openapi({ description: 'The conversation it belongs to.' }),
 		seq: z.number().int().openapi({ description: 'Position in the conversation, from 1, without gaps.' }),
-		authorKind: z.enum(AUTHOR_KINDS),
-		authorId: z.string().nullable(),
-		text: z.string(),
-		attachments: z.array(attachmentSchema),
+		authorKind: z
+			.enum(AUTHOR_KINDS)
+			.openapi({ description: 'Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.' }),
+		authorId: z
+			.string()
+			.nullable()
+			.openapi({ description: "The operator's id for operator messages; null otherwise." }),
+		text: z.string().openapi({ description: 'The message text.' }),
+		attachments: z.array(attachmentSchema).openapi({ description: 'Attached files.' }),
 		interactive: interactiveSchema.nullable().openapi({ description: 'Null for a plain message.' }),
-		clientMessageId: z.string().nullable(),
-		createdAt: z.string().openapi({ example: '2026-11-21T12:00:00.000Z' }),
+		clientMessageId: z
+			.string()
+			.nullable()
+			.openapi({ description: "The sender's own id for retries; a visitor sees only its own." }),
+		createdAt: z
+			.string()
+			.openapi({ description: 'When it was stored (ISO 8601).', example: '2026-11-21T12:00:00.000Z' }),
 	})
 	.openapi('Message');
 

@@ -20,12 +20,14 @@ export const handoffRefSchema = z
 
 export const handoffSchema = z
 	.object({
-		ref: handoffRefSchema,
-		channel: z.enum(HANDOFF_CHANNELS),
+		ref: handoffRefSchema.openapi({ description: 'The reference the widget put in the pre-filled text.' }),
+		channel: z.enum(HANDOFF_CHANNELS).openapi({ description: 'The messaging app the visitor left for.' }),
 		origin: z.record(z.string(), z.string()).openapi({
 			description: 'The campaign origin at the click (utmSource, gclid, landingUrl…); `{}` when none was captured.',
 		}),
-		createdAt: z.string().openapi({ example: '2026-11-21T12:00:00.000Z' }),
+		createdAt: z
+			.string()
+			.openapi({ description: 'When the visitor left (ISO 8601).', example: '2026-11-21T12:00:00.000Z' }),
 	})
 	.openapi('MessagingHandoff');
 

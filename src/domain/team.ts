@@ -10,31 +10,40 @@ import { iso, newId } from '../lib/ids';
 
 export const operatorSchema = z
 	.object({
-		id: z.string().openapi({ example: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		email: z.string(),
-		name: z.string(),
-		permissions: z.array(permissionSchema),
-		groups: z.array(z.string()),
-		createdAt: z.string(),
+		id: z.string().openapi({ description: 'The operator id.', example: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		email: z.string().openapi({ description: 'Sign-in e-mail.' }),
+		name: z.string().openapi({ description: 'Name shown to visitors and colleagues.' }),
+		permissions: z
+			.array(permissionSchema)
+			.openapi({ description: 'What the operator (and its token) may do; `admin` implies every permission.' }),
+		groups: z.array(z.string()).openapi({ description: 'The groups it belongs to.' }),
+		createdAt: z.string().openapi({ description: 'When it was added (ISO 8601).' }),
 	})
 	.openapi('Operator');
 
 export const newOperatorSchema = z
 	.strictObject({
-		email: z.email().max(254),
-		name: z.string().trim().min(1).max(200),
-		permissions: z.array(permissionSchema).max(6),
-		groups: z.array(z.string().trim().min(1).max(64)).max(50).default([]),
+		email: z.email().max(254).openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
+		name: z.string().trim().min(1).max(200).openapi({ description: 'Name shown to visitors and colleagues.' }),
+		permissions: z
+			.array(permissionSchema)
+			.max(6)
+			.openapi({ description: 'Only what the operator needs; `admin` implies every permission.' }),
+		groups: z
+			.array(z.string().trim().min(1).max(64))
+			.max(50)
+			.default([])
+			.openapi({ description: 'Groups to put the operator in.' }),
 	})
 	.openapi('NewOperator');
 
 export const issuedTokenSchema = z
 	.object({
 		token: z.string().openapi({ description: 'The plaintext Token V3. Shown once: store it now.' }),
-		tokenId: z.string(),
-		operatorId: z.string(),
-		hint: z.string(),
-		createdAt: z.string(),
+		tokenId: z.string().openapi({ description: 'The token id (not the token).' }),
+		operatorId: z.string().openapi({ description: 'The operator the token acts as.' }),
+		hint: z.string().openapi({ description: 'The prefix and last characters, safe to show next to it.' }),
+		createdAt: z.string().openapi({ description: 'When it was issued (ISO 8601); rotate about every 90 days.' }),
 	})
 	.openapi('IssuedToken');
 

@@ -42,10 +42,12 @@ export const customDataSchema = z
 	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes');
 
 export const visitorDetailsSchema = z.strictObject({
-	name: z.string().trim().min(1).max(200).optional(),
-	email: z.email().max(254).optional(),
-	phone: phoneNumber.optional(),
-	customData: customDataSchema.optional(),
+	name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Full name.' }),
+	email: z.email().max(254).optional().openapi({ description: 'E-mail address.' }),
+	phone: phoneNumber.optional().openapi({ description: 'Phone number with the country code.' }),
+	customData: customDataSchema
+		.optional()
+		.openapi({ description: 'Scalar custom attributes (50 at most), merged into the contact.' }),
 });
 
 export const identifySchema = visitorDetailsSchema

@@ -20,21 +20,23 @@ const campaignValue = z.string().trim().min(1).max(255);
 /** Campaign origin the widget captured from the landing URL (and the referrer). */
 export const originInputSchema = z
 	.strictObject({
-		utmSource: campaignValue.optional(),
-		utmMedium: campaignValue.optional(),
-		utmCampaign: campaignValue.optional(),
-		utmContent: campaignValue.optional(),
-		utmTerm: campaignValue.optional(),
-		gclid: z.string().trim().min(1).max(512).optional(),
-		fbclid: z.string().trim().min(1).max(512).optional(),
+		utmSource: campaignValue.optional().openapi({ description: 'utm_source of the landing URL.' }),
+		utmMedium: campaignValue.optional().openapi({ description: 'utm_medium of the landing URL.' }),
+		utmCampaign: campaignValue.optional().openapi({ description: 'utm_campaign of the landing URL.' }),
+		utmContent: campaignValue.optional().openapi({ description: 'utm_content of the landing URL.' }),
+		utmTerm: campaignValue.optional().openapi({ description: 'utm_term of the landing URL.' }),
+		gclid: z.string().trim().min(1).max(512).optional().openapi({ description: 'The Google Ads click id.' }),
+		fbclid: z.string().trim().min(1).max(512).optional().openapi({ description: 'The Meta click id.' }),
 		landingUrl: z
 			.url({ protocol: /^https?$/ })
 			.max(2048)
-			.optional(),
+			.optional()
+			.openapi({ description: 'The first page of the visit.' }),
 		referrer: z
 			.url({ protocol: /^https?$/ })
 			.max(2048)
-			.optional(),
+			.optional()
+			.openapi({ description: 'The page that linked to it.' }),
 	})
 	.openapi('OriginInput');
 
@@ -219,12 +221,15 @@ export async function ensureContact(db: Database, env: Env, session: SessionRow,
 
 export const visitorConversationSchema = z
 	.object({
-		id: z.string(),
-		status: z.string(),
-		lastMessageSeq: z.number().int(),
+		id: z.string().openapi({ description: 'The conversation id.' }),
+		status: z.string().openapi({ description: '`open`, `pending` or `closed`.' }),
+		lastMessageSeq: z.number().int().openapi({ description: 'The `seq` of its last message.' }),
 		unread: z.number().int().openapi({ description: 'Messages from the team the visitor has not read.' }),
-		createdAt: z.string(),
-		lastMessageAt: z.string().nullable(),
+		createdAt: z.string().openapi({ description: 'When it started (ISO 8601).' }),
+		lastMessageAt: z
+			.string()
+			.nullable()
+			.openapi({ description: 'When its last message was sent; null before the first.' }),
 	})
 	.openapi('VisitorConversation');
 

@@ -13,35 +13,48 @@ const hexColor = z
 	.regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color such as #1f6feb')
 	.openapi({ example: '#1f6feb' });
 
-const clock = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time written HH:MM (00:00 to 24:00)');
+const clock = z
+	.string()
+	.regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time written HH:MM (00:00 to 24:00)')
+	.openapi({ description: 'A time of day, HH:MM (00:00 to 24:00).' });
 
 const interval = z
 	.strictObject({ start: clock, end: clock })
 	.refine((i) => minutesOf(i.start) < minutesOf(i.end), { message: 'end must be after start' });
 
 const weekly = z.strictObject(
-	Object.fromEntries(WEEKDAYS.map((day) => [day, z.array(interval).max(8)])) as Record<
-		(typeof WEEKDAYS)[number],
-		z.ZodArray<typeof interval>
-	>,
+	Object.fromEntries(
+		WEEKDAYS.map((day) => [
+			day,
+			z.array(interval).max(8).openapi({ description: 'Open intervals that day; [] when closed.' }),
+		]),
+	) as Record<(typeof WEEKDAYS)[number], z.ZodArray<typeof interval>>,
 );
 
 export const businessHoursSchema = z
 	.strictObject({
 		/** The operator-interface setting "consider business hours". */
-		enabled: z.boolean(),
-		timeZone: z.string().refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Paris'),
-		weekly,
-		holidays: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')).max(366),
+		enabled: z
+			.boolean()
+			.openapi({ description: 'Whether availability follows these hours ("consider business hours").' }),
+		timeZone: z
+			.string()
+			.refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Paris')
+			.openapi({ description: 'The IANA time zone the hours are in.' }),
+		weekly: weekly.openapi({ description: 'Open intervals per weekday.' }),
+		holidays: z
+			.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD'))
+			.max(366)
+			.openapi({ description: 'Closed dates (YYYY-MM-DD).' }),
 	})
 	.openapi('BusinessHours');
 
 export const periodMessagesSchema = z
 	.strictObject({
-		inHours: z.string().max(500),
-		outOfHours: z.string().max(500),
-		weekend: z.string().max(500),
-		holiday: z.string().max(500),
+		inHours: z.string().max(500).openapi({ description: 'During business hours.' }),
+		outOfHours: z.string().max(500).openapi({ description: 'Outside business hours on a working day.' }),
+		weekend: z.string().max(500).openapi({ description: 'On a weekend day.' }),
+		holiday: z.string().max(500).openapi({ description: 'On a holiday.' }),
 	})
 	.openapi('PeriodMessages');
 
@@ -51,9 +64,12 @@ export const phoneNumber = z
 	.regex(/^\+?[1-9]\d{7,14}$/, 'must be digits with the country code, e.g. +5511999998888');
 
 const messagingBubbleFields = z.strictObject({
-	enabled: z.boolean(),
-	phoneNumber: phoneNumber.nullable(),
-	prefilledMessage: z.string().max(500),
+	enabled: z.boolean().openapi({ description: 'Whether the launcher offers the messaging app.' }),
+	phoneNumber: phoneNumber.nullable().openapi({ description: 'The WhatsApp number, with the country code.' }),
+	prefilledMessage: z
+		.string()
+		.max(500)
+		.openapi({ description: 'The text the app opens with (the reference is appended).' }),
 });
 
 export const messagingBubbleSchema = messagingBubbleFields
@@ -65,11 +81,18 @@ export const messagingBubbleSchema = messagingBubbleFields
 
 export const customFieldSchema = z
 	.strictObject({
-		name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must start with a letter: letters, digits, _ (40 max)'),
-		label: z.string().min(1).max(80),
-		type: z.enum(['text', 'select']),
-		options: z.array(z.string().min(1).max(80)).max(50).optional(),
-		required: z.boolean(),
+		name: z
+			.string()
+			.regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must start with a letter: letters, digits, _ (40 max)')
+			.openapi({ description: 'The key the answer is stored under on the contact.' }),
+		label: z.string().min(1).max(80).openapi({ description: 'What the pre-chat form shows.' }),
+		type: z.enum(['text', 'select']).openapi({ description: 'Free text or a choice.' }),
+		options: z
+			.array(z.string().min(1).max(80))
+			.max(50)
+			.optional()
+			.openapi({ description: 'The choices of a `select` field.' }),
+		required: z.boolean().openapi({ description: 'Whether the visitor must answer it.' }),
 	})
 	.refine((f) => f.type !== 'select' || (f.options?.length ?? 0) > 0, {
 		message: 'a select field needs at least one option',
@@ -92,35 +115,55 @@ export const visitorLimitsSchema = z
 
 export const widgetSettingsSchema = z
 	.strictObject({
-		primaryColor: hexColor,
-		backgroundColor: hexColor,
-		textColor: hexColor,
-		welcomeMessage: z.string().max(1000),
-		ctaText: z.string().max(80),
-		offlineMessage: z.string().max(1000),
-		displayName: z.string().max(80),
+		primaryColor: hexColor.openapi({ description: 'The launcher and accent color.' }),
+		backgroundColor: hexColor.openapi({ description: 'The chat background.' }),
+		textColor: hexColor.openapi({ description: 'The chat text color.' }),
+		welcomeMessage: z.string().max(1000).openapi({ description: 'Shown atop a new chat.' }),
+		ctaText: z.string().max(80).openapi({ description: 'The call to action beside the launcher.' }),
+		offlineMessage: z.string().max(1000).openapi({ description: 'Shown when the team is away.' }),
+		displayName: z.string().max(80).openapi({ description: 'The team name atop the chat.' }),
 		/** The logo shown atop the chat: an https URL (200x200 PNG recommended). */
-		logoUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).nullable(),
-		position: z.enum(['right', 'left']),
+		logoUrl: z
+			.url({ protocol: /^https$/, error: 'must be an https URL' })
+			.nullable()
+			.openapi({ description: 'The logo atop the chat: an https URL (200x200 PNG recommended); null for none.' }),
+		position: z.enum(['right', 'left']).openapi({ description: 'Which bottom corner the launcher sits in.' }),
 		/** The language the widget falls back to when the visitor's browser speaks neither Portuguese nor English. */
-		locale: z.enum(['en', 'pt']),
+		locale: z
+			.enum(['en', 'pt'])
+			.openapi({ description: "The widget's language when the browser speaks neither Portuguese nor English." }),
 		/** The automatic initial message posted when a conversation starts; null for none. */
-		autoMessage: z.string().max(1000).nullable(),
+		autoMessage: z
+			.string()
+			.max(1000)
+			.nullable()
+			.openapi({ description: 'Posted automatically when a conversation starts; null for none.' }),
+		businessHours: businessHoursSchema.openapi({ description: 'When the team is available.' }),
+		periodMessages: periodMessagesSchema.openapi({
+			description: 'What the widget says in each period of the business hours.',
+		}),
+		messagingBubble: messagingBubbleSchema.openapi({ description: 'The messaging-app (WhatsApp) bubble.' }),
+		requiredFields: z
+			.array(requiredFieldSchema)
+			.max(3)
+			.openapi({ description: 'Pre-chat fields the visitor must give (unless already known).' }),
+		customFields: z
+			.array(customFieldSchema)
+			.max(20)
+			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique')
+			.openapi({ description: 'Extra pre-chat fields (20 at most, unique names).' }),
 		/**
 		 * A visitor writing on a closed conversation: `reopen` it (status open again, as Intercom and Chatwoot
 		 * do) or refuse (409) so that the visitor starts a `new` one.
 		 */
-		closedConversationReply: z.enum(['reopen', 'new']),
-		businessHours: businessHoursSchema,
-		periodMessages: periodMessagesSchema,
-		messagingBubble: messagingBubbleSchema,
-		requiredFields: z.array(requiredFieldSchema).max(3),
-		customFields: z
-			.array(customFieldSchema)
-			.max(20)
-			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique'),
+		closedConversationReply: z.enum(['reopen', 'new']).openapi({
+			description:
+				'A visitor writing on a closed conversation: `reopen` it (default), or refuse (409) so that the visitor starts a `new` one.',
+		}),
 		/** Raise them for a site whose visitors share one address (an office, a mobile carrier). */
-		limits: visitorLimitsSchema,
+		limits: visitorLimitsSchema.openapi({
+			description: 'Per-address limits of this workspace’s widget, a minute; null fields take the defaults.',
+		}),
 	})
 	.openapi('WidgetSettings');
 
@@ -129,15 +172,32 @@ export type WidgetSettings = z.infer<typeof widgetSettingsSchema>;
 /** A partial update: any top-level field; the nested objects may themselves be partial. */
 export const widgetSettingsUpdateSchema = widgetSettingsSchema
 	.extend({
-		businessHours: businessHoursSchema.partial(),
-		periodMessages: periodMessagesSchema.partial(),
-		messagingBubble: messagingBubbleFields.partial(),
-		limits: visitorLimitsSchema.partial(),
+		businessHours: businessHoursSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
+		periodMessages: periodMessagesSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
+		messagingBubble: messagingBubbleFields.partial().openapi({ description: 'Fields to change; the others stay.' }),
+		limits: visitorLimitsSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
 	})
 	.partial()
 	.openapi('WidgetSettingsUpdate');
 
 export type WidgetSettingsUpdate = z.infer<typeof widgetSettingsUpdateSchema>;
+
+/**
+ * The body of `GET /widget/{workspaceId}/config`: every setting but the abuse limits (see `publicConfig`),
+ * stamped with its workspace and version.
+ */
+// A new object, not `.extend()`: the generator writes an extension as `allOf` with the strict settings
+// object, which no config could satisfy (each part forbids the other's properties).
+export const publicWidgetConfigSchema = z
+	.strictObject({
+		workspaceId: z.string().openapi({ description: 'The workspace the config belongs to.' }),
+		version: z
+			.number()
+			.int()
+			.openapi({ description: 'When the settings were last saved (ms since epoch); 0 for the defaults.' }),
+		...widgetSettingsSchema.omit({ limits: true }).shape,
+	})
+	.openapi('PublicWidgetConfig');
 
 const workingDay = [{ start: '09:00', end: '18:00' }];
 

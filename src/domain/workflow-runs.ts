@@ -12,21 +12,24 @@ export type WorkflowRunMessage = z.infer<typeof workflowRunMessageSchema>;
 
 export const inboundWebhookSchema = z
 	.object({
-		id: z.string().openapi({ example: 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		name: z.string(),
-		scenarioId: z.string().nullable(),
-		enabled: z.boolean(),
+		id: z.string().openapi({ description: 'The webhook id.', example: 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string().openapi({ description: 'A name for people.' }),
+		scenarioId: z
+			.string()
+			.nullable()
+			.openapi({ description: 'The scenario a call starts; null until one is attached.' }),
+		enabled: z.boolean().openapi({ description: 'Whether calls start runs.' }),
 		url: z.string().openapi({ description: 'POST JSON here (with a Token V3) to start a run.' }),
-		createdAt: z.string(),
+		createdAt: z.string().openapi({ description: 'When it was created (ISO 8601).' }),
 	})
 	.openapi('InboundWebhook');
 
 export const workflowRunAcceptedSchema = z
 	.object({
-		runId: z.string().openapi({ example: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		webhookId: z.string(),
-		status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-		createdAt: z.string(),
+		runId: z.string().openapi({ description: 'The run id.', example: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		webhookId: z.string().openapi({ description: 'The webhook that started it.' }),
+		status: z.enum(['queued', 'running', 'succeeded', 'failed']).openapi({ description: 'Where the run is.' }),
+		createdAt: z.string().openapi({ description: 'When it was recorded (ISO 8601).' }),
 	})
 	.openapi('WorkflowRunAccepted');
 

@@ -1,59 +1,126 @@
+/**
+ * Shared pieces of the route definitions that feed the OpenAPI document: error answers, bodies with examples,
+ * security and the permission each operation needs. What is the same for every operation (response headers,
+ * 405/500, tags) is added once in src/lib/openapi-document.ts instead of in each route.
+ */
 import { z } from '@hono/zod-openapi';
+import { requirePermission } from '../auth/middleware';
+import type { Permission } from '../auth/permissions';
+import { errorBody } from './errors';
 
 export const errorBodySchema = z
 	.object({
-		error: z.string().openapi({ example: 'Unauthorized' }),
-		message: z.string().openapi({ example: 'Invalid API token: unknown or revoked.' }),
-		statusCode: z.number().int().openapi({ example: 401 }),
+		error: z.string().openapi({ description: 'The HTTP status name.', example: 'Unauthorized' }),
+		message: z
+			.string()
+			.openapi({ description: 'What went wrong, for a person.', example: 'Invalid API token: unknown or revoked.' }),
+		statusCode: z.number().int().openapi({ description: 'The HTTP status, repeated.', example: 401 }),
 	})
-	.openapi('Error');
+	.openapi('Error', { description: 'Every error answer has this body.' });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
 	400: 'The request could not be read (malformed JSON, for example).',
-	401: 'Missing, malformed, unknown or revoked token.',
+	401: 'Missing, malformed, unknown or revoked credential.',
 	403: "The token's operator lacks the permission this route needs.",
 	404: 'No such resource in this workspace.',
+	405: 'This path does not serve the method; `Allow` lists those it does.',
 	409: 'The request conflicts with the current state.',
 	413: 'The body is too large.',
 	415: 'The body is not JSON.',
 	422: 'A field failed validation; the message names it.',
 	426: 'A WebSocket endpoint called without "Upgrade: websocket".',
 	429: 'Rate limit exceeded; see Retry-After and the RateLimit headers.',
+	500: 'An unexpected failure, logged on our side (the message reveals nothing of it).',
 	503: 'A dependency was briefly unavailable; nothing half-done was kept. Retry.',
 };
 
-/** OpenAPI response entries in the spec's error body, for the given statuses plus 401 and 429. */
-export function errorResponses(...statuses: number[]) {
-	const all = [...new Set([401, 429, ...statuses])].sort();
-	return Object.fromEntries(
-		all.map((status) => [
-			status,
-			{
-				description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-				content: { 'application/json': { schema: errorBodySchema } },
+const ERROR_EXAMPLES: Record<number, string> = {
+	400: 'Malformed JSON in request body',
+	401: 'Invalid API token: unknown or revoked.',
+	403: 'This token\'s operator lacks the "admin" permission.',
+	404: 'Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.',
+	405: 'DELETE is not allowed on /v3/conversations; use GET, POST.',
+	409: 'The widget settings changed while this update was applied; retry it.',
+	413: 'A request body may be at most 1 MiB.',
+	415: 'Unsupported Media Type: send the body as JSON with "Content-Type: application/json".',
+	422: 'json.text: Too small: expected string to have >=1 characters',
+	426: 'This endpoint is a WebSocket: send "Upgrade: websocket".',
+	429: 'Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.',
+	500: 'Something went wrong on our side. It has been logged; please retry later.',
+	503: 'The settings were saved but the widget cannot see them yet; repeat the same request.',
+};
+
+/** One error answer in the spec's body, with a typical example. */
+function errorResponse(status: number, description = ERROR_DESCRIPTIONS[status] ?? 'Error') {
+	return {
+		description,
+		content: {
+			'application/json': {
+				schema: errorBodySchema,
+				example: errorBody(status, ERROR_EXAMPLES[status] ?? description),
 			},
-		]),
-	);
+		},
+	};
 }
 
-/** A required JSON request body. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-	return { required: true, content: { 'application/json': { schema } } } as const;
+/** OpenAPI response entries in the spec's error body, for the given statuses plus 401, 405, 429 and 500. */
+export function errorResponses(...statuses: number[]) {
+	const all = [...new Set([401, 405, 429, 500, ...statuses])].sort();
+	return Object.fromEntries(all.map((status) => [status, errorResponse(status)]));
 }
 
-/** A JSON response entry. */
-export function jsonResponse<T extends z.ZodType>(description: string, schema: T) {
-	return { description, content: { 'application/json': { schema } } } as const;
+/** A required JSON request body, with an example (type-checked against what the schema accepts). */
+export function jsonBody<T extends z.ZodType>(schema: T, example?: z.input<T>) {
+	return {
+		required: true,
+		content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+	} as const;
+}
+
+/** A JSON response entry, with an example (type-checked against the schema). */
+export function jsonResponse<T extends z.ZodType>(description: string, schema: T, example?: z.input<T>) {
+	return {
+		description,
+		content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+	} as const;
 }
 
 export const bearerSecurity = [{ TokenV3: [] }];
 
-export const idParam = (name: string, example: string) =>
+/**
+ * A route for Token V3 callers whose operator holds `permission` (or `admin`): the guard, the security
+ * requirement and the `x-required-permission` extension, from one argument so the document cannot disagree
+ * with the guard. Spread it into `createRoute`.
+ */
+export function requires(permission: Permission) {
+	return {
+		security: bearerSecurity,
+		middleware: [requirePermission(permission)],
+		'x-required-permission': permission,
+	};
+}
+
+/** A route any valid Token V3 may call, whatever its operator's permissions. */
+export const anyToken = { security: bearerSecurity, 'x-required-permission': 'none' } as const;
+
+/** A public widget route proven by the visitor's `Parley-Session` header. */
+export const visitorSession = { security: [{ ParleySession: [] }] };
+
+/** The visitor's WebSocket: the session in the `session` query parameter or a subprotocol, never a header. */
+export const visitorSocketSession = { security: [{ ParleySessionQuery: [] }] };
+
+/** A public widget route where a session is optional, but one that is sent must be valid. */
+export const optionalSession: { security: Record<string, string[]>[] } = { security: [{}, { ParleySession: [] }] };
+
+/** A public widget route that needs no session (an empty requirement list: anyone may call it). */
+export const noCredential = { security: [] };
+
+export const idParam = (name: string, example: string, description: string) =>
 	z
 		.string()
 		.min(1)
 		.max(64)
-		.openapi({ param: { name, in: 'path' }, example });
+		.openapi({ param: { name, in: 'path', description }, example });
 
 /** The `Idempotency-Key` request header: a retry with the same key returns the first result. */
 export const idempotencyHeaders = z.object({
@@ -61,5 +128,9 @@ export const idempotencyHeaders = z.object({
 		.string()
 		.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
 		.optional()
-		.openapi({ description: 'A retry with the same key returns the first result instead of a duplicate.' }),
+		.openapi({
+			description:
+				'A retry with the same key (per operator) returns the first result instead of a duplicate, marked `Idempotent-Replayed: true`.',
+			example: 'order-1042-welcome',
+		}),
 });

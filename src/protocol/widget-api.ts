@@ -12,7 +12,7 @@ import { originInputSchema, visitorConversationSchema } from '../domain/visitor-
 import { MAX_VISITOR_TEXT } from './live';
 
 export const visitorMessage = z.strictObject({
-	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT),
+	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT).openapi({ description: 'The message text (trimmed).' }),
 	clientMessageId: z.string().min(1).max(64).openapi({
 		description:
 			'The widget’s own id for the message, unique per visitor across all its conversations: a retry never duplicates it, and the first message’s id also makes a retried conversation start find the first.',
@@ -31,15 +31,24 @@ export const sessionBody = z
 	.openapi('VisitorSessionRequest');
 
 export const identifiedResponse = z
-	.object({ contact: contactSchema, verified: z.boolean(), unverifiedReason: z.string().nullable() })
+	.object({
+		contact: contactSchema,
+		verified: z.boolean().openapi({ description: 'Whether a valid identity JWT proved who the visitor is.' }),
+		unverifiedReason: z
+			.string()
+			.nullable()
+			.openapi({ description: 'Why the identity was not verified; null when it was, or when none was asked.' }),
+	})
 	.openapi('VisitorIdentified');
 
 export const sessionResponse = z
 	.object({
-		visitorId: z.string(),
-		sessionToken: z.string(),
-		resumed: z.boolean(),
-		conversations: z.array(visitorConversationSchema),
+		visitorId: z.string().openapi({ description: 'The visitor (session) id.' }),
+		sessionToken: z.string().openapi({ description: 'Send it as `Parley-Session`; keep it to resume.' }),
+		resumed: z.boolean().openapi({ description: 'Whether the kept token was still valid.' }),
+		conversations: z
+			.array(visitorConversationSchema)
+			.openapi({ description: 'The visitor’s conversations, most recent first.' }),
 		identified: identifiedResponse.pick({ verified: true, unverifiedReason: true }).optional().openapi({
 			description: 'With an `identity` in the request: whether it was verified.',
 		}),
@@ -48,16 +57,20 @@ export const sessionResponse = z
 
 export const startBody = z
 	.strictObject({
-		details: visitorDetailsSchema.omit({ customData: true }).optional(),
+		details: visitorDetailsSchema
+			.omit({ customData: true })
+			.optional()
+			.openapi({ description: 'Pre-chat answers: name, e-mail, phone.' }),
 		customFields: z
 			.record(
 				z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'keys start with a letter: letters, digits, _ (40 max)'),
 				z.string().trim().min(1).max(500),
 			)
 			.refine((fields) => Object.keys(fields).length <= 30, 'at most 30 fields')
-			.optional(),
-		origin: originInputSchema.optional(),
-		message: visitorMessage,
+			.optional()
+			.openapi({ description: 'Answers to the workspace custom fields, by name (30 at most).' }),
+		origin: originInputSchema.optional().openapi({ description: 'The campaign origin of this visit.' }),
+		message: visitorMessage.openapi({ description: 'The first message.' }),
 	})
 	.openapi('VisitorConversationStart');
 
@@ -71,7 +84,7 @@ export const handoffBody = z
 			description:
 				'The reference the widget put in the pre-filled text (`newHandoffRef()` in src/protocol/handoff-ref.ts).',
 		}),
-		channel: handoffSchema.shape.channel,
+		channel: handoffSchema.shape.channel.openapi({ description: 'The messaging app the visitor leaves for.' }),
 		origin: originInputSchema.optional().openapi({
 			description: "The campaign origin the widget captured; without one, the session's is kept.",
 		}),

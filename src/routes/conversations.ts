@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requirePermission } from '../auth/middleware';
 import { hasPermission } from '../auth/permissions';
 import { createConversation, updateConversation } from '../domain/conversation-changes';
 import {
@@ -20,29 +19,50 @@ import { clientIp } from '../domain/visitor-limits';
 import { releaseEvents } from '../events/outbox';
 import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
-import { bearerSecurity, errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../lib/openapi';
+import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { conversationExample, conversationWithContactExample, messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
+const cursorParam = z
+	.string()
+	.max(512)
+	.optional()
+	.openapi({ description: 'The `nextCursor` of the previous page; leave it out for the first page.' });
+
 const listQuery = conversationFiltersSchema.extend({
-	limit: z.coerce.number().int().min(1).max(100).default(25),
-	cursor: z.string().max(512).optional(),
+	limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: 'Page size.' }),
+	cursor: cursorParam,
 });
 
 const listCursor = z.object({ at: z.number().int(), id: z.string() });
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
 
+const nextCursor = z
+	.string()
+	.nullable()
+	.openapi({ description: 'Pass as `cursor` for the next page; null on the last page.' });
+
 const conversationPage = z
-	.object({ data: z.array(conversationSchema), nextCursor: z.string().nullable() })
+	.object({ data: z.array(conversationSchema).openapi({ description: 'This page.' }), nextCursor })
 	.openapi('ConversationPage');
 
 const messagePage = z
-	.object({ data: z.array(messageSchema), nextCursor: z.string().nullable() })
+	.object({ data: z.array(messageSchema).openapi({ description: 'This page, oldest first.' }), nextCursor })
 	.openapi('MessagePage');
 
-const readBody = z.strictObject({ seq: z.number().int().min(0) }).openapi('ReadReceipt');
-const readPosition = z.object({ conversationId: z.string(), readSeq: z.number().int() }).openapi('ReadPosition');
+const readBody = z
+	.strictObject({
+		seq: z.number().int().min(0).openapi({ description: 'The `seq` of the last message the operators have read.' }),
+	})
+	.openapi('ReadReceipt');
+const readPosition = z
+	.object({
+		conversationId: z.string().openapi({ description: 'The conversation.' }),
+		readSeq: z.number().int().openapi({ description: "The operators' read position (it never moves back)." }),
+	})
+	.openapi('ReadPosition');
 
-const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T') });
+const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The conversation id.') });
 
 function badCursor(): never {
 	throw new Invalid('query.cursor: not a cursor this API issued; start again without it.');
@@ -53,11 +73,19 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/',
+			operationId: 'listConversations',
 			summary: 'List conversations, most recent activity first',
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
+			description:
+				'The inbox, filtered by status, assignee, contact, channel, tag, campaign origin or last update, and paged with an opaque cursor.',
+			...requires('conversations:read'),
 			request: { query: listQuery },
-			responses: { 200: jsonResponse('A page of conversations.', conversationPage), ...errorResponses(403, 422) },
+			responses: {
+				200: jsonResponse('A page of conversations.', conversationPage, {
+					data: [conversationExample],
+					nextCursor: null,
+				}),
+				...errorResponses(403, 422),
+			},
 		}),
 		async (c) => {
 			const { limit, cursor, ...filters } = c.req.valid('query');
@@ -70,14 +98,24 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/',
+			operationId: 'createConversation',
 			summary: 'Start a conversation with a contact (created when unknown)',
-			security: bearerSecurity,
-			middleware: [requirePermission('messages:send')] as const,
-			request: { headers: idempotencyHeaders, body: jsonBody(newConversationSchema) },
+			description:
+				'Names the contact by id, e-mail or phone (a contact is created for an unknown e-mail or phone), optionally with a first message from the operator or the contact. Send an `Idempotency-Key` to make a retry safe.',
+			...requires('messages:send'),
+			request: {
+				headers: idempotencyHeaders,
+				body: jsonBody(newConversationSchema, {
+					contact: { email: 'ada@example.com', name: 'Ada Lovelace' },
+					tags: ['billing'],
+					message: { text: 'Hi Ada, your refund is on its way.' },
+				}),
+			},
 			responses: {
 				201: jsonResponse(
 					'The new conversation: its contact embedded with `conversations:read`, else a receipt.',
 					conversationWriteResultSchema,
+					conversationWithContactExample,
 				),
 				...errorResponses(400, 403, 404, 409, 413, 415, 422),
 			},
@@ -101,12 +139,13 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{id}',
+			operationId: 'getConversation',
 			summary: 'One conversation with its contact and origin',
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
+			description: 'The conversation, its contact and the campaign origin it came from.',
+			...requires('conversations:read'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse('The conversation.', conversationWithContactSchema),
+				200: jsonResponse('The conversation.', conversationWithContactSchema, conversationWithContactExample),
 				...errorResponses(403, 404),
 			},
 		}),
@@ -116,14 +155,16 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'patch',
 			path: '/{id}',
+			operationId: 'updateConversation',
 			summary: 'Change status, assignee, group or tags',
-			security: bearerSecurity,
-			middleware: [requirePermission('messages:send')] as const,
-			request: { params: idParams, body: jsonBody(conversationChangesSchema) },
+			description: 'Give at least one field; the others stay as they are. `tags` replaces the whole tag set.',
+			...requires('messages:send'),
+			request: { params: idParams, body: jsonBody(conversationChangesSchema, { status: 'closed' }) },
 			responses: {
 				200: jsonResponse(
 					'The updated conversation: its contact embedded with `conversations:read`, else a receipt.',
 					conversationWriteResultSchema,
+					{ ...conversationWithContactExample, status: 'closed' },
 				),
 				...errorResponses(400, 403, 404, 413, 415, 422),
 			},
@@ -141,17 +182,21 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{id}/messages',
+			operationId: 'listConversationMessages',
 			summary: "A conversation's messages, oldest first",
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
+			description: 'Every message of the conversation in `seq` order, paged with an opaque cursor.',
+			...requires('conversations:read'),
 			request: {
 				params: idParams,
 				query: z.object({
-					limit: z.coerce.number().int().min(1).max(100).default(50),
-					cursor: z.string().max(512).optional(),
+					limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ description: 'Page size.' }),
+					cursor: cursorParam,
 				}),
 			},
-			responses: { 200: jsonResponse('A page of messages.', messagePage), ...errorResponses(403, 404, 422) },
+			responses: {
+				200: jsonResponse('A page of messages.', messagePage, { data: [messageExample], nextCursor: null }),
+				...errorResponses(403, 404, 422),
+			},
 		}),
 		async (c) => {
 			const { id } = c.req.valid('param');
@@ -176,12 +221,17 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{id}/read',
+			operationId: 'markConversationRead',
 			summary: 'Mark the conversation read by operators up to a message (a read receipt)',
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
-			request: { params: idParams, body: jsonBody(readBody) },
+			description:
+				'Moves the operators’ read position forward (never back) and tells the visitor’s widget through the live socket.',
+			...requires('conversations:read'),
+			request: { params: idParams, body: jsonBody(readBody, { seq: 2 }) },
 			responses: {
-				200: jsonResponse("The operators' read position after the receipt.", readPosition),
+				200: jsonResponse("The operators' read position after the receipt.", readPosition, {
+					conversationId: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					readSeq: 2,
+				}),
 				...errorResponses(400, 403, 404, 415, 422),
 			},
 		}),
@@ -198,12 +248,21 @@ export const conversations = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{id}/live',
+			operationId: 'connectConversationSocket',
 			summary: "The conversation's WebSocket: messages after `after`, then live messages, typing and read receipts",
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
-			request: { params: idParams, query: z.object({ after: z.coerce.number().int().min(0).default(0) }) },
+			description:
+				'Upgrades to a WebSocket (subprotocol `parley.v1`). A browser, which cannot send headers, offers the token as the `bearer.<token>` subprotocol. Frames, close codes, limits and reconnection: docs/live-protocol.md. Sending needs `messages:send` as well.',
+			...requires('conversations:read'),
+			request: {
+				params: idParams,
+				query: z.object({
+					after: z.coerce.number().int().min(0).default(0).openapi({
+						description: 'The last `seq` this client has: the socket first replays every message after it.',
+					}),
+				}),
+			},
 			responses: {
-				101: { description: 'Switching to the WebSocket protocol (frames: src/protocol/live.ts).' },
+				101: { description: 'Switching to the WebSocket protocol (frames: docs/live-protocol.md).' },
 				...errorResponses(403, 404, 422, 426),
 			},
 		}),

@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import { requirePermission } from '../auth/middleware';
 import { connectToFeed } from '../domain/live';
-import { bearerSecurity, errorResponses } from '../lib/openapi';
+import { errorResponses, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 /** The operators' live inbox feed: one WebSocket per console for the whole workspace. */
@@ -9,11 +8,13 @@ export const live = createRouter().openapi(
 	createRoute({
 		method: 'get',
 		path: '/',
+		operationId: 'connectInboxFeed',
 		summary: 'The workspace inbox feed (WebSocket): conversation.created, conversation.updated, message.created',
-		security: bearerSecurity,
-		middleware: [requirePermission('conversations:read')] as const,
+		description:
+			'Upgrades to a WebSocket (subprotocol `parley.v1`; a browser offers the token as the `bearer.<token>` subprotocol). Each frame is `{ type: "event", event }`. Frames, close codes and limits: docs/live-protocol.md.',
+		...requires('conversations:read'),
 		responses: {
-			101: { description: 'Switching to the WebSocket protocol; each frame is `{ type: "event", event }`.' },
+			101: { description: 'Switching to the WebSocket protocol (frames: docs/live-protocol.md).' },
 			...errorResponses(403, 426, 429),
 		},
 	}),

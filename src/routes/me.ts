@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { callerProfileSchema, describeCaller } from '../domain/caller-profile';
-import { bearerSecurity, errorResponses, jsonResponse } from '../lib/openapi';
+import { anyToken, errorResponses, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 export const me = createRouter().openapi(
@@ -16,8 +16,23 @@ export const me = createRouter().openapi(
 			'falls due. Rotate a token about every 90 days, and at once if it may have leaked, with ' +
 			'`POST /v3/tokens/regenerate`. Once a token is older than 90 days, every answer to it carries ' +
 			'`Deprecation: @<unix seconds>` (RFC 9745) and `Link: </v3/me>; rel="deprecation"`.',
-		security: bearerSecurity,
-		responses: { 200: jsonResponse('The caller and its token.', callerProfileSchema), ...errorResponses() },
+		...anyToken,
+		responses: {
+			200: jsonResponse('The caller and its token.', callerProfileSchema, {
+				operator: { id: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Integration bot', email: 'api@example.com' },
+				workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+				permissions: ['conversations:read', 'messages:send'],
+				groups: [],
+				token: {
+					id: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					createdAt: '2026-09-01T12:00:00.000Z',
+					ageDays: 83,
+					rotateAfter: '2026-11-30T12:00:00.000Z',
+					rotationDue: false,
+				},
+			}),
+			...errorResponses(),
+		},
 	}),
 	async (c) => c.json(await describeCaller(c.var.db, c.var.caller), 200),
 );

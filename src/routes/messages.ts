@@ -1,16 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requirePermission } from '../auth/middleware';
 import { countStatements } from '../db/client';
 import { postMessage } from '../domain/live';
 import { attachmentSchema, interactiveSchema, messageSchema } from '../domain/messages';
-import { bearerSecurity, errorResponses, idempotencyHeaders, jsonBody, jsonResponse } from '../lib/openapi';
+import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
 const sendBody = z
 	.strictObject({
-		conversationId: z.string().min(1).max(64),
-		text: z.string().trim().min(1).max(10_000),
-		attachments: z.array(attachmentSchema).max(10).default([]),
+		conversationId: z.string().min(1).max(64).openapi({ description: 'The conversation to post into.' }),
+		text: z.string().trim().min(1).max(10_000).openapi({ description: 'The message text (trimmed).' }),
+		attachments: z
+			.array(attachmentSchema)
+			.max(10)
+			.default([])
+			.openapi({ description: 'Files already hosted at https URLs.' }),
 		interactive: interactiveSchema.nullable().optional().openapi({
 			description:
 				'Quick-reply buttons, a data-entry prompt or a 1-5 rating; `text` is the question. The visitor answers with an ordinary message.',
@@ -22,12 +26,20 @@ export const messages = createRouter().openapi(
 	createRoute({
 		method: 'post',
 		path: '/',
+		operationId: 'sendMessage',
 		summary: 'Send an operator message into a conversation',
-		security: bearerSecurity,
-		middleware: [requirePermission('messages:send')] as const,
-		request: { headers: idempotencyHeaders, body: jsonBody(sendBody) },
+		description:
+			"Posts as the token's operator; the visitor's widget receives it live. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.",
+		...requires('messages:send'),
+		request: {
+			headers: idempotencyHeaders,
+			body: jsonBody(sendBody, {
+				conversationId: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+				text: 'Your order ships tomorrow.',
+			}),
+		},
 		responses: {
-			201: jsonResponse('The stored message (also for a retried Idempotency-Key).', messageSchema),
+			201: jsonResponse('The stored message (also for a retried Idempotency-Key).', messageSchema, messageExample),
 			...errorResponses(400, 403, 404, 413, 415, 422),
 		},
 	}),

@@ -24,10 +24,31 @@ import {
 	visitorConversationSchema,
 	visitorConversations,
 } from '../domain/visitor-sessions';
-import { assertPrechatFields, loadWidgetSettings, readPublicConfig } from '../domain/widget-settings';
+import {
+	assertPrechatFields,
+	DEFAULT_WIDGET_SETTINGS,
+	loadWidgetSettings,
+	publicWidgetConfigSchema,
+	readPublicConfig,
+} from '../domain/widget-settings';
 import { releaseEvents } from '../events/outbox';
 import { NotFound } from '../lib/errors';
-import { errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
+import {
+	errorResponses,
+	idParam,
+	jsonBody,
+	jsonResponse,
+	noCredential,
+	optionalSession,
+	visitorSession,
+	visitorSocketSession,
+} from '../lib/openapi';
+import {
+	contactExample,
+	handoffExample,
+	visitorConversationExample,
+	visitorMessageExample,
+} from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 import { credentialFromSubprotocols } from '../protocol/live';
 import {
@@ -43,11 +64,21 @@ import {
 
 const SESSION_HEADER = 'Parley-Session';
 
-const workspaceParam = z.object({ workspaceId: z.string().min(1).max(64) });
-const conversationParams = workspaceParam.extend({ id: z.string().min(1).max(64) });
+const workspaceParam = z.object({
+	workspaceId: idParam('workspaceId', 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The workspace whose widget this is.'),
+});
+const conversationParams = workspaceParam.extend({
+	id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'One of the visitor’s conversations.'),
+});
 const sessionHeaders = z.object({
 	'parley-session': z.string().max(1024).optional().openapi({ description: 'The token from POST /sessions.' }),
 });
+const afterParam = z.coerce
+	.number()
+	.int()
+	.min(0)
+	.default(0)
+	.openapi({ description: 'The last `seq` the widget has: only later messages come.' });
 
 async function visitor(c: Context<AppEnv>, workspaceId: string) {
 	return authenticateSession(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER));
@@ -58,11 +89,38 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{workspaceId}/config',
+			operationId: 'getWidgetConfig',
 			summary: 'Public widget config (cacheable; revalidate with If-None-Match)',
-			request: { params: workspaceParam },
+			description: 'What every page view of a site with the widget loads first; served from the edge copy in KV.',
+			...noCredential,
+			request: {
+				params: workspaceParam,
+				headers: z.object({
+					'if-none-match': z
+						.string()
+						.optional()
+						.openapi({ description: 'The ETag of the config the widget holds.', example: '"1763726400000"' }),
+				}),
+			},
 			responses: {
-				200: { description: 'The public config, with ETag and Cache-Control.' },
-				304: { description: 'Not modified since the ETag you sent.' },
+				200: {
+					...jsonResponse('The public config.', publicWidgetConfigSchema, {
+						...DEFAULT_WIDGET_SETTINGS,
+						workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+						version: 1763726400000,
+					}),
+					headers: {
+						ETag: { $ref: '#/components/headers/ETag' },
+						'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+					},
+				},
+				304: {
+					description: 'Not modified since the ETag you sent.',
+					headers: {
+						ETag: { $ref: '#/components/headers/ETag' },
+						'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+					},
+				},
 				...errorResponses(404),
 			},
 		}),
@@ -83,10 +141,22 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/sessions',
+			operationId: 'startVisitorSession',
 			summary: 'Start or resume a visitor session',
-			request: { params: workspaceParam, body: jsonBody(sessionBody) },
+			description:
+				'Resumes the session whose token the browser kept, or starts a new anonymous one; the token then goes in `Parley-Session`.',
+			...noCredential,
+			request: {
+				params: workspaceParam,
+				body: jsonBody(sessionBody, { origin: { utmSource: 'newsletter', landingUrl: 'https://shop.example/tents' } }),
+			},
 			responses: {
-				200: jsonResponse('The session (resumed or new) and its conversations.', sessionResponse),
+				200: jsonResponse('The session (resumed or new) and its conversations.', sessionResponse, {
+					visitorId: 'vis_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					sessionToken: 'pvs1.eyJ3cyI6IndzXzAxIn0.c2lnbmF0dXJl',
+					resumed: false,
+					conversations: [],
+				}),
 				...errorResponses(400, 404, 409, 415, 422, 503),
 			},
 		}),
@@ -101,11 +171,22 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/handoffs',
+			operationId: 'recordMessagingHandoff',
 			summary: 'Record the reference of a visitor leaving for the messaging app, with the campaign origin',
-			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(handoffBody) },
+			description: 'Idempotent by reference: recording the same one again answers 200 with the stored handoff.',
+			...optionalSession,
+			request: {
+				params: workspaceParam,
+				headers: sessionHeaders,
+				body: jsonBody(handoffBody, { ref: '7KQ2M9XD', channel: 'whatsapp' }),
+			},
 			responses: {
-				201: jsonResponse('The recorded handoff.', handoffResponse),
-				200: jsonResponse('This reference was recorded before: the stored handoff, unchanged.', handoffResponse),
+				201: jsonResponse('The recorded handoff.', handoffResponse, handoffExample),
+				200: jsonResponse(
+					'This reference was recorded before: the stored handoff, unchanged.',
+					handoffResponse,
+					handoffExample,
+				),
 				...errorResponses(400, 404, 415, 422, 503),
 			},
 		}),
@@ -130,10 +211,22 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/identify',
+			operationId: 'identifyVisitor',
 			summary: 'Tell who the visitor is (verified with an identity JWT when the workspace has a secret)',
-			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(identifySchema) },
+			description:
+				'Attaches name, e-mail, phone and custom data to the visitor’s contact; with identity verification on, only a valid JWT makes the identity verified.',
+			...visitorSession,
+			request: {
+				params: workspaceParam,
+				headers: sessionHeaders,
+				body: jsonBody(identifySchema, { name: 'Ada Lovelace', email: 'ada@example.com' }),
+			},
 			responses: {
-				200: jsonResponse('The visitor’s contact and whether the identity was verified.', identifiedResponse),
+				200: jsonResponse('The visitor’s contact and whether the identity was verified.', identifiedResponse, {
+					contact: contactExample,
+					verified: false,
+					unverifiedReason: null,
+				}),
 				...errorResponses(400, 404, 409, 415, 422, 503),
 			},
 		}),
@@ -146,7 +239,10 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/reset',
+			operationId: 'resetVisitorSession',
 			summary: 'End the visitor session (the site’s logout); the widget starts a new anonymous one',
+			description: 'The session token stops working and the visitor’s open sockets close.',
+			...visitorSession,
 			request: { params: workspaceParam, headers: sessionHeaders },
 			responses: { 204: { description: 'The session token no longer works.' }, ...errorResponses() },
 		}),
@@ -162,10 +258,19 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{workspaceId}/conversations',
+			operationId: 'listVisitorConversations',
 			summary: 'The visitor’s conversations, most recent first',
+			description: 'Only what a visitor may see of them.',
+			...visitorSession,
 			request: { params: workspaceParam, headers: sessionHeaders },
 			responses: {
-				200: jsonResponse('Conversations.', z.object({ data: z.array(visitorConversationSchema) })),
+				200: jsonResponse(
+					'Conversations.',
+					z
+						.object({ data: z.array(visitorConversationSchema).openapi({ description: 'Most recent first.' }) })
+						.openapi('VisitorConversationList'),
+					{ data: [visitorConversationExample] },
+				),
 				...errorResponses(),
 			},
 		}),
@@ -178,10 +283,23 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/conversations',
+			operationId: 'startVisitorConversation',
 			summary: 'Start a conversation: pre-chat fields (checked against the widget settings), origin, first message',
-			request: { params: workspaceParam, headers: sessionHeaders, body: jsonBody(startBody) },
+			description: 'Retrying with the same first `clientMessageId` finds the conversation the first attempt opened.',
+			...visitorSession,
+			request: {
+				params: workspaceParam,
+				headers: sessionHeaders,
+				body: jsonBody(startBody, {
+					details: { name: 'Ada Lovelace', email: 'ada@example.com' },
+					message: { text: 'Is the Ridge 2 tent in stock?', clientMessageId: 'c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b' },
+				}),
+			},
 			responses: {
-				201: jsonResponse('The new conversation and its first message.', startResponse),
+				201: jsonResponse('The new conversation and its first message.', startResponse, {
+					conversation: visitorConversationExample,
+					message: visitorMessageExample,
+				}),
 				...errorResponses(400, 409, 415, 422, 503),
 			},
 		}),
@@ -248,17 +366,32 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{workspaceId}/conversations/{id}/messages',
+			operationId: 'listVisitorMessages',
 			summary: 'History of one of the visitor’s conversations, after a seq',
+			description: 'Messages in `seq` order, as a visitor sees them.',
+			...visitorSession,
 			request: {
 				params: conversationParams,
 				headers: sessionHeaders,
 				query: z.object({
-					after: z.coerce.number().int().min(0).default(0),
-					limit: z.coerce.number().int().min(1).max(100).default(50),
+					after: afterParam,
+					limit: z.coerce
+						.number()
+						.int()
+						.min(1)
+						.max(100)
+						.default(50)
+						.openapi({ description: 'Most messages to return.' }),
 				}),
 			},
 			responses: {
-				200: jsonResponse('Messages, oldest first.', z.object({ data: z.array(messageSchema) })),
+				200: jsonResponse(
+					'Messages, oldest first.',
+					z
+						.object({ data: z.array(messageSchema).openapi({ description: 'Oldest first.' }) })
+						.openapi('VisitorMessageList'),
+					{ data: [visitorMessageExample] },
+				),
 				...errorResponses(404, 422),
 			},
 		}),
@@ -275,10 +408,24 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/conversations/{id}/messages',
+			operationId: 'sendVisitorMessage',
 			summary: 'Send a visitor message (idempotent by clientMessageId)',
-			request: { params: conversationParams, headers: sessionHeaders, body: jsonBody(visitorMessage) },
+			description: 'A retry with the same `clientMessageId` returns the stored message instead of a duplicate.',
+			...visitorSession,
+			request: {
+				params: conversationParams,
+				headers: sessionHeaders,
+				body: jsonBody(visitorMessage, {
+					text: 'Is the Ridge 2 tent in stock?',
+					clientMessageId: 'c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b',
+				}),
+			},
 			responses: {
-				201: jsonResponse('The stored message (also for a repeated clientMessageId).', messageSchema),
+				201: jsonResponse(
+					'The stored message (also for a repeated clientMessageId).',
+					messageSchema,
+					visitorMessageExample,
+				),
 				...errorResponses(400, 404, 409, 415, 422),
 			},
 		}),
@@ -307,14 +454,30 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/{workspaceId}/conversations/{id}/read',
+			operationId: 'markVisitorRead',
 			summary: 'The visitor read the conversation up to `seq`',
+			description: 'Moves the visitor’s read position forward (never back); operators see it live.',
+			...visitorSession,
 			request: {
 				params: conversationParams,
 				headers: sessionHeaders,
-				body: jsonBody(z.strictObject({ seq: z.number().int().min(0) })),
+				body: jsonBody(
+					z
+						.strictObject({
+							seq: z.number().int().min(0).openapi({ description: 'The last message the visitor has read.' }),
+						})
+						.openapi('VisitorReadReceipt'),
+					{ seq: 2 },
+				),
 			},
 			responses: {
-				200: jsonResponse('The visitor’s read position.', z.object({ readSeq: z.number().int() })),
+				200: jsonResponse(
+					'The visitor’s read position.',
+					z
+						.object({ readSeq: z.number().int().openapi({ description: 'The visitor’s read position.' }) })
+						.openapi('VisitorReadPosition'),
+					{ readSeq: 2 },
+				),
 				...errorResponses(400, 404, 415, 422),
 			},
 		}),
@@ -330,20 +493,22 @@ export const publicWidget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/{workspaceId}/conversations/{id}/live',
+			operationId: 'connectVisitorSocket',
 			summary: 'The conversation’s WebSocket for the visitor (session in the query: sockets carry no headers)',
+			description:
+				'Upgrades to a WebSocket (subprotocol `parley.v1`). The session comes as the `session.<token>` subprotocol or the `session` query parameter. Frames, close codes, limits and reconnection: docs/live-protocol.md.',
+			...visitorSocketSession,
 			request: {
 				params: conversationParams,
 				query: z.object({
-					session: z
-						.string()
-						.max(1024)
-						.optional()
-						.openapi({ description: 'Or offer the subprotocols `parley.v1` and `session.<token>`.' }),
-					after: z.coerce.number().int().min(0).default(0),
+					session: z.string().max(1024).optional().openapi({
+						description: 'The session token; or offer the subprotocols `parley.v1` and `session.<token>`.',
+					}),
+					after: afterParam,
 				}),
 			},
 			responses: {
-				101: { description: 'Switching to the WebSocket protocol (frames: src/protocol/live.ts).' },
+				101: { description: 'Switching to the WebSocket protocol (frames: docs/live-protocol.md).' },
 				...errorResponses(404, 422, 426),
 			},
 		}),

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requirePermission } from '../auth/middleware';
 import { disconnectOperatorLater } from '../domain/live';
 import { createOperator, issuedTokenSchema, issueTokenFor, newOperatorSchema, operatorSchema } from '../domain/team';
-import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from '../lib/openapi';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { issuedTokenExample, operatorExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
 export const team = createRouter()
@@ -10,12 +10,20 @@ export const team = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/members',
+			operationId: 'createTeamMember',
 			summary: 'Add an operator to the workspace',
-			security: bearerSecurity,
-			middleware: [requirePermission('admin')] as const,
-			request: { body: jsonBody(newOperatorSchema) },
+			description:
+				'Also how to make a dedicated API user: an operator with only the permissions an integration needs, then `POST /v3/team/members/{id}/token` for its token.',
+			...requires('admin'),
+			request: {
+				body: jsonBody(newOperatorSchema, {
+					email: 'integration@acme.example',
+					name: 'CRM integration',
+					permissions: ['conversations:read', 'messages:send'],
+				}),
+			},
 			responses: {
-				201: jsonResponse('The new operator.', operatorSchema),
+				201: jsonResponse('The new operator.', operatorSchema, operatorExample),
 				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
@@ -25,12 +33,13 @@ export const team = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/members/{id}/token',
+			operationId: 'issueTeamMemberToken',
 			summary: "Issue an operator's Token V3 (revokes any token it had)",
-			security: bearerSecurity,
-			middleware: [requirePermission('admin')] as const,
-			request: { params: z.object({ id: idParam('id', 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T') }) },
+			description: 'The plaintext token is in this answer only; Parley keeps its SHA-256 hash.',
+			...requires('admin'),
+			request: { params: z.object({ id: idParam('id', 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The operator id.') }) },
 			responses: {
-				201: jsonResponse('The token, shown this once.', issuedTokenSchema),
+				201: jsonResponse('The token, shown this once.', issuedTokenSchema, issuedTokenExample),
 				...errorResponses(403, 404),
 			},
 		}),

@@ -1,16 +1,22 @@
 import { createRoute } from '@hono/zod-openapi';
 import { disconnectOperatorLater } from '../domain/live';
 import { issuedTokenSchema, regenerateToken } from '../domain/team';
-import { bearerSecurity, errorResponses, jsonResponse } from '../lib/openapi';
+import { anyToken, errorResponses, jsonResponse } from '../lib/openapi';
+import { issuedTokenExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
 export const tokens = createRouter().openapi(
 	createRoute({
 		method: 'post',
 		path: '/regenerate',
+		operationId: 'regenerateToken',
 		summary: 'Replace the calling token; the old one stops working at once',
-		security: bearerSecurity,
-		responses: { 201: jsonResponse('The new token, shown this once.', issuedTokenSchema), ...errorResponses() },
+		description: 'Rotate about every 90 days, and at once when a token may have leaked.',
+		...anyToken,
+		responses: {
+			201: jsonResponse('The new token, shown this once.', issuedTokenSchema, issuedTokenExample),
+			...errorResponses(),
+		},
 	}),
 	async (c) => {
 		const { workspaceId, operatorId, tokenId } = c.var.caller;

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { requirePermission } from '../auth/middleware';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
 import { forgetWorkspaceLimits } from '../domain/visitor-limits';
 import {
+	DEFAULT_WIDGET_SETTINGS,
 	loadWidgetSettings,
 	publicWidgetConfig,
 	publishPublicConfig,
@@ -15,20 +15,28 @@ import {
 } from '../domain/widget-settings';
 import { widgetSnippet } from '../domain/widget-snippet';
 import { ServiceUnavailable } from '../lib/errors';
-import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from '../lib/openapi';
+import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { handoffExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
-const identitySecretSchema = z.object({ secret: z.string(), version: z.number().int() }).openapi('IdentitySecret');
+const identitySecretSchema = z
+	.object({
+		secret: z.string().openapi({ description: 'The HS256 key (base64url). Keep it server-side.' }),
+		version: z.number().int().openapi({ description: 'Goes up by one at each rotation.' }),
+	})
+	.openapi('IdentitySecret');
 
 const widgetInfoSchema = z
 	.object({
-		workspaceId: z.string(),
-		widgetScriptUrl: z.string(),
+		workspaceId: z.string().openapi({ description: 'The workspace the token belongs to.' }),
+		widgetScriptUrl: z.string().openapi({ description: 'Where the widget script is served.' }),
 		snippet: z.string().openapi({ description: 'Paste before </body> on every page of your (HTTPS) site.' }),
-		businessHoursEnabled: z.boolean(),
+		businessHoursEnabled: z.boolean().openapi({ description: 'Whether availability follows the business hours.' }),
 		online: z.boolean().openapi({ description: 'Whether the widget shows the team as available right now.' }),
-		period: z.enum(['always', 'in_hours', 'out_of_hours', 'weekend', 'holiday']),
-		availabilityMessage: z.string(),
+		period: z
+			.enum(['always', 'in_hours', 'out_of_hours', 'weekend', 'holiday'])
+			.openapi({ description: 'Which period of the business hours it is now.' }),
+		availabilityMessage: z.string().openapi({ description: 'The period message the widget shows now.' }),
 	})
 	.openapi('WidgetInfo');
 
@@ -42,9 +50,14 @@ export const widget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/settings',
+			operationId: 'getWidgetSettings',
 			summary: 'The widget settings of the workspace',
-			security: bearerSecurity,
-			responses: { 200: jsonResponse('The full settings object.', widgetSettingsSchema), ...errorResponses() },
+			description: 'Colors, texts, business hours, pre-chat fields and the messaging-app bubble.',
+			...anyToken,
+			responses: {
+				200: jsonResponse('The full settings object.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS),
+				...errorResponses(),
+			},
 		}),
 		async (c) => c.json((await loadWidgetSettings(c.var.db, c.var.caller.workspaceId)).settings, 200),
 	)
@@ -52,12 +65,20 @@ export const widget = createRouter()
 		createRoute({
 			method: 'put',
 			path: '/settings',
+			operationId: 'updateWidgetSettings',
 			summary: 'Update any widget settings (partial); nested objects merge',
-			security: bearerSecurity,
-			middleware: [requirePermission('admin')] as const,
-			request: { body: jsonBody(widgetSettingsUpdateSchema) },
+			description:
+				'Top-level fields replace; `businessHours`, `periodMessages` and `messagingBubble` merge one level deep. The public config the widget loads is rewritten before the answer.',
+			...requires('admin'),
+			request: {
+				body: jsonBody(widgetSettingsUpdateSchema, { primaryColor: '#0a7d5a', ctaText: 'Questions? Ask us' }),
+			},
 			responses: {
-				200: jsonResponse('The full settings after the update.', widgetSettingsSchema),
+				200: jsonResponse('The full settings after the update.', widgetSettingsSchema, {
+					...DEFAULT_WIDGET_SETTINGS,
+					primaryColor: '#0a7d5a',
+					ctaText: 'Questions? Ask us',
+				}),
 				...errorResponses(400, 403, 409, 413, 415, 422, 503),
 			},
 		}),
@@ -82,9 +103,22 @@ export const widget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/info',
+			operationId: 'getWidgetInfo',
 			summary: 'What a site owner needs to install the widget, and whether the team is online now',
-			security: bearerSecurity,
-			responses: { 200: jsonResponse('Widget information.', widgetInfoSchema), ...errorResponses() },
+			description: 'The snippet to paste, the script URL and the availability the widget shows right now.',
+			...anyToken,
+			responses: {
+				200: jsonResponse('Widget information.', widgetInfoSchema, {
+					workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					widgetScriptUrl: 'https://parley.acme.example/widget.js',
+					snippet: '<script>/* the loader */ kw(\'init\',{workspaceId:"ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T"});</script>',
+					businessHoursEnabled: true,
+					online: true,
+					period: 'in_hours',
+					availabilityMessage: 'We typically reply in a few minutes.',
+				}),
+				...errorResponses(),
+			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
@@ -106,13 +140,16 @@ export const widget = createRouter()
 		createRoute({
 			method: 'post',
 			path: '/identity-secret',
+			operationId: 'rotateIdentitySecret',
 			summary: 'Turn on identity verification, or rotate its secret (the previous one stops working)',
-			security: bearerSecurity,
-			middleware: [requirePermission('admin')] as const,
+			description:
+				"From then on the widget's `identify` is verified only with an HS256 JWT signed with this secret by your backend.",
+			...requires('admin'),
 			responses: {
 				200: jsonResponse(
 					"The secret your backend signs visitors' identity JWTs with (HS256). Keep it server-side.",
 					identitySecretSchema,
+					{ secret: 'n3Xq8v0ZkL2pR7sT1uW5yA9cE4gI6jM0oQ2rS8tV1xY', version: 2 },
 				),
 				...errorResponses(403, 503),
 			},
@@ -130,9 +167,10 @@ export const widget = createRouter()
 		createRoute({
 			method: 'delete',
 			path: '/identity-secret',
+			operationId: 'disableIdentitySecret',
 			summary: 'Turn identity verification off: every identify is stored as unverified',
-			security: bearerSecurity,
-			middleware: [requirePermission('admin')] as const,
+			description: 'The current secret stops working at once.',
+			...requires('admin'),
 			responses: { 204: { description: 'Verification is off.' }, ...errorResponses(403) },
 		}),
 		async (c) => {
@@ -144,21 +182,25 @@ export const widget = createRouter()
 		createRoute({
 			method: 'get',
 			path: '/handoffs/{ref}',
+			operationId: 'getMessagingHandoff',
 			summary: 'The campaign origin of a visitor who left the widget for the messaging app, by its reference',
 			description:
 				'A message arriving in the messaging app with "ref XXXXXXXX" came from the widget visit recorded under that reference. Read leniently: any case, I and L as 1, O as 0.',
-			security: bearerSecurity,
-			middleware: [requirePermission('conversations:read')] as const,
+			...requires('conversations:read'),
 			request: {
 				params: z.object({
+					// Written out in both cases, not with the /i flag: the document publishes the source without flags.
 					ref: z
 						.string()
-						.regex(/^[0-9a-z]{8}$/i, 'must be the 8 characters after "ref"')
-						.openapi({ param: { name: 'ref', in: 'path' }, example: '7KQ2M9XD' }),
+						.regex(/^[0-9A-Za-z]{8}$/, 'must be the 8 characters after "ref"')
+						.openapi({
+							param: { name: 'ref', in: 'path', description: 'The 8 characters after "ref" in the message.' },
+							example: '7KQ2M9XD',
+						}),
 				}),
 			},
 			responses: {
-				200: jsonResponse('The handoff.', handoffSchema),
+				200: jsonResponse('The handoff.', handoffSchema, handoffExample),
 				...errorResponses(403, 404, 422),
 			},
 		}),

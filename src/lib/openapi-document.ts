@@ -1,0 +1,272 @@
+/**
+ * The API document (`GET /v3/openapi.json`, and the `/docs` reference built from it). The routes declare
+ * their own paths, bodies, permission and examples; what is true of every operation is added here, once:
+ * tags, the response headers the middleware sets, the permission or session sentence in each description. Built once per isolate: the routes cannot change after start-up.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../app-env';
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+type Document = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
+
+const TOKEN_FORMAT =
+	'A Token V3 is `prly_` followed by 49 base62 characters (`[0-9A-Za-z]`): 43 random ones, then a 6-character ' +
+	'checksum of them, so a mistyped token is refused without a database read. Send it as ' +
+	'`Authorization: Bearer prly_…`. An admin issues one per operator with `POST /v3/team/members/{id}/token` ' +
+	'(`npm run seed` prints the first); `POST /v3/tokens/regenerate` replaces the calling token. A token acts ' +
+	"with its operator's permissions; keep it in your backend, never in a browser or a repository.";
+
+const INFO_DESCRIPTION = [
+	'Customer conversations: the widget, the inbox, messages and workflows.',
+	'',
+	'**Authentication.** The `/v3` routes take a Token V3 (`Authorization: Bearer prly_…`); each operation names',
+	'the permission its operator needs (`x-required-permission`; `admin` holds every permission). The public',
+	'`/widget` routes take no token: the widget proves its visitor with the `Parley-Session` header.',
+	'',
+	'**Errors** always have the body `{ error, message, statusCode }`.',
+	'',
+	'**Rate limits.** Every `/v3` answer after authentication carries `RateLimit` and `RateLimit-Policy`',
+	'(draft-ietf-httpapi-ratelimit-headers); a `429` adds `Retry-After`.',
+	'',
+	'**WebSockets.** The `…/live` operations upgrade to a WebSocket; their frames, close codes and limits are',
+	'described in `docs/live-protocol.md` in the Parley repository.',
+	'',
+	'An interactive reference of this document is served at `/docs`.',
+].join('\n');
+
+const TAGS: { prefix: string; name: string; description: string }[] = [
+	{
+		prefix: '/v3/conversations',
+		name: 'Conversations',
+		description: 'The inbox: conversations, their messages and read receipts.',
+	},
+	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
+	{
+		prefix: '/v3/widget',
+		name: 'Widget settings',
+		description: 'How the widget looks and behaves, identity verification and messaging-app handoffs.',
+	},
+	{ prefix: '/v3/team', name: 'Team', description: 'Operators and their tokens.' },
+	{ prefix: '/v3/tokens', name: 'Tokens', description: 'The calling token.' },
+	{ prefix: '/v3/me', name: 'Tokens', description: 'The calling token.' },
+	{ prefix: '/v3/workflows', name: 'Workflows', description: 'Inbound webhooks that start scenario runs.' },
+	{ prefix: '/v3/live', name: 'Live', description: 'The operators’ inbox feed (WebSocket).' },
+	{
+		prefix: '/widget/',
+		name: 'Public widget',
+		description: 'What the embedded widget calls: no token; a visitor session instead.',
+	},
+];
+
+const HEADERS: JsonObject = {
+	RateLimit: {
+		description: 'What is left of the per-token budget: `"per-token";r=<remaining>;t=<seconds until reset>`.',
+		schema: { type: 'string', example: '"per-token";r=119;t=60' },
+	},
+	'RateLimit-Policy': {
+		description: 'The per-token budget: `"per-token";q=<requests>;w=<window in seconds>`.',
+		schema: { type: 'string', example: '"per-token";q=120;w=60' },
+	},
+	'Retry-After': {
+		description: 'Seconds to wait before retrying.',
+		schema: { type: 'integer', minimum: 0, example: 12 },
+	},
+	'Idempotent-Replayed': {
+		description:
+			'Present (`true`) when this answer is the stored result of an earlier request with the same Idempotency-Key.',
+		schema: { type: 'string', enum: ['true'] },
+	},
+	'WWW-Authenticate': {
+		description:
+			'The challenge: on `/v3`, RFC 6750\'s `Bearer realm="parley"`, with `error="invalid_token"` when a token was sent but is malformed, unknown or revoked; on the public widget routes, `Parley-Session realm="parley"`.',
+		schema: { type: 'string', example: 'Bearer realm="parley", error="invalid_token"' },
+	},
+	Deprecation: {
+		description:
+			'RFC 9745, on every answer to a token older than 90 days: `@<unix seconds>`, when rotation fell due. Rotate it (`POST /v3/tokens/regenerate`).',
+		schema: { type: 'string', example: '@1771502400' },
+	},
+	Link: {
+		description:
+			'With `Deprecation`: where to read the token\'s age, `</v3/me>; rel="deprecation"; type="application/json"`.',
+		schema: { type: 'string', example: '</v3/me>; rel="deprecation"; type="application/json"' },
+	},
+	Allow: {
+		description: 'The methods this path does serve.',
+		schema: { type: 'string', example: 'GET, POST' },
+	},
+	ETag: {
+		description: 'The config version; send it back in `If-None-Match` to get a 304 when nothing changed.',
+		schema: { type: 'string', example: '"1763726400000"' },
+	},
+	'Cache-Control': {
+		description: 'Fresh for 60 s, then served stale while the widget revalidates in the background.',
+		schema: { type: 'string', example: 'public, max-age=60, stale-while-revalidate=86400' },
+	},
+};
+
+const SECURITY_SCHEMES: JsonObject = {
+	TokenV3: { type: 'http', scheme: 'bearer', bearerFormat: 'Token V3 (prly_…)', description: TOKEN_FORMAT },
+	ParleySession: {
+		type: 'apiKey',
+		in: 'header',
+		name: 'Parley-Session',
+		description: 'A visitor session token from `POST /widget/{workspaceId}/sessions`, signed for one workspace.',
+	},
+	ParleySessionQuery: {
+		type: 'apiKey',
+		in: 'query',
+		name: 'session',
+		description:
+			'The visitor session token on the WebSocket, which cannot carry headers; or offer it as the `session.<token>` subprotocol next to `parley.v1`.',
+	},
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+const documents = new WeakMap<object, Document>();
+
+/**
+ * The app's OpenAPI 3.1 document, generated on first use and then kept for the isolate's life: the
+ * generator walks every zod schema, which is too much work to repeat on each request.
+ */
+export function apiDocument(app: OpenAPIHono<AppEnv>): Document {
+	const known = documents.get(app);
+	if (known) return known;
+	const generated = app.getOpenAPI31Document({
+		openapi: '3.1.0',
+		info: { title: 'Parley API', version: '3.0.0', description: INFO_DESCRIPTION },
+		// Relative: the deployment that serves the document (`npm run dev` serves on http://localhost:8787).
+		servers: [{ url: '/', description: 'The deployment serving this document' }],
+		tags: uniqueTags(),
+	});
+	const document = polish(JSON.parse(JSON.stringify(generated)) as JsonObject) as unknown as Document;
+	documents.set(app, document);
+	return document;
+}
+
+function uniqueTags() {
+	const seen = new Map<string, string>();
+	for (const tag of TAGS) if (!seen.has(tag.name)) seen.set(tag.name, tag.description);
+	return [...seen].map(([name, description]) => ({ name, description }));
+}
+
+function isObject(value: Json | undefined): value is JsonObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function child(parent: JsonObject, key: string): JsonObject {
+	const existing = parent[key];
+	if (isObject(existing)) return existing;
+	const created: JsonObject = {};
+	parent[key] = created;
+	return created;
+}
+
+function headerRef(name: string): JsonObject {
+	return { $ref: `#/components/headers/${name}` };
+}
+
+function polish(document: JsonObject): JsonObject {
+	const components = child(document, 'components');
+	components.headers = HEADERS;
+	components.securitySchemes = { ...child(components, 'securitySchemes'), ...SECURITY_SCHEMES };
+	for (const [path, item] of Object.entries(child(document, 'paths'))) {
+		if (!isObject(item)) continue;
+		for (const method of METHODS) {
+			const operation = item[method];
+			if (isObject(operation)) polishOperation(path, operation);
+		}
+	}
+	withoutRequestDefaults(document);
+	return document;
+}
+
+function polishOperation(path: string, operation: JsonObject): void {
+	const tag = TAGS.find((t) => path.startsWith(t.prefix));
+	if (tag) operation.tags = [tag.name];
+	const security = Array.isArray(operation.security) ? operation.security : [];
+	const byToken = security.some((requirement) => isObject(requirement) && 'TokenV3' in requirement);
+	operation.description = [operation.description, credentialSentence(operation, byToken, security)]
+		.filter((part) => typeof part === 'string' && part !== '')
+		.join('\n\n');
+	const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+	const idempotent = parameters.some((p) => isObject(p) && p.name === 'idempotency-key');
+	const responses = child(operation, 'responses');
+	for (const [status, response] of Object.entries(responses)) {
+		if (!isObject(response)) continue;
+		const headers = child(response, 'headers');
+		if (byToken && status !== '401') {
+			headers.RateLimit = headerRef('RateLimit');
+			headers['RateLimit-Policy'] = headerRef('RateLimit-Policy');
+			headers.Deprecation = headerRef('Deprecation');
+			headers.Link = headerRef('Link');
+		}
+		if (status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+		if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+		if (status === '405') headers.Allow = headerRef('Allow');
+		if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+		if (Object.keys(headers).length === 0) delete response.headers;
+	}
+}
+
+function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {
+	if (byToken) {
+		const permission = operation['x-required-permission'];
+		return typeof permission === 'string' && permission !== 'none'
+			? `**Permission:** a Token V3 whose operator holds \`${permission}\` (or \`admin\`).`
+			: '**Permission:** any valid Token V3.';
+	}
+	if (security.some((r) => isObject(r) && 'ParleySessionQuery' in r)) {
+		return '**Credential:** the visitor session, as the `session.<token>` subprotocol or the `session` query parameter.';
+	}
+	const needsSession = security.some((r) => isObject(r) && 'ParleySession' in r);
+	const optional = security.some((r) => isObject(r) && Object.keys(r).length === 0);
+	if (needsSession && optional) return '**Credential:** none needed; a `Parley-Session` that is sent must be valid.';
+	if (needsSession) return '**Credential:** the visitor’s `Parley-Session` header.';
+	return '**Credential:** none; anyone may call it.';
+}
+
+/**
+ * A request field with a default may be left out. JSON Schema says so by leaving it out of `required`, but
+ * openapi-typescript (default settings) types every property carrying `default` in a component schema as
+ * present, as if it were a response. So in the schemas requests use, the default moves from the `default`
+ * keyword into the description: the field stays optional for generated clients and documented for readers.
+ */
+function withoutRequestDefaults(document: JsonObject): void {
+	const schemas = child(child(document, 'components'), 'schemas');
+	const pending: Json[] = [];
+	for (const item of Object.values(child(document, 'paths'))) {
+		if (!isObject(item)) continue;
+		for (const method of METHODS) {
+			const operation = item[method];
+			if (isObject(operation) && isObject(operation.requestBody)) pending.push(operation.requestBody);
+		}
+	}
+	const visited = new Set<string>();
+	while (pending.length > 0) {
+		const node = pending.pop();
+		if (Array.isArray(node)) pending.push(...node);
+		if (!isObject(node)) continue;
+		const ref = node.$ref;
+		if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+			const name = ref.slice('#/components/schemas/'.length);
+			const target = schemas[name];
+			if (!visited.has(name) && isObject(target)) {
+				visited.add(name);
+				pending.push(target);
+			}
+			continue;
+		}
+		if ('default' in node && ('type' in node || 'anyOf' in node || 'enum' in node || '$ref' in node)) {
+			const described = typeof node.description === 'string' ? `${node.description} ` : '';
+			node.description = `${described}Default: \`${JSON.stringify(node.default)}\`.`;
+			delete node.default;
+		}
+		for (const [key, value] of Object.entries(node)) {
+			if (key === 'example' || key === 'examples') continue;
+			pending.push(value);
+		}
+	}
+}
