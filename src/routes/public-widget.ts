@@ -28,6 +28,7 @@ import {
 	assertPrechatFields,
 	DEFAULT_WIDGET_SETTINGS,
 	loadWidgetSettings,
+	publicWidgetConfig,
 	publicWidgetConfigSchema,
 	readPublicConfig,
 } from '../domain/widget-settings';
@@ -104,11 +105,11 @@ export const publicWidget = createRouter()
 			},
 			responses: {
 				200: {
-					...jsonResponse('The public config.', publicWidgetConfigSchema, {
-						...DEFAULT_WIDGET_SETTINGS,
-						workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-						version: 1763726400000,
-					}),
+					...jsonResponse(
+						'The public config.',
+						publicWidgetConfigSchema,
+						publicWidgetConfig('ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', DEFAULT_WIDGET_SETTINGS, 1763726400000),
+					),
 					headers: {
 						ETag: { $ref: '#/components/headers/ETag' },
 						'Cache-Control': { $ref: '#/components/headers/Cache-Control' },

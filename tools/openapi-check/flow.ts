@@ -44,6 +44,8 @@ export async function integratorFlow(baseUrl: string, token: string): Promise<Co
 		body: { status: 'closed' },
 	});
 	if (closed.error) throw new Error(closed.error.message);
+	// With conversations:read the answer embeds the contact; a token without it gets a receipt.
+	if (!('contact' in closed.data)) throw new Error('This integration needs conversations:read.');
 
 	// Read and update the widget settings.
 	const settings = await parley.GET('/v3/widget/settings');
