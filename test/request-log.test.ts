@@ -104,4 +104,26 @@ describe('the request log', () => {
 		const text = JSON.stringify(line);
 		for (const secret of [token, 'hunter2', 'cookie-value', 'Bearer']) expect(text).not.toContain(secret);
 	});
+
+	it('logs the SQL of a failed query but never its values (a contact’s e-mail and name)', async () => {
+		const { token } = await seedWorkspace();
+		await env.DB.exec('ALTER TABLE contacts RENAME TO contacts_offline');
+		let res: Response | undefined;
+		try {
+			const lines = await loggedDuring(async () => {
+				res = await api(token, 'POST', '/v3/conversations', {
+					contact: { email: 'private.person@example.com', name: 'Private Person' },
+				});
+			});
+			await expectError(res as Response, 500);
+			expect(lines).toHaveLength(1);
+			expect(lines[0]?.error?.message).toMatch(/^Failed query: .*contacts/);
+			const text = JSON.stringify(lines[0]);
+			for (const value of ['private.person@example.com', 'Private Person', 'params:']) {
+				expect(text).not.toContain(value);
+			}
+		} finally {
+			await env.DB.exec('ALTER TABLE contacts_offline RENAME TO contacts');
+		}
+	});
 });

@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { matchedRoutes } from 'hono/route';
@@ -84,11 +85,25 @@ function workspaceOf(c: Context<AppEnv>): string | null {
 }
 
 function describeError(error: Error): NonNullable<RequestLogLine['error']> {
+	const message = withoutQueryParams(error);
+	// A stack starts with "<name>: <message>": the message's safe form replaces it there too.
+	const frames = error.stack?.split('\n').filter((line) => /^\s+at /.test(line)) ?? [];
 	return {
 		name: error.name,
-		message: redactCredentials(error.message),
-		...(error.stack ? { stack: redactCredentials(error.stack) } : {}),
+		message: redactCredentials(message),
+		...(error.stack ? { stack: redactCredentials([`${error.name}: ${message}`, ...frames].join('\n')) } : {}),
 	};
+}
+
+/**
+ * The message without the values of a failed query: drizzle's `DrizzleQueryError` writes its parameters
+ * (e-mails, phones, names, message text) after "params:". The SQL and the driver's reason stay: they say
+ * what failed without saying about whom.
+ */
+function withoutQueryParams(error: Error): string {
+	if (!(error instanceof DrizzleQueryError)) return error.message;
+	const reason = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+	return `Failed query: ${error.query}${reason}`;
 }
 
 // Token V3, visitor session tokens, identity secrets, JWTs and whatever follows "Bearer ".
