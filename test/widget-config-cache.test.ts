@@ -62,4 +62,19 @@ describe('the public config in KV', () => {
 		await publishPublicConfig(db, env.WIDGET_CONFIG, workspaceId, JSON.stringify({ workspaceId, version: 1 }));
 		expect(await env.WIDGET_CONFIG.get(publicConfigKey(workspaceId))).toBe(newer);
 	});
+
+	it('answers a cache miss from D1 even when KV refuses the write', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const refusing = new Proxy(env.WIDGET_CONFIG, {
+			get(target, property) {
+				if (property === 'put') return () => Promise.reject(new Error('KV PUT failed: 429 Too Many Requests'));
+				const value = Reflect.get(target, property, target);
+				return typeof value === 'function' ? value.bind(target) : value;
+			},
+		});
+		const read = await readPublicConfig(db, refusing, workspaceId);
+		expect(read?.version).toBe(0);
+		expect(JSON.parse(read?.json ?? '{}')).toMatchObject({ workspaceId, primaryColor: '#1f6feb' });
+		expect(await env.WIDGET_CONFIG.get(publicConfigKey(workspaceId))).toBeNull();
+	});
 });

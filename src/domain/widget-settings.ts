@@ -318,7 +318,11 @@ export async function readPublicConfig(
 	const { settings, updatedAt } = await loadWidgetSettings(db, workspaceId);
 	// Version 0: the defaults, until the first save.
 	const json = JSON.stringify(publicWidgetConfig(workspaceId, settings, updatedAt ?? 0));
-	await publishPublicConfig(db, kv, workspaceId, json);
+	// The copy is only a cache: a refused write (KV allows about one write a second per key) must not fail
+	// the read that D1 has just answered. The next miss tries again.
+	await publishPublicConfig(db, kv, workspaceId, json).catch((error: unknown) => {
+		console.error({ level: 'error', msg: 'public widget config not cached', workspaceId, error: String(error) });
+	});
 	return { json, version: updatedAt ?? 0 };
 }
 
