@@ -76,9 +76,13 @@ export class RoomFrames {
 	private async typingFrame(socket: WebSocket, who: SocketIdentity, typing: boolean): Promise<void> {
 		const now = Date.now();
 		if (now - who.typingAt < TYPING_INTERVAL_MS) return;
-		const stale = now - who.checkedAt > CREDENTIAL_RECHECK_MS;
-		if (stale) await assertCredential(this.env, who);
-		socket.serializeAttachment({ ...who, typingAt: now, checkedAt: stale ? now : who.checkedAt });
+		// Stored before the await: another frame handled meanwhile updates the attachment too, and writing
+		// back this frame's older copy afterwards would undo its counts.
+		socket.serializeAttachment({ ...who, typingAt: now });
+		if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) {
+			await assertCredential(this.env, who);
+			socket.serializeAttachment({ ...(socket.deserializeAttachment() as SocketIdentity), checkedAt: now });
+		}
 		this.room.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing }, socket);
 	}
 
@@ -100,16 +104,15 @@ export class RoomFrames {
 	}
 
 	/**
-	 * A send, checked cheapest first: the socket's own budget (no I/O), the credential, a retry of a message
-	 * already stored (answered without counting it), then the same limits as over HTTP.
+	 * A send, checked cheapest first: a retry of a message already stored is answered from the room's own
+	 * storage without counting it; a new one spends the socket's own budget (no I/O), then passes the
+	 * credential and the same limits as over HTTP.
 	 */
 	private async messageFrame(
 		socket: WebSocket,
 		who: SocketIdentity,
 		f: Extract<ClientFrame, { type: 'message' }>,
 	): Promise<void> {
-		socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
-		await assertCredential(this.env, who);
 		const input: PostInput = {
 			workspaceId: who.workspaceId,
 			conversationId: who.conversationId,
@@ -121,6 +124,8 @@ export class RoomFrames {
 		};
 		let result: PostResult | ReplayResult = await this.room.replay(input);
 		if (result.status === 'absent') {
+			socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
+			await assertCredential(this.env, who);
 			await assertMaySend(this.env, who, f.text);
 			// Only a visitor's message depends on the status (it may reopen the conversation).
 			const target =

@@ -109,6 +109,23 @@ describe('conversation socket frame limits', () => {
 		await expect.poll(() => unreadByContact(token, conversationId)).toBe(0);
 	});
 
+	it('answers 25 retries of one clientMessageId without spending the budget, then takes a new message', async () => {
+		await awayFromMinuteBoundary();
+		const { visitor, conversationId } = await liveConversation();
+		const socket = await visitorSocket(visitor, conversationId);
+		const frame = { type: 'message', text: 'Is my order late?', clientMessageId: 'retried' } as const;
+		for (let i = 0; i < 25; i++) socket.send(frame);
+		await expect.poll(() => socket.frames.filter((f) => f.type === 'ack' || f.type === 'error').length).toBe(25);
+		socket.send({ type: 'message', text: 'A new question', clientMessageId: 'new-one' });
+		const ack = await socket.next('ack', (f) => f.clientMessageId === 'new-one');
+		expect(ack.message.text).toBe('A new question');
+		expect(socket.frames.filter((f) => f.type === 'error')).toEqual([]);
+		const seqs = socket.frames.flatMap((f) =>
+			f.type === 'ack' && f.clientMessageId === 'retried' ? [f.message.seq] : [],
+		);
+		expect(new Set(seqs).size).toBe(1);
+	});
+
 	it('ignores, at no cost, a read receipt that moves nothing', async () => {
 		const { visitor, conversationId } = await liveConversation();
 		const socket = await visitorSocket(visitor, conversationId);
