@@ -21,6 +21,8 @@ import { demo } from './routes/demo';
 import { live } from './routes/live';
 import { me } from './routes/me';
 import { messages } from './routes/messages';
+import { publicConversations } from './routes/public-conversations';
+import { publicMessages } from './routes/public-messages';
 import { publicWidget } from './routes/public-widget';
 import { team } from './routes/team';
 import { tokens } from './routes/tokens';
@@ -101,6 +103,8 @@ app.route('/v3/workflows', workflows);
 app.route('/v3/live', live);
 app.route('/v3/me', me);
 app.route('/widget', publicWidget);
+app.route('/widget', publicConversations);
+app.route('/widget', publicMessages);
 app.route('/demo', demo);
 answerMethodNotAllowed(app);
 

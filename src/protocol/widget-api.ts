@@ -1,5 +1,5 @@
 /**
- * The bodies of the public widget endpoints (src/routes/public-widget.ts), in one module the widget shares:
+ * The bodies of the public widget endpoints (src/routes/public-*.ts), in one module the widget shares:
  * the server validates with these schemas, the widget imports the inferred types (types only, so nothing of
  * zod reaches its bundle).
  */
