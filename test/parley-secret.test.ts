@@ -43,6 +43,15 @@ describe('a short PARLEY_SECRET', () => {
 		expect(JSON.stringify(line)).not.toContain(SHORT);
 	});
 
+	it('is answered the same way when it is not set at all: one 500 for every reader, never a 503', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+		const res = await callWithSecret('', `/widget/${workspaceId}/sessions`, { method: 'POST', body: '{}' });
+		await expectError(res, 500);
+		const line = error.mock.calls[0]?.[0] as RequestLogLine;
+		expect(line.error?.message).toMatch(/PARLEY_SECRET is not set/);
+	});
+
 	it('changes nothing: rotating the identity secret is refused before the version moves', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		vi.spyOn(console, 'error').mockImplementation(() => {});

@@ -11,7 +11,7 @@ import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
 import { conditionalOutboxStatement, outboxStatements, releaseEvents } from '../events/outbox';
-import { NotFound, ServiceUnavailable, Unauthorized } from '../lib/errors';
+import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import { contactEventView } from './contacts';
 
@@ -56,13 +56,6 @@ export function storedOrigin(origin: OriginInput | undefined): Record<string, st
 	return entries.length === 0 ? null : (Object.fromEntries(entries) as Record<string, string>);
 }
 
-function secretOf(env: Env): string {
-	if (!env.PARLEY_SECRET) {
-		throw new ServiceUnavailable('Visitor sessions are not configured: set the PARLEY_SECRET secret.');
-	}
-	return deploymentSecret(env);
-}
-
 export interface StartedSession {
 	visitorId: string;
 	sessionToken: string;
@@ -84,7 +77,7 @@ export async function startSession(
 	beforeNew: () => Promise<void> = async () => {},
 	now = Date.now(),
 ): Promise<StartedSession> {
-	const secret = secretOf(env);
+	const secret = deploymentSecret(env);
 	const captured = storedOrigin(origin);
 	if (presented !== undefined) {
 		const resumed = await findSession(db, secret, workspaceId, presented);
@@ -170,7 +163,7 @@ async function findSession(db: Database, secret: string, workspaceId: string, to
 
 /** The session a request's token proves, or Unauthorized. */
 export async function authenticateSession(db: Database, env: Env, workspaceId: string, token: string | undefined) {
-	const session = token ? await findSession(db, secretOf(env), workspaceId, token) : null;
+	const session = token ? await findSession(db, deploymentSecret(env), workspaceId, token) : null;
 	if (!session) {
 		throw new Unauthorized(
 			'Missing, invalid or ended visitor session: start one with POST /widget/{workspaceId}/sessions.',
