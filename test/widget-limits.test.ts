@@ -53,6 +53,21 @@ describe('GET /widget/{workspaceId}/config on the hot path', () => {
 });
 
 describe('per-address widget limits, per workspace', () => {
+	it('answers a made-up workspace 404 without creating a limiter object, for sessions and handoffs', async () => {
+		const before = await rateLimiterIds();
+		const ip = randomIp();
+		await expectError(await startSession('ws_01MADEUP0000000000000000', ip), 404);
+		const handoff = await widgetApi(
+			'POST',
+			'/widget/ws_01MADEUP0000000000000001/handoffs',
+			{ ref: '7KQ2M9XD', channel: 'whatsapp', origin: { utmSource: 'google' } },
+			undefined,
+			{ 'CF-Connecting-IP': ip },
+		);
+		await expectError(handoff, 404);
+		expect((await rateLimiterIds()).filter((id) => !before.includes(id))).toEqual([]);
+	});
+
 	it("does not let one workspace's exhausted per-address session budget throttle another's", async () => {
 		const first = await seedWorkspace();
 		const second = await seedWorkspace();

@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { TooManyRequests } from '../lib/errors';
-import { loadWidgetSettings, type WidgetSettings } from './widget-settings';
+import { widgetSettings, workspaces } from '../db/schema';
+import { NotFound, TooManyRequests } from '../lib/errors';
+import { DEFAULT_WIDGET_SETTINGS, type WidgetSettings } from './widget-settings';
 
 /**
  * Abuse limits on the public widget endpoints, per minute. A visitor chats at human speed; the per-IP limits
@@ -29,12 +31,27 @@ export function visitorLimits(env: Env, own: WidgetSettings['limits'] = { sessio
 const CACHE_MS = 60_000;
 const cached = new Map<string, { limits: WidgetSettings['limits']; at: number }>();
 
-/** A workspace's `limits` setting, from this isolate's cache or D1. */
+const MAX_CACHED = 10_000;
+
+/**
+ * A workspace's `limits` setting, from this isolate's cache or D1 (one statement, which also proves the
+ * workspace exists). An unknown workspace is a NotFound before anything is counted, so made-up ids in
+ * widget paths leave no limiter objects behind and never fill this cache.
+ */
 export async function workspaceLimits(db: Database, env: Env, workspaceId: string, now = Date.now()) {
 	const hit = cached.get(workspaceId);
 	if (hit && now - hit.at < CACHE_MS) return visitorLimits(env, hit.limits);
-	const { limits } = (await loadWidgetSettings(db, workspaceId)).settings;
-	if (cached.size >= 10_000) cached.clear();
+	const row = await db
+		.select({ settings: widgetSettings.settings })
+		.from(workspaces)
+		.leftJoin(widgetSettings, eq(widgetSettings.workspaceId, workspaces.id))
+		.where(eq(workspaces.id, workspaceId))
+		.get();
+	if (!row) throw new NotFound(`Workspace ${workspaceId} not found.`);
+	const limits = (row.settings as Partial<WidgetSettings> | null)?.limits ?? DEFAULT_WIDGET_SETTINGS.limits;
+	cached.delete(workspaceId);
+	// The oldest entry goes first (a Map keeps insertion order): a burst of workspaces never empties it all.
+	if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value ?? '');
 	cached.set(workspaceId, { limits, at: now });
 	return visitorLimits(env, limits);
 }
