@@ -68,8 +68,14 @@ app.use(
 	async function widgetFloodLimit(c, next) {
 		// `/widget/{workspaceId}/...`: each site's visitors behind one address have a budget of their own.
 		// Cut to the longest id a route accepts, so a made-up path cannot make the key arbitrarily long.
-		const workspaceId = (c.req.path.split('/')[2] ?? '').slice(0, 64);
-		await enforceFloodLimit(c.env, workspaceId, clientIp(c.req.raw.headers));
+		const [, , workspaceId = '', resource, more] = c.req.path.split('/');
+		const isConfigRead = c.req.method === 'GET' && resource === 'config' && more === undefined;
+		await enforceFloodLimit(
+			c.env,
+			workspaceId.slice(0, 64),
+			clientIp(c.req.raw.headers),
+			isConfigRead ? 'config' : 'other',
+		);
 		await next();
 	},
 	database,

@@ -7,6 +7,7 @@ interface __BaseEnv_Env {
 	WORKFLOW_RUNS: Queue;
 	EVENTS: Queue;
 	WIDGET_FLOOD: RateLimit;
+	WIDGET_CONFIG_FLOOD: RateLimit;
 	ASSETS: Fetcher;
 	RATE_LIMIT_PER_MINUTE: string;
 	WIDGET_MESSAGES_PER_IP: string;

@@ -85,13 +85,20 @@ function expandIpv6(ip: string): string[] | null {
 }
 
 /**
- * The flood limit of every public widget request (config reads included), per workspace and address:
+ * The flood limit of every public widget request (config reads with a higher one), per workspace and address:
  * the Workers rate-limiting binding counts in the serving location with no Durable Object hop, so the
  * config read each page view makes stays a KV read. It has no reset time; a minute is the honest wait.
  */
-export async function enforceFloodLimit(env: Env, workspaceId: string, ip: string): Promise<void> {
+export async function enforceFloodLimit(
+	env: Env,
+	workspaceId: string,
+	ip: string,
+	request: 'config' | 'other',
+): Promise<void> {
 	if (env.WIDGET_FLOOD_LIMIT === 'off') return;
-	const { success } = await env.WIDGET_FLOOD.limit({ key: `${workspaceId}:${ip}` });
+	// The config read has a budget of its own, ten times higher: it is what each page view of the site costs.
+	const binding = request === 'config' ? env.WIDGET_CONFIG_FLOOD : env.WIDGET_FLOOD;
+	const { success } = await binding.limit({ key: `${workspaceId}:${ip}` });
 	if (!success) throw new TooManyRequests('Too many requests from this address; try again in 60 s.', 60);
 }
 
