@@ -187,6 +187,31 @@ describe('POST /widget/{workspaceId}/sessions', () => {
 		expect(await sessions()).toBe(0);
 	});
 
+	it('keeps the session when the identity it carries is refused, and says why in `identified`', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const attributes = (from: number, count: number) =>
+			Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${from + i}`, i]));
+		const first = (await (
+			await widgetApi('POST', `/widget/${workspaceId}/sessions`, { identity: { customData: attributes(0, 45) } })
+		).json()) as { sessionToken: string };
+		// Ten more attributes would pass the contact's 50: refused, after the session was resumed.
+		const res = await widgetApi('POST', `/widget/${workspaceId}/sessions`, {
+			sessionToken: first.sessionToken,
+			identity: { customData: attributes(45, 10) },
+		});
+		expect(res.status).toBe(200);
+		const body = (await res.json()) as { sessionToken: string; identified: Record<string, unknown> };
+		expect(body.sessionToken).toBe(first.sessionToken);
+		expect(body.identified).toMatchObject({ verified: false, unverifiedReason: 'refused' });
+		expect(body.identified.refusal).toMatch(/at most 50 custom attributes/);
+		const contact = await env.DB.prepare(
+			'SELECT c.custom_fields AS f FROM contacts c JOIN visitor_sessions s ON s.contact_id = c.id WHERE s.workspace_id = ?',
+		)
+			.bind(workspaceId)
+			.first<{ f: string }>();
+		expect(Object.keys(JSON.parse(contact?.f ?? '{}'))).toHaveLength(45);
+	});
+
 	it('counts only new sessions against the per-IP session limit, not resumes', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const ip = randomIp();

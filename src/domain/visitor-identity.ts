@@ -15,7 +15,7 @@ import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
 import { outboxStatements, releaseEvents } from '../events/outbox';
-import { Conflict, Invalid } from '../lib/errors';
+import { AppError, Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
@@ -126,11 +126,17 @@ export async function beginVisit(
 		request.origin,
 		beforeNew,
 	);
-	const identified = request.identity && (await identifyVisitor(db, env, session, request.identity));
-	const conversations = await visitorConversations(db, session);
-	if (!identified) return { ...started, conversations };
-	const { verified, unverifiedReason } = identified;
-	return { ...started, conversations, identified: { verified, unverifiedReason } };
+	if (!request.identity) return { ...started, conversations: await visitorConversations(db, session) };
+	const identified = await identifyVisitor(db, env, session, request.identity).then(
+		({ verified, unverifiedReason }) => ({ verified, unverifiedReason }),
+		// The session exists by now: a refused identity (details over a limit, an address taken) must not
+		// fail the start, or the widget would start another session on every page and never get a token.
+		(error: unknown) => {
+			if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+			return { verified: false, unverifiedReason: 'refused' as const, refusal: error.message };
+		},
+	);
+	return { ...started, conversations: await visitorConversations(db, session), identified };
 }
 
 /**

@@ -49,9 +49,16 @@ export const sessionResponse = z
 		conversations: z
 			.array(visitorConversationSchema)
 			.openapi({ description: 'The visitor’s conversations, most recent first.' }),
-		identified: identifiedResponse.pick({ verified: true, unverifiedReason: true }).optional().openapi({
-			description: 'With an `identity` in the request: whether it was verified.',
-		}),
+		identified: identifiedResponse
+			.pick({ verified: true, unverifiedReason: true })
+			.extend({
+				refusal: z.string().optional().openapi({
+					description:
+						'Set when the identity was refused (`unverifiedReason` "refused"): why. The session stands; nothing of the identity was stored.',
+				}),
+			})
+			.optional()
+			.openapi({ description: 'With an `identity` in the request: whether it was verified.' }),
 	})
 	.openapi('VisitorSession');
 

@@ -58,7 +58,7 @@ export interface Session {
 	resumed: boolean;
 	conversations: Conversation[];
 	/** With an identity in the request: whether it was verified. */
-	identified?: { verified: boolean; unverifiedReason: string | null };
+	identified?: { verified: boolean; unverifiedReason: string | null; refusal?: string };
 }
 
 export interface Details {

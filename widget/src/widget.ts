@@ -201,6 +201,8 @@ export class Widget {
 		this.visit = visit;
 		visit
 			.then((session) => {
+				const refusal = session.identified?.refusal;
+				if (refusal) console.error('[Parley] kw("identify"):', refusal);
 				if (this.chat) return;
 				this.setUnread(session.conversations.reduce((sum, c) => sum + c.unread, 0));
 				// Replies may come to an open conversation (or unsent messages wait): follow it live, after the page
