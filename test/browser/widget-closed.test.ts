@@ -40,11 +40,11 @@ async function statusInApi(token: string, id: string): Promise<string | undefine
 }
 
 /** After a reload the widget shows no closed conversation by itself: the visitor picks it from the list. */
-async function reopenPanelOnClosed(page: Page, earlierText: string): Promise<void> {
+async function reopenPanelOnClosed(page: Page, earlierText: string, listLabel = 'Your conversations'): Promise<void> {
 	await page.reload();
 	await waitReady(page);
 	await page.locator('parley-widget .launcher').click();
-	await page.locator('parley-widget header button[aria-label="Your conversations"]').click();
+	await page.locator(`parley-widget header button[aria-label="${listLabel}"]`).click();
 	await page.locator('parley-widget .list li').nth(1).locator('button').click();
 	await expect.poll(() => logText(page)).toContain(earlierText);
 }
@@ -79,15 +79,16 @@ describe('closedConversationReply "reopen" (the default)', () => {
 		expect(await logText(page)).not.toContain('This conversation is closed.');
 	});
 
-	it('a message written offline on a closed conversation goes out when back online and reopens it', async () => {
+	it('a message written offline on a closed conversation goes out when back online and reopens it (in Portuguese)', async () => {
 		const { workspaceId, token } = workspace(50);
-		const { page } = await widgetPage(context, workspaceId);
+		const { page } = await widgetPage(context, workspaceId, { init: { locale: 'pt' } });
 		const id = await startConversation(page, token, 'Is the tent waterproof?');
 		await closeConversation(token, id);
-		await reopenPanelOnClosed(page, 'Is the tent waterproof?');
+		await reopenPanelOnClosed(page, 'Is the tent waterproof?', 'Suas conversas');
+		expect(await logText(page)).toContain('Esta conversa foi encerrada. Escreva para reabri-la.');
 		await context.setOffline(true);
 		await sendFromWidget(page, 'And the poles?');
-		await expect.poll(() => logText(page)).toContain('Sending…');
+		await expect.poll(() => logText(page)).toContain('Enviando…');
 		expect(await messageTexts(token, id)).toEqual(['Is the tent waterproof?']);
 
 		await context.setOffline(false);
@@ -95,8 +96,8 @@ describe('closedConversationReply "reopen" (the default)', () => {
 			.poll(() => messageTexts(token, id), { timeout: 15_000 })
 			.toEqual(['Is the tent waterproof?', 'And the poles?']);
 		expect(await statusInApi(token, id)).toBe('open');
-		await expect.poll(() => logText(page)).not.toContain('This conversation is closed.');
-		expect(await logText(page)).not.toContain('Sending…');
+		await expect.poll(() => logText(page)).not.toContain('Esta conversa foi encerrada.');
+		expect(await logText(page)).not.toContain('Enviando…');
 	});
 });
 

@@ -8,6 +8,7 @@ import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { type Translate, translator } from '../i18n';
 import { CallError, LiveConversation, VisitorClient } from './client';
+import { closedNote, markReopened } from './closed';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
 import { PanelHeader } from './header';
@@ -300,22 +301,8 @@ class ChatPanel implements Chat {
 	 * so), or the visitor starts a new one (no composer, and a button for it right in the note).
 	 */
 	private showStatus() {
-		let note: HTMLElement | null = null;
-		if (this.current?.status === 'closed') {
-			note = node('p', 'note-box', `${this.t('closed')} `);
-			if (this.reopens) note.append(this.t('reopenHint'));
-			else {
-				const start = node('button', 'discard', `+ ${this.t('newConversation')}`);
-				start.type = 'button';
-				start.addEventListener('click', () => {
-					this.chosen = true;
-					this.showConversation(null);
-					this.focusInside();
-				});
-				note.append(start);
-			}
-		}
-		this.log.note(note);
+		const closed = this.current?.status === 'closed';
+		this.log.note(closed ? closedNote(this.t, this.reopens, this.startNew) : null);
 		this.composer.setMode(this.composerMode());
 	}
 
@@ -415,15 +402,16 @@ class ChatPanel implements Chat {
 
 	/** The Worker stored a visitor's message on a closed conversation, so reopened it: shown and listed open. */
 	private reopened(id: string) {
-		let changed = false;
-		for (const conversation of [...this.conversations, this.current]) {
-			if (conversation?.id !== id || conversation.status !== 'closed') continue;
-			conversation.status = 'open';
-			changed = true;
-		}
 		// The list is drawn from `conversations` each time it is shown, so it says open too.
+		const changed = markReopened([...this.conversations, this.current], id);
 		if (changed && this.current?.id === id && this.view === 'conversation') this.showStatus();
 	}
+
+	private readonly startNew = () => {
+		this.chosen = true;
+		this.showConversation(null);
+		this.focusInside();
+	};
 
 	/** A stored message (from the socket or an HTTP answer): shown once, by seq, counted if unseen. */
 	private received(message: Message) {
