@@ -144,5 +144,10 @@ describe('closedConversationReply "new"', () => {
 		await expect.poll(() => logText(page)).not.toContain('Hello?');
 		await expect.poll(() => page.locator('parley-widget .msg.mine.sent').count()).toBe(1);
 		expect(await logText(page)).not.toMatch(/Sending…|Not sent/);
+		// The list agrees: the new one open, the earlier one closed.
+		await page.locator('parley-widget header button[aria-label="Your conversations"]').click();
+		await expect.poll(() => listItems(page).count()).toBe(3);
+		expect(await listItems(page).nth(1).textContent()).not.toContain('closed');
+		expect(await listItems(page).nth(2).textContent()).toContain('This conversation is closed.');
 	});
 });

@@ -8,7 +8,7 @@ import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { type Translate, translator } from '../i18n';
 import { CallError, LiveConversation, VisitorClient } from './client';
-import { closedNote, markReopened } from './closed';
+import { closedNote, markStatus } from './closed';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
 import { PanelHeader } from './header';
@@ -77,6 +77,7 @@ class ChatPanel implements Chat {
 			},
 			changed: (problem) => this.problem(problem),
 			details: () => this.known,
+			closed: (id) => this.statusLearned(id, 'closed'),
 		});
 		this.unread = new UnreadCounts((total) => host.setUnread(total));
 		this.log = new MessageLog(t, () => host.config().displayName);
@@ -395,15 +396,14 @@ class ChatPanel implements Chat {
 			if (item.conversationId === null && !this.current) this.follow(started);
 			// Moved from the closed conversation on screen (a 409): the visitor sees where it went.
 			else if (item.conversationId === null && this.isShown(item)) this.showConversation(started);
-		} else this.reopened(message.conversationId);
+		} else this.statusLearned(message.conversationId, 'open'); // stored on a closed one: it reopened it
 		this.host.emit('message', message);
 		this.received(message);
 	}
 
-	/** The Worker stored a visitor's message on a closed conversation, so reopened it: shown and listed open. */
-	private reopened(id: string) {
-		// The list is drawn from `conversations` each time it is shown, so it says open too.
-		const changed = markReopened([...this.conversations, this.current], id);
+	/** The Worker's answer told the conversation's status: the view and the list (drawn from `conversations`) agree. */
+	private statusLearned(id: string, status: 'open' | 'closed') {
+		const changed = markStatus([...this.conversations, this.current], id, status);
 		if (changed && this.current?.id === id && this.view === 'conversation') this.showStatus();
 	}
 

@@ -26,14 +26,20 @@ export function closedNote(t: Translate<ChatWord>, reopens: boolean, startNew: (
 }
 
 /**
- * The Worker stored a visitor's message on conversation `id`: if it was closed, it is open now (a refused one
- * would have been a 409). Marks every copy given (the listed one, the one on screen); true if one was closed.
+ * What the Worker's answer says of conversation `id`'s status: open after it stored a visitor's message (one
+ * on a closed conversation reopened it, or it would have been a 409), closed after a 409. Sets every copy
+ * given (the listed one, the one on screen); true if one changed.
  */
-export function markReopened(copies: (Conversation | null)[], id: string): boolean {
+export function markStatus(copies: (Conversation | null)[], id: string, status: 'open' | 'closed'): boolean {
 	let changed = false;
 	for (const conversation of copies) {
-		if (conversation?.id !== id || conversation.status !== 'closed') continue;
-		conversation.status = 'open';
+		// Only closed <-> open: a stored message leaves a pending or snoozed conversation as it is.
+		if (
+			conversation?.id !== id ||
+			(status === 'open' ? conversation.status !== 'closed' : conversation.status === 'closed')
+		)
+			continue;
+		conversation.status = status;
 		changed = true;
 	}
 	return changed;

@@ -35,6 +35,8 @@ export interface OutboxEvents {
 	changed(problem: 'rate_limited' | 'unreachable' | null): void;
 	/** What is known of the visitor (the pre-chat form's fields), for a message that must start a conversation. */
 	details(): Details;
+	/** The Worker refused a message because the conversation is closed (and its visitors start a new one). */
+	closed(conversationId: string): void;
 }
 
 export class Outbox {
@@ -99,6 +101,7 @@ export class Outbox {
 
 	/** Everything waiting for a conversation the Worker refuses (closed, visitors start anew) starts a new one. */
 	private moveToNew(conversationId: string): void {
+		this.on.closed(conversationId);
 		const details = this.on.details();
 		for (const item of this.items) {
 			if (item.conversationId !== conversationId || item.failed) continue;
