@@ -8,6 +8,7 @@ import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { type Translate, translator } from '../i18n';
 import { CallError, LiveConversation, VisitorClient } from './client';
+import { closedNote, markStatus } from './closed';
 import { Composer } from './composer';
 import { PrechatForm } from './fields';
 import { PanelHeader } from './header';
@@ -72,9 +73,11 @@ class ChatPanel implements Chat {
 		this.outbox = new Outbox(this.client, host.workspaceId, () => host.origin(), {
 			delivered: (item, message, started) => this.delivered(item, message, started),
 			failed: (item) => {
-				if (item.conversationId === (this.current?.id ?? null)) this.log.showPending(item, this.discard);
+				if (this.isShown(item)) this.log.showPending(item, this.discard);
 			},
 			changed: (problem) => this.problem(problem),
+			details: () => this.known,
+			closed: (id) => this.statusLearned(id, 'closed'),
 		});
 		this.unread = new UnreadCounts((total) => host.setUnread(total));
 		this.log = new MessageLog(t, () => host.config().displayName);
@@ -231,6 +234,20 @@ class ChatPanel implements Chat {
 		if (redraw && !this.current && this.view === 'conversation' && this.log.element.isConnected) {
 			this.showConversation(null);
 		}
+		// The workspace may have changed what writing on a closed conversation does.
+		if (configChanged && this.current && this.view === 'conversation') this.showStatus();
+	}
+
+	/** Writing on a closed conversation reopens it (the Worker's default), rather than being refused (409). */
+	private get reopens(): boolean {
+		return this.host.config().closedConversationReply !== 'new';
+	}
+
+	/** The item is on screen: in the conversation shown, or moved from it to a new one not shown yet. */
+	private isShown(item: Pending): boolean {
+		return (
+			item.conversationId === (this.current?.id ?? null) || (!!item.movedFrom && item.movedFrom === this.current?.id)
+		);
 	}
 
 	private get offline(): boolean {
@@ -271,18 +288,27 @@ class ChatPanel implements Chat {
 			this.live = this.connect(conversation);
 		}
 		for (const item of this.outbox.items) {
-			if (item.conversationId === (conversation?.id ?? null)) this.log.showPending(item, this.discard);
+			if (this.isShown(item)) this.log.showPending(item, this.discard);
 		}
 		this.composer.prompt(null, (answer) => this.send(answer), this.log.element);
-		if (conversation?.status === 'closed') this.log.note(node('p', 'note-box', t('closed')));
-		this.composer.setMode(this.composerMode());
+		this.showStatus();
 		this.header.listButton.hidden = this.conversations.length === 0;
 		if (hadFocus) this.focusInside();
 		this.scroll();
 	}
 
+	/**
+	 * A closed conversation's note and composer: writing reopens it (so the composer stays, and the note says
+	 * so), or the visitor starts a new one (no composer, and a button for it right in the note).
+	 */
+	private showStatus() {
+		const closed = this.current?.status === 'closed';
+		this.log.note(closed ? closedNote(this.t, this.reopens, this.startNew) : null);
+		this.composer.setMode(this.composerMode());
+	}
+
 	private composerMode() {
-		if (this.current?.status === 'closed') return 'closed';
+		if (this.current?.status === 'closed' && !this.reopens) return 'closed';
 		return this.offline && !this.current ? 'offline' : 'chat';
 	}
 
@@ -340,7 +366,7 @@ class ChatPanel implements Chat {
 	}
 
 	private send(text: string): boolean {
-		if (this.current?.status === 'closed') return false;
+		if (this.composerMode() === 'closed') return false;
 		let values: { details: Details; customFields: Record<string, string> } = { details: {}, customFields: {} };
 		if (!this.current && this.form) {
 			const collected = this.form.collect(this.t);
@@ -367,11 +393,25 @@ class ChatPanel implements Chat {
 			if (!this.conversations.some((c) => c.id === started.id)) this.conversations.unshift(started);
 			this.unread.read(started.id);
 			this.host.emit('conversation_started', started);
-			if (!this.current && item.conversationId === null) this.follow(started);
-		}
+			if (item.conversationId === null && !this.current) this.follow(started);
+			// Moved from the closed conversation on screen (a 409): the visitor sees where it went.
+			else if (item.conversationId === null && this.isShown(item)) this.showConversation(started);
+		} else this.statusLearned(message.conversationId, 'open'); // stored on a closed one: it reopened it
 		this.host.emit('message', message);
 		this.received(message);
 	}
+
+	/** The Worker's answer told the conversation's status: the view and the list (drawn from `conversations`) agree. */
+	private statusLearned(id: string, status: 'open' | 'closed') {
+		const changed = markStatus([...this.conversations, this.current], id, status);
+		if (changed && this.current?.id === id && this.view === 'conversation') this.showStatus();
+	}
+
+	private readonly startNew = () => {
+		this.chosen = true;
+		this.showConversation(null);
+		this.focusInside();
+	};
 
 	/** A stored message (from the socket or an HTTP answer): shown once, by seq, counted if unseen. */
 	private received(message: Message) {

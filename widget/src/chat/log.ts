@@ -48,9 +48,9 @@ export class MessageLog {
 		this.trailer.before(node);
 	}
 
-	/** A notice kept below every message, even those still to come. */
-	note(node: Node): void {
-		this.trailer.append(node);
+	/** A notice kept below every message, even those still to come; null removes the one shown. */
+	note(node: Node | null): void {
+		this.trailer.replaceChildren(...(node ? [node] : []));
 	}
 
 	greet(text: string): void {

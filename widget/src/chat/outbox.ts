@@ -21,6 +21,11 @@ export interface Pending {
 	failedStatus?: number;
 	/** When it was written: the sending order. */
 	at: number;
+	/**
+	 * The conversation it was written in, closed meanwhile in a workspace whose visitors start a new one (a 409):
+	 * it starts that new one instead.
+	 */
+	movedFrom?: string;
 }
 
 export interface OutboxEvents {
@@ -28,6 +33,10 @@ export interface OutboxEvents {
 	failed(item: Pending): void;
 	/** Why sending waits, or null when all is well again. */
 	changed(problem: 'rate_limited' | 'unreachable' | null): void;
+	/** What is known of the visitor (the pre-chat form's fields), for a message that must start a conversation. */
+	details(): Details;
+	/** The Worker refused a message because the conversation is closed (and its visitors start a new one). */
+	closed(conversationId: string): void;
 }
 
 export class Outbox {
@@ -90,6 +99,21 @@ export class Outbox {
 		}
 	}
 
+	/** Everything waiting for a conversation the Worker refuses (closed, visitors start anew) starts a new one. */
+	private moveToNew(conversationId: string): void {
+		this.on.closed(conversationId);
+		const details = this.on.details();
+		for (const item of this.items) {
+			if (item.conversationId !== conversationId || item.failed) continue;
+			this.update({
+				...item,
+				conversationId: null,
+				movedFrom: conversationId,
+				details: { ...details, ...item.details },
+			});
+		}
+	}
+
 	/**
 	 * Sends the waiting items one at a time, in order; stops at the first that must wait, until its
 	 * Retry-After (or backoff) has passed, unless `now` (the browser came back online).
@@ -118,6 +142,12 @@ export class Outbox {
 					}
 					// The session was refused (the client already started over): once more, on a new session.
 					if (error.status === 401 && lostSessions++ === 0) continue;
+					// The conversation was closed and its workspace has visitors start a new one (the setting changed
+					// while this waited, or another tab sent too): never stuck, it starts one, as a lost session's do.
+					if (error.status === 409 && item.conversationId !== null) {
+						this.moveToNew(item.conversationId);
+						continue;
+					}
 					if (!error.transient) {
 						const refused = { ...item, failed: error.message, failedStatus: error.status };
 						this.update(refused);

@@ -30,6 +30,7 @@ const en = {
 	leaveMessage: 'Send message',
 	rate: 'Rate {0} out of 5',
 	closed: 'This conversation is closed.',
+	reopenHint: 'Write to reopen it.',
 };
 
 export type ChatWord = keyof typeof en;
@@ -66,5 +67,6 @@ export const CHAT_WORDS: Dictionary<ChatWord> = {
 		leaveMessage: 'Enviar mensagem',
 		rate: 'Avaliar com {0} de 5',
 		closed: 'Esta conversa foi encerrada.',
+		reopenHint: 'Escreva para reabri-la.',
 	},
 };
