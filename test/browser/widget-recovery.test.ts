@@ -78,15 +78,20 @@ describe('reset', () => {
 		await openAndSend(first.page, 'Logged in');
 		await first.page.close();
 		const resets: string[] = [];
+		const sessionStarts: string[] = [];
 		context.on('request', (request) => {
 			if (request.url().endsWith('/reset')) resets.push(request.method());
+			if (request.url().endsWith('/sessions')) sessionStarts.push(request.method());
 		});
 		// The site's logout page: reset is queued before widget.js has even loaded.
 		const { page } = await widgetPage(context, workspaceId, { script: "kw('reset')" });
 		await expect.poll(() => resets).toEqual(['POST']);
+		// Past the idle moment a returning visitor's session would be resumed: the reset ended it, so none is.
+		await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => setTimeout(resolve, 100))));
 		expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('parley:session:')))).toEqual(
 			[],
 		);
+		expect(sessionStarts).toEqual([]);
 		await openAndSend(page, 'Someone else');
 		await expect.poll(async () => (await conversations(token)).length).toBe(2);
 		const [second, firstConversation] = await conversations(token);

@@ -177,8 +177,9 @@ export class Widget {
 			this.chat?.then((chat) => chat.refresh(false)).catch(() => {});
 		}, 60_000);
 		// A returning visitor: resume the session once the page is idle (it records this visit's campaign, and
-		// its unread counts show on the badge).
-		if (load(`session:${stored.workspaceId}`)) idle(() => this.chat || this.visit || this.beginVisit());
+		// its unread counts show on the badge). Asked again when idle: a `reset` (a logout) may have ended it.
+		const returning = () => load(`session:${stored.workspaceId}`);
+		if (returning()) idle(() => this.chat || this.visit || (returning() && this.beginVisit()));
 	}
 
 	/**
