@@ -122,7 +122,7 @@ export class RoomFrames {
 		let result: PostResult | ReplayResult = await this.room.replay(input);
 		if (result.status === 'absent') {
 			await assertMaySend(this.env, who, f.text);
-			// Only a visitor's message depends on the status (it may reopen the conversation).
+			// Only a visitor's message depends on the workspace's choice for closed conversations.
 			const target =
 				who.role === 'contact'
 					? await messageTarget(openDatabase(this.env.DB), who.workspaceId, who.conversationId)
