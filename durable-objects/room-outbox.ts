@@ -151,8 +151,8 @@ export class RoomOutbox {
 		this.statementsSent += statements.length;
 		const results = await runBatch(db, statements);
 		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
-		const reopened = reopen ? results[pending.length]?.results[0] : undefined;
-		if (reopened) this.committed.push(committedEvent(reopened));
+		const reopened = reopen ? committedEvent(results[pending.length]?.results[0]) : null;
+		if (reopened) this.committed.push(reopened);
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),
 			room.summary_version,
@@ -215,8 +215,16 @@ function reopenStatements(db: Database, room: RoomRow, at: number): Statement[] 
 	];
 }
 
-/** The reopen event as D1 stored it (its row from `RETURNING event`). */
-function committedEvent(row: unknown): DomainEvent {
-	const { event } = row as { event: string };
-	return domainEventSchema.parse(JSON.parse(event));
+/**
+ * The reopen event as D1 stored it (its row from `RETURNING event`), null when there is none. Never throws:
+ * D1 has committed by then, and the sweep sends whatever this cannot read.
+ */
+function committedEvent(row: unknown): DomainEvent | null {
+	if (!row) return null;
+	try {
+		return domainEventSchema.parse(JSON.parse((row as { event: string }).event));
+	} catch (error) {
+		console.error('could not read back a reopen event; the outbox sweep sends it', error);
+		return null;
+	}
 }
