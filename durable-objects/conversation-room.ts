@@ -65,7 +65,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly store: RoomStore;
 	private readonly outbox: RoomOutbox;
 	private readonly frames: RoomFrames;
-	/** D1 statements this instance sent while importing; with the outbox's, the cost a caller is told. */
+	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
 	private readonly opening = new Map<string, number>();
@@ -85,18 +85,23 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	/**
-	 * Appends a message (idempotent by client message id) and returns it once it is durable here. `target` is
-	 * what D1 said of the conversation (`messageTarget`): a visitor's message on a closed conversation reopens
-	 * it, in the same transaction, or is refused (`closed`) when the workspace has visitors start a new one.
+	 * Appends a message (idempotent by client message id) and returns it once it is durable here. A visitor's
+	 * message may reopen a closed conversation: that is decided by D1 when the flush writes the message (see
+	 * `RoomOutbox`), against the message's time, so it is ordered with the team's status changes however the
+	 * calls interleave. When the workspace has visitors start a new conversation instead (`target`, from
+	 * `messageTarget`), the room reads the status itself right before storing and refuses (`closed`).
 	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
 	 */
 	async post(input: PostInput, target: MessageTarget | null): Promise<PostResult> {
 		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
+		const visitor = input.authorKind === 'contact';
+		const startsNew = visitor && target?.closedReply === 'new';
+		// Read before the replay check and the append, which then run in one turn: nothing comes in between.
+		const closed = startsNew && (await this.closedInD1(input.workspaceId, input.conversationId));
 		const replayed = await this.replayed(input, sentBefore);
 		if (replayed) return replayed;
-		const reopens = input.authorKind === 'contact' && target?.conversation.status === 'closed';
-		if (reopens && target?.closedReply === 'new') return { status: 'closed' };
+		if (closed) return { status: 'closed' };
 		const now = Date.now();
 		const row = this.store.append(
 			{
@@ -109,11 +114,8 @@ export class ConversationRoom extends DurableObject<Env> {
 				client_message_id: input.clientMessageId,
 				created_at: now,
 			},
-			(row) => [
-				messageEvent(input, row),
-				...(reopens && target ? [reopenEvent(input.workspaceId, target, row.created_at)] : []),
-			],
-			reopens,
+			(row) => [messageEvent(input, row)],
+			visitor && !startsNew,
 		);
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
@@ -328,6 +330,19 @@ export class ConversationRoom extends DurableObject<Env> {
 		return room !== null && room.workspace_id === workspaceId && room.conversation_id === conversationId;
 	}
 
+	/**
+	 * Whether D1 has the conversation closed now: the check, for a workspace whose visitors start a new
+	 * conversation, that a message is not stored on a closed one. A close that lands after this read is a
+	 * close after the message, as when the team closes right after reading it.
+	 */
+	private async closedInD1(workspaceId: string, conversationId: string): Promise<boolean> {
+		this.importStatements++;
+		const row = await this.env.DB.prepare('SELECT status FROM conversations WHERE id = ? AND workspace_id = ?')
+			.bind(conversationId, workspaceId)
+			.first<{ status: string }>();
+		return row?.status === 'closed';
+	}
+
 	private d1Statements(): number {
 		return this.importStatements + this.outbox.statementsSent;
 	}
@@ -352,21 +367,6 @@ export class ConversationRoom extends DurableObject<Env> {
  */
 function wellFormed(text: string): string {
 	return text.toWellFormed();
-}
-
-/** `conversation.updated` for a visitor's message reopening the closed conversation; the actor is the contact. */
-function reopenEvent(workspaceId: string, { conversation }: MessageTarget, at: number): DomainEvent {
-	return newEvent(
-		'conversation.updated',
-		workspaceId,
-		{
-			conversation: { ...conversation, status: 'open' },
-			changed: ['status'],
-			actor: { kind: 'contact', id: conversation.contactId },
-			previous: { status: 'closed' },
-		},
-		at,
-	);
 }
 
 /** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */

@@ -127,7 +127,7 @@ export class RoomFrames {
 			socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
 			await assertCredential(this.env, who);
 			await assertMaySend(this.env, who, f.text);
-			// Only a visitor's message depends on the status (it may reopen the conversation).
+			// Only a visitor's message depends on the workspace's choice for closed conversations.
 			const target =
 				who.role === 'contact'
 					? await messageTarget(openDatabase(this.env.DB), who.workspaceId, who.conversationId)

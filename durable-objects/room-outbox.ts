@@ -1,8 +1,10 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
-import { openDatabase, runBatch, type Statement } from '../src/db/client';
+import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
+import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages } from '../src/db/schema';
+import { type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { deliverEvents } from '../src/events/deliver';
-import type { RoomStore } from './room-store';
+import { releaseEvents } from '../src/events/outbox';
+import type { RoomRow, RoomStore } from './room-store';
 
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
@@ -26,6 +28,11 @@ export class RoomOutbox {
 	// Coalesce concurrent callers into one loop each; they are never the only copy of anything.
 	private draining: Promise<void> | null = null;
 	private writing: Promise<void> | null = null;
+	/**
+	 * Reopen events D1 committed (in its own event outbox) and this instance has not sent yet: sent after the
+	 * room's own events, so `message.created` goes first. Lost with the instance, they are sent by the sweep.
+	 */
+	private committed: DomainEvent[] = [];
 
 	constructor(
 		private readonly ctx: DurableObjectState,
@@ -118,22 +125,9 @@ export class RoomOutbox {
 				.onConflictDoNothing(),
 		);
 		const at = summary.lastMessageAt ?? 0;
-		// A visitor's message reopened the conversation: the status changes in the same batch as the message.
-		// Only a conversation still closed: a status an operator set meanwhile (pending, say) stays.
-		if (room.reopened_at !== null) {
-			statements.push(
-				db
-					.update(conversations)
-					.set({ status: 'open', updatedAt: sql`MAX(${conversations.updatedAt}, ${room.reopened_at})` })
-					.where(
-						and(
-							eq(conversations.id, room.conversation_id),
-							eq(conversations.workspaceId, room.workspace_id),
-							eq(conversations.status, 'closed'),
-						),
-					),
-			);
-		}
+		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
+		const reopen = room.reopened_at === null ? null : reopenStatements(db, room, room.reopened_at);
+		if (reopen) statements.push(...reopen);
 		statements.push(
 			db
 				.update(conversations)
@@ -155,7 +149,10 @@ export class RoomOutbox {
 				),
 		);
 		this.statementsSent += statements.length;
-		await runBatch(db, statements);
+		const results = await runBatch(db, statements);
+		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
+		const reopened = reopen ? committedEvent(results[pending.length]?.results[0]) : null;
+		if (reopened) this.committed.push(reopened);
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),
 			room.summary_version,
@@ -166,12 +163,68 @@ export class RoomOutbox {
 
 	private async sendEvents(): Promise<boolean> {
 		const pending = this.store.pendingEvents(QUEUE_BATCH);
-		if (pending.length === 0) return false;
-		await deliverEvents(
-			this.env,
-			pending.map((p) => p.event),
-		);
-		this.store.sentEvents(pending.map((p) => p.id));
-		return true;
+		if (pending.length > 0) {
+			await deliverEvents(
+				this.env,
+				pending.map((p) => p.event),
+			);
+			this.store.sentEvents(pending.map((p) => p.id));
+		}
+		const committed = this.committed.splice(0);
+		// Never throws: what it cannot send stays in D1's event outbox for the sweep.
+		await releaseEvents(this.env, committed);
+		return pending.length > 0 || committed.length > 0;
+	}
+}
+
+/**
+ * A visitor's message at `at` reopens the conversation only if D1 still has it closed from before then:
+ * an operator's status change after the message (a close, a reopen and a close, pending) stands, a retried
+ * flush finds nothing left to do, and of concurrent messages only the first batch to land changes the row.
+ * `updated_at` is when the team last changed the conversation (or the time of its last message), so "closed,
+ * not changed since `at`" is the guard. The `conversation.updated` event (actor the contact) goes into D1's
+ * event outbox under the same guard, before the update, so it exists exactly when the update changes the row;
+ * its conversation fields are copied from the row as it is.
+ */
+function reopenStatements(db: Database, room: RoomRow, at: number): Statement[] {
+	const { workspace_id: workspaceId, conversation_id: conversationId } = room;
+	const closedBefore: SQL = sql`${conversations.id} = ${conversationId} AND ${conversations.workspaceId} = ${workspaceId}
+		AND ${conversations.status} = 'closed' AND ${conversations.updatedAt} <= ${at}`;
+	const event = newEvent(
+		'conversation.updated',
+		workspaceId,
+		{
+			conversation: { id: conversationId, contactId: '', channel: '', status: 'open', assigneeId: null, groupId: null },
+			changed: ['status'],
+			actor: { kind: 'contact', id: '' },
+			previous: { status: 'closed' },
+		},
+		at,
+	);
+	return [
+		sql`INSERT INTO event_outbox (id, workspace_id, event, created_at)
+			SELECT ${event.id}, ${workspaceId}, json_set(${JSON.stringify(event)},
+				'$.payload.conversation.contactId', contact_id, '$.payload.conversation.channel', channel,
+				'$.payload.conversation.assigneeId', assignee_id, '$.payload.conversation.groupId', group_id,
+				'$.payload.actor.id', contact_id), ${at}
+			FROM ${conversations} WHERE ${closedBefore} RETURNING event`,
+		db
+			.update(conversations)
+			.set({ status: 'open', updatedAt: sql`MAX(${conversations.updatedAt}, ${at})` })
+			.where(closedBefore),
+	];
+}
+
+/**
+ * The reopen event as D1 stored it (its row from `RETURNING event`), null when there is none. Never throws:
+ * D1 has committed by then, and the sweep sends whatever this cannot read.
+ */
+function committedEvent(row: unknown): DomainEvent | null {
+	if (!row) return null;
+	try {
+		return domainEventSchema.parse(JSON.parse((row as { event: string }).event));
+	} catch (error) {
+		console.error('could not read back a reopen event; the outbox sweep sends it', error);
+		return null;
 	}
 }

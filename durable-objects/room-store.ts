@@ -14,7 +14,10 @@ export type RoomRow = {
 	summary_version: number;
 	summary_flushed: number;
 	outbox_attempts: number;
-	/** When a visitor message reopened the closed conversation, until D1 has the new status; else null. */
+	/**
+	 * The time of the latest visitor message not yet checked against D1's status (the flush reopens the
+	 * conversation if it was closed before then, see `RoomOutbox`); null once D1 has seen it.
+	 */
 	reopened_at: number | null;
 };
 
@@ -175,8 +178,9 @@ export class RoomStore {
 	}
 
 	/**
-	 * Numbers and stores a message and its events in one transaction. `reopen`: the message reopens the
-	 * closed conversation, so D1's status changes in the same write as the message (see `reopenedAt`).
+	 * Numbers and stores a message and its events in one transaction. `reopen`: a visitor's message that
+	 * reopens the conversation if D1 has it closed from before the message; the flush that writes it decides
+	 * (see `reopened_at`). Only the latest such time is kept: one check covers all earlier ones.
 	 */
 	append(message: NewLogRow, eventsFor: (row: LogRow) => DomainEvent[], reopen = false): LogRow {
 		return this.storage.transactionSync(() => {
@@ -194,7 +198,12 @@ export class RoomStore {
 				row.created_at,
 			);
 			this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
-			if (reopen) this.storage.sql.exec('UPDATE room SET reopened_at = ? WHERE id = 1', row.created_at);
+			if (reopen) {
+				this.storage.sql.exec(
+					'UPDATE room SET reopened_at = MAX(COALESCE(reopened_at, 0), ?) WHERE id = 1',
+					row.created_at,
+				);
+			}
 			for (const event of eventsFor(row)) this.addEvent(event);
 			return row;
 		});
@@ -248,7 +257,7 @@ export class RoomStore {
 	}
 
 	/**
-	 * Records a successful D1 write: these messages, the summary as of `summaryVersion`, and the reopening
+	 * Records a successful D1 write: these messages, the summary as of `summaryVersion`, and the reopen check
 	 * of `reopenedAt` (a later one, stored while the write was in flight, stays pending).
 	 */
 	wroteToD1(seqs: number[], summaryVersion: number, reopenedAt: number | null): void {

@@ -20,7 +20,10 @@ export interface Posted {
 	created: boolean;
 }
 
-/** What D1 says of a conversation a message is sent to: the room decides with it whether it reopens. */
+/**
+ * What D1 says of a conversation a message is sent to. The room uses only the workspace's choice from it: the
+ * status it read may be stale by the time the message is stored (see `ConversationRoom.post`).
+ */
 export interface MessageTarget {
 	conversation: ReturnType<typeof conversationSummary>;
 	/** The workspace's `closedConversationReply`: a visitor's message on a closed conversation reopens it, or is refused. */
@@ -56,7 +59,8 @@ export async function messageTarget(db: Database, workspaceId: string, conversat
  * Appends a message through the conversation's Durable Object. NotFound outside the workspace; Invalid for
  * an interactive message that is malformed or comes from the contact (a visitor only ever answers one);
  * Conflict for a visitor's message on a closed conversation of a workspace whose visitors start a new one.
- * A visitor's message on a closed conversation otherwise reopens it (see `ConversationRoom.post`).
+ * A visitor's message on a conversation closed before it otherwise reopens it: D1 decides when the message
+ * reaches it (see `ConversationRoom.post`).
  */
 export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
 	const interactive = checkedInteractive(input);

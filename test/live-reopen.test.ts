@@ -1,0 +1,178 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { PostInput } from '../durable-objects/conversation-room';
+import { messageTarget } from '../src/domain/live';
+import type { DomainEvent } from '../src/events/catalogue';
+import { api, db, seedWorkspace, startVisitor, startVisitorConversation, type Visitor, widgetApi } from './factories';
+import { openSocket, type TestSocket } from './sockets';
+
+/**
+ * The races around "a visitor's message on a closed conversation reopens it": the decision is made once per
+ * message, in D1, against the message's time, so it is ordered with the team's status changes.
+ */
+
+async function liveConversation() {
+	const { workspaceId, token } = await seedWorkspace();
+	const visitor = await startVisitor(workspaceId);
+	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
+	const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
+	return { workspaceId, token, visitor, conversationId, feed };
+}
+
+function visitorSend(visitor: Visitor, conversationId: string, text: string, clientMessageId: string) {
+	return widgetApi(
+		'POST',
+		`/widget/${visitor.workspaceId}/conversations/${conversationId}/messages`,
+		{ text, clientMessageId },
+		visitor.session,
+		{ 'CF-Connecting-IP': visitor.ip },
+	);
+}
+
+/** A visitor's message straight to the room, with what D1 said of the conversation at some earlier read. */
+function roomPost(
+	workspaceId: string,
+	conversationId: string,
+	text: string,
+	target: Awaited<ReturnType<typeof messageTarget>>,
+) {
+	const input: PostInput = {
+		workspaceId,
+		conversationId,
+		authorKind: 'contact',
+		authorId: null,
+		text,
+		attachments: [],
+		clientMessageId: `v:test:${crypto.randomUUID()}`,
+	};
+	return env.CONVERSATION_ROOM.getByName(conversationId).post(input, target);
+}
+
+async function status(token: string, conversationId: string): Promise<string> {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+	return ((await res.json()) as { status: string }).status;
+}
+
+async function close(token: string, conversationId: string) {
+	expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'closed' })).status).toBe(200);
+}
+
+async function storedTexts(token: string, conversationId: string): Promise<string[]> {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
+	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
+}
+
+/** The clock moves on past `at` (the runtime's clock advances with I/O), so two changes are ordered. */
+async function pastTime(at: number) {
+	await expect
+		.poll(async () => {
+			await env.DB.prepare('SELECT 1').first();
+			return Date.now();
+		})
+		.toBeGreaterThan(at);
+}
+
+/** `conversation.updated` events the feed received that a visitor's message caused (actor the contact). */
+function reopenEvents(feed: TestSocket, conversationId: string): DomainEvent[] {
+	return feed.frames.flatMap((f) =>
+		f.type === 'event' &&
+		f.event.type === 'conversation.updated' &&
+		f.event.payload.conversation.id === conversationId &&
+		f.event.payload.actor?.kind === 'contact'
+			? [f.event]
+			: [],
+	);
+}
+
+/**
+ * Waits until every event of the conversation is out: the feed has the `message.created` of each text, and
+ * neither the room's outbox nor D1's holds anything more. Only then is a count of events final.
+ */
+async function eventsSettled(feed: TestSocket, workspaceId: string, conversationId: string, texts: string[]) {
+	await expect
+		.poll(() =>
+			texts.every((text) =>
+				feed.frames.some(
+					(f) => f.type === 'event' && f.event.type === 'message.created' && f.event.payload.message.text === text,
+				),
+			),
+		)
+		.toBe(true);
+	await expect
+		.poll(async () => {
+			const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM event_outbox WHERE workspace_id = ?')
+				.bind(workspaceId)
+				.first<{ n: number }>();
+			return row?.n;
+		})
+		.toBe(0);
+	expect(await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId))).toBe(false);
+}
+
+describe('a visitor message reopening a closed conversation', () => {
+	it('gives one reopen event and an open conversation for two concurrent visitor sends', async () => {
+		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
+		await close(token, conversationId);
+		const sent = await Promise.all([
+			visitorSend(visitor, conversationId, 'first at once', 'race-1'),
+			visitorSend(visitor, conversationId, 'second at once', 'race-2'),
+		]);
+		expect(sent.map((r) => r.status)).toEqual([201, 201]);
+		expect(await status(token, conversationId)).toBe('open');
+		await expect.poll(() => reopenEvents(feed, conversationId).length).toBeGreaterThan(0);
+		await eventsSettled(feed, workspaceId, conversationId, ['first at once', 'second at once']);
+		expect(reopenEvents(feed, conversationId)).toHaveLength(1);
+	});
+
+	it('leaves an operator close landing after the message closed, whatever a retried flush does', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		await close(token, conversationId);
+		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+		let messageAt: number;
+		try {
+			const res = await visitorSend(visitor, conversationId, 'written while D1 was down', 'down-1');
+			expect(res.status).toBe(201);
+			messageAt = Date.parse(((await res.json()) as { createdAt: string }).createdAt);
+			// The reopen is still pending in the room: D1 never got the batch.
+			expect(await status(token, conversationId)).toBe('closed');
+			await pastTime(messageAt);
+			// The team closes (again) after the visitor wrote.
+			await close(token, conversationId);
+		} finally {
+			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+		}
+		// The retry (the alarm fires by itself after 5 s; run it now) writes the message, not the reopen.
+		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
+		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'written while D1 was down']);
+		expect(await status(token, conversationId)).toBe('closed');
+	});
+
+	it('reopens again on a visitor message after an operator close, even one whose status was read before it', async () => {
+		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
+		await close(token, conversationId);
+		expect((await visitorSend(visitor, conversationId, 'back again', 'again-1')).status).toBe(201);
+		expect(await status(token, conversationId)).toBe('open');
+		// The next message's read of D1 happens while the conversation is open; the team closes after it.
+		const stale = await messageTarget(db, workspaceId, conversationId);
+		expect(stale.conversation.status).toBe('open');
+		await close(token, conversationId);
+		const closedAt = Date.now();
+		await pastTime(closedAt);
+		expect((await roomPost(workspaceId, conversationId, 'and once more', stale)).status).toBe('created');
+		expect(await status(token, conversationId)).toBe('open');
+		await eventsSettled(feed, workspaceId, conversationId, ['back again', 'and once more']);
+		expect(reopenEvents(feed, conversationId)).toHaveLength(2);
+	});
+
+	it('refuses a message on a conversation closed after its status was read, when visitors start a new one', async () => {
+		const { workspaceId, token, conversationId } = await liveConversation();
+		expect((await api(token, 'PUT', '/v3/widget/settings', { closedConversationReply: 'new' })).status).toBe(200);
+		const stale = await messageTarget(db, workspaceId, conversationId);
+		expect(stale).toMatchObject({ conversation: { status: 'open' }, closedReply: 'new' });
+		await close(token, conversationId);
+		expect(await roomPost(workspaceId, conversationId, 'too late', stale)).toEqual({ status: 'closed' });
+		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help']);
+		expect(await status(token, conversationId)).toBe('closed');
+	});
+});
