@@ -144,6 +144,14 @@ export async function startVisitorConversation(visitor: Visitor, text = 'Hello',
 	return ((await res.json()) as { conversation: { id: string } }).conversation.id;
 }
 
+/** A workspace, an operator token, and a visitor with a conversation (message 1 is the visitor's). */
+export async function liveConversation() {
+	const { workspaceId, token, operatorId } = await seedWorkspace();
+	const visitor = await startVisitor(workspaceId);
+	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
+	return { workspaceId, token, operatorId, visitor, conversationId };
+}
+
 /**
  * The limiter counts in fixed minutes of real time. A burst that straddled a minute boundary would see
  * the count restart halfway, so bursts start only with enough of the minute left (waits 8 s at most).

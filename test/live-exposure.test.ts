@@ -1,30 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-	api,
-	expectError,
-	seedWorkspace,
-	startVisitor,
-	startVisitorConversation,
-	type Visitor,
-	widgetApi,
-} from './factories';
-import { openSocket } from './sockets';
-
-async function liveConversation() {
-	const { workspaceId, token, operatorId } = await seedWorkspace();
-	const visitor = await startVisitor(workspaceId);
-	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
-	return { workspaceId, token, operatorId, visitor, conversationId };
-}
-
-async function visitorSocket(visitor: Visitor, conversationId: string) {
-	const socket = await openSocket(
-		`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}`,
-		{ 'CF-Connecting-IP': visitor.ip },
-	);
-	await socket.next('synced');
-	return socket;
-}
+import { api, expectError, liveConversation, seedWorkspace, widgetApi } from './factories';
+import { openSocket, visitorSocket } from './sockets';
 
 describe('the socket subprotocol credential', () => {
 	it('is not a credential on a plain request: a GET with only bearer.<token> is 401', async () => {

@@ -5,33 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { maxFrameLength } from '../durable-objects/room-sockets';
 import { apiTokens } from '../src/db/schema';
 import { messageBuckets, visitorLimits } from '../src/domain/visitor-limits';
-import {
-	api,
-	awayFromMinuteBoundary,
-	db,
-	expectError,
-	seedWorkspace,
-	startVisitor,
-	startVisitorConversation,
-	type Visitor,
-} from './factories';
-import { openSocket, type TestSocket, tryUpgrade } from './sockets';
-
-async function liveConversation() {
-	const { workspaceId, token, operatorId } = await seedWorkspace();
-	const visitor = await startVisitor(workspaceId);
-	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
-	return { workspaceId, token, operatorId, visitor, conversationId };
-}
-
-async function visitorSocket(visitor: Visitor, conversationId: string) {
-	const socket = await openSocket(
-		`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}`,
-		{ 'CF-Connecting-IP': visitor.ip },
-	);
-	await socket.next('synced');
-	return socket;
-}
+import { api, awayFromMinuteBoundary, db, expectError, liveConversation, seedWorkspace } from './factories';
+import { openSocket, type TestSocket, tryUpgrade, visitorSocket } from './sockets';
 
 /** How many hits a RateLimiter bucket holds this minute (read by spending one more under a huge limit). */
 async function bucketCount(key: string): Promise<number> {

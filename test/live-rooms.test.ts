@@ -7,20 +7,13 @@ import {
 	api,
 	awayFromMinuteBoundary,
 	expectError,
+	liveConversation,
 	seedWorkspace,
 	startVisitor,
-	startVisitorConversation,
 	type Visitor,
 	widgetApi,
 } from './factories';
 import { openSocket, tryUpgrade } from './sockets';
-
-async function liveConversation() {
-	const { workspaceId, token, operatorId } = await seedWorkspace();
-	const visitor = await startVisitor(workspaceId);
-	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
-	return { workspaceId, token, operatorId, visitor, conversationId };
-}
 
 /** The SQLite tables a conversation room holds (none for an object that was never a real conversation). */
 function roomTables(conversationId: string): Promise<string[]> {

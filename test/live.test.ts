@@ -5,6 +5,7 @@ import { ConversationRoom } from '../durable-objects/conversation-room';
 import {
 	api,
 	expectError,
+	liveConversation,
 	seedConversation,
 	seedOperator,
 	seedWorkspace,
@@ -13,21 +14,10 @@ import {
 	type Visitor,
 	widgetApi,
 } from './factories';
-import { openSocket, tryUpgrade } from './sockets';
+import { openSocket, tryUpgrade, visitorSocket } from './sockets';
 
-/** A workspace, an operator token, and a visitor with a conversation (message 1 is the visitor's). */
-async function liveConversation() {
-	const { workspaceId, token, operatorId } = await seedWorkspace();
-	const visitor = await startVisitor(workspaceId);
-	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
-	return { workspaceId, token, operatorId, visitor, conversationId };
-}
-
-function visitorSocket(visitor: Visitor, conversationId: string, after = 0) {
-	return openSocket(
-		`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}&after=${after}`,
-		{ 'CF-Connecting-IP': visitor.ip },
-	);
+function liveVisitorSocket(visitor: Visitor, conversationId: string, after = 0) {
+	return visitorSocket(visitor, conversationId, { after, synced: false });
 }
 
 function operatorSocket(token: string, conversationId: string, after = 0) {
@@ -48,7 +38,7 @@ async function storedSeqs(token: string, conversationId: string) {
 describe('conversation WebSockets', () => {
 	it('delivers every message to two sockets on one conversation, in order, exactly once', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		const contact = await visitorSocket(visitor, conversationId);
+		const contact = await liveVisitorSocket(visitor, conversationId);
 		const operator = await operatorSocket(token, conversationId);
 		for (let i = 1; i <= 5; i++) await reply(token, conversationId, `answer ${i}`);
 		await contact.next('message', (f) => f.message.seq === 6);
@@ -61,7 +51,7 @@ describe('conversation WebSockets', () => {
 	it('sends a reconnecting socket exactly the messages after the seq it saw, then live ones', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
 		for (let i = 1; i <= 4; i++) await reply(token, conversationId, `answer ${i}`);
-		const socket = await visitorSocket(visitor, conversationId, 2);
+		const socket = await liveVisitorSocket(visitor, conversationId, 2);
 		const synced = await socket.next('synced');
 		expect(synced.lastSeq).toBe(5);
 		expect(socket.messageSeqs()).toEqual([3, 4, 5]);
@@ -72,7 +62,7 @@ describe('conversation WebSockets', () => {
 
 	it('stores one message for a client message id sent twice, and acks both with it', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		const socket = await visitorSocket(visitor, conversationId);
+		const socket = await liveVisitorSocket(visitor, conversationId);
 		socket.send({ type: 'message', text: 'only once', clientMessageId: 'c-1' });
 		socket.send({ type: 'message', text: 'only once', clientMessageId: 'c-1' });
 		await socket.next('ack');
@@ -85,7 +75,7 @@ describe('conversation WebSockets', () => {
 
 	it('relays typing and read receipts to the other side without storing them as messages', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		const contact = await visitorSocket(visitor, conversationId);
+		const contact = await liveVisitorSocket(visitor, conversationId);
 		const operator = await operatorSocket(token, conversationId);
 		contact.send({ type: 'typing', typing: true });
 		const typing = await operator.next('typing');
@@ -105,7 +95,7 @@ describe('conversation WebSockets', () => {
 
 	it('answers a bad frame with an error frame and keeps the socket open', async () => {
 		const { visitor, conversationId } = await liveConversation();
-		const socket = await visitorSocket(visitor, conversationId);
+		const socket = await liveVisitorSocket(visitor, conversationId);
 		socket.send({ type: 'shout' });
 		expect(await socket.next('error')).toMatchObject({ statusCode: 422, error: 'Unprocessable Entity' });
 		socket.send({ type: 'message', text: 'x'.repeat(4001), clientMessageId: 'long' });
@@ -128,13 +118,13 @@ describe('conversation WebSockets', () => {
 
 	it("closes a visitor's sockets on reset, and refuses a send once its session has ended", async () => {
 		const { workspaceId, visitor, conversationId } = await liveConversation();
-		const first = await visitorSocket(visitor, conversationId);
+		const first = await liveVisitorSocket(visitor, conversationId);
 		await widgetApi('POST', `/widget/${workspaceId}/reset`, undefined, visitor.session);
 		expect(await first.closed).toBe(4001);
 
 		const other = await startVisitor(workspaceId);
 		const otherConversation = await startVisitorConversation(other);
-		const socket = await visitorSocket(other, otherConversation);
+		const socket = await liveVisitorSocket(other, otherConversation);
 		// Ended behind the socket's back (no reset call): the send itself must notice.
 		await env.DB.prepare('UPDATE visitor_sessions SET ended_at = ? WHERE id = ?')
 			.bind(Date.now(), other.visitorId)
@@ -204,18 +194,18 @@ describe('conversation WebSockets', () => {
 				null,
 			);
 		}
-		const first = await visitorSocket(visitor, conversationId);
+		const first = await liveVisitorSocket(visitor, conversationId);
 		const cut = await first.next('synced');
 		expect(cut).toEqual({ type: 'synced', lastSeq: 500, complete: false });
 		expect(first.messageSeqs()).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
-		const rest = await visitorSocket(visitor, conversationId, cut.lastSeq);
+		const rest = await liveVisitorSocket(visitor, conversationId, cut.lastSeq);
 		expect(await rest.next('synced')).toEqual({ type: 'synced', lastSeq: 502, complete: true });
 		expect(rest.messageSeqs()).toEqual([501, 502]);
 	});
 
 	it('caps sockets per visitor without ever refusing the team', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		for (let i = 0; i < 5; i++) await visitorSocket(visitor, conversationId);
+		for (let i = 0; i < 5; i++) await liveVisitorSocket(visitor, conversationId);
 		const sixth = await tryUpgrade(
 			`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}`,
 		);
@@ -225,7 +215,7 @@ describe('conversation WebSockets', () => {
 
 	it('relays at most one typing frame a second per socket', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		const contact = await visitorSocket(visitor, conversationId);
+		const contact = await liveVisitorSocket(visitor, conversationId);
 		const operator = await operatorSocket(token, conversationId);
 		await operator.next('synced');
 		for (let i = 0; i < 3; i++) contact.send({ type: 'typing', typing: true });
@@ -237,7 +227,7 @@ describe('conversation WebSockets', () => {
 
 	it('keeps no state in memory: a fresh instance (as after hibernation) serves the open sockets', async () => {
 		const { visitor, conversationId } = await liveConversation();
-		const socket = await visitorSocket(visitor, conversationId);
+		const socket = await liveVisitorSocket(visitor, conversationId);
 		await socket.next('synced');
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
 		await runInDurableObject(stub, async (_instance: ConversationRoom, state) => {

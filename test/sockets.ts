@@ -1,5 +1,6 @@
 import { exports } from 'cloudflare:workers';
 import type { ServerFrame } from '../src/protocol/live';
+import type { Visitor } from './factories';
 
 /** A client WebSocket opened through the Worker, recording every frame it receives. */
 export interface TestSocket {
@@ -60,4 +61,22 @@ export function tryUpgrade(path: string, headers: Record<string, string> = {}): 
 	return exports.default.fetch(
 		new Request(`https://parley.test${path}`, { headers: { Upgrade: 'websocket', ...headers } }),
 	);
+}
+
+/**
+ * A visitor's socket on one of its conversations, as the widget opens it (`after`: the last seq it saw).
+ * Waits for the `synced` frame unless `synced: false`.
+ */
+export async function visitorSocket(
+	visitor: Visitor,
+	conversationId: string,
+	options: { after?: number; synced?: boolean } = {},
+): Promise<TestSocket> {
+	const after = options.after === undefined ? '' : `&after=${options.after}`;
+	const socket = await openSocket(
+		`/widget/${visitor.workspaceId}/conversations/${conversationId}/live?session=${visitor.session}${after}`,
+		{ 'CF-Connecting-IP': visitor.ip },
+	);
+	if (options.synced !== false) await socket.next('synced');
+	return socket;
 }
