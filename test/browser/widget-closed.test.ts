@@ -79,6 +79,29 @@ describe('closedConversationReply "reopen" (the default)', () => {
 		expect(await logText(page)).not.toContain('This conversation is closed.');
 	});
 
+	it('shows it closed again when the team closed it after the message: the Worker has the last word', async () => {
+		const { workspaceId, token } = workspace(53);
+		const { page } = await widgetPage(context, workspaceId);
+		const id = await startConversation(page, token, 'Where is my parcel?');
+		await closeConversation(token, id);
+		await reopenPanelOnClosed(page, 'Where is my parcel?');
+		// The team closes it again once the visitor's message has reopened it, before the widget looks.
+		let closedAgain = false;
+		await page.route(`${baseUrl}/widget/${workspaceId}/conversations`, async (route) => {
+			if (route.request().method() === 'GET' && !closedAgain) {
+				await expect.poll(() => statusInApi(token, id)).toBe('open');
+				await closeConversation(token, id);
+				closedAgain = true;
+			}
+			await route.continue();
+		});
+		await sendFromWidget(page, 'Found it, thanks');
+		await expect.poll(() => messageTexts(token, id)).toEqual(['Where is my parcel?', 'Found it, thanks']);
+		await expect.poll(() => closedAgain).toBe(true);
+		await expect.poll(() => logText(page)).toContain('This conversation is closed. Write to reopen it.');
+		expect(await statusInApi(token, id)).toBe('closed');
+	});
+
 	it('a message written offline on a closed conversation goes out when back online and reopens it (in Portuguese)', async () => {
 		const { workspaceId, token } = workspace(50);
 		const { page } = await widgetPage(context, workspaceId, { init: { locale: 'pt' } });

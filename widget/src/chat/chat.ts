@@ -396,15 +396,31 @@ class ChatPanel implements Chat {
 			if (item.conversationId === null && !this.current) this.follow(started);
 			// Moved from the closed conversation on screen (a 409): the visitor sees where it went.
 			else if (item.conversationId === null && this.isShown(item)) this.showConversation(started);
-		} else this.statusLearned(message.conversationId, 'open'); // stored on a closed one: it reopened it
+		} else if (this.statusLearned(message.conversationId, 'open')) this.confirmStatus(message.conversationId);
 		this.host.emit('message', message);
 		this.received(message);
 	}
 
 	/** The Worker's answer told the conversation's status: the view and the list (drawn from `conversations`) agree. */
-	private statusLearned(id: string, status: 'open' | 'closed') {
+	private statusLearned(id: string, status: 'open' | 'closed'): boolean {
 		const changed = markStatus([...this.conversations, this.current], id, status);
 		if (changed && this.current?.id === id && this.view === 'conversation') this.showStatus();
+		return changed;
+	}
+
+	/**
+	 * A message stored on a conversation shown closed is taken to have reopened it at once; the Worker has the
+	 * last word (the team may have closed it again after the message was written, or D1 may not have it yet).
+	 */
+	private confirmStatus(id: string) {
+		const generation = this.generation;
+		this.client
+			.conversations()
+			.then(({ data }) => {
+				const stored = data.find((c) => c.id === id);
+				if (generation === this.generation && stored?.status === 'closed') this.statusLearned(id, 'closed');
+			})
+			.catch(() => {});
 	}
 
 	private readonly startNew = () => {
