@@ -15,7 +15,7 @@ import { type Database, runBatch, type Statement } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
 import { outboxStatements, releaseEvents } from '../events/outbox';
-import { AppError, Conflict, Invalid } from '../lib/errors';
+import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
@@ -129,10 +129,11 @@ export async function beginVisit(
 	if (!request.identity) return { ...started, conversations: await visitorConversations(db, session) };
 	const identified = await identifyVisitor(db, env, session, request.identity).then(
 		({ verified, unverifiedReason }) => ({ verified, unverifiedReason }),
-		// The session exists by now: a refused identity (details over a limit, an address taken) must not
-		// fail the start, or the widget would start another session on every page and never get a token.
+		// The session exists by now: a refused identity (details over a limit) must not fail the start, or the
+		// widget would start another session on every page and never get a token. A Conflict is a race of the
+		// moment ("retry"): it stays an error, which the widget's next identify retries.
 		(error: unknown) => {
-			if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+			if (!(error instanceof Invalid)) throw error;
 			return { verified: false, unverifiedReason: 'refused' as const, refusal: error.message };
 		},
 	);
