@@ -76,7 +76,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.outbox = new RoomOutbox(ctx, env, this.store);
 		this.frames = new RoomFrames(env, this.store, {
 			post: (input, target) => this.post(input, target),
-			replay: (input) => this.replay(input),
+			replay: (input, finish) => this.replay(input, finish),
 			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
 		});
@@ -128,14 +128,17 @@ export class ConversationRoom extends DurableObject<Env> {
 	/**
 	 * A repeated client message id: the stored message (or `conflict` when it was a different message), without
 	 * storing anything; `absent` for a new id. A visitor's retry is answered so before any limit counts it.
+	 * `finish`: make sure D1 has the message before answering (the API reads D1). A socket passes false: its
+	 * client has the message from the answer, and the alarm armed with any pending work sends it, so a flood of
+	 * retries on one socket costs no storage write and no flush.
 	 */
-	async replay(input: PostInput): Promise<ReplayResult> {
+	async replay(input: PostInput, finish = true): Promise<ReplayResult> {
 		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
-		return (await this.replayed(input, sentBefore)) ?? { status: 'absent' };
+		return (await this.replayed(input, sentBefore, finish)) ?? { status: 'absent' };
 	}
 
-	private async replayed(input: PostInput, sentBefore: number): Promise<Replayed | null> {
+	private async replayed(input: PostInput, sentBefore: number, finish = true): Promise<Replayed | null> {
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (!existing) return null;
 		const same =
@@ -145,7 +148,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			existing.interactive === (input.interactive ? JSON.stringify(input.interactive) : null);
 		if (!same) return { status: 'conflict' };
 		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
-		if (existing.in_d1 === 0 || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
+		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
 		const message = messageView(existing, input.conversationId);
 		return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
 	}

@@ -26,13 +26,16 @@ import { answerClose, trySend } from './sockets';
 const TYPING_INTERVAL_MS = 1000;
 /** Read receipts written to D1 per socket: at most one a second (the others wait for the next flush). */
 const READ_INTERVAL_MS = 1000;
-/** How often a typing socket re-checks its credential (a send or a read receipt always does). */
+/**
+ * How often a socket re-checks its credential for a frame that costs nothing else (typing, a retried send); a
+ * new message or a read receipt written to D1 always does.
+ */
 const CREDENTIAL_RECHECK_MS = 60_000;
 
 /** What the frame handlers need of their conversation room. */
 export interface FrameRoom {
 	post(input: PostInput, target: MessageTarget | null): Promise<PostResult>;
-	replay(input: PostInput): Promise<ReplayResult>;
+	replay(input: PostInput, finish: boolean): Promise<ReplayResult>;
 	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
 	broadcast(frame: ServerFrame, except?: WebSocket): void;
 }
@@ -79,11 +82,14 @@ export class RoomFrames {
 		// Stored before the await: another frame handled meanwhile updates the attachment too, and writing
 		// back this frame's older copy afterwards would undo its counts.
 		socket.serializeAttachment({ ...who, typingAt: now });
-		if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) {
-			await assertCredential(this.env, who);
-			socket.serializeAttachment({ ...(socket.deserializeAttachment() as SocketIdentity), checkedAt: now });
-		}
+		if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) await this.recheckCredential(socket, who, now);
 		this.room.broadcast({ type: 'typing', author: who.role, operatorId: who.operatorId, typing }, socket);
+	}
+
+	/** Checks the socket's credential and records when, in the attachment as it is now (see `typingFrame`). */
+	private async recheckCredential(socket: WebSocket, who: SocketIdentity, now: number): Promise<void> {
+		await assertCredential(this.env, who);
+		socket.serializeAttachment({ ...(socket.deserializeAttachment() as SocketIdentity), checkedAt: now });
 	}
 
 	/**
@@ -105,8 +111,9 @@ export class RoomFrames {
 
 	/**
 	 * A send, checked cheapest first: a retry of a message already stored is answered from the room's own
-	 * storage without counting it; a new one spends the socket's own budget (no I/O), then passes the
-	 * credential and the same limits as over HTTP.
+	 * storage without counting it and without a flush (the credential re-checked once it is stale, as for
+	 * typing); a new one spends the socket's own budget (no I/O), then passes the credential and the same
+	 * limits as over HTTP.
 	 */
 	private async messageFrame(
 		socket: WebSocket,
@@ -122,10 +129,13 @@ export class RoomFrames {
 			attachments: [],
 			clientMessageId: storedClientId(who, f.clientMessageId),
 		};
-		let result: PostResult | ReplayResult = await this.room.replay(input);
-		if (result.status === 'absent') {
-			socket.serializeAttachment(spendSocketBudget(this.env, who, Date.now()));
-			await assertCredential(this.env, who);
+		let result: PostResult | ReplayResult = await this.room.replay(input, false);
+		const now = Date.now();
+		if (result.status !== 'absent') {
+			if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) await this.recheckCredential(socket, who, now);
+		} else {
+			socket.serializeAttachment(spendSocketBudget(this.env, who, now));
+			await this.recheckCredential(socket, who, now);
 			await assertMaySend(this.env, who, f.text);
 			// Only a visitor's message depends on the workspace's choice for closed conversations.
 			const target =

@@ -29,8 +29,9 @@ export class RoomOutbox {
 	private draining: Promise<void> | null = null;
 	private writing: Promise<void> | null = null;
 	/**
-	 * Reopen events D1 committed (in its own event outbox) and this instance has not sent yet: sent after the
-	 * room's own events, so `message.created` goes first. Lost with the instance, they are sent by the sweep.
+	 * Reopen events D1 committed (in its own event outbox) in the flush under way: sent after the room's own
+	 * events, so `message.created` goes first. Only that flush sends them: if it fails (or the instance is
+	 * lost) they are the sweep's alone, see `drain`.
 	 */
 	private committed: DomainEvent[] = [];
 
@@ -90,6 +91,10 @@ export class RoomOutbox {
 			}
 			this.store.setAttempts(0);
 		} catch (error) {
+			// The committed reopen events stay in D1's outbox, where the sweep sends each row once it is
+			// SWEEP_AFTER_MS old. Kept here for the retry, one could go out twice: once from memory after
+			// the backoff (up to minutes), once from the sweep meanwhile. So they are handed over now.
+			this.committed = [];
 			const attempts = (this.store.room()?.outbox_attempts ?? 0) + 1;
 			this.store.setAttempts(attempts);
 			const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
@@ -126,7 +131,7 @@ export class RoomOutbox {
 		);
 		const at = summary.lastMessageAt ?? 0;
 		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
-		const reopen = room.reopened_at === null ? null : reopenStatements(db, room, room.reopened_at);
+		const reopen = room.reopened_at === null ? null : reopenStatements(db, room, room.reopened_at, Date.now());
 		if (reopen) statements.push(...reopen);
 		statements.push(
 			db
@@ -181,15 +186,18 @@ export class RoomOutbox {
  * A visitor's message at `at` reopens the conversation only if D1 still has it closed from before then:
  * an operator's status change after the message (a close, a reopen and a close, pending) stands, a retried
  * flush finds nothing left to do, and of concurrent messages only the first batch to land changes the row.
- * `updated_at` is when the team last changed the conversation (or the time of its last message), so "closed,
- * not changed since `at`" is the guard. The `conversation.updated` event (actor the contact) goes into D1's
+ * `status_changed_at` is when the status was last written (by the team, or by an earlier reopen), so "closed,
+ * status not written since `at`" is the guard: a tag or an assignment meanwhile changes nothing of it. The `conversation.updated` event (actor the contact) goes into D1's
  * event outbox under the same guard, before the update, so it exists exactly when the update changes the row;
- * its conversation fields are copied from the row as it is.
+ * its conversation fields are copied from the row as it is. The event occurred at `at`, but its row is stored
+ * as of `now` (this batch's build time, i.e. its commit): the sweep re-sends rows older than SWEEP_AFTER_MS,
+ * and a row dated from a message whose flush was delayed that long would be swept while this flush is about to
+ * release it itself.
  */
-function reopenStatements(db: Database, room: RoomRow, at: number): Statement[] {
+function reopenStatements(db: Database, room: RoomRow, at: number, now: number): Statement[] {
 	const { workspace_id: workspaceId, conversation_id: conversationId } = room;
 	const closedBefore: SQL = sql`${conversations.id} = ${conversationId} AND ${conversations.workspaceId} = ${workspaceId}
-		AND ${conversations.status} = 'closed' AND ${conversations.updatedAt} <= ${at}`;
+		AND ${conversations.status} = 'closed' AND ${conversations.statusChangedAt} <= ${at}`;
 	const event = newEvent(
 		'conversation.updated',
 		workspaceId,
@@ -206,11 +214,15 @@ function reopenStatements(db: Database, room: RoomRow, at: number): Statement[] 
 			SELECT ${event.id}, ${workspaceId}, json_set(${JSON.stringify(event)},
 				'$.payload.conversation.contactId', contact_id, '$.payload.conversation.channel', channel,
 				'$.payload.conversation.assigneeId', assignee_id, '$.payload.conversation.groupId', group_id,
-				'$.payload.actor.id', contact_id), ${at}
+				'$.payload.actor.id', contact_id), ${now}
 			FROM ${conversations} WHERE ${closedBefore} RETURNING event`,
 		db
 			.update(conversations)
-			.set({ status: 'open', updatedAt: sql`MAX(${conversations.updatedAt}, ${at})` })
+			.set({
+				status: 'open',
+				statusChangedAt: sql`MAX(${conversations.statusChangedAt}, ${at})`,
+				updatedAt: sql`MAX(${conversations.updatedAt}, ${at})`,
+			})
 			.where(closedBefore),
 	];
 }

@@ -58,6 +58,7 @@ export async function seedConversation(
 		status: 'open',
 		createdAt: at,
 		updatedAt: at,
+		statusChangedAt: at,
 		lastActivityAt: at,
 		...overrides,
 	});

@@ -13,11 +13,51 @@ import { openSocket, type TestSocket } from './sockets';
  */
 
 async function liveConversation() {
-	const { workspaceId, token } = await seedWorkspace();
+	const { workspaceId, token, operatorId } = await seedWorkspace();
 	const visitor = await startVisitor(workspaceId);
 	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
 	const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
-	return { workspaceId, token, visitor, conversationId, feed };
+	return { workspaceId, token, operatorId, visitor, conversationId, feed };
+}
+
+/** A visitor's message written while D1 lacks its messages table: the room keeps it (and its reopen) pending. */
+async function sendWhileD1IsDown(visitor: Visitor, conversationId: string, text: string, during: () => Promise<void>) {
+	await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+	try {
+		const res = await visitorSend(visitor, conversationId, text, `down-${crypto.randomUUID()}`);
+		expect(res.status).toBe(201);
+		const messageAt = Date.parse(((await res.json()) as { createdAt: string }).createdAt);
+		await pastTime(messageAt);
+		await during();
+		return messageAt;
+	} finally {
+		await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+	}
+}
+
+/**
+ * Every row ever inserted into D1's event outbox, kept by a trigger: the room deletes a row once it has sent
+ * its event, so the table alone cannot show whether one was written.
+ */
+async function recordOutboxRows() {
+	await env.DB.prepare(
+		'CREATE TABLE IF NOT EXISTS outbox_record (id TEXT, workspace_id TEXT, event TEXT, created_at INTEGER)',
+	).run();
+	await env.DB.prepare(
+		`CREATE TRIGGER IF NOT EXISTS outbox_record AFTER INSERT ON event_outbox BEGIN
+			INSERT INTO outbox_record VALUES (NEW.id, NEW.workspace_id, NEW.event, NEW.created_at); END`,
+	).run();
+}
+
+/** The recorded outbox rows of contact-actor `conversation.updated` events (a reopen) in a workspace. */
+async function recordedReopens(workspaceId: string) {
+	const { results } = await env.DB.prepare(
+		`SELECT event, created_at FROM outbox_record WHERE workspace_id = ?
+			AND json_extract(event, '$.type') = 'conversation.updated' AND json_extract(event, '$.payload.actor.kind') = 'contact'`,
+	)
+		.bind(workspaceId)
+		.all<{ event: string; created_at: number }>();
+	return results.map((r) => ({ event: JSON.parse(r.event) as DomainEvent, createdAt: r.created_at }));
 }
 
 function visitorSend(visitor: Visitor, conversationId: string, text: string, clientMessageId: string) {
@@ -126,7 +166,8 @@ describe('a visitor message reopening a closed conversation', () => {
 	});
 
 	it('leaves an operator close landing after the message closed, whatever a retried flush does', async () => {
-		const { token, visitor, conversationId } = await liveConversation();
+		await recordOutboxRows();
+		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
 		await close(token, conversationId);
 		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
 		let messageAt: number;
@@ -146,6 +187,42 @@ describe('a visitor message reopening a closed conversation', () => {
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'written while D1 was down']);
 		expect(await status(token, conversationId)).toBe('closed');
+		// No reopen was announced either: none was ever written to D1's outbox, and the feed got none.
+		expect(await recordedReopens(workspaceId)).toEqual([]);
+		await eventsSettled(feed, workspaceId, conversationId, ['written while D1 was down']);
+		expect(reopenEvents(feed, conversationId)).toEqual([]);
+	});
+
+	it('reopens on a retried flush although the team tagged and assigned the closed conversation after the message', async () => {
+		const { workspaceId, token, operatorId, visitor, conversationId, feed } = await liveConversation();
+		await close(token, conversationId);
+		await sendWhileD1IsDown(visitor, conversationId, 'written before the tag', async () => {
+			expect(await status(token, conversationId)).toBe('closed');
+			const edit = { tags: ['vip'], assigneeId: operatorId };
+			expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, edit)).status).toBe(200);
+		});
+		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
+		expect(await status(token, conversationId)).toBe('open');
+		await eventsSettled(feed, workspaceId, conversationId, ['written before the tag']);
+		expect(reopenEvents(feed, conversationId)).toHaveLength(1);
+	});
+
+	it('stores the reopen event of a delayed flush as of its commit, so the sweep does not take it from the room', async () => {
+		await recordOutboxRows();
+		const { workspaceId, token, visitor, conversationId } = await liveConversation();
+		await close(token, conversationId);
+		let flushFrom = 0;
+		const messageAt = await sendWhileD1IsDown(visitor, conversationId, 'flushed late', async () => {
+			flushFrom = Date.now();
+		});
+		expect(flushFrom).toBeGreaterThan(messageAt);
+		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
+		expect(await status(token, conversationId)).toBe('open');
+		const [reopen, ...others] = await recordedReopens(workspaceId);
+		expect(others).toEqual([]);
+		// The event says when the visitor wrote; the row's age (what the sweep goes by) starts at the commit.
+		expect(reopen?.event.occurredAt).toBe(new Date(messageAt).toISOString());
+		expect(reopen?.createdAt).toBeGreaterThanOrEqual(flushFrom);
 	});
 
 	it('reopens again on a visitor message after an operator close, even one whose status was read before it', async () => {

@@ -45,6 +45,7 @@ async function seedKnownContact() {
 		landingUrl: 'https://shop.example/secret-offer',
 		createdAt: now,
 		updatedAt: now,
+		statusChangedAt: now,
 		lastActivityAt: now,
 	});
 	return { ...workspace, contactId, conversationId };

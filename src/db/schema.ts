@@ -162,6 +162,11 @@ export const conversations = sqliteTable(
 		unreadByContact: integer('unread_by_contact').notNull().default(0),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
+		/**
+		 * When the status last changed (or the conversation was created): what a visitor's message reopening
+		 * a closed conversation is ordered against. Not `updated_at`, which any tag or assignment moves.
+		 */
+		statusChangedAt: integer('status_changed_at').notNull(),
 		lastMessageAt: integer('last_message_at'),
 		/** The list order: the later of the last message and the last change. */
 		lastActivityAt: integer('last_activity_at').notNull(),

@@ -178,6 +178,7 @@ export async function createConversation(
 		startKey,
 		createdAt: now,
 		updatedAt: now,
+		statusChangedAt: now,
 		lastActivityAt: now,
 	};
 	statements.push(db.insert(conversations).values(conversation));
@@ -236,9 +237,12 @@ export async function updateConversation(
 		...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
 		...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
 	};
+	// Any status written (the same one too: a close after a visitor's message is the team's last word) moves
+	// the time a pending reopen is ordered against; a tag or an assignment does not.
+	const statusChangedAt = changes.status === undefined ? {} : { statusChangedAt: now };
 	const update = db
 		.update(conversations)
-		.set({ ...fields, updatedAt: now, lastActivityAt: now })
+		.set({ ...fields, ...statusChangedAt, updatedAt: now, lastActivityAt: now })
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
 	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
 	const changed = (['status', 'assigneeId', 'groupId', 'tags'] as const).filter((k) => changes[k] !== undefined);
