@@ -19,7 +19,7 @@ import { markRead } from './live';
 import { MessageLog } from './log';
 import { Outbox, type Pending } from './outbox';
 import { outboxEvents, send } from './sending';
-import { identify, resume, sessionLost } from './session';
+import { identifyVisitor, resume, sessionLost } from './session';
 import { PANEL_STYLE } from './styles';
 import { UnreadCounts } from './unread';
 import { focusInside, node, scroll, showConversation, showList, showStatus } from './view';
@@ -129,7 +129,7 @@ export class ChatPanel implements Chat {
 	}
 
 	identify(identity: Identity): Promise<void> {
-		return identify(this, identity);
+		return identifyVisitor(this, identity);
 	}
 
 	async reset(): Promise<void> {

@@ -41,7 +41,7 @@ function adopt(chat: ChatPanel, conversations: Conversation[]) {
 }
 
 /** The page said who the visitor is (`identify`): told to the session, and kept for a new one if it is lost. */
-export async function identify(chat: ChatPanel, identity: Identity): Promise<void> {
+export async function identifyVisitor(chat: ChatPanel, identity: Identity): Promise<void> {
 	const generation = chat.generation;
 	chat.identity = identity;
 	await chat.client.session(chat.host.origin());
@@ -66,7 +66,7 @@ export function sessionLost(chat: ChatPanel) {
 	chat.conversations = [];
 	chat.unread.clear();
 	if (chat.current) showConversation(chat, null);
-	if (chat.identity) identify(chat, chat.identity).catch(() => {});
+	if (chat.identity) identifyVisitor(chat, chat.identity).catch(() => {});
 }
 
 /** The socket keeps failing: is the session still good, the conversation still the visitor's? */
