@@ -7,6 +7,7 @@ import { api, workspace } from './harness';
 import {
 	baseUrl,
 	browserContexts,
+	conversation,
 	conversations,
 	kw,
 	logText,
@@ -72,6 +73,27 @@ describe('a message the Worker refuses', () => {
 });
 
 describe('reset', () => {
+	it('followed at once by identify (a login page) names the new visitor, never the previous one', async () => {
+		const { workspaceId, token } = workspace(54);
+		const first = await widgetPage(context, workspaceId, {
+			script: "kw('identify',{name:'Alice',email:'alice@example.com'})",
+		});
+		await openAndSend(first.page, 'I am Alice');
+		await first.page.close();
+		// The next user logs in on the same browser: the page resets, then identifies, in one go.
+		const { page } = await widgetPage(context, workspaceId, {
+			script: "kw('reset');kw('identify',{name:'Bob',email:'bob@example.com'})",
+		});
+		await openAndSend(page, 'I am Bob');
+		await expect.poll(async () => (await conversations(token)).length).toBe(2);
+		const [bobs, alices] = await conversations(token);
+		const alice = (await conversation(token, alices?.id as string)).contact;
+		const bob = (await conversation(token, bobs?.id as string)).contact;
+		expect(alice).toMatchObject({ name: 'Alice', claimedEmail: 'alice@example.com' });
+		expect(bob).toMatchObject({ name: 'Bob', claimedEmail: 'bob@example.com' });
+		expect(bob.id).not.toBe(alice.id);
+	});
+
 	it('before the chat has loaded ends the session and forgets the visitor', async () => {
 		const { workspaceId, token } = workspace(34);
 		const first = await widgetPage(context, workspaceId);

@@ -27,7 +27,7 @@ import { chooseLocale, LAUNCHER_WORDS, type Locale, translator } from './i18n';
 import { Launcher } from './launcher';
 import { captureOrigin } from './origin';
 import { idle, keepAttached, SECURE, scriptMayFocus } from './page';
-import { forgetVisitor } from './session-end';
+import { endSession, forgetVisitor } from './session-end';
 import { keys, load, save } from './storage';
 import { FOLLOW_AFTER_MS, startVisit, tellIdentity } from './visit';
 
@@ -202,6 +202,8 @@ export class Widget {
 		this.visit = visit;
 		visit
 			.then((session) => {
+				// A reset since: this was the previous visitor's.
+				if (this.visit !== visit) return;
 				const refusal = session.identified?.refusal;
 				if (refusal) console.error('[Parley] kw("identify"):', refusal);
 				if (this.chat) return;
@@ -318,16 +320,26 @@ export class Widget {
 		}
 	}
 
-	private async reset() {
+	/**
+	 * The site's logout. Everything of the previous visitor is dropped before this returns, so a command that
+	 * follows (a login page's `identify`) reaches a new visitor: the chat's reset is queued on the chat ahead of
+	 * it, and without a chat the session is forgotten here at once.
+	 */
+	private reset() {
 		this.identity = undefined;
-		const chat = await this.chat?.catch(() => undefined);
-		if (chat) return chat.reset();
-		// The chat never loaded on this page: end the session (one being started too) and forget what was kept
-		// for this visitor.
-		await this.visit?.catch(() => undefined);
+		if (this.chat) return this.whenChat((chat) => chat.reset(), false);
+		const workspaceId = this.stored?.workspaceId as string;
+		const visit = this.visit;
 		this.visit = undefined;
 		this.setUnread(0);
-		forgetVisitor(this.api, this.stored?.workspaceId as string);
+		forgetVisitor(this.api, workspaceId);
+		// A session start already on its way is ended too once its token is known, and not kept.
+		visit
+			?.then(({ sessionToken }) => {
+				endSession(this.api, workspaceId, sessionToken);
+				if (load(`session:${workspaceId}`) === sessionToken) save(`session:${workspaceId}`, undefined);
+			})
+			.catch(() => {});
 	}
 
 	emit(name: EventName, payload?: unknown) {
