@@ -5,6 +5,8 @@ export interface DevArgs {
 	port: string;
 	/** The address wrangler listens on (127.0.0.1 unless `--ip` is given). */
 	ip: string;
+	/** What the printed URLs start with: `--local-protocol` when given (it is passed on too), else http. */
+	protocol: string;
 	/** Every other argument, for `wrangler dev`, unchanged and in order. */
 	wranglerArgs: string[];
 }

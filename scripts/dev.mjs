@@ -14,14 +14,14 @@ try {
 	console.error(`npm run dev: ${error.message}`);
 	process.exit(1);
 }
-const { port, ip, wranglerArgs } = devArgs;
+const { port, ip, protocol, wranglerArgs } = devArgs;
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 const viteArgs = ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'];
 if (spawnSync(bin('vite'), viteArgs, { stdio: 'inherit' }).status !== 0) process.exit(1);
 ensureDevSecret();
 applyMigrations();
 const { workspaceId, token } = await seedWorkspace({ slug: 'demo' });
-const baseUrl = `http://localhost:${port}`;
+const baseUrl = `${protocol}://localhost:${port}`;
 
 console.log(`
   Parley is starting on ${baseUrl}
