@@ -37,7 +37,17 @@ console.log(`
 
 // Rebuilds widget/ into dist/public on every change; wrangler dev serves the new files at once.
 const watcher = spawn(bin('vite'), [...viteArgs, '--watch'], { stdio: 'inherit' });
-const args = ['dev', '--port', port, '--ip', ip, '--var', `DEMO_WORKSPACE_ID:${workspaceId}`];
+const args = [
+	'dev',
+	'--port',
+	port,
+	'--ip',
+	ip,
+	'--var',
+	`DEMO_WORKSPACE_ID:${workspaceId}`,
+	'--var',
+	'HTTPS_ONLY:off',
+];
 const child = spawn(bin('wrangler'), [...args, ...wranglerArgs], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) {
 	process.on(signal, () => {

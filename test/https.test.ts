@@ -1,7 +1,9 @@
-import { exports } from 'cloudflare:workers';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { operators } from '../src/db/schema';
+import worker from '../src/index';
 import { isLocalDevelopment } from '../src/lib/https-only';
 import { db, expectError, seedWorkspace } from './factories';
 
@@ -31,6 +33,18 @@ describe('HTTPS outside local development', () => {
 	it('refuses a public widget request over plain HTTP too (it carries a visitor session)', async () => {
 		const { workspaceId } = await seedWorkspace();
 		await expectError(await call(`http://chat.parley.example/widget/${workspaceId}/config`), 403);
+	});
+
+	it('serves plain HTTP from any host when HTTPS_ONLY is "off" (npm run dev, reached from the LAN)', async () => {
+		const { token } = await seedWorkspace();
+		const request = new Request('http://192.168.1.20:8787/v3/conversations', {
+			headers: { Authorization: `Bearer ${token}` },
+		});
+		const ctx = createExecutionContext();
+		const res = await worker.fetch(request, { ...env, HTTPS_ONLY: 'off' }, ctx);
+		await waitOnExecutionContext(ctx);
+		expect(res.status).toBe(200);
+		await expectError(await call('http://192.168.1.20:8787/v3/conversations'), 403);
 	});
 
 	it('redirects a page over plain HTTP to the same URL on https', async () => {

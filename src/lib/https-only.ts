@@ -3,7 +3,8 @@ import type { AppEnv } from '../app-env';
 import { Forbidden } from './errors';
 
 /**
- * The spec: "Requests must use HTTPS". Outside local development a request that arrived over plain HTTP is
+ * The spec: "Requests must use HTTPS". Outside local development (a loopback host name, or `HTTPS_ONLY`
+ * "off", which `npm run dev` sets for a phone on the LAN) a request that arrived over plain HTTP is
  * refused (the API and the widget endpoints, whose requests carry a token or a visitor session) or, for a
  * page a person opens (GET or HEAD of anything else: /demo, the static pages), redirected to https.
  *
@@ -14,7 +15,7 @@ import { Forbidden } from './errors';
  */
 export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, next) {
 	const url = new URL(c.req.url);
-	if (url.protocol !== 'http:' || isLocalDevelopment(url.hostname)) return next();
+	if (url.protocol !== 'http:' || isLocalDevelopment(url.hostname) || c.env.HTTPS_ONLY === 'off') return next();
 	url.protocol = 'https:';
 	const isPage = (c.req.method === 'GET' || c.req.method === 'HEAD') && !carriesCredentials(url.pathname);
 	if (isPage) return c.redirect(url.toString(), 301);
