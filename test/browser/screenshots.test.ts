@@ -33,7 +33,7 @@ async function demo(workspaceId: string, options: { width?: number; height?: num
 const shot = (page: Page, name: string) => page.screenshot({ path: `${DIR}/${name}.png` });
 
 describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () => {
-	it('the closed launcher, the open chat, the bubble choice, offline mode and a phone', async () => {
+	it('the closed launcher, the open chat, a closed conversation, the bubble choice, offline mode and a phone', async () => {
 		const { workspaceId, token } = workspace(47);
 		await putSettings(token, {
 			displayName: 'Acme Outdoor',
@@ -59,6 +59,16 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		});
 		await closed.locator('parley-widget .choices button').first().waitFor();
 		await shot(closed, 'chat-open');
+
+		// The team closed it; the visitor comes back to it: writing reopens it.
+		await api(baseUrl, token, 'PATCH', `/v3/conversations/${id}`, { status: 'closed' });
+		await closed.reload();
+		await waitReady(closed);
+		await closed.locator('parley-widget .launcher').click();
+		await closed.locator('parley-widget header button[aria-label="Your conversations"]').click();
+		await closed.locator('parley-widget .list li').nth(1).locator('button').click();
+		await closed.locator('parley-widget .note-box').waitFor();
+		await shot(closed, 'closed-conversation');
 
 		await putSettings(token, {
 			messagingBubble: { enabled: true, phoneNumber: '+5511999998888', prefilledMessage: 'Hi! I have a question' },
