@@ -8,7 +8,6 @@ import { type Database, openDatabase } from '../db/client';
 import { conversations, widgetSettings } from '../db/schema';
 import { Conflict, describeIssues, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
-import { conversationSummary } from './conversations';
 import { type Interactive, interactiveSchema, type MessageView } from './messages';
 import type { WidgetSettings } from './widget-settings';
 
@@ -21,38 +20,29 @@ export interface Posted {
 }
 
 /**
- * What D1 says of a conversation a message is sent to. The room uses only the workspace's choice from it: the
- * status it read may be stale by the time the message is stored (see `ConversationRoom.post`).
+ * What the room needs to know of a conversation a message is sent to: only the workspace's choice. Its status
+ * is not passed on: read here it may be stale by the time the message is stored (see `ConversationRoom.post`).
  */
 export interface MessageTarget {
-	conversation: ReturnType<typeof conversationSummary>;
 	/** The workspace's `closedConversationReply`: a visitor's message on a closed conversation reopens it, or is refused. */
 	closedReply: WidgetSettings['closedConversationReply'];
 }
 
 /**
- * What a message needs to know of its conversation in D1: that it exists in the workspace (NotFound
- * otherwise, before any room is touched: a made-up id must not create a Durable Object's storage), its
- * status, and what a visitor's message on it does once it is closed (the widget setting). One statement.
+ * Checks that the conversation exists in the workspace (NotFound otherwise, before any room is touched: a
+ * made-up id must not create a Durable Object's storage) and reads what a visitor's message on it does once
+ * it is closed (the widget setting). One statement.
  */
 export async function messageTarget(db: Database, workspaceId: string, conversationId: string): Promise<MessageTarget> {
 	const row = await db
-		.select({
-			id: conversations.id,
-			contactId: conversations.contactId,
-			channel: conversations.channel,
-			status: conversations.status,
-			assigneeId: conversations.assigneeId,
-			groupId: conversations.groupId,
-			settings: widgetSettings.settings,
-		})
+		.select({ id: conversations.id, settings: widgetSettings.settings })
 		.from(conversations)
 		.leftJoin(widgetSettings, eq(widgetSettings.workspaceId, conversations.workspaceId))
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, conversationId)))
 		.get();
 	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
 	const settings = row.settings as Partial<WidgetSettings> | null;
-	return { conversation: conversationSummary(row), closedReply: settings?.closedConversationReply ?? 'reopen' };
+	return { closedReply: settings?.closedConversationReply ?? 'reopen' };
 }
 
 /**
