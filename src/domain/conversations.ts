@@ -267,18 +267,8 @@ export async function conversationForWriter(db: Database, workspaceId: string, i
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();
 	if (!row) throw new NotFound(`Conversation ${id} not found.`);
-	const { channel, status, assigneeId, groupId } = row;
-	return {
-		id: row.id,
-		workspaceId: row.workspaceId,
-		channel,
-		status,
-		assigneeId,
-		groupId,
-		createdAt: iso(row.createdAt),
-		updatedAt: iso(row.updatedAt),
-		lastActivityAt: iso(row.lastActivityAt),
-	};
+	// The one view, cut to the receipt's fields by its schema (which drops the others).
+	return conversationReceiptSchema.parse(conversationView(row, null));
 }
 
 /** Throws NotFound unless the conversation belongs to the workspace. */
