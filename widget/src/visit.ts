@@ -59,7 +59,9 @@ export async function startVisit(
 	save(key, session.sessionToken);
 	if (telling) markTold(workspaceId, session.sessionToken, telling);
 	// The stored session had ended (told before, so not sent): the new one still has to hear who this is.
-	else if (identity) await tellIdentity(api, workspaceId, session.sessionToken, identity).catch(() => {});
+	else if (identity && session.sessionToken !== sessionToken) {
+		await tellIdentity(api, workspaceId, session.sessionToken, identity).catch(() => {});
+	}
 	return session;
 }
 

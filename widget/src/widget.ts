@@ -129,8 +129,7 @@ export class Widget {
 			// The site owner's own init after the snippet's: its options win, the rest of the first's stay.
 			const given = Object.entries(options).filter(([, value]) => value !== undefined);
 			this.options = { ...first, ...Object.fromEntries(given) };
-			this.render();
-			this.chat?.then((chat) => chat.refresh()).catch(() => {});
+			this.redraw();
 			if (options.autoStart === true) this.start();
 			return;
 		}
@@ -164,8 +163,7 @@ export class Widget {
 		this.stored = stored;
 		this.locale = chooseLocale(this.options?.locale, navigator.languages ?? [navigator.language], stored.locale);
 		if (!this.launcher) this.mount();
-		this.render();
-		this.chat?.then((chat) => chat.refresh()).catch(() => {});
+		this.redraw();
 		// Once, when a config first rendered (if a cached copy failed to, the fresh one does).
 		if (this.ready) return;
 		this.ready = true;
@@ -220,6 +218,12 @@ export class Widget {
 				if (this.visit === visit) this.visit = undefined;
 				if (this.identity) console.error('[Parley] kw("identify"):', error.message);
 			});
+	}
+
+	/** Draws the launcher and, when it has loaded, the chat again from the current options and config. */
+	private redraw() {
+		this.render();
+		this.chat?.then((chat) => chat.refresh()).catch(() => {});
 	}
 
 	private setUnread(count: number) {
@@ -330,13 +334,15 @@ export class Widget {
 		if (this.chat) return this.whenChat((chat) => chat.reset(), false);
 		const workspaceId = this.stored?.workspaceId as string;
 		const visit = this.visit;
+		const ended = load(`session:${workspaceId}`);
 		this.visit = undefined;
 		this.setUnread(0);
 		forgetVisitor(this.api, workspaceId);
-		// A session start already on its way is ended too once its token is known, and not kept.
+		// A session start already on its way is ended too once its token is known (unless it resumed the one
+		// ended just now), and not kept.
 		visit
 			?.then(({ sessionToken }) => {
-				endSession(this.api, workspaceId, sessionToken);
+				if (sessionToken !== ended) endSession(this.api, workspaceId, sessionToken);
 				if (load(`session:${workspaceId}`) === sessionToken) save(`session:${workspaceId}`, undefined);
 			})
 			.catch(() => {});

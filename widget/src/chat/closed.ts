@@ -5,21 +5,18 @@
  */
 import type { Conversation } from '../api-types';
 import type { Translate } from '../i18n';
+import { node } from './view';
 import type { ChatWord } from './words';
 
 /** The note under a closed conversation: that writing reopens it, or a button that starts a new one. */
 export function closedNote(t: Translate<ChatWord>, reopens: boolean, startNew: () => void): HTMLElement {
-	const note = document.createElement('p');
-	note.className = 'note-box';
-	note.textContent = `${t('closed')} `;
+	const note = node('p', 'note-box', `${t('closed')} `);
 	if (reopens) {
 		note.append(t('reopenHint'));
 		return note;
 	}
-	const start = document.createElement('button');
+	const start = node('button', 'discard', `+ ${t('newConversation')}`);
 	start.type = 'button';
-	start.className = 'discard';
-	start.textContent = `+ ${t('newConversation')}`;
 	start.addEventListener('click', startNew);
 	note.append(start);
 	return note;
