@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PostInput } from '../durable-objects/conversation-room';
 import { messageTarget } from '../src/domain/live';
 import type { DomainEvent } from '../src/events/catalogue';
-import { api, db, seedWorkspace, startVisitor, startVisitorConversation, type Visitor, widgetApi } from './factories';
+import { api, db, liveConversation, type Visitor, widgetApi } from './factories';
 import { openSocket, type TestSocket } from './sockets';
 
 /**
@@ -12,12 +12,10 @@ import { openSocket, type TestSocket } from './sockets';
  * message, in D1, against the message's time, so it is ordered with the team's status changes.
  */
 
-async function liveConversation() {
-	const { workspaceId, token, operatorId } = await seedWorkspace();
-	const visitor = await startVisitor(workspaceId);
-	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
-	const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
-	return { workspaceId, token, operatorId, visitor, conversationId, feed };
+/** `liveConversation`, with the workspace's inbox feed open to see the events. */
+async function withFeed() {
+	const live = await liveConversation();
+	return { ...live, feed: await openSocket('/v3/live', { Authorization: `Bearer ${live.token}` }) };
 }
 
 /** A visitor's message written while D1 lacks its messages table: the room keeps it (and its reopen) pending. */
@@ -152,7 +150,7 @@ async function eventsSettled(feed: TestSocket, workspaceId: string, conversation
 
 describe('a visitor message reopening a closed conversation', () => {
 	it('gives one reopen event and an open conversation for two concurrent visitor sends', async () => {
-		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
+		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
 		await close(token, conversationId);
 		const sent = await Promise.all([
 			visitorSend(visitor, conversationId, 'first at once', 'race-1'),
@@ -167,7 +165,7 @@ describe('a visitor message reopening a closed conversation', () => {
 
 	it('leaves an operator close landing after the message closed, whatever a retried flush does', async () => {
 		await recordOutboxRows();
-		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
+		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
 		await close(token, conversationId);
 		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
 		let messageAt: number;
@@ -194,7 +192,7 @@ describe('a visitor message reopening a closed conversation', () => {
 	});
 
 	it('reopens on a retried flush although the team tagged and assigned the closed conversation after the message', async () => {
-		const { workspaceId, token, operatorId, visitor, conversationId, feed } = await liveConversation();
+		const { workspaceId, token, operatorId, visitor, conversationId, feed } = await withFeed();
 		await close(token, conversationId);
 		await sendWhileD1IsDown(visitor, conversationId, 'written before the tag', async () => {
 			expect(await status(token, conversationId)).toBe('closed');
@@ -209,7 +207,7 @@ describe('a visitor message reopening a closed conversation', () => {
 
 	it('stores the reopen event of a delayed flush as of its commit, so the sweep does not take it from the room', async () => {
 		await recordOutboxRows();
-		const { workspaceId, token, visitor, conversationId } = await liveConversation();
+		const { workspaceId, token, visitor, conversationId } = await withFeed();
 		await close(token, conversationId);
 		let flushFrom = 0;
 		const messageAt = await sendWhileD1IsDown(visitor, conversationId, 'flushed late', async () => {
@@ -226,7 +224,7 @@ describe('a visitor message reopening a closed conversation', () => {
 	});
 
 	it('reopens again on a visitor message after an operator close, even one whose status was read before it', async () => {
-		const { workspaceId, token, visitor, conversationId, feed } = await liveConversation();
+		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
 		await close(token, conversationId);
 		expect((await visitorSend(visitor, conversationId, 'back again', 'again-1')).status).toBe(201);
 		expect(await status(token, conversationId)).toBe('open');
@@ -243,7 +241,7 @@ describe('a visitor message reopening a closed conversation', () => {
 	});
 
 	it('refuses a message on a conversation closed after its status was read, when visitors start a new one', async () => {
-		const { workspaceId, token, conversationId } = await liveConversation();
+		const { workspaceId, token, conversationId } = await withFeed();
 		expect((await api(token, 'PUT', '/v3/widget/settings', { closedConversationReply: 'new' })).status).toBe(200);
 		const stale = await messageTarget(db, workspaceId, conversationId);
 		expect(stale).toEqual({ closedReply: 'new' });

@@ -13,7 +13,7 @@ import {
 	type Visitor,
 	widgetApi,
 } from './factories';
-import { openSocket, tryUpgrade } from './sockets';
+import { openSocket, tryUpgrade, visitorSocket } from './sockets';
 
 /** The SQLite tables a conversation room holds (none for an object that was never a real conversation). */
 function roomTables(conversationId: string): Promise<string[]> {
@@ -120,12 +120,9 @@ describe('a visitor writing on a closed conversation', () => {
 	});
 
 	it('reopens it over the socket too', async () => {
-		const { workspaceId, token, visitor, conversationId } = await liveConversation();
+		const { token, visitor, conversationId } = await liveConversation();
 		await close(token, conversationId);
-		const socket = await openSocket(
-			`/widget/${workspaceId}/conversations/${conversationId}/live?session=${visitor.session}`,
-			{ 'CF-Connecting-IP': visitor.ip },
-		);
+		const socket = await visitorSocket(visitor, conversationId, { synced: false });
 		socket.send({ type: 'message', text: 'Hello? Still there?', clientMessageId: 'socket-again' });
 		expect((await socket.next('ack')).message.seq).toBe(2);
 		expect(await conversationStatus(token, conversationId)).toBe('open');
@@ -140,10 +137,7 @@ describe('a visitor writing on a closed conversation', () => {
 		await close(token, conversationId);
 		const refused = await expectError(await visitorSend(visitor, conversationId, 'Me again', 'again-2'), 409);
 		expect(refused.message).toContain('start a new conversation');
-		const socket = await openSocket(
-			`/widget/${workspaceId}/conversations/${conversationId}/live?session=${visitor.session}`,
-			{ 'CF-Connecting-IP': visitor.ip },
-		);
+		const socket = await visitorSocket(visitor, conversationId, { synced: false });
 		socket.send({ type: 'message', text: 'And over the socket', clientMessageId: 'again-3' });
 		expect(await socket.next('error')).toMatchObject({ statusCode: 409, clientMessageId: 'again-3' });
 		expect(await conversationStatus(token, conversationId)).toBe('closed');

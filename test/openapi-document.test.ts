@@ -202,7 +202,8 @@ describe('GET /v3/openapi.json', () => {
 		for (const name of ['NewConversation', 'NewMessage', 'NewOperator']) {
 			const schema = schemas[name];
 			expect(JSON.stringify(schema), name).not.toContain('"default"');
-			expect(schema?.required ?? [], name).not.toEqual(expect.arrayContaining(['channel', 'attachments', 'groups']));
+			for (const field of ['channel', 'attachments', 'groups'])
+				expect(schema?.required ?? [], name).not.toContain(field);
 		}
 		expect(schemas.NewConversation?.properties?.channel?.description).toContain('Default: `"api"`');
 	});

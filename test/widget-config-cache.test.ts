@@ -57,8 +57,9 @@ describe('the public config in KV', () => {
 
 	it('never writes a copy over one of a newer version', async () => {
 		const { workspaceId, token } = await seedWorkspace();
-		await api(token, 'PUT', '/v3/widget/settings', { primaryColor: '#654321' });
+		expect((await api(token, 'PUT', '/v3/widget/settings', { primaryColor: '#654321' })).status).toBe(200);
 		const newer = await env.WIDGET_CONFIG.get(publicConfigKey(workspaceId));
+		expect((JSON.parse(newer ?? '{}') as { version?: number }).version).toBeGreaterThan(1);
 		await publishPublicConfig(db, env.WIDGET_CONFIG, workspaceId, JSON.stringify({ workspaceId, version: 1 }));
 		expect(await env.WIDGET_CONFIG.get(publicConfigKey(workspaceId))).toBe(newer);
 	});

@@ -87,7 +87,7 @@ export async function api(
 }
 
 /**
- * The seeded workspace `e2e-<n>` (n from 1 to 52), with its admin operator and token. Storage is shared by all
+ * The seeded workspace `e2e-<n>` (n from 1 to WORKSPACE_COUNT in global-setup.ts), with its admin operator and token. Storage is shared by all
  * browser test files, whose order changes between runs: a test that creates conversations or changes settings
  * has a workspace of its own (`grep -o 'workspace([0-9]*)' test/browser/*.ts` lists those taken).
  */
