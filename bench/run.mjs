@@ -3,9 +3,8 @@
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the fan-out and the widget), serves the Worker with `wrangler dev` on 127.0.0.1, measures
 // GET /health, the widget's config read, the conversation list and message sending with a closed-loop load
-// generator, the fan-out of
-// API messages to open visitor and operator sockets, then the widget in Chromium, and writes
-// bench/results/latest.{json,md} and a dated copy.
+// generator, the fan-out of API messages to open visitor and operator sockets, then the widget in Chromium,
+// and writes bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -179,9 +178,17 @@ function scenarioResult(run, health) {
 	return result;
 }
 
+/** The closed loop every throughput scenario runs, from the command line's settings. */
+function loopSettings() {
+	return {
+		concurrency: settings.concurrency,
+		warmupMs: settings.warmupSeconds * 1000,
+		durationMs: settings.durationSeconds * 1000,
+	};
+}
+
 async function measure(baseUrl, workspaces, warnings) {
-	const { concurrency } = settings;
-	const loop = { concurrency, warmupMs: settings.warmupSeconds * 1000, durationMs: settings.durationSeconds * 1000 };
+	const loop = loopSettings();
 	const large = workspaces[LARGE.slug];
 	const small = workspaces[SMALL.slug];
 
@@ -251,7 +258,9 @@ async function hotPath(baseUrl, workspaces, loop) {
 
 /** Runs the widget section in Chromium; like the fan-out, a failure is a warning and a null result. */
 async function widgetResult(baseUrl, workspace, health, warnings) {
-	log(`measuring the widget in Chromium: ${settings.widgetVisits} first visits with and without it, round trips`);
+	log(
+		`measuring the widget in Chromium: ${settings.widgetVisits} anonymous and identified visits (and next page views) and of the plain page, round trips`,
+	);
 	try {
 		const { problems, ...widget } = await measureWidget({
 			baseUrl,
@@ -359,12 +368,7 @@ async function main() {
 		log(`wrangler dev is answering on ${server.baseUrl}`);
 
 		if (only) {
-			const loop = {
-				concurrency: settings.concurrency,
-				warmupMs: settings.warmupSeconds * 1000,
-				durationMs: settings.durationSeconds * 1000,
-			};
-			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loop);
+			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			console.log(JSON.stringify({ health, widgetConfig }, null, '\t'));
 			return;
 		}

@@ -21,6 +21,7 @@ import {
 
 /** The two kinds of visitor measured; `plain` is the host page without the widget. */
 const VISITORS = ['anonymous', 'identified'];
+const KINDS = ['plain', ...VISITORS];
 /** Visits that warm the Worker and Chromium up; not recorded. Each visit has a fresh context: an empty cache. */
 const WARMUP_VISITS = 2;
 /** Each visitor may send 20 messages a minute (fixed): the opening, a warm-up one and these stay under. */
@@ -160,7 +161,7 @@ async function roundTrips(browser, pageUrl, baseUrl, token) {
 /**
  * Measures the widget against a running Worker (`baseUrl`) for the workspace `workspaceId` (its admin's
  * `token`): `visits` first visits (and next page views) of a host page with the snippet for an anonymous and
- * for an identified visitor, and as many of the page without it, alternating and each in a fresh context,
+ * for an identified visitor, and as many of the page without it, in rotation and each in a fresh context,
  * then one visitor's round trips. Ratios to /health use `healthP50Ms`. Returns a plain result object;
  * `problems` lists what the run should warn about.
  */
@@ -180,8 +181,7 @@ export async function measureWidget({ baseUrl, workspaceId, token, visits, healt
 		const runs = { plain: [], anonymous: [], identified: [] };
 		for (let i = 0; i < WARMUP_VISITS + visits; i++) {
 			// Rotating which goes first spreads any drift over the run evenly over the three.
-			const kinds = ['plain', ...VISITORS];
-			const order = [...kinds.slice(i % 3), ...kinds.slice(0, i % 3)];
+			const order = [...KINDS.slice(i % KINDS.length), ...KINDS.slice(0, i % KINDS.length)];
 			for (const kind of order) {
 				const result = await visit(browser, `${site.origin}/${kind}`, baseUrl, kind);
 				if (i >= WARMUP_VISITS) runs[kind].push(result);

@@ -34,20 +34,19 @@ function isExecutable(path) {
 	}
 }
 
-/** The browser's path and where it came from; throws with what to do when there is none. */
-export async function findChromium(env = process.env) {
-	if (env.CHROMIUM_PATH) {
-		if (!isExecutable(env.CHROMIUM_PATH)) {
-			throw new Error(`CHROMIUM_PATH is set to ${env.CHROMIUM_PATH}, which is not an executable file.`);
-		}
-		return { path: env.CHROMIUM_PATH, source: 'CHROMIUM_PATH' };
+/** The browser's path; throws with what to do when there is none. */
+async function findChromium() {
+	const chosen = process.env.CHROMIUM_PATH;
+	if (chosen) {
+		if (!isExecutable(chosen)) throw new Error(`CHROMIUM_PATH is set to ${chosen}, which is not an executable file.`);
+		return chosen;
 	}
 	const system = SYSTEM_BROWSERS.find(isExecutable);
-	if (system) return { path: system, source: 'system' };
+	if (system) return system;
 	// Only on Linux x64: the package's binary is built for it (it unpacks itself into the temp folder once).
 	if (process.platform === 'linux' && process.arch === 'x64') {
 		const packaged = await import('@sparticuz/chromium').catch(() => undefined);
-		if (packaged) return { path: await packaged.default.executablePath(), source: '@sparticuz/chromium' };
+		if (packaged) return packaged.default.executablePath();
 	}
 	throw new Error(
 		'No Chromium found for the browser tests. Set CHROMIUM_PATH to a Chromium or Chrome binary, install one ' +
@@ -58,6 +57,5 @@ export async function findChromium(env = process.env) {
 
 /** Launches Chromium headless, with nothing running in the background that would skew timings. */
 export async function launchChromium() {
-	const { path } = await findChromium();
-	return chromium.launch({ executablePath: path, args: ARGS });
+	return chromium.launch({ executablePath: await findChromium(), args: ARGS });
 }

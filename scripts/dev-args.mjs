@@ -2,10 +2,8 @@
 // address it prints and passes) and everything else, which goes to `wrangler dev` unchanged. Pure, so
 // test/unit/dev-args.test.ts covers it without starting anything.
 
-const FLAGS = {
-	port: ['--port', '-p'],
-	ip: ['--ip'],
-};
+/** The flags this script takes itself, and what each sets. */
+const FLAGS = { '--port': 'port', '-p': 'port', '--ip': 'ip' };
 
 // Flags that would serve another database or configuration than the local one this script migrates and
 // seeds (its printed token would not work there): refused, with what to run instead.
@@ -33,7 +31,7 @@ export function parseDevArgs(argv, env = {}) {
 				`${name} is not for npm run dev, which migrates and seeds the local database itself: run \`npx wrangler dev ${name} ...\` directly.`,
 			);
 		}
-		const key = Object.keys(FLAGS).find((k) => FLAGS[/** @type {keyof typeof FLAGS} */ (k)].includes(name));
+		const key = Object.hasOwn(FLAGS, name) ? FLAGS[/** @type {keyof typeof FLAGS} */ (name)] : undefined;
 		if (key === undefined) {
 			if (name === '--local-protocol') protocol = inline ?? argv[i + 1] ?? protocol;
 			wranglerArgs.push(arg);
@@ -45,7 +43,7 @@ export function parseDevArgs(argv, env = {}) {
 			if (value === undefined || value.startsWith('-')) throw new Error(`${name} needs a value, e.g. ${name} 3000`);
 			i++;
 		}
-		taken[/** @type {'port' | 'ip'} */ (key)] = value;
+		taken[key] = value;
 	}
 	const port = taken.port ?? env.PORT ?? '8787';
 	if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535) {
