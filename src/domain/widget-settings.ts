@@ -152,10 +152,7 @@ export const widgetSettingsSchema = z
 			.max(20)
 			.refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, 'field names must be unique')
 			.openapi({ description: 'Extra pre-chat fields (20 at most, unique names).' }),
-		/**
-		 * A visitor writing on a closed conversation: `reopen` it (status open again, as Intercom and Chatwoot
-		 * do) or refuse (409) so that the visitor starts a `new` one.
-		 */
+		// Intercom and Chatwoot reopen: the default.
 		closedConversationReply: z.enum(['reopen', 'new']).openapi({
 			description:
 				'A visitor writing on a closed conversation: `reopen` it (default), or refuse (409) so that the visitor starts a `new` one.',
@@ -183,7 +180,7 @@ export const widgetSettingsUpdateSchema = widgetSettingsSchema
 export type WidgetSettingsUpdate = z.infer<typeof widgetSettingsUpdateSchema>;
 
 /**
- * The body of `GET /widget/{workspaceId}/config`: every setting but the abuse limits (see `publicConfig`),
+ * The body of `GET /widget/{workspaceId}/config`: every setting but the abuse limits (see `publicWidgetConfig`),
  * stamped with its workspace and version.
  */
 // A new object, not `.extend()`: the generator writes an extension as `allOf` with the strict settings
