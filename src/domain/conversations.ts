@@ -6,7 +6,7 @@ import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { NotFound } from '../lib/errors';
 import { iso, isoOrNull } from '../lib/ids';
-import { MAX_OPERATOR_TEXT } from '../protocol/live';
+import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 import { contactReferenceSchema, contactSchema, contactView, originSchema } from './contacts';
 
 export const STATUSES = CONVERSATION_STATUSES;
@@ -156,7 +156,7 @@ export const newConversationSchema = z
 		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Tags to start with.' }),
 		message: z
 			.strictObject({
-				text: z.string().trim().min(1).max(MAX_OPERATOR_TEXT).openapi({ description: 'The first message (trimmed).' }),
+				text: messageText(MAX_OPERATOR_TEXT).openapi({ description: 'The first message (trimmed).' }),
 				author: z
 					.enum(['contact', 'operator'])
 					.default('operator')

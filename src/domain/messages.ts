@@ -3,67 +3,16 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { messages } from '../db/schema';
 import { iso } from '../lib/ids';
+import { AUTHOR_KINDS, attachmentSchema, interactiveSchema } from '../model/messages';
 
-export const AUTHOR_KINDS = ['contact', 'operator', 'bot', 'system'] as const;
-export type AuthorKind = (typeof AUTHOR_KINDS)[number];
-
-export const attachmentSchema = z
-	.strictObject({
-		url: z
-			.url({ protocol: /^https$/, error: 'must be an https URL' })
-			.openapi({ description: 'Where the file is hosted (https).' }),
-		name: z.string().min(1).max(255).openapi({ description: 'The file name shown.' }),
-		contentType: z.string().min(3).max(127).openapi({ description: 'Its media type, e.g. `image/png`.' }),
-		size: z
-			.number()
-			.int()
-			.min(0)
-			.max(100 * 1024 * 1024)
-			.openapi({ description: 'Its size in bytes (100 MiB at most).' }),
-	})
-	.openapi('Attachment');
-
-/** What a data-entry prompt asks for: the widget adapts its composer (input type, validation) to it. */
-export const INPUT_KINDS = ['text', 'number', 'email', 'phone', 'date', 'datetime'] as const;
-
-/**
- * A message that asks the visitor for something: quick-reply buttons, a data-entry prompt or a 1-5 rating.
- * The visitor's answer is always an ordinary contact message (the chosen label, the value, the digit), so
- * history, unread counts and every consumer stay text-only. Sent by bots, operators and integrators; never
- * by a visitor.
- */
-export const interactiveSchema = z
-	.discriminatedUnion('type', [
-		z.strictObject({
-			type: z.literal('buttons').openapi({ description: 'Quick-reply buttons.' }),
-			buttons: z
-				.array(
-					z.strictObject({
-						label: z.string().trim().min(1).max(80).openapi({ description: 'The text, and the answer when chosen.' }),
-					}),
-				)
-				.min(1)
-				.max(10)
-				// The answer is the label itself: two equal labels could not be told apart.
-				.refine((buttons) => new Set(buttons.map((b) => b.label)).size === buttons.length, 'labels must differ')
-				.openapi({ description: '1 to 10 buttons with different labels.' }),
-		}),
-		z.strictObject({
-			type: z.literal('input').openapi({ description: 'A data-entry prompt.' }),
-			input: z.enum(INPUT_KINDS).openapi({ description: 'What to ask for: the widget adapts its composer.' }),
-			placeholder: z.string().trim().min(1).max(80).optional().openapi({ description: 'A hint inside the input.' }),
-		}),
-		// The spec's rating scale is 1 to 5; `max` is explicit so a wider scale can come without a new type.
-		z.strictObject({
-			type: z.literal('rating').openapi({ description: 'A rating from 1 to `max`.' }),
-			max: z.literal(5).openapi({ description: 'The top of the scale.' }),
-		}),
-	])
-	.openapi('Interactive', {
-		description: 'Asks the visitor for an answer; the answer comes back as an ordinary contact message.',
-	});
-
-export type Interactive = z.infer<typeof interactiveSchema>;
+export {
+	AUTHOR_KINDS,
+	type AuthorKind,
+	attachmentSchema,
+	INPUT_KINDS,
+	type Interactive,
+	interactiveSchema,
+} from '../model/messages';
 
 export const messageSchema = z
 	.object({

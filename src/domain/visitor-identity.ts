@@ -17,6 +17,7 @@ import { type DomainEvent, newEvent } from '../events/catalogue';
 import { outboxStatements, releaseEvents } from '../events/outbox';
 import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
 import { identityVerificationOn } from './identity-settings';
@@ -35,10 +36,7 @@ const customValue = z.union([z.string().max(500), z.number().finite(), z.boolean
 
 /** Scalar custom attributes only: nested objects would not fit a contact's fields or a rule's condition. */
 export const customDataSchema = z
-	.record(
-		z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'keys start with a letter: letters, digits, _ (40 max)'),
-		customValue,
-	)
+	.record(customFieldKey, customValue)
 	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes');
 
 export const visitorDetailsSchema = z.strictObject({

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { widgetSettings, workspaces } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
 import { Conflict, describeIssues, Invalid } from '../lib/errors';
+import { customFieldKey } from '../model/custom-fields';
 
 /** What the widget shows about availability: the engine the widget itself runs in the browser. */
 export { widgetAvailability } from '../engines/widget-availability';
@@ -81,10 +82,7 @@ export const messagingBubbleSchema = messagingBubbleFields
 
 export const customFieldSchema = z
 	.strictObject({
-		name: z
-			.string()
-			.regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must start with a letter: letters, digits, _ (40 max)')
-			.openapi({ description: 'The key the answer is stored under on the contact.' }),
+		name: customFieldKey.openapi({ description: 'The key the answer is stored under on the contact.' }),
 		label: z.string().min(1).max(80).openapi({ description: 'What the pre-chat form shows.' }),
 		type: z.enum(['text', 'select']).openapi({ description: 'Free text or a choice.' }),
 		options: z

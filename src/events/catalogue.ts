@@ -6,9 +6,9 @@
  * Delivery is at least once. Consumers must be idempotent by `id`.
  */
 import { z } from '@hono/zod-openapi';
-import { CONVERSATION_STATUSES } from '../db/schema';
-import { interactiveSchema } from '../domain/messages';
 import { iso, newId } from '../lib/ids';
+import { CONVERSATION_STATUSES } from '../model/conversations';
+import { AUTHOR_KINDS, interactiveSchema } from '../model/messages';
 
 const conversationSummary = z.object({
 	id: z.string(),
@@ -29,7 +29,7 @@ const messageSummary = z.object({
 	id: z.string(),
 	conversationId: z.string(),
 	seq: z.number().int(),
-	authorKind: z.enum(['contact', 'operator', 'bot', 'system']),
+	authorKind: z.enum(AUTHOR_KINDS),
 	authorId: z.string().nullable(),
 	text: z.string(),
 	attachmentCount: z.number().int(),

@@ -6,17 +6,16 @@
 import { z } from '@hono/zod-openapi';
 import type { MessageView } from '../domain/messages';
 import type { DomainEvent } from '../events/catalogue';
+import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 
-/** Longest message a visitor may send (operators may send up to 10,000 characters through the API). */
-export const MAX_VISITOR_TEXT = 4000;
-export const MAX_OPERATOR_TEXT = 10_000;
+export { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT } from '../model/messages';
 
 export const clientFrameSchema = z.discriminatedUnion('type', [
 	z.strictObject({ type: z.literal('typing'), typing: z.boolean() }),
 	z.strictObject({ type: z.literal('read'), seq: z.number().int().min(0) }),
 	z.strictObject({
 		type: z.literal('message'),
-		text: z.string().trim().min(1).max(MAX_OPERATOR_TEXT),
+		text: messageText(MAX_OPERATOR_TEXT),
 		clientMessageId: z.string().min(1).max(64),
 	}),
 ]);

@@ -9,10 +9,11 @@ import { messageSchema } from '../domain/messages';
 import { handoffSchema } from '../domain/messaging-handoffs';
 import { identifySchema, visitorDetailsSchema } from '../domain/visitor-identity';
 import { originInputSchema, visitorConversationSchema } from '../domain/visitor-sessions';
-import { MAX_VISITOR_TEXT } from './live';
+import { customFieldKey } from '../model/custom-fields';
+import { MAX_VISITOR_TEXT, messageText } from '../model/messages';
 
 export const visitorMessage = z.strictObject({
-	text: z.string().trim().min(1).max(MAX_VISITOR_TEXT).openapi({ description: 'The message text (trimmed).' }),
+	text: messageText(MAX_VISITOR_TEXT).openapi({ description: 'The message text (trimmed).' }),
 	clientMessageId: z.string().min(1).max(64).openapi({
 		description:
 			'The widget’s own id for the message, unique per visitor across all its conversations: a retry never duplicates it, and the first message’s id also makes a retried conversation start find the first.',
@@ -69,10 +70,7 @@ export const startBody = z
 			.optional()
 			.openapi({ description: 'Pre-chat answers: name, e-mail, phone.' }),
 		customFields: z
-			.record(
-				z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'keys start with a letter: letters, digits, _ (40 max)'),
-				z.string().trim().min(1).max(500),
-			)
+			.record(customFieldKey, z.string().trim().min(1).max(500))
 			.refine((fields) => Object.keys(fields).length <= 30, 'at most 30 fields')
 			.optional()
 			.openapi({ description: 'Answers to the workspace custom fields, by name (30 at most).' }),

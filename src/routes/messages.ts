@@ -5,12 +5,12 @@ import { attachmentSchema, interactiveSchema, messageSchema } from '../domain/me
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
-import { MAX_OPERATOR_TEXT } from '../protocol/live';
+import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 
 const sendBody = z
 	.strictObject({
 		conversationId: z.string().min(1).max(64).openapi({ description: 'The conversation to post into.' }),
-		text: z.string().trim().min(1).max(MAX_OPERATOR_TEXT).openapi({ description: 'The message text (trimmed).' }),
+		text: messageText(MAX_OPERATOR_TEXT).openapi({ description: 'The message text (trimmed).' }),
 		attachments: z
 			.array(attachmentSchema)
 			.max(10)

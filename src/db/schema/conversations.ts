@@ -1,0 +1,97 @@
+/** Conversations (the summary row a room keeps up to date), their tags and their messages. */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { CONVERSATION_STATUSES } from '../../model/conversations';
+import { type AttachmentMeta, AUTHOR_KINDS, type Interactive } from '../../model/messages';
+import { contacts, tags } from './contacts';
+
+export const conversations = sqliteTable(
+	'conversations',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		contactId: text('contact_id')
+			.notNull()
+			.references(() => contacts.id),
+		channel: text('channel').notNull(),
+		status: text('status', { enum: CONVERSATION_STATUSES }).notNull(),
+		assigneeId: text('assignee_id'),
+		groupId: text('group_id'),
+		utmSource: text('utm_source'),
+		utmMedium: text('utm_medium'),
+		utmCampaign: text('utm_campaign'),
+		utmContent: text('utm_content'),
+		utmTerm: text('utm_term'),
+		gclid: text('gclid'),
+		fbclid: text('fbclid'),
+		landingUrl: text('landing_url'),
+		referrer: text('referrer'),
+		lastMessageSeq: integer('last_message_seq').notNull().default(0),
+		unreadByOperators: integer('unread_by_operators').notNull().default(0),
+		unreadByContact: integer('unread_by_contact').notNull().default(0),
+		createdAt: integer('created_at').notNull(),
+		updatedAt: integer('updated_at').notNull(),
+		/**
+		 * When the status last changed (or the conversation was created): what a visitor's message reopening
+		 * a closed conversation is ordered against. Not `updated_at`, which any tag or assignment moves.
+		 */
+		statusChangedAt: integer('status_changed_at').notNull(),
+		lastMessageAt: integer('last_message_at'),
+		/** The list order: the later of the last message and the last change. */
+		lastActivityAt: integer('last_activity_at').notNull(),
+		/**
+		 * What made a retried start find this conversation instead of opening another: the widget's first
+		 * client message id or an API Idempotency-Key, namespaced by visitor or operator. Unique in the
+		 * workspace, so moving conversations between contacts can never collide.
+		 */
+		startKey: text('start_key'),
+	},
+	(t) => [
+		uniqueIndex('conversations_start_key').on(t.workspaceId, t.startKey),
+		index('conversations_activity').on(t.workspaceId, t.lastActivityAt, t.id),
+		index('conversations_status_activity').on(t.workspaceId, t.status, t.lastActivityAt, t.id),
+		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),
+		index('conversations_contact').on(t.workspaceId, t.contactId),
+	],
+);
+
+export const conversationTags = sqliteTable(
+	'conversation_tags',
+	{
+		workspaceId: text('workspace_id').notNull(),
+		conversationId: text('conversation_id')
+			.notNull()
+			.references(() => conversations.id),
+		tagId: text('tag_id')
+			.notNull()
+			.references(() => tags.id),
+	},
+	(t) => [
+		primaryKey({ columns: [t.conversationId, t.tagId] }),
+		index('conversation_tags_tag').on(t.tagId, t.conversationId),
+	],
+);
+
+export const messages = sqliteTable(
+	'messages',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		conversationId: text('conversation_id')
+			.notNull()
+			.references(() => conversations.id),
+		seq: integer('seq').notNull(),
+		authorKind: text('author_kind', { enum: AUTHOR_KINDS }).notNull(),
+		authorId: text('author_id'),
+		body: text('body').notNull(),
+		attachments: text('attachments', { mode: 'json' }).$type<AttachmentMeta[]>().notNull(),
+		/** Buttons, a data-entry prompt or a rating the visitor is asked to answer; null for a plain message. */
+		interactive: text('interactive', { mode: 'json' }).$type<Interactive>(),
+		/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
+		clientMessageId: text('client_message_id'),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [
+		uniqueIndex('messages_conversation_seq').on(t.conversationId, t.seq),
+		uniqueIndex('messages_conversation_client_id').on(t.conversationId, t.clientMessageId),
+	],
+);

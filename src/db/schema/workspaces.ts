@@ -1,0 +1,51 @@
+/** Workspaces, their operators and the operators' API tokens. */
+import { sql } from 'drizzle-orm';
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const workspaces = sqliteTable('workspaces', {
+	id: text('id').primaryKey(),
+	slug: text('slug').notNull().unique(),
+	name: text('name').notNull(),
+	/**
+	 * The version of the workspace's identity-verification secret: null (never on) or negative (turned off)
+	 * when verification is off. The secret is derived from the deployment secret and this version
+	 * (src/auth/secrets.ts), never stored.
+	 */
+	identitySecretVersion: integer('identity_secret_version'),
+	createdAt: integer('created_at').notNull(),
+});
+
+export const operators = sqliteTable(
+	'operators',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id')
+			.notNull()
+			.references(() => workspaces.id),
+		email: text('email').notNull(),
+		name: text('name').notNull(),
+		permissions: text('permissions', { mode: 'json' }).$type<string[]>().notNull(),
+		groups: text('groups', { mode: 'json' }).$type<string[]>().notNull(),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [uniqueIndex('operators_workspace_email').on(t.workspaceId, t.email)],
+);
+
+export const apiTokens = sqliteTable(
+	'api_tokens',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		operatorId: text('operator_id')
+			.notNull()
+			.references(() => operators.id),
+		tokenHash: text('token_hash').notNull().unique(),
+		hint: text('hint').notNull(),
+		createdAt: integer('created_at').notNull(),
+		revokedAt: integer('revoked_at'),
+		/** The token that replaced this one on regenerate: makes a regenerate race-free (see routes/tokens.ts). */
+		replacedBy: text('replaced_by'),
+	},
+	// One active token per operator: regenerating revokes the previous one.
+	(t) => [uniqueIndex('api_tokens_one_active').on(t.operatorId).where(sql`revoked_at IS NULL`)],
+);
