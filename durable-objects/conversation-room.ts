@@ -1,44 +1,26 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { AttachmentMeta } from '../src/db/schema';
 import type { MessageTarget } from '../src/domain/live';
-import { type AuthorKind, type Interactive, type MessageView, visitorView } from '../src/domain/messages';
+import {
+	type CheckedMessage,
+	checkMessage,
+	type MessageCommand,
+	messageActor,
+	type PostOutcome,
+	type Replayed,
+	type ReplayOutcome,
+} from '../src/domain/message-command';
+import { visitorView } from '../src/domain/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
-import { AppError, errorBody } from '../src/lib/errors';
+import { bodyOf, errorBody, httpStatus } from '../src/lib/error-status';
+import { AppError } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
+import type { Actor } from '../src/model/actor';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomFrames, send } from './room-frames';
 import { RoomOutbox } from './room-outbox';
 import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
 import { type LogRow, messageView, RoomStore } from './room-store';
 import { answerClose, switchingProtocols, trySend } from './sockets';
-
-export interface PostInput {
-	workspaceId: string;
-	conversationId: string;
-	authorKind: AuthorKind;
-	authorId: string | null;
-	text: string;
-	attachments: AttachmentMeta[];
-	/** Buttons, a data-entry prompt or a rating for the visitor to answer (validated by `postMessage`). */
-	interactive?: Interactive | null;
-	/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
-	clientMessageId: string | null;
-}
-
-export type PostResult =
-	/** `d1Statements`: what this call sent to D1 (with any write it shared with concurrent calls). */
-	| { status: 'created' | 'replayed'; message: MessageView; d1Statements: number }
-	| { status: 'not_found' }
-	/** The client message id was already used for a different message. */
-	| { status: 'conflict' }
-	/** A visitor wrote on a closed conversation of a workspace whose visitors start a new one instead. */
-	| { status: 'closed' };
-
-/** A repeated client message id: the stored message, or `conflict` when it was a different one. */
-type Replayed = { status: 'replayed'; message: MessageView; d1Statements: number } | { status: 'conflict' };
-
-/** `replay`: as `Replayed`, or `absent` for a new client message id. */
-export type ReplayResult = Replayed | { status: 'not_found' } | { status: 'absent' };
 
 /**
  * At most this many backlog frames per (re)connect; a client further behind gets `complete: false` and
@@ -92,8 +74,11 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * `messageTarget`), the room reads the status itself right before storing and refuses (`closed`).
 	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
 	 */
-	async post(input: PostInput, target: MessageTarget | null): Promise<PostResult> {
+	async post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome> {
 		const sentBefore = this.d1Statements();
+		const checked = checkMessage(command);
+		if (!checked.ok) return { status: 'invalid', problems: checked.problems };
+		const input = checked.message;
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		const visitor = input.authorKind === 'contact';
 		const startsNew = visitor && target?.closedReply === 'new';
@@ -108,9 +93,9 @@ export class ConversationRoom extends DurableObject<Env> {
 				id: newId('msg', now),
 				author_kind: input.authorKind,
 				author_id: input.authorId,
-				body: wellFormed(input.text),
+				body: input.text,
 				attachments: JSON.stringify(input.attachments),
-				interactive: input.interactive ? JSON.stringify(input.interactive) : null,
+				interactive: input.interactive === null ? null : JSON.stringify(input.interactive),
 				client_message_id: input.clientMessageId,
 				created_at: now,
 			},
@@ -132,20 +117,23 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * client has the message from the answer, and the alarm armed with any pending work sends it, so a flood of
 	 * retries on one socket costs no storage write and no flush.
 	 */
-	async replay(input: PostInput, finish = true): Promise<ReplayResult> {
+	async replay(command: MessageCommand, finish = true): Promise<ReplayOutcome> {
 		const sentBefore = this.d1Statements();
+		const checked = checkMessage(command);
+		if (!checked.ok) return { status: 'invalid', problems: checked.problems };
+		const input = checked.message;
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		return (await this.replayed(input, sentBefore, finish)) ?? { status: 'absent' };
 	}
 
-	private async replayed(input: PostInput, sentBefore: number, finish = true): Promise<Replayed | null> {
+	private async replayed(input: CheckedMessage, sentBefore: number, finish = true): Promise<Replayed | null> {
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (!existing) return null;
 		const same =
-			existing.body === wellFormed(input.text) &&
+			existing.body === input.text &&
 			existing.author_id === input.authorId &&
 			existing.attachments === JSON.stringify(input.attachments) &&
-			existing.interactive === (input.interactive ? JSON.stringify(input.interactive) : null);
+			existing.interactive === (input.interactive === null ? null : JSON.stringify(input.interactive));
 		if (!same) return { status: 'conflict' };
 		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
 		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
@@ -175,7 +163,12 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (!room) return 0;
 		const { workspace_id: workspaceId, conversation_id: conversationId } = room;
 		const upTo = this.store.markRead(reader, seq, (readSeq) =>
-			newEvent('conversation.read', workspaceId, { conversationId, reader, operatorId, seq: readSeq }),
+			newEvent('conversation.read', workspaceId, readerActor(reader, operatorId), {
+				conversationId,
+				reader,
+				operatorId,
+				seq: readSeq,
+			}),
 		);
 		if (upTo !== null) {
 			// Armed in the same turn as the change, as for a message.
@@ -261,7 +254,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			return null;
 		} catch (error) {
 			if (!(error instanceof AppError)) throw error;
-			return Response.json(errorBody(error.statusCode, error.message), { status: error.statusCode });
+			return Response.json(bodyOf(error, 'query'), { status: httpStatus(error) });
 		} finally {
 			this.opening.set(operatorId, (this.opening.get(operatorId) ?? 1) - 1);
 		}
@@ -364,21 +357,19 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 }
 
-/**
- * Text as stored: a lone UTF-16 surrogate (which SQLite cannot keep and would store as U+FFFD) becomes U+FFFD
- * here already, so the stored text, a retry's comparison and what the sender is answered agree.
- */
-function wellFormed(text: string): string {
-	return text.toWellFormed();
-}
-
 /** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */
-function messageEvent(input: PostInput, row: LogRow): DomainEvent {
+function messageEvent(input: CheckedMessage, row: LogRow): DomainEvent {
 	const { attachments, clientMessageId: _, ...summary } = messageView(row, input.conversationId);
 	return newEvent(
 		'message.created',
 		input.workspaceId,
+		messageActor(input),
 		{ message: { ...summary, attachmentCount: attachments.length } },
 		row.created_at,
 	);
+}
+
+/** Who moved a read position: the contact, or the operator who read. */
+function readerActor(reader: Participant, operatorId: string | null): Actor {
+	return reader === 'contact' ? { kind: 'contact', id: null } : { kind: 'operator', id: operatorId };
 }

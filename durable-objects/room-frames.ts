@@ -3,12 +3,12 @@
  * the frame's length before it is parsed, the socket's own budget (kept in its attachment, no I/O) before the
  * credential and the rate limiters, and read receipts that move nothing before anything at all.
  */
-import { openDatabase } from '../src/db/client';
-import { CLOSED_CONVERSATION, type MessageTarget, messageTarget } from '../src/domain/live';
+import { type MessageTarget, messageTarget, posted } from '../src/domain/live';
+import type { MessageCommand, PostOutcome, ReplayOutcome } from '../src/domain/message-command';
 import { visitorView } from '../src/domain/messages';
-import { AppError, Conflict, describeIssues, errorBody, Invalid } from '../src/lib/errors';
+import { bodyOf } from '../src/lib/error-status';
+import { AppError, Invalid, Malformed } from '../src/lib/errors';
 import { type ClientFrame, clientFrameSchema, type Participant, type ServerFrame } from '../src/protocol/live';
-import type { PostInput, PostResult, ReplayResult } from './conversation-room';
 import {
 	assertCredential,
 	assertMaySend,
@@ -34,8 +34,8 @@ const CREDENTIAL_RECHECK_MS = 60_000;
 
 /** What the frame handlers need of their conversation room. */
 export interface FrameRoom {
-	post(input: PostInput, target: MessageTarget | null): Promise<PostResult>;
-	replay(input: PostInput, finish: boolean): Promise<ReplayResult>;
+	post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome>;
+	replay(command: MessageCommand, finish: boolean): Promise<ReplayOutcome>;
 	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
 	broadcast(frame: ServerFrame, except?: WebSocket): void;
 }
@@ -59,10 +59,10 @@ export class RoomFrames {
 		try {
 			frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
 		} catch {
-			return refuse(socket, 400, 'A frame must be a JSON object.');
+			return refuse(socket, new Malformed('A frame must be a JSON object.'));
 		}
 		const parsed = clientFrameSchema.safeParse(frame);
-		if (!parsed.success) return refuse(socket, 422, describeIssues('frame', parsed.error.issues));
+		if (!parsed.success) return refuse(socket, Invalid.fromIssues(parsed.error.issues));
 		const f = parsed.data;
 		try {
 			if (f.type === 'typing') return await this.typingFrame(socket, who, f.typing);
@@ -70,9 +70,9 @@ export class RoomFrames {
 			await this.messageFrame(socket, who, f);
 		} catch (error) {
 			if (!(error instanceof AppError)) throw error;
-			refuse(socket, error.statusCode, error.message, f.type === 'message' ? f.clientMessageId : undefined);
+			refuse(socket, error, f.type === 'message' ? f.clientMessageId : undefined);
 			// A credential that is gone ends the socket: it must not go on receiving the conversation.
-			if (error.statusCode === 401) answerClose(socket, 4001, 'credential gone');
+			if (error.kind === 'unauthenticated') answerClose(socket, 4001, 'credential gone');
 		}
 	}
 
@@ -120,7 +120,7 @@ export class RoomFrames {
 		who: SocketIdentity,
 		f: Extract<ClientFrame, { type: 'message' }>,
 	): Promise<void> {
-		const input: PostInput = {
+		const input: MessageCommand = {
 			workspaceId: who.workspaceId,
 			conversationId: who.conversationId,
 			authorKind: who.role,
@@ -129,7 +129,7 @@ export class RoomFrames {
 			attachments: [],
 			clientMessageId: storedClientId(who, f.clientMessageId),
 		};
-		let result: PostResult | ReplayResult = await this.room.replay(input, false);
+		let result: PostOutcome | ReplayOutcome = await this.room.replay(input, false);
 		const now = Date.now();
 		if (result.status !== 'absent') {
 			if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) await this.recheckCredential(socket, who, now);
@@ -137,23 +137,13 @@ export class RoomFrames {
 			socket.serializeAttachment(spendSocketBudget(this.env, who, now));
 			await this.recheckCredential(socket, who, now);
 			await assertMaySend(this.env, who, f.text);
-			// Only a visitor's message depends on the workspace's choice for closed conversations.
-			const target =
-				who.role === 'contact'
-					? await messageTarget(openDatabase(this.env.DB), who.workspaceId, who.conversationId)
-					: null;
-			result = await this.room.post(input, target);
+			// Only a visitor's message depends on the workspace's choice for closed conversations (cached).
+			result = await this.room.post(input, await messageTarget(this.env, input));
 		}
-		if (result.status === 'conflict') {
-			throw new Invalid('This clientMessageId was already used for a different message.');
-		}
-		if (result.status === 'closed') {
-			throw new Conflict(CLOSED_CONVERSATION);
-		}
-		if (result.status === 'created' || result.status === 'replayed') {
-			const message = who.role === 'contact' ? visitorView(result.message) : result.message;
-			send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
-		}
+		// As over HTTP: the stored message, or the error it stands for.
+		const stored = posted(result, who.conversationId).message;
+		const message = who.role === 'contact' ? visitorView(stored) : stored;
+		send(socket, { type: 'ack', clientMessageId: f.clientMessageId, message });
 	}
 }
 
@@ -162,6 +152,7 @@ export function send(socket: WebSocket, frame: ServerFrame): void {
 	trySend(socket, JSON.stringify(frame));
 }
 
-function refuse(socket: WebSocket, statusCode: number, message: string, clientMessageId?: string): void {
-	send(socket, { type: 'error', ...errorBody(statusCode, message), ...(clientMessageId ? { clientMessageId } : {}) });
+/** An `error` frame: the error's body as HTTP would give it, its fields named as the frame's. */
+function refuse(socket: WebSocket, error: AppError, clientMessageId?: string): void {
+	send(socket, { type: 'error', ...bodyOf(error, 'frame'), ...(clientMessageId ? { clientMessageId } : {}) });
 }

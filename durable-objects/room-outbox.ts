@@ -201,11 +201,11 @@ function reopenStatements(db: Database, room: RoomRow, at: number, now: number):
 	const event = newEvent(
 		'conversation.updated',
 		workspaceId,
+		{ kind: 'contact', id: '' },
 		{
 			conversation: { id: conversationId, contactId: '', channel: '', status: 'open', assigneeId: null, groupId: null },
 			changed: ['status'],
-			actor: { kind: 'contact', id: '' },
-			previous: { status: 'closed' },
+			changes: { status: { from: 'closed', to: 'open' } },
 		},
 		at,
 	);
@@ -214,7 +214,7 @@ function reopenStatements(db: Database, room: RoomRow, at: number, now: number):
 			SELECT ${event.id}, ${workspaceId}, json_set(${JSON.stringify(event)},
 				'$.payload.conversation.contactId', contact_id, '$.payload.conversation.channel', channel,
 				'$.payload.conversation.assigneeId', assignee_id, '$.payload.conversation.groupId', group_id,
-				'$.payload.actor.id', contact_id), ${now}
+				'$.actor.id', contact_id), ${now}
 			FROM ${conversations} WHERE ${closedBefore} RETURNING event`,
 		db
 			.update(conversations)

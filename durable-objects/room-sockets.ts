@@ -135,7 +135,7 @@ export async function assertMaySend(env: Env, who: SocketIdentity, text: string)
 		return;
 	}
 	if (text.length > MAX_VISITOR_TEXT) {
-		throw new Invalid(`text: a message may be at most ${MAX_VISITOR_TEXT} characters`);
+		throw new Invalid(`a message may be at most ${MAX_VISITOR_TEXT} characters`, { field: ['text'] });
 	}
 	await spendVisitorMessage(openDatabase(env.DB), env, { ...who, visitorId: who.visitorId ?? '' });
 }

@@ -3,7 +3,7 @@ import { hasPermission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
 import { isTokenActive } from '../src/domain/team';
 import type { DomainEvent } from '../src/events/catalogue';
-import { errorBody } from '../src/lib/errors';
+import { errorBody } from '../src/lib/error-status';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 

@@ -4,6 +4,7 @@ import { eventOutbox } from '../src/db/schema';
 import { domainEventSchema, newEvent } from '../src/events/catalogue';
 import { queueBatches } from '../src/events/deliver';
 import { releaseEvents, SWEEP_AFTER_MS, sweepOutbox } from '../src/events/outbox';
+import { SYSTEM } from '../src/model/actor';
 import { processEvent } from '../src/queue/events-consumer';
 import { api, db, seedWorkspace, startVisitor } from './factories';
 
@@ -19,7 +20,7 @@ async function recordedTypes(workspaceId: string, subjectId: string) {
 describe('the events consumer', () => {
 	it('records an event once however many times it is delivered', async () => {
 		const { workspaceId } = await seedWorkspace();
-		const event = newEvent('conversation.read', workspaceId, {
+		const event = newEvent('conversation.read', workspaceId, SYSTEM, {
 			conversationId: 'conv_x',
 			reader: 'operator',
 			operatorId: null,
@@ -32,9 +33,10 @@ describe('the events consumer', () => {
 	});
 
 	it('every event the catalogue builds parses with the catalogue schema', () => {
-		const event = newEvent('contact.updated', 'ws_1', {
+		const event = newEvent('contact.updated', 'ws_1', SYSTEM, {
 			contact: { id: 'ctc_1', name: null, email: null, phone: null, verified: false },
 			changed: ['name'],
+			changes: { name: { from: null, to: 'Ada' } },
 		});
 		expect(domainEventSchema.safeParse(event).success).toBe(true);
 		expect(domainEventSchema.safeParse({ ...event, type: 'contact.deleted' }).success).toBe(false);
@@ -45,7 +47,7 @@ describe('queueBatches', () => {
 	it('keeps every Queue batch under 100 messages and 200 KB, in order', () => {
 		const long = 'y'.repeat(9_000);
 		const events = Array.from({ length: 130 }, (_, i) =>
-			newEvent('conversation.read', 'ws_1', {
+			newEvent('conversation.read', 'ws_1', SYSTEM, {
 				conversationId: `${i}-${i % 3 === 0 ? long : 'short'}`,
 				reader: 'contact',
 				operatorId: null,
@@ -104,6 +106,7 @@ describe('the D1 outbox', () => {
 		const event = newEvent(
 			'conversation.read',
 			workspaceId,
+			SYSTEM,
 			{ conversationId: 'conv_swept', reader: 'contact', operatorId: null, seq: 1 },
 			longAgo,
 		);
@@ -122,7 +125,7 @@ describe('the D1 outbox', () => {
 
 	it('leaves recent rows to the request that wrote them', async () => {
 		const { workspaceId } = await seedWorkspace();
-		const event = newEvent('conversation.read', workspaceId, {
+		const event = newEvent('conversation.read', workspaceId, SYSTEM, {
 			conversationId: 'conv_recent',
 			reader: 'contact',
 			operatorId: null,

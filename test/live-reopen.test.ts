@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { PostInput } from '../durable-objects/conversation-room';
 import { messageTarget } from '../src/domain/live';
+import type { MessageCommand } from '../src/domain/message-command';
 import type { DomainEvent } from '../src/events/catalogue';
-import { api, db, liveConversation, type Visitor, widgetApi } from './factories';
+import { api, liveConversation, type Visitor, widgetApi } from './factories';
 import { openSocket, type TestSocket } from './sockets';
 
 /**
@@ -51,7 +51,7 @@ async function recordOutboxRows() {
 async function recordedReopens(workspaceId: string) {
 	const { results } = await env.DB.prepare(
 		`SELECT event, created_at FROM outbox_record WHERE workspace_id = ?
-			AND json_extract(event, '$.type') = 'conversation.updated' AND json_extract(event, '$.payload.actor.kind') = 'contact'`,
+			AND json_extract(event, '$.type') = 'conversation.updated' AND json_extract(event, '$.actor.kind') = 'contact'`,
 	)
 		.bind(workspaceId)
 		.all<{ event: string; created_at: number }>();
@@ -75,7 +75,7 @@ function roomPost(
 	text: string,
 	target: Awaited<ReturnType<typeof messageTarget>>,
 ) {
-	const input: PostInput = {
+	const input: MessageCommand = {
 		workspaceId,
 		conversationId,
 		authorKind: 'contact',
@@ -117,7 +117,7 @@ function reopenEvents(feed: TestSocket, conversationId: string): DomainEvent[] {
 		f.type === 'event' &&
 		f.event.type === 'conversation.updated' &&
 		f.event.payload.conversation.id === conversationId &&
-		f.event.payload.actor?.kind === 'contact'
+		f.event.actor.kind === 'contact'
 			? [f.event]
 			: [],
 	);
@@ -229,7 +229,7 @@ describe('a visitor message reopening a closed conversation', () => {
 		expect((await visitorSend(visitor, conversationId, 'back again', 'again-1')).status).toBe(201);
 		expect(await status(token, conversationId)).toBe('open');
 		// The next message's read of D1 happens while the conversation is open; the team closes after it.
-		const stale = await messageTarget(db, workspaceId, conversationId);
+		const stale = await messageTarget(env, { authorKind: 'contact', workspaceId });
 		expect(await status(token, conversationId)).toBe('open');
 		await close(token, conversationId);
 		const closedAt = Date.now();
@@ -243,7 +243,7 @@ describe('a visitor message reopening a closed conversation', () => {
 	it('refuses a message on a conversation closed after its status was read, when visitors start a new one', async () => {
 		const { workspaceId, token, conversationId } = await withFeed();
 		expect((await api(token, 'PUT', '/v3/widget/settings', { closedConversationReply: 'new' })).status).toBe(200);
-		const stale = await messageTarget(db, workspaceId, conversationId);
+		const stale = await messageTarget(env, { authorKind: 'contact', workspaceId });
 		expect(stale).toEqual({ closedReply: 'new' });
 		expect(await status(token, conversationId)).toBe('open');
 		await close(token, conversationId);

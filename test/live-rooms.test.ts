@@ -79,7 +79,7 @@ describe('made-up conversation ids', () => {
 			workspaceId,
 			conversationId: madeUp,
 			authorKind: 'operator' as const,
-			authorId: null,
+			authorId: 'op_straight',
 			text: 'straight to the room',
 			attachments: [],
 			clientMessageId: null,
@@ -107,11 +107,11 @@ describe('a visitor writing on a closed conversation', () => {
 		const contactId = (await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
 			contact: { id: string };
 		};
+		expect(reopened()[0]?.actor).toEqual({ kind: 'contact', id: contactId.contact.id });
 		expect(reopened()[0]?.payload).toEqual({
 			conversation: expect.objectContaining({ id: conversationId, status: 'open' }),
 			changed: ['status'],
-			actor: { kind: 'contact', id: contactId.contact.id },
-			previous: { status: 'closed' },
+			changes: { status: { from: 'closed', to: 'open' } },
 		});
 		// A retry of the same message changes nothing more.
 		expect((await visitorSend(visitor, conversationId, 'Me again', 'again-1')).status).toBe(201);

@@ -1,24 +1,25 @@
 /**
  * Starting and changing conversations. Checks run first; every write goes in one D1 batch together with
- * its events (the outbox), so a refused request changes nothing and a committed change always announces
- * itself. Messages are not written here: they go through the conversation's room (src/domain/live.ts).
+ * its events (`commit`), so a refused request changes nothing and a committed change always announces
+ * itself. Messages are not written here: they go through the conversation's room (src/domain/live.ts);
+ * starting a conversation with its first messages is src/domain/conversation-start.ts.
  */
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { PostInput } from '../../durable-objects/conversation-room';
-import { type Database, runBatch, type Statement } from '../db/client';
+import type { Database, Statement } from '../db/client';
 import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
-import { type DomainEvent, newEvent } from '../events/catalogue';
-import { outboxStatements } from '../events/outbox';
+import { newEvent } from '../events/catalogue';
+import { type Change, commit, release } from '../events/commit';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
-import { type ConversationChanges, conversationSummary, type NewConversation } from './conversations';
+import { type ConversationChanges, conversationSummary } from './conversations';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
 	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
-		throw new Invalid(`json.assigneeId: no operator ${operatorId} in this workspace`);
+		throw new Invalid(`no operator ${operatorId} in this workspace`, { field: ['assigneeId'] });
 	}
 }
 
@@ -57,7 +58,7 @@ function replaceTagsStatements(
  * Finds the referenced contact before anything is written: its id, or null when it must be created. An
  * e-mail of one contact with the phone of another is a 409; an unknown contact id is a 404.
  */
-async function resolveContact(db: Database, workspaceId: string, ref: ContactReference): Promise<string | null> {
+export async function resolveContact(db: Database, workspaceId: string, ref: ContactReference): Promise<string | null> {
 	if (ref.id !== undefined) {
 		if (!(await existsInWorkspace(db, contacts, workspaceId, ref.id)))
 			throw new NotFound(`Contact ${ref.id} not found.`);
@@ -87,64 +88,33 @@ async function resolveContact(db: Database, workspaceId: string, ref: ContactRef
 	return byEmail?.id ?? byPhone?.id ?? null;
 }
 
-export interface CreatedConversation {
-	id: string;
-	/** False when the start key named a conversation started before: that one is returned. */
-	created: boolean;
-	/** Committed with the conversation; deliver them with `releaseEvents`. */
-	events: DomainEvent[];
-	/** The first message, to post through the conversation's room once the conversation exists. */
-	firstMessage: PostInput | null;
-}
-
-export interface StartOptions {
-	/** The operator the first message is from (an API start); null for a visitor's. */
-	operatorId: string | null;
+export interface NewConversationInput {
+	workspaceId: string;
+	/** The contact, found by `resolveContact`; null to create one from `contact`. */
+	contactId: string | null;
+	contact: ContactReference;
+	channel: string;
+	assigneeId?: string | null;
+	groupId?: string | null;
+	tags?: string[];
 	/** The campaign the widget captured (the API starts conversations without one). */
 	origin?: Record<string, string> | null;
 	/** Makes a retried start find the first one: the widget's first client message id, an Idempotency-Key. */
-	startKey?: string | null;
-	now?: number;
+	startKey: string | null;
+	actor: Actor;
 }
 
-/**
- * Starts a conversation with a contact named by id, e-mail or phone, creating the contact when it is
- * unknown. With a start key, a retry returns the conversation the first attempt started.
- */
-export async function createConversation(
+/** The statements and events that create a conversation (and its contact when it is new). */
+export function newConversationChange(
 	db: Database,
-	workspaceId: string,
-	input: NewConversation,
-	{ operatorId, origin = null, startKey = null, now = Date.now() }: StartOptions,
-): Promise<CreatedConversation> {
-	const existingContact = await resolveContact(db, workspaceId, input.contact);
-	const firstMessage = (id: string): PostInput | null =>
-		input.message
-			? {
-					workspaceId,
-					conversationId: id,
-					authorKind: input.message.author,
-					authorId: input.message.author === 'operator' ? operatorId : null,
-					text: input.message.text,
-					attachments: [],
-					// Posting it again (a retried start) finds the message instead of adding one.
-					clientMessageId: 'start',
-				}
-			: null;
-	if (startKey !== null) {
-		const started = await findStarted(db, workspaceId, startKey);
-		if (started && started.contactId !== existingContact) {
-			throw new Invalid('This Idempotency-Key already started a conversation with another contact.');
-		}
-		if (started) return { id: started.id, created: false, events: [], firstMessage: firstMessage(started.id) };
-	}
-	if (input.assigneeId) await assertOperatorInWorkspace(db, workspaceId, input.assigneeId);
-
+	input: NewConversationInput,
+	now: number,
+): { id: string; change: Change } {
+	const { workspaceId, origin, actor } = input;
 	const id = newId('conv', now);
-	const contactId = existingContact ?? newId('ctc', now);
-	const events: DomainEvent[] = [];
-	const statements: Statement[] = [];
-	if (existingContact === null) {
+	const contactId = input.contactId ?? newId('ctc', now);
+	const change: Change = { statements: [], events: [] };
+	if (input.contactId === null) {
 		const contact = {
 			id: contactId,
 			workspaceId,
@@ -155,8 +125,8 @@ export async function createConversation(
 			createdAt: now,
 			updatedAt: now,
 		};
-		statements.push(db.insert(contacts).values(contact));
-		events.push(newEvent('contact.created', workspaceId, { contact: contactEventView(contact) }, now));
+		change.statements.push(db.insert(contacts).values(contact));
+		change.events.push(newEvent('contact.created', workspaceId, actor, { contact: contactEventView(contact) }, now));
 	}
 	const conversation = {
 		id,
@@ -175,17 +145,18 @@ export async function createConversation(
 		fbclid: origin?.fbclid ?? null,
 		landingUrl: origin?.landingUrl ?? null,
 		referrer: origin?.referrer ?? null,
-		startKey,
+		startKey: input.startKey,
 		createdAt: now,
 		updatedAt: now,
 		statusChangedAt: now,
 		lastActivityAt: now,
 	};
-	statements.push(db.insert(conversations).values(conversation));
-	if (input.tags) statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags, now));
-	events.push(newEvent('conversation.created', workspaceId, { conversation: conversationSummary(conversation) }, now));
-	await runBatchOrConflict(db, [...statements, ...outboxStatements(db, events)]);
-	return { id, created: true, events, firstMessage: firstMessage(id) };
+	change.statements.push(db.insert(conversations).values(conversation));
+	if (input.tags) change.statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags, now));
+	change.events.push(
+		newEvent('conversation.created', workspaceId, actor, { conversation: conversationSummary(conversation) }, now),
+	);
+	return { id, change };
 }
 
 /** The conversation a start key already opened, if any (a retried start finds it). */
@@ -202,35 +173,39 @@ export async function findStarted(db: Database, workspaceId: string, startKey: s
  * A batch that creates a contact (or uses a start key) can lose a race with another request doing the same:
  * a 409, and the retry finds what the winner created.
  */
-async function runBatchOrConflict(db: Database, statements: Statement[]) {
-	try {
-		return await runBatch(db, statements);
-	} catch (error) {
-		const text = String(error);
-		if (text.includes('UNIQUE constraint failed: contacts.') || text.includes('conversations.start_key')) {
-			throw new Conflict('Another request started this at the same moment; retry.', { cause: error });
-		}
-		throw error;
+export function startRace(error: unknown): never {
+	const text = String(error);
+	if (text.includes('UNIQUE constraint failed: contacts.') || text.includes('conversations.start_key')) {
+		throw new Conflict('Another request started this at the same moment; retry.', { cause: error });
 	}
+	throw error;
 }
 
+// Tag names of a conversation, read with its row so the event can say what the tags were.
+const currentTags = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${conversations.id})`;
+
 /**
- * Applies status, assignment and tag changes in one batch with their event; NotFound outside the workspace.
- * The caller reads the result as its permissions allow (conversationForWriter).
+ * Applies status, assignment and tag changes in one batch with their event, which says each changed field's
+ * value before and after; NotFound outside the workspace. A field given with the value it already has is
+ * written (a status written again still orders a pending reopen) but is no change: with nothing changed, no
+ * event. The caller reads the result as its permissions allow (conversationForWriter).
  */
 export async function updateConversation(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	id: string,
 	changes: ConversationChanges,
+	actor: Actor,
 	now = Date.now(),
-) {
-	const current = await db
-		.select()
+): Promise<void> {
+	const row = await db
+		.select({ conversation: conversations, tags: currentTags })
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();
-	if (!current) throw new NotFound(`Conversation ${id} not found.`);
+	if (!row) throw new NotFound(`Conversation ${id} not found.`);
+	const current = row.conversation;
 	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
 	const fields = {
 		...(changes.status === undefined ? {} : { status: changes.status }),
@@ -245,13 +220,44 @@ export async function updateConversation(
 		.set({ ...fields, ...statusChangedAt, updatedAt: now, lastActivityAt: now })
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
 	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
-	const changed = (['status', 'assigneeId', 'groupId', 'tags'] as const).filter((k) => changes[k] !== undefined);
-	const event = newEvent(
-		'conversation.updated',
-		workspaceId,
-		{ conversation: conversationSummary({ ...current, ...fields }), changed },
-		now,
-	);
-	await runBatch(db, [update, ...tagStatements, ...outboxStatements(db, [event])]);
-	return { events: [event] };
+	const moved = fieldChanges(current, (JSON.parse(row.tags ?? '[]') as string[]).sort(), changes);
+	const changed = Object.keys(moved) as Array<keyof typeof moved>;
+	const events =
+		changed.length === 0
+			? []
+			: [
+					newEvent(
+						'conversation.updated',
+						workspaceId,
+						actor,
+						{ conversation: conversationSummary({ ...current, ...fields }), changed, changes: moved },
+						now,
+					),
+				];
+	const committed = await commit(db, { statements: [update, ...tagStatements], events });
+	await release(env, committed.events);
+}
+
+/** Each field whose value the change moves, with its value before and after. */
+function fieldChanges(current: typeof conversations.$inferSelect, tagsBefore: string[], changes: ConversationChanges) {
+	const moved: {
+		status?: { from: typeof current.status; to: typeof current.status };
+		assigneeId?: { from: string | null; to: string | null };
+		groupId?: { from: string | null; to: string | null };
+		tags?: { from: string[]; to: string[] };
+	} = {};
+	if (changes.status !== undefined && changes.status !== current.status) {
+		moved.status = { from: current.status, to: changes.status };
+	}
+	if (changes.assigneeId !== undefined && changes.assigneeId !== current.assigneeId) {
+		moved.assigneeId = { from: current.assigneeId, to: changes.assigneeId };
+	}
+	if (changes.groupId !== undefined && changes.groupId !== current.groupId) {
+		moved.groupId = { from: current.groupId, to: changes.groupId };
+	}
+	const tagsAfter = changes.tags === undefined ? undefined : [...new Set(changes.tags)].sort();
+	if (tagsAfter !== undefined && tagsAfter.join('\n') !== tagsBefore.join('\n')) {
+		moved.tags = { from: tagsBefore, to: tagsAfter };
+	}
+	return moved;
 }

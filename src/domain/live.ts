@@ -2,13 +2,12 @@
  * The Worker's side of the live conversation objects: the one write path for messages (every sender goes
  * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
  */
-import { and, eq } from 'drizzle-orm';
-import type { PostInput, PostResult, ReplayResult } from '../../durable-objects/conversation-room';
-import { type Database, openDatabase } from '../db/client';
-import { conversations, widgetSettings } from '../db/schema';
-import { Conflict, describeIssues, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
+import { openDatabase } from '../db/client';
+import { Conflict, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
-import { type Interactive, interactiveSchema, type MessageView } from './messages';
+import type { MessageCommand, PostOutcome, ReplayOutcome } from './message-command';
+import type { MessageView } from './messages';
+import { closedConversationReply } from './visitor-limits';
 import type { WidgetSettings } from './widget-settings';
 
 export interface Posted {
@@ -20,8 +19,9 @@ export interface Posted {
 }
 
 /**
- * What the room needs to know of a conversation a message is sent to: only the workspace's choice. Its status
- * is not passed on: read here it may be stale by the time the message is stored (see `ConversationRoom.post`).
+ * What the room needs to know of a conversation a visitor's message is sent to: only the workspace's choice.
+ * Its status is not passed on: read here it may be stale by the time the message is stored (see
+ * `ConversationRoom.post`).
  */
 export interface MessageTarget {
 	/** The workspace's `closedConversationReply`: a visitor's message on a closed conversation reopens it, or is refused. */
@@ -29,34 +29,27 @@ export interface MessageTarget {
 }
 
 /**
- * Checks that the conversation exists in the workspace (NotFound otherwise, before any room is touched: a
- * made-up id must not create a Durable Object's storage) and reads what a visitor's message on it does once
- * it is closed (the widget setting). One statement.
+ * The target of a visitor's message: the workspace's choice, from the isolate's cached widget policy (no D1
+ * read once it is warm). Only a contact's message depends on it; the others get null.
  */
-export async function messageTarget(db: Database, workspaceId: string, conversationId: string): Promise<MessageTarget> {
-	const row = await db
-		.select({ id: conversations.id, settings: widgetSettings.settings })
-		.from(conversations)
-		.leftJoin(widgetSettings, eq(widgetSettings.workspaceId, conversations.workspaceId))
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, conversationId)))
-		.get();
-	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
-	const settings = row.settings as Partial<WidgetSettings> | null;
-	return { closedReply: settings?.closedConversationReply ?? 'reopen' };
+export async function messageTarget(env: Env, command: Pick<MessageCommand, 'authorKind' | 'workspaceId'>) {
+	if (command.authorKind !== 'contact') return null;
+	return { closedReply: await closedConversationReply(openDatabase(env.DB), command.workspaceId) };
 }
 
 /**
- * Appends a message through the conversation's Durable Object. NotFound outside the workspace; Invalid for
- * an interactive message that is malformed or comes from the contact (a visitor only ever answers one);
- * Conflict for a visitor's message on a closed conversation of a workspace whose visitors start a new one.
- * A visitor's message on a conversation closed before it otherwise reopens it: D1 decides when the message
- * reaches it (see `ConversationRoom.post`).
+ * Appends a message through the conversation's Durable Object, the one write path of every sender. The room
+ * checks the command (`checkMessage`) and that the conversation is the workspace's, reading D1 itself the
+ * first time it serves the conversation, and storing nothing for an id that is not one: no D1 check is needed
+ * before it. NotFound outside the workspace; Invalid for a command that breaks a rule; Conflict for a
+ * visitor's message on a closed conversation of a workspace whose visitors start a new one. A visitor's
+ * message on a conversation closed before it otherwise reopens it: D1 decides when the message reaches it
+ * (see `ConversationRoom.post`).
  */
-export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
-	const interactive = checkedInteractive(input);
-	const target = await messageTarget(openDatabase(env.DB), input.workspaceId, input.conversationId);
-	const result = await env.CONVERSATION_ROOM.getByName(input.conversationId).post({ ...input, interactive }, target);
-	return posted(result, input.conversationId, 1);
+export async function postMessage(env: Env, command: MessageCommand): Promise<Posted> {
+	const target = await messageTarget(env, command);
+	const result = await env.CONVERSATION_ROOM.getByName(command.conversationId).post(command, target);
+	return posted(result, command.conversationId);
 }
 
 /**
@@ -64,43 +57,38 @@ export async function postMessage(env: Env, input: PostInput): Promise<Posted> {
  * counting against any limit (`limit` runs only for a new message), so a widget retrying one message
  * cannot use up the visitor's budget.
  */
-export async function postVisitorMessage(env: Env, input: PostInput, limit: () => Promise<void>): Promise<Posted> {
-	const room = env.CONVERSATION_ROOM.getByName(input.conversationId);
-	const replay = await room.replay(input);
-	if (replay.status !== 'absent') return posted(replay, input.conversationId, 0);
+export async function postVisitorMessage(
+	env: Env,
+	command: MessageCommand,
+	limit: () => Promise<void>,
+): Promise<Posted> {
+	const room = env.CONVERSATION_ROOM.getByName(command.conversationId);
+	const replay = await room.replay(command);
+	if (replay.status !== 'absent') return posted(replay, command.conversationId);
 	await limit();
-	return postMessage(env, input);
+	return postMessage(env, command);
 }
 
 /** Why a visitor's message on a closed conversation is refused when the workspace's visitors start a new one. */
 export const CLOSED_CONVERSATION =
 	'This conversation is closed: start a new conversation (POST /widget/{workspaceId}/conversations) to write to the team.';
 
-function posted(
-	result: PostResult | Exclude<ReplayResult, { status: 'absent' }>,
+/** The room's answer as the caller's result, or the domain error it stands for. */
+export function posted(
+	result: PostOutcome | Exclude<ReplayOutcome, { status: 'absent' }>,
 	conversationId: string,
-	checks: number,
 ): Posted {
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
+	if (result.status === 'invalid')
+		throw new Invalid(result.problems.map((p) => p.message).join('; '), { problems: result.problems });
 	if (result.status === 'conflict') {
-		throw new Invalid('This Idempotency-Key (client message id) was already used for a different message.');
+		throw new Invalid(
+			"This client message id (an API call's Idempotency-Key) was already used for a different message.",
+		);
 	}
 	if (result.status === 'closed') throw new Conflict(CLOSED_CONVERSATION);
 	const { message, d1Statements } = result;
-	return { message, created: result.status === 'created', d1Statements: d1Statements + checks };
-}
-
-/**
- * The interactive part of a message, validated whoever sends it (the API has checked it already; a bot or
- * a scenario has not) and in its parsed form, so the same content always stores as the same JSON and a
- * retried send compares equal.
- */
-function checkedInteractive(input: PostInput): Interactive | null {
-	if (input.interactive === undefined || input.interactive === null) return null;
-	if (input.authorKind === 'contact') throw new Invalid('A visitor cannot send an interactive message.');
-	const parsed = interactiveSchema.safeParse(input.interactive);
-	if (!parsed.success) throw new Invalid(describeIssues('interactive', parsed.error.issues));
-	return parsed.data;
+	return { message, created: result.status === 'created', d1Statements };
 }
 
 /** Records a read receipt through the conversation's Durable Object; returns the read position. */

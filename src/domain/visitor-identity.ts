@@ -11,12 +11,13 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, or, sql } from 'drizzle-orm';
 import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
-import { type Database, runBatch, type Statement } from '../db/client';
+import type { Database, Statement } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
-import { outboxStatements, releaseEvents } from '../events/outbox';
+import { commit, release } from '../events/commit';
 import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
@@ -197,7 +198,7 @@ async function adoptVerifiedContact(
 				updatedAt: now,
 			}),
 		);
-		events.push(newEvent('contact.created', ws, { contact: contactEventView(fresh) }, now));
+		events.push(newEvent('contact.created', ws, actor(contactId), { contact: contactEventView(fresh) }, now));
 	}
 	// The signed e-mail goes where contacts are found by, unless another contact holds it (an address that
 	// moved between the site's accounts): then it is only noted. The visit's campaign follows the visitor
@@ -223,7 +224,9 @@ async function adoptVerifiedContact(
 		);
 		for (const conversation of moving) {
 			const moved = conversationSummary({ ...conversation, contactId });
-			events.push(newEvent('conversation.updated', ws, { conversation: moved, changed: ['contactId'] }, now));
+			const changes = { contactId: { from: anonymous.id, to: contactId } };
+			const payload = { conversation: moved, changed: ['contactId' as const], changes };
+			events.push(newEvent('conversation.updated', ws, actor(contactId), payload, now));
 		}
 	}
 	statements.push(
@@ -234,18 +237,22 @@ async function adoptVerifiedContact(
 	const before = target ?? anonymous;
 	const emailTakenElsewhere = matches.some((c) => c.email === signedEmail && c.id !== contactId);
 	const email = signedEmail !== null && !emailTakenElsewhere ? signedEmail : (before?.email ?? null);
-	const changed = [
-		...(before?.verifiedAt == null ? ['verified'] : []),
-		...(claims.externalId !== undefined && before?.externalId !== claims.externalId ? ['externalId'] : []),
-		...(email !== (before?.email ?? null) ? ['email'] : []),
-	];
+	const changes = {
+		...(before?.verifiedAt == null ? { verified: { from: false, to: true } } : {}),
+		...(claims.externalId !== undefined && before?.externalId !== claims.externalId
+			? { externalId: { from: before?.externalId ?? null, to: claims.externalId } }
+			: {}),
+		...(email !== (before?.email ?? null) ? { email: { from: before?.email ?? null, to: email } } : {}),
+	};
+	const changed = Object.keys(changes);
 	if (changed.length > 0) {
 		const verifiedAt = before?.verifiedAt ?? now;
 		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt };
-		events.push(newEvent('contact.updated', ws, { contact: contactEventView(contact), changed }, now));
+		const payload = { contact: contactEventView(contact), changed, changes };
+		events.push(newEvent('contact.updated', ws, actor(contactId), payload, now));
 	}
-	await runUnique(db, [...statements, ...outboxStatements(db, events)]);
-	await releaseEvents(env, events);
+	const committed = await commit(db, { statements, events }, uniqueRace);
+	await release(env, committed.events);
 	if (current && !anonymous && current.id !== contactId) {
 		// The browser now speaks as someone else: its sockets on the previous person's conversations close.
 		await disconnectVisitor(env, await contactConversationIds(db, ws, current.id), session.id);
@@ -279,7 +286,7 @@ export async function applyDetails(
 	const phone = details.phone === undefined ? undefined : normalizePhone(details.phone);
 	const customFields = details.customData && { ...contact.customFields, ...details.customData };
 	if (customFields && Object.keys(customFields).length > MAX_CUSTOM_FIELDS) {
-		throw new Invalid(`json.customData: a contact holds at most ${MAX_CUSTOM_FIELDS} custom attributes`);
+		throw new Invalid(`a contact holds at most ${MAX_CUSTOM_FIELDS} custom attributes`, { field: ['customData'] });
 	}
 	const changes: Partial<ContactRow> = {
 		...(details.name === undefined || details.name === contact.name ? {} : { name: details.name }),
@@ -291,29 +298,30 @@ export async function applyDetails(
 			: { claimedPhone: phone }),
 		...(customFields ? { customFields } : {}),
 	};
-	const changed = Object.keys(changes);
+	const changed = Object.keys(changes) as Array<keyof typeof changes>;
 	if (changed.length === 0) return contact;
 	const updated = { ...contact, ...changes, updatedAt: now };
-	const event = newEvent('contact.updated', workspaceId, { contact: contactEventView(updated), changed }, now);
-	await runBatch(db, [
-		db
-			.update(contacts)
-			.set({ ...changes, updatedAt: now })
-			.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId))),
-		...outboxStatements(db, [event]),
-	]);
-	await releaseEvents(env, [event]);
+	const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
+	const payload = { contact: contactEventView(updated), changed, changes: moved };
+	const event = newEvent('contact.updated', workspaceId, actor(contactId), payload, now);
+	const update = db
+		.update(contacts)
+		.set({ ...changes, updatedAt: now })
+		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)));
+	const committed = await commit(db, { statements: [update], events: [event] });
+	await release(env, committed.events);
 	return updated;
 }
 
 /** Two visitors proving the same new identity at the same instant: the loser gets a 409 and retries. */
-async function runUnique(db: Database, statements: Parameters<typeof runBatch>[1]) {
-	try {
-		await runBatch(db, statements);
-	} catch (error) {
-		if (String(error).includes('UNIQUE constraint failed: contacts.')) {
-			throw new Conflict('Another visitor took this e-mail or phone at the same moment; retry.', { cause: error });
-		}
-		throw error;
+function uniqueRace(error: unknown): never {
+	if (String(error).includes('UNIQUE constraint failed: contacts.')) {
+		throw new Conflict('Another visitor took this e-mail or phone at the same moment; retry.', { cause: error });
 	}
+	throw error;
+}
+
+/** What a visitor does is the contact's doing. */
+function actor(contactId: string): Actor {
+	return { kind: 'contact', id: contactId };
 }

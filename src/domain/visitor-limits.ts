@@ -26,21 +26,24 @@ export function visitorLimits(env: Env, own: WidgetSettings['limits'] = { sessio
 	} satisfies VisitorLimits;
 }
 
-// Each isolate keeps a workspace's limits for a minute: a socket message or a session start then costs no D1
-// read to learn its limit, and a changed setting applies within a minute everywhere (at once where it was saved).
+// Each isolate keeps a workspace's limits and closed-conversation choice for a minute: a socket message or a
+// session start then costs no D1 read to learn them, and a changed setting applies within a minute everywhere
+// (at once where it was saved).
 const CACHE_MS = 60_000;
-const cached = new Map<string, { limits: WidgetSettings['limits']; at: number }>();
+type Policy = Pick<WidgetSettings, 'limits' | 'closedConversationReply'>;
+const cached = new Map<string, { policy: Policy; at: number }>();
 
 const MAX_CACHED = 10_000;
 
 /**
- * A workspace's `limits` setting, from this isolate's cache or D1 (one statement, which also proves the
- * workspace exists). An unknown workspace is a NotFound before anything is counted, so made-up ids in
- * widget paths leave no limiter objects behind and never fill this cache.
+ * A workspace's widget policy (its `limits` and `closedConversationReply` settings), from this isolate's
+ * cache or D1 (one statement, which also proves the workspace exists). An unknown workspace is a NotFound
+ * before anything is counted, so made-up ids in widget paths leave no limiter objects behind and never fill
+ * this cache.
  */
-export async function workspaceLimits(db: Database, env: Env, workspaceId: string, now = Date.now()) {
+async function workspacePolicy(db: Database, workspaceId: string, now: number): Promise<Policy> {
 	const hit = cached.get(workspaceId);
-	if (hit && now - hit.at < CACHE_MS) return visitorLimits(env, hit.limits);
+	if (hit && now - hit.at < CACHE_MS) return hit.policy;
 	const row = await db
 		.select({ settings: widgetSettings.settings })
 		.from(workspaces)
@@ -48,15 +51,29 @@ export async function workspaceLimits(db: Database, env: Env, workspaceId: strin
 		.where(eq(workspaces.id, workspaceId))
 		.get();
 	if (!row) throw new NotFound(`Workspace ${workspaceId} not found.`);
-	const limits = (row.settings as Partial<WidgetSettings> | null)?.limits ?? DEFAULT_WIDGET_SETTINGS.limits;
+	const settings = row.settings as Partial<WidgetSettings> | null;
+	const policy = {
+		limits: settings?.limits ?? DEFAULT_WIDGET_SETTINGS.limits,
+		closedConversationReply: settings?.closedConversationReply ?? DEFAULT_WIDGET_SETTINGS.closedConversationReply,
+	};
 	cached.delete(workspaceId);
 	// The oldest entry goes first (a Map keeps insertion order): a burst of workspaces never empties it all.
 	if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value ?? '');
-	cached.set(workspaceId, { limits, at: now });
-	return visitorLimits(env, limits);
+	cached.set(workspaceId, { policy, at: now });
+	return policy;
 }
 
-/** Forgets a workspace's cached limits (its settings were just saved in this isolate). */
+/** A workspace's visitor limits (see `workspacePolicy`). */
+export async function workspaceLimits(db: Database, env: Env, workspaceId: string, now = Date.now()) {
+	return visitorLimits(env, (await workspacePolicy(db, workspaceId, now)).limits);
+}
+
+/** What a visitor's message on a closed conversation does in the workspace (see `workspacePolicy`). */
+export async function closedConversationReply(db: Database, workspaceId: string, now = Date.now()) {
+	return (await workspacePolicy(db, workspaceId, now)).closedConversationReply;
+}
+
+/** Forgets a workspace's cached policy (its settings were just saved in this isolate). */
 export function forgetWorkspaceLimits(workspaceId: string): void {
 	cached.delete(workspaceId);
 }

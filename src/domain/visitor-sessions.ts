@@ -7,12 +7,13 @@ import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { deploymentSecret } from '../auth/secrets';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
-import { type Database, runBatch, type Statement } from '../db/client';
+import type { Database, Statement } from '../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
 import { type DomainEvent, newEvent } from '../events/catalogue';
-import { conditionalOutboxStatement, outboxStatements, releaseEvents } from '../events/outbox';
+import { commit, release } from '../events/commit';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
 import { contactEventView } from './contacts';
 
 const campaignValue = z.string().trim().min(1).max(255);
@@ -135,11 +136,15 @@ async function touchSession(
 		statements.push(sql`UPDATE contacts SET last_origin = ${JSON.stringify(origin)},
 			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = ${now}
 			WHERE id = ${contact.id} AND workspace_id = ${session.workspaceId}`);
-		const changed = contact.firstOrigin ? ['lastOrigin'] : ['firstOrigin', 'lastOrigin'];
-		events.push(newEvent('contact.updated', session.workspaceId, { contact: contactEventView(contact), changed }, now));
+		const changes = {
+			...(contact.firstOrigin ? {} : { firstOrigin: { from: null, to: origin } }),
+			lastOrigin: { from: contact.lastOrigin, to: origin },
+		};
+		const payload = { contact: contactEventView(contact), changed: Object.keys(changes), changes };
+		events.push(newEvent('contact.updated', session.workspaceId, visitorActor(contact.id), payload, now));
 	}
-	await runBatch(db, [...statements, ...outboxStatements(db, events)]);
-	await releaseEvents(env, events);
+	const committed = await commit(db, { statements, events });
+	await release(env, committed.events);
 	return { ...session, lastSeenAt: now, origin: campaign ? origin : session.origin };
 }
 
@@ -193,16 +198,20 @@ export async function ensureContact(db: Database, env: Env, session: SessionRow,
 	const event = newEvent(
 		'contact.created',
 		session.workspaceId,
+		visitorActor(contactId),
 		{ contact: contactEventView({ id: contactId, name: null, email: null, phone: null }) },
 		now,
 	);
-	const [inserted] = await runBatch(db, [
-		sql`INSERT INTO contacts (id, workspace_id, custom_fields, first_origin, last_origin, created_at, updated_at)
-			SELECT ${contactId}, ${session.workspaceId}, '{}', ${origin}, ${origin}, ${now}, ${now} WHERE ${unlinked}`,
-		conditionalOutboxStatement(event, sql`EXISTS (SELECT 1 FROM contacts WHERE id = ${contactId})`),
-		sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${session.workspaceId} AND contact_id IS NULL`,
-	]);
-	if (inserted?.meta.changes) await releaseEvents(env, [event]);
+	const committed = await commit(db, {
+		statements: [
+			sql`INSERT INTO contacts (id, workspace_id, custom_fields, first_origin, last_origin, created_at, updated_at)
+				SELECT ${contactId}, ${session.workspaceId}, '{}', ${origin}, ${origin}, ${now}, ${now} WHERE ${unlinked}`,
+			sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${session.workspaceId} AND contact_id IS NULL`,
+		],
+		// Announced only when this request created the contact (another tab may have won the race).
+		events: [{ event, onlyIf: sql`EXISTS (SELECT 1 FROM contacts WHERE id = ${contactId})` }],
+	});
+	await release(env, committed.events);
 	const row = await db
 		.select({ contactId: visitorSessions.contactId })
 		.from(visitorSessions)
@@ -348,4 +357,9 @@ export async function knownDetails(db: Database, session: SessionRow) {
 		email: contact.email ?? contact.claimedEmail,
 		phone: contact.phone ?? contact.claimedPhone,
 	};
+}
+
+/** A visitor's changes are the contact's. */
+function visitorActor(contactId: string): Actor {
+	return { kind: 'contact', id: contactId };
 }

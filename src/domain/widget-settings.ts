@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings, workspaces } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
-import { Conflict, describeIssues, Invalid } from '../lib/errors';
+import { Conflict, Invalid } from '../lib/errors';
 import { customFieldKey } from '../model/custom-fields';
 
 /** What the widget shows about availability: the engine the widget itself runs in the browser. */
@@ -264,7 +264,7 @@ export async function loadWidgetSettings(db: Database, workspaceId: string): Pro
 export async function updateWidgetSettings(db: Database, workspaceId: string, update: WidgetSettingsUpdate) {
 	const current = await loadWidgetSettings(db, workspaceId);
 	const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current.settings, update));
-	if (!merged.success) throw new Invalid(describeIssues('json', merged.error.issues));
+	if (!merged.success) throw Invalid.fromIssues(merged.error.issues);
 	// Strictly increasing, so it can serve as the version the widget compares.
 	const updatedAt = Math.max(Date.now(), (current.updatedAt ?? 0) + 1);
 	const saved =

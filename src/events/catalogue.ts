@@ -7,6 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { iso, newId } from '../lib/ids';
+import { type Actor, actorSchema, SYSTEM } from '../model/actor';
 import { CONVERSATION_STATUSES } from '../model/conversations';
 import { AUTHOR_KINDS, interactiveSchema } from '../model/messages';
 
@@ -19,11 +20,8 @@ const conversationSummary = z.object({
 	groupId: z.string().nullable(),
 });
 
-/** Who caused an event (DESIGN: events carry their actor, so automation can ignore its own changes). */
-const actorSchema = z.object({
-	kind: z.enum(['operator', 'contact', 'bot', 'scenario', 'rule', 'system']),
-	id: z.string().nullable(),
-});
+/** A field's value before and after a change: "status changed from open to closed". */
+const change = <T extends z.ZodType>(value: T) => z.object({ from: value, to: value });
 
 const messageSummary = z.object({
 	id: z.string(),
@@ -54,14 +52,20 @@ export const EVENT_PAYLOADS = {
 	'conversation.created': z.object({ conversation: conversationSummary }),
 	'conversation.updated': z.object({
 		conversation: conversationSummary,
+		/** The keys of `changes`, for consumers that only need to know which fields moved. */
 		changed: z.array(z.enum(['status', 'assigneeId', 'groupId', 'tags', 'contactId'])),
-		/** Who made the change, when it was not an API caller: a visitor's message reopening the conversation. */
-		actor: actorSchema.optional(),
-		/** The changed fields' values before the change. */
-		previous: z
-			.object({ status: z.enum(CONVERSATION_STATUSES) })
+		/** Each changed field's value before and after. */
+		changes: z
+			.object({
+				status: change(z.enum(CONVERSATION_STATUSES)),
+				assigneeId: change(z.string().nullable()),
+				groupId: change(z.string().nullable()),
+				tags: change(z.array(z.string())),
+				contactId: change(z.string()),
+			})
 			.partial()
-			.optional(),
+			// Events queued before the field existed still parse.
+			.default({}),
 	}),
 	/** A visitor or an operator read the conversation up to `seq` (a read receipt). */
 	'conversation.read': z.object({
@@ -72,7 +76,12 @@ export const EVENT_PAYLOADS = {
 	}),
 	'message.created': z.object({ message: messageSummary }),
 	'contact.created': z.object({ contact: contactSummary }),
-	'contact.updated': z.object({ contact: contactSummary, changed: z.array(z.string()) }),
+	'contact.updated': z.object({
+		contact: contactSummary,
+		changed: z.array(z.string()),
+		/** Each changed field's value before and after (custom values as `customFields.<key>`). */
+		changes: z.record(z.string(), change(z.unknown())).default({}),
+	}),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -84,6 +93,9 @@ const envelope = <T extends EventType>(type: T) =>
 		type: z.literal(type),
 		workspaceId: z.string(),
 		occurredAt: z.string(),
+		// Events queued before the field existed were all caused by the API's operators or visitors; the
+		// system is the honest default for them.
+		actor: actorSchema.default(SYSTEM),
 		payload: EVENT_PAYLOADS[type],
 	});
 
@@ -108,14 +120,15 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 ];
 
 /**
- * Builds an event with a fresh id. The id is fixed here, once, so that every retry of its delivery carries
+ * Builds an event with a fresh id, caused by `actor`. The id is fixed here, once, so that every retry of its delivery carries
  * the same id and consumers can drop the repeats.
  */
 export function newEvent<T extends EventType>(
 	type: T,
 	workspaceId: string,
+	actor: Actor,
 	payload: EventPayload<T>,
 	now = Date.now(),
 ): DomainEvent {
-	return { id: newId('evt', now), type, workspaceId, occurredAt: iso(now), payload } as DomainEvent;
+	return { id: newId('evt', now), type, workspaceId, occurredAt: iso(now), actor, payload } as DomainEvent;
 }

@@ -2,21 +2,23 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../app-env';
-import { AppError, errorBody, TooManyRequests, Unauthorized } from './errors';
+import { bodyOf, errorBody, httpStatus } from './error-status';
+import { AppError, TooManyRequests, Unauthorized } from './errors';
 
 const FRIENDLIER: Record<number, string> = {
 	415: 'Unsupported Media Type: send the body as JSON with "Content-Type: application/json".',
 };
 
 /**
- * The app's one error handler: domain errors and Hono's own exceptions become the spec's error body;
- * anything else is logged and answered with a generic 500 that leaks no stack or internal message.
+ * The app's one error handler: domain errors (translated by error-status.ts, their fields named as body
+ * fields unless they say otherwise) and Hono's own exceptions become the spec's error body; anything else is
+ * logged and answered with a generic 500 that leaks no stack or internal message.
  */
 export function onError(error: Error, c: Context<AppEnv>): Response {
 	if (error instanceof AppError) {
 		if (error instanceof TooManyRequests) c.header('Retry-After', String(error.retryAfterSeconds));
 		if (error instanceof Unauthorized) c.header('WWW-Authenticate', challenge(c.req.path, error));
-		return c.json(errorBody(error.statusCode, error.message), error.statusCode as ContentfulStatusCode);
+		return c.json(bodyOf(error, 'json'), httpStatus(error) as ContentfulStatusCode);
 	}
 	if (error instanceof HTTPException && error.status < 500) {
 		const message = FRIENDLIER[error.status] ?? error.message;

@@ -1,17 +1,54 @@
+/**
+ * Errors the domain throws. They say what went wrong (a kind) and, for bad input, which field (a path in the
+ * command's own terms, such as `assigneeId` or `interactive.buttons.0.label`), and nothing about the transport:
+ * the HTTP error handler and the socket frames translate them at the edge (src/lib/error-status.ts), where the
+ * field path gets the prefix of wherever the input came from (`json.`, `query.`, `frame.`).
+ */
 import type { z } from '@hono/zod-openapi';
 
-/**
- * Errors the domain throws. They know nothing about HTTP beyond the status they map to; the app's one
- * `onError` turns them into the spec's error body `{ error, message, statusCode }`.
- */
+export type ErrorKind =
+	| 'malformed'
+	| 'unauthenticated'
+	| 'forbidden'
+	| 'not_found'
+	| 'conflict'
+	| 'too_large'
+	| 'invalid'
+	| 'upgrade_required'
+	| 'rate_limited'
+	| 'unavailable';
+
+/** Where a field of the input was: the request body unless the edge that checked it says otherwise. */
+export type InputSource = 'json' | 'query' | 'param' | 'header' | 'cookie' | 'form' | 'frame';
+
+/** One thing wrong with one field of the input. */
+export interface FieldProblem {
+	/** The field, in the command's terms: `['assigneeId']`, `['interactive', 'buttons', 0, 'label']`. */
+	path: readonly (string | number)[];
+	message: string;
+	/** Set by an edge that checked a part other than the body (a cursor in the query). */
+	source?: InputSource;
+}
+
 export class AppError extends Error {
+	/** The fields at fault, for an `invalid` error; empty for the others. */
+	readonly problems: readonly FieldProblem[];
+
 	constructor(
-		readonly statusCode: number,
+		readonly kind: ErrorKind,
 		message: string,
-		options?: { cause?: unknown },
+		options?: { cause?: unknown; problems?: readonly FieldProblem[] },
 	) {
 		super(message, options);
 		this.name = new.target.name;
+		this.problems = options?.problems ?? [];
+	}
+}
+
+/** Input that cannot even be read (not JSON, say); `Invalid` is for input read and found wrong. */
+export class Malformed extends AppError {
+	constructor(message: string) {
+		super('malformed', message);
 	}
 }
 
@@ -24,45 +61,68 @@ export class Unauthorized extends AppError {
 		message = 'Missing or invalid API token.',
 		readonly credentialOffered = true,
 	) {
-		super(401, message);
+		super('unauthenticated', message);
 	}
 }
 
 export class Forbidden extends AppError {
 	constructor(message: string) {
-		super(403, message);
+		super('forbidden', message);
 	}
 }
 
 export class NotFound extends AppError {
 	constructor(message: string) {
-		super(404, message);
+		super('not_found', message);
 	}
 }
 
 export class Conflict extends AppError {
 	constructor(message: string, options?: { cause?: unknown }) {
-		super(409, message, options);
+		super('conflict', message, options);
 	}
 }
 
 export class PayloadTooLarge extends AppError {
 	constructor(message: string) {
-		super(413, message);
+		super('too_large', message);
 	}
 }
 
-/** Well-formed input whose values break a rule (zod validation failures end here). */
+/**
+ * Well-formed input whose values break a rule. Name the field when there is one:
+ * `new Invalid('no operator op_1 in this workspace', { field: ['assigneeId'] })`.
+ */
 export class Invalid extends AppError {
-	constructor(message: string, options?: { cause?: unknown }) {
-		super(422, message, options);
+	constructor(
+		message: string,
+		options?: {
+			cause?: unknown;
+			field?: readonly (string | number)[];
+			source?: InputSource;
+			problems?: readonly FieldProblem[];
+		},
+	) {
+		const field = options?.field;
+		const problems = options?.problems ?? (field ? [{ path: field, message, source: options?.source }] : []);
+		super('invalid', message, { cause: options?.cause, problems });
+	}
+
+	/** Every problem zod found (ten at most), each with its field. */
+	static fromIssues(issues: readonly z.core.$ZodIssue[], source?: InputSource): Invalid {
+		const problems = issues.slice(0, 10).map((issue) => ({
+			path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
+			message: issue.message,
+			source,
+		}));
+		return new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
 	}
 }
 
 /** A WebSocket endpoint reached by a plain HTTP request. */
 export class UpgradeRequired extends AppError {
 	constructor(message = 'This endpoint is a WebSocket: send "Upgrade: websocket".') {
-		super(426, message);
+		super('upgrade_required', message);
 	}
 }
 
@@ -71,13 +131,13 @@ export class TooManyRequests extends AppError {
 		message: string,
 		readonly retryAfterSeconds: number,
 	) {
-		super(429, message);
+		super('rate_limited', message);
 	}
 }
 
 export class ServiceUnavailable extends AppError {
 	constructor(message: string, options?: { cause?: unknown }) {
-		super(503, message, options);
+		super('unavailable', message, options);
 	}
 }
 
@@ -90,42 +150,4 @@ export class ConfigurationError extends Error {
 		super(message);
 		this.name = 'ConfigurationError';
 	}
-}
-
-const STATUS_NAMES: Record<number, string> = {
-	400: 'Bad Request',
-	401: 'Unauthorized',
-	403: 'Forbidden',
-	404: 'Not Found',
-	405: 'Method Not Allowed',
-	409: 'Conflict',
-	413: 'Payload Too Large',
-	415: 'Unsupported Media Type',
-	422: 'Unprocessable Entity',
-	426: 'Upgrade Required',
-	429: 'Too Many Requests',
-	500: 'Internal Server Error',
-	503: 'Service Unavailable',
-};
-
-/** The spec's error body. */
-export interface ErrorBody {
-	error: string;
-	message: string;
-	statusCode: number;
-}
-
-export function errorBody(statusCode: number, message: string): ErrorBody {
-	return { error: STATUS_NAMES[statusCode] ?? 'Error', message, statusCode };
-}
-
-/** Turns zod issues into one human sentence naming each field and what is wrong with it. */
-export function describeIssues(target: string, issues: readonly z.core.$ZodIssue[]): string {
-	return issues
-		.slice(0, 10)
-		.map((issue) => {
-			const path = [target, ...issue.path.map(String)].join('.');
-			return `${path}: ${issue.message}`;
-		})
-		.join('; ');
 }

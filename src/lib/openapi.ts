@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import type { Permission } from '../auth/permissions';
-import { errorBody } from './errors';
+import { errorBody } from './error-status';
 
 export const errorBodySchema = z
 	.object({

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { describeIssues, Invalid } from './errors';
+import { type InputSource, Invalid } from './errors';
 
 /**
  * A sub-app whose routes validate with zod and feed the OpenAPI document. A validation failure becomes a
@@ -9,7 +9,7 @@ import { describeIssues, Invalid } from './errors';
 export function createRouter() {
 	return new OpenAPIHono<AppEnv>({
 		defaultHook: (result) => {
-			if (!result.success) throw new Invalid(describeIssues(result.target, result.error.issues));
+			if (!result.success) throw Invalid.fromIssues(result.error.issues, result.target as InputSource);
 		},
 	});
 }

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { hasPermission } from '../auth/permissions';
-import { createConversation, updateConversation } from '../domain/conversation-changes';
+import { updateConversation } from '../domain/conversation-changes';
+import { startConversation } from '../domain/conversation-start';
 import {
 	assertConversationInWorkspace,
 	conversationChangesSchema,
@@ -13,10 +14,9 @@ import {
 	listConversations,
 	newConversationSchema,
 } from '../domain/conversations';
-import { assertUpgrade, connectToRoom, markRead, postMessage } from '../domain/live';
+import { assertUpgrade, connectToRoom, markRead } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
 import { clientIp } from '../domain/visitor-limits';
-import { releaseEvents } from '../events/outbox';
 import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
@@ -65,7 +65,7 @@ const readPosition = z
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The conversation id.') });
 
 function badCursor(): never {
-	throw new Invalid('query.cursor: not a cursor this API issued; start again without it.');
+	throw new Invalid('not a cursor this API issued; start again without it.', { field: ['cursor'], source: 'query' });
 }
 
 export const conversations = createRouter()
@@ -123,13 +123,20 @@ export const conversations = createRouter()
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const key = c.req.valid('header')['idempotency-key'];
-			const created = await createConversation(c.var.db, workspaceId, c.req.valid('json'), {
-				operatorId,
+			const { message, ...input } = c.req.valid('json');
+			const created = await startConversation(c.env, c.var.db, {
+				...input,
+				workspaceId,
+				actor: { kind: 'operator', id: operatorId },
 				startKey: key === undefined ? null : `api:${operatorId}:${key}`,
+				message: message && {
+					authorKind: message.author,
+					authorId: message.author === 'operator' ? operatorId : null,
+					text: message.text,
+					// Posting it again (a retried start) finds the message instead of adding one.
+					clientMessageId: 'start',
+				},
 			});
-			// conversation.created goes out before the first message's message.created.
-			await releaseEvents(c.env, created.events);
-			if (created.firstMessage) await postMessage(c.env, created.firstMessage);
 			if (!created.created) c.header('Idempotent-Replayed', 'true');
 			const canRead = hasPermission(c.var.caller.permissions, 'conversations:read');
 			return c.json(await conversationForWriter(c.var.db, workspaceId, created.id, canRead), 201);
@@ -170,10 +177,10 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId } = c.var.caller;
+			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			const updated = await updateConversation(c.var.db, workspaceId, id, c.req.valid('json'));
-			c.executionCtx.waitUntil(releaseEvents(c.env, updated.events));
+			const actor = { kind: 'operator' as const, id: operatorId };
+			await updateConversation(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor);
 			const canRead = hasPermission(c.var.caller.permissions, 'conversations:read');
 			return c.json(await conversationForWriter(c.var.db, workspaceId, id, canRead), 200);
 		},

@@ -3,9 +3,8 @@
  * public-widget.ts): the list, and starting one with its pre-chat fields and first message.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createConversation, findStarted } from '../domain/conversation-changes';
-import { postMessage } from '../domain/live';
-import { visitorClientId, visitorView } from '../domain/messages';
+import { startConversation } from '../domain/conversation-start';
+import { type MessageView, visitorClientId, visitorView } from '../domain/messages';
 import { applyDetails } from '../domain/visitor-identity';
 import { clientIp, spendVisitorMessage } from '../domain/visitor-limits';
 import {
@@ -17,7 +16,6 @@ import {
 	visitorConversations,
 } from '../domain/visitor-sessions';
 import { assertPrechatFields, loadWidgetSettings } from '../domain/widget-settings';
-import { releaseEvents } from '../events/outbox';
 import { errorResponses, jsonBody, jsonResponse, visitorSession } from '../lib/openapi';
 import { visitorConversationExample, visitorMessageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -86,50 +84,29 @@ export const publicConversations = createRouter()
 				: {};
 			assertPrechatFields(settings, given, body.customFields ?? {}, known);
 			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
-			const startKey = visitorClientId(session.id, body.message.clientMessageId);
-			// A retried start is not counted again: only a new one spends the visitor's message budget.
-			if (!(await findStarted(c.var.db, workspaceId, startKey))) {
+			const clientMessageId = visitorClientId(session.id, body.message.clientMessageId);
+			// Only a new start (not a retry: same first clientMessageId) spends the visitor's message budget and
+			// writes the pre-chat answers on the contact.
+			const contact = async () => {
 				await spendVisitorMessage(c.var.db, c.env, sender);
-			}
-			const contactId = await ensureContact(c.var.db, c.env, session);
-			if (body.details || body.customFields) {
-				const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
-				await applyDetails(c.var.db, c.env, workspaceId, contactId, details, Date.now());
-			}
-			// Retrying a start (same first clientMessageId) finds the conversation the first attempt opened.
-			const created = await createConversation(
-				c.var.db,
+				const contactId = await ensureContact(c.var.db, c.env, session);
+				if (body.details || body.customFields) {
+					const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
+					await applyDetails(c.var.db, c.env, workspaceId, contactId, details, Date.now());
+				}
+				return contactId;
+			};
+			const started = await startConversation(c.env, c.var.db, {
 				workspaceId,
-				{ contact: { id: contactId }, channel: 'widget' },
-				{
-					operatorId: null,
-					origin: storedOrigin(body.origin) ?? session.origin,
-					startKey,
-				},
-			);
-			await releaseEvents(c.env, created.events);
-			const { message } = await postMessage(c.env, {
-				workspaceId,
-				conversationId: created.id,
-				authorKind: 'contact',
-				authorId: null,
-				text: body.message.text,
-				attachments: [],
-				clientMessageId: visitorClientId(session.id, body.message.clientMessageId),
+				contact,
+				channel: 'widget',
+				origin: storedOrigin(body.origin) ?? session.origin,
+				startKey: clientMessageId,
+				actor: { kind: 'contact', id: session.contactId },
+				message: { authorKind: 'contact', authorId: null, text: body.message.text, clientMessageId },
+				greeting: settings.autoMessage,
 			});
-			if (settings.autoMessage && created.created) {
-				// The workspace's automatic initial message, once per conversation (a retried start finds it).
-				await postMessage(c.env, {
-					workspaceId,
-					conversationId: created.id,
-					authorKind: 'bot',
-					authorId: null,
-					text: settings.autoMessage,
-					attachments: [],
-					clientMessageId: `auto:${created.id}`,
-				});
-			}
-			const conversation = await visitorConversation(c.var.db, session, created.id);
-			return c.json({ conversation, message: visitorView(message) }, 201);
+			const conversation = await visitorConversation(c.var.db, session, started.id);
+			return c.json({ conversation, message: visitorView(started.message as MessageView) }, 201);
 		},
 	);

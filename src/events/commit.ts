@@ -1,0 +1,59 @@
+/**
+ * The one way a change made by the Worker announces itself: `commit` writes the change's statements and its
+ * events' outbox rows in one D1 batch (all or nothing: a change never commits without its events), and
+ * `release` hands the committed events to the events Queue. Builders of a change return its statements and
+ * events; the operation that runs them commits once and releases once. (A conversation's room keeps its own
+ * outbox in its storage: see durable-objects/room-outbox.ts.)
+ */
+import type { SQL } from 'drizzle-orm';
+import { type Database, runBatch, type Statement } from '../db/client';
+import type { DomainEvent } from './catalogue';
+import { conditionalOutboxStatement, outboxStatements, releaseEvents } from './outbox';
+
+/** An event written only when `onlyIf` holds inside the batch: when a conditional change did happen. */
+export interface ConditionalEvent {
+	event: DomainEvent;
+	onlyIf: SQL;
+}
+
+export interface Change {
+	statements: Statement[];
+	events: Array<DomainEvent | ConditionalEvent>;
+}
+
+export interface Committed {
+	/** D1's results of the change's own statements, in order. */
+	results: D1Result[];
+	/** The events that were written (a conditional one only when its condition held). */
+	events: DomainEvent[];
+}
+
+/**
+ * Runs the change in one batch with its events' outbox rows after its statements. `onError` may turn a
+ * constraint failure into a domain error (a 409 for a lost race); it is rethrown otherwise.
+ */
+export async function commit(db: Database, change: Change, onError?: (error: unknown) => never): Promise<Committed> {
+	const plain = change.events.filter((e): e is DomainEvent => !('onlyIf' in e));
+	const conditional = change.events.filter((e): e is ConditionalEvent => 'onlyIf' in e);
+	const statements = [
+		...change.statements,
+		...outboxStatements(db, plain),
+		...conditional.map((c) => conditionalOutboxStatement(c.event, c.onlyIf)),
+	];
+	let results: D1Result[];
+	try {
+		results = await runBatch(db, statements);
+	} catch (error) {
+		if (onError) onError(error);
+		throw error;
+	}
+	const written = conditional.filter(
+		(_, i) => (results[statements.length - conditional.length + i]?.meta.changes ?? 0) > 0,
+	);
+	return { results: results.slice(0, change.statements.length), events: [...plain, ...written.map((c) => c.event)] };
+}
+
+/** Delivers committed events to the Queue, then drops their outbox rows. Never throws: the sweep retries. */
+export function release(env: Env, events: DomainEvent[]): Promise<void> {
+	return releaseEvents(env, events);
+}

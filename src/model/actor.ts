@@ -1,0 +1,24 @@
+/**
+ * Who caused a change: every domain event carries one, so automation can tell its own changes from a
+ * person's and never react to itself (a rule that closes conversations does not fire on the close it made).
+ */
+import { z } from '@hono/zod-openapi';
+
+export const ACTOR_KINDS = ['operator', 'contact', 'bot', 'scenario', 'rule', 'system'] as const;
+
+export const actorSchema = z
+	.object({
+		kind: z
+			.enum(ACTOR_KINDS)
+			.openapi({ description: 'Who: an operator, the contact, a bot, a scenario, a rule, or the system.' }),
+		id: z
+			.string()
+			.nullable()
+			.openapi({ description: "The operator's, contact's, bot's, scenario's or rule's id; null for the system." }),
+	})
+	.openapi('Actor');
+
+export type Actor = z.infer<typeof actorSchema>;
+
+/** Changes the platform makes on its own (a sweep, a migration, the workspace's automatic greeting). */
+export const SYSTEM: Actor = { kind: 'system', id: null };
