@@ -1,7 +1,10 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConversationRoom } from '../durable-objects/conversation-room';
+import { OUTBOX_TIMER } from '../durable-objects/room-outbox';
 import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../durable-objects/room-timers';
+import { api, liveConversation } from './factories';
 
 /**
  * One Durable Object alarm for every timer of a conversation room: the outbox's retry and a bot's Delay of
@@ -9,6 +12,7 @@ import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../du
  */
 
 const HOUR = 3_600_000;
+const WEEK = 7 * 24 * HOUR;
 
 afterEach(() => {
 	vi.restoreAllMocks();
@@ -172,5 +176,104 @@ describe('RoomTimers', () => {
 			expect(await state.storage.getAlarm()).toBeNull();
 		});
 		expect(errors).toHaveBeenCalledWith(expect.stringContaining('retired-kind'));
+	});
+});
+
+/** The room's own RoomTimers (the one its alarm and outbox use). */
+function roomTimers(instance: ConversationRoom): RoomTimers {
+	return (instance as unknown as { timers: RoomTimers }).timers;
+}
+
+/** The room's alarm, its outbox timer and its far-future test timer, read in one go. */
+function roomState(conversationId: string) {
+	return runInDurableObject(
+		env.CONVERSATION_ROOM.getByName(conversationId),
+		async (instance: ConversationRoom, state) => ({
+			alarm: await state.storage.getAlarm(),
+			outbox: roomTimers(instance).get(OUTBOX_TIMER),
+			far: roomTimers(instance).get('far'),
+		}),
+	);
+}
+
+async function reply(token: string, conversationId: string, text: string) {
+	expect((await api(token, 'POST', '/v3/messages', { conversationId, text })).status).toBe(201);
+}
+
+async function storedTexts(token: string, conversationId: string): Promise<string[]> {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
+	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
+}
+
+describe("a conversation room's alarm", () => {
+	it("keeps a far-future timer through the outbox's retry, which it neither delays nor is moved by", async () => {
+		silenceErrors();
+		const { token, conversationId } = await liveConversation();
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		// The start's flush is done: no outbox timer, no alarm.
+		await expect.poll(() => roomState(conversationId)).toMatchObject({ alarm: null, outbox: null });
+		const farAt = Date.now() + WEEK;
+		await runInDurableObject(stub, (instance: ConversationRoom) => {
+			roomTimers(instance).schedule({ id: 'far', kind: 'test-delay', dueAt: farAt, payload: { step: 1 } }, 'replace');
+			return roomTimers(instance).scheduleNextAlarm();
+		});
+		expect((await roomState(conversationId)).alarm).toBe(farAt);
+
+		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+		try {
+			await reply(token, conversationId, 'written while D1 was down');
+			// The failed flush's retry is due in seconds (if it already ran, it failed again): the alarm is its.
+			const failing = await roomState(conversationId);
+			expect(failing.outbox?.dueAt).toBeLessThan(Date.now() + 60_000);
+			expect(failing.alarm).toBe(failing.outbox?.dueAt);
+			expect(failing.far?.dueAt).toBe(farAt);
+			// A change arms the outbox's watchdog (30 s): the retry, due sooner, keeps its time.
+			const retry = await runInDurableObject(stub, async (instance: ConversationRoom) => {
+				const before = roomTimers(instance).get(OUTBOX_TIMER)?.dueAt;
+				const armed = (instance as unknown as { outbox: { arm(): Promise<void> } }).outbox.arm();
+				const after = roomTimers(instance).get(OUTBOX_TIMER)?.dueAt;
+				await armed;
+				return { before, after };
+			});
+			expect(retry.after).toBe(retry.before);
+		} finally {
+			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+		}
+
+		// D1 is back. The retry fires by itself in seconds; run it now (if it ran already, this runs the far
+		// timer's alarm early, which must leave that timer as it is).
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'written while D1 was down']);
+		expect(await roomState(conversationId)).toMatchObject({ alarm: farAt, outbox: null, far: { dueAt: farAt } });
+
+		// A new message comes and goes: the alarm returns to the far timer, which has not moved.
+		await reply(token, conversationId, 'D1 is fine again');
+		await expect.poll(() => roomState(conversationId)).toMatchObject({ alarm: farAt, outbox: null });
+		expect((await roomState(conversationId)).far).toMatchObject({ dueAt: farAt, payload: { step: 1 } });
+		expect(await storedTexts(token, conversationId)).toEqual([
+			'Hi, I need help',
+			'written while D1 was down',
+			'D1 is fine again',
+		]);
+	});
+
+	it('flushes work left by an older release under its own alarm, with no outbox timer', async () => {
+		silenceErrors();
+		const { token, conversationId } = await liveConversation();
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+		try {
+			await reply(token, conversationId, 'pending from before timers');
+			// As the older release left it: the message not in D1, an alarm of its own, no timer row.
+			await runInDurableObject(stub, (_instance, state) => {
+				state.storage.sql.exec('DELETE FROM timers');
+				return state.storage.setAlarm(Date.now() + HOUR);
+			});
+		} finally {
+			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+		}
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'pending from before timers']);
+		expect(await roomState(conversationId)).toMatchObject({ alarm: null, outbox: null });
 	});
 });
