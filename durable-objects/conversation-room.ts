@@ -17,9 +17,10 @@ import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { RoomFrames, send } from './room-frames';
-import { RoomOutbox } from './room-outbox';
+import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
 import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
 import { type LogRow, messageView, RoomStore } from './room-store';
+import { RoomTimers } from './room-timers';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
 /**
@@ -45,6 +46,8 @@ const MAX_SOCKETS_PER_SIDE = 50;
  */
 export class ConversationRoom extends DurableObject<Env> {
 	private readonly store: RoomStore;
+	/** Everything this room does later (the outbox's retry, and bots' delays to come), over its one alarm. */
+	private readonly timers: RoomTimers;
 	private readonly outbox: RoomOutbox;
 	private readonly frames: RoomFrames;
 	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
@@ -55,7 +58,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.store = new RoomStore(ctx.storage);
-		this.outbox = new RoomOutbox(ctx, env, this.store);
+		this.timers = new RoomTimers(ctx.storage);
+		this.outbox = new RoomOutbox(env, this.store, this.timers);
 		this.frames = new RoomFrames(env, this.store, {
 			post: (input, target) => this.post(input, target),
 			replay: (input, finish) => this.replay(input, finish),
@@ -301,15 +305,18 @@ export class ConversationRoom extends DurableObject<Env> {
 	private async sendOut(armed: Promise<void>): Promise<void> {
 		await armed;
 		// Not awaited: the events go out after the answer. An object evicted before they do is woken by the
-		// alarm armed above, which sends them then.
+		// outbox timer armed above, which sends them then.
 		void this.outbox.flush();
-		// A D1 failure is not the caller's: the message is stored here and the alarm retries the write.
+		// A D1 failure is not the caller's: the message is stored here and the outbox timer retries the write.
 		await this.outbox.writeMessages().catch(() => undefined);
 	}
 
-	/** Retries the outbox: D1 writes and events that failed earlier. */
+	/** Runs the room's due timers (the outbox's retry: D1 writes and events that failed earlier), then re-arms. */
 	override async alarm(): Promise<void> {
-		if (this.store.room()) await this.outbox.flush();
+		// An object that never served a conversation has no tables, hence no timers.
+		if (!this.store.room()) return;
+		this.outbox.dueNowIfPending();
+		await this.timers.runDue({ [OUTBOX_TIMER]: () => this.outbox.flush() });
 	}
 
 	/** Loads the room on first use (from D1) and checks the caller's workspace owns the conversation. */

@@ -5,6 +5,7 @@ import { type DomainEvent, domainEventSchema, newEvent } from '../src/events/cat
 import { deliverEvents } from '../src/events/deliver';
 import { releaseEvents } from '../src/events/outbox';
 import type { RoomRow, RoomStore } from './room-store';
+import type { RoomTimers, ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
@@ -15,12 +16,14 @@ const FIRST_RETRY_MS = 5_000;
 const WATCHDOG_MS = 30_000;
 /** How long a change left for the next flush (a throttled read receipt) may wait for it. */
 const SOON_MS = 1_000;
+/** The id and kind of the outbox's one timer (see `RoomTimers`): whenever work is pending, it is scheduled. */
+export const OUTBOX_TIMER = 'outbox';
 
 /**
  * Copies a conversation room's state out of the object: messages and the summary row to D1, events to the
- * Queue. Everything it sends is already durable in the room's storage, so a failure only delays it: the
- * alarm retries with backoff until it goes through. Writes are idempotent (messages by id, the summary as
- * absolute values guarded by seq), so a retry after a lost answer changes nothing.
+ * Queue. Everything it sends is already durable in the room's storage, so a failure only delays it: its
+ * timer (`OUTBOX_TIMER`) retries with backoff until it goes through. Writes are idempotent (messages by id, the
+ * summary as absolute values guarded by seq), so a retry after a lost answer changes nothing.
  */
 export class RoomOutbox {
 	/** D1 statements sent so far by this instance: a metric, for the request that wants to report its cost. */
@@ -36,9 +39,9 @@ export class RoomOutbox {
 	private committed: DomainEvent[] = [];
 
 	constructor(
-		private readonly ctx: DurableObjectState,
 		private readonly env: Env,
 		private readonly store: RoomStore,
+		private readonly timers: RoomTimers,
 	) {}
 
 	/**
@@ -56,7 +59,7 @@ export class RoomOutbox {
 		return this.writing;
 	}
 
-	/** Sends everything pending, D1 first, then the events. Never throws: a failure schedules the alarm. */
+	/** Sends everything pending, D1 first, then the events. Never throws: a failure schedules the retry. */
 	flush(): Promise<void> {
 		this.draining ??= this.drain().finally(() => {
 			this.draining = null;
@@ -65,26 +68,46 @@ export class RoomOutbox {
 	}
 
 	/**
-	 * Sets the alarm that finishes the work if this object is evicted in the middle of a flush. Call it in the
-	 * same turn as the change, without awaiting anything in between: the runtime then stores both together.
-	 * A retry alarm set by a failed flush is replaced, which only makes the next try sooner or later by
-	 * seconds: the flush that follows tries at once anyway.
+	 * Schedules the timer that finishes the work if this object is evicted in the middle of a flush. Call it in
+	 * the same turn as the change, without awaiting anything in between: the runtime then stores both together.
+	 * Only ever sooner: a retry already due earlier keeps its time.
 	 */
 	arm(): Promise<void> {
-		return this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+		return this.retryAt(Date.now() + WATCHDOG_MS, 'earliest');
 	}
 
-	/** Like `arm`, for a change that is not flushed now: the alarm flushes it within a second. */
+	/** Like `arm`, for a change that is not flushed now: the timer flushes it within a second. */
 	armSoon(): Promise<void> {
-		return this.ctx.storage.setAlarm(Date.now() + SOON_MS);
+		return this.retryAt(Date.now() + SOON_MS, 'earliest');
+	}
+
+	/**
+	 * For a firing alarm: pending work becomes due now, whatever its timer said, so every alarm sends what is
+	 * pending, as before timers existed (a flush is idempotent; at worst it spends a backoff step early). That
+	 * covers a room stored by an older release (pending work under its own alarm, no outbox timer) and a test
+	 * running the alarm ahead of its time. `runDue` then runs it and re-arms.
+	 */
+	dueNowIfPending(): void {
+		if (this.store.hasPendingWrites() || this.store.hasPendingEvents()) {
+			this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt: Date.now(), payload: null }, 'earliest');
+		}
+	}
+
+	private retryAt(dueAt: number, mode: ScheduleMode): Promise<void> {
+		this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt, payload: null }, mode);
+		return this.timers.scheduleNextAlarm();
 	}
 
 	private async drain(): Promise<void> {
 		try {
 			for (;;) {
 				await this.writeMessages();
-				if ((await this.sendEvents()) || this.store.hasPendingWrites()) continue;
-				await this.ctx.storage.deleteAlarm();
+				const more = await this.sendEvents();
+				// Events too: one stored during `sendEvents`'s last await (after its read) must not see its timer cancelled.
+				if (more || this.store.hasPendingWrites() || this.store.hasPendingEvents()) continue;
+				// All out: the timer goes, and the alarm moves to the room's next timer, if any (a bot's Delay).
+				this.timers.cancel(OUTBOX_TIMER);
+				await this.timers.scheduleNextAlarm();
 				// Checked again after the await: work that arrived meanwhile is sent in this same drain, guarded.
 				if (!this.store.hasPendingWrites() && !this.store.hasPendingEvents()) break;
 				await this.arm();
@@ -99,7 +122,8 @@ export class RoomOutbox {
 			this.store.setAttempts(attempts);
 			const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
 			console.error(`conversation outbox flush failed (attempt ${attempts}); retrying in ${delay} ms`, error);
-			await this.ctx.storage.setAlarm(Date.now() + delay);
+			// Exactly the backoff, even if a change armed the timer sooner meanwhile: the flush just failed.
+			await this.retryAt(Date.now() + delay, 'replace');
 		}
 	}
 

@@ -3,6 +3,7 @@ import type { AuthorKind, Interactive, MessageView } from '../src/domain/message
 import type { DomainEvent } from '../src/events/catalogue';
 import { iso } from '../src/lib/ids';
 import type { Participant } from '../src/protocol/live';
+import { TIMERS_SCHEMA } from './room-timers';
 
 /** The conversation this object serves, and its read and flush state. One row. */
 export type RoomRow = {
@@ -57,6 +58,8 @@ const SCHEMA = [
 		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0, interactive TEXT)`,
 	'CREATE INDEX IF NOT EXISTS log_not_in_d1 ON log (seq) WHERE in_d1 = 0',
 	'CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL)',
+	// The room's timers (`RoomTimers`): a room from before they existed gets the table on its next start.
+	...TIMERS_SCHEMA,
 ];
 
 /**
