@@ -3,7 +3,7 @@ import { type Database, openDatabase, runBatch, type Statement } from '../src/db
 import { conversations, messages } from '../src/db/schema';
 import { type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { deliverEvents } from '../src/events/deliver';
-import { releaseEvents } from '../src/events/outbox';
+import { release } from '../src/events/commit';
 import type { RoomRow, RoomStore } from './room-store';
 import type { RoomTimers, ScheduleMode } from './room-timers';
 
@@ -201,7 +201,7 @@ export class RoomOutbox {
 		}
 		const committed = this.committed.splice(0);
 		// Never throws: what it cannot send stays in D1's event outbox for the sweep.
-		await releaseEvents(this.env, committed);
+		await release(this.env, committed);
 		return pending.length > 0 || committed.length > 0;
 	}
 }

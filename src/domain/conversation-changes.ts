@@ -14,7 +14,7 @@ import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
-import { type ConversationChanges, conversationSummary } from './conversations';
+import { type ConversationChanges, conversationSummary, tagNames } from './conversations';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
@@ -181,9 +181,6 @@ export function startRace(error: unknown): never {
 	throw error;
 }
 
-// Tag names of a conversation, read with its row so the event can say what the tags were.
-const currentTags = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${conversations.id})`;
-
 /**
  * Applies status, assignment and tag changes in one batch with their event, which says each changed field's
  * value before and after; NotFound outside the workspace. A field given with the value it already has is
@@ -200,7 +197,7 @@ export async function updateConversation(
 	now = Date.now(),
 ): Promise<void> {
 	const row = await db
-		.select({ conversation: conversations, tags: currentTags })
+		.select({ conversation: conversations, tags: tagNames })
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();

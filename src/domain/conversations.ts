@@ -77,8 +77,10 @@ export const conversationWriteResultSchema = z
 		description: 'With `conversations:read`, the conversation with its contact; without it, a ConversationReceipt.',
 	});
 
-// Tag names of a conversation, gathered inside the row's own query so a list page stays one statement.
-const tagNames = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${conversations.id})`;
+// Tag names of a conversation, gathered inside the row's own query so a list page stays one statement. The
+// outer column is written out qualified: drizzle renders a column of a one-table select unqualified (`"id"`),
+// which inside this subquery would name `tags.id`.
+export const tagNames = sql<string>`(SELECT json_group_array(t.name) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = conversations.id)`;
 
 const conversationColumns = { conversation: conversations, tagNames };
 

@@ -15,6 +15,7 @@ export async function processEvent(env: Env, event: DomainEvent, now = Date.now(
 			workspaceId: event.workspaceId,
 			type: event.type,
 			occurredAt: Date.parse(event.occurredAt),
+			actor: event.actor,
 			payload: event.payload,
 			recordedAt: now,
 		})

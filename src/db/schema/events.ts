@@ -9,6 +9,8 @@ export const events = sqliteTable(
 		workspaceId: text('workspace_id').notNull(),
 		type: text('type').notNull(),
 		occurredAt: integer('occurred_at').notNull(),
+		/** Who caused it (`{ kind, id }`); null on rows recorded before events carried their actor. */
+		actor: text('actor', { mode: 'json' }).$type<{ kind: string; id: string | null }>(),
 		payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
 		recordedAt: integer('recorded_at').notNull(),
 	},
