@@ -112,5 +112,5 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 		await stop();
 		throw error;
 	}
-	return { baseUrl, stop, output: () => output, args };
+	return { baseUrl, inspectorPort, stop, output: () => output, args };
 }

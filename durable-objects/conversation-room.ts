@@ -61,7 +61,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.timers = new RoomTimers(ctx.storage);
 		this.outbox = new RoomOutbox(env, this.store, this.timers);
 		this.frames = new RoomFrames(env, this.store, {
-			post: (input, target) => this.post(input, target),
+			post: (input, target) => this.post(input, target, false),
 			replay: (input, finish) => this.replay(input, finish),
 			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
@@ -77,8 +77,11 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * calls interleave. When the workspace has visitors start a new conversation instead (`target`, from
 	 * `messageTarget`), the room reads the status itself right before storing and refuses (`closed`).
 	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
+	 * `untilD1`: answer once D1 has the message too, for a caller that reads it back from the API; a socket's
+	 * sender has it from its ack, so its answer waits only for this object's storage, and concurrent sends
+	 * share one D1 write.
 	 */
-	async post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome> {
+	async post(command: MessageCommand, target: MessageTarget | null, untilD1 = true): Promise<PostOutcome> {
 		const sentBefore = this.d1Statements();
 		const checked = checkMessage(command);
 		if (!checked.ok) return { status: 'invalid', problems: checked.problems };
@@ -110,7 +113,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		const armed = this.outbox.arm();
 		const message = messageView(row, input.conversationId);
 		this.broadcast({ type: 'message', message });
-		await this.sendOut(armed);
+		await this.sendOut(armed, untilD1);
 		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore };
 	}
 
@@ -302,11 +305,12 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * After a change: D1 is brought up to date before the caller is answered (the API reads messages from D1),
 	 * while the events go out in the background.
 	 */
-	private async sendOut(armed: Promise<void>): Promise<void> {
+	private async sendOut(armed: Promise<void>, untilD1 = true): Promise<void> {
 		await armed;
 		// Not awaited: the events go out after the answer. An object evicted before they do is woken by the
 		// outbox timer armed above, which sends them then.
 		void this.outbox.flush();
+		if (!untilD1) return;
 		// A D1 failure is not the caller's: the message is stored here and the outbox timer retries the write.
 		await this.outbox.writeMessages().catch(() => undefined);
 	}

@@ -34,6 +34,7 @@ const CREDENTIAL_RECHECK_MS = 60_000;
 
 /** What the frame handlers need of their conversation room. */
 export interface FrameRoom {
+	/** Answers once the message is stored here; D1 gets it with the flush that follows. */
 	post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome>;
 	replay(command: MessageCommand, finish: boolean): Promise<ReplayOutcome>;
 	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
