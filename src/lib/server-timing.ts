@@ -13,8 +13,9 @@
  *
  * Everything is keyed on the request's `Database` handle (a WeakMap, as the statement counter is), so domain
  * code that has `db` can time a hop without a context; a handle opened without a trace (a queue consumer, a
- * Durable Object) makes every call here a no-op. The Workers clock moves only across I/O, so the durations are
- * waits; the CPU time after the last wait shows only in what the client measures beyond `total`.
+ * Durable Object) makes every call here a no-op. The Workers clock moves only with I/O (in whole milliseconds
+ * locally): a span runs from the last I/O before it, so CPU work just before a hop counts in it, and the CPU
+ * after the last I/O shows only in what the client measures beyond `total`.
  */
 import { type Database, openDatabase, type QueryCounter } from '../db/client';
 
