@@ -64,12 +64,12 @@ class RequestTrace {
 			(a, b) => (a.start ?? Number.POSITIVE_INFINITY) - (b.start ?? Number.POSITIVE_INFINITY),
 		);
 		// Room for the D1 count, `hops`, `total` and, when cut, the count of the rest.
-		const room = MAX_ENTRIES - 3 - (spans.length > MAX_ENTRIES - 3 ? 1 : 0);
-		const shown = spans.slice(0, room).map(({ name, desc, dur }) => {
+		const fits = MAX_ENTRIES - 3 - (spans.length > MAX_ENTRIES - 3 ? 1 : 0);
+		const shown = spans.slice(0, fits).map(({ name, desc, dur }) => {
 			const entry = `${name};dur=${dur.toFixed(1)}`;
 			return desc === undefined ? entry : `${entry};desc="${desc}"`;
 		});
-		if (spans.length > room) shown.push(`more;desc="${spans.length - room} entries"`);
+		if (spans.length > fits) shown.push(`more;desc="${spans.length - fits} entries"`);
 		return [
 			...shown,
 			`hops;desc="${sequentialHops(spans)}"`,
