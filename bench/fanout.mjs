@@ -1,7 +1,8 @@
 // The fan-out measurement: many conversations, each with a visitor socket and an operator socket open, and
 // operator messages sent through the API (POST /v3/messages). Measures how long a message takes from the
 // send to its frame on each socket, how many the visitors receive per second, and checks that every message
-// reaches both sockets exactly once and in seq order.
+// reaches both sockets exactly once and in seq order; the same conversations grow between sizes. Its
+// helpers (starting a visitor's conversation, opening a socket) serve the single-room measurement too.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { latencySummary } from './load.mjs';
@@ -19,7 +20,8 @@ const SIDES = ['visitor', 'operator'];
 
 const round = (value, digits) => Number(value.toFixed(digits));
 
-async function postJson(url, headers, body) {
+/** POSTs a JSON body; returns the status and the parsed answer (its text when it is not JSON). */
+export async function postJson(url, headers, body) {
 	const response = await fetch(url, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json', ...headers },
@@ -36,7 +38,7 @@ async function postJson(url, headers, body) {
 }
 
 /** Resolves with `promise`, or with undefined after `ms`; never leaves a timer behind. */
-function withTimeout(promise, ms) {
+export function withTimeout(promise, ms) {
 	let timer;
 	const expired = new Promise((resolve) => {
 		timer = setTimeout(resolve, ms);
@@ -73,13 +75,21 @@ class SocketLog {
 	/** Frames that are neither the visitor's opening message nor one of ours. */
 	unexpected = 0;
 	closedEarly = false;
+
+	/** Faults are counted per measurement; what the socket has received so far stays. */
+	clearFaults() {
+		this.duplicated = 0;
+		this.outOfOrder = 0;
+		this.unexpected = 0;
+	}
 }
 
 /**
  * Opens a socket and resolves once its `synced` frame has arrived. Every `message` frame goes to `onMessage`
- * with its arrival time, taken before anything else happens to it; `onClose` hears a close after `synced`.
+ * with its arrival time, taken before anything else happens to it, any other frame (`ack`, `error`, ...) to
+ * `onFrame`; `onClose` hears a close after `synced`.
  */
-function connect(url, init, label, { onMessage, onClose }) {
+export function connect(url, init, label, { onMessage, onFrame = () => {}, onClose }) {
 	return new Promise((resolve, reject) => {
 		const socket = new WebSocket(url, init);
 		let synced = false;
@@ -95,7 +105,7 @@ function connect(url, init, label, { onMessage, onClose }) {
 				synced = true;
 				clearTimeout(timer);
 				resolve(socket);
-			}
+			} else onFrame(frame, at);
 		});
 		// Node's WebSocket reports a refused upgrade (e.g. a 401 for a missing Authorization header) only as an
 		// `error` event without the status, and may fire no `close` after it.
@@ -112,7 +122,8 @@ function connect(url, init, label, { onMessage, onClose }) {
 	});
 }
 
-async function closeAll(sockets) {
+/** Closes the sockets and waits for their close frames, CLOSE_TIMEOUT_MS at most. */
+export async function closeAll(sockets) {
 	const closed = sockets.map((socket) => {
 		if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
 		const done = new Promise((resolve) => socket.addEventListener('close', resolve, { once: true }));
@@ -123,19 +134,52 @@ async function closeAll(sockets) {
 }
 
 /**
- * Measures fan-out against a running Worker. `workspaceId`/`token` name an (empty) workspace and its admin's
- * token; `conversations` visitor sessions and conversations are created in it. Senders form a closed loop of
- * `concurrency`: each sends one message and waits until both sockets have it (or RECEIPT_TIMEOUT_MS passed)
- * before sending the next, so at most `concurrency` messages are in flight. Messages whose send starts in
- * the warm-up are checked for delivery but not timed. Returns a plain result object.
+ * A visitor session that starts a conversation through the widget endpoints, as the widget does: returns the
+ * session token, the conversation id and the id of its opening message (seq 1).
  */
-export async function measureFanout({ baseUrl, workspaceId, token, conversations, concurrency, warmupMs, durationMs }) {
+export async function startVisitorConversation(baseUrl, workspaceId, text) {
+	const session = await postJson(`${baseUrl}/widget/${workspaceId}/sessions`, {}, {});
+	if (session.status !== 200) {
+		throw new Error(`POST /widget/.../sessions: ${session.status} ${JSON.stringify(session.body)}`);
+	}
+	const { sessionToken } = session.body;
+	const started = await postJson(
+		`${baseUrl}/widget/${workspaceId}/conversations`,
+		{ 'Parley-Session': sessionToken },
+		{ message: { text, clientMessageId: randomUUID() } },
+	);
+	if (started.status !== 201) {
+		throw new Error(`POST /widget/.../conversations: ${started.status} ${JSON.stringify(started.body)}`);
+	}
+	return { sessionToken, conversationId: started.body.conversation.id, openingMessageId: started.body.message.id };
+}
+
+/** The URLs of a conversation's visitor and operator sockets, from its first message on. */
+export function socketUrls(baseUrl, workspaceId, conversationId, sessionToken) {
 	const wsBase = baseUrl.replace(/^http/, 'ws');
+	return {
+		visitor: `${wsBase}/widget/${workspaceId}/conversations/${conversationId}/live?session=${encodeURIComponent(sessionToken)}&after=0`,
+		operator: `${wsBase}/v3/conversations/${conversationId}/live?after=0`,
+	};
+}
+
+/**
+ * The fan-out against a running Worker, in an (empty) workspace named by `workspaceId` and its admin's
+ * `token`. `grow(n)` brings it to n conversations (visitor sessions, conversations and their two sockets,
+ * created as visitors do); `measure(loop)` runs the senders over all of them and returns a plain result;
+ * `close()` closes every socket. Growing between measurements compares sizes without setting the first
+ * conversations up twice.
+ *
+ * Senders form a closed loop of `concurrency`: each sends one message and waits until both sockets have it (or
+ * RECEIPT_TIMEOUT_MS passed) before sending the next, so at most `concurrency` messages are in flight. Messages
+ * whose send starts in the warm-up are checked for delivery but not timed.
+ */
+export function openFanout({ baseUrl, workspaceId, token }) {
 	const auth = { Authorization: `Bearer ${token}` };
 	const rooms = [];
 	const sockets = [];
-	/** Every send, by the marker in its text: a frame can arrive before the POST's answer does. */
-	const sends = new Map();
+	/** The current measurement's sends, by the marker in their text: a frame can arrive before the POST's answer. */
+	let sends = new Map();
 	/** Set before the bench closes its sockets, so that only the server's closes count as early. */
 	let closing = false;
 
@@ -158,24 +202,14 @@ export async function measureFanout({ baseUrl, workspaceId, token, conversations
 	}
 
 	async function openRoom(index) {
-		const session = await postJson(`${baseUrl}/widget/${workspaceId}/sessions`, {}, {});
-		if (session.status !== 200) {
-			throw new Error(`POST /widget/.../sessions: ${session.status} ${JSON.stringify(session.body)}`);
-		}
-		const { sessionToken } = session.body;
-		const started = await postJson(
-			`${baseUrl}/widget/${workspaceId}/conversations`,
-			{ 'Parley-Session': sessionToken },
-			{ message: { text: `Opening message ${index}`, clientMessageId: randomUUID() } },
-		);
-		if (started.status !== 201) {
-			throw new Error(`POST /widget/.../conversations: ${started.status} ${JSON.stringify(started.body)}`);
-		}
-		const id = started.body.conversation.id;
-		const room = { id, openingMessageId: started.body.message.id, visitor: new SocketLog(), operator: new SocketLog() };
+		const {
+			sessionToken,
+			conversationId: id,
+			openingMessageId,
+		} = await startVisitorConversation(baseUrl, workspaceId, `Opening message ${index}`);
+		const room = { id, openingMessageId, visitor: new SocketLog(), operator: new SocketLog() };
 		rooms[index] = room;
-		const visitorUrl = `${wsBase}/widget/${workspaceId}/conversations/${id}/live?session=${encodeURIComponent(sessionToken)}&after=0`;
-		const operatorUrl = `${wsBase}/v3/conversations/${id}/live?after=0`;
+		const urls = socketUrls(baseUrl, workspaceId, id, sessionToken);
 		const handlers = (side) => ({
 			onMessage: (message, at) => receive(room, side, message, at),
 			// A socket the server closes mid-run cannot receive what follows: its misses are not the sender's.
@@ -184,64 +218,69 @@ export async function measureFanout({ baseUrl, workspaceId, token, conversations
 			},
 		});
 		const opened = await Promise.allSettled([
-			connect(visitorUrl, undefined, `visitor socket of ${id}`, handlers('visitor')),
+			connect(urls.visitor, undefined, `visitor socket of ${id}`, handlers('visitor')),
 			// Node's WebSocket (undici) takes request headers in its second argument; browsers cannot do this.
-			connect(operatorUrl, { headers: auth }, `operator socket of ${id}`, handlers('operator')),
+			connect(urls.operator, { headers: auth }, `operator socket of ${id}`, handlers('operator')),
 		]);
 		sockets.push(...opened.filter((r) => r.status === 'fulfilled').map((r) => r.value));
 		const failed = opened.find((r) => r.status === 'rejected');
 		if (failed) throw failed.reason;
 	}
 
-	const setupStarted = performance.now();
-	try {
-		await inPool(conversations, SETUP_PARALLELISM, openRoom);
-	} catch (error) {
+	async function grow(conversations) {
+		const started = performance.now();
+		const from = rooms.length;
+		await inPool(conversations - from, SETUP_PARALLELISM, (i) => openRoom(from + i));
+		return (performance.now() - started) / 1000;
+	}
+
+	async function measure({ concurrency, warmupMs, durationMs }) {
+		sends = new Map();
+		for (const room of rooms) for (const side of SIDES) room[side].clearFaults();
+		const runTag = randomUUID().slice(0, 8);
+		const start = performance.now();
+		const measureFrom = start + warmupMs;
+		const stopAt = measureFrom + durationMs;
+		let sent = 0;
+
+		async function sender() {
+			while (performance.now() < stopAt) {
+				const i = sent++;
+				// Round robin: consecutive sends go to different conversations, every conversation gets its turn.
+				const room = rooms[i % rooms.length];
+				const marker = `Fan-out ${runTag} #${i}`;
+				const send = { room, frames: {}, received: Promise.withResolvers(), status: null, message: null, error: null };
+				sends.set(marker, send);
+				send.sentAt = performance.now();
+				try {
+					const answer = await postJson(`${baseUrl}/v3/messages`, auth, { conversationId: room.id, text: marker });
+					send.status = answer.status;
+					if (answer.status === 201) send.message = answer.body;
+					else send.error = `HTTP ${answer.status}: ${JSON.stringify(answer.body)}`;
+				} catch (error) {
+					send.status = 0;
+					send.error = String(error);
+				}
+				send.answeredAt = performance.now();
+				if (send.status === 201) await withTimeout(send.received.promise, RECEIPT_TIMEOUT_MS);
+			}
+		}
+
+		await Promise.all(Array.from({ length: concurrency }, sender));
+		const measuredMs = performance.now() - measureFrom;
+		await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+		return summarize({ rooms, sends: [...sends.values()], measureFrom, measuredMs, sent });
+	}
+
+	async function close() {
 		closing = true;
 		await closeAll(sockets);
-		throw error;
-	}
-	const setupSeconds = (performance.now() - setupStarted) / 1000;
-
-	const runTag = randomUUID().slice(0, 8);
-	const start = performance.now();
-	const measureFrom = start + warmupMs;
-	const stopAt = measureFrom + durationMs;
-	let sent = 0;
-
-	async function sender() {
-		while (performance.now() < stopAt) {
-			const i = sent++;
-			// Round robin: consecutive sends go to different conversations, every conversation gets its turn.
-			const room = rooms[i % rooms.length];
-			const marker = `Fan-out ${runTag} #${i}`;
-			const send = { room, frames: {}, received: Promise.withResolvers(), status: null, message: null, error: null };
-			sends.set(marker, send);
-			send.sentAt = performance.now();
-			try {
-				const answer = await postJson(`${baseUrl}/v3/messages`, auth, { conversationId: room.id, text: marker });
-				send.status = answer.status;
-				if (answer.status === 201) send.message = answer.body;
-				else send.error = `HTTP ${answer.status}: ${JSON.stringify(answer.body)}`;
-			} catch (error) {
-				send.status = 0;
-				send.error = String(error);
-			}
-			send.answeredAt = performance.now();
-			if (send.status === 201) await withTimeout(send.received.promise, RECEIPT_TIMEOUT_MS);
-		}
 	}
 
-	await Promise.all(Array.from({ length: concurrency }, sender));
-	const measuredMs = performance.now() - measureFrom;
-	await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-	closing = true;
-	await closeAll(sockets);
-
-	return summarize({ rooms, sends: [...sends.values()], measureFrom, measuredMs, setupSeconds, sent });
+	return { grow, measure, close };
 }
 
-function summarize({ rooms, sends, measureFrom, measuredMs, setupSeconds, sent }) {
+function summarize({ rooms, sends, measureFrom, measuredMs, sent }) {
 	const latency = { visitor: [], operator: [], answer: [] };
 	const delivery = Object.fromEntries(
 		SIDES.map((side) => [side, { lost: 0, duplicated: 0, outOfOrder: 0, wrongSeq: 0, unexpected: 0 }]),
@@ -286,7 +325,6 @@ function summarize({ rooms, sends, measureFrom, measuredMs, setupSeconds, sent }
 	return {
 		conversations: rooms.length,
 		sockets: rooms.length * SIDES.length,
-		setupSeconds: round(setupSeconds, 1),
 		sent,
 		measuredSends,
 		sendErrors,

@@ -96,3 +96,24 @@ export function d1QueryCount(headers) {
 	const match = /d1;desc="(\d+) quer/.exec(headers?.get('server-timing') ?? '');
 	return match ? Number(match[1]) : null;
 }
+
+/**
+ * The entries of a Server-Timing value: `[{ name, dur, desc }]` in order (`dur` in ms, or null; `desc` or
+ * null). Splits on commas outside quoted strings.
+ */
+export function parseServerTiming(value) {
+	const entries = [];
+	for (const [entry] of (value ?? '').matchAll(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g)) {
+		const [name, ...params] = entry.trim().split(/;(?=(?:[^"]|"[^"]*")*$)/);
+		if (!name) continue;
+		const found = { name: name.trim(), dur: null, desc: null };
+		for (const param of params) {
+			const [key, ...rest] = param.trim().split('=');
+			const text = rest.join('=');
+			if (key === 'dur') found.dur = Number(text);
+			else if (key === 'desc') found.desc = text.replace(/^"(.*)"$/, '$1');
+		}
+		entries.push(found);
+	}
+	return entries;
+}

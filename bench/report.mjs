@@ -1,6 +1,6 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
-
-const show = (value, suffix = '') => (value === null || value === undefined ? 'n/a' : `${value}${suffix}`);
+import { markdownTable, show, textTable } from './report-format.mjs';
+import { breakdownSection, breakdownText, fanoutSection, fanoutText, roomSection, roomText } from './report-live.mjs';
 
 function scenarioRows(results) {
 	const { health, widgetConfig, listConversations, postMessage } = results.scenarios;
@@ -10,8 +10,13 @@ function scenarioRows(results) {
 		['GET /v3/conversations?limit=25 (10k)', listConversations, listConversations.ratioToHealth],
 		['POST /v3/messages (10k)', postMessage, postMessage.ratioToHealth],
 	];
-	const f = results.fanout;
-	if (f) {
+	const r = results.room;
+	if (r) {
+		// Messages acknowledged per second, latency from the frame sent to its ack.
+		const figures = { ...r.ack, rps: r.messagesPerSecond, requests: r.measuredSends, errors: r.errors };
+		rows.push([`one room, ${r.sockets} sockets sending: message to ack`, figures, r.ratioToHealth]);
+	}
+	for (const f of results.fanout?.runs ?? []) {
 		// Its throughput is messages received on the visitor sockets, its latency from send to visitor receipt.
 		const figures = { ...f.visitorReceipt, rps: f.deliveredPerSecond, requests: f.measuredSends, errors: f.sendErrors };
 		rows.push([`fan-out: API message to visitor socket (${f.conversations} conv.)`, figures, f.ratioToHealth]);
@@ -41,28 +46,6 @@ function extraRows(results) {
 			'D1 statements per POST /v3/messages (Worker and conversation room)',
 			show(results.scenarios.postMessage.d1Queries),
 		],
-	];
-}
-
-const faultCounts = (d) => `${d.lost} / ${d.duplicated} / ${d.outOfOrder} / ${d.wrongSeq} / ${d.unexpected}`;
-const latencies = (l) =>
-	`${show(l.p50Ms)} / ${show(l.p90Ms)} / ${show(l.p99Ms)} / ${show(l.meanMs)} / ${show(l.maxMs)} ms`;
-
-function fanoutRows(f) {
-	return [
-		['conversations / open sockets (visitor + operator)', `${f.conversations} / ${f.sockets}`],
-		['set-up: sessions, conversations and sockets', `${show(f.setupSeconds)} s`],
-		['messages sent (with warm-up) / in the measured window', `${f.sent} / ${f.measuredSends}`],
-		['messages received on visitor sockets', `${show(f.deliveredPerSecond)} msgs/s`],
-		['visitor receipt p50 / p90 / p99 / mean / max', latencies(f.visitorReceipt)],
-		['operator receipt p50 / p90 / p99 / mean / max', latencies(f.operatorReceipt)],
-		['POST /v3/messages answer p50 / p90 / p99 / mean / max', latencies(f.postAnswer)],
-		['visitor: lost / duplicated / out of order / wrong seq / unexpected', faultCounts(f.delivery.visitor)],
-		['operator: lost / duplicated / out of order / wrong seq / unexpected', faultCounts(f.delivery.operator)],
-		['sockets closed by the server during the run', String(f.socketsClosedEarly)],
-		['every message exactly once, in seq order, on both sockets', f.exactlyOnceInOrder ? 'yes' : 'NO'],
-		['msgs/s / health req/s', show(f.ratioToHealth.throughput)],
-		['visitor receipt p50 / health p50', show(f.ratioToHealth.p50)],
 	];
 }
 
@@ -168,36 +151,6 @@ function widgetSection(results) {
 	];
 }
 
-function textTable(header, rows) {
-	const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
-	const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-	return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function markdownTable(header, rows) {
-	const line = (row) => `| ${row.join(' | ')} |`;
-	const rule = header.map((_, i) => (i === 0 ? '---' : '---:'));
-	return [line(header), line(rule), ...rows.map(line)].join('\n');
-}
-
-function fanoutSection(results) {
-	const f = results.fanout;
-	const lines = ['## Fan-out', ''];
-	if (!f) return [...lines, 'Fan-out: not measured (see the warnings).', ''];
-	return [
-		...lines,
-		`${f.conversations} conversations, each started through the widget endpoints and watched by a visitor socket ` +
-			`and an operator socket. ${results.settings.concurrency} senders post operator messages with ` +
-			'`POST /v3/messages`, round robin over the conversations; each waits for its answer and for the message ' +
-			`on both sockets before sending the next. ${results.settings.warmupSeconds} s warm-up, then ` +
-			`${results.settings.durationSeconds} s measured; latency runs from just before the request to the frame's ` +
-			'arrival. Messages sent in the warm-up are checked for delivery but not timed.',
-		'',
-		markdownTable(['figure', 'value'], fanoutRows(f)),
-		'',
-	];
-}
-
 /** The human summary for stdout. */
 export function textReport(results) {
 	const lines = [
@@ -205,7 +158,10 @@ export function textReport(results) {
 		'',
 		textTable(['figure', 'value'], extraRows(results)),
 	];
-	if (results.fanout) lines.push('', textTable(['fan-out figure', 'value'], fanoutRows(results.fanout)));
+	for (const table of breakdownText(results)) lines.push('', table);
+	const room = roomText(results);
+	if (room) lines.push('', room);
+	for (const table of fanoutText(results)) lines.push('', table);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
@@ -234,10 +190,11 @@ export function markdownReport(results) {
 		'',
 		markdownTable(SCENARIO_HEADER, scenarioRows(results)),
 		'',
-		...(results.fanout
+		...(results.room || results.fanout
 			? [
-					'Fan-out row: req/s counts messages received on the visitor sockets; p50 and p99 run from the send ' +
-						'to the visitor receipt.',
+					'Single-room row: req/s counts messages acknowledged on their sockets, p50 and p99 run from the ' +
+						'frame sent to its ack. Fan-out rows: req/s counts messages received on the visitor sockets; ' +
+						'p50 and p99 run from the send to the visitor receipt.',
 					'',
 				]
 			: []),
@@ -247,6 +204,8 @@ export function markdownReport(results) {
 		'',
 		`Scaling: ${results.scaling.requestsEach} sequential requests each, alternating between the two workspaces.`,
 		'',
+		...breakdownSection(results),
+		...roomSection(results),
 		...fanoutSection(results),
 		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,

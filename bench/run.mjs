@@ -1,10 +1,12 @@
-// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --fanout-conversations 200
-//   --widget-visits 15 --only widget-config]`
+// `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
+//   --fanout-conversations 200,800 --widget-visits 15 --only widget-config]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
-// empty ones for the fan-out and the widget), serves the Worker with `wrangler dev` on 127.0.0.1, measures
-// GET /health, the widget's config read, the conversation list and message sending with a closed-loop load
-// generator, the fan-out of API messages to open visitor and operator sockets, then the widget in Chromium,
-// and writes bench/results/latest.{json,md} and a dated copy.
+// empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
+// 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
+// closed-loop load generator, where a request's time goes (Server-Timing, sequential requests), one
+// conversation room written from eight sockets at once, the fan-out of API messages to open visitor and
+// operator sockets at each size, then the widget in Chromium, and writes bench/results/latest.{json,md} and a
+// dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,8 +15,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
+import { whereTheTimeGoes } from './breakdown.mjs';
 import { writeDatasetSql } from './dataset.mjs';
-import { measureFanout } from './fanout.mjs';
+import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
 import { buildWidget, startWranglerDev } from './server.mjs';
@@ -24,8 +27,10 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = path.join(ROOT, 'bench', 'results');
 const LARGE = { slug: 'bench-large', count: 10_000 };
 const SMALL = { slug: 'bench-small', count: 100 };
-// Starts empty: the fan-out creates its conversations through the widget endpoints, as visitors do.
+// Start empty: the fan-out and the single room create their conversations through the widget endpoints, as
+// visitors do.
 const FANOUT = { slug: 'bench-fanout', count: 0 };
+const ROOM = { slug: 'bench-room', count: 0 };
 // Starts empty too: its one visitor starts the conversation the round trips use.
 const WIDGET = { slug: 'bench-widget', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
@@ -43,7 +48,9 @@ const { values: options } = parseArgs({
 		duration: { type: 'string', default: '8' },
 		warmup: { type: 'string', default: '1' },
 		'scaling-requests': { type: 'string', default: '300' },
-		'fanout-conversations': { type: 'string', default: '200' },
+		'breakdown-requests': { type: 'string', default: '100' },
+		// Each size in turn, the same conversations grown: the ratio compares the largest with the smallest.
+		'fanout-conversations': { type: 'string', default: '200,800' },
 		'widget-visits': { type: 'string', default: '15' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
 		only: { type: 'string' },
@@ -54,7 +61,11 @@ const settings = {
 	durationSeconds: boundedInt(options.duration, 1, 60, 'duration'),
 	warmupSeconds: boundedInt(options.warmup, 0, 10, 'warmup'),
 	scalingRequests: boundedInt(options['scaling-requests'], 10, 2_000, 'scaling-requests'),
-	fanoutConversations: boundedInt(options['fanout-conversations'], 1, 1_000, 'fanout-conversations'),
+	breakdownRequests: boundedInt(options['breakdown-requests'], 10, 1_000, 'breakdown-requests'),
+	fanoutConversations: options['fanout-conversations']
+		.split(',')
+		.map((size) => boundedInt(size.trim(), 1, 1_000, 'fanout-conversations'))
+		.sort((a, b) => a - b),
 	widgetVisits: boundedInt(options['widget-visits'], 1, 100, 'widget-visits'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
@@ -220,10 +231,22 @@ async function measure(baseUrl, workspaces, warnings) {
 	);
 	log(`measuring list scaling (${settings.scalingRequests} sequential requests per workspace)`);
 	const scalingResult = await scaling(baseUrl, small, large, settings.scalingRequests);
-	const fanout = await fanoutResult(baseUrl, workspaces[FANOUT.slug], loop, health, warnings);
+	log(`measuring where the time goes (${settings.breakdownRequests} sequential requests per route)`);
+	const breakdown = await whereTheTimeGoes({ baseUrl, large, small, requests: settings.breakdownRequests });
+	const common = { baseUrl, loop, health, warnings, log };
+	const room = await roomSection({ ...common, workspace: workspaces[ROOM.slug] });
+	const fanout = await fanoutSection({
+		...common,
+		workspace: workspaces[FANOUT.slug],
+		sizes: settings.fanoutConversations,
+	});
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
-	for (const [name, s] of Object.entries({ health, widgetConfig, listConversations, postMessage })) {
+	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
+	for (const [name, s] of [
+		...Object.entries({ health, widgetConfig, listConversations, postMessage }),
+		...sequential,
+	]) {
 		if (s.errors > 0) {
 			warnings.push(`${name}: ${s.errors} of ${s.requests} responses were not the expected status (${s.firstError})`);
 		}
@@ -232,6 +255,8 @@ async function measure(baseUrl, workspaces, warnings) {
 	return {
 		scenarios: { health, widgetConfig, listConversations, postMessage },
 		scaling: scalingResult,
+		breakdown,
+		room,
 		fanout,
 		widget,
 		d1QueriesPerListPage,
@@ -277,42 +302,6 @@ async function widgetResult(baseUrl, workspace, health, warnings) {
 	}
 }
 
-/**
- * Runs the fan-out and checks its delivery. A failure is recorded as a warning (null result) so that the
- * figures already measured are still written.
- */
-async function fanoutResult(baseUrl, workspace, loop, health, warnings) {
-	const n = settings.fanoutConversations;
-	log(`measuring fan-out: ${n} conversations, each with a visitor and an operator socket`);
-	let fanout;
-	try {
-		fanout = await measureFanout({
-			baseUrl,
-			workspaceId: workspace.workspaceId,
-			token: workspace.token,
-			conversations: n,
-			...loop,
-		});
-	} catch (error) {
-		warnings.push(`fan-out failed: ${error.message}`);
-		return null;
-	}
-	fanout.ratioToHealth = {
-		throughput: ratio(fanout.deliveredPerSecond, health.rps),
-		p50: ratio(fanout.visitorReceipt.p50Ms, health.p50Ms),
-	};
-	if (fanout.sendErrors > 0) {
-		warnings.push(`fan-out: ${fanout.sendErrors} of ${fanout.sent} sends failed (${fanout.firstSendError})`);
-	}
-	if (!fanout.exactlyOnceInOrder) {
-		const counts = JSON.stringify({ ...fanout.delivery, socketsClosedEarly: fanout.socketsClosedEarly });
-		warnings.push(`fan-out: messages were NOT delivered exactly once and in order on both sockets: ${counts}`);
-		const banner = '!'.repeat(78);
-		for (const line of [banner, `FAN-OUT DELIVERY FAULTS (a server bug): ${counts}`, banner]) log(line);
-	}
-	return fanout;
-}
-
 async function writeResults(results, text) {
 	await mkdir(RESULTS, { recursive: true });
 	const json = `${JSON.stringify(results, null, '\t')}\n`;
@@ -349,7 +338,7 @@ async function main() {
 		if (options.only !== undefined && !only) throw new Error('--only takes widget-config');
 		log(only ? 'seeding the widget workspace' : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
-		const workspaces = await seed(persistTo, only ? [WIDGET] : [SMALL, LARGE, FANOUT, WIDGET]);
+		const workspaces = await seed(persistTo, only ? [WIDGET] : [SMALL, LARGE, ROOM, FANOUT, WIDGET]);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');

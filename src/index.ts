@@ -5,7 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth, rateLimit } from './auth/middleware';
-import { openDatabase, QueryCounter } from './db/client';
+import { QueryCounter } from './db/client';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
@@ -14,6 +14,7 @@ import { httpsOnly } from './lib/https-only';
 import { answerMethodNotAllowed } from './lib/method-not-allowed';
 import { apiDocument } from './lib/openapi-document';
 import { requestLog } from './lib/request-log';
+import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { conversations } from './routes/conversations';
@@ -47,13 +48,14 @@ app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
 app.get('/docs', Scalar({ url: '/v3/openapi.json', pageTitle: 'Parley API reference' }));
 
-/** A per-request D1 handle that counts its statements. */
+/** A per-request D1 handle that counts its statements and times its round trips (src/lib/server-timing.ts). */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
-	c.set('db', openDatabase(c.env.DB, queries));
+	const db = openTracedDatabase(c.env.DB, queries);
+	c.set('db', db);
 	await next();
-	// Lets a client (and the benchmark) see what a request cost in D1 statements.
-	c.header('Server-Timing', `d1;desc="${queries.count} queries"`);
+	// Lets a client (and the benchmark) see what a request cost in D1 statements, and where its time went.
+	c.header('Server-Timing', [`d1;desc="${queries.count} queries"`, ...timingEntries(db)].join(', '));
 };
 
 // The public widget endpoints: open CORS (any site embeds the widget; no cookies), small bodies.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS, type Permission } from '../src/auth/permissions';
 import { generateToken } from '../src/auth/token';
-import { api, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
+import { api, d1Timing, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
 
 describe('Token V3 authentication', () => {
 	const cases: [string, (token: string) => Record<string, string>][] = [
@@ -29,7 +29,7 @@ describe('Token V3 authentication', () => {
 			expect(body.error).toBe('Unauthorized');
 			// Only a well-formed token costs a database read; everything else is refused before.
 			const reads = name === 'an unknown well-formed token' ? '1 queries' : '0 queries';
-			expect(res.headers.get('Server-Timing')).toBe(`d1;desc="${reads}"`);
+			expect(d1Timing(res)).toBe(`d1;desc="${reads}"`);
 		});
 	}
 

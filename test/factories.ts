@@ -82,6 +82,11 @@ export function api(
 	return exports.default.fetch(new Request(`https://parley.test${path}`, init));
 }
 
+/** The D1 statement count of a response's Server-Timing (`d1;desc="N queries"`), without the timings after it. */
+export function d1Timing(res: Response): string | null {
+	return /(?:^|, )(d1;desc="[^"]*")/.exec(res.headers.get('Server-Timing') ?? '')?.[1] ?? null;
+}
+
 /** Asserts the spec's error body and returns it. */
 export async function expectError(res: Response, status: number) {
 	const body = (await res.json()) as { error: string; message: string; statusCode: number };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConversationRoom } from '../durable-objects/conversation-room';
 import {
 	api,
+	d1Timing,
 	expectError,
 	liveConversation,
 	seedConversation,
@@ -396,7 +397,7 @@ describe('the cost of a send', () => {
 		const conversationId = await seedConversation(workspaceId);
 		const send = async (text: string) => {
 			const res = await api(token, 'POST', '/v3/messages', { conversationId, text });
-			return res.headers.get('Server-Timing');
+			return d1Timing(res);
 		};
 		// The token lookup, the room's first read of D1 (one batch of two: it is also the existence check, so
 		// the Worker makes none), the insert and the summary update; then the token lookup and the write.

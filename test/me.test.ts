@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { apiTokens, operators } from '../src/db/schema';
-import { api, db, expectError, seedOperator, seedWorkspace } from './factories';
+import { api, d1Timing, db, expectError, seedOperator, seedWorkspace } from './factories';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,7 +47,7 @@ describe('GET /v3/me', () => {
 			},
 		});
 		// One statement for the token (bearerAuth), one for the operator.
-		expect(res.headers.get('Server-Timing')).toBe('d1;desc="2 queries"');
+		expect(d1Timing(res)).toBe('d1;desc="2 queries"');
 	});
 
 	it('answers a fresh token without a rotation warning', async () => {
@@ -71,7 +71,7 @@ describe('GET /v3/me', () => {
 		const list = await api(token, 'GET', '/v3/conversations');
 		expect(list.status).toBe(200);
 		expect(list.headers.get('Deprecation')).toBe(deprecation);
-		expect(list.headers.get('Server-Timing')).toBe('d1;desc="2 queries"');
+		expect(d1Timing(list)).toBe('d1;desc="2 queries"');
 
 		const missing = await api(token, 'GET', '/v3/conversations/conv_missing');
 		await expectError(missing, 404);

@@ -4,6 +4,7 @@ import type { RateLimitDecision } from '../../durable-objects/rate-limiter';
 import type { AppEnv } from '../app-env';
 import { apiTokens, operators } from '../db/schema';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
+import { timed } from '../lib/server-timing';
 import { credentialFromSubprotocols } from '../protocol/live';
 import { hasPermission, type Permission } from './permissions';
 import { digestsEqual, hashToken, isWellFormedToken } from './token';
@@ -66,7 +67,7 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
  * IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) on every answer, 429 included.
  */
 export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
-	const decision = await spendOperatorBudget(c.env, c.var.caller.operatorId);
+	const decision = await timed(c.var.db, 'ratelimit', spendOperatorBudget(c.env, c.var.caller.operatorId));
 	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
 	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
 	if (!decision.allowed) throw overBudget(decision);

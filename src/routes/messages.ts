@@ -5,6 +5,7 @@ import { attachmentSchema, interactiveSchema, messageSchema } from '../domain/me
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
+import { timed } from '../lib/server-timing';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 
 const sendBody = z
@@ -48,17 +49,23 @@ export const messages = createRouter().openapi(
 		const body = c.req.valid('json');
 		const key = c.req.valid('header')['idempotency-key'];
 		const { workspaceId, operatorId } = c.var.caller;
-		const result = await postMessage(c.env, {
-			workspaceId,
-			conversationId: body.conversationId,
-			authorKind: 'operator',
-			authorId: operatorId,
-			text: body.text,
-			attachments: body.attachments,
-			interactive: body.interactive ?? null,
-			// Keys are per operator: two integrators cannot collide on the same key.
-			clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
-		});
+		// Timed whole: the room checks, appends and writes D1; the room's own timings are for it to return (see
+		// addSpans).
+		const result = await timed(
+			c.var.db,
+			'post-message',
+			postMessage(c.env, {
+				workspaceId,
+				conversationId: body.conversationId,
+				authorKind: 'operator',
+				authorId: operatorId,
+				text: body.text,
+				attachments: body.attachments,
+				interactive: body.interactive ?? null,
+				// Keys are per operator: two integrators cannot collide on the same key.
+				clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
+			}),
+		);
 		countStatements(c.var.db, result.d1Statements);
 		if (!result.created) c.header('Idempotent-Replayed', 'true');
 		return c.json(result.message, 201);

@@ -1,0 +1,21 @@
+// The cells and tables the benchmark's reports share: plain text for stdout, Markdown for bench/results.
+
+/** A figure, or `n/a` when it was not measured. */
+export const show = (value, suffix = '') => (value === null || value === undefined ? 'n/a' : `${value}${suffix}`);
+
+/** p50 / p90 / p99 / mean / max of a latency summary (load.mjs `latencySummary`). */
+export const latencies = (l) =>
+	`${show(l.p50Ms)} / ${show(l.p90Ms)} / ${show(l.p99Ms)} / ${show(l.meanMs)} / ${show(l.maxMs)} ms`;
+
+/** Columns padded to their widest cell: the first left-aligned, the figures right-aligned. */
+export function textTable(header, rows) {
+	const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
+	const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+	return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function markdownTable(header, rows) {
+	const line = (row) => `| ${row.join(' | ')} |`;
+	const rule = header.map((_, i) => (i === 0 ? '---' : '---:'));
+	return [line(header), line(rule), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,181 @@
+// The report's sections on a message's path: where a request's time goes (Server-Timing), one conversation
+// room written from eight sockets, and the fan-out at each size with the ratio between sizes. Each comes as
+// plain text (stdout) and as Markdown lines (bench/results).
+import { latencies, markdownTable, show, textTable } from './report-format.mjs';
+
+const BREAKDOWN_TITLES = {
+	postMessage: 'POST /v3/messages into one conversation of the 10k workspace (its room warm)',
+	postFirstMessage: 'POST /v3/messages, the first message of each conversation of the 100 workspace (a cold room each)',
+	listConversations: 'GET /v3/conversations?limit=25 (10k)',
+};
+
+const BREAKDOWN_HEADER = ['Server-Timing entry', 'what', 'per request', 'median ms', 'mean ms'];
+
+function breakdownRows(b, health) {
+	const times = (t) => [show(t.medianMs), show(t.meanMs)];
+	return [
+		...b.entries.map((e) => [e.name, e.desc ?? '', show(e.perRequest), ...times(e)]),
+		['hops', 'round trips waited for in turn (median)', '1', show(b.hops), ''],
+		['d1', 'D1 statements, Worker and Durable Objects (median)', '1', show(b.d1Statements), ''],
+		['total', 'the Worker, from its D1 handle to the header', '1', ...times(b.total)],
+		['client', 'latency the client measured', '1', ...times(b.client)],
+		['rest', 'client minus total: runtime, HTTP, unseen CPU', '1', ...times(b.outsideWorker)],
+		['GET /health', 'client latency of a request that does nothing', '1', ...times(health)],
+	];
+}
+
+function breakdowns(results) {
+	const { health, routes } = results.breakdown ?? { routes: {} };
+	return Object.entries(routes).map(([key, b]) => [BREAKDOWN_TITLES[key] ?? key, breakdownRows(b, health), b]);
+}
+
+export function breakdownText(results) {
+	return breakdowns(results).map(([title, rows]) => `${title}\n${textTable(BREAKDOWN_HEADER, rows)}`);
+}
+
+export function breakdownSection(results) {
+	const all = breakdowns(results);
+	if (all.length === 0) return [];
+	return [
+		'## Where the time goes',
+		'',
+		`${all[0][2].requests} sequential requests per route on an otherwise idle server, after the closed loops; ` +
+			"per entry of each answer's `Server-Timing`, its usual description, how many an answer carries and the " +
+			'median and mean of its durations (a mean of whole milliseconds shows what a median of 1 hides). ' +
+			"`d1-N` is the N-th D1 round trip through the request's handle; `post-message` is the whole " +
+			"`postMessage` call (the conversation's D1 check on a handle of its own, then the room's append and D1 " +
+			'write). The Workers clock moves only with I/O, in whole milliseconds locally: a duration ' +
+			'runs from the I/O before the hop to its answer (CPU work just before a hop counts in it); `rest` is ' +
+			'what the Worker cannot see: the HTTP hop through `wrangler dev`, dispatch into the isolate and CPU ' +
+			'after the last I/O. GET /health, measured the same way, is the floor a request that does nothing pays.',
+		'',
+		...all.flatMap(([title, rows]) => [`### ${title}`, '', markdownTable(BREAKDOWN_HEADER, rows), '']),
+	];
+}
+
+function roomRows(r) {
+	const d = r.delivery;
+	return [
+		['sockets: visitor tabs (one visitor) + operators', `${r.visitorTabs} + ${r.operators}`],
+		['set-up: operators, conversation and sockets', `${show(r.setupSeconds)} s`],
+		['messages sent (with warm-up) / in the measured window', `${r.sent} / ${r.measuredSends}`],
+		[
+			'acknowledged in the window: operators / visitor tabs',
+			`${r.bySide.operator.measured} / ${r.bySide.visitor.measured}`,
+		],
+		['messages acknowledged', `${show(r.messagesPerSecond)} msgs/s`],
+		['ack p50 / p90 / p99 / mean / max', latencies(r.ack)],
+		['sends without an ack', String(r.errors)],
+		[
+			'numbering: messages / last seq / seqs taken twice / gaps',
+			`${r.numbering.messages} / ${r.numbering.lastSeq} / ${r.numbering.duplicatedSeqs} / ${r.numbering.gaps}`,
+		],
+		[
+			'in D1: messages / missing / wrong seq',
+			`${r.storedInD1.messages} / ${r.storedInD1.missing} / ${r.storedInD1.wrongSeq}`,
+		],
+		[
+			'all sockets: lost / duplicated / out of order / unexpected',
+			`${d.lost} / ${d.duplicated} / ${d.outOfOrder} / ${d.unexpected}`,
+		],
+		['sockets closed by the server during the run', String(r.socketsClosedEarly)],
+		['every message stored, numbered, on every socket once in order', r.allChecked ? 'yes' : 'NO'],
+		['msgs/s / health req/s', show(r.ratioToHealth.throughput)],
+		['ack p50 / health p50', show(r.ratioToHealth.p50)],
+	];
+}
+
+export function roomText(results) {
+	return results.room ? textTable(['single-room figure', 'value'], roomRows(results.room)) : null;
+}
+
+export function roomSection(results) {
+	const r = results.room;
+	const lines = ['## One conversation room', ''];
+	if (!r) return [...lines, 'Single room: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`One conversation, ${r.sockets} sockets on it: one visitor in ${r.visitorTabs} tabs and ${r.operators} ` +
+			'operators (one token each). Every socket sends a `message` frame, waits for its `ack` (the stored ' +
+			'message), then sends the next, for ' +
+			`${results.settings.warmupSeconds} s of warm-up and ${results.settings.durationSeconds} s measured. ` +
+			`A visitor may send ${r.visitorMessagesPerMinute} messages a minute, a limit the product fixes and no ` +
+			'setting or var raises, so its tabs share what the opening message left, evenly over the run; the ' +
+			'operators, whose limit the bench raises, send flat out. Afterwards: every acknowledged message is in ' +
+			'D1 under the seq it was acknowledged with, the seqs run without gap or repeat, and each socket ' +
+			'received every message once, in seq order.',
+		'',
+		markdownTable(['figure', 'value'], roomRows(r)),
+		'',
+	];
+}
+
+/** One row per figure, one column per fan-out size. */
+function fanoutRows(runs) {
+	const faults = (d) => `${d.lost} / ${d.duplicated} / ${d.outOfOrder} / ${d.wrongSeq} / ${d.unexpected}`;
+	const rows = [
+		['conversations / open sockets (visitor + operator)', (f) => `${f.conversations} / ${f.sockets}`],
+		['set-up of the conversations added for this size', (f) => `${show(f.setupSeconds)} s`],
+		['messages sent (with warm-up) / in the measured window', (f) => `${f.sent} / ${f.measuredSends}`],
+		['messages received on visitor sockets', (f) => `${show(f.deliveredPerSecond)} msgs/s`],
+		['visitor receipt p50 / p90 / p99 / mean / max', (f) => latencies(f.visitorReceipt)],
+		['operator receipt p50 / p90 / p99 / mean / max', (f) => latencies(f.operatorReceipt)],
+		['POST /v3/messages answer p50 / p90 / p99 / mean / max', (f) => latencies(f.postAnswer)],
+		['visitor: lost / duplicated / out of order / wrong seq / unexpected', (f) => faults(f.delivery.visitor)],
+		['operator: lost / duplicated / out of order / wrong seq / unexpected', (f) => faults(f.delivery.operator)],
+		['sockets closed by the server during the run', (f) => String(f.socketsClosedEarly)],
+		['every message exactly once, in seq order, on both sockets', (f) => (f.exactlyOnceInOrder ? 'yes' : 'NO')],
+		['msgs/s / health req/s', (f) => show(f.ratioToHealth.throughput)],
+		['visitor receipt p50 / health p50', (f) => show(f.ratioToHealth.p50)],
+	];
+	return rows.map(([name, value]) => [name, ...runs.map(value)]);
+}
+
+const fanoutHeader = (runs) => ['fan-out figure', ...runs.map((f) => `${f.conversations} conv.`)];
+
+/** The per-message figures of the largest size over the smallest's: 1 when open rooms cost nothing. */
+function fanoutRatioRows(r) {
+	const [small, large] = r.conversations;
+	return [
+		[`messages received per second, ${large} over ${small} conversations`, show(r.deliveredPerSecond)],
+		[`visitor receipt p50, ${large} over ${small}`, show(r.visitorReceiptP50)],
+		[`visitor receipt p99, ${large} over ${small}`, show(r.visitorReceiptP99)],
+	];
+}
+
+export function fanoutText(results) {
+	const f = results.fanout;
+	if (!f) return [];
+	const tables = [textTable(fanoutHeader(f.runs), fanoutRows(f.runs))];
+	if (f.largeOverSmall) tables.push(textTable(['fan-out ratio', 'value'], fanoutRatioRows(f.largeOverSmall)));
+	return tables;
+}
+
+export function fanoutSection(results) {
+	const f = results.fanout;
+	const lines = ['## Fan-out', ''];
+	if (!f) return [...lines, 'Fan-out: not measured (see the warnings).', ''];
+	const sizes = f.runs.map((run) => run.conversations).join(' and ');
+	return [
+		...lines,
+		`${sizes} conversations (the first ones kept and more added for the next size), each started through the ` +
+			'widget endpoints and watched by a visitor socket and an operator socket. ' +
+			`${results.settings.concurrency} senders post operator messages with ` +
+			'`POST /v3/messages`, round robin over the conversations; each waits for its answer and for the message ' +
+			`on both sockets before sending the next. ${results.settings.warmupSeconds} s warm-up, then ` +
+			`${results.settings.durationSeconds} s measured; latency runs from just before the request to the frame's ` +
+			'arrival. Messages sent in the warm-up are checked for delivery but not timed.',
+		'',
+		markdownTable(fanoutHeader(f.runs).with(0, 'figure'), fanoutRows(f.runs)),
+		'',
+		...(f.largeOverSmall
+			? [
+					'A message costs the same work at every size, so these ratios would be 1 if open conversations ' +
+						'cost nothing:',
+					'',
+					markdownTable(['ratio', 'value'], fanoutRatioRows(f.largeOverSmall)),
+					'',
+				]
+			: []),
+	];
+}

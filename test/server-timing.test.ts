@@ -1,0 +1,134 @@
+import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { QueryCounter, runBatch } from '../src/db/client';
+import { addSpans, describeStatement, openTracedDatabase, timed, timingEntries } from '../src/lib/server-timing';
+import { api, db, seedConversation, seedWorkspace } from './factories';
+
+interface Entry {
+	name: string;
+	dur?: number;
+	desc?: string;
+}
+
+/** The entries of a Server-Timing value, in order (no value here holds a comma or a quote). */
+function parse(header: string | null): Entry[] {
+	return (header ?? '').split(', ').map((entry) => {
+		const [name = '', ...params] = entry.split(';');
+		const parsed: Entry = { name };
+		for (const param of params) {
+			const [key, value = ''] = param.split('=');
+			if (key === 'dur') parsed.dur = Number(value);
+			if (key === 'desc') parsed.desc = value.replace(/^"|"$/g, '');
+		}
+		return parsed;
+	});
+}
+
+const names = (entries: Entry[]) => entries.map((e) => e.name);
+
+describe('GET /v3/conversations', () => {
+	it('reports its D1 statements and the rate-limit hop with their durations, the hops and the total', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await seedConversation(workspaceId);
+		const res = await api(token, 'GET', '/v3/conversations?limit=5');
+		expect(res.status).toBe(200);
+		const entries = parse(res.headers.get('Server-Timing'));
+		expect(names(entries)).toEqual(['d1', 'd1-1', 'ratelimit', 'd1-2', 'hops', 'total']);
+		expect(entries[0]).toEqual({ name: 'd1', desc: '2 queries' });
+		expect(entries[1]?.desc).toBe('select api_tokens');
+		// The tag names come from a correlated subquery in the column list: the table read is still conversations.
+		expect(entries[3]?.desc).toBe('select conversations');
+		for (const timedEntry of [entries[1], entries[2], entries[3], entries[5]]) {
+			expect(timedEntry?.dur).toBeGreaterThanOrEqual(0);
+		}
+		// The token, then the limiter, then the page: three waits, one after another.
+		expect(entries[4]?.desc).toBe('3');
+		const waited = (entries[1]?.dur ?? 0) + (entries[2]?.dur ?? 0) + (entries[3]?.dur ?? 0);
+		expect(entries[5]?.dur).toBeGreaterThanOrEqual(waited - 0.3);
+	});
+});
+
+describe('POST /v3/messages', () => {
+	it('times the send as one hop and keeps the D1 count of the Worker and the room', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const conversationId = await seedConversation(workspaceId);
+		const res = await api(token, 'POST', '/v3/messages', { conversationId, text: 'secret-text-42' });
+		expect(res.status).toBe(201);
+		const header = res.headers.get('Server-Timing') ?? '';
+		expect(names(parse(header))).toEqual(['d1', 'd1-1', 'ratelimit', 'post-message', 'hops', 'total']);
+		expect(parse(header)[0]?.desc).toBe('6 queries');
+		// Descriptions name statements, never what they carry.
+		for (const value of [token, workspaceId, conversationId, 'secret-text-42']) expect(header).not.toContain(value);
+	});
+});
+
+describe('the trace of a D1 handle', () => {
+	const open = () => openTracedDatabase(env.DB, new QueryCounter());
+
+	it('shows a batch as one round trip, and statements sent together as one hop', async () => {
+		const traced = open();
+		await runBatch(traced, [sql`SELECT 1`, sql`SELECT 2`]);
+		await Promise.all([traced.run(sql`SELECT 3`), traced.run(sql`SELECT 4`)]);
+		const entries = parse(timingEntries(traced).join(', '));
+		expect(entries.map((e) => [e.name, e.desc])).toEqual([
+			['d1-1', 'batch 2: select'],
+			['d1-2', 'select'],
+			['d1-3', 'select'],
+			['hops', '2'],
+			['total', undefined],
+		]);
+	});
+
+	it('adds named hops and the spans a Durable Object returned, which are not hops of their own', async () => {
+		const traced = open();
+		const answer = await timed(traced, 'room', Promise.resolve({ spans: { append: 0.4, 'd1 write': 5.1 } }));
+		addSpans(traced, answer.spans, 'room');
+		const entries = parse(timingEntries(traced).join(', '));
+		expect(entries.slice(0, 3)).toEqual([
+			{ name: 'room', dur: expect.any(Number) },
+			{ name: 'room-append', dur: 0.4 },
+			{ name: 'room-d1_write', dur: 5.1 },
+		]);
+		expect(entries[3]).toEqual({ name: 'hops', desc: '1' });
+	});
+
+	it('keeps the header to 20 entries, counting what it left out', async () => {
+		const traced = open();
+		for (let i = 0; i < 25; i++) await traced.run(sql`SELECT ${i}`);
+		const entries = parse(timingEntries(traced).join(', '));
+		expect(entries).toHaveLength(19);
+		expect(entries.at(-3)).toEqual({ name: 'more', desc: '9 entries' });
+		expect(entries.at(-2)).toEqual({ name: 'hops', desc: '25' });
+	});
+
+	it('is a no-op on a handle opened without a trace', async () => {
+		expect(await timed(db, 'ratelimit', Promise.resolve(7))).toBe(7);
+		addSpans(db, { append: 1 });
+		expect(timingEntries(db)).toEqual([]);
+	});
+});
+
+describe('describeStatement', () => {
+	const cases: Array<[string, string]> = [
+		['select "id" from "api_tokens" inner join "operators" on 1 = 1', 'select api_tokens'],
+		[
+			'select (select json_group_array("name") from "tags") from "conversations" where "id" = ?',
+			'select conversations',
+		],
+		['insert into "messages" ("id", "body") values (?, ?) on conflict do nothing', 'insert messages'],
+		['update "conversations" set "status" = ? where "id" = ?', 'update conversations'],
+		['DELETE FROM visitor_sessions WHERE id = ?', 'delete visitor_sessions'],
+		['with recent as (select * from "events") select * from recent', 'with recent'],
+		// A value written into the SQL never becomes the table, nor anything else shown.
+		['select \'from secret\' from "contacts"', 'select contacts'],
+		["select * from 'Robert''); drop'", 'select'],
+		['SELECT 1', 'select'],
+		['vacuum', 'sql'],
+	];
+	for (const [query, described] of cases) {
+		it(`describes ${query}`, () => {
+			expect(describeStatement(query)).toBe(described);
+		});
+	}
+});
