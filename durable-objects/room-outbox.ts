@@ -2,8 +2,8 @@ import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages } from '../src/db/schema';
 import { type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
-import { deliverEvents } from '../src/events/deliver';
 import { release } from '../src/events/commit';
+import { deliverEvents } from '../src/events/deliver';
 import type { RoomRow, RoomStore } from './room-store';
 import type { RoomTimers, ScheduleMode } from './room-timers';
 

@@ -81,6 +81,11 @@ export class RoomStore {
 	 * object that never served a real conversation gets none, so a made-up id leaves no storage behind.
 	 */
 	private created: boolean;
+	/**
+	 * The room row as last read, kept between writes: a message reads it several times (open, the flush's
+	 * checks) and it changes only through this class. Forgotten after every write (see `changed`).
+	 */
+	private cachedRoom: RoomRow | null | undefined;
 
 	constructor(private readonly storage: DurableObjectStorage) {
 		this.created =
@@ -107,7 +112,20 @@ export class RoomStore {
 
 	room(): RoomRow | null {
 		if (!this.created) return null;
-		return this.storage.sql.exec<RoomRow>('SELECT * FROM room WHERE id = 1').toArray()[0] ?? null;
+		this.cachedRoom ??= this.storage.sql.exec<RoomRow>('SELECT * FROM room WHERE id = 1').toArray()[0] ?? null;
+		return this.cachedRoom;
+	}
+
+	/**
+	 * Runs a write and forgets the cached room row afterwards, even when it throws (a rolled-back transaction):
+	 * reads inside the write may have cached the row as it was before.
+	 */
+	private changed<T>(write: () => T): T {
+		try {
+			return write();
+		} finally {
+			this.cachedRoom = undefined;
+		}
 	}
 
 	/**
@@ -139,29 +157,31 @@ export class RoomStore {
 			// More unread than such messages (counts from an older writer): treat them all as unread.
 			return firstUnread ? firstUnread.seq - 1 : 0;
 		};
-		this.storage.transactionSync(() => {
-			for (const m of results) {
+		this.changed(() =>
+			this.storage.transactionSync(() => {
+				for (const m of results) {
+					this.storage.sql.exec(
+						'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
+						m.seq,
+						m.id,
+						m.author_kind,
+						m.author_id,
+						m.body,
+						m.attachments,
+						m.interactive,
+						m.client_message_id,
+						m.created_at,
+					);
+				}
 				this.storage.sql.exec(
-					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
-					m.seq,
-					m.id,
-					m.author_kind,
-					m.author_id,
-					m.body,
-					m.attachments,
-					m.interactive,
-					m.client_message_id,
-					m.created_at,
+					'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq) VALUES (1, ?, ?, ?, ?)',
+					workspaceId,
+					conversationId,
+					readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact'),
+					readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
 				);
-			}
-			this.storage.sql.exec(
-				'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq) VALUES (1, ?, ?, ?, ?)',
-				workspaceId,
-				conversationId,
-				readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact'),
-				readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
-			);
-		});
+			}),
+		);
 		return 2;
 	}
 
@@ -186,30 +206,32 @@ export class RoomStore {
 	 * (see `reopened_at`). Only the latest such time is kept: one check covers all earlier ones.
 	 */
 	append(message: NewLogRow, eventsFor: (row: LogRow) => DomainEvent[], reopen = false): LogRow {
-		return this.storage.transactionSync(() => {
-			const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
-			this.storage.sql.exec(
-				'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
-				row.seq,
-				row.id,
-				row.author_kind,
-				row.author_id,
-				row.body,
-				row.attachments,
-				row.interactive,
-				row.client_message_id,
-				row.created_at,
-			);
-			this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
-			if (reopen) {
+		return this.changed(() =>
+			this.storage.transactionSync(() => {
+				const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
 				this.storage.sql.exec(
-					'UPDATE room SET reopened_at = MAX(COALESCE(reopened_at, 0), ?) WHERE id = 1',
+					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
+					row.seq,
+					row.id,
+					row.author_kind,
+					row.author_id,
+					row.body,
+					row.attachments,
+					row.interactive,
+					row.client_message_id,
 					row.created_at,
 				);
-			}
-			for (const event of eventsFor(row)) this.addEvent(event);
-			return row;
-		});
+				this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
+				if (reopen) {
+					this.storage.sql.exec(
+						'UPDATE room SET reopened_at = MAX(COALESCE(reopened_at, 0), ?) WHERE id = 1',
+						row.created_at,
+					);
+				}
+				for (const event of eventsFor(row)) this.addEvent(event);
+				return row;
+			}),
+		);
 	}
 
 	readSeq(reader: Participant): number {
@@ -219,21 +241,27 @@ export class RoomStore {
 
 	/** Moves a read position forward (never back, never past the last message); null when nothing moved. */
 	markRead(reader: Participant, seq: number, eventFor: (seq: number) => DomainEvent): number | null {
-		return this.storage.transactionSync(() => {
-			const upTo = Math.min(seq, this.lastSeq());
-			if (upTo <= this.readSeq(reader)) return null;
-			const column = reader === 'contact' ? 'contact_read_seq' : 'operator_read_seq';
-			this.storage.sql.exec(`UPDATE room SET ${column} = ?, summary_version = summary_version + 1 WHERE id = 1`, upTo);
-			this.addEvent(eventFor(upTo));
-			return upTo;
-		});
+		return this.changed(() =>
+			this.storage.transactionSync(() => {
+				const upTo = Math.min(seq, this.lastSeq());
+				if (upTo <= this.readSeq(reader)) return null;
+				const column = reader === 'contact' ? 'contact_read_seq' : 'operator_read_seq';
+				this.storage.sql.exec(
+					`UPDATE room SET ${column} = ?, summary_version = summary_version + 1 WHERE id = 1`,
+					upTo,
+				);
+				this.addEvent(eventFor(upTo));
+				return upTo;
+			}),
+		);
 	}
 
 	summary(): Summary {
 		const room = this.room();
+		// The last message by seq is the latest: seqs are handed out in time order (one index step, no scan).
 		const last = this.storage.sql
-			.exec<{ seq: number | null; at: number | null }>('SELECT MAX(seq) AS seq, MAX(created_at) AS at FROM log')
-			.one();
+			.exec<{ seq: number; at: number }>('SELECT seq, created_at AS at FROM log ORDER BY seq DESC LIMIT 1')
+			.toArray()[0] ?? { seq: null, at: null };
 		const count = (where: string, after: number) =>
 			this.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE ${where} AND seq > ?`, after).one().n;
 		return {
@@ -264,13 +292,15 @@ export class RoomStore {
 	 * of `reopenedAt` (a later one, stored while the write was in flight, stays pending).
 	 */
 	wroteToD1(seqs: number[], summaryVersion: number, reopenedAt: number | null): void {
-		this.storage.transactionSync(() => {
-			for (const seq of seqs) this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE seq = ?', seq);
-			this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
-			if (reopenedAt !== null) {
-				this.storage.sql.exec('UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?', reopenedAt);
-			}
-		});
+		this.changed(() =>
+			this.storage.transactionSync(() => {
+				for (const seq of seqs) this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE seq = ?', seq);
+				this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
+				if (reopenedAt !== null) {
+					this.storage.sql.exec('UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?', reopenedAt);
+				}
+			}),
+		);
 	}
 
 	pendingEvents(limit: number): Array<{ id: number; event: DomainEvent }> {
@@ -286,7 +316,8 @@ export class RoomStore {
 
 	/** Counts consecutive failed flushes (for the retry backoff); reset by a clean one. */
 	setAttempts(attempts: number): void {
-		this.storage.sql.exec('UPDATE room SET outbox_attempts = ? WHERE id = 1', attempts);
+		if (this.room()?.outbox_attempts === attempts) return;
+		this.changed(() => this.storage.sql.exec('UPDATE room SET outbox_attempts = ? WHERE id = 1', attempts));
 	}
 
 	private addEvent(event: DomainEvent): void {

@@ -16,6 +16,8 @@ export interface Posted {
 	d1Statements: number;
 	/** False when the client message id (or Idempotency-Key) was seen before: the first message is returned. */
 	created: boolean;
+	/** The room's own timings of a new message (see `PostOutcome`). */
+	spans: Record<string, number>;
 }
 
 /**
@@ -88,7 +90,8 @@ export function posted(
 	}
 	if (result.status === 'closed') throw new Conflict(CLOSED_CONVERSATION);
 	const { message, d1Statements } = result;
-	return { message, created: result.status === 'created', d1Statements };
+	const spans = 'spans' in result ? (result.spans ?? {}) : {};
+	return { message, created: result.status === 'created', d1Statements, spans };
 }
 
 /** Records a read receipt through the conversation's Durable Object; returns the read position. */

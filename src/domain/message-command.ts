@@ -96,7 +96,13 @@ export function messageActor(command: Pick<MessageCommand, 'authorKind' | 'autho
 
 /** What the room answers a command. `d1Statements`: what the call sent to D1 (with any write it shared). */
 export type PostOutcome =
-	| { status: 'created' | 'replayed'; message: MessageView; d1Statements: number }
+	| {
+			status: 'created' | 'replayed';
+			message: MessageView;
+			d1Statements: number;
+			/** Where the room's time went, in ms (for the caller's Server-Timing): `open`, `stored`, `d1`. */
+			spans?: Record<string, number>;
+	  }
 	| { status: 'not_found' }
 	/** The client message id was already used for a different message. */
 	| { status: 'conflict' }

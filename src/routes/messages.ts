@@ -5,7 +5,7 @@ import { attachmentSchema, interactiveSchema, messageSchema } from '../domain/me
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
-import { timed } from '../lib/server-timing';
+import { addSpans, timed } from '../lib/server-timing';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 
 const sendBody = z
@@ -67,6 +67,7 @@ export const messages = createRouter().openapi(
 			}),
 		);
 		countStatements(c.var.db, result.d1Statements);
+		addSpans(c.var.db, result.spans, 'room');
 		if (!result.created) c.header('Idempotent-Replayed', 'true');
 		return c.json(result.message, 201);
 	},
