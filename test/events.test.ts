@@ -1,3 +1,4 @@
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { eventOutbox } from '../src/db/schema';
@@ -5,7 +6,7 @@ import { domainEventSchema, newEvent } from '../src/events/catalogue';
 import { queueBatches } from '../src/events/deliver';
 import { releaseEvents, SWEEP_AFTER_MS, sweepOutbox } from '../src/events/outbox';
 import { SYSTEM } from '../src/model/actor';
-import { processEvent } from '../src/queue/events-consumer';
+import { consumeEvents, processEvent } from '../src/queue/events-consumer';
 import { api, db, seedWorkspace, startVisitor } from './factories';
 
 async function recordedTypes(workspaceId: string, subjectId: string) {
@@ -30,6 +31,36 @@ describe('the events consumer', () => {
 		await processEvent(env, event);
 		const rows = await env.DB.prepare('SELECT id FROM events WHERE id = ?').bind(event.id).all();
 		expect(rows.results).toHaveLength(1);
+	});
+
+	it('records a whole batch in one round trip, each event once, and acks what it cannot parse', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const read = (seq: number) =>
+			newEvent('conversation.read', workspaceId, SYSTEM, {
+				conversationId: 'conv_batch',
+				reader: 'contact',
+				operatorId: null,
+				seq,
+			});
+		const list = Array.from({ length: 30 }, (_, i) => read(i + 1));
+		// A redelivered event and a malformed body ride in the same batch.
+		const bodies = [...list, list[0], { type: 'nonsense' }];
+		const batch = createMessageBatch(
+			'parley-events',
+			bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+		);
+		const ctx = createExecutionContext();
+		await consumeEvents(batch, env);
+		await waitOnExecutionContext(ctx);
+		const result = await getQueueResult(batch, ctx);
+		expect(result.explicitAcks).toHaveLength(bodies.length);
+		expect(result.retryMessages).toEqual([]);
+		const rows = await env.DB.prepare(
+			"SELECT COUNT(*) AS n FROM events WHERE workspace_id = ? AND instr(payload, 'conv_batch') > 0",
+		)
+			.bind(workspaceId)
+			.first<{ n: number }>();
+		expect(rows?.n).toBe(30);
 	});
 
 	it('every event the catalogue builds parses with the catalogue schema', () => {

@@ -1,28 +1,64 @@
-import { openDatabase } from '../db/client';
+import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 
+/** Rows per insert: D1 binds at most 100 parameters to a statement, and an event row takes 7. */
+const ROWS_PER_INSERT = 14;
+
 /**
- * Handles one domain event. For now it records the event; rules, scenarios and webhooks will hang off here.
- * Idempotent by event id, because the Queue (and our outboxes) deliver at least once.
+ * Records events in the events log, idempotent by event id (the Queue and our outboxes deliver at least
+ * once), in one D1 round trip whatever their number: each event is otherwise a statement of its own on the
+ * database every write shares.
  */
-export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
-	await openDatabase(env.DB)
-		.insert(events)
-		.values({
-			id: event.id,
-			workspaceId: event.workspaceId,
-			type: event.type,
-			occurredAt: Date.parse(event.occurredAt),
-			actor: event.actor,
-			payload: event.payload,
-			recordedAt: now,
-		})
-		.onConflictDoNothing({ target: events.id });
+export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now()): Promise<void> {
+	if (list.length === 0) return;
+	const db = openDatabase(env.DB);
+	const rows = list.map((event) => ({
+		id: event.id,
+		workspaceId: event.workspaceId,
+		type: event.type,
+		occurredAt: Date.parse(event.occurredAt),
+		actor: event.actor,
+		payload: event.payload,
+		recordedAt: now,
+	}));
+	const inserts = [];
+	for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+		inserts.push(
+			db
+				.insert(events)
+				.values(rows.slice(i, i + ROWS_PER_INSERT))
+				.onConflictDoNothing({ target: events.id }),
+		);
+	}
+	await runBatch(db, inserts);
 }
 
-/** The events Queue consumer: each event through `processEvent`, acked or retried on its own. */
+/**
+ * Handles one domain event. For now it records the event; rules, scenarios and webhooks will hang off here.
+ * Idempotent by event id.
+ */
+export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
+	await recordEvents(env, [event], now);
+}
+
+/**
+ * The events Queue consumer: the batch's events recorded in one round trip, then acked together; when that
+ * fails, each event through `processEvent`, acked or retried on its own.
+ */
 export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
+	const parsed = batch.messages.map((message) => domainEventSchema.safeParse(message.body));
+	const valid = parsed.flatMap((p) => (p.success ? [p.data] : []));
+	try {
+		await recordEvents(env, valid);
+	} catch (error) {
+		console.error('recording an event batch failed; recording its events one by one', error);
+		await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
+		return;
+	}
+	batch.messages.forEach((message, i) => {
+		if (!parsed[i]?.success) console.error('dropping malformed event', message.id);
+		message.ack();
+	});
 }
