@@ -218,6 +218,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			readAt: 0,
 			sendWindow: 0,
 			sendsInWindow: 0,
+			leased: 0,
+			leaseWindow: 0,
 		};
 		const full =
 			this.ctx.getWebSockets(identity.role).length >= MAX_SOCKETS_PER_SIDE ||

@@ -1,13 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { RateLimitDecision } from '../src/domain/rate-limits';
 
-export interface RateLimitDecision {
-	allowed: boolean;
-	limit: number;
-	remaining: number;
-	/** Seconds until the current window ends and the count starts again. */
-	resetSeconds: number;
-	windowSeconds: number;
-}
 
 /**
  * One instance per counted thing (an operator's token, a visitor, an address in a workspace), so every
@@ -25,8 +18,11 @@ export class RateLimiter extends DurableObject<Env> {
 		ctx.blockConcurrencyWhile(async () => this.ensureTable());
 	}
 
-	/** Counts one request and says whether it fits in the current window. */
-	hit(limit: number, windowSeconds = 60, now = Date.now()): RateLimitDecision {
+	/**
+	 * Counts one request (or `units` at once: a socket's lease, see room-sockets.ts) and says whether it fits
+	 * in the current window; a lease gets what is left of it, up to `units`.
+	 */
+	hit(limit: number, windowSeconds = 60, now = Date.now(), units = 1): RateLimitDecision {
 		this.ensureTable();
 		const windowMs = windowSeconds * 1000;
 		const windowStart = now - (now % windowMs);
@@ -36,8 +32,9 @@ export class RateLimiter extends DurableObject<Env> {
 			.toArray()[0];
 		const current = row !== undefined && row.started_at === windowStart;
 		const used = current ? row.count : 0;
-		const allowed = used < limit;
-		const count = allowed ? used + 1 : used;
+		const granted = Math.max(0, Math.min(units, limit - used));
+		const allowed = granted > 0;
+		const count = used + granted;
 		this.ctx.storage.sql.exec(
 			'INSERT INTO limiter_window (id, started_at, ends_at, count) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, ends_at = excluded.ends_at, count = excluded.count',
 			windowStart,
@@ -48,6 +45,7 @@ export class RateLimiter extends DurableObject<Env> {
 		if (!current) void this.ctx.storage.setAlarm(endsAt);
 		return {
 			allowed,
+			granted,
 			limit,
 			remaining: Math.max(0, limit - count),
 			resetSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)),

@@ -31,6 +31,12 @@ const READ_INTERVAL_MS = 1000;
  * new message or a read receipt written to D1 always does.
  */
 const CREDENTIAL_RECHECK_MS = 60_000;
+/**
+ * How often an operator's socket re-checks its token for new messages: at most once a second, so a console
+ * or an integration sending fast costs D1 one read a second, not one per message. A replaced token does not
+ * wait for it: the replacement closes the token's sockets before it answers (`closeReplacedTokenSockets`).
+ */
+const OPERATOR_MESSAGE_RECHECK_MS = 1_000;
 
 /** What the frame handlers need of their conversation room. */
 export interface FrameRoom {
@@ -135,9 +141,13 @@ export class RoomFrames {
 		if (result.status !== 'absent') {
 			if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) await this.recheckCredential(socket, who, now);
 		} else {
-			socket.serializeAttachment(spendSocketBudget(this.env, who, now));
-			await this.recheckCredential(socket, who, now);
-			await assertMaySend(this.env, who, f.text);
+			// From the attachment as it is now: other frames of this socket may have changed it meanwhile.
+			const current = { ...who, ...(socket.deserializeAttachment() as Partial<SocketIdentity>) };
+			socket.serializeAttachment(spendSocketBudget(this.env, current, now));
+			// A visitor sends at human speed (20 a minute): its session is checked before every message.
+			const recheckAfter = who.role === 'operator' ? OPERATOR_MESSAGE_RECHECK_MS : 0;
+			if (now - who.checkedAt >= recheckAfter) await this.recheckCredential(socket, who, now);
+			await assertMaySend(this.env, socket, who, f.text);
 			// Only a visitor's message depends on the workspace's choice for closed conversations (cached).
 			result = await this.room.post(input, await messageTarget(this.env, input));
 		}

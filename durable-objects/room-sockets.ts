@@ -3,7 +3,7 @@
  * HTTP routes make (credential still valid, permission, rate and size limits), since a socket can outlive
  * the token or session that opened it.
  */
-import { overBudget, spendOperatorBudget } from '../src/auth/middleware';
+import { operatorLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
 import { isTokenActive } from '../src/domain/team';
@@ -34,6 +34,9 @@ export interface SocketIdentity {
 	/** The per-socket message budget: the start of its one-minute window and the frames counted in it. */
 	sendWindow: number;
 	sendsInWindow: number;
+	/** Units of the operator's budget this socket took ahead (see `spendOperatorSend`), valid in `leaseWindow`. */
+	leased: number;
+	leaseWindow: number;
 }
 
 /** The identity kept in a socket's attachment, with defaults for fields an older release did not write. */
@@ -52,6 +55,8 @@ export function socketIdentity(socket: WebSocket, room: RoomRow): SocketIdentity
 		readAt: 0,
 		sendWindow: 0,
 		sendsInWindow: 0,
+		leased: 0,
+		leaseWindow: 0,
 		...stored,
 	};
 }
@@ -81,7 +86,7 @@ export function spendSocketBudget(env: Env, who: SocketIdentity, now: number): S
 	const limit =
 		who.role === 'contact'
 			? visitorLimits(env).messagesPerVisitor
-			: Number.parseInt(env.RATE_LIMIT_PER_MINUTE, 10) || 120;
+			: operatorLimit(env);
 	const window = now - (now % SOCKET_WINDOW_MS);
 	const used = who.sendWindow === window ? who.sendsInWindow : 0;
 	if (used >= limit) {
@@ -127,11 +132,10 @@ export async function assertCredential(env: Env, who: SocketIdentity): Promise<v
  * After `assertCredential`, throws the named error an equivalent HTTP send of a new message would get:
  * Forbidden without `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
  */
-export async function assertMaySend(env: Env, who: SocketIdentity, text: string): Promise<void> {
+export async function assertMaySend(env: Env, socket: WebSocket, who: SocketIdentity, text: string): Promise<void> {
 	if (who.role === 'operator') {
 		if (!who.canSend) throw new Forbidden('This token\'s operator lacks the "messages:send" permission.');
-		const decision = await spendOperatorBudget(env, who.operatorId ?? '');
-		if (!decision.allowed) throw overBudget(decision);
+		await spendOperatorSend(env, socket, who.operatorId ?? '', Date.now());
 		return;
 	}
 	if (text.length > MAX_VISITOR_TEXT) {
@@ -146,4 +150,33 @@ export async function assertMaySend(env: Env, who: SocketIdentity, text: string)
  */
 export function storedClientId(who: Pick<SocketIdentity, 'role' | 'operatorId' | 'visitorId'>, id: string): string {
 	return who.role === 'operator' ? `op:${who.operatorId}:${id}` : visitorClientId(who.visitorId ?? '', id);
+}
+
+/**
+ * Counts an operator's socket send against the operator's budget (the one its HTTP requests spend), taking
+ * it from the RateLimiter a few units at a time: a socket sending fast costs the limiter one call per lease,
+ * not one per message. A lease is counted when taken, so the budget is never exceeded; what a socket leaves
+ * unused lapses with the window (at most `leaseSize - 1` units, see there). The attachment is read again
+ * around the await: other frames of the socket may have spent from it meanwhile.
+ */
+export async function spendOperatorSend(env: Env, socket: WebSocket, operatorId: string, now: number): Promise<void> {
+	const window = now - (now % SOCKET_WINDOW_MS);
+	const before = socket.deserializeAttachment() as SocketIdentity;
+	if (before.leaseWindow === window && before.leased > 0) {
+		socket.serializeAttachment({ ...before, leased: before.leased - 1 });
+		return;
+	}
+	const decision = await spendOperatorBudget(env, operatorId, leaseSize(operatorLimit(env)));
+	if (!decision.allowed) throw overBudget(decision);
+	const after = socket.deserializeAttachment() as SocketIdentity;
+	const carried = after.leaseWindow === window ? after.leased : 0;
+	socket.serializeAttachment({ ...after, leaseWindow: window, leased: carried + decision.granted - 1 });
+}
+
+/**
+ * Units a socket leases at a time: a sixtieth of the limit (one second's worth at the full rate), from 1 to
+ * 20. With the default 120 a minute that is 2, so an idle socket holds back at most one request's worth.
+ */
+export function leaseSize(limit: number): number {
+	return Math.min(20, Math.max(1, Math.floor(limit / 60)));
 }

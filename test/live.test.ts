@@ -158,24 +158,41 @@ describe('conversation WebSockets', () => {
 		await expect.poll(listed).toEqual([]);
 	});
 
-	it('refuses a send on a socket whose token was revoked behind its back', async () => {
+	it('refuses a send on a socket whose token was revoked behind its back, at its next re-check', async () => {
 		const { token, operatorId, conversationId } = await liveConversation();
 		const room = await operatorSocket(token, conversationId);
 		await env.DB.prepare('UPDATE api_tokens SET revoked_at = ? WHERE operator_id = ?')
 			.bind(Date.now(), operatorId)
 			.run();
+		// Revoked outside the API (no close pushed to the sockets): the socket learns it at its next re-check,
+		// at most a second later; here the last check is made a second old instead of waiting.
+		await runInDurableObject(env.CONVERSATION_ROOM.getByName(conversationId), (_instance, state) => {
+			for (const socket of state.getWebSockets('operator')) {
+				socket.serializeAttachment({ ...socket.deserializeAttachment(), checkedAt: Date.now() - 1_001 });
+			}
+		});
 		room.send({ type: 'message', text: 'with a revoked token', clientMessageId: 'old' });
 		expect(await room.next('error', (f) => f.clientMessageId === 'old')).toMatchObject({ statusCode: 401 });
 		expect(await room.closed).toBe(4001);
 	});
 
-	it("closes an operator's feed and conversation sockets when its token is replaced", async () => {
+	it("closes an operator's feed and conversation sockets before the token's replacement is answered", async () => {
 		const { token, conversationId } = await liveConversation();
 		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
 		const room = await operatorSocket(token, conversationId);
-		expect((await api(token, 'POST', '/v3/tokens/regenerate')).status).toBe(201);
+		const res = await api(token, 'POST', '/v3/tokens/regenerate');
+		expect(res.status).toBe(201);
+		// Sent the moment the new token is in hand, well within the socket's one-second re-check window: the
+		// replacement closed the socket already, so nothing of it is stored.
+		try {
+			room.send({ type: 'message', text: 'after the replacement', clientMessageId: 'late' });
+		} catch {
+			// A socket the test side already knows closed refuses to send: just as good.
+		}
 		expect(await feed.closed).toBe(4001);
 		expect(await room.closed).toBe(4001);
+		const { token: fresh } = (await res.json()) as { token: string };
+		expect((await storedSeqs(fresh, conversationId)).map((m) => m.text)).not.toContain('after the replacement');
 	});
 
 	it('cuts a very long backlog, says so, and sends the rest on the next reconnect', async () => {

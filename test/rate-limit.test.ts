@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { leaseSize } from '../durable-objects/room-sockets';
 import { api, awayFromMinuteBoundary, expectError, seedWorkspace } from './factories';
 
 describe('rate limiting per token', () => {
@@ -57,6 +58,27 @@ describe('RateLimiter window', () => {
 		const third = await stub.hit(2, 60, minute + 3_000);
 		expect(third).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 57 });
 		expect((await stub.hit(2, 60, minute + 60_000)).allowed).toBe(true);
+	});
+});
+
+describe('RateLimiter leases (an operator socket takes its budget a few units at a time)', () => {
+	it('grants what is left of the window up to the units asked, counts them at once, and refuses when none is left', async () => {
+		const limiter = env.RATE_LIMITER.getByName(`lease-${crypto.randomUUID()}`);
+		const at = Date.UTC(2026, 10, 23, 12, 0, 5);
+		const grants = [];
+		for (let i = 0; i < 4; i++) grants.push(await limiter.hit(10, 60, at + i, 4));
+		expect(grants.map((d) => [d.granted, d.remaining, d.allowed])).toEqual([
+			[4, 6, true],
+			[4, 2, true],
+			[2, 0, true],
+			[0, 0, false],
+		]);
+		// A single request after the leases sees them counted: the budget is never exceeded.
+		expect((await limiter.hit(10, 60, at + 10)).allowed).toBe(false);
+	});
+
+	it('leases a second of the limit at a time, from 1 to 20', () => {
+		expect([40, 120, 6_000, 100_000_000].map(leaseSize)).toEqual([1, 2, 20, 20]);
 	});
 });
 

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { createMiddleware } from 'hono/factory';
-import type { RateLimitDecision } from '../../durable-objects/rate-limiter';
+import type { RateLimitDecision } from '../domain/rate-limits';
 import type { AppEnv } from '../app-env';
 import { apiTokens, operators } from '../db/schema';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
@@ -79,9 +79,13 @@ export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, ne
  * token at a time: regenerating a token to get a fresh budget would otherwise sidestep the limit. Sends on a
  * conversation socket spend the same budget.
  */
-export async function spendOperatorBudget(env: Env, operatorId: string): Promise<RateLimitDecision> {
-	const limit = Number.parseInt(env.RATE_LIMIT_PER_MINUTE, 10) || 120;
-	return env.RATE_LIMITER.getByName(operatorId).hit(limit);
+export async function spendOperatorBudget(env: Env, operatorId: string, units = 1): Promise<RateLimitDecision> {
+	return env.RATE_LIMITER.getByName(operatorId).hit(operatorLimit(env), 60, Date.now(), units);
+}
+
+/** An operator's requests a minute, HTTP and socket sends together. */
+export function operatorLimit(env: Env): number {
+	return Number.parseInt(env.RATE_LIMIT_PER_MINUTE, 10) || 120;
 }
 
 export function overBudget(decision: RateLimitDecision): TooManyRequests {

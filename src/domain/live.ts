@@ -193,20 +193,17 @@ export async function disconnectOperator(env: Env, workspaceId: string, operator
 }
 
 /**
- * Runs `disconnectOperator` after the answer: the new token must reach its owner whatever happens to the
- * sockets (each one also re-checks the token before a send).
+ * Closes the sockets of a token that was just replaced, before the replacement is answered: once the caller
+ * has the new token, nothing opened with the old one streams or sends any more (a socket otherwise re-checks
+ * its token only once a second). A failure is logged, not thrown: the new token must reach its owner, and
+ * the sockets the rooms could not close are still refused at their next re-check.
  */
-export function disconnectOperatorLater(
-	ctx: { waitUntil(promise: Promise<unknown>): void },
-	env: Env,
-	workspaceId: string,
-	operatorId: string,
-) {
-	ctx.waitUntil(
-		disconnectOperator(env, workspaceId, operatorId).catch((error) =>
-			console.error('closing the sockets of a replaced token failed', operatorId, error),
-		),
-	);
+export async function closeReplacedTokenSockets(env: Env, workspaceId: string, operatorId: string): Promise<void> {
+	try {
+		await disconnectOperator(env, workspaceId, operatorId);
+	} catch (error) {
+		console.error('closing the sockets of a replaced token failed', operatorId, error);
+	}
 }
 
 /**

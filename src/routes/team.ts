@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { disconnectOperatorLater } from '../domain/live';
+import { closeReplacedTokenSockets } from '../domain/live';
 import { createOperator, issuedTokenSchema, issueTokenFor, newOperatorSchema, operatorSchema } from '../domain/team';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { issuedTokenExample, operatorExample } from '../lib/openapi-examples';
@@ -48,7 +48,7 @@ export const team = createRouter()
 			const operatorId = c.req.valid('param').id;
 			const issued = await issueTokenFor(c.var.db, workspaceId, operatorId);
 			// The member's previous token is revoked: its live feed closes with it.
-			disconnectOperatorLater(c.executionCtx, c.env, workspaceId, operatorId);
+			await closeReplacedTokenSockets(c.env, workspaceId, operatorId);
 			return c.json(issued, 201);
 		},
 	);

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { disconnectOperatorLater } from '../domain/live';
+import { closeReplacedTokenSockets } from '../domain/live';
 import { issuedTokenSchema, regenerateToken } from '../domain/team';
 import { anyToken, errorResponses, jsonResponse } from '../lib/openapi';
 import { issuedTokenExample } from '../lib/openapi-examples';
@@ -21,7 +21,7 @@ export const tokens = createRouter().openapi(
 	async (c) => {
 		const { workspaceId, operatorId, tokenId } = c.var.caller;
 		const issued = await regenerateToken(c.var.db, workspaceId, operatorId, tokenId);
-		disconnectOperatorLater(c.executionCtx, c.env, workspaceId, operatorId);
+		await closeReplacedTokenSockets(c.env, workspaceId, operatorId);
 		return c.json(issued, 201);
 	},
 );
