@@ -1,7 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { RateLimitDecision } from '../src/domain/rate-limits';
 
-
 /**
  * One instance per counted thing (an operator's token, a visitor, an address in a workspace), so every
  * isolate in every location counts against the same number.

@@ -83,10 +83,7 @@ export function frameLength(data: string | ArrayBuffer): number {
  * identity to store, or throws TooManyRequests.
  */
 export function spendSocketBudget(env: Env, who: SocketIdentity, now: number): SocketIdentity {
-	const limit =
-		who.role === 'contact'
-			? visitorLimits(env).messagesPerVisitor
-			: operatorLimit(env);
+	const limit = who.role === 'contact' ? visitorLimits(env).messagesPerVisitor : operatorLimit(env);
 	const window = now - (now % SOCKET_WINDOW_MS);
 	const used = who.sendWindow === window ? who.sendsInWindow : 0;
 	if (used >= limit) {

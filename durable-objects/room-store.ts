@@ -275,11 +275,12 @@ export class RoomStore {
 	/** Whether D1 lacks a message or the latest summary. */
 	hasPendingWrites(): boolean {
 		const room = this.room();
-		return this.notInD1(1).length > 0 || (room !== null && room.summary_version > room.summary_flushed);
+		const unwritten = this.storage.sql.exec('SELECT 1 FROM log WHERE in_d1 = 0 LIMIT 1').toArray().length > 0;
+		return unwritten || (room !== null && room.summary_version > room.summary_flushed);
 	}
 
 	hasPendingEvents(): boolean {
-		return this.pendingEvents(1).length > 0;
+		return this.storage.sql.exec('SELECT 1 FROM outbox LIMIT 1').toArray().length > 0;
 	}
 
 	/** Messages D1 does not have yet, in order. */
@@ -294,7 +295,15 @@ export class RoomStore {
 	wroteToD1(seqs: number[], summaryVersion: number, reopenedAt: number | null): void {
 		this.changed(() =>
 			this.storage.transactionSync(() => {
-				for (const seq of seqs) this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE seq = ?', seq);
+				// One statement: the written messages are the oldest unwritten ones, a run of seqs (later ones were
+				// appended after the batch was read, above it).
+				if (seqs.length > 0) {
+					this.storage.sql.exec(
+						'UPDATE log SET in_d1 = 1 WHERE in_d1 = 0 AND seq BETWEEN ? AND ?',
+						Math.min(...seqs),
+						Math.max(...seqs),
+					);
+				}
 				this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
 				if (reopenedAt !== null) {
 					this.storage.sql.exec('UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?', reopenedAt);
@@ -310,8 +319,10 @@ export class RoomStore {
 			.map((r) => ({ id: r.id, event: JSON.parse(r.event) as DomainEvent }));
 	}
 
+	/** The events sent: the oldest pending ones (`pendingEvents`), a run of ids, deleted in one statement. */
 	sentEvents(ids: number[]): void {
-		for (const id of ids) this.storage.sql.exec('DELETE FROM outbox WHERE id = ?', id);
+		if (ids.length === 0) return;
+		this.storage.sql.exec('DELETE FROM outbox WHERE id BETWEEN ? AND ?', Math.min(...ids), Math.max(...ids));
 	}
 
 	/** Counts consecutive failed flushes (for the retry backoff); reset by a clean one. */
