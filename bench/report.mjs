@@ -3,12 +3,15 @@ import { markdownTable, show, textTable } from './report-format.mjs';
 import { breakdownSection, breakdownText, fanoutSection, fanoutText, roomSection, roomText } from './report-live.mjs';
 
 function scenarioRows(results) {
-	const { health, widgetConfig, listConversations, postMessage } = results.scenarios;
+	const { health, widgetConfig, listConversations, postMessage, postMessageActive } = results.scenarios;
 	const rows = [
 		['GET /health', health, null],
 		...(widgetConfig ? [['GET /widget/{workspaceId}/config', widgetConfig, widgetConfig.ratioToHealth]] : []),
 		['GET /v3/conversations?limit=25 (10k)', listConversations, listConversations.ratioToHealth],
-		['POST /v3/messages (10k)', postMessage, postMessage.ratioToHealth],
+		['POST /v3/messages (10k), each into a room never used before', postMessage, postMessage.ratioToHealth],
+		...(postMessageActive
+			? [['POST /v3/messages (10k), into 200 rooms in use', postMessageActive, postMessageActive.ratioToHealth]]
+			: []),
 	];
 	const r = results.room;
 	if (r) {

@@ -34,6 +34,8 @@ const ROOM = { slug: 'bench-room', count: 0 };
 // Starts empty too: its one visitor starts the conversation the round trips use.
 const WIDGET = { slug: 'bench-widget', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
+// Conversations the active-rooms send loop cycles through (each had a message in the loop before it).
+const ACTIVE_ROOMS = 200;
 // High enough that the per-token limit (120/min by default) never throttles the benchmark.
 const RATE_LIMIT_PER_MINUTE = 100_000_000;
 // Every widget request comes from 127.0.0.1 and shares one per-IP bucket (30 sessions a minute by default).
@@ -213,20 +215,27 @@ async function measure(baseUrl, workspaces, warnings) {
 	);
 	log('measuring POST /v3/messages into the 10,000-conversation workspace');
 	const ids = large.conversationIds;
-	const postMessage = scenarioResult(
-		await closedLoop({
-			...loop,
-			expectStatus: 201,
-			makeRequest: (i) => ({
-				url: `${baseUrl}/v3/messages`,
-				init: {
-					method: 'POST',
-					headers: { Authorization: `Bearer ${large.token}`, 'Content-Type': 'application/json' },
-					// A stride coprime with the id count visits every conversation before repeating one.
-					body: JSON.stringify({ conversationId: ids[(i * 7_919) % ids.length], text: `Bench message ${i}` }),
-				},
+	// A stride coprime with the id count visits every conversation before repeating one: each send wakes a
+	// room that never served a message (its first use imports it from D1 and creates its storage).
+	const send = (i, conversationIndex) => ({
+		url: `${baseUrl}/v3/messages`,
+		init: {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${large.token}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				conversationId: ids[(conversationIndex * 7_919) % ids.length],
+				text: `Bench message ${i}`,
 			}),
-		}),
+		},
+	});
+	const postMessage = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 201, makeRequest: (i) => send(i, i) }),
+		health,
+	);
+	log(`measuring POST /v3/messages into ${ACTIVE_ROOMS} conversations the previous loop made active`);
+	// The usual case of an inbox: a reply into a conversation whose room is already in use.
+	const postMessageActive = scenarioResult(
+		await closedLoop({ ...loop, expectStatus: 201, makeRequest: (i) => send(i, i % ACTIVE_ROOMS) }),
 		health,
 	);
 	log(`measuring list scaling (${settings.scalingRequests} sequential requests per workspace)`);
@@ -244,7 +253,7 @@ async function measure(baseUrl, workspaces, warnings) {
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
 	for (const [name, s] of [
-		...Object.entries({ health, widgetConfig, listConversations, postMessage }),
+		...Object.entries({ health, widgetConfig, listConversations, postMessage, postMessageActive }),
 		...sequential,
 	]) {
 		if (s.errors > 0) {
@@ -253,7 +262,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	}
 	if (scalingResult.errors > 0) warnings.push(`scaling: ${scalingResult.errors} responses were not 200`);
 	return {
-		scenarios: { health, widgetConfig, listConversations, postMessage },
+		scenarios: { health, widgetConfig, listConversations, postMessage, postMessageActive },
 		scaling: scalingResult,
 		breakdown,
 		room,
