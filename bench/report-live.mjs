@@ -44,7 +44,7 @@ export function breakdownSection(results) {
 			'median and mean of its durations (a mean of whole milliseconds shows what a median of 1 hides). ' +
 			"`d1-N` is the N-th D1 round trip through the request's handle; `post-message` is the whole " +
 			"`postMessage` call (the room's RPC), and `room-open`, `room-stored` and `room-d1` the waits the room " +
-			'reports inside it: its first use\'s import from D1, its storage write, its D1 copy. The Workers clock moves only with I/O, in whole milliseconds locally: a duration ' +
+			"reports inside it: its first use's import from D1, its storage write, its D1 copy. The Workers clock moves only with I/O, in whole milliseconds locally: a duration " +
 			'runs from the I/O before the hop to its answer (CPU work just before a hop counts in it); `rest` is ' +
 			'what the Worker cannot see: the HTTP hop through `wrangler dev`, dispatch into the isolate and CPU ' +
 			'after the last I/O. GET /health, measured the same way, is the floor a request that does nothing pays.',

@@ -164,5 +164,11 @@ describe('startConversation (the widget, the API, and later bots and scenarios)'
 			['contact', 'Do you ship to Lisbon?'],
 			['bot', 'Thanks, one moment!'],
 		]);
+		// Started by the visitor's contact, created by this very start: the event names it.
+		const read = await api(token, 'GET', `/v3/conversations/${conversation.id}`);
+		const { contactId } = (await read.json()) as { contactId: string };
+		await expect
+			.poll(async () => (await recorded(workspaceId, conversation.id, 'conversation.created'))[0]?.actor)
+			.toEqual({ kind: 'contact', id: contactId });
 	});
 });

@@ -1,8 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { createMiddleware } from 'hono/factory';
-import type { RateLimitDecision } from '../domain/rate-limits';
 import type { AppEnv } from '../app-env';
 import { apiTokens, operators } from '../db/schema';
+import type { RateLimitDecision } from '../domain/rate-limits';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import { timed } from '../lib/server-timing';
 import { credentialFromSubprotocols } from '../protocol/live';

@@ -37,6 +37,7 @@ export interface StartRequest {
 	origin?: Record<string, string> | null;
 	/** Makes a retried start find the first one: the widget's first client message id, an Idempotency-Key. */
 	startKey: string | null;
+	/** Who starts it. A contact's id may be left null when `contact` creates the contact: it is filled in. */
 	actor: Actor;
 	/** The first message, from the contact or an operator. A retried start posts it again and finds it stored. */
 	message?: Pick<MessageCommand, 'authorKind' | 'authorId' | 'text' | 'clientMessageId'> | null;
@@ -81,7 +82,8 @@ export async function startConversation(
 			reference = start.contact;
 		}
 		if (start.assigneeId) await assertOperatorInWorkspace(db, workspaceId, start.assigneeId);
-		const built = newConversationChange(db, { ...start, contactId, contact: reference }, now);
+		const actor: Actor = start.actor.kind === 'contact' ? { kind: 'contact', id: contactId } : start.actor;
+		const built = newConversationChange(db, { ...start, actor, contactId, contact: reference }, now);
 		const committed = await commit(db, built.change, startRace);
 		// Awaited: conversation.created goes out before the first message's message.created.
 		await release(env, committed.events);

@@ -102,7 +102,7 @@ export const publicConversations = createRouter()
 				channel: 'widget',
 				origin: storedOrigin(body.origin) ?? session.origin,
 				startKey: clientMessageId,
-				actor: { kind: 'contact', id: session.contactId },
+				actor: { kind: 'contact', id: null },
 				message: { authorKind: 'contact', authorId: null, text: body.message.text, clientMessageId },
 				greeting: settings.autoMessage,
 			});
