@@ -61,8 +61,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		this.timers = new RoomTimers(ctx.storage);
 		this.outbox = new RoomOutbox(env, this.store, this.timers);
 		this.frames = new RoomFrames(env, this.store, {
-			post: (input, target) => this.post(input, target, false),
-			replay: (input, finish) => this.replay(input, finish),
+			post: (message, target) => this.postChecked(message, target, false),
+			replay: (message) => this.replayChecked(message, false),
 			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
 		});
@@ -77,16 +77,24 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * calls interleave. When the workspace has visitors start a new conversation instead (`target`, from
 	 * `messageTarget`), the room reads the status itself right before storing and refuses (`closed`).
 	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
-	 * `untilD1`: answer once D1 has the message too, for a caller that reads it back from the API; a socket's
-	 * sender has it from its ack, so its answer waits only for this object's storage, and concurrent sends
-	 * share one D1 write.
+	 * The answer waits until D1 has the message too: the caller may read it back from the API. A socket's
+	 * sender has it from its ack (`RoomFrames`), so its answer waits only for this object's storage, and
+	 * concurrent sends share one D1 write.
 	 */
-	async post(command: MessageCommand, target: MessageTarget | null, untilD1 = true): Promise<PostOutcome> {
-		const sentBefore = this.d1Statements();
-		const startedAt = Date.now();
+	async post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome> {
 		const checked = checkMessage(command);
 		if (!checked.ok) return { status: 'invalid', problems: checked.problems };
-		const input = checked.message;
+		return this.postChecked(checked.message, target, true);
+	}
+
+	/** `post` of a command already checked (a socket's frame, checked once for its replay and its post). */
+	private async postChecked(
+		input: CheckedMessage,
+		target: MessageTarget | null,
+		untilD1: boolean,
+	): Promise<PostOutcome> {
+		const sentBefore = this.d1Statements();
+		const startedAt = Date.now();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		const openedAt = Date.now();
 		const visitor = input.authorKind === 'contact';
@@ -127,15 +135,18 @@ export class ConversationRoom extends DurableObject<Env> {
 	/**
 	 * A repeated client message id: the stored message (or `conflict` when it was a different message), without
 	 * storing anything; `absent` for a new id. A visitor's retry is answered so before any limit counts it.
-	 * `finish`: make sure D1 has the message before answering (the API reads D1). A socket passes false: its
+	 * It makes sure D1 has the message before answering (the API reads D1). A socket's replay does not: its
 	 * client has the message from the answer, and the alarm armed with any pending work sends it, so a flood of
 	 * retries on one socket costs no storage write and no flush.
 	 */
-	async replay(command: MessageCommand, finish = true): Promise<ReplayOutcome> {
-		const sentBefore = this.d1Statements();
+	async replay(command: MessageCommand): Promise<ReplayOutcome> {
 		const checked = checkMessage(command);
 		if (!checked.ok) return { status: 'invalid', problems: checked.problems };
-		const input = checked.message;
+		return this.replayChecked(checked.message, true);
+	}
+
+	private async replayChecked(input: CheckedMessage, finish: boolean): Promise<ReplayOutcome> {
+		const sentBefore = this.d1Statements();
 		if (!(await this.open(input.workspaceId, input.conversationId))) return { status: 'not_found' };
 		return (await this.replayed(input, sentBefore, finish)) ?? { status: 'absent' };
 	}

@@ -4,7 +4,13 @@
  * credential and the rate limiters, and read receipts that move nothing before anything at all.
  */
 import { type MessageTarget, messageTarget, posted } from '../src/domain/live';
-import type { MessageCommand, PostOutcome, ReplayOutcome } from '../src/domain/message-command';
+import {
+	type CheckedMessage,
+	checkMessage,
+	invalidMessage,
+	type PostOutcome,
+	type ReplayOutcome,
+} from '../src/domain/message-command';
 import { visitorView } from '../src/domain/messages';
 import { bodyOf } from '../src/lib/error-status';
 import { AppError, Invalid, Malformed } from '../src/lib/errors';
@@ -28,7 +34,7 @@ const TYPING_INTERVAL_MS = 1000;
 const READ_INTERVAL_MS = 1000;
 /**
  * How often a socket re-checks its credential for a frame that costs nothing else (typing, a retried send); a
- * new message or a read receipt written to D1 always does.
+ * read receipt written to D1 always does, and a new message too (an operator's: see below).
  */
 const CREDENTIAL_RECHECK_MS = 60_000;
 /**
@@ -41,8 +47,9 @@ const OPERATOR_MESSAGE_RECHECK_MS = 1_000;
 /** What the frame handlers need of their conversation room. */
 export interface FrameRoom {
 	/** Answers once the message is stored here; D1 gets it with the flush that follows. */
-	post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome>;
-	replay(command: MessageCommand, finish: boolean): Promise<ReplayOutcome>;
+	post(message: CheckedMessage, target: MessageTarget | null): Promise<PostOutcome>;
+	/** Answers from this object's storage; a message not yet in D1 is left to the outbox's timer. */
+	replay(message: CheckedMessage): Promise<ReplayOutcome>;
 	recordRead(reader: Participant, operatorId: string | null, seq: number, writeNow: boolean): Promise<number>;
 	broadcast(frame: ServerFrame, except?: WebSocket): void;
 }
@@ -127,7 +134,7 @@ export class RoomFrames {
 		who: SocketIdentity,
 		f: Extract<ClientFrame, { type: 'message' }>,
 	): Promise<void> {
-		const input: MessageCommand = {
+		const checked = checkMessage({
 			workspaceId: who.workspaceId,
 			conversationId: who.conversationId,
 			authorKind: who.role,
@@ -135,8 +142,11 @@ export class RoomFrames {
 			text: f.text,
 			attachments: [],
 			clientMessageId: storedClientId(who, f.clientMessageId),
-		};
-		let result: PostOutcome | ReplayOutcome = await this.room.replay(input, false);
+		});
+		// Checked once here, for the replay and the post alike; a refusal is answered as over HTTP.
+		if (!checked.ok) throw invalidMessage(checked.problems);
+		const input = checked.message;
+		let result: PostOutcome | ReplayOutcome = await this.room.replay(input);
 		const now = Date.now();
 		if (result.status !== 'absent') {
 			if (now - who.checkedAt > CREDENTIAL_RECHECK_MS) await this.recheckCredential(socket, who, now);

@@ -1,17 +1,14 @@
 import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages } from '../src/db/schema';
-import { type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
+import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
 import type { RoomRow, RoomStore } from './room-store';
-import type { RoomTimers, ScheduleMode } from './room-timers';
+import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
-const MAX_RETRY_DELAY_MS = 5 * 60_000;
-/** The first retry after a failed flush; it doubles on each failure up to MAX_RETRY_DELAY_MS. */
-const FIRST_RETRY_MS = 5_000;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
 /** How long a change left for the next flush (a throttled read receipt) may wait for it. */
@@ -120,7 +117,7 @@ export class RoomOutbox {
 			this.committed = [];
 			const attempts = (this.store.room()?.outbox_attempts ?? 0) + 1;
 			this.store.setAttempts(attempts);
-			const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
+			const delay = retryDelay(attempts);
 			console.error(`conversation outbox flush failed (attempt ${attempts}); retrying in ${delay} ms`, error);
 			// Exactly the backoff, even if a change armed the timer sooner meanwhile: the flush just failed.
 			await this.retryAt(Date.now() + delay, 'replace');
@@ -228,8 +225,7 @@ function reopenStatements(db: Database, room: RoomRow, at: number, now: number):
 		{ kind: 'contact', id: '' },
 		{
 			conversation: { id: conversationId, contactId: '', channel: '', status: 'open', assigneeId: null, groupId: null },
-			changed: ['status'],
-			changes: { status: { from: 'closed', to: 'open' } },
+			...changesOf({ status: { from: 'closed' as const, to: 'open' as const } }),
 		},
 		at,
 	);

@@ -6,6 +6,11 @@ export const MAX_TIMER_ATTEMPTS = 10;
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
+/** How long to wait after the `attempts`-th failure in a row: 5 s doubling to 5 min. */
+export function retryDelay(attempts: number): number {
+	return Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
+}
+
 /**
  * The timers table, created with the room's other tables (see `room-store.ts`). `CREATE ... IF NOT EXISTS`:
  * a room stored before this table existed gets it on its next start.
@@ -157,7 +162,7 @@ export class RoomTimers {
 			console.error(`timer ${timer.id} (${timer.kind}) failed ${attempts} times; dropped`, error);
 			return;
 		}
-		const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
+		const delay = retryDelay(attempts);
 		console.error(`timer ${timer.id} (${timer.kind}) failed (attempt ${attempts}); retrying in ${delay} ms`, error);
 		// From the later of the run's time and the clock: a test's `now` ahead of the clock stays deterministic,
 		// and a slow handler's retry is still `delay` away. A timer scheduled again under this id meanwhile wins.

@@ -1,4 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
 import type { Permission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
 import { apiTokens, contacts, conversations, operators, workspaces } from '../src/db/schema';
@@ -165,4 +166,32 @@ export async function liveConversation() {
 export async function awayFromMinuteBoundary() {
 	const left = 60_000 - (Date.now() % 60_000);
 	if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+/** The texts of a conversation's messages, as the API lists them (its first page, oldest first). */
+export async function storedTexts(token: string, conversationId: string): Promise<string[]> {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
+	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
+}
+
+/** A conversation's status, as the API reads it. */
+export async function conversationStatus(token: string, conversationId: string): Promise<string> {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+	return ((await res.json()) as { status: string }).status;
+}
+
+/** The team closes the conversation through the API. */
+export async function closeConversation(token: string, conversationId: string): Promise<void> {
+	expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'closed' })).status).toBe(200);
+}
+
+/** A visitor's send over HTTP, from the visitor's own address. */
+export function visitorSend(visitor: Visitor, conversationId: string, text: string, clientMessageId: string) {
+	return widgetApi(
+		'POST',
+		`/widget/${visitor.workspaceId}/conversations/${conversationId}/messages`,
+		{ text, clientMessageId },
+		visitor.session,
+		{ 'CF-Connecting-IP': visitor.ip },
+	);
 }

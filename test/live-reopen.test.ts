@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { messageTarget } from '../src/domain/live';
 import type { MessageCommand } from '../src/domain/message-command';
 import type { DomainEvent } from '../src/events/catalogue';
-import { api, liveConversation, type Visitor, widgetApi } from './factories';
+import {
+	api,
+	closeConversation,
+	conversationStatus,
+	liveConversation,
+	storedTexts,
+	type Visitor,
+	visitorSend,
+} from './factories';
 import { openSocket, type TestSocket } from './sockets';
 
 /**
@@ -58,16 +66,6 @@ async function recordedReopens(workspaceId: string) {
 	return results.map((r) => ({ event: JSON.parse(r.event) as DomainEvent, createdAt: r.created_at }));
 }
 
-function visitorSend(visitor: Visitor, conversationId: string, text: string, clientMessageId: string) {
-	return widgetApi(
-		'POST',
-		`/widget/${visitor.workspaceId}/conversations/${conversationId}/messages`,
-		{ text, clientMessageId },
-		visitor.session,
-		{ 'CF-Connecting-IP': visitor.ip },
-	);
-}
-
 /** A visitor's message straight to the room, with what D1 said of the conversation at some earlier read. */
 function roomPost(
 	workspaceId: string,
@@ -85,20 +83,6 @@ function roomPost(
 		clientMessageId: `v:test:${crypto.randomUUID()}`,
 	};
 	return env.CONVERSATION_ROOM.getByName(conversationId).post(input, target);
-}
-
-async function status(token: string, conversationId: string): Promise<string> {
-	const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
-	return ((await res.json()) as { status: string }).status;
-}
-
-async function close(token: string, conversationId: string) {
-	expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'closed' })).status).toBe(200);
-}
-
-async function storedTexts(token: string, conversationId: string): Promise<string[]> {
-	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
-	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
 }
 
 /** The clock moves on past `at` (the runtime's clock advances with I/O), so two changes are ordered. */
@@ -151,13 +135,13 @@ async function eventsSettled(feed: TestSocket, workspaceId: string, conversation
 describe('a visitor message reopening a closed conversation', () => {
 	it('gives one reopen event and an open conversation for two concurrent visitor sends', async () => {
 		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		const sent = await Promise.all([
 			visitorSend(visitor, conversationId, 'first at once', 'race-1'),
 			visitorSend(visitor, conversationId, 'second at once', 'race-2'),
 		]);
 		expect(sent.map((r) => r.status)).toEqual([201, 201]);
-		expect(await status(token, conversationId)).toBe('open');
+		expect(await conversationStatus(token, conversationId)).toBe('open');
 		await expect.poll(() => reopenEvents(feed, conversationId).length).toBeGreaterThan(0);
 		await eventsSettled(feed, workspaceId, conversationId, ['first at once', 'second at once']);
 		expect(reopenEvents(feed, conversationId)).toHaveLength(1);
@@ -166,7 +150,7 @@ describe('a visitor message reopening a closed conversation', () => {
 	it('leaves an operator close landing after the message closed, whatever a retried flush does', async () => {
 		await recordOutboxRows();
 		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
 		let messageAt: number;
 		try {
@@ -174,17 +158,17 @@ describe('a visitor message reopening a closed conversation', () => {
 			expect(res.status).toBe(201);
 			messageAt = Date.parse(((await res.json()) as { createdAt: string }).createdAt);
 			// The reopen is still pending in the room: D1 never got the batch.
-			expect(await status(token, conversationId)).toBe('closed');
+			expect(await conversationStatus(token, conversationId)).toBe('closed');
 			await pastTime(messageAt);
 			// The team closes (again) after the visitor wrote.
-			await close(token, conversationId);
+			await closeConversation(token, conversationId);
 		} finally {
 			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
 		}
 		// The retry (the alarm fires by itself after 5 s; run it now) writes the message, not the reopen.
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'written while D1 was down']);
-		expect(await status(token, conversationId)).toBe('closed');
+		expect(await conversationStatus(token, conversationId)).toBe('closed');
 		// No reopen was announced either: none was ever written to D1's outbox, and the feed got none.
 		expect(await recordedReopens(workspaceId)).toEqual([]);
 		await eventsSettled(feed, workspaceId, conversationId, ['written while D1 was down']);
@@ -193,14 +177,14 @@ describe('a visitor message reopening a closed conversation', () => {
 
 	it('reopens on a retried flush although the team tagged and assigned the closed conversation after the message', async () => {
 		const { workspaceId, token, operatorId, visitor, conversationId, feed } = await withFeed();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		await sendWhileD1IsDown(visitor, conversationId, 'written before the tag', async () => {
-			expect(await status(token, conversationId)).toBe('closed');
+			expect(await conversationStatus(token, conversationId)).toBe('closed');
 			const edit = { tags: ['vip'], assigneeId: operatorId };
 			expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, edit)).status).toBe(200);
 		});
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
-		expect(await status(token, conversationId)).toBe('open');
+		expect(await conversationStatus(token, conversationId)).toBe('open');
 		await eventsSettled(feed, workspaceId, conversationId, ['written before the tag']);
 		expect(reopenEvents(feed, conversationId)).toHaveLength(1);
 	});
@@ -208,14 +192,14 @@ describe('a visitor message reopening a closed conversation', () => {
 	it('stores the reopen event of a delayed flush as of its commit, so the sweep does not take it from the room', async () => {
 		await recordOutboxRows();
 		const { workspaceId, token, visitor, conversationId } = await withFeed();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		let flushFrom = 0;
 		const messageAt = await sendWhileD1IsDown(visitor, conversationId, 'flushed late', async () => {
 			flushFrom = Date.now();
 		});
 		expect(flushFrom).toBeGreaterThan(messageAt);
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
-		expect(await status(token, conversationId)).toBe('open');
+		expect(await conversationStatus(token, conversationId)).toBe('open');
 		const [reopen, ...others] = await recordedReopens(workspaceId);
 		expect(others).toEqual([]);
 		// The event says when the visitor wrote; the row's age (what the sweep goes by) starts at the commit.
@@ -225,17 +209,17 @@ describe('a visitor message reopening a closed conversation', () => {
 
 	it('reopens again on a visitor message after an operator close, even one whose status was read before it', async () => {
 		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		expect((await visitorSend(visitor, conversationId, 'back again', 'again-1')).status).toBe(201);
-		expect(await status(token, conversationId)).toBe('open');
+		expect(await conversationStatus(token, conversationId)).toBe('open');
 		// The next message's read of D1 happens while the conversation is open; the team closes after it.
 		const stale = await messageTarget(env, { authorKind: 'contact', workspaceId });
-		expect(await status(token, conversationId)).toBe('open');
-		await close(token, conversationId);
+		expect(await conversationStatus(token, conversationId)).toBe('open');
+		await closeConversation(token, conversationId);
 		const closedAt = Date.now();
 		await pastTime(closedAt);
 		expect((await roomPost(workspaceId, conversationId, 'and once more', stale)).status).toBe('created');
-		expect(await status(token, conversationId)).toBe('open');
+		expect(await conversationStatus(token, conversationId)).toBe('open');
 		await eventsSettled(feed, workspaceId, conversationId, ['back again', 'and once more']);
 		expect(reopenEvents(feed, conversationId)).toHaveLength(2);
 	});
@@ -245,10 +229,10 @@ describe('a visitor message reopening a closed conversation', () => {
 		expect((await api(token, 'PUT', '/v3/widget/settings', { closedConversationReply: 'new' })).status).toBe(200);
 		const stale = await messageTarget(env, { authorKind: 'contact', workspaceId });
 		expect(stale).toEqual({ closedReply: 'new' });
-		expect(await status(token, conversationId)).toBe('open');
-		await close(token, conversationId);
+		expect(await conversationStatus(token, conversationId)).toBe('open');
+		await closeConversation(token, conversationId);
 		expect(await roomPost(workspaceId, conversationId, 'too late', stale)).toEqual({ status: 'closed' });
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help']);
-		expect(await status(token, conversationId)).toBe('closed');
+		expect(await conversationStatus(token, conversationId)).toBe('closed');
 	});
 });

@@ -2,18 +2,13 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SocketIdentity } from '../durable-objects/room-sockets';
-import { api, liveConversation } from './factories';
+import { liveConversation, storedTexts } from './factories';
 import { type TestSocket, visitorSocket } from './sockets';
 
 /**
  * A retried send on a conversation socket (the same clientMessageId) is answered from the room's storage:
  * it costs no flush (the alarm armed with any pending work sends it), and a stale credential is re-checked.
  */
-
-async function storedTexts(token: string, conversationId: string): Promise<string[]> {
-	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
-	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
-}
 
 /** The frames answering sends (acks and errors), in order. */
 function answers(socket: TestSocket) {

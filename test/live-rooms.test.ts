@@ -6,11 +6,13 @@ import { newId } from '../src/lib/ids';
 import {
 	api,
 	awayFromMinuteBoundary,
+	closeConversation,
+	conversationStatus,
 	expectError,
 	liveConversation,
 	seedWorkspace,
 	startVisitor,
-	type Visitor,
+	visitorSend,
 	widgetApi,
 } from './factories';
 import { openSocket, tryUpgrade, visitorSocket } from './sockets';
@@ -25,25 +27,6 @@ function roomTables(conversationId: string): Promise<string[]> {
 			.toArray()
 			.map((r) => r.name),
 	);
-}
-
-function visitorSend(visitor: Visitor, conversationId: string, text: string, clientMessageId: string) {
-	return widgetApi(
-		'POST',
-		`/widget/${visitor.workspaceId}/conversations/${conversationId}/messages`,
-		{ text, clientMessageId },
-		visitor.session,
-		{ 'CF-Connecting-IP': visitor.ip },
-	);
-}
-
-async function conversationStatus(token: string, conversationId: string): Promise<string> {
-	const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
-	return ((await res.json()) as { status: string }).status;
-}
-
-async function close(token: string, conversationId: string) {
-	expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'closed' })).status).toBe(200);
 }
 
 describe('made-up conversation ids', () => {
@@ -94,7 +77,7 @@ describe('made-up conversation ids', () => {
 describe('a visitor writing on a closed conversation', () => {
 	it('reopens it over HTTP, with conversation.updated naming the contact and the previous status', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
 		const res = await visitorSend(visitor, conversationId, 'Me again', 'again-1');
 		expect(res.status).toBe(201);
@@ -121,7 +104,7 @@ describe('a visitor writing on a closed conversation', () => {
 
 	it('reopens it over the socket too', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		const socket = await visitorSocket(visitor, conversationId, { synced: false });
 		socket.send({ type: 'message', text: 'Hello? Still there?', clientMessageId: 'socket-again' });
 		expect((await socket.next('ack')).message.seq).toBe(2);
@@ -134,7 +117,7 @@ describe('a visitor writing on a closed conversation', () => {
 		expect(saved.status).toBe(200);
 		const config = await widgetApi('GET', `/widget/${workspaceId}/config`);
 		expect(((await config.json()) as { closedConversationReply: string }).closedConversationReply).toBe('new');
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		const refused = await expectError(await visitorSend(visitor, conversationId, 'Me again', 'again-2'), 409);
 		expect(refused.message).toContain('start a new conversation');
 		const socket = await visitorSocket(visitor, conversationId, { synced: false });
@@ -147,7 +130,7 @@ describe('a visitor writing on a closed conversation', () => {
 
 	it("leaves it closed when an operator writes (the team's own follow-up does not reopen it)", async () => {
 		const { token, conversationId } = await liveConversation();
-		await close(token, conversationId);
+		await closeConversation(token, conversationId);
 		expect((await api(token, 'POST', '/v3/messages', { conversationId, text: 'Closing note' })).status).toBe(201);
 		expect(await conversationStatus(token, conversationId)).toBe('closed');
 	});

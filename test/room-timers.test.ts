@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import { OUTBOX_TIMER } from '../durable-objects/room-outbox';
 import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../durable-objects/room-timers';
-import { api, liveConversation } from './factories';
+import { api, liveConversation, storedTexts } from './factories';
 
 /**
  * One Durable Object alarm for every timer of a conversation room: the outbox's retry and a bot's Delay of
@@ -198,11 +198,6 @@ function roomState(conversationId: string) {
 
 async function reply(token: string, conversationId: string, text: string) {
 	expect((await api(token, 'POST', '/v3/messages', { conversationId, text })).status).toBe(201);
-}
-
-async function storedTexts(token: string, conversationId: string): Promise<string[]> {
-	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
-	return ((await res.json()) as { data: Array<{ text: string }> }).data.map((m) => m.text);
 }
 
 describe("a conversation room's alarm", () => {

@@ -8,7 +8,7 @@ import { and, eq, or, sql } from 'drizzle-orm';
 import type { Database, Statement } from '../db/client';
 import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
-import { newEvent } from '../events/catalogue';
+import { changesOf, newEvent } from '../events/catalogue';
 import { type Change, commit, release } from '../events/commit';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -218,16 +218,15 @@ export async function updateConversation(
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
 	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
 	const moved = fieldChanges(current, (JSON.parse(row.tags ?? '[]') as string[]).sort(), changes);
-	const changed = Object.keys(moved) as Array<keyof typeof moved>;
 	const events =
-		changed.length === 0
+		Object.keys(moved).length === 0
 			? []
 			: [
 					newEvent(
 						'conversation.updated',
 						workspaceId,
 						actor,
-						{ conversation: conversationSummary({ ...current, ...fields }), changed, changes: moved },
+						{ conversation: conversationSummary({ ...current, ...fields }), ...changesOf(moved) },
 						now,
 					),
 				];

@@ -13,6 +13,7 @@ import type { ContactReference } from './contacts';
 import {
 	assertOperatorInWorkspace,
 	findStarted,
+	type NewConversationInput,
 	newConversationChange,
 	resolveContact,
 	startRace,
@@ -21,29 +22,21 @@ import { posted } from './live';
 import type { MessageCommand } from './message-command';
 import type { MessageView } from './messages';
 
-export interface StartRequest {
-	workspaceId: string;
+/** A conversation to start: what `newConversationChange` takes, with the contact to find and the first messages. */
+export type StartRequest = Omit<NewConversationInput, 'contactId' | 'contact' | 'actor'> & {
 	/**
 	 * Who it is with: a reference (found, or created when unknown), or a function that makes sure of the
 	 * contact and returns its id, run only for a new start (the widget's: it counts the visitor's budget,
 	 * creates the session's contact and applies the pre-chat answers, none of which a retry repeats).
 	 */
 	contact: ContactReference | (() => Promise<string>);
-	channel: string;
-	assigneeId?: string | null;
-	groupId?: string | null;
-	tags?: string[];
-	/** The campaign origin the widget captured (the API starts conversations without one). */
-	origin?: Record<string, string> | null;
-	/** Makes a retried start find the first one: the widget's first client message id, an Idempotency-Key. */
-	startKey: string | null;
 	/** Who starts it. A contact's id may be left null when `contact` creates the contact: it is filled in. */
 	actor: Actor;
 	/** The first message, from the contact or an operator. A retried start posts it again and finds it stored. */
 	message?: Pick<MessageCommand, 'authorKind' | 'authorId' | 'text' | 'clientMessageId'> | null;
 	/** The workspace's automatic greeting: a bot message after the first one, once per conversation. */
 	greeting?: string | null;
-}
+};
 
 export interface Started {
 	id: string;

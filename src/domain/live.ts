@@ -5,7 +5,7 @@
 import { openDatabase } from '../db/client';
 import { Conflict, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
-import type { MessageCommand, PostOutcome, ReplayOutcome } from './message-command';
+import { invalidMessage, type MessageCommand, type PostOutcome, type ReplayOutcome } from './message-command';
 import type { MessageView } from './messages';
 import { closedConversationReply } from './visitor-limits';
 import type { WidgetSettings } from './widget-settings';
@@ -81,8 +81,7 @@ export function posted(
 	conversationId: string,
 ): Posted {
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
-	if (result.status === 'invalid')
-		throw new Invalid(result.problems.map((p) => p.message).join('; '), { problems: result.problems });
+	if (result.status === 'invalid') throw invalidMessage(result.problems);
 	if (result.status === 'conflict') {
 		throw new Invalid(
 			"This client message id (an API call's Idempotency-Key) was already used for a different message.",

@@ -4,7 +4,7 @@
  * `checkMessage` inside its write path, so a sender inside the system cannot skip a check an HTTP route makes.
  */
 import { z } from '@hono/zod-openapi';
-import type { FieldProblem } from '../lib/errors';
+import { type FieldProblem, Invalid } from '../lib/errors';
 import { type Actor, actorSchema } from '../model/actor';
 import {
 	AUTHOR_KINDS,
@@ -87,6 +87,11 @@ export function checkMessage(
 	const { actor, ...rest } = parsed.data;
 	const message: CheckedMessage = { ...rest, text: rest.text.toWellFormed() };
 	return { ok: true, message: actor ? { ...message, actor } : message };
+}
+
+/** The domain error of a refused command: each problem with its field. */
+export function invalidMessage(problems: FieldProblem[]): Invalid {
+	return new Invalid(problems.map((p) => p.message).join('; '), { problems });
 }
 
 /** Who caused a message: the command's actor, else its author. */

@@ -13,7 +13,7 @@ import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
 import type { Database, Statement } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
-import { type DomainEvent, newEvent } from '../events/catalogue';
+import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -224,8 +224,7 @@ async function adoptVerifiedContact(
 		);
 		for (const conversation of moving) {
 			const moved = conversationSummary({ ...conversation, contactId });
-			const changes = { contactId: { from: anonymous.id, to: contactId } };
-			const payload = { conversation: moved, changed: ['contactId' as const], changes };
+			const payload = { conversation: moved, ...changesOf({ contactId: { from: anonymous.id, to: contactId } }) };
 			events.push(newEvent('conversation.updated', ws, actor(contactId), payload, now));
 		}
 	}
@@ -244,11 +243,10 @@ async function adoptVerifiedContact(
 			: {}),
 		...(email !== (before?.email ?? null) ? { email: { from: before?.email ?? null, to: email } } : {}),
 	};
-	const changed = Object.keys(changes);
-	if (changed.length > 0) {
+	if (Object.keys(changes).length > 0) {
 		const verifiedAt = before?.verifiedAt ?? now;
 		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt };
-		const payload = { contact: contactEventView(contact), changed, changes };
+		const payload = { contact: contactEventView(contact), ...changesOf(changes) };
 		events.push(newEvent('contact.updated', ws, actor(contactId), payload, now));
 	}
 	const committed = await commit(db, { statements, events }, uniqueRace);
@@ -302,7 +300,7 @@ export async function applyDetails(
 	if (changed.length === 0) return contact;
 	const updated = { ...contact, ...changes, updatedAt: now };
 	const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
-	const payload = { contact: contactEventView(updated), changed, changes: moved };
+	const payload = { contact: contactEventView(updated), ...changesOf(moved) };
 	const event = newEvent('contact.updated', workspaceId, actor(contactId), payload, now);
 	const update = db
 		.update(contacts)

@@ -9,7 +9,7 @@ import { deploymentSecret } from '../auth/secrets';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
 import type { Database, Statement } from '../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../db/schema';
-import { type DomainEvent, newEvent } from '../events/catalogue';
+import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
@@ -140,7 +140,7 @@ async function touchSession(
 			...(contact.firstOrigin ? {} : { firstOrigin: { from: null, to: origin } }),
 			lastOrigin: { from: contact.lastOrigin, to: origin },
 		};
-		const payload = { contact: contactEventView(contact), changed: Object.keys(changes), changes };
+		const payload = { contact: contactEventView(contact), ...changesOf(changes) };
 		events.push(newEvent('contact.updated', session.workspaceId, visitorActor(contact.id), payload, now));
 	}
 	const committed = await commit(db, { statements, events });

@@ -132,3 +132,11 @@ export function newEvent<T extends EventType>(
 ): DomainEvent {
 	return { id: newId('evt', now), type, workspaceId, occurredAt: iso(now), actor, payload } as DomainEvent;
 }
+
+/**
+ * The `changed` and `changes` of an update event from the changes alone, so the list of changed fields is
+ * always the keys of the changes: `{ ...changesOf({ status: { from: 'open', to: 'closed' } }) }`.
+ */
+export function changesOf<C extends Record<string, { from: unknown; to: unknown }>>(changes: C) {
+	return { changed: Object.keys(changes) as Array<keyof C & string>, changes };
+}

@@ -5,10 +5,12 @@
  * events; the operation that runs them commits once and releases once. (A conversation's room keeps its own
  * outbox in its storage: see durable-objects/room-outbox.ts.)
  */
-import type { SQL } from 'drizzle-orm';
-import { type Database, runBatch, type Statement } from '../db/client';
+import { inArray, type SQL } from 'drizzle-orm';
+import { type Database, openDatabase, runBatch, type Statement } from '../db/client';
+import { eventOutbox } from '../db/schema';
 import type { DomainEvent } from './catalogue';
-import { conditionalOutboxStatement, outboxStatements, releaseEvents } from './outbox';
+import { deliverEvents } from './deliver';
+import { conditionalOutboxStatement, outboxStatements } from './outbox';
 
 /** An event written only when `onlyIf` holds inside the batch: when a conditional change did happen. */
 export interface ConditionalEvent {
@@ -54,6 +56,19 @@ export async function commit(db: Database, change: Change, onError?: (error: unk
 }
 
 /** Delivers committed events to the Queue, then drops their outbox rows. Never throws: the sweep retries. */
-export function release(env: Env, events: DomainEvent[]): Promise<void> {
-	return releaseEvents(env, events);
+export async function release(env: Env, events: DomainEvent[]): Promise<void> {
+	if (events.length === 0) return;
+	try {
+		await deliverEvents(env, events);
+		await openDatabase(env.DB)
+			.delete(eventOutbox)
+			.where(
+				inArray(
+					eventOutbox.id,
+					events.map((e) => e.id),
+				),
+			);
+	} catch (error) {
+		console.error('event delivery failed; the outbox sweep will retry', error);
+	}
 }

@@ -1,8 +1,8 @@
 /**
  * The transactional outbox for changes written by the Worker itself (not by a conversation's Durable Object,
  * which keeps its own outbox): the event row is inserted in the same D1 batch as the change, so a change
- * cannot commit without its event. After the commit the event is sent and its row deleted; whatever a
- * failure leaves behind is sent again by the scheduled sweep.
+ * cannot commit without its event. After the commit the event is sent and its row deleted (`release` in
+ * commit.ts); whatever a failure leaves behind is sent again by the scheduled sweep.
  */
 import { inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, type Statement } from '../db/client';
@@ -33,24 +33,6 @@ export function outboxStatements(db: Database, events: DomainEvent[]): Statement
 export function conditionalOutboxStatement(event: DomainEvent, condition: SQL): SQL {
 	return sql`INSERT INTO event_outbox (id, workspace_id, event, created_at)
 		SELECT ${event.id}, ${event.workspaceId}, ${JSON.stringify(event)}, ${Date.parse(event.occurredAt)} WHERE ${condition}`;
-}
-
-/** Delivers events whose change has committed, then forgets them. Never throws: the sweep retries. */
-export async function releaseEvents(env: Env, events: DomainEvent[]): Promise<void> {
-	if (events.length === 0) return;
-	try {
-		await deliverEvents(env, events);
-		await openDatabase(env.DB)
-			.delete(eventOutbox)
-			.where(
-				inArray(
-					eventOutbox.id,
-					events.map((e) => e.id),
-				),
-			);
-	} catch (error) {
-		console.error('event delivery failed; the outbox sweep will retry', error);
-	}
 }
 
 /**
