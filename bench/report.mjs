@@ -189,6 +189,12 @@ export function markdownReport(results) {
 			'machine, with the load generator sharing its CPUs; they say little about production. The comparable ' +
 			'figures are the ratios against GET /health measured in the same run.',
 		'',
+		results.localObservability
+			? '`wrangler dev` ran with its local trace store on (every invocation recorded), as `npm run dev` does.'
+			: '`wrangler dev` ran with its local trace store off (`X_LOCAL_OBSERVABILITY=false`): it records every ' +
+				'invocation (the request, each Durable Object call, each D1 statement) to SQLite for the local explorer, a ' +
+				'development-only cost that taxes each extra hop far more than production does (see bench/server.mjs).',
+		'',
 		'## Throughput and latency',
 		'',
 		markdownTable(SCENARIO_HEADER, scenarioRows(results)),

@@ -385,6 +385,7 @@ async function main() {
 			node: process.version,
 			wrangler: packageVersion('wrangler'),
 			workerd: packageVersion('workerd'),
+			localObservability: server.localObservability,
 			settings,
 			dataset: {
 				largeConversations: LARGE.count,

@@ -10,6 +10,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const WRANGLER = new URL('../node_modules/.bin/wrangler', import.meta.url).pathname;
 const VITE = new URL('../node_modules/.bin/vite', import.meta.url).pathname;
 const OUTPUT_TAIL_CHARS = 8_000;
+/**
+ * `wrangler dev` records a trace of every invocation by default (the Worker's request, each Durable Object
+ * call, each D1 statement, each Queue send) into a local trace store, for its local explorer: a SQLite write
+ * and a tail-worker call per invocation, which measured here doubled the CPU a message costs and taxed each
+ * extra hop far more than production does (Workers Logs are collected outside the request). The benchmark
+ * turns it off, for /health and every scenario alike; `PARLEY_BENCH_LOCAL_OBSERVABILITY=true` keeps it on.
+ */
+const LOCAL_OBSERVABILITY = process.env.PARLEY_BENCH_LOCAL_OBSERVABILITY === 'true' ? 'true' : 'false';
 
 /** Builds widget.js and the chat into dist/public, which `wrangler dev` serves; the widget section needs them. */
 export function buildWidget(root) {
@@ -62,7 +70,7 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 	const child = spawn(WRANGLER, args, {
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+		env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', X_LOCAL_OBSERVABILITY: LOCAL_OBSERVABILITY },
 	});
 	let output = '';
 	const keep = (chunk) => {
@@ -112,5 +120,12 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 		await stop();
 		throw error;
 	}
-	return { baseUrl, inspectorPort, stop, output: () => output, args };
+	return {
+		baseUrl,
+		inspectorPort,
+		stop,
+		output: () => output,
+		args,
+		localObservability: LOCAL_OBSERVABILITY === 'true',
+	};
 }

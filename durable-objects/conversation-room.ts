@@ -221,6 +221,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			conversationId,
 			operatorId: url.searchParams.get('operatorId'),
 			tokenId: url.searchParams.get('tokenId'),
+			tokenHash: url.searchParams.get('tokenHash'),
 			canSend: url.searchParams.get('canSend') === 'true',
 			visitorId: url.searchParams.get('visitorId'),
 			ip: url.searchParams.get('ip') ?? 'local',

@@ -21,6 +21,8 @@ export interface SocketIdentity {
 	operatorId: string | null;
 	/** The API token an operator's socket was opened with. */
 	tokenId: string | null;
+	/** That token's hash, naming the `TokenGate` that counts the operator's budget (null for a visitor). */
+	tokenHash: string | null;
 	/** Whether an operator may send messages on this socket (`messages:send`); visitors always may. */
 	canSend: boolean;
 	visitorId: string | null;
@@ -47,6 +49,7 @@ export function socketIdentity(socket: WebSocket, room: RoomRow): SocketIdentity
 		conversationId: room.conversation_id,
 		operatorId: null,
 		tokenId: null,
+		tokenHash: null,
 		canSend: false,
 		visitorId: null,
 		ip: 'local',
@@ -132,7 +135,7 @@ export async function assertCredential(env: Env, who: SocketIdentity): Promise<v
 export async function assertMaySend(env: Env, socket: WebSocket, who: SocketIdentity, text: string): Promise<void> {
 	if (who.role === 'operator') {
 		if (!who.canSend) throw new Forbidden('This token\'s operator lacks the "messages:send" permission.');
-		await spendOperatorSend(env, socket, who.operatorId ?? '', Date.now());
+		await spendOperatorSend(env, socket, who, Date.now());
 		return;
 	}
 	if (text.length > MAX_VISITOR_TEXT) {
@@ -151,19 +154,26 @@ export function storedClientId(who: Pick<SocketIdentity, 'role' | 'operatorId' |
 
 /**
  * Counts an operator's socket send against the operator's budget (the one its HTTP requests spend), taking
- * it from the RateLimiter a few units at a time: a socket sending fast costs the limiter one call per lease,
+ * it from the token's gate a few units at a time: a socket sending fast costs the gate one call per lease,
  * not one per message. A lease is counted when taken, so the budget is never exceeded; what a socket leaves
  * unused lapses with the window (at most `leaseSize - 1` units, see there). The attachment is read again
  * around the await: other frames of the socket may have spent from it meanwhile.
  */
-export async function spendOperatorSend(env: Env, socket: WebSocket, operatorId: string, now: number): Promise<void> {
+export async function spendOperatorSend(
+	env: Env,
+	socket: WebSocket,
+	who: Pick<SocketIdentity, 'tokenHash' | 'operatorId'>,
+	now: number,
+): Promise<void> {
 	const window = now - (now % SOCKET_WINDOW_MS);
 	const before = socket.deserializeAttachment() as SocketIdentity;
 	if (before.leaseWindow === window && before.leased > 0) {
 		socket.serializeAttachment({ ...before, leased: before.leased - 1 });
 		return;
 	}
-	const decision = await spendOperatorBudget(env, operatorId, leaseSize(operatorLimit(env)));
+	// A socket opened before token gates existed has no hash: it counts in a gate named after its operator.
+	const gate = who.tokenHash ?? `operator:${who.operatorId}`;
+	const decision = await spendOperatorBudget(env, gate, leaseSize(operatorLimit(env)));
 	if (!decision.allowed) throw overBudget(decision);
 	const after = socket.deserializeAttachment() as SocketIdentity;
 	const carried = after.leaseWindow === window ? after.leased : 0;

@@ -1,10 +1,13 @@
 import type { Database } from './db/client';
+import type { RateLimitDecision } from './domain/rate-limits';
 
 /** Who is calling, resolved from the Bearer token by `bearerAuth`. */
 export interface Caller {
 	workspaceId: string;
 	operatorId: string;
 	tokenId: string;
+	/** The token's SHA-256 (hex): the name of its `TokenGate`, which checks it and counts its requests. */
+	tokenHash: string;
 	/** When the token was issued (ms): its age decides the rotation warning (src/auth/token-age.ts). */
 	tokenCreatedAt: number;
 	permissions: string[];
@@ -16,5 +19,7 @@ export interface AppEnv {
 	Variables: {
 		db: Database;
 		caller: Caller;
+		/** The request as the caller's token gate counted it (`bearerAuth`); `rateLimit` answers with it. */
+		rate: RateLimitDecision;
 	};
 }

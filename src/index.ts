@@ -32,6 +32,7 @@ import { workflows } from './routes/workflows';
 
 export { ConversationRoom } from '../durable-objects/conversation-room';
 export { RateLimiter } from '../durable-objects/rate-limiter';
+export { TokenGate } from '../durable-objects/token-gate';
 export { WorkspaceHub } from '../durable-objects/workspace-hub';
 
 const app = new OpenAPIHono<AppEnv>();

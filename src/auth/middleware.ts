@@ -1,22 +1,22 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env';
-import { apiTokens, operators } from '../db/schema';
+import { countStatements } from '../db/client';
 import type { RateLimitDecision } from '../domain/rate-limits';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import { timed } from '../lib/server-timing';
 import { credentialFromSubprotocols } from '../protocol/live';
 import { hasPermission, type Permission } from './permissions';
-import { digestsEqual, hashToken, isWellFormedToken } from './token';
+import { hashToken, isWellFormedToken } from './token';
 import { rotationWarning } from './token-age';
 
 // RFC 7235: the scheme name is case-insensitive; after it exactly one space and the token, nothing else.
 const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
 
 /**
- * Resolves `Authorization: Bearer <token>` to the calling operator. Token validity is read from D1 on
- * every request (never from a cache), so a regenerated token stops working on the very next call. A
- * browser's WebSocket, which cannot send headers, may offer the token as the `bearer.<token>` subprotocol.
+ * Resolves `Authorization: Bearer <token>` to the calling operator, through the token's `TokenGate` (one call
+ * that checks the token and counts the request; see durable-objects/token-gate.ts for why a regenerated token
+ * stops working on the very next call). A browser's WebSocket, which cannot send headers, may offer the token
+ * as the `bearer.<token>` subprotocol.
  */
 export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, next) {
 	const fromSocket = credentialFromSubprotocols(c.req.raw.headers, 'bearer.');
@@ -33,41 +33,25 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 		throw new Unauthorized('Invalid API token: not a well-formed Token V3 (check for quotes, spaces or a typo).');
 	}
 	const tokenHash = await hashToken(token);
-	const row = await c.var.db
-		.select({
-			tokenId: apiTokens.id,
-			tokenHash: apiTokens.tokenHash,
-			tokenCreatedAt: apiTokens.createdAt,
-			workspaceId: apiTokens.workspaceId,
-			operatorId: operators.id,
-			permissions: operators.permissions,
-		})
-		.from(apiTokens)
-		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), eq(operators.workspaceId, apiTokens.workspaceId)))
-		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
-		.get();
-	if (!row || !digestsEqual(row.tokenHash, tokenHash)) {
-		throw new Unauthorized('Invalid API token: unknown or revoked.');
-	}
-	c.set('caller', {
-		workspaceId: row.workspaceId,
-		operatorId: row.operatorId,
-		tokenId: row.tokenId,
-		tokenCreatedAt: row.tokenCreatedAt,
-		permissions: row.permissions,
-	});
+	const gate = c.env.TOKEN_GATE.getByName(tokenHash);
+	const answer = await timed(c.var.db, 'token-gate', gate.authorize(tokenHash, operatorLimit(c.env)));
+	countStatements(c.var.db, answer.d1Statements);
+	if (!answer.caller || !answer.rate) throw new Unauthorized('Invalid API token: unknown or revoked.');
+	c.set('caller', answer.caller);
+	c.set('rate', answer.rate);
 	// Set before the route runs, so that every answer to an old token carries it, errors included.
-	const warning = rotationWarning(row.tokenCreatedAt, Date.now());
+	const warning = rotationWarning(answer.caller.tokenCreatedAt, Date.now());
 	if (warning) for (const [name, value] of Object.entries(warning)) c.header(name, value);
 	await next();
 });
 
 /**
- * Counts the request against its token's limit in a RateLimiter Durable Object and sets the
- * IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) on every answer, 429 included.
+ * Sets the IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) of the request `bearerAuth` counted
+ * on every answer, 429 included. The budget is the operator's: an operator holds one active token at a time,
+ * and a regenerated token takes over the count of the one it replaces, so regenerating gives no fresh budget.
  */
 export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
-	const decision = await timed(c.var.db, 'ratelimit', spendOperatorBudget(c.env, c.var.caller.operatorId));
+	const decision = c.var.rate;
 	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
 	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
 	if (!decision.allowed) throw overBudget(decision);
@@ -75,12 +59,11 @@ export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, ne
 });
 
 /**
- * Counts one request against the operator's per-minute budget. Counted per operator, which holds one active
- * token at a time: regenerating a token to get a fresh budget would otherwise sidestep the limit. Sends on a
- * conversation socket spend the same budget.
+ * Counts `units` against the operator's per-minute budget at once, through the gate of the token the operator
+ * acts with: sends on a conversation socket spend the budget its HTTP requests spend.
  */
-export async function spendOperatorBudget(env: Env, operatorId: string, units = 1): Promise<RateLimitDecision> {
-	return env.RATE_LIMITER.getByName(operatorId).hit(operatorLimit(env), 60, Date.now(), units);
+export async function spendOperatorBudget(env: Env, tokenHash: string, units: number): Promise<RateLimitDecision> {
+	return env.TOKEN_GATE.getByName(tokenHash).spend(operatorLimit(env), units);
 }
 
 /** An operator's requests a minute, HTTP and socket sends together. */

@@ -120,6 +120,8 @@ export interface RoomSocket {
 	operatorId?: string;
 	/** The token an operator's socket is opened with: the room checks it is still active before each send. */
 	tokenId?: string;
+	/** That token's hash: the gate its socket sends are counted by (the operator's budget). */
+	tokenHash?: string;
 	/** Whether the participant may send messages on the socket (an operator needs `messages:send`). */
 	canSend: boolean;
 	visitorId?: string;

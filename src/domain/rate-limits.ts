@@ -1,3 +1,9 @@
+/** A counter's window and its count, as handed from one counter to another (a token's budget to its successor). */
+export interface WindowCount {
+	startedAt: number;
+	count: number;
+}
+
 /** What a RateLimiter object answers (durable-objects/rate-limiter.ts): the IETF rate-limit headers' figures. */
 export interface RateLimitDecision {
 	allowed: boolean;

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Caller } from '../app-env';
+import { carryBudget, suspendGates } from '../auth/credentials';
 import { permissionSchema } from '../auth/permissions';
 import { generateToken, hashToken, tokenHint } from '../auth/token';
 import { type Database, runBatch } from '../db/client';
@@ -102,43 +104,61 @@ function issued(token: string, row: { id: string; operatorId: string; hint: stri
 
 /**
  * An admin issues a token for an operator of the workspace. Any token the operator had is revoked in the
- * same transaction: an operator holds at most one active token.
+ * same transaction (an operator holds at most one active token), its gate suspended first (see
+ * `suspendGates`), and its budget carried over to the new one.
  */
-export async function issueTokenFor(db: Database, workspaceId: string, operatorId: string) {
+export async function issueTokenFor(env: Env, db: Database, workspaceId: string, operatorId: string) {
 	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
 		throw new NotFound(`Team member ${operatorId} not found.`);
 	}
+	const active = and(
+		eq(apiTokens.workspaceId, workspaceId),
+		eq(apiTokens.operatorId, operatorId),
+		isNull(apiTokens.revokedAt),
+	);
+	const known = (await db.select({ hash: apiTokens.tokenHash }).from(apiTokens).where(active)).map((r) => r.hash);
+	const counts = await suspendGates(env, known);
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
-	await runBatch(db, [
+	const [revoked] = await runBatch(db, [
 		db
 			.update(apiTokens)
 			.set({ revokedAt: now, replacedBy: row.id })
-			.where(and(eq(apiTokens.operatorId, operatorId), isNull(apiTokens.revokedAt))),
+			.where(active)
+			.returning({ hash: apiTokens.tokenHash }),
 		db.insert(apiTokens).values(row),
 	]);
+	// A token issued by a concurrent call between the read and the batch was revoked unseen: its gate too.
+	const unseen = ((revoked?.results ?? []) as Array<{ hash: string }>)
+		.map((r) => r.hash)
+		.filter((h) => !known.includes(h));
+	counts.push(...(await suspendGates(env, unseen).catch(() => [])));
+	await carryBudget(env, row.tokenHash, counts);
 	return issued(token, row);
 }
 
 /**
  * Replaces the calling token with a new one. The old token is revoked and the new one inserted in one
  * transaction, and the insert only happens if this call was the one that revoked the old token, so two
- * racing regenerations cannot both succeed.
+ * racing regenerations cannot both succeed. The old token's gate is suspended first and its budget carried.
  */
-export async function regenerateToken(db: Database, workspaceId: string, operatorId: string, currentTokenId: string) {
+export async function regenerateToken(env: Env, db: Database, caller: Caller) {
+	const { workspaceId, operatorId, tokenId } = caller;
+	const counts = await suspendGates(env, [caller.tokenHash]);
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
 	const [, inserted] = await runBatch(db, [
 		db
 			.update(apiTokens)
 			.set({ revokedAt: now, replacedBy: row.id })
-			.where(and(eq(apiTokens.id, currentTokenId), isNull(apiTokens.revokedAt))),
+			.where(and(eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt))),
 		sql`
 			INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at)
 			SELECT ${row.id}, ${workspaceId}, ${operatorId}, ${row.tokenHash}, ${row.hint}, ${now}
-			WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ${currentTokenId} AND replaced_by = ${row.id})`,
+			WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ${tokenId} AND replaced_by = ${row.id})`,
 	]);
 	if (inserted?.meta.changes !== 1) throw new Unauthorized('Invalid API token: unknown or revoked.');
+	await carryBudget(env, row.tokenHash, counts);
 	return issued(token, row);
 }
 

@@ -1,12 +1,12 @@
 /**
  * Where a request's time went, sent back in `Server-Timing` next to the D1 statement count:
  *
- *     d1;desc="4 queries", d1-1;dur=1.9;desc="select api_tokens", ratelimit;dur=2.4, post-message;dur=11.0,
- *     hops;desc="3", total;dur=16.2
+ *     d1;desc="4 queries", token-gate;dur=1.2, post-message;dur=11.0, room-open;dur=0, room-stored;dur=1,
+ *     room-d1;dur=6, hops;desc="2", total;dur=12.6
  *
  * - `d1-N`: the N-th D1 round trip sent through the request's handle (a statement, or a batch as
  *   `desc="batch 2: insert messages"`), described by its verb and first table, never by its values;
- * - a name given to `timed` (`ratelimit`, `post-message`): any other awaited hop;
+ * - a name given to `timed` (`token-gate`, `post-message`): any other awaited hop;
  * - names merged by `addSpans`: what a Durable Object measured inside its own call;
  * - `hops`: the round trips the request waited for one after another (two sent together count once);
  * - `total`: from the `database` middleware to the header, the handler and its middleware included.
@@ -110,7 +110,7 @@ export function openTracedDatabase(d1: D1Database, counter: QueryCounter): Datab
  * Times an awaited hop of the request that owns `db` under `name` (a token: letters, digits, `-`, `_`, `.`).
  * Returns what `promise` returns; without a trace on `db` it only waits.
  *
- * @example const decision = await timed(c.var.db, 'ratelimit', env.RATE_LIMITER.getByName(id).hit(limit));
+ * @example const answer = await timed(c.var.db, 'token-gate', gate.authorize(tokenHash, limit));
  */
 export function timed<T>(db: Database, name: string, promise: Promise<T>): Promise<T> {
 	const trace = traces.get(db);

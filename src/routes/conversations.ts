@@ -274,7 +274,7 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId, operatorId, tokenId, permissions } = c.var.caller;
+			const { workspaceId, operatorId, tokenId, tokenHash, permissions } = c.var.caller;
 			// A plain GET is told so first; then D1, before the room: a made-up id must not create a room.
 			assertUpgrade(c.req.raw);
 			await assertConversationInWorkspace(c.var.db, workspaceId, c.req.valid('param').id);
@@ -284,6 +284,7 @@ export const conversations = createRouter()
 				role: 'operator',
 				operatorId,
 				tokenId,
+				tokenHash,
 				canSend: hasPermission(permissions, 'messages:send'),
 				ip: clientIp(c.req.raw.headers),
 				after: c.req.valid('query').after,

@@ -46,7 +46,7 @@ export const team = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const operatorId = c.req.valid('param').id;
-			const issued = await issueTokenFor(c.var.db, workspaceId, operatorId);
+			const issued = await issueTokenFor(c.env, c.var.db, workspaceId, operatorId);
 			// The member's previous token is revoked: its live feed closes with it.
 			await closeReplacedTokenSockets(c.env, workspaceId, operatorId);
 			return c.json(issued, 201);

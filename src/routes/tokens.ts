@@ -19,8 +19,8 @@ export const tokens = createRouter().openapi(
 		},
 	}),
 	async (c) => {
-		const { workspaceId, operatorId, tokenId } = c.var.caller;
-		const issued = await regenerateToken(c.var.db, workspaceId, operatorId, tokenId);
+		const { workspaceId, operatorId } = c.var.caller;
+		const issued = await regenerateToken(c.env, c.var.db, c.var.caller);
 		await closeReplacedTokenSockets(c.env, workspaceId, operatorId);
 		return c.json(issued, 201);
 	},

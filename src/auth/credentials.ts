@@ -1,0 +1,63 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Caller } from '../app-env';
+import type { Database } from '../db/client';
+import { apiTokens, operators } from '../db/schema';
+import type { RateLimitDecision, WindowCount } from '../domain/rate-limits';
+import { digestsEqual } from './token';
+
+/** A `TokenGate`'s answer for one request: the caller (null: refused) and its request counted. */
+export interface GateAnswer {
+	caller: Caller | null;
+	/** Null when the token was refused: nothing was counted. */
+	rate: RateLimitDecision | null;
+	/** D1 statements the gate sent for this answer: 1 when it read the token's row, 0 when it knew it. */
+	d1Statements: number;
+}
+
+/** The operator an active token acts for, found by the token's hash; null when no active token has it. */
+export async function callerByTokenHash(db: Database, tokenHash: string): Promise<Caller | null> {
+	const row = await db
+		.select({
+			tokenId: apiTokens.id,
+			tokenHash: apiTokens.tokenHash,
+			tokenCreatedAt: apiTokens.createdAt,
+			workspaceId: apiTokens.workspaceId,
+			operatorId: operators.id,
+			permissions: operators.permissions,
+		})
+		.from(apiTokens)
+		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), eq(operators.workspaceId, apiTokens.workspaceId)))
+		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+		.get();
+	if (!row || !digestsEqual(row.tokenHash, tokenHash)) return null;
+	return {
+		workspaceId: row.workspaceId,
+		operatorId: row.operatorId,
+		tokenId: row.tokenId,
+		tokenHash: row.tokenHash,
+		tokenCreatedAt: row.tokenCreatedAt,
+		permissions: row.permissions,
+	};
+}
+
+/**
+ * Call before committing a change to these tokens' validity: their gates read D1 for every request until well
+ * after the commit (see `TokenGate.suspend`). Throws when a gate cannot be reached, so that the change is not
+ * made while a gate may still answer from what it read before. Returns the tokens' counts, for their successor.
+ */
+export async function suspendGates(env: Env, tokenHashes: readonly string[]): Promise<WindowCount[]> {
+	return Promise.all(tokenHashes.map((hash) => env.TOKEN_GATE.getByName(hash).suspend()));
+}
+
+/**
+ * Hands the budget counted for replaced tokens to the token replacing them. Best effort: a gate that cannot be
+ * reached leaves the new token a fresh count, which is logged.
+ */
+export async function carryBudget(env: Env, tokenHash: string, counts: readonly WindowCount[]): Promise<void> {
+	try {
+		const gate = env.TOKEN_GATE.getByName(tokenHash);
+		for (const count of counts) await gate.carry(count);
+	} catch (error) {
+		console.error('could not carry a replaced token’s budget over to its successor', error);
+	}
+}
