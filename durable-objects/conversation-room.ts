@@ -340,7 +340,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	override async alarm(): Promise<void> {
 		// An object that never served a conversation has no tables, hence no timers.
 		if (!this.store.room()) return;
-		this.outbox.dueNowIfPending();
+		this.outbox.beforeAlarm();
 		await this.timers.runDue({ [OUTBOX_TIMER]: () => this.outbox.flush() });
 	}
 

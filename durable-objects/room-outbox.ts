@@ -34,6 +34,12 @@ export class RoomOutbox {
 	 * lost) they are the sweep's alone, see `drain`.
 	 */
 	private committed: DomainEvent[] = [];
+	/**
+	 * When the outbox's timer is due, as this instance last stored it; null when that is not known (a new
+	 * instance, or an alarm under way, which may have claimed the timer). While it is known and due soon
+	 * enough, arming is free: a busy room stores its watchdog once, not with every message.
+	 */
+	private timerDueAt: number | null = null;
 
 	constructor(
 		private readonly env: Env,
@@ -47,8 +53,11 @@ export class RoomOutbox {
 	 */
 	writeMessages(): Promise<void> {
 		this.writing ??= (async () => {
-			while (await this.writeToD1()) {
-				// Messages that arrived during a write go in the next round.
+			for (;;) {
+				const work = this.store.workVersion;
+				const full = await this.writeToD1();
+				// Messages that arrived during the write (or beyond a full batch) go in the next round.
+				if (!full && this.store.workVersion === work) break;
 			}
 		})().finally(() => {
 			this.writing = null;
@@ -79,35 +88,43 @@ export class RoomOutbox {
 	}
 
 	/**
-	 * For a firing alarm: pending work becomes due now, whatever its timer said, so every alarm sends what is
-	 * pending, as before timers existed (a flush is idempotent; at worst it spends a backoff step early). That
-	 * covers a room stored by an older release (pending work under its own alarm, no outbox timer) and a test
-	 * running the alarm ahead of its time. `runDue` then runs it and re-arms.
+	 * For a firing alarm, before it runs the due timers. Pending work becomes due now, whatever its timer said,
+	 * so every alarm sends what is pending, as before timers existed (a flush is idempotent; at worst it spends a
+	 * backoff step early). That covers a room stored by an older release (pending work under its own alarm, no
+	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, the watchdog left by
+	 * the last clean flush (see `drain`) has nothing to watch: it goes, and the alarm moves to the next timer.
+	 * Either way the timer's time is no longer known here: the run may claim it.
 	 */
-	dueNowIfPending(): void {
+	beforeAlarm(): void {
 		if (this.store.hasPendingWrites() || this.store.hasPendingEvents()) {
 			this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt: Date.now(), payload: null }, 'earliest');
+		} else {
+			this.timers.cancel(OUTBOX_TIMER);
 		}
+		this.timerDueAt = null;
 	}
 
 	private retryAt(dueAt: number, mode: ScheduleMode): Promise<void> {
+		// Already stored, due no later: nothing to write (an `earliest` schedule would change nothing).
+		if (mode === 'earliest' && this.timerDueAt !== null && this.timerDueAt <= dueAt) return Promise.resolve();
 		this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt, payload: null }, mode);
+		this.timerDueAt = mode === 'earliest' && this.timerDueAt !== null ? Math.min(dueAt, this.timerDueAt) : dueAt;
 		return this.timers.scheduleNextAlarm();
 	}
 
+	/**
+	 * Sends until nothing is left. The timer stays when all is out: it fires within WATCHDOG_MS, finds nothing
+	 * to send, and the alarm moves on to the room's next timer (a bot's Delay) or goes. Cancelling it here
+	 * instead would cost every message a timer write and an alarm write, and the next one both again.
+	 */
 	private async drain(): Promise<void> {
 		try {
 			for (;;) {
+				const work = this.store.workVersion;
 				await this.writeMessages();
-				const more = await this.sendEvents();
-				// Events too: one stored during `sendEvents`'s last await (after its read) must not see its timer cancelled.
-				if (more || this.store.hasPendingWrites() || this.store.hasPendingEvents()) continue;
-				// All out: the timer goes, and the alarm moves to the room's next timer, if any (a bot's Delay).
-				this.timers.cancel(OUTBOX_TIMER);
-				await this.timers.scheduleNextAlarm();
-				// Checked again after the await: work that arrived meanwhile is sent in this same drain, guarded.
-				if (!this.store.hasPendingWrites() && !this.store.hasPendingEvents()) break;
-				await this.arm();
+				const full = await this.sendEvents();
+				// Work that arrived during the awaits (or events beyond a full batch) goes in this same drain.
+				if (!full && this.store.workVersion === work) break;
 			}
 			this.store.setAttempts(0);
 		} catch (error) {
@@ -124,7 +141,7 @@ export class RoomOutbox {
 		}
 	}
 
-	/** Returns whether there was anything to write. */
+	/** Writes what D1 lacks, up to a batch; returns whether the batch was full (more may be waiting). */
 	private async writeToD1(): Promise<boolean> {
 		const room = this.store.room();
 		if (!room) return false;
@@ -184,9 +201,10 @@ export class RoomOutbox {
 			room.summary_version,
 			room.reopened_at,
 		);
-		return true;
+		return pending.length === D1_BATCH;
 	}
 
+	/** Sends the pending events, up to a batch; returns whether the batch was full (more may be waiting). */
 	private async sendEvents(): Promise<boolean> {
 		const pending = this.store.pendingEvents(QUEUE_BATCH);
 		if (pending.length > 0) {
@@ -199,7 +217,7 @@ export class RoomOutbox {
 		const committed = this.committed.splice(0);
 		// Never throws: what it cannot send stays in D1's event outbox for the sweep.
 		await release(this.env, committed);
-		return pending.length > 0 || committed.length > 0;
+		return pending.length === QUEUE_BATCH;
 	}
 }
 

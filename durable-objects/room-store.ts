@@ -86,6 +86,12 @@ export class RoomStore {
 	 * checks) and it changes only through this class. Forgotten after every write (see `changed`).
 	 */
 	private cachedRoom: RoomRow | null | undefined;
+	/**
+	 * Bumped by every change that leaves work for the outbox (a message, a read position): a flush that sees
+	 * it unchanged across its awaits knows nothing arrived meanwhile, without asking storage. Memory only:
+	 * a new instance's first flush reads what is pending from storage.
+	 */
+	private work = 0;
 
 	constructor(private readonly storage: DurableObjectStorage) {
 		this.created =
@@ -108,6 +114,11 @@ export class RoomStore {
 				this.storage.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
 			}
 		}
+	}
+
+	/** See `work`: compare two readings to learn whether work arrived in between. */
+	get workVersion(): number {
+		return this.work;
 	}
 
 	room(): RoomRow | null {
@@ -229,6 +240,7 @@ export class RoomStore {
 					);
 				}
 				for (const event of eventsFor(row)) this.addEvent(event);
+				this.work++;
 				return row;
 			}),
 		);
@@ -251,6 +263,7 @@ export class RoomStore {
 					upTo,
 				);
 				this.addEvent(eventFor(upTo));
+				this.work++;
 				return upTo;
 			}),
 		);

@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { messageTarget } from '../src/domain/live';
@@ -129,7 +129,12 @@ async function eventsSettled(feed: TestSocket, workspaceId: string, conversation
 			return row?.n;
 		})
 		.toBe(0);
-	expect(await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId))).toBe(false);
+	const pending = await runInDurableObject(env.CONVERSATION_ROOM.getByName(conversationId), (_instance, state) =>
+		state.storage.sql
+			.exec<{ n: number }>('SELECT (SELECT COUNT(*) FROM outbox) + (SELECT COUNT(*) FROM log WHERE in_d1 = 0) AS n')
+			.one(),
+	);
+	expect(pending.n).toBe(0);
 }
 
 describe('a visitor message reopening a closed conversation', () => {
