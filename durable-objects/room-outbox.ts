@@ -9,6 +9,8 @@ import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
+/** A message row binds 11 values and D1 at most 100 per statement. */
+const ROWS_PER_INSERT = 9;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
 /** How long a change left for the next flush (a throttled read receipt) may wait for it. */
@@ -149,24 +151,30 @@ export class RoomOutbox {
 		if (pending.length === 0 && room.summary_version <= room.summary_flushed) return false;
 		const db = openDatabase(this.env.DB);
 		const summary = this.store.summary();
-		const statements: Statement[] = pending.map((m) =>
-			db
-				.insert(messages)
-				.values({
-					id: m.id,
-					workspaceId: room.workspace_id,
-					conversationId: room.conversation_id,
-					seq: m.seq,
-					authorKind: m.author_kind,
-					authorId: m.author_id,
-					body: m.body,
-					attachments: JSON.parse(m.attachments),
-					interactive: m.interactive === null ? null : JSON.parse(m.interactive),
-					clientMessageId: m.client_message_id,
-					createdAt: m.created_at,
-				})
-				.onConflictDoNothing(),
-		);
+		const rows = pending.map((m) => ({
+			id: m.id,
+			workspaceId: room.workspace_id,
+			conversationId: room.conversation_id,
+			seq: m.seq,
+			authorKind: m.author_kind,
+			authorId: m.author_id,
+			body: m.body,
+			attachments: JSON.parse(m.attachments),
+			interactive: m.interactive === null ? null : JSON.parse(m.interactive),
+			clientMessageId: m.client_message_id,
+			createdAt: m.created_at,
+		}));
+		// Several messages per statement (D1 binds at most 100 values to one), not one statement each.
+		const statements: Statement[] = [];
+		for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+			statements.push(
+				db
+					.insert(messages)
+					.values(rows.slice(i, i + ROWS_PER_INSERT))
+					.onConflictDoNothing(),
+			);
+		}
+		const inserts = statements.length;
 		const at = summary.lastMessageAt ?? 0;
 		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
 		const reopen = room.reopened_at === null ? null : reopenStatements(db, room, room.reopened_at, Date.now());
@@ -194,7 +202,7 @@ export class RoomOutbox {
 		this.statementsSent += statements.length;
 		const results = await runBatch(db, statements);
 		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
-		const reopened = reopen ? committedEvent(results[pending.length]?.results[0]) : null;
+		const reopened = reopen ? committedEvent(results[inserts]?.results[0]) : null;
 		if (reopened) this.committed.push(reopened);
 		this.store.wroteToD1(
 			pending.map((m) => m.seq),

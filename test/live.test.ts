@@ -276,6 +276,22 @@ describe('conversation WebSockets', () => {
 });
 
 describe('the conversation outbox', () => {
+	it('writes a backlog longer than one insert statement holds (nine rows), all of it in order', async () => {
+		const { token, conversationId } = await liveConversation();
+		const texts = Array.from({ length: 20 }, (_, i) => `backlog ${i + 1}`);
+		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
+		try {
+			for (const text of texts) await reply(token, conversationId, text);
+		} finally {
+			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
+		}
+		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help']);
+		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
+		const stored = await storedSeqs(token, conversationId);
+		expect(stored.map((m) => m.text)).toEqual(['Hi, I need help', ...texts]);
+		expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+	});
+
 	it('acknowledges a message while D1 is failing, then writes it to D1 from the alarm', async () => {
 		const { token, conversationId } = await liveConversation();
 		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
