@@ -92,6 +92,12 @@ export class RoomStore {
 	 * a new instance's first flush reads what is pending from storage.
 	 */
 	private work = 0;
+	/**
+	 * The unread counts of the summary, counted once per instance (two COUNTs over the messages after each
+	 * read position, which grow with the conversation) and then kept up by `append`; a read receipt, which
+	 * moves a position, has them counted again.
+	 */
+	private unread: { byOperators: number; byContact: number } | null = null;
 
 	constructor(private readonly storage: DurableObjectStorage) {
 		this.created =
@@ -159,6 +165,7 @@ export class RoomStore {
 		const conversation = summary?.results[0] as { unread_by_operators: number; unread_by_contact: number } | undefined;
 		if (!conversation) return 2;
 		this.migrate();
+		this.unread = null;
 		const results = (messages?.results ?? []) as Array<Omit<LogRow, 'in_d1'>>;
 		// D1 keeps unread counts, not read positions: read up to just before the k-th last unread message.
 		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
@@ -217,7 +224,7 @@ export class RoomStore {
 	 * (see `reopened_at`). Only the latest such time is kept: one check covers all earlier ones.
 	 */
 	append(message: NewLogRow, eventsFor: (row: LogRow) => DomainEvent[], reopen = false): LogRow {
-		return this.changed(() =>
+		const row = this.changed(() =>
 			this.storage.transactionSync(() => {
 				const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
 				this.storage.sql.exec(
@@ -244,6 +251,10 @@ export class RoomStore {
 				return row;
 			}),
 		);
+		// Committed: the other side has one more message to read.
+		if (this.unread && row.author_kind === 'contact') this.unread.byOperators++;
+		else if (this.unread) this.unread.byContact++;
+		return row;
 	}
 
 	readSeq(reader: Participant): number {
@@ -253,6 +264,7 @@ export class RoomStore {
 
 	/** Moves a read position forward (never back, never past the last message); null when nothing moved. */
 	markRead(reader: Participant, seq: number, eventFor: (seq: number) => DomainEvent): number | null {
+		this.unread = null;
 		return this.changed(() =>
 			this.storage.transactionSync(() => {
 				const upTo = Math.min(seq, this.lastSeq());
@@ -277,11 +289,15 @@ export class RoomStore {
 			.toArray()[0] ?? { seq: null, at: null };
 		const count = (where: string, after: number) =>
 			this.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE ${where} AND seq > ?`, after).one().n;
+		this.unread ??= {
+			byOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
+			byContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
+		};
 		return {
 			lastSeq: last.seq ?? 0,
 			lastMessageAt: last.at,
-			unreadByOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
-			unreadByContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
+			unreadByOperators: this.unread.byOperators,
+			unreadByContact: this.unread.byContact,
 		};
 	}
 

@@ -95,6 +95,35 @@ describe('conversation WebSockets', () => {
 		expect(await storedSeqs(token, conversationId)).toHaveLength(1);
 	});
 
+	it('keeps both unread counts exact through messages of each side and read receipts, counted or carried', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		const counts = async () => {
+			const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
+			const { unreadByOperators, unreadByContact } = (await res.json()) as Record<string, number>;
+			return [unreadByOperators, unreadByContact];
+		};
+		const contact = await liveVisitorSocket(visitor, conversationId);
+		contact.send({ type: 'message', text: 'second from the visitor', clientMessageId: 'v-2' });
+		await contact.next('ack');
+		await reply(token, conversationId, 'an answer');
+		await reply(token, conversationId, 'another answer');
+		expect(await counts()).toEqual([2, 2]);
+		const operator = await operatorSocket(token, conversationId);
+		operator.send({ type: 'read', seq: 2 });
+		await contact.next('read');
+		contact.send({ type: 'message', text: 'third from the visitor', clientMessageId: 'v-3' });
+		await contact.next('ack');
+		await reply(token, conversationId, 'a third answer');
+		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
+		expect(await counts()).toEqual([1, 3]);
+		// A new instance counts afresh from storage, and goes on from there.
+		await runInDurableObject(env.CONVERSATION_ROOM.getByName(conversationId), (instance) => {
+			(instance as unknown as { store: { unread: unknown } }).store.unread = null;
+		});
+		await reply(token, conversationId, 'a fourth answer');
+		expect(await counts()).toEqual([1, 4]);
+	});
+
 	it('answers a bad frame with an error frame and keeps the socket open', async () => {
 		const { visitor, conversationId } = await liveConversation();
 		const socket = await liveVisitorSocket(visitor, conversationId);
