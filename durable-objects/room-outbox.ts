@@ -93,8 +93,9 @@ export class RoomOutbox {
 	 * For a firing alarm, before it runs the due timers. Pending work becomes due now, whatever its timer said,
 	 * so every alarm sends what is pending, as before timers existed (a flush is idempotent; at worst it spends a
 	 * backoff step early). That covers a room stored by an older release (pending work under its own alarm, no
-	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, the watchdog left by
-	 * the last clean flush (see `drain`) has nothing to watch: it goes, and the alarm moves to the next timer.
+	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer (one a
+	 * flush did not get to drop: its instance was evicted first) has nothing to watch: it goes, and the alarm
+	 * moves to the next timer.
 	 * Either way the timer's time is no longer known here: the run may claim it.
 	 */
 	beforeAlarm(): void {
@@ -115,9 +116,9 @@ export class RoomOutbox {
 	}
 
 	/**
-	 * Sends until nothing is left. The timer stays when all is out: it fires within WATCHDOG_MS, finds nothing
-	 * to send, and the alarm moves on to the room's next timer (a bot's Delay) or goes. Cancelling it here
-	 * instead would cost every message a timer write and an alarm write, and the next one both again.
+	 * Sends until nothing is left, then drops the timer. Work that arrives while a flush is under way finds the
+	 * timer stored (`timerDueAt`) and writes none: a busy room stores its watchdog once for a run of messages,
+	 * an idle one keeps none (an alarm invocation to find nothing would cost more than the two writes).
 	 */
 	private async drain(): Promise<void> {
 		try {
@@ -126,7 +127,13 @@ export class RoomOutbox {
 				await this.writeMessages();
 				const full = await this.sendEvents();
 				// Work that arrived during the awaits (or events beyond a full batch) goes in this same drain.
-				if (!full && this.store.workVersion === work) break;
+				if (full || this.store.workVersion !== work) continue;
+				// All out: the timer goes, and the alarm moves to the room's next timer, if any (a bot's Delay).
+				this.timers.cancel(OUTBOX_TIMER);
+				this.timerDueAt = null;
+				await this.timers.scheduleNextAlarm();
+				// Work that arrived during that await stored a timer of its own: it goes out in this same drain.
+				if (this.store.workVersion === work) break;
 			}
 			this.store.setAttempts(0);
 		} catch (error) {

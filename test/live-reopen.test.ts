@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { messageTarget } from '../src/domain/live';
@@ -129,12 +129,7 @@ async function eventsSettled(feed: TestSocket, workspaceId: string, conversation
 			return row?.n;
 		})
 		.toBe(0);
-	const pending = await runInDurableObject(env.CONVERSATION_ROOM.getByName(conversationId), (_instance, state) =>
-		state.storage.sql
-			.exec<{ n: number }>('SELECT (SELECT COUNT(*) FROM outbox) + (SELECT COUNT(*) FROM log WHERE in_d1 = 0) AS n')
-			.one(),
-	);
-	expect(pending.n).toBe(0);
+	expect(await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId))).toBe(false);
 }
 
 describe('a visitor message reopening a closed conversation', () => {

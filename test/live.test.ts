@@ -420,19 +420,11 @@ describe('events after a Queue outage', () => {
 });
 
 describe('the outbox alarm', () => {
-	it('is stored once for a run of messages, and goes when it fires with everything out', async () => {
+	it('is gone once everything reached D1 and the Queue', async () => {
 		const { token, conversationId } = await liveConversation();
+		await reply(token, conversationId, 'all out');
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
-		const alarm = () => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
-		await reply(token, conversationId, 'first');
-		const armed = await alarm();
-		expect(armed).toBeGreaterThan(Date.now());
-		// The watchdog stored for the first message, due within 30 s, covers the next ones as it is.
-		await reply(token, conversationId, 'second');
-		expect(await alarm()).toBe(armed);
-		expect(await runDurableObjectAlarm(stub)).toBe(true);
-		expect(await alarm()).toBeNull();
-		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'first', 'second']);
+		await expect.poll(() => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
 	});
 
 	it('lets a retried send finish what a first attempt left undone, even with its alarm lost', async () => {
