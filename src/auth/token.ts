@@ -19,10 +19,11 @@ const CRC_TABLE = (() => {
 	return table;
 })();
 
-function crc32(text: string): number {
+/** CRC32 of an ASCII string (the base62 random part, checked by TOKEN_PATTERN first): its bytes are its char codes. */
+function crc32(ascii: string): number {
 	let crc = 0xffffffff;
-	for (const byte of new TextEncoder().encode(text)) {
-		crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+	for (let i = 0; i < ascii.length; i++) {
+		crc = (CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);
 	}
 	return (crc ^ 0xffffffff) >>> 0;
 }
@@ -61,10 +62,14 @@ export function isWellFormedToken(token: string): boolean {
 	return token.slice(PREFIX.length + RANDOM_LENGTH) === checksum(random);
 }
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 /** Lower-case hex SHA-256 of the token: the only form that reaches storage. */
 export async function hashToken(token: string): Promise<string> {
-	const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-	return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+	let hex = '';
+	for (const byte of digest) hex += HEX[byte];
+	return hex;
 }
 
 /** Constant-time equality of two equal-length hex digests. */

@@ -38,6 +38,13 @@ describe('Token V3 format', () => {
 		expect(digestsEqual(digest, digest.slice(1))).toBe(false);
 	});
 
+	it('keeps the checksum and the digest of a token issued before (stored tokens go on working)', async () => {
+		// Computed once with the first implementation (a TextEncoder CRC32 and Node's SHA-256).
+		const token = 'prly_Parley0123456789abcdefghijklmnopqrstuvwxyzA3Bgir5';
+		expect(isWellFormedToken(token)).toBe(true);
+		expect(await hashToken(token)).toBe('d351a66b89b07ccebf752d4fde59a148f7bf324ec35da999cfc67d89231b3313');
+	});
+
 	it('shows only the last four characters as a hint', () => {
 		const token = generateToken();
 		expect(tokenHint(token)).toBe(`prly_…${token.slice(-4)}`);
