@@ -1,6 +1,6 @@
 import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
-import { conversations, messages } from '../src/db/schema';
+import { conversations, messages, workspaces } from '../src/db/schema';
 import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
@@ -42,6 +42,12 @@ export class RoomOutbox {
 	 * enough, arming is free: a busy room stores its watchdog once, not with every message.
 	 */
 	private timerDueAt: number | null = null;
+	/**
+	 * The workspace's `live_feed` flag as read in this instance's latest D1 write (null before any): events are
+	 * pushed to the inbox feed only while it is set. See `WorkspaceHub.syncFeedFlag` for why a push skipped
+	 * on a clear flag is never missed.
+	 */
+	private liveFeed: boolean | null = null;
 
 	constructor(
 		private readonly env: Env,
@@ -206,8 +212,13 @@ export class RoomOutbox {
 					),
 				),
 		);
+		// Whether anyone is subscribed to the inbox feed, read in the same batch (see `liveFeed`).
+		statements.push(
+			db.select({ liveFeed: workspaces.liveFeed }).from(workspaces).where(eq(workspaces.id, room.workspace_id)),
+		);
 		this.statementsSent += statements.length;
 		const results = await runBatch(db, statements);
+		this.liveFeed = (results.at(-1)?.results[0] as { live_feed?: number } | undefined)?.live_feed !== 0;
 		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
 		const reopened = reopen ? committedEvent(results[inserts]?.results[0]) : null;
 		if (reopened) this.committed.push(reopened);
@@ -226,6 +237,7 @@ export class RoomOutbox {
 			await deliverEvents(
 				this.env,
 				pending.map((p) => p.event),
+				this.liveFeed !== false,
 			);
 			this.store.sentEvents(pending.map((p) => p.id));
 		}

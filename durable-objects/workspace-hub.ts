@@ -14,6 +14,8 @@ const MAX_FEEDS_PER_OPERATOR = 5;
 interface FeedSubscriber {
 	operatorId: string;
 	permissions: string[];
+	/** The hub's own workspace (for the `live_feed` flag); absent on sockets opened before it was kept. */
+	workspaceId?: string;
 }
 
 /**
@@ -26,6 +28,10 @@ export class WorkspaceHub extends DurableObject<Env> {
 	private readonly opening = new Map<string, number>();
 	/** `disconnect` calls per operator since this instance started: an opening that saw one is refused. */
 	private readonly disconnects = new Map<string, number>();
+	/** The workspace's `live_feed` flag as this instance last wrote it (null: not known). */
+	private flagged: boolean | null = null;
+	/** Writes of the flag, one after the other: each decides its value when it runs (see `syncFeedFlag`). */
+	private flagWrites: Promise<void> = Promise.resolve();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -80,13 +86,13 @@ export class WorkspaceHub extends DurableObject<Env> {
 		const disconnectsBefore = this.disconnects.get(operatorId) ?? 0;
 		this.opening.set(operatorId, opening + 1);
 		let active: boolean;
+		const workspaceId = url.searchParams.get('workspaceId') ?? '';
+		subscriber.workspaceId = workspaceId;
 		try {
 			const db = openDatabase(this.env.DB);
-			active = await isTokenActive(
-				db,
-				url.searchParams.get('workspaceId') ?? '',
-				url.searchParams.get('tokenId') ?? '',
-			);
+			active = await isTokenActive(db, workspaceId, url.searchParams.get('tokenId') ?? '');
+			// Set before the socket is accepted (this opening counts): from then on every room pushes to the feed.
+			if (active) await this.syncFeedFlag(workspaceId);
 		} finally {
 			this.opening.set(operatorId, (this.opening.get(operatorId) ?? 1) - 1);
 		}
@@ -135,5 +141,38 @@ export class WorkspaceHub extends DurableObject<Env> {
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		answerClose(socket, code, reason);
+		const { workspaceId } = (socket.deserializeAttachment() ?? {}) as Partial<FeedSubscriber>;
+		// A socket from before the flag was kept leaves it as it is: set, which only costs pushes.
+		if (!workspaceId) return;
+		try {
+			await this.syncFeedFlag(workspaceId, socket);
+		} catch (error) {
+			console.error('could not clear the inbox feed flag; rooms keep pushing to the feed', error);
+		}
+	}
+
+	/**
+	 * Brings the workspace's `live_feed` flag in D1 to the truth: set while a feed socket is open or being
+	 * opened (`except`: one that is closing), clear otherwise. Writes run one after the other and each reads
+	 * the sockets when it runs, so the last one written is the latest state whatever the order of opens and
+	 * closes: a close's write can never land after, and undo, an open's.
+	 *
+	 * Why it is safe to skip pushes while the flag is clear: a room reads the flag in the same D1 batch that
+	 * writes its messages. A batch after the flag was set pushes; a batch before it committed its change before
+	 * the socket was accepted, so the console, which loads the inbox after subscribing, reads that change.
+	 */
+	private syncFeedFlag(workspaceId: string, except?: WebSocket): Promise<void> {
+		const write = this.flagWrites.then(async () => {
+			const open = this.ctx.getWebSockets().some((s) => s !== except);
+			const opening = [...this.opening.values()].some((n) => n > 0);
+			const on = open || opening;
+			if (on === this.flagged) return;
+			await this.env.DB.prepare('UPDATE workspaces SET live_feed = ? WHERE id = ?')
+				.bind(on ? 1 : 0, workspaceId)
+				.run();
+			this.flagged = on;
+		});
+		this.flagWrites = write.catch(() => undefined);
+		return write;
 	}
 }

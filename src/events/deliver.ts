@@ -28,15 +28,16 @@ export function queueBatches(events: DomainEvent[]): DomainEvent[][] {
 }
 
 /**
- * Puts events on the events Queue, then pushes the inbox-feed ones to their workspaces' live feeds.
+ * Puts events on the events Queue, then pushes the inbox-feed ones to their workspaces' live feeds (unless
+ * `live` is false: a conversation room that read its workspace's feed flag clear, see room-outbox.ts).
  * Throws when the Queue refuses: callers keep the events in their outbox and try again. The live push is
  * best effort (a console that missed a frame re-reads the API), so it never makes a delivery fail.
  */
-export async function deliverEvents(env: Env, events: DomainEvent[]): Promise<void> {
+export async function deliverEvents(env: Env, events: DomainEvent[], live = true): Promise<void> {
 	for (const batch of queueBatches(events)) {
 		await env.EVENTS.sendBatch(batch.map((event) => ({ body: event, contentType: 'json' as const })));
 	}
-	await publishLive(env, events);
+	if (live) await publishLive(env, events);
 }
 
 async function publishLive(env: Env, events: DomainEvent[]): Promise<void> {

@@ -12,6 +12,12 @@ export const workspaces = sqliteTable('workspaces', {
 	 * (src/auth/secrets.ts), never stored.
 	 */
 	identitySecretVersion: integer('identity_secret_version'),
+	/**
+	 * 1 while someone may be subscribed to the workspace's inbox feed (the WorkspaceHub sets it before it
+	 * accepts a feed socket and clears it when the last one closes): conversation rooms read it in the batch
+	 * that writes their messages, and push to the feed only when it is set.
+	 */
+	liveFeed: integer('live_feed').notNull().default(0),
 	createdAt: integer('created_at').notNull(),
 });
 

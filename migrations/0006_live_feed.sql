@@ -1,0 +1,1 @@
+ALTER TABLE `workspaces` ADD `live_feed` integer DEFAULT 0 NOT NULL;
