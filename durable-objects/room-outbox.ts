@@ -210,15 +210,20 @@ export class RoomOutbox {
 						// An older summary never overwrites a newer one.
 						lte(conversations.lastMessageSeq, summary.lastSeq),
 					),
-				),
-		);
-		// Whether anyone is subscribed to the inbox feed, read in the same batch (see `liveFeed`).
-		statements.push(
-			db.select({ liveFeed: workspaces.liveFeed }).from(workspaces).where(eq(workspaces.id, room.workspace_id)),
+				)
+				// Whether anyone is subscribed to the inbox feed, read by the same statement (see `liveFeed`).
+				.returning({
+					liveFeed:
+						sql<number>`(SELECT ${workspaces.liveFeed} FROM ${workspaces} WHERE ${workspaces.id} = ${room.workspace_id})`.as(
+							'live_feed',
+						),
+				}),
 		);
 		this.statementsSent += statements.length;
 		const results = await runBatch(db, statements);
-		this.liveFeed = (results.at(-1)?.results[0] as { live_feed?: number } | undefined)?.live_feed !== 0;
+		// No row when a newer summary was there already: then the flag stays as last read (null: push).
+		const feed = results.at(-1)?.results[0] as { live_feed?: number } | undefined;
+		if (feed) this.liveFeed = feed.live_feed !== 0;
 		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
 		const reopened = reopen ? committedEvent(results[inserts]?.results[0]) : null;
 		if (reopened) this.committed.push(reopened);

@@ -70,7 +70,7 @@ describe('POST /v3/messages', () => {
 			'hops',
 			'total',
 		]);
-		expect(parse(header)[0]?.desc).toBe('6 queries');
+		expect(parse(header)[0]?.desc).toBe('5 queries');
 		// Descriptions name statements, never what they carry.
 		for (const value of [token, workspaceId, conversationId, 'secret-text-42']) expect(header).not.toContain(value);
 	});
