@@ -2,6 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ConversationRoom } from '../durable-objects/conversation-room';
+import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from '../durable-objects/room-store';
 import { messages } from '../src/db/schema';
 import { postMessage } from '../src/domain/live';
 import type { Interactive } from '../src/domain/messages';
@@ -227,6 +228,35 @@ describe('postMessage (the path bots will take)', () => {
 });
 
 describe('the conversation room and the interactive column', () => {
+	it('starts without its DDL once at the current schema version, and migrates a room stored without one', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const conversationId = await seedConversation(workspaceId);
+		await api(token, 'POST', '/v3/messages', { conversationId, text: 'Hello' });
+		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		const hasTimers = () =>
+			runInDurableObject(
+				stub,
+				(_instance, state) =>
+					state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'timers'").toArray()
+						.length > 0,
+			);
+		expect(await runInDurableObject(stub, (_i, state) => state.storage.kv.get(SCHEMA_VERSION_KEY))).toBe(
+			SCHEMA_VERSION,
+		);
+		// A table gone behind the room's back shows whether a start runs the DDL: at the current version it does not.
+		await runInDurableObject(stub, (_instance, state) => {
+			state.storage.sql.exec('DROP TABLE timers');
+			new ConversationRoom(state, env);
+		});
+		expect(await hasTimers()).toBe(false);
+		// Without a stored version (as an older release left it), the start runs the DDL again.
+		await runInDurableObject(stub, (_instance, state) => {
+			state.storage.kv.delete(SCHEMA_VERSION_KEY);
+			new ConversationRoom(state, env);
+		});
+		expect(await hasTimers()).toBe(true);
+	});
+
 	it('imports interactive messages from D1 on first use', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		const conversationId = await seedConversation(workspaceId);
@@ -276,6 +306,8 @@ describe('the conversation room and the interactive column', () => {
 			sql.exec('DROP TABLE log');
 			sql.exec('ALTER TABLE log_before RENAME TO log');
 			sql.exec('CREATE INDEX log_not_in_d1 ON log (seq) WHERE in_d1 = 0');
+			// That release kept no schema version.
+			state.storage.kv.delete(SCHEMA_VERSION_KEY);
 		});
 		expect(await columns()).not.toContain('interactive');
 
