@@ -2,9 +2,8 @@
 // of the largest size's per-message figures to the smallest's, and the single room. A failure is a warning
 // and a null result, so the figures already measured are still written; a delivery fault is a loud warning.
 import { openFanout } from './fanout.mjs';
+import { ratio } from './report-format.mjs';
 import { measureRoom } from './room.mjs';
-
-const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)));
 
 function shout(log, what, counts) {
 	const banner = '!'.repeat(78);

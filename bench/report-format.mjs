@@ -1,6 +1,11 @@
 // The cells and tables the benchmark's reports share: plain text for stdout, Markdown for bench/results.
 
 /** A figure, or `n/a` when it was not measured. */
+/** A figure to three decimals (null stays null). */
+export const round = (value, digits = 3) => (value === null ? null : Number(value.toFixed(digits)));
+/** a / b to three decimals; null when either is missing or b is 0. */
+export const ratio = (a, b) => (a === null || b === null || b === 0 ? null : round(a / b));
+
 export const show = (value, suffix = '') => (value === null || value === undefined ? 'n/a' : `${value}${suffix}`);
 
 /** p50 / p90 / p99 / mean / max of a latency summary (load.mjs `latencySummary`). */

@@ -20,6 +20,7 @@ import { writeDatasetSql } from './dataset.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
+import { ratio } from './report-format.mjs';
 import { buildWidget, startWranglerDev } from './server.mjs';
 import { measureWidget } from './widget.mjs';
 
@@ -91,8 +92,6 @@ function packageVersion(name) {
 		return null;
 	}
 }
-
-const ratio = (a, b) => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)));
 
 /** Seeds the workspaces into `persistTo`; returns their tokens and conversation ids. */
 async function seed(persistTo, all) {

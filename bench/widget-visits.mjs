@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { latencySummary } from './load.mjs';
+import { ratio } from './report-format.mjs';
 
 /** The budgets the widget is built to (see README, "The chat widget"): a first visit, then with the chat. */
 const BUDGET_BEFORE_OPEN = 10 * 1024;
@@ -23,8 +24,6 @@ export const TIMEOUT_MS = 10_000;
  */
 const SETTLE_MS = 250;
 
-export const round = (value, digits = 3) => (value === null ? null : Number(value.toFixed(digits)));
-export const ratio = (a, b) => (a === null || b === null || b === 0 ? null : round(a / b));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A small shop's page. It runs a script of its own, as real pages do, so the snippet is not the first one. */

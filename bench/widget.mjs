@@ -7,11 +7,10 @@ import { performance } from 'node:perf_hooks';
 import { launchChromium } from '../scripts/chromium.mjs';
 import { widgetSnippet } from '../src/domain/widget-snippet.ts';
 import { latencySummary } from './load.mjs';
+import { ratio, round } from './report-format.mjs';
 import {
 	hostHtml,
 	identifyScript,
-	ratio,
-	round,
 	startHostSite,
 	TIMEOUT_MS,
 	timeOpen,

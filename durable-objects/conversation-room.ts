@@ -101,7 +101,9 @@ export class ConversationRoom extends DurableObject<Env> {
 		const startsNew = visitor && target?.closedReply === 'new';
 		// Read before the replay check and the append, which then run in one turn: nothing comes in between.
 		const closed = startsNew && (await this.closedInD1(input.workspaceId, input.conversationId));
-		const replayed = await this.replayed(input, sentBefore);
+		// A socket's send answered here as a replay (the same id stored since its own replay check) is not
+		// flushed either, as in `replayChecked`.
+		const replayed = await this.replayed(input, sentBefore, untilD1);
 		if (replayed) return replayed;
 		if (closed) return { status: 'closed' };
 		const now = Date.now();

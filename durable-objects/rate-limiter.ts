@@ -11,9 +11,9 @@ import { FixedWindow } from './fixed-window';
 export class RateLimiter extends DurableObject<Env> {
 	private readonly window = new FixedWindow();
 
-	/** Counts one request (or `units` at once) and says whether it fits in the current window. */
-	hit(limit: number, windowSeconds = 60, now = Date.now(), units = 1): RateLimitDecision {
-		return this.window.hit(limit, windowSeconds, now, units);
+	/** Counts one request and says whether it fits in the current window. */
+	hit(limit: number, windowSeconds = 60): RateLimitDecision {
+		return this.window.hit(limit, windowSeconds, Date.now());
 	}
 
 	/**

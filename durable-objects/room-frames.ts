@@ -157,7 +157,7 @@ export class RoomFrames {
 			// A visitor sends at human speed (20 a minute): its session is checked before every message.
 			const recheckAfter = who.role === 'operator' ? OPERATOR_MESSAGE_RECHECK_MS : 0;
 			if (now - who.checkedAt >= recheckAfter) await this.recheckCredential(socket, who, now);
-			await assertMaySend(this.env, socket, who, f.text);
+			await assertMaySend(this.env, socket, who);
 			// Only a visitor's message depends on the workspace's choice for closed conversations (cached).
 			result = await this.room.post(input, await messageTarget(this.env, input));
 		}

@@ -37,12 +37,6 @@ export class RoomOutbox {
 	 */
 	private committed: DomainEvent[] = [];
 	/**
-	 * When the outbox's timer is due, as this instance last stored it; null when that is not known (a new
-	 * instance, or an alarm under way, which may have claimed the timer). While it is known and due soon
-	 * enough, arming is free: a busy room stores its watchdog once, not with every message.
-	 */
-	private timerDueAt: number | null = null;
-	/**
 	 * The workspace's `live_feed` flag as read in this instance's latest D1 write (null before any): events are
 	 * pushed to the inbox feed only while it is set. See `WorkspaceHub.syncFeedFlag` for why a push skipped
 	 * on a clear flag is never missed.
@@ -102,7 +96,6 @@ export class RoomOutbox {
 	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer (one a
 	 * flush did not get to drop: its instance was evicted first) has nothing to watch: it goes, and the alarm
 	 * moves to the next timer.
-	 * Either way the timer's time is no longer known here: the run may claim it.
 	 */
 	beforeAlarm(): void {
 		if (this.store.hasPendingWrites() || this.store.hasPendingEvents()) {
@@ -110,21 +103,18 @@ export class RoomOutbox {
 		} else {
 			this.timers.cancel(OUTBOX_TIMER);
 		}
-		this.timerDueAt = null;
 	}
 
 	private retryAt(dueAt: number, mode: ScheduleMode): Promise<void> {
-		// Already stored, due no later: nothing to write (an `earliest` schedule would change nothing).
-		if (mode === 'earliest' && this.timerDueAt !== null && this.timerDueAt <= dueAt) return Promise.resolve();
 		this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt, payload: null }, mode);
-		this.timerDueAt = mode === 'earliest' && this.timerDueAt !== null ? Math.min(dueAt, this.timerDueAt) : dueAt;
 		return this.timers.scheduleNextAlarm();
 	}
 
 	/**
 	 * Sends until nothing is left, then drops the timer. Work that arrives while a flush is under way finds the
-	 * timer stored (`timerDueAt`) and writes none: a busy room stores its watchdog once for a run of messages,
-	 * an idle one keeps none (an alarm invocation to find nothing would cost more than the two writes).
+	 * timer stored and due sooner (an `earliest` schedule then changes no row, and the alarm stays): a busy room
+	 * stores its watchdog once for a run of messages, an idle one keeps none (an alarm invocation to find
+	 * nothing would cost more than the two writes).
 	 */
 	private async drain(): Promise<void> {
 		try {
@@ -136,7 +126,6 @@ export class RoomOutbox {
 				if (full || this.store.workVersion !== work) continue;
 				// All out: the timer goes, and the alarm moves to the room's next timer, if any (a bot's Delay).
 				this.timers.cancel(OUTBOX_TIMER);
-				this.timerDueAt = null;
 				await this.timers.scheduleNextAlarm();
 				// Work that arrived during that await stored a timer of its own: it goes out in this same drain.
 				if (this.store.workVersion === work) break;

@@ -9,7 +9,7 @@ import { visitorClientId } from '../src/domain/messages';
 import { isTokenActive } from '../src/domain/team';
 import { spendVisitorMessage, visitorLimits } from '../src/domain/visitor-limits';
 import { sessionReaches } from '../src/domain/visitor-sessions';
-import { Forbidden, Invalid, TooManyRequests, Unauthorized } from '../src/lib/errors';
+import { Forbidden, TooManyRequests, Unauthorized } from '../src/lib/errors';
 import { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
 import type { RoomRow } from './room-store';
 
@@ -129,17 +129,15 @@ export async function assertCredential(env: Env, who: SocketIdentity): Promise<v
 }
 
 /**
- * After `assertCredential`, throws the named error an equivalent HTTP send of a new message would get:
- * Forbidden without `messages:send`, Invalid over 4,000 characters, TooManyRequests over a limit.
+ * After `assertCredential` (and `checkMessage`, which holds the text to its author's limit), throws the named
+ * error an equivalent HTTP send of a new message would get: Forbidden without `messages:send`,
+ * TooManyRequests over a limit.
  */
-export async function assertMaySend(env: Env, socket: WebSocket, who: SocketIdentity, text: string): Promise<void> {
+export async function assertMaySend(env: Env, socket: WebSocket, who: SocketIdentity): Promise<void> {
 	if (who.role === 'operator') {
 		if (!who.canSend) throw new Forbidden('This token\'s operator lacks the "messages:send" permission.');
 		await spendOperatorSend(env, socket, who, Date.now());
 		return;
-	}
-	if (text.length > MAX_VISITOR_TEXT) {
-		throw new Invalid(`a message may be at most ${MAX_VISITOR_TEXT} characters`, { field: ['text'] });
 	}
 	await spendVisitorMessage(openDatabase(env.DB), env, { ...who, visitorId: who.visitorId ?? '' });
 }

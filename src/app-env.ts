@@ -1,5 +1,4 @@
 import type { Database } from './db/client';
-import type { RateLimitDecision } from './domain/rate-limits';
 
 /** Who is calling, resolved from the Bearer token by `bearerAuth`. */
 export interface Caller {
@@ -19,7 +18,5 @@ export interface AppEnv {
 	Variables: {
 		db: Database;
 		caller: Caller;
-		/** The request as the caller's token gate counted it (`bearerAuth`); `rateLimit` answers with it. */
-		rate: RateLimitDecision;
 	};
 }

@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
-import { bearerAuth, rateLimit } from './auth/middleware';
+import { bearerAuth } from './auth/middleware';
 import { QueryCounter } from './db/client';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
@@ -92,7 +92,7 @@ app.use(
 
 // Every other /v3 request (the document above answers first and public): D1, then the token, then the
 // caller's rate limit, then the body size.
-app.use('/v3/*', database, bearerAuth, rateLimit);
+app.use('/v3/*', database, bearerAuth);
 app.use(
 	'/v3/*',
 	bodyLimit({

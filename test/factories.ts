@@ -195,3 +195,24 @@ export function visitorSend(visitor: Visitor, conversationId: string, text: stri
 		{ 'CF-Connecting-IP': visitor.ip },
 	);
 }
+
+/**
+ * Runs `during` with a D1 table renamed away, as if D1 failed on it, and puts it back whatever happens: how
+ * tests make a write or a read of that table fail.
+ */
+export async function withTableOffline<T>(table: string, during: () => Promise<T>): Promise<T> {
+	await env.DB.exec(`ALTER TABLE ${table} RENAME TO ${table}_offline`);
+	try {
+		return await during();
+	} finally {
+		await env.DB.exec(`ALTER TABLE ${table}_offline RENAME TO ${table}`);
+	}
+}
+
+/** An operator's message through the API, which must be stored (201): the stored message. */
+export async function reply(token: string, conversationId: string, text: string, idempotencyKey?: string) {
+	const headers: Record<string, string> = idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {};
+	const res = await api(token, 'POST', '/v3/messages', { conversationId, text }, headers);
+	expect(res.status).toBe(201);
+	return (await res.json()) as { id: string; seq: number };
+}

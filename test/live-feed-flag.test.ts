@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import type { WorkspaceHub } from '../durable-objects/workspace-hub';
-import { api, liveConversation, seedWorkspace } from './factories';
+import { liveConversation, reply, seedWorkspace } from './factories';
 import { openSocket } from './sockets';
 
 /** The workspace's `live_feed` flag in D1. */
@@ -55,20 +55,17 @@ describe("the workspace's inbox feed flag", () => {
 			};
 			(instance as unknown as { outbox: { env: Env } }).outbox.env = recording as unknown as Env;
 		});
-		const send = async (text: string) => {
-			expect((await api(token, 'POST', '/v3/messages', { conversationId, text })).status).toBe(201);
-		};
 		const eventsLeft = () =>
 			runInDurableObject(
 				room,
 				(_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM outbox').one().n,
 			);
-		await send('nobody is watching');
+		await reply(token, conversationId, 'nobody is watching');
 		await expect.poll(eventsLeft).toBe(0);
 		expect(hubCalls).toEqual([]);
 
 		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
-		await send('someone is watching');
+		await reply(token, conversationId, 'someone is watching');
 		const texts = () =>
 			feed.frames.flatMap((f) =>
 				f.type === 'event' && f.event.type === 'message.created' ? [f.event.payload.message.text] : [],

@@ -12,6 +12,7 @@ import {
 	storedTexts,
 	type Visitor,
 	visitorSend,
+	withTableOffline,
 } from './factories';
 import { openSocket, type TestSocket } from './sockets';
 
@@ -28,17 +29,14 @@ async function withFeed() {
 
 /** A visitor's message written while D1 lacks its messages table: the room keeps it (and its reopen) pending. */
 async function sendWhileD1IsDown(visitor: Visitor, conversationId: string, text: string, during: () => Promise<void>) {
-	await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-	try {
+	return withTableOffline('messages', async () => {
 		const res = await visitorSend(visitor, conversationId, text, `down-${crypto.randomUUID()}`);
 		expect(res.status).toBe(201);
 		const messageAt = Date.parse(((await res.json()) as { createdAt: string }).createdAt);
 		await pastTime(messageAt);
 		await during();
 		return messageAt;
-	} finally {
-		await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-	}
+	});
 }
 
 /**
@@ -151,20 +149,12 @@ describe('a visitor message reopening a closed conversation', () => {
 		await recordOutboxRows();
 		const { workspaceId, token, visitor, conversationId, feed } = await withFeed();
 		await closeConversation(token, conversationId);
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		let messageAt: number;
-		try {
-			const res = await visitorSend(visitor, conversationId, 'written while D1 was down', 'down-1');
-			expect(res.status).toBe(201);
-			messageAt = Date.parse(((await res.json()) as { createdAt: string }).createdAt);
+		await sendWhileD1IsDown(visitor, conversationId, 'written while D1 was down', async () => {
 			// The reopen is still pending in the room: D1 never got the batch.
 			expect(await conversationStatus(token, conversationId)).toBe('closed');
-			await pastTime(messageAt);
 			// The team closes (again) after the visitor wrote.
 			await closeConversation(token, conversationId);
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 		// The retry (the alarm fires by itself after 5 s; run it now) writes the message, not the reopen.
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'written while D1 was down']);

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SocketIdentity } from '../durable-objects/room-sockets';
-import { liveConversation, storedTexts } from './factories';
+import { liveConversation, storedTexts, withTableOffline } from './factories';
 import { type TestSocket, visitorSocket } from './sockets';
 
 /**
@@ -38,13 +38,10 @@ describe('a retried message frame', () => {
 		const frame = { type: 'message', text: 'Sent while D1 was down', clientMessageId: 'pending-1' } as const;
 		// The start's flush has finished (a clean flush removes the alarm): none is left to pick up the message.
 		await expect.poll(() => roomAlarm(conversationId)).toBeNull();
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		try {
+		await withTableOffline('messages', async () => {
 			socket.send(frame);
 			await socket.next('ack');
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 		// D1 is back: a retry that flushed would have written the message before answering.
 		socket.send(frame);
 		await expect.poll(() => answers(socket).length).toBe(2);

@@ -7,6 +7,7 @@ import {
 	d1Timing,
 	expectError,
 	liveConversation,
+	reply,
 	seedConversation,
 	seedOperator,
 	seedWorkspace,
@@ -15,6 +16,7 @@ import {
 	storedTexts,
 	type Visitor,
 	widgetApi,
+	withTableOffline,
 } from './factories';
 import { openSocket, tryUpgrade, visitorSocket } from './sockets';
 
@@ -24,12 +26,6 @@ function liveVisitorSocket(visitor: Visitor, conversationId: string, after = 0) 
 
 function operatorSocket(token: string, conversationId: string, after = 0) {
 	return openSocket(`/v3/conversations/${conversationId}/live?after=${after}`, { Authorization: `Bearer ${token}` });
-}
-
-async function reply(token: string, conversationId: string, text: string, key?: string) {
-	const res = await api(token, 'POST', '/v3/messages', { conversationId, text }, key ? { 'Idempotency-Key': key } : {});
-	expect(res.status).toBe(201);
-	return (await res.json()) as { id: string; seq: number };
 }
 
 async function storedSeqs(token: string, conversationId: string) {
@@ -222,6 +218,7 @@ describe('conversation WebSockets', () => {
 		expect(await feed.closed).toBe(4001);
 		expect(await room.closed).toBe(4001);
 		const { token: fresh } = (await res.json()) as { token: string };
+		expect(room.frames.filter((f) => f.type === 'ack')).toEqual([]);
 		expect((await storedSeqs(fresh, conversationId)).map((m) => m.text)).not.toContain('after the replacement');
 	});
 
@@ -308,12 +305,9 @@ describe('the conversation outbox', () => {
 	it('writes a backlog longer than one insert statement holds (nine rows), all of it in order', async () => {
 		const { token, conversationId } = await liveConversation();
 		const texts = Array.from({ length: 20 }, (_, i) => `backlog ${i + 1}`);
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		try {
+		await withTableOffline('messages', async () => {
 			for (const text of texts) await reply(token, conversationId, text);
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help']);
 		await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId));
 		const stored = await storedSeqs(token, conversationId);
@@ -323,13 +317,7 @@ describe('the conversation outbox', () => {
 
 	it('acknowledges a message while D1 is failing, then writes it to D1 from the alarm', async () => {
 		const { token, conversationId } = await liveConversation();
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		let sent: { id: string; seq: number };
-		try {
-			sent = await reply(token, conversationId, 'written while D1 was down');
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		const sent = await withTableOffline('messages', () => reply(token, conversationId, 'written while D1 was down'));
 		expect(sent.seq).toBe(2);
 		expect((await storedSeqs(token, conversationId)).map((m) => m.seq)).toEqual([1]);
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
@@ -429,12 +417,9 @@ describe('the outbox alarm', () => {
 
 	it('lets a retried send finish what a first attempt left undone, even with its alarm lost', async () => {
 		const { token, conversationId } = await liveConversation();
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		try {
+		await withTableOffline('messages', async () => {
 			await reply(token, conversationId, 'retried', 'key-1');
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
 		// As if the object had been reset before its retry alarm was stored.
 		await runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());

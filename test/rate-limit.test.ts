@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { FixedWindow } from '../durable-objects/fixed-window';
 import { leaseSize } from '../durable-objects/room-sockets';
 import { api, awayFromMinuteBoundary, expectError, seedWorkspace } from './factories';
 
@@ -48,25 +49,24 @@ describe('rate limit and regeneration', () => {
 	});
 });
 
-describe('RateLimiter window', () => {
-	it('starts a new count when the minute turns', async () => {
-		const stub = env.RATE_LIMITER.getByName('window-test');
-		// A minute in the future (2046), counted as the caller dates it.
+describe('FixedWindow (the count of the token gates and the limiters)', () => {
+	it('starts a new count when the minute turns', () => {
+		const window = new FixedWindow();
 		const minute = 60_000 * 40_000_000;
-		expect((await stub.hit(2, 60, minute + 1_000)).allowed).toBe(true);
-		expect((await stub.hit(2, 60, minute + 2_000)).allowed).toBe(true);
-		const third = await stub.hit(2, 60, minute + 3_000);
+		expect(window.hit(2, 60, minute + 1_000).allowed).toBe(true);
+		expect(window.hit(2, 60, minute + 2_000).allowed).toBe(true);
+		const third = window.hit(2, 60, minute + 3_000);
 		expect(third).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 57 });
-		expect((await stub.hit(2, 60, minute + 60_000)).allowed).toBe(true);
+		expect(window.hit(2, 60, minute + 60_000).allowed).toBe(true);
 	});
 });
 
-describe('RateLimiter leases (an operator socket takes its budget a few units at a time)', () => {
-	it('grants what is left of the window up to the units asked, counts them at once, and refuses when none is left', async () => {
-		const limiter = env.RATE_LIMITER.getByName(`lease-${crypto.randomUUID()}`);
+describe('leases (an operator socket takes its budget a few units at a time)', () => {
+	it('grants what is left of the window up to the units asked, counts them at once, and refuses when none is left', () => {
+		const limiter = new FixedWindow();
 		const at = Date.UTC(2026, 10, 23, 12, 0, 5);
 		const grants = [];
-		for (let i = 0; i < 4; i++) grants.push(await limiter.hit(10, 60, at + i, 4));
+		for (let i = 0; i < 4; i++) grants.push(limiter.hit(10, 60, at + i, 4));
 		expect(grants.map((d) => [d.granted, d.remaining, d.allowed])).toEqual([
 			[4, 6, true],
 			[4, 2, true],
@@ -74,7 +74,7 @@ describe('RateLimiter leases (an operator socket takes its budget a few units at
 			[0, 0, false],
 		]);
 		// A single request after the leases sees them counted: the budget is never exceeded.
-		expect((await limiter.hit(10, 60, at + 10)).allowed).toBe(false);
+		expect(limiter.hit(10, 60, at + 10).allowed).toBe(false);
 	});
 
 	it('leases a second of the limit at a time, from 1 to 20', () => {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestLogLine } from '../src/lib/request-log';
-import { api, expectError, seedWorkspace, widgetApi } from './factories';
+import { api, expectError, seedWorkspace, widgetApi, withTableOffline } from './factories';
 
 // In a file of its own: the 500 test breaks this file's (isolated) database on purpose, so it runs last.
 
@@ -107,9 +107,8 @@ describe('the request log', () => {
 
 	it('logs the SQL of a failed query but never its values (a contact’s e-mail and name)', async () => {
 		const { token } = await seedWorkspace();
-		await env.DB.exec('ALTER TABLE contacts RENAME TO contacts_offline');
 		let res: Response | undefined;
-		try {
+		await withTableOffline('contacts', async () => {
 			const lines = await loggedDuring(async () => {
 				res = await api(token, 'POST', '/v3/conversations', {
 					contact: { email: 'private.person@example.com', name: 'Private Person' },
@@ -122,8 +121,6 @@ describe('the request log', () => {
 			for (const value of ['private.person@example.com', 'Private Person', 'params:']) {
 				expect(text).not.toContain(value);
 			}
-		} finally {
-			await env.DB.exec('ALTER TABLE contacts_offline RENAME TO contacts');
-		}
+		});
 	});
 });

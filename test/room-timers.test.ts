@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import { OUTBOX_TIMER } from '../durable-objects/room-outbox';
 import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../durable-objects/room-timers';
-import { api, liveConversation, storedTexts } from './factories';
+import { liveConversation, reply, storedTexts, withTableOffline } from './factories';
 
 /**
  * One Durable Object alarm for every timer of a conversation room: the outbox's retry and a bot's Delay of
@@ -196,10 +196,6 @@ function roomState(conversationId: string) {
 	);
 }
 
-async function reply(token: string, conversationId: string, text: string) {
-	expect((await api(token, 'POST', '/v3/messages', { conversationId, text })).status).toBe(201);
-}
-
 describe("a conversation room's alarm", () => {
 	it("keeps a far-future timer through the outbox's retry, which it neither delays nor is moved by", async () => {
 		silenceErrors();
@@ -214,8 +210,7 @@ describe("a conversation room's alarm", () => {
 		});
 		expect((await roomState(conversationId)).alarm).toBe(farAt);
 
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		try {
+		await withTableOffline('messages', async () => {
 			await reply(token, conversationId, 'written while D1 was down');
 			// The failed flush's retry is due in seconds (if it already ran, it failed again): the alarm is its.
 			const failing = await roomState(conversationId);
@@ -231,9 +226,7 @@ describe("a conversation room's alarm", () => {
 				return { before, after };
 			});
 			expect(retry.after).toBe(retry.before);
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 
 		// D1 is back. The retry fires by itself in seconds; run it now (if it ran already, this runs the far
 		// timer's alarm early, which must leave that timer as it is).
@@ -256,17 +249,14 @@ describe("a conversation room's alarm", () => {
 		silenceErrors();
 		const { token, conversationId } = await liveConversation();
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
-		await env.DB.exec('ALTER TABLE messages RENAME TO messages_offline');
-		try {
+		await withTableOffline('messages', async () => {
 			await reply(token, conversationId, 'pending from before timers');
 			// As the older release left it: the message not in D1, an alarm of its own, no timer row.
 			await runInDurableObject(stub, (_instance, state) => {
 				state.storage.sql.exec('DELETE FROM timers');
 				return state.storage.setAlarm(Date.now() + HOUR);
 			});
-		} finally {
-			await env.DB.exec('ALTER TABLE messages_offline RENAME TO messages');
-		}
+		});
 		expect(await runDurableObjectAlarm(stub)).toBe(true);
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help', 'pending from before timers']);
 		expect(await roomState(conversationId)).toMatchObject({ alarm: null, outbox: null });

@@ -13,8 +13,8 @@ import { rotationWarning } from './token-age';
 const AUTHORIZATION = /^([A-Za-z]+) (.*)$/s;
 
 /**
- * Resolves `Authorization: Bearer <token>` to the calling operator, through the token's `TokenGate` (one call
- * that checks the token and counts the request; see durable-objects/token-gate.ts for why a regenerated token
+ * Resolves `Authorization: Bearer <token>` to the calling operator and answers with its rate limit, through
+ * the token's `TokenGate` (one call that checks the token and counts the request; see durable-objects/token-gate.ts for why a regenerated token
  * stops working on the very next call). A browser's WebSocket, which cannot send headers, may offer the token
  * as the `bearer.<token>` subprotocol.
  */
@@ -38,23 +38,16 @@ export const bearerAuth = createMiddleware<AppEnv>(async function bearerAuth(c, 
 	countStatements(c.var.db, answer.d1Statements);
 	if (!answer.caller || !answer.rate) throw new Unauthorized('Invalid API token: unknown or revoked.');
 	c.set('caller', answer.caller);
-	c.set('rate', answer.rate);
 	// Set before the route runs, so that every answer to an old token carries it, errors included.
 	const warning = rotationWarning(answer.caller.tokenCreatedAt, Date.now());
 	if (warning) for (const [name, value] of Object.entries(warning)) c.header(name, value);
-	await next();
-});
-
-/**
- * Sets the IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) of the request `bearerAuth` counted
- * on every answer, 429 included. The budget is the operator's: an operator holds one active token at a time,
- * and a regenerated token takes over the count of the one it replaces, so regenerating gives no fresh budget.
- */
-export const rateLimit = createMiddleware<AppEnv>(async function rateLimit(c, next) {
-	const decision = c.var.rate;
-	c.header('RateLimit-Policy', `"per-token";q=${decision.limit};w=${decision.windowSeconds}`);
-	c.header('RateLimit', `"per-token";r=${decision.remaining};t=${decision.resetSeconds}`);
-	if (!decision.allowed) throw overBudget(decision);
+	// The IETF rate-limit headers (draft-ietf-httpapi-ratelimit-headers) of the request the gate counted, on
+	// every answer, 429 included. The budget is the operator's: an operator holds one active token at a time,
+	// and a regenerated token takes over the count of the one it replaces, so regenerating gives no fresh one.
+	const { rate } = answer;
+	c.header('RateLimit-Policy', `"per-token";q=${rate.limit};w=${rate.windowSeconds}`);
+	c.header('RateLimit', `"per-token";r=${rate.remaining};t=${rate.resetSeconds}`);
+	if (!rate.allowed) throw overBudget(rate);
 	await next();
 });
 

@@ -4,7 +4,7 @@
  * `checkMessage` inside its write path, so a sender inside the system cannot skip a check an HTTP route makes.
  */
 import { z } from '@hono/zod-openapi';
-import { type FieldProblem, Invalid } from '../lib/errors';
+import { type FieldProblem, Invalid, problemsOf } from '../lib/errors';
 import { type Actor, actorSchema } from '../model/actor';
 import {
 	AUTHOR_KINDS,
@@ -77,13 +77,7 @@ export function checkMessage(
 	command: MessageCommand,
 ): { ok: true; message: CheckedMessage } | { ok: false; problems: FieldProblem[] } {
 	const parsed = commandSchema.safeParse(command);
-	if (!parsed.success) {
-		const problems = parsed.error.issues.slice(0, 10).map((issue) => ({
-			path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
-			message: issue.message,
-		}));
-		return { ok: false, problems };
-	}
+	if (!parsed.success) return { ok: false, problems: problemsOf(parsed.error.issues) };
 	const { actor, ...rest } = parsed.data;
 	const message: CheckedMessage = { ...rest, text: rest.text.toWellFormed() };
 	return { ok: true, message: actor ? { ...message, actor } : message };

@@ -17,7 +17,7 @@ import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
-import type { Actor } from '../model/actor';
+import { contactActor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
@@ -125,18 +125,20 @@ export async function beginVisit(
 		request.origin,
 		beforeNew,
 	);
-	if (!request.identity) return { ...started, conversations: await visitorConversations(db, session) };
-	const identified = await identifyVisitor(db, env, session, request.identity).then(
-		({ verified, unverifiedReason }) => ({ verified, unverifiedReason }),
-		// The session exists by now: a refused identity (details over a limit) must not fail the start, or the
-		// widget would start another session on every page and never get a token. A Conflict is a race of the
-		// moment ("retry"): it stays an error, which the widget's next identify retries.
-		(error: unknown) => {
-			if (!(error instanceof Invalid)) throw error;
-			return { verified: false, unverifiedReason: 'refused' as const, refusal: error.message };
-		},
-	);
-	return { ...started, conversations: await visitorConversations(db, session), identified };
+	// The session exists by now: a refused identity (details over a limit) must not fail the start, or the
+	// widget would start another session on every page and never get a token. A Conflict is a race of the
+	// moment ("retry"): it stays an error, which the widget's next identify retries.
+	const identified = request.identity
+		? await identifyVisitor(db, env, session, request.identity).then(
+				({ verified, unverifiedReason }) => ({ verified, unverifiedReason }),
+				(error: unknown) => {
+					if (!(error instanceof Invalid)) throw error;
+					return { verified: false, unverifiedReason: 'refused' as const, refusal: error.message };
+				},
+			)
+		: undefined;
+	const conversations = await visitorConversations(db, session);
+	return identified ? { ...started, conversations, identified } : { ...started, conversations };
 }
 
 /**
@@ -198,7 +200,7 @@ async function adoptVerifiedContact(
 				updatedAt: now,
 			}),
 		);
-		events.push(newEvent('contact.created', ws, actor(contactId), { contact: contactEventView(fresh) }, now));
+		events.push(newEvent('contact.created', ws, contactActor(contactId), { contact: contactEventView(fresh) }, now));
 	}
 	// The signed e-mail goes where contacts are found by, unless another contact holds it (an address that
 	// moved between the site's accounts): then it is only noted. The visit's campaign follows the visitor
@@ -225,7 +227,7 @@ async function adoptVerifiedContact(
 		for (const conversation of moving) {
 			const moved = conversationSummary({ ...conversation, contactId });
 			const payload = { conversation: moved, ...changesOf({ contactId: { from: anonymous.id, to: contactId } }) };
-			events.push(newEvent('conversation.updated', ws, actor(contactId), payload, now));
+			events.push(newEvent('conversation.updated', ws, contactActor(contactId), payload, now));
 		}
 	}
 	statements.push(
@@ -247,7 +249,7 @@ async function adoptVerifiedContact(
 		const verifiedAt = before?.verifiedAt ?? now;
 		const contact = { id: contactId, name: before?.name ?? null, email, phone: before?.phone ?? null, verifiedAt };
 		const payload = { contact: contactEventView(contact), ...changesOf(changes) };
-		events.push(newEvent('contact.updated', ws, actor(contactId), payload, now));
+		events.push(newEvent('contact.updated', ws, contactActor(contactId), payload, now));
 	}
 	const committed = await commit(db, { statements, events }, uniqueRace);
 	await release(env, committed.events);
@@ -301,7 +303,7 @@ export async function applyDetails(
 	const updated = { ...contact, ...changes, updatedAt: now };
 	const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
 	const payload = { contact: contactEventView(updated), ...changesOf(moved) };
-	const event = newEvent('contact.updated', workspaceId, actor(contactId), payload, now);
+	const event = newEvent('contact.updated', workspaceId, contactActor(contactId), payload, now);
 	const update = db
 		.update(contacts)
 		.set({ ...changes, updatedAt: now })
@@ -317,9 +319,4 @@ function uniqueRace(error: unknown): never {
 		throw new Conflict('Another visitor took this e-mail or phone at the same moment; retry.', { cause: error });
 	}
 	throw error;
-}
-
-/** What a visitor does is the contact's doing. */
-function actor(contactId: string): Actor {
-	return { kind: 'contact', id: contactId };
 }

@@ -13,7 +13,7 @@ import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
-import type { Actor } from '../model/actor';
+import { contactActor } from '../model/actor';
 import { contactEventView } from './contacts';
 
 const campaignValue = z.string().trim().min(1).max(255);
@@ -141,7 +141,7 @@ async function touchSession(
 			lastOrigin: { from: contact.lastOrigin, to: origin },
 		};
 		const payload = { contact: contactEventView(contact), ...changesOf(changes) };
-		events.push(newEvent('contact.updated', session.workspaceId, visitorActor(contact.id), payload, now));
+		events.push(newEvent('contact.updated', session.workspaceId, contactActor(contact.id), payload, now));
 	}
 	const committed = await commit(db, { statements, events });
 	await release(env, committed.events);
@@ -198,7 +198,7 @@ export async function ensureContact(db: Database, env: Env, session: SessionRow,
 	const event = newEvent(
 		'contact.created',
 		session.workspaceId,
-		visitorActor(contactId),
+		contactActor(contactId),
 		{ contact: contactEventView({ id: contactId, name: null, email: null, phone: null }) },
 		now,
 	);
@@ -357,9 +357,4 @@ export async function knownDetails(db: Database, session: SessionRow) {
 		email: contact.email ?? contact.claimedEmail,
 		phone: contact.phone ?? contact.claimedPhone,
 	};
-}
-
-/** A visitor's changes are the contact's. */
-function visitorActor(contactId: string): Actor {
-	return { kind: 'contact', id: contactId };
 }

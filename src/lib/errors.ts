@@ -110,11 +110,7 @@ export class Invalid extends AppError {
 
 	/** Every problem zod found (ten at most), each with its field. */
 	static fromIssues(issues: readonly z.core.$ZodIssue[], source?: InputSource): Invalid {
-		const problems = issues.slice(0, 10).map((issue) => ({
-			path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
-			message: issue.message,
-			source,
-		}));
+		const problems = problemsOf(issues, source);
 		return new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
 	}
 }
@@ -150,4 +146,13 @@ export class ConfigurationError extends Error {
 		super(message);
 		this.name = 'ConfigurationError';
 	}
+}
+
+/** zod's issues as field problems: ten at most, each with its path. */
+export function problemsOf(issues: readonly z.core.$ZodIssue[], source?: InputSource): FieldProblem[] {
+	return issues.slice(0, 10).map((issue) => ({
+		path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))),
+		message: issue.message,
+		source,
+	}));
 }

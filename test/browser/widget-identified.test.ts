@@ -106,6 +106,8 @@ describe('an identified visitor before opening the chat', () => {
 		const chatAt = seen.findIndex((t) => CHAT_FILE.test(t.url));
 		const before = seen.slice(0, chatAt);
 		const session = before.find((t) => t.url === `/widget/${workspaceId}/sessions`);
+		// The resume of the session is what the next two checks read: it must have been seen.
+		expect(session).toBeDefined();
 		expect(before.length).toBeLessThanOrEqual(3);
 		expect(before.map((t) => t.url)).toContain(`/widget/${workspaceId}/config`);
 		expect(gzipOf(before)).toBeLessThanOrEqual(BUDGET);
