@@ -58,6 +58,19 @@ describe('conversation WebSockets', () => {
 		expect(socket.messageSeqs()).toEqual([3, 4, 5, 6]);
 	});
 
+	it('declines the compression a client offers, on conversation and inbox sockets alike', async () => {
+		const { token, conversationId } = await liveConversation();
+		const offer = { Authorization: `Bearer ${token}`, 'Sec-WebSocket-Extensions': 'permessage-deflate' };
+		for (const path of [`/v3/conversations/${conversationId}/live`, '/v3/live']) {
+			const res = await tryUpgrade(path, offer);
+			expect(res.status).toBe(101);
+			// No extension agreed (wrangler.toml's no_web_socket_compression): no frame is deflated.
+			expect(res.headers.get('Sec-WebSocket-Extensions')).toBeNull();
+			res.webSocket?.accept();
+			res.webSocket?.close(1000, 'done');
+		}
+	});
+
 	it('stores one message for a client message id sent twice, and acks both with it', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
 		const socket = await liveVisitorSocket(visitor, conversationId);
