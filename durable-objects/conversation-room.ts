@@ -34,6 +34,13 @@ const MAX_BACKLOG = 500;
  */
 const MAX_SOCKETS_PER_VISITOR = 5;
 const MAX_SOCKETS_PER_SIDE = 50;
+/**
+ * How long a message sent on a socket waits for others before the flush that copies it to D1 and the Queue.
+ * Sent one by one as they come, eight busy sockets cost a D1 write and a Queue send per message or two (the
+ * bench measured less than half the messages a second); the wait delays only the copies: the sender's ack
+ * and the other sockets' frames go out as soon as the room has stored the message.
+ */
+export const SOCKET_FLUSH_DELAY_MS = 50;
 
 /**
  * The live side of one conversation, addressed by conversation id: the single writer of its messages.
@@ -54,6 +61,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	private importStatements = 0;
 	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
 	private readonly opening = new Map<string, number>();
+	/** The flush a socket's change is waiting for (see SOCKET_FLUSH_DELAY_MS); unset when none is. */
+	private socketFlush: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -78,8 +87,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	 * `messageTarget`), the room reads the status itself right before storing and refuses (`closed`).
 	 * An operator's message leaves the status as it is (as Chatwoot does): the team closes and opens.
 	 * The answer waits until D1 has the message too: the caller may read it back from the API. A socket's
-	 * sender has it from its ack (`RoomFrames`), so its answer waits only for this object's storage, and
-	 * concurrent sends share one D1 write.
+	 * sender has it from its ack (`RoomFrames`), so its answer waits only for this object's storage, and the
+	 * sends of SOCKET_FLUSH_DELAY_MS share one D1 write.
 	 */
 	async post(command: MessageCommand, target: MessageTarget | null): Promise<PostOutcome> {
 		const checked = checkMessage(command);
@@ -325,15 +334,22 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	/**
-	 * After a change: D1 is brought up to date before the caller is answered (the API reads messages from D1),
-	 * while the events go out in the background.
+	 * After a change. An HTTP caller's: D1 is brought up to date before it is answered (the API reads messages
+	 * from D1), and the events go out in the background. A socket's (`untilD1` false): its sender has the
+	 * message from the ack, so the flush starts SOCKET_FLUSH_DELAY_MS later, for whatever the room's sockets
+	 * sent meanwhile: a busy room writes D1 and the Queue once for a run of messages. Either way the outbox
+	 * timer armed with the change finishes the work if this object is evicted first.
 	 */
 	private async sendOut(armed: Promise<void>, untilD1 = true): Promise<void> {
 		await armed;
-		// Not awaited: the events go out after the answer. An object evicted before they do is woken by the
-		// outbox timer armed above, which sends them then.
+		if (!untilD1) {
+			this.socketFlush ??= setTimeout(() => {
+				this.socketFlush = undefined;
+				void this.outbox.flush();
+			}, SOCKET_FLUSH_DELAY_MS);
+			return;
+		}
 		void this.outbox.flush();
-		if (!untilD1) return;
 		// A D1 failure is not the caller's: the message is stored here and the outbox timer retries the write.
 		await this.outbox.writeMessages().catch(() => undefined);
 	}

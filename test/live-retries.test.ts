@@ -31,6 +31,14 @@ function roomAlarm(conversationId: string) {
 	);
 }
 
+/** Failed flushes in a row, as the room counts them for its backoff. */
+function outboxAttempts(conversationId: string) {
+	return runInDurableObject(
+		env.CONVERSATION_ROOM.getByName(conversationId),
+		(_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT outbox_attempts AS n FROM room').one().n,
+	);
+}
+
 describe('a retried message frame', () => {
 	it('is answered without a flush: the message D1 lacks waits for the alarm', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
@@ -41,6 +49,8 @@ describe('a retried message frame', () => {
 		await withTableOffline('messages', async () => {
 			socket.send(frame);
 			await socket.next('ack');
+			// The flush that follows the ack fails and leaves the retry to the alarm.
+			await expect.poll(() => outboxAttempts(conversationId)).toBe(1);
 		});
 		// D1 is back: a retry that flushed would have written the message before answering.
 		socket.send(frame);

@@ -24,6 +24,9 @@ function liveVisitorSocket(visitor: Visitor, conversationId: string, after = 0) 
 	return visitorSocket(visitor, conversationId, { after, synced: false });
 }
 
+/** What the burst test reads inside the room: the D1 statements its outbox has sent. */
+type RoomInternals = { outbox: { statementsSent: number } };
+
 function operatorSocket(token: string, conversationId: string, after = 0) {
 	return openSocket(`/v3/conversations/${conversationId}/live?after=${after}`, { Authorization: `Bearer ${token}` });
 }
@@ -56,6 +59,21 @@ describe('conversation WebSockets', () => {
 		await reply(token, conversationId, 'live one');
 		await socket.next('message', (f) => f.message.seq === 6);
 		expect(socket.messageSeqs()).toEqual([3, 4, 5, 6]);
+	});
+
+	it('acks a burst of socket sends at once and copies them to D1 in one write a moment later', async () => {
+		const { token, conversationId } = await liveConversation();
+		const operator = await operatorSocket(token, conversationId);
+		await operator.next('synced');
+		const room = env.CONVERSATION_ROOM.getByName(conversationId);
+		const statementsSent = () =>
+			runInDurableObject(room, (instance) => (instance as unknown as RoomInternals).outbox.statementsSent);
+		const before = await statementsSent();
+		for (let i = 1; i <= 9; i++) operator.send({ type: 'message', text: `burst ${i}`, clientMessageId: `b-${i}` });
+		await expect.poll(() => operator.frames.filter((f) => f.type === 'ack').length).toBe(9);
+		await expect.poll(async () => (await storedSeqs(token, conversationId)).length).toBe(10);
+		// One insert statement for the nine messages and one update of the conversation's summary.
+		expect((await statementsSent()) - before).toBe(2);
 	});
 
 	it('declines the compression a client offers, on conversation and inbox sockets alike', async () => {
@@ -153,7 +171,10 @@ describe('conversation WebSockets', () => {
 		const sender = await operatorSocket(token, conversationId);
 		sender.send({ type: 'message', text: 'allowed', clientMessageId: 's-1' });
 		expect((await sender.next('ack')).message).toMatchObject({ seq: 2, authorKind: 'operator', text: 'allowed' });
-		expect((await storedSeqs(token, conversationId)).map((m) => m.text)).toEqual(['Hi, I need help', 'allowed']);
+		// A socket's send reaches D1 with the flush that follows its ack.
+		await expect
+			.poll(async () => (await storedSeqs(token, conversationId)).map((m) => m.text))
+			.toEqual(['Hi, I need help', 'allowed']);
 	});
 
 	it("closes a visitor's sockets on reset, and refuses a send once its session has ended", async () => {
