@@ -4,7 +4,7 @@ import { conversations, messages, workspaces } from '../src/db/schema';
 import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
-import type { RoomRow, RoomStore } from './room-store';
+import type { RoomRow, RoomStore, WrittenToD1 } from './room-store';
 import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;
@@ -15,6 +15,13 @@ const ROWS_PER_INSERT = 9;
 const WATCHDOG_MS = 30_000;
 /** How long a change left for the next flush (a throttled read receipt) may wait for it. */
 const SOON_MS = 1_000;
+/**
+ * How long the outbox timer outlives the flush that sent everything: a message in that time finds it stored
+ * and costs no timer or alarm write (two writes, and two commits, per message otherwise). A room idle that
+ * long drops it. Ten seconds is about when an idle object with only hibernatable sockets is put to sleep, so
+ * it rarely keeps one awake.
+ */
+export const KEEP_WATCHDOG_MS = 10_000;
 /** The id and kind of the outbox's one timer (see `RoomTimers`): whenever work is pending, it is scheduled. */
 export const OUTBOX_TIMER = 'outbox';
 
@@ -42,6 +49,18 @@ export class RoomOutbox {
 	 * on a clear flag is never missed.
 	 */
 	private liveFeed: boolean | null = null;
+	/**
+	 * What this instance has written to D1, and the room's events it has sent (ids up to `sentUpTo`, 0 for
+	 * none), not yet recorded in storage. A flush records nothing itself, which would cost a commit of its
+	 * own: `record` rides along with the next change's commit (see `arm`), or with the drop of the idle timer.
+	 * Until then the writes and sends skip what is here. An instance lost before recording leaves that work
+	 * pending, and the next flush does it again: D1's writes are idempotent, and events are delivered at
+	 * least once (consumers know them by id).
+	 */
+	private written: WrittenToD1 | null = null;
+	private sentUpTo = 0;
+	/** The in-memory timer that drops the outbox timer once the room has been idle (see KEEP_WATCHDOG_MS). */
+	private idle: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(
 		private readonly env: Env,
@@ -78,14 +97,17 @@ export class RoomOutbox {
 	/**
 	 * Schedules the timer that finishes the work if this object is evicted in the middle of a flush. Call it in
 	 * the same turn as the change, without awaiting anything in between: the runtime then stores both together.
-	 * Only ever sooner: a retry already due earlier keeps its time.
+	 * Only ever sooner: a retry already due earlier keeps its time. What earlier flushes sent is recorded in
+	 * the same commit (see `written`).
 	 */
 	arm(): Promise<void> {
+		this.record();
 		return this.retryAt(Date.now() + WATCHDOG_MS, 'earliest');
 	}
 
 	/** Like `arm`, for a change that is not flushed now: the timer flushes it within a second. */
 	armSoon(): Promise<void> {
+		this.record();
 		return this.retryAt(Date.now() + SOON_MS, 'earliest');
 	}
 
@@ -93,11 +115,12 @@ export class RoomOutbox {
 	 * For a firing alarm, before it runs the due timers. Pending work becomes due now, whatever its timer said,
 	 * so every alarm sends what is pending, as before timers existed (a flush is idempotent; at worst it spends a
 	 * backoff step early). That covers a room stored by an older release (pending work under its own alarm, no
-	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer (one a
-	 * flush did not get to drop: its instance was evicted first) has nothing to watch: it goes, and the alarm
-	 * moves to the next timer.
+	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer (one kept
+	 * after a flush by an instance evicted before its idle timer fired) has nothing to watch: it goes, and the
+	 * alarm moves to the next timer.
 	 */
 	beforeAlarm(): void {
+		this.record();
 		if (this.store.hasPendingWrites() || this.store.hasPendingEvents()) {
 			this.timers.schedule({ id: OUTBOX_TIMER, kind: OUTBOX_TIMER, dueAt: Date.now(), payload: null }, 'earliest');
 		} else {
@@ -111,10 +134,9 @@ export class RoomOutbox {
 	}
 
 	/**
-	 * Sends until nothing is left, then drops the timer. Work that arrives while a flush is under way finds the
-	 * timer stored and due sooner (an `earliest` schedule then changes no row, and the alarm stays): a busy room
-	 * stores its watchdog once for a run of messages, an idle one keeps none (an alarm invocation to find
-	 * nothing would cost more than the two writes).
+	 * Sends until nothing is left, writing nothing to storage (see `written`). The outbox timer stays (see
+	 * KEEP_WATCHDOG_MS): work that arrives meanwhile finds it stored and due sooner, so its `earliest`
+	 * schedule changes no row and the alarm stays.
 	 */
 	private async drain(): Promise<void> {
 		try {
@@ -123,15 +145,13 @@ export class RoomOutbox {
 				await this.writeMessages();
 				const full = await this.sendEvents();
 				// Work that arrived during the awaits (or events beyond a full batch) goes in this same drain.
-				if (full || this.store.workVersion !== work) continue;
-				// All out: the timer goes, and the alarm moves to the room's next timer, if any (a bot's Delay).
-				this.timers.cancel(OUTBOX_TIMER);
-				await this.timers.scheduleNextAlarm();
-				// Work that arrived during that await stored a timer of its own: it goes out in this same drain.
-				if (this.store.workVersion === work) break;
+				if (!full && this.store.workVersion === work) break;
 			}
 			this.store.setAttempts(0);
+			this.dropWatchdogWhenIdle();
 		} catch (error) {
+			// What did go out is recorded with the failure count, so the retry does not do it again.
+			this.record();
 			// The committed reopen events stay in D1's outbox, where the sweep sends each row once it is
 			// SWEEP_AFTER_MS old. Kept here for the retry, one could go out twice: once from memory after
 			// the backoff (up to minutes), once from the sweep meanwhile. So they are handed over now.
@@ -145,12 +165,54 @@ export class RoomOutbox {
 		}
 	}
 
+	/** After a flush that sent everything: the timer goes once the room has been idle for KEEP_WATCHDOG_MS. */
+	private dropWatchdogWhenIdle(): void {
+		clearTimeout(this.idle);
+		const work = this.store.workVersion;
+		this.idle = setTimeout(() => {
+			this.idle = undefined;
+			this.dropWatchdog(work).catch((error) => console.error('could not drop the outbox timer', error));
+		}, KEEP_WATCHDOG_MS);
+	}
+
+	/**
+	 * Drops the outbox timer, and moves the alarm to the room's next timer (a bot's Delay) or clears it, if
+	 * nothing is pending and no work arrived since `work` (a reading of the work counter); returns whether it
+	 * did. An instance lost before its idle timer fires leaves the outbox timer to its alarm, which finds
+	 * nothing to do and drops it then.
+	 */
+	async dropWatchdog(work = this.store.workVersion): Promise<boolean> {
+		if (this.draining || this.store.workVersion !== work) return false;
+		this.record();
+		if (this.store.hasPendingWrites() || this.store.hasPendingEvents()) return false;
+		this.timers.cancel(OUTBOX_TIMER);
+		await this.timers.scheduleNextAlarm();
+		return true;
+	}
+
+	/**
+	 * Records in storage what went out since the last record (`written`, `sentUpTo`), synchronously: in the
+	 * turn of another write, it shares that write's commit.
+	 */
+	private record(): void {
+		if (this.written) {
+			this.store.wroteToD1(this.written);
+			this.written = null;
+		}
+		if (this.sentUpTo > 0) {
+			this.store.sentEvents(this.sentUpTo);
+			this.sentUpTo = 0;
+		}
+	}
+
 	/** Writes what D1 lacks, up to a batch; returns whether the batch was full (more may be waiting). */
 	private async writeToD1(): Promise<boolean> {
 		const room = this.store.room();
 		if (!room) return false;
-		const pending = this.store.notInD1(D1_BATCH);
-		if (pending.length === 0 && room.summary_version <= room.summary_flushed) return false;
+		const written = this.written;
+		const pending = this.store.notInD1(D1_BATCH, written?.upToSeq ?? 0);
+		const summaryFlushed = Math.max(room.summary_flushed, written?.summaryVersion ?? 0);
+		if (pending.length === 0 && room.summary_version <= summaryFlushed) return false;
 		const db = openDatabase(this.env.DB);
 		const summary = this.store.summary();
 		const rows = pending.map((m) => ({
@@ -179,7 +241,8 @@ export class RoomOutbox {
 		const inserts = statements.length;
 		const at = summary.lastMessageAt ?? 0;
 		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
-		const reopen = room.reopened_at === null ? null : reopenStatements(db, room, room.reopened_at, Date.now());
+		const reopenAt = room.reopened_at === written?.reopenedAt ? null : room.reopened_at;
+		const reopen = reopenAt === null ? null : reopenStatements(db, room, reopenAt, Date.now());
 		if (reopen) statements.push(...reopen);
 		statements.push(
 			db
@@ -216,24 +279,27 @@ export class RoomOutbox {
 		// The reopen event's row comes back only when D1 reopened the conversation, in this batch.
 		const reopened = reopen ? committedEvent(results[inserts]?.results[0]) : null;
 		if (reopened) this.committed.push(reopened);
-		this.store.wroteToD1(
-			pending.map((m) => m.seq),
-			room.summary_version,
-			room.reopened_at,
-		);
+		this.written = {
+			upToSeq: pending.at(-1)?.seq ?? written?.upToSeq ?? 0,
+			summaryVersion: room.summary_version,
+			reopenedAt: reopenAt ?? written?.reopenedAt ?? null,
+		};
 		return pending.length === D1_BATCH;
 	}
 
-	/** Sends the pending events, up to a batch; returns whether the batch was full (more may be waiting). */
+	/**
+	 * Sends the pending events (those not sent already, see `sentUpTo`), up to a batch, and the reopen events
+	 * D1 committed; returns whether the batch was full (more may be waiting).
+	 */
 	private async sendEvents(): Promise<boolean> {
-		const pending = this.store.pendingEvents(QUEUE_BATCH);
+		const pending = this.store.pendingEvents(QUEUE_BATCH, this.sentUpTo);
 		if (pending.length > 0) {
 			await deliverEvents(
 				this.env,
 				pending.map((p) => p.event),
 				this.liveFeed !== false,
 			);
-			this.store.sentEvents(pending.map((p) => p.id));
+			this.sentUpTo = pending.at(-1)?.id ?? this.sentUpTo;
 		}
 		const committed = this.committed.splice(0);
 		// Never throws: what it cannot send stays in D1's event outbox for the sweep.

@@ -39,6 +39,16 @@ export type LogRow = {
 
 export type NewLogRow = Omit<LogRow, 'seq' | 'in_d1'>;
 
+/**
+ * A D1 write the room's outbox made: the messages up to `upToSeq` (the oldest unwritten ones, in order), the
+ * summary as of `summaryVersion`, and the reopen check of `reopenedAt` (null: none made).
+ */
+export interface WrittenToD1 {
+	upToSeq: number;
+	summaryVersion: number;
+	reopenedAt: number | null;
+}
+
 export interface Summary {
 	lastSeq: number;
 	lastMessageAt: number | null;
@@ -324,46 +334,51 @@ export class RoomStore {
 		return this.storage.sql.exec('SELECT 1 FROM outbox LIMIT 1').toArray().length > 0;
 	}
 
-	/** Messages D1 does not have yet, in order. */
-	notInD1(limit: number): LogRow[] {
-		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE in_d1 = 0 ORDER BY seq LIMIT ?', limit).toArray();
+	/** Messages D1 does not have yet, in order, from after `afterSeq` (what a write not yet recorded covers). */
+	notInD1(limit: number, afterSeq = 0): LogRow[] {
+		return this.storage.sql
+			.exec<LogRow>('SELECT * FROM log WHERE in_d1 = 0 AND seq > ? ORDER BY seq LIMIT ?', afterSeq, limit)
+			.toArray();
 	}
 
 	/**
-	 * Records a successful D1 write: these messages, the summary as of `summaryVersion`, and the reopen check
-	 * of `reopenedAt` (a later one, stored while the write was in flight, stays pending).
+	 * Records a successful D1 write (a later reopen time, stored while the write was in flight, stays
+	 * pending). The messages written are the oldest unwritten ones up to `upToSeq`: later ones were appended
+	 * after the write read its batch, above it.
 	 */
-	wroteToD1(seqs: number[], summaryVersion: number, reopenedAt: number | null): void {
+	wroteToD1(written: WrittenToD1): void {
 		this.changed(() =>
 			this.storage.transactionSync(() => {
-				// One statement: the written messages are the oldest unwritten ones, a run of seqs (later ones were
-				// appended after the batch was read, above it).
-				if (seqs.length > 0) {
+				this.storage.sql.exec('UPDATE log SET in_d1 = 1 WHERE in_d1 = 0 AND seq <= ?', written.upToSeq);
+				this.storage.sql.exec(
+					'UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1',
+					written.summaryVersion,
+				);
+				if (written.reopenedAt !== null) {
 					this.storage.sql.exec(
-						'UPDATE log SET in_d1 = 1 WHERE in_d1 = 0 AND seq BETWEEN ? AND ?',
-						Math.min(...seqs),
-						Math.max(...seqs),
+						'UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?',
+						written.reopenedAt,
 					);
-				}
-				this.storage.sql.exec('UPDATE room SET summary_flushed = MAX(summary_flushed, ?) WHERE id = 1', summaryVersion);
-				if (reopenedAt !== null) {
-					this.storage.sql.exec('UPDATE room SET reopened_at = NULL WHERE id = 1 AND reopened_at = ?', reopenedAt);
 				}
 			}),
 		);
 	}
 
-	pendingEvents(limit: number): Array<{ id: number; event: DomainEvent }> {
+	/** The events not sent yet, oldest first, from after `afterId` (what a send not yet recorded covers). */
+	pendingEvents(limit: number, afterId = 0): Array<{ id: number; event: DomainEvent }> {
 		return this.storage.sql
-			.exec<{ id: number; event: string }>('SELECT id, event FROM outbox ORDER BY id LIMIT ?', limit)
+			.exec<{ id: number; event: string }>(
+				'SELECT id, event FROM outbox WHERE id > ? ORDER BY id LIMIT ?',
+				afterId,
+				limit,
+			)
 			.toArray()
 			.map((r) => ({ id: r.id, event: JSON.parse(r.event) as DomainEvent }));
 	}
 
-	/** The events sent: the oldest pending ones (`pendingEvents`), a run of ids, deleted in one statement. */
-	sentEvents(ids: number[]): void {
-		if (ids.length === 0) return;
-		this.storage.sql.exec('DELETE FROM outbox WHERE id BETWEEN ? AND ?', Math.min(...ids), Math.max(...ids));
+	/** The events sent: the oldest pending ones, up to `upToId` (see `pendingEvents`). */
+	sentEvents(upToId: number): void {
+		this.storage.sql.exec('DELETE FROM outbox WHERE id <= ?', upToId);
 	}
 
 	/** Counts consecutive failed flushes (for the retry backoff); reset by a clean one. */

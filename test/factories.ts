@@ -1,3 +1,4 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import type { Permission } from '../src/auth/permissions';
@@ -195,6 +196,20 @@ export function visitorSend(visitor: Visitor, conversationId: string, text: stri
 		{ 'CF-Connecting-IP': visitor.ip },
 	);
 }
+
+/**
+ * Waits until a conversation room has sent everything (nothing left for D1 or the Queue), then drops the
+ * outbox timer it keeps for a while after (as its idle timer would, KEEP_WATCHDOG_MS later): from then on
+ * the room's alarm is only other timers', and an alarm run finds nothing.
+ */
+export async function settleRoom(conversationId: string): Promise<void> {
+	const room = env.CONVERSATION_ROOM.getByName(conversationId);
+	await expect
+		.poll(() => runInDurableObject(room, (instance) => (instance as unknown as RoomWithOutbox).outbox.dropWatchdog()))
+		.toBe(true);
+}
+
+type RoomWithOutbox = { outbox: { dropWatchdog(): Promise<boolean> } };
 
 /**
  * Runs `during` with a D1 table renamed away, as if D1 failed on it, and puts it back whatever happens: how

@@ -9,6 +9,7 @@ import {
 	closeConversation,
 	conversationStatus,
 	liveConversation,
+	settleRoom,
 	storedTexts,
 	type Visitor,
 	visitorSend,
@@ -127,6 +128,7 @@ async function eventsSettled(feed: TestSocket, workspaceId: string, conversation
 			return row?.n;
 		})
 		.toBe(0);
+	await settleRoom(conversationId);
 	expect(await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId))).toBe(false);
 }
 

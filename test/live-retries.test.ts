@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SocketIdentity } from '../durable-objects/room-sockets';
-import { liveConversation, storedTexts, withTableOffline } from './factories';
+import { liveConversation, settleRoom, storedTexts, withTableOffline } from './factories';
 import { type TestSocket, visitorSocket } from './sockets';
 
 /**
@@ -44,8 +44,9 @@ describe('a retried message frame', () => {
 		const { token, visitor, conversationId } = await liveConversation();
 		const socket = await visitorSocket(visitor, conversationId);
 		const frame = { type: 'message', text: 'Sent while D1 was down', clientMessageId: 'pending-1' } as const;
-		// The start's flush has finished (a clean flush removes the alarm): none is left to pick up the message.
-		await expect.poll(() => roomAlarm(conversationId)).toBeNull();
+		// The start's flush has finished and its timer is gone: no alarm is left to pick up the message.
+		await settleRoom(conversationId);
+		expect(await roomAlarm(conversationId)).toBeNull();
 		await withTableOffline('messages', async () => {
 			socket.send(frame);
 			await socket.next('ack');

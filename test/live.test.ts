@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ConversationRoom } from '../durable-objects/conversation-room';
+import { KEEP_WATCHDOG_MS } from '../durable-objects/room-outbox';
 import {
 	api,
 	d1Timing,
@@ -442,11 +443,17 @@ describe('events after a Queue outage', () => {
 });
 
 describe('the outbox alarm', () => {
-	it('is gone once everything reached D1 and the Queue', async () => {
+	it('stays while messages come, so that they write no alarm, and is gone once the room has been idle', async () => {
 		const { token, conversationId } = await liveConversation();
-		await reply(token, conversationId, 'all out');
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
-		await expect.poll(() => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
+		const alarm = () => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+		await reply(token, conversationId, 'first');
+		const armed = await alarm();
+		expect(armed).toBeGreaterThan(Date.now());
+		// Everything reached D1 (the reply waited for it): the next message finds the timer and keeps it.
+		await reply(token, conversationId, 'second');
+		expect(await alarm()).toBe(armed);
+		await expect.poll(alarm, { timeout: KEEP_WATCHDOG_MS + 5_000, interval: 500 }).toBeNull();
 	});
 
 	it('lets a retried send finish what a first attempt left undone, even with its alarm lost', async () => {

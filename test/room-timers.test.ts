@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import { OUTBOX_TIMER } from '../durable-objects/room-outbox';
 import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../durable-objects/room-timers';
-import { liveConversation, reply, storedTexts, withTableOffline } from './factories';
+import { liveConversation, reply, settleRoom, storedTexts, withTableOffline } from './factories';
 
 /**
  * One Durable Object alarm for every timer of a conversation room: the outbox's retry and a bot's Delay of
@@ -201,8 +201,9 @@ describe("a conversation room's alarm", () => {
 		silenceErrors();
 		const { token, conversationId } = await liveConversation();
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
-		// The start's flush is done: no outbox timer, no alarm.
-		await expect.poll(() => roomState(conversationId)).toMatchObject({ alarm: null, outbox: null });
+		// The start's flush is done and the room idle: no outbox timer, no alarm.
+		await settleRoom(conversationId);
+		expect(await roomState(conversationId)).toMatchObject({ alarm: null, outbox: null });
 		const farAt = Date.now() + WEEK;
 		await runInDurableObject(stub, (instance: ConversationRoom) => {
 			roomTimers(instance).schedule({ id: 'far', kind: 'test-delay', dueAt: farAt, payload: { step: 1 } }, 'replace');
