@@ -75,7 +75,10 @@ export class ConversationRoom extends DurableObject<Env> {
 			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
 		});
-		ctx.blockConcurrencyWhile(async () => this.store.open());
+		ctx.blockConcurrencyWhile(async () => {
+			this.store.open();
+			await this.timers.load();
+		});
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
 	}
 

@@ -117,8 +117,14 @@ export class RoomStore {
 	 */
 	private unread: { byOperators: number; byContact: number } | null = null;
 
+	/** The SCHEMA_VERSION this room's tables are at (undefined: none stored, no tables or older ones). */
+	private readonly version: unknown;
+
 	constructor(private readonly storage: DurableObjectStorage) {
+		// One read when a room wakes: a stored version means the tables exist.
+		this.version = storage.kv.get(SCHEMA_VERSION_KEY);
 		this.created =
+			this.version !== undefined ||
 			storage.sql
 				.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'room'")
 				.one().n > 0;
@@ -129,7 +135,7 @@ export class RoomStore {
 	 * they are at SCHEMA_VERSION already.
 	 */
 	open(): void {
-		if (this.created && this.storage.kv.get(SCHEMA_VERSION_KEY) !== SCHEMA_VERSION) this.migrate();
+		if (this.created && this.version !== SCHEMA_VERSION) this.migrate();
 	}
 
 	private migrate(): void {

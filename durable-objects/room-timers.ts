@@ -63,7 +63,7 @@ type TimerRow = { id: string; kind: string; due_at: number; payload: string; att
 export class RoomTimers {
 	/**
 	 * The time the alarm is set to as far as this instance knows (null: none), so an unchanged earliest timer
-	 * costs no storage write. Unknown (undefined) after a restart or a fired alarm: the next arm writes.
+	 * costs no storage write. Unknown (undefined) before `load` and after a fired alarm: the next arm writes.
 	 */
 	private armedAt: number | null | undefined;
 	/** Timers whose handler is running now; `cancelled` when `cancel` came meanwhile, so a failure does not put them back. */
@@ -71,6 +71,14 @@ export class RoomTimers {
 
 	/** The table must exist (`TIMERS_SCHEMA`) before any method is called. */
 	constructor(private readonly storage: DurableObjectStorage) {}
+
+	/**
+	 * Learns the time the alarm is set to, once, when the object starts: a woken room whose alarm already
+	 * points at its earliest timer then writes none (an alarm write is a storage commit of its own).
+	 */
+	async load(): Promise<void> {
+		this.armedAt = await this.storage.getAlarm();
+	}
 
 	/** Stores a timer (see `ScheduleMode` for one that exists already) and returns its id. */
 	schedule(timer: NewTimer, mode: ScheduleMode): string {

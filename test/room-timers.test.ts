@@ -44,6 +44,37 @@ function silenceErrors() {
 }
 
 describe('RoomTimers', () => {
+	it('writes no alarm after a restart when the alarm already points at the earliest timer', async () => {
+		await withTimers(async (timers, state) => {
+			const dueAt = Date.now() + HOUR;
+			timers.schedule({ id: 'w', kind: 'ping', dueAt, payload: null }, 'replace');
+			await timers.scheduleNextAlarm();
+			// A new instance over the same storage, as after hibernation; it counts the alarm writes it makes.
+			const writes: string[] = [];
+			const storage = new Proxy(state.storage, {
+				get(target, key) {
+					const value = Reflect.get(target, key, target);
+					if (key !== 'setAlarm' && key !== 'deleteAlarm')
+						return typeof value === 'function' ? value.bind(target) : value;
+					return (...args: unknown[]) => {
+						writes.push(String(key));
+						return (value as (...a: unknown[]) => unknown).apply(target, args);
+					};
+				},
+			});
+			const woken = new RoomTimers(storage);
+			await woken.load();
+			woken.schedule({ id: 'w', kind: 'ping', dueAt: dueAt + HOUR, payload: null }, 'earliest');
+			await woken.scheduleNextAlarm();
+			expect(writes).toEqual([]);
+			// Without what `load` learnt, it would have written the same time again.
+			const unaware = new RoomTimers(storage);
+			await unaware.scheduleNextAlarm();
+			expect(writes).toEqual(['setAlarm']);
+			expect(await state.storage.getAlarm()).toBe(dueAt);
+		});
+	});
+
 	it('arms the alarm at the earliest timer, and at the next one once that is cancelled', async () => {
 		await withTimers(async (timers, state) => {
 			const now = Date.now();
