@@ -234,7 +234,11 @@ export function openFanout({ baseUrl, workspaceId, token }) {
 		return (performance.now() - started) / 1000;
 	}
 
-	async function measure({ concurrency, warmupMs, durationMs }) {
+	/**
+	 * Closed-loop sends for `warmupMs` then `durationMs`; or, with `sends`, exactly that many sends, all timed
+	 * (one pass over the conversations, say).
+	 */
+	async function measure({ concurrency, warmupMs = 0, durationMs = Infinity, sends: count = Infinity }) {
 		sends = new Map();
 		for (const room of rooms) for (const side of SIDES) room[side].clearFaults();
 		const runTag = randomUUID().slice(0, 8);
@@ -244,7 +248,7 @@ export function openFanout({ baseUrl, workspaceId, token }) {
 		let sent = 0;
 
 		async function sender() {
-			while (performance.now() < stopAt) {
+			while (performance.now() < stopAt && sent < count) {
 				const i = sent++;
 				// Round robin: consecutive sends go to different conversations, every conversation gets its turn.
 				const room = rooms[i % rooms.length];
