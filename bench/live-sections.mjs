@@ -21,8 +21,9 @@ export async function fanoutSection({ baseUrl, workspace, sizes, loop, health, w
 		for (const size of sizes) {
 			log(`measuring fan-out: ${size} conversations, each with a visitor and an operator socket`);
 			const setupSeconds = await fanout.grow(size);
-			// One message into every conversation first, timed on its own: most rooms have been asleep since
-			// their set-up (a woken room reopens its storage), and the closed loop then measures rooms in use.
+			// One message into every conversation first, timed on its own: each room has been idle since its
+			// set-up, and those idle longest have been put to sleep (a woken room reopens its storage). The closed
+			// loop then measures rooms in use.
 			const firstPass = await fanout.measure({ concurrency: loop.concurrency, sends: size });
 			checkFanout(firstPass, warnings, log);
 			const run = await fanout.measure(loop);

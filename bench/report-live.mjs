@@ -118,7 +118,7 @@ function fanoutRows(runs) {
 		['set-up of the conversations added for this size', (f) => `${show(f.setupSeconds)} s`],
 		['messages sent (with warm-up) / in the measured window', (f) => `${f.sent} / ${f.measuredSends}`],
 		[
-			'first pass, one message into each conversation (most asleep since set-up): msgs/s, receipt p50 / p99',
+			'first pass, one message into each conversation (idle since set-up, some asleep): msgs/s, receipt p50 / p99',
 			(f) =>
 				f.firstPass
 					? `${show(f.firstPass.deliveredPerSecond)} msgs/s, ${show(f.firstPass.visitorReceipt.p50Ms)} / ${show(f.firstPass.visitorReceipt.p99Ms)} ms`
@@ -170,8 +170,8 @@ export function fanoutSection(results) {
 			`${results.settings.concurrency} senders post operator messages with ` +
 			'`POST /v3/messages`, round robin over the conversations; each waits for its answer and for the message ' +
 			`on both sockets before sending the next. First one pass, a message into each conversation, timed on ` +
-			'its own: a conversation set up more than a few seconds earlier has had its room put to sleep, and the ' +
-			'pass measures waking them (at the larger size, most of the messages a short window would time). Then ' +
+			'its own: every room has been idle since its set-up, and those idle longest (at the larger size, ' +
+			'set up over half a minute) have been put to sleep and are woken by it. Then ' +
 			`${results.settings.warmupSeconds} s warm-up and ` +
 			`${results.settings.durationSeconds} s measured, on rooms in use; latency runs from just before the request to the frame's ` +
 			'arrival. Messages sent in the warm-up are checked for delivery but not timed.',

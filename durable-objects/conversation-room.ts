@@ -49,9 +49,12 @@ export const SOCKET_FLUSH_DELAY_MS = 50;
  * the same transaction), broadcast, then copied to D1 and the events Queue. The runtime holds the answer until
  * the local write is durable, so an acknowledged message survives a crash; if D1 or the Queue fail, the
  * outbox keeps the work and an alarm retries it. Sockets use the Hibernation API and every fact lives in
- * storage or in a socket's attachment, so an idle conversation costs nothing and wakes up whole.
+ * storage or in a socket's attachment (what a flush sent is recorded with the next change; a successor
+ * redoes what a lost instance had not recorded), so an idle conversation costs nothing and wakes up whole.
  */
 export class ConversationRoom extends DurableObject<Env> {
+	/** SOCKET_FLUSH_DELAY_MS, as the rooms of this isolate use it: a test may widen it to make a burst certain. */
+	static socketFlushDelayMs = SOCKET_FLUSH_DELAY_MS;
 	private readonly store: RoomStore;
 	/** Everything this room does later (the outbox's retry, and bots' delays to come), over its one alarm. */
 	private readonly timers: RoomTimers;
@@ -174,8 +177,13 @@ export class ConversationRoom extends DurableObject<Env> {
 			existing.attachments === JSON.stringify(input.attachments) &&
 			existing.interactive === (input.interactive === null ? null : JSON.stringify(input.interactive));
 		if (!same) return { status: 'conflict' };
-		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
-		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
+		if (finish) {
+			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
+			// What flushes sent is recorded first, so that a copy made since is not taken for a missing one.
+			this.outbox.record();
+			const copied = this.store.byClientId(existing.client_message_id as string)?.in_d1 === 1;
+			if (!copied || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
+		}
 		const message = messageView(existing, input.conversationId);
 		return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
 	}
@@ -349,7 +357,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			this.socketFlush ??= setTimeout(() => {
 				this.socketFlush = undefined;
 				void this.outbox.flush();
-			}, SOCKET_FLUSH_DELAY_MS);
+			}, ConversationRoom.socketFlushDelayMs);
 			return;
 		}
 		void this.outbox.flush();

@@ -18,8 +18,9 @@ const SOON_MS = 1_000;
 /**
  * How long the outbox timer outlives the flush that sent everything: a message in that time finds it stored
  * and costs no timer or alarm write (two writes, and two commits, per message otherwise). A room idle that
- * long drops it. Ten seconds is about when an idle object with only hibernatable sockets is put to sleep, so
- * it rarely keeps one awake.
+ * long drops it. The in-memory timer that does so keeps the room from hibernating meanwhile: a room stays in
+ * memory (and billed) about 10 s longer after its last message, for a conversation in full swing that writes
+ * its alarm once instead of twice a message.
  */
 export const KEEP_WATCHDOG_MS = 10_000;
 /** The id and kind of the outbox's one timer (see `RoomTimers`): whenever work is pending, it is scheduled. */
@@ -115,9 +116,9 @@ export class RoomOutbox {
 	 * For a firing alarm, before it runs the due timers. Pending work becomes due now, whatever its timer said,
 	 * so every alarm sends what is pending, as before timers existed (a flush is idempotent; at worst it spends a
 	 * backoff step early). That covers a room stored by an older release (pending work under its own alarm, no
-	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer (one kept
-	 * after a flush by an instance evicted before its idle timer fired) has nothing to watch: it goes, and the
-	 * alarm moves to the next timer.
+	 * outbox timer) and a test running the alarm ahead of its time. With nothing pending, an outbox timer has nothing
+	 * to watch: it goes, and the alarm moves to the next timer. (After an instance lost before it recorded what
+	 * it sent, that shows as pending: its D1 rows are written again, idempotently, and its events sent again.)
 	 */
 	beforeAlarm(): void {
 		this.record();
@@ -148,6 +149,9 @@ export class RoomOutbox {
 				if (!full && this.store.workVersion === work) break;
 			}
 			this.store.setAttempts(0);
+			// With no outbox timer (an alarm's run claimed it), nothing would redo what this flush sent if the
+			// instance were lost before its next change: it is recorded now.
+			if (this.timers.get(OUTBOX_TIMER) === null) this.record();
 			this.dropWatchdogWhenIdle();
 		} catch (error) {
 			// What did go out is recorded with the failure count, so the retry does not do it again.
@@ -178,8 +182,8 @@ export class RoomOutbox {
 	/**
 	 * Drops the outbox timer, and moves the alarm to the room's next timer (a bot's Delay) or clears it, if
 	 * nothing is pending and no work arrived since `work` (a reading of the work counter); returns whether it
-	 * did. An instance lost before its idle timer fires leaves the outbox timer to its alarm, which finds
-	 * nothing to do and drops it then.
+	 * did. An instance lost before its idle timer fires leaves the outbox timer to its alarm, which redoes
+	 * what that instance had not recorded (see `beforeAlarm`) and drops it then.
 	 */
 	async dropWatchdog(work = this.store.workVersion): Promise<boolean> {
 		if (this.draining || this.store.workVersion !== work) return false;
@@ -194,7 +198,7 @@ export class RoomOutbox {
 	 * Records in storage what went out since the last record (`written`, `sentUpTo`), synchronously: in the
 	 * turn of another write, it shares that write's commit.
 	 */
-	private record(): void {
+	record(): void {
 		if (this.written) {
 			this.store.wroteToD1(this.written);
 			this.written = null;

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import type { WorkspaceHub } from '../durable-objects/workspace-hub';
-import { liveConversation, reply, seedWorkspace } from './factories';
+import { liveConversation, reply, seedWorkspace, settleRoom } from './factories';
 import { openSocket } from './sockets';
 
 /** The workspace's `live_feed` flag in D1. */
@@ -61,7 +61,8 @@ describe("the workspace's inbox feed flag", () => {
 				(_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM outbox').one().n,
 			);
 		await reply(token, conversationId, 'nobody is watching');
-		await expect.poll(eventsLeft).toBe(0);
+		await settleRoom(conversationId);
+		expect(await eventsLeft()).toBe(0);
 		expect(hubCalls).toEqual([]);
 
 		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });

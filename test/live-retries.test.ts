@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { SOCKET_FLUSH_DELAY_MS } from '../durable-objects/conversation-room';
 import type { SocketIdentity } from '../durable-objects/room-sockets';
 import { liveConversation, settleRoom, storedTexts, withTableOffline } from './factories';
 import { type TestSocket, visitorSocket } from './sockets';
@@ -53,10 +54,11 @@ describe('a retried message frame', () => {
 			// The flush that follows the ack fails and leaves the retry to the alarm.
 			await expect.poll(() => outboxAttempts(conversationId)).toBe(1);
 		});
-		// D1 is back: a retry that flushed would have written the message before answering.
+		// D1 is back: a retry that flushed would have written the message, within a socket flush's delay.
 		socket.send(frame);
 		await expect.poll(() => answers(socket).length).toBe(2);
 		expect(answers(socket).every((f) => f.type === 'ack')).toBe(true);
+		await new Promise((resolve) => setTimeout(resolve, 4 * SOCKET_FLUSH_DELAY_MS));
 		expect(await storedTexts(token, conversationId)).toEqual(['Hi, I need help']);
 		// The alarm armed with the message does the work.
 		expect(await runDurableObjectAlarm(env.CONVERSATION_ROOM.getByName(conversationId))).toBe(true);

@@ -268,7 +268,8 @@ describe("a conversation room's alarm", () => {
 
 		// A new message comes and goes: the alarm returns to the far timer, which has not moved.
 		await reply(token, conversationId, 'D1 is fine again');
-		await expect.poll(() => roomState(conversationId)).toMatchObject({ alarm: farAt, outbox: null });
+		await settleRoom(conversationId);
+		expect(await roomState(conversationId)).toMatchObject({ alarm: farAt, outbox: null });
 		expect((await roomState(conversationId)).far).toMatchObject({ dueAt: farAt, payload: { step: 1 } });
 		expect(await storedTexts(token, conversationId)).toEqual([
 			'Hi, I need help',
