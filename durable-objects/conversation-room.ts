@@ -169,6 +169,9 @@ export class ConversationRoom extends DurableObject<Env> {
 	}
 
 	private async replayed(input: CheckedMessage, sentBefore: number, finish = true): Promise<Replayed | null> {
+		// What flushes sent is recorded first (in the turn of the append that may follow, so in its commit), so
+		// that a stored row tells whether D1 has it.
+		if (finish) this.outbox.record();
 		const existing = input.clientMessageId === null ? null : this.store.byClientId(input.clientMessageId);
 		if (!existing) return null;
 		const same =
@@ -177,13 +180,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			existing.attachments === JSON.stringify(input.attachments) &&
 			existing.interactive === (input.interactive === null ? null : JSON.stringify(input.interactive));
 		if (!same) return { status: 'conflict' };
-		if (finish) {
-			// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
-			// What flushes sent is recorded first, so that a copy made since is not taken for a missing one.
-			this.outbox.record();
-			const copied = this.store.byClientId(existing.client_message_id as string)?.in_d1 === 1;
-			if (!copied || this.store.hasPendingEvents()) await this.sendOut(this.outbox.arm());
-		}
+		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
+		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
 		const message = messageView(existing, input.conversationId);
 		return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
 	}
@@ -370,7 +368,14 @@ export class ConversationRoom extends DurableObject<Env> {
 		// An object that never served a conversation has no tables, hence no timers.
 		if (!this.store.room()) return;
 		this.outbox.beforeAlarm();
-		await this.timers.runDue({ [OUTBOX_TIMER]: () => this.outbox.flush() });
+		await this.timers.runDue({
+			[OUTBOX_TIMER]: async () => {
+				await this.outbox.flush();
+				// The run claimed the outbox timer, so nothing would redo what this flush sent if the instance were
+				// lost before its next change: it is recorded now.
+				this.outbox.record();
+			},
+		});
 	}
 
 	/** Loads the room on first use (from D1) and checks the caller's workspace owns the conversation. */

@@ -149,9 +149,6 @@ export class RoomOutbox {
 				if (!full && this.store.workVersion === work) break;
 			}
 			this.store.setAttempts(0);
-			// With no outbox timer (an alarm's run claimed it), nothing would redo what this flush sent if the
-			// instance were lost before its next change: it is recorded now.
-			if (this.timers.get(OUTBOX_TIMER) === null) this.record();
 			this.dropWatchdogWhenIdle();
 		} catch (error) {
 			// What did go out is recorded with the failure count, so the retry does not do it again.

@@ -381,6 +381,12 @@ describe('the conversation outbox', () => {
 		]);
 		const summary = await api(token, 'GET', `/v3/conversations/${conversationId}`);
 		expect(((await summary.json()) as { lastMessageSeq: number }).lastMessageSeq).toBe(2);
+		// The alarm's run claimed the outbox timer: what its flush sent is recorded at once, not left for later.
+		const unrecorded = await runInDurableObject(stub, (_instance, state) => ({
+			notInD1: state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log WHERE in_d1 = 0').one().n,
+			events: state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM outbox').one().n,
+		}));
+		expect(unrecorded).toEqual({ notInD1: 0, events: 0 });
 	});
 
 	it('keeps an event the Queue refused and sends it from the alarm', async () => {

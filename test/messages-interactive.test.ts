@@ -227,12 +227,17 @@ describe('postMessage (the path bots will take)', () => {
 	});
 });
 
+/** A conversation whose room stored (and copied to D1) one message sent through the API; its room's stub. */
+async function roomWithMessage(text: string) {
+	const { workspaceId, token } = await seedWorkspace();
+	const conversationId = await seedConversation(workspaceId);
+	expect((await api(token, 'POST', '/v3/messages', { conversationId, text })).status).toBe(201);
+	return { token, conversationId, stub: env.CONVERSATION_ROOM.getByName(conversationId) };
+}
+
 describe('the conversation room and the interactive column', () => {
 	it('starts without its DDL once at the current schema version, and migrates a room stored without one', async () => {
-		const { workspaceId, token } = await seedWorkspace();
-		const conversationId = await seedConversation(workspaceId);
-		await api(token, 'POST', '/v3/messages', { conversationId, text: 'Hello' });
-		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		const { stub } = await roomWithMessage('Hello');
 		const hasTimers = () =>
 			runInDurableObject(
 				stub,
@@ -282,10 +287,7 @@ describe('the conversation room and the interactive column', () => {
 	});
 
 	it('adds the column to a room whose log was created before it, and keeps its messages', async () => {
-		const { workspaceId, token } = await seedWorkspace();
-		const conversationId = await seedConversation(workspaceId);
-		await api(token, 'POST', '/v3/messages', { conversationId, text: 'Before the upgrade' });
-		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
+		const { token, conversationId, stub } = await roomWithMessage('Before the upgrade');
 		const columns = () =>
 			runInDurableObject(stub, (_instance, state) =>
 				state.storage.sql

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../src/auth/token';
-import { api, awayFromMinuteBoundary, expectError, seedWorkspace } from './factories';
+import { api, awayFromMinuteBoundary, expectError, seedOperator, seedWorkspace } from './factories';
 
 const LIMIT = 40;
 
@@ -71,39 +71,30 @@ describe('TokenGate', () => {
 });
 
 describe('token changes through the API', () => {
+	/** An admin issues the member a new token (which revokes the member's current one). */
+	async function issueToken(adminToken: string, operatorId: string): Promise<string> {
+		const res = await api(adminToken, 'POST', `/v3/team/members/${operatorId}/token`);
+		expect(res.status).toBe(201);
+		return ((await res.json()) as { token: string }).token;
+	}
+
 	it("revokes a member's token at once when an admin issues the member a new one, though its gate had it", async () => {
 		const admin = await seedWorkspace();
-		const created = await api(admin.token, 'POST', '/v3/team/members', {
-			email: 'rita@acme.test',
-			name: 'Rita',
-			permissions: ['conversations:read'],
-		});
-		const { id } = (await created.json()) as { id: string };
-		const first = (await (await api(admin.token, 'POST', `/v3/team/members/${id}/token`)).json()) as { token: string };
-		expect((await api(first.token, 'GET', '/v3/conversations')).status).toBe(200);
-		const second = (await (await api(admin.token, 'POST', `/v3/team/members/${id}/token`)).json()) as {
-			token: string;
-		};
-		await expectError(await api(first.token, 'GET', '/v3/conversations'), 401);
-		expect((await api(second.token, 'GET', '/v3/conversations')).status).toBe(200);
+		const member = await seedOperator(admin.workspaceId, ['conversations:read']);
+		expect((await api(member.token, 'GET', '/v3/conversations')).status).toBe(200);
+		const second = await issueToken(admin.token, member.operatorId);
+		await expectError(await api(member.token, 'GET', '/v3/conversations'), 401);
+		expect((await api(second, 'GET', '/v3/conversations')).status).toBe(200);
 	});
 
 	it("carries a member's spent budget over to the token an admin issues in its place", async () => {
 		const admin = await seedWorkspace();
-		const created = await api(admin.token, 'POST', '/v3/team/members', {
-			email: 'sam@acme.test',
-			name: 'Sam',
-			permissions: ['conversations:read'],
-		});
-		const { id } = (await created.json()) as { id: string };
-		const first = (await (await api(admin.token, 'POST', `/v3/team/members/${id}/token`)).json()) as { token: string };
+		const member = await seedOperator(admin.workspaceId, ['conversations:read']);
 		await awayFromMinuteBoundary();
-		const spent = await api(first.token, 'GET', '/v3/conversations');
+		const spent = await api(member.token, 'GET', '/v3/conversations');
 		const remaining = Number(/r=(\d+)/.exec(spent.headers.get('RateLimit') ?? '')?.[1]);
-		const second = (await (await api(admin.token, 'POST', `/v3/team/members/${id}/token`)).json()) as {
-			token: string;
-		};
-		const next = await api(second.token, 'GET', '/v3/conversations');
+		const second = await issueToken(admin.token, member.operatorId);
+		const next = await api(second, 'GET', '/v3/conversations');
 		expect(next.headers.get('RateLimit')).toMatch(new RegExp(`^"per-token";r=${remaining - 1};`));
 	});
 });
