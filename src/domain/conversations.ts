@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client';
 import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
+import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { NotFound } from '../lib/errors';
 import { iso, isoOrNull } from '../lib/ids';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
@@ -184,12 +185,6 @@ export const conversationChangesSchema = z
 
 export type ConversationChanges = z.infer<typeof conversationChangesSchema>;
 
-/** Position in the list: the last row seen, by (last activity, id) descending. */
-export interface ConversationCursor {
-	at: number;
-	id: string;
-}
-
 function presence(column: AnySQLiteColumn, wanted: boolean | undefined): SQL | undefined {
 	if (wanted === undefined) return undefined;
 	return wanted ? isNotNull(column) : isNull(column);
@@ -204,7 +199,7 @@ export async function listConversations(
 	db: Database,
 	workspaceId: string,
 	filters: ConversationFilters,
-	after: ConversationCursor | null,
+	after: NewestFirstCursor | null,
 	limit: number,
 ) {
 	const c = conversations;
@@ -227,9 +222,7 @@ export async function listConversations(
 		presence(c.gclid, filters.hasGclid),
 		presence(c.fbclid, filters.hasFbclid),
 		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
-		after === null
-			? undefined
-			: or(lt(c.lastActivityAt, after.at), and(eq(c.lastActivityAt, after.at), lt(c.id, after.id))),
+		afterNewestFirst(c.lastActivityAt, c.id, after),
 	);
 	const rows = await db
 		.select(conversationColumns)
@@ -237,12 +230,12 @@ export async function listConversations(
 		.where(where)
 		.orderBy(desc(c.lastActivityAt), desc(c.id))
 		.limit(limit + 1);
-	const page = rows.slice(0, limit);
-	const last = page.at(-1);
-	return {
-		data: page.map((r) => conversationView(r.conversation, r.tagNames)),
-		next: rows.length > limit && last ? { at: last.conversation.lastActivityAt, id: last.conversation.id } : null,
-	};
+	return pageOf(
+		rows,
+		limit,
+		(r) => conversationView(r.conversation, r.tagNames),
+		(r) => ({ at: r.conversation.lastActivityAt, id: r.conversation.id }),
+	);
 }
 
 /** A conversation with its contact embedded, in one statement; NotFound outside the workspace. */

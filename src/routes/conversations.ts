@@ -17,38 +17,15 @@ import {
 import { assertUpgrade, connectToRoom, markRead } from '../domain/live';
 import { listMessages, messageSchema, messageView } from '../domain/messages';
 import { clientIp } from '../domain/visitor-limits';
-import { decodeCursor, encodeCursor } from '../lib/cursor';
-import { Invalid } from '../lib/errors';
+import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { conversationExample, conversationWithContactExample, messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 
-const cursorParam = z
-	.string()
-	.max(512)
-	.optional()
-	.openapi({ description: 'The `nextCursor` of the previous page; leave it out for the first page.' });
-
-const listQuery = conversationFiltersSchema.extend({
-	limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: 'Page size.' }),
-	cursor: cursorParam,
-});
-
-const listCursor = z.object({ at: z.number().int(), id: z.string() });
+const listQuery = conversationFiltersSchema.extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
-
-const nextCursor = z
-	.string()
-	.nullable()
-	.openapi({ description: 'Pass as `cursor` for the next page; null on the last page.' });
-
-const conversationPage = z
-	.object({ data: z.array(conversationSchema).openapi({ description: 'This page.' }), nextCursor })
-	.openapi('ConversationPage');
-
-const messagePage = z
-	.object({ data: z.array(messageSchema).openapi({ description: 'This page, oldest first.' }), nextCursor })
-	.openapi('MessagePage');
+const conversationPage = pageSchema('ConversationPage', conversationSchema);
+const messagePage = pageSchema('MessagePage', messageSchema, 'This page, oldest first.');
 
 const readBody = z
 	.strictObject({
@@ -63,10 +40,6 @@ const readPosition = z
 	.openapi('ReadPosition');
 
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The conversation id.') });
-
-function badCursor(): never {
-	throw new Invalid('not a cursor this API issued; start again without it.', { field: ['cursor'], source: 'query' });
-}
 
 export const conversations = createRouter()
 	.openapi(
@@ -89,9 +62,8 @@ export const conversations = createRouter()
 		}),
 		async (c) => {
 			const { limit, cursor, ...filters } = c.req.valid('query');
-			const after = cursor === undefined ? null : (decodeCursor(cursor, listCursor) ?? badCursor());
-			const page = await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit);
-			return c.json({ data: page.data, nextCursor: page.next && encodeCursor(page.next) }, 200);
+			const after = readCursor(cursor, newestFirstCursor);
+			return c.json(await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit), 200);
 		},
 	)
 	.openapi(
@@ -195,10 +167,7 @@ export const conversations = createRouter()
 			...requires('conversations:read'),
 			request: {
 				params: idParams,
-				query: z.object({
-					limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ description: 'Page size.' }),
-					cursor: cursorParam,
-				}),
+				query: z.object(pageQuery(50)),
 			},
 			responses: {
 				200: jsonResponse('A page of messages.', messagePage, { data: [messageExample], nextCursor: null }),
@@ -209,17 +178,12 @@ export const conversations = createRouter()
 			const { id } = c.req.valid('param');
 			const { limit, cursor } = c.req.valid('query');
 			const { workspaceId } = c.var.caller;
-			const after = cursor === undefined ? { seq: 0 } : (decodeCursor(cursor, messagesCursor) ?? badCursor());
+			const after = readCursor(cursor, messagesCursor) ?? { seq: 0 };
 			const rows = await listMessages(c.var.db, workspaceId, id, after.seq, limit + 1);
 			// An empty page is only a 404 when the conversation itself is not ours: checked only then.
 			if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
-			const page = rows.slice(0, limit);
-			const last = page.at(-1);
 			return c.json(
-				{
-					data: page.map(messageView),
-					nextCursor: rows.length > limit && last ? encodeCursor({ seq: last.seq }) : null,
-				},
+				pageOf(rows, limit, messageView, (row) => ({ seq: row.seq })),
 				200,
 			);
 		},
