@@ -17,6 +17,7 @@ import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
+import { contactsRoutes } from './routes/contacts';
 import { conversations } from './routes/conversations';
 import { demo } from './routes/demo';
 import { live } from './routes/live';
@@ -103,6 +104,7 @@ app.use(
 	}),
 );
 
+app.route('/v3/contacts', contactsRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);

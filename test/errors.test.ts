@@ -42,6 +42,10 @@ describe('GET /v3/openapi.json', () => {
 		};
 		expect(doc.openapi).toBe('3.1.0');
 		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/v3/contacts',
+			'/v3/contacts/by-email/{email}',
+			'/v3/contacts/by-phone/{phone}',
+			'/v3/contacts/{id}',
 			'/v3/conversations',
 			'/v3/conversations/{id}',
 			'/v3/conversations/{id}/live',

@@ -71,7 +71,7 @@ describe('the events consumer', () => {
 			changes: { name: { from: null, to: 'Ada' } },
 		});
 		expect(domainEventSchema.safeParse(event).success).toBe(true);
-		expect(domainEventSchema.safeParse({ ...event, type: 'contact.deleted' }).success).toBe(false);
+		expect(domainEventSchema.safeParse({ ...event, type: 'contact.exploded' }).success).toBe(false);
 	});
 });
 

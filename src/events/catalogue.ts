@@ -82,6 +82,8 @@ export const EVENT_PAYLOADS = {
 		/** Each changed field's value before and after (custom values as `customFields.<key>`). */
 		changes: z.record(z.string(), change(z.unknown())).default({}),
 	}),
+	/** The contact as it was when it was deleted. */
+	'contact.deleted': z.object({ contact: contactSummary }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -107,6 +109,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('message.created'),
 	envelope('contact.created'),
 	envelope('contact.updated'),
+	envelope('contact.deleted'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

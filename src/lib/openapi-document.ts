@@ -41,6 +41,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Conversations',
 		description: 'The inbox: conversations, their messages and read receipts.',
 	},
+	{
+		prefix: '/v3/contacts',
+		name: 'Contacts',
+		description: 'The contact database: create, find, change, upsert by e-mail or phone, delete.',
+	},
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
 	{
 		prefix: '/v3/widget',

@@ -3,6 +3,7 @@
  * them silently) and checked against those schemas by Redocly (`no-invalid-media-type-examples`).
  */
 import type { z } from '@hono/zod-openapi';
+import type { contactRecordSchema } from '../domain/contact-records';
 import type { contactSchema } from '../domain/contacts';
 import type { conversationSchema, conversationWithContactSchema } from '../domain/conversations';
 import type { messageSchema } from '../domain/messages';
@@ -55,6 +56,12 @@ export const contactExample: z.input<typeof contactSchema> = {
 	claimedPhone: null,
 	createdAt: at,
 	updatedAt: at,
+};
+
+export const contactRecordExample: z.input<typeof contactRecordSchema> = {
+	...contactExample,
+	tags: ['vip'],
+	openDealCount: 1,
 };
 
 export const conversationWithContactExample: z.input<typeof conversationWithContactSchema> = {

@@ -31,6 +31,8 @@ export const contacts = sqliteTable(
 		uniqueIndex('contacts_workspace_email').on(t.workspaceId, t.email),
 		uniqueIndex('contacts_workspace_phone').on(t.workspaceId, t.phone),
 		uniqueIndex('contacts_workspace_external_id').on(t.workspaceId, t.externalId),
+		// The contact list pages newest first by keyset on (created_at, id).
+		index('contacts_workspace_created').on(t.workspaceId, t.createdAt, t.id),
 	],
 );
 

@@ -41,5 +41,9 @@ export const deals = sqliteTable(
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},
-	(t) => [index('deals_workspace_stage').on(t.workspaceId, t.stageId)],
+	(t) => [
+		index('deals_workspace_stage').on(t.workspaceId, t.stageId),
+		// A contact's open deals (its record counts them), and the deals a deleted contact leaves.
+		index('deals_workspace_contact').on(t.workspaceId, t.contactId, t.status),
+	],
 );

@@ -1,0 +1,405 @@
+/**
+ * The contact database: one function per operation (create, read, list, change, upsert, delete), used by
+ * the /v3/contacts routes and, later, by bots, scenarios and rules, so every caller gets the same checks and
+ * the same events. Every write commits with its event in one D1 batch (`commit`), and an update's event
+ * says each field's value before and after it, exactly: the update only applies while the row still holds
+ * the values it was computed from.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Database, Statement } from '../db/client';
+import { contacts, contactTags, conversations, deals, visitorSessions } from '../db/schema';
+import { changesOf, newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
+import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
+import { Conflict, NotFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
+import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
+import { tagNameSchema } from './conversations';
+import { phoneNumber } from './widget-settings';
+
+/** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
+export const contactRecordSchema = contactSchema
+	.extend({
+		tags: z.array(z.string()).openapi({ description: 'The tags applied to the contact, by name.' }),
+		openDealCount: z.number().int().openapi({ description: 'How many of its deals are open.' }),
+	})
+	.openapi('ContactRecord');
+
+export type ContactRecord = z.infer<typeof contactRecordSchema>;
+
+const email = z
+	.email()
+	.max(254)
+	.transform((value) => value.toLowerCase())
+	.openapi({ description: 'E-mail address (stored lower-cased); unique in the workspace.' });
+const phone = phoneNumber
+	.transform(normalizePhone)
+	.openapi({ description: 'Phone number with the country code (stored as + and digits); unique in the workspace.' });
+const name = z.string().trim().min(1).max(200).openapi({ description: 'Full name.' });
+
+/** The fields an integrator writes; each may be cleared with null. */
+const contactFields = z.strictObject({
+	name: name.nullable().optional(),
+	email: email.nullable().optional(),
+	phone: phone.nullable().optional(),
+});
+
+export type ContactFields = z.infer<typeof contactFields>;
+
+export const newContactSchema = contactFields
+	.refine((b) => b.name != null || b.email != null || b.phone != null, 'give at least one of name, email, phone')
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi('NewContact', { minProperties: 1 });
+
+export const contactChangesSchema = contactFields
+	.refine((b) => Object.keys(b).length > 0, 'give at least one of name, email, phone')
+	.openapi('ContactChanges', { minProperties: 1 });
+
+/** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
+export const contactUpsertSchema = contactFields.openapi('ContactUpsert');
+
+const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+const since = (what: string) =>
+	z.iso
+		.datetime({ offset: true })
+		.transform((at) => Date.parse(at))
+		.optional()
+		.openapi({ description: `Only contacts ${what} at or after this instant.`, example: '2026-11-01T00:00:00Z' });
+
+/** Filters of the contact list. Strict: a misspelt filter is refused rather than silently ignored. */
+export const contactFiltersSchema = z.strictObject({
+	q: z
+		.string()
+		.trim()
+		.min(1)
+		.max(200)
+		.optional()
+		.openapi({ description: 'Only contacts whose name, e-mail or phone contains this text (any case).' }),
+	tag: tagNameSchema.optional().openapi({ description: 'Only contacts carrying this tag.' }),
+	utmSource: z.string().max(255).optional().openapi({ description: 'Only this campaign source (utm_source).' }),
+	utmMedium: z.string().max(255).optional().openapi({ description: 'Only this campaign medium (utm_medium).' }),
+	utmCampaign: z.string().max(255).optional().openapi({ description: 'Only this campaign (utm_campaign).' }),
+	hasGclid: booleanParam
+		.optional()
+		.openapi({ description: 'Only contacts that came (or did not come) from a search-ad click.' }),
+	hasFbclid: booleanParam
+		.optional()
+		.openapi({ description: 'Only contacts that came (or did not come) from a social-ad click.' }),
+	touch: z.enum(['first', 'last', 'any']).default('any').openapi({
+		description: 'Which origin the campaign filters look at: the first visit, the latest, or either (the default).',
+	}),
+	createdSince: since('created'),
+	updatedSince: since('updated'),
+});
+
+export type ContactFilters = z.infer<typeof contactFiltersSchema>;
+
+// The outer row is named by its table, as drizzle leaves a bare column name in a select list, which the
+// subquery would take for one of its own.
+const tagNamesOfContact = sql<
+	string | null
+>`(SELECT json_group_array(t.name) FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.workspace_id = contacts.workspace_id AND ct.contact_id = contacts.id)`;
+const openDealCount = sql<number>`(SELECT count(*) FROM deals d WHERE d.workspace_id = contacts.workspace_id AND d.contact_id = contacts.id AND d.status = 'open')`;
+const recordColumns = { contact: contacts, tags: tagNamesOfContact, openDeals: openDealCount };
+
+type ContactRow = typeof contacts.$inferSelect;
+
+function recordView(row: { contact: ContactRow; tags: string | null; openDeals: number }): ContactRecord {
+	return {
+		...contactView(row.contact),
+		tags: (JSON.parse(row.tags ?? '[]') as string[]).sort(),
+		openDealCount: row.openDeals,
+	};
+}
+
+const inWorkspace = (workspaceId: string, id: string) =>
+	and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id));
+
+/** One contact with its tags and open deal count, in one statement; NotFound outside the workspace. */
+export async function getContact(db: Database, workspaceId: string, id: string): Promise<ContactRecord> {
+	const row = await db.select(recordColumns).from(contacts).where(inWorkspace(workspaceId, id)).get();
+	if (!row) throw new NotFound(`Contact ${id} not found.`);
+	return recordView(row);
+}
+
+/** A value of an origin column (JSON), for the campaign filters. */
+function originValue(column: AnySQLiteColumn, key: string): SQL {
+	return sql`json_extract(${column}, ${`$.${key}`})`;
+}
+
+/** A campaign filter on the touch asked for: the first origin, the latest, or either. */
+function onTouch(touch: ContactFilters['touch'], test: (column: AnySQLiteColumn) => SQL): SQL {
+	if (touch === 'first') return test(contacts.firstOrigin);
+	if (touch === 'last') return test(contacts.lastOrigin);
+	return sql`(${test(contacts.firstOrigin)} OR ${test(contacts.lastOrigin)})`;
+}
+
+/**
+ * `LIKE` text matching `text` anywhere, with its own `%`, `_` and `\` taken literally. SQLite's `LIKE` ignores
+ * the case of ASCII letters only (D1 has no ICU): "ângela" does not find "Ângela", "angela" does not either.
+ */
+function containing(text: string): string {
+	return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One page of the workspace's contacts, newest first, in a single statement. Keyset pagination on
+ * (created_at, id) walks the `contacts_workspace_created` index: a contact created while a client pages
+ * lands before its cursor, so pages neither shift nor repeat.
+ */
+export async function listContacts(
+	db: Database,
+	workspaceId: string,
+	filters: ContactFilters,
+	after: NewestFirstCursor | null,
+	limit: number,
+) {
+	const c = contacts;
+	const campaign = (key: string, value: string | undefined) =>
+		value === undefined ? undefined : onTouch(filters.touch, (column) => sql`${originValue(column, key)} = ${value}`);
+	const click = (key: string, wanted: boolean | undefined) =>
+		wanted === undefined
+			? undefined
+			: onTouch(
+					filters.touch,
+					(column) => sql`(${originValue(column, key)} IS NOT NULL AND ${originValue(column, key)} != '')`,
+				);
+	const negated = (condition: SQL | undefined, wanted: boolean | undefined) =>
+		condition === undefined || wanted !== false ? condition : sql`NOT ${condition}`;
+	const pattern = filters.q === undefined ? undefined : containing(filters.q);
+	const where = and(
+		eq(c.workspaceId, workspaceId),
+		pattern === undefined
+			? undefined
+			: sql`(${c.name} LIKE ${pattern} ESCAPE '\\' OR ${c.email} LIKE ${pattern} ESCAPE '\\' OR ${c.phone} LIKE ${pattern} ESCAPE '\\')`,
+		filters.tag === undefined
+			? undefined
+			: sql`EXISTS (SELECT 1 FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = ${c.id} AND t.workspace_id = ${workspaceId} AND t.name = ${filters.tag})`,
+		campaign('utmSource', filters.utmSource),
+		campaign('utmMedium', filters.utmMedium),
+		campaign('utmCampaign', filters.utmCampaign),
+		negated(click('gclid', filters.hasGclid), filters.hasGclid),
+		negated(click('fbclid', filters.hasFbclid), filters.hasFbclid),
+		filters.createdSince === undefined ? undefined : gte(c.createdAt, filters.createdSince),
+		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
+		afterNewestFirst(c.createdAt, c.id, after),
+	);
+	const rows = await db
+		.select(recordColumns)
+		.from(c)
+		.where(where)
+		.orderBy(desc(c.createdAt), desc(c.id))
+		.limit(limit + 1);
+	return pageOf(rows, limit, recordView, (r) => ({ at: r.contact.createdAt, id: r.contact.id }));
+}
+
+/** Which unique field a failed write collided on, as a 409 naming it; other errors are rethrown. */
+function uniqueConflict(error: unknown): never {
+	const text = String(error);
+	for (const field of ['email', 'phone', 'external_id'] as const) {
+		if (text.includes(`UNIQUE constraint failed: contacts.workspace_id, contacts.${field}`)) {
+			const label = field === 'external_id' ? 'external id' : field === 'email' ? 'e-mail' : 'phone';
+			throw new Conflict(`Another contact of this workspace already has this ${label}.`, { cause: error });
+		}
+	}
+	throw error;
+}
+
+/**
+ * An event written only when the statement right before it in the batch changed a row: each change below
+ * has one statement with one conditional event and no plain one, so nothing comes between them (commit
+ * writes plain events' rows, then conditional ones, after the change's statements).
+ */
+const ifChanged = sql`changes() > 0`;
+
+/** The new row a create or an upsert inserts. */
+function newRow(workspaceId: string, fields: ContactFields, now: number): ContactRow {
+	return {
+		id: newId('ctc', now),
+		workspaceId,
+		name: fields.name ?? null,
+		email: fields.email ?? null,
+		phone: fields.phone ?? null,
+		customFields: {},
+		firstOrigin: null,
+		lastOrigin: null,
+		externalId: null,
+		verifiedAt: null,
+		claimedEmail: null,
+		claimedPhone: null,
+		createdAt: now,
+		updatedAt: now,
+	};
+}
+
+/** Creates a contact with its `contact.created` event; a 409 when its e-mail or phone is another's. */
+export async function createContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	fields: ContactFields,
+	actor: Actor,
+	now = Date.now(),
+): Promise<string> {
+	const row = newRow(workspaceId, fields, now);
+	const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
+	const committed = await commit(
+		db,
+		{ statements: [db.insert(contacts).values(row)], events: [event] },
+		uniqueConflict,
+	);
+	await release(env, committed.events);
+	return row.id;
+}
+
+const EDITABLE = ['name', 'email', 'phone'] as const;
+/** How many times an update is recomputed when the row changed between its read and its write. */
+const UPDATE_ATTEMPTS = 8;
+
+/**
+ * Applies `fields` to the contact with a `contact.updated` event listing each field that moved, from and to;
+ * nothing (and no event) when every value is the one it already has. The write only applies while the row
+ * still holds the values read: a concurrent change makes it read again, so the event never states a
+ * `from` that was not there. NotFound outside the workspace; 409 when an e-mail or phone is another's.
+ */
+export async function updateContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	fields: ContactFields,
+	actor: Actor,
+	now = Date.now(),
+): Promise<void> {
+	for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+		const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
+		if (!current) throw new NotFound(`Contact ${id} not found.`);
+		const moved: Record<string, { from: string | null; to: string | null }> = {};
+		for (const key of EDITABLE) {
+			const to = fields[key];
+			if (to !== undefined && to !== current[key]) moved[key] = { from: current[key], to };
+		}
+		const keys = Object.keys(moved) as Array<(typeof EDITABLE)[number]>;
+		if (keys.length === 0) return;
+		const values = Object.fromEntries(keys.map((key) => [key, moved[key]?.to ?? null]));
+		const unchangedSinceRead = keys.map((key) => {
+			const from = moved[key]?.from ?? null;
+			return from === null ? isNull(contacts[key]) : eq(contacts[key], from);
+		});
+		const update = db
+			.update(contacts)
+			.set({ ...values, updatedAt: now })
+			.where(and(inWorkspace(workspaceId, id), ...unchangedSinceRead));
+		const event = newEvent(
+			'contact.updated',
+			workspaceId,
+			actor,
+			{ contact: contactEventView({ ...current, ...values }), ...changesOf(moved) },
+			now,
+		);
+		const committed = await commit(
+			db,
+			{ statements: [update], events: [{ event, onlyIf: ifChanged }] },
+			uniqueConflict,
+		);
+		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
+			await release(env, committed.events);
+			return;
+		}
+	}
+	throw new Conflict(`Contact ${id} kept changing while this update was applied; retry.`);
+}
+
+export type ContactKey = { field: 'email'; value: string } | { field: 'phone'; value: string };
+
+/**
+ * Finds the contact with this e-mail or phone and applies `fields` to it, or creates it: safe under
+ * concurrent identical calls, because the unique index decides (an insert that collides inserts nothing and
+ * the call updates what the winner created). Returns the id and whether this call created it.
+ */
+export async function upsertContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	key: ContactKey,
+	fields: ContactFields,
+	actor: Actor,
+	now = Date.now(),
+): Promise<{ id: string; created: boolean }> {
+	const column = contacts[key.field];
+	const holder = () =>
+		db
+			.select({ id: contacts.id })
+			.from(contacts)
+			.where(and(eq(contacts.workspaceId, workspaceId), eq(column, key.value)))
+			.get();
+	const found = await holder();
+	if (!found) {
+		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, now);
+		const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
+		const insert = db.insert(contacts).values(row).onConflictDoNothing();
+		const committed = await commit(db, { statements: [insert], events: [{ event, onlyIf: ifChanged }] });
+		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
+			await release(env, committed.events);
+			return { id: row.id, created: true };
+		}
+	}
+	// Found, or created by a concurrent call since the read above; with neither, the insert collided on the
+	// other unique field.
+	const existing = found ?? (await holder());
+	if (!existing) {
+		const other = key.field === 'email' ? 'phone' : 'e-mail';
+		throw new Conflict(`Another contact of this workspace already has this ${other}.`);
+	}
+	await updateContact(env, db, workspaceId, existing.id, fields, actor, now);
+	return { id: existing.id, created: false };
+}
+
+/**
+ * Deletes a contact that has no conversation (a 409 says to delete or merge those first), with a
+ * `contact.deleted` event: its tags go, its widget sessions end (a browser no longer speaks as it) and its
+ * deals stay, without a contact. The batch is all or nothing: a conversation started meanwhile makes the
+ * delete fail on its foreign key, and nothing else of it applies.
+ */
+export async function deleteContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	actor: Actor,
+	now = Date.now(),
+): Promise<void> {
+	const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
+	if (!current) throw new NotFound(`Contact ${id} not found.`);
+	const hasConversations = () =>
+		new Conflict(
+			`Contact ${id} has conversations: a contact is deleted with none left (merge it into another contact instead).`,
+		);
+	const conversation = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, id)))
+		.get();
+	if (conversation) throw hasConversations();
+	const statements: Statement[] = [
+		db.delete(contactTags).where(and(eq(contactTags.workspaceId, workspaceId), eq(contactTags.contactId, id))),
+		db
+			.update(visitorSessions)
+			.set({ contactId: null, endedAt: sql`coalesce(${visitorSessions.endedAt}, ${now})` })
+			.where(and(eq(visitorSessions.workspaceId, workspaceId), eq(visitorSessions.contactId, id))),
+		db
+			.update(deals)
+			.set({ contactId: null, updatedAt: now })
+			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.contactId, id))),
+		db.delete(contacts).where(inWorkspace(workspaceId, id)),
+	];
+	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
+	const committed = await commit(db, { statements, events: [{ event, onlyIf: ifChanged }] }, (error) => {
+		if (String(error).includes('FOREIGN KEY constraint failed')) throw hasConversations();
+		throw error;
+	});
+	await release(env, committed.events);
+}
