@@ -26,6 +26,7 @@ import { messages } from './routes/messages';
 import { publicConversations } from './routes/public-conversations';
 import { publicMessages } from './routes/public-messages';
 import { publicWidget } from './routes/public-widget';
+import { tagSubresource, tagsRoutes } from './routes/tags';
 import { team } from './routes/team';
 import { tokens } from './routes/tokens';
 import { widget } from './routes/widget';
@@ -105,7 +106,10 @@ app.use(
 );
 
 app.route('/v3/contacts', contactsRoutes);
+app.route('/v3/contacts', tagSubresource('contact', 'contacts:write'));
+app.route('/v3/tags', tagsRoutes);
 app.route('/v3/conversations', conversations);
+app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);

@@ -11,7 +11,7 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database, Statement } from '../db/client';
 import { contacts, contactTags, conversations, deals, visitorSessions } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
+import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -208,13 +208,6 @@ function uniqueConflict(error: unknown): never {
 	throw error;
 }
 
-/**
- * An event written only when the statement right before it in the batch changed a row: each change below
- * has one statement with one conditional event and no plain one, so nothing comes between them (commit
- * writes plain events' rows, then conditional ones, after the change's statements).
- */
-const ifChanged = sql`changes() > 0`;
-
 /** The new row a create or an upsert inserts. */
 function newRow(workspaceId: string, fields: ContactFields, now: number): ContactRow {
 	return {
@@ -302,7 +295,7 @@ export async function updateContact(
 		);
 		const committed = await commit(
 			db,
-			{ statements: [update], events: [{ event, onlyIf: ifChanged }] },
+			{ statements: [update], events: [{ event, onlyIf: IF_CHANGED }] },
 			uniqueConflict,
 		);
 		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
@@ -341,7 +334,7 @@ export async function upsertContact(
 		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, now);
 		const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
 		const insert = db.insert(contacts).values(row).onConflictDoNothing();
-		const committed = await commit(db, { statements: [insert], events: [{ event, onlyIf: ifChanged }] });
+		const committed = await commit(db, { statements: [insert], events: [{ event, onlyIf: IF_CHANGED }] });
 		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
 			await release(env, committed.events);
 			return { id: row.id, created: true };
@@ -397,7 +390,7 @@ export async function deleteContact(
 		db.delete(contacts).where(inWorkspace(workspaceId, id)),
 	];
 	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
-	const committed = await commit(db, { statements, events: [{ event, onlyIf: ifChanged }] }, (error) => {
+	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
 		if (String(error).includes('FOREIGN KEY constraint failed')) throw hasConversations();
 		throw error;
 	});

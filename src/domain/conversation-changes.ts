@@ -4,9 +4,9 @@
  * itself. Messages are not written here: they go through the conversation's room (src/domain/live.ts);
  * starting a conversation with its first messages is src/domain/conversation-start.ts.
  */
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import type { Database, Statement } from '../db/client';
-import { contacts, conversations, conversationTags, operators, tags } from '../db/schema';
+import { contacts, conversations, conversationTags, operators } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { changesOf, newEvent } from '../events/catalogue';
 import { type Change, commit, release } from '../events/commit';
@@ -15,6 +15,7 @@ import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
 import { type ConversationChanges, conversationSummary, tagNames } from './conversations';
+import { ensureTags } from './tags';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
 export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
@@ -23,35 +24,39 @@ export async function assertOperatorInWorkspace(db: Database, workspaceId: strin
 	}
 }
 
-/** Statements that make the conversation's tag set exactly `names` (creating unknown tags). */
+/** A tag by id and name, as `ensureTags` found or created it. */
+type TagRef = { id: string; name: string };
+
+/** Statements that make the conversation's tag set exactly `tagged` (tags that exist: see `ensureTags`). */
 function replaceTagsStatements(
 	db: Database,
 	workspaceId: string,
 	conversationId: string,
-	names: string[],
-	now: number,
+	tagged: TagRef[],
 ): Statement[] {
-	const unique = [...new Set(names)];
 	const statements: Statement[] = [
 		db
 			.delete(conversationTags)
 			.where(and(eq(conversationTags.workspaceId, workspaceId), eq(conversationTags.conversationId, conversationId))),
 	];
-	if (unique.length === 0) return statements;
+	if (tagged.length === 0) return statements;
 	return [
 		...statements,
-		db
-			.insert(tags)
-			.values(unique.map((name) => ({ id: newId('tag', now), workspaceId, name, createdAt: now })))
-			.onConflictDoNothing(),
-		sql`
-			INSERT INTO conversation_tags (workspace_id, conversation_id, tag_id)
-			SELECT ${workspaceId}, ${conversationId}, id FROM tags
-			WHERE workspace_id = ${workspaceId} AND name IN (${sql.join(
-				unique.map((n) => sql`${n}`),
-				sql`, `,
-			)})`,
+		db.insert(conversationTags).values(tagged.map((tag) => ({ workspaceId, conversationId, tagId: tag.id }))),
 	];
+}
+
+/** The `tag.applied` or `tag.removed` events of a conversation's tag change. */
+function tagEvents(
+	type: 'tag.applied' | 'tag.removed',
+	workspaceId: string,
+	conversationId: string,
+	tagged: TagRef[],
+	actor: Actor,
+	now: number,
+) {
+	const target = { kind: 'conversation' as const, id: conversationId };
+	return tagged.map((tag) => newEvent(type, workspaceId, actor, { tag: { id: tag.id, name: tag.name }, target }, now));
 }
 
 /**
@@ -96,7 +101,8 @@ export interface NewConversationInput {
 	channel: string;
 	assigneeId?: string | null;
 	groupId?: string | null;
-	tags?: string[];
+	/** Its tags, found or created by `ensureTags` before the change is built. */
+	tags?: TagRef[];
 	/** The campaign the widget captured (the API starts conversations without one). */
 	origin?: Record<string, string> | null;
 	/** Makes a retried start find the first one: the widget's first client message id, an Idempotency-Key. */
@@ -152,9 +158,10 @@ export function newConversationChange(
 		lastActivityAt: now,
 	};
 	change.statements.push(db.insert(conversations).values(conversation));
-	if (input.tags) change.statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags, now));
+	if (input.tags) change.statements.push(...replaceTagsStatements(db, workspaceId, id, input.tags));
 	change.events.push(
 		newEvent('conversation.created', workspaceId, actor, { conversation: conversationSummary(conversation) }, now),
+		...tagEvents('tag.applied', workspaceId, id, input.tags ?? [], actor, now),
 	);
 	return { id, change };
 }
@@ -216,8 +223,15 @@ export async function updateConversation(
 		.update(conversations)
 		.set({ ...fields, ...statusChangedAt, updatedAt: now, lastActivityAt: now })
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
-	const tagStatements = changes.tags ? replaceTagsStatements(db, workspaceId, id, changes.tags, now) : [];
-	const moved = fieldChanges(current, (JSON.parse(row.tags ?? '[]') as string[]).sort(), changes);
+	const tagsBefore = (JSON.parse(row.tags ?? '[]') as string[]).sort();
+	const tagged = changes.tags ? await ensureTags(db, workspaceId, [...changes.tags, ...tagsBefore], now) : new Map();
+	const refs = (names: string[]) => names.flatMap((name) => tagged.get(name) ?? []);
+	const tagStatements = changes.tags
+		? replaceTagsStatements(db, workspaceId, id, refs([...new Set(changes.tags)]))
+		: [];
+	const moved = fieldChanges(current, tagsBefore, changes);
+	const added = moved.tags ? moved.tags.to.filter((name) => !moved.tags?.from.includes(name)) : [];
+	const removed = moved.tags ? moved.tags.from.filter((name) => !moved.tags?.to.includes(name)) : [];
 	const events =
 		Object.keys(moved).length === 0
 			? []
@@ -229,6 +243,8 @@ export async function updateConversation(
 						{ conversation: conversationSummary({ ...current, ...fields }), ...changesOf(moved) },
 						now,
 					),
+					...tagEvents('tag.applied', workspaceId, id, refs(added), actor, now),
+					...tagEvents('tag.removed', workspaceId, id, refs(removed), actor, now),
 				];
 	const committed = await commit(db, { statements: [update, ...tagStatements], events });
 	await release(env, committed.events);

@@ -21,9 +21,12 @@ import {
 import { posted } from './live';
 import type { MessageCommand } from './message-command';
 import type { MessageView } from './messages';
+import { ensureTags } from './tags';
 
 /** A conversation to start: what `newConversationChange` takes, with the contact to find and the first messages. */
-export type StartRequest = Omit<NewConversationInput, 'contactId' | 'contact' | 'actor'> & {
+export type StartRequest = Omit<NewConversationInput, 'contactId' | 'contact' | 'actor' | 'tags'> & {
+	/** Its tags, by name (created when the workspace has none of that name). */
+	tags?: string[];
 	/**
 	 * Who it is with: a reference (found, or created when unknown), or a function that makes sure of the
 	 * contact and returns its id, run only for a new start (the widget's: it counts the visitor's budget,
@@ -76,7 +79,8 @@ export async function startConversation(
 		}
 		if (start.assigneeId) await assertOperatorInWorkspace(db, workspaceId, start.assigneeId);
 		const actor: Actor = start.actor.kind === 'contact' ? { kind: 'contact', id: contactId } : start.actor;
-		const built = newConversationChange(db, { ...start, actor, contactId, contact: reference }, now);
+		const tags = start.tags && [...(await ensureTags(db, workspaceId, start.tags, now)).values()];
+		const built = newConversationChange(db, { ...start, actor, contactId, contact: reference, tags }, now);
 		const committed = await commit(db, built.change, startRace);
 		// Awaited: conversation.created goes out before the first message's message.created.
 		await release(env, committed.events);

@@ -47,6 +47,11 @@ const contactSummary = z.object({
 	verified: z.boolean(),
 });
 
+const tagSummary = z.object({ id: z.string(), name: z.string() });
+
+/** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
+const tagTarget = z.object({ kind: z.enum(['contact', 'conversation']), id: z.string() });
+
 /** Payload schema per event type. */
 export const EVENT_PAYLOADS = {
 	'conversation.created': z.object({ conversation: conversationSummary }),
@@ -84,6 +89,19 @@ export const EVENT_PAYLOADS = {
 	}),
 	/** The contact as it was when it was deleted. */
 	'contact.deleted': z.object({ contact: contactSummary }),
+	'tag.created': z.object({ tag: tagSummary }),
+	/** A rename: contacts and conversations keep the tag under its new name. */
+	'tag.updated': z.object({
+		tag: tagSummary,
+		changed: z.array(z.literal('name')),
+		changes: z.object({ name: change(z.string()) }),
+	}),
+	/** The tag is gone from the workspace and from everything that carried it (no `tag.removed` for each). */
+	'tag.deleted': z.object({ tag: tagSummary }),
+	/** A tag now on a contact or a conversation that did not carry it. */
+	'tag.applied': z.object({ tag: tagSummary, target: tagTarget }),
+	/** A tag taken off a contact or a conversation that carried it. */
+	'tag.removed': z.object({ tag: tagSummary, target: tagTarget }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -110,6 +128,11 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('contact.created'),
 	envelope('contact.updated'),
 	envelope('contact.deleted'),
+	envelope('tag.created'),
+	envelope('tag.updated'),
+	envelope('tag.deleted'),
+	envelope('tag.applied'),
+	envelope('tag.removed'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

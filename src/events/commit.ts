@@ -5,7 +5,7 @@
  * events; the operation that runs them commits once and releases once. (A conversation's room keeps its own
  * outbox in its storage: see durable-objects/room-outbox.ts.)
  */
-import { inArray, type SQL } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../db/client';
 import { eventOutbox } from '../db/schema';
 import type { DomainEvent } from './catalogue';
@@ -17,6 +17,13 @@ export interface ConditionalEvent {
 	event: DomainEvent;
 	onlyIf: SQL;
 }
+
+/**
+ * The condition of an event written only when the statement right before it in the batch changed a row
+ * (SQLite's `changes()`). `commit` writes plain events' rows, then conditional ones, after the change's
+ * statements: use it in a change with one conditional event and no plain one, so nothing comes between.
+ */
+export const IF_CHANGED = sql`changes() > 0`;
 
 export interface Change {
 	statements: Statement[];

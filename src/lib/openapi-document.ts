@@ -46,6 +46,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Contacts',
 		description: 'The contact database: create, find, change, upsert by e-mail or phone, delete.',
 	},
+	{
+		prefix: '/v3/tags',
+		name: 'Tags',
+		description: 'Tags shared by contacts and conversations: list, create, rename, delete.',
+	},
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
 	{
 		prefix: '/v3/widget',

@@ -79,5 +79,9 @@ export const contactTags = sqliteTable(
 			.notNull()
 			.references(() => tags.id),
 	},
-	(t) => [primaryKey({ columns: [t.contactId, t.tagId] })],
+	(t) => [
+		primaryKey({ columns: [t.contactId, t.tagId] }),
+		// The contacts carrying a tag: the tag filter, and a tag's deletion.
+		index('contact_tags_tag').on(t.tagId, t.contactId),
+	],
 );
