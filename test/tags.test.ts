@@ -135,6 +135,31 @@ describe('applying and removing tags', () => {
 			);
 	});
 
+	it("moves a conversation's update time only when a tag change changed it, and announces a start's tags", async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const conversationId = await seedConversation(workspaceId, {}, Date.now() - 60_000);
+		const updatedAt = async () =>
+			((await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as { updatedAt: string })
+				.updatedAt;
+		const before = await updatedAt();
+		await api(token, 'PUT', `/v3/conversations/${conversationId}/tags/vip`);
+		const applied = await updatedAt();
+		expect(applied > before).toBe(true);
+		// Already carried: nothing moves.
+		await api(token, 'PUT', `/v3/conversations/${conversationId}/tags/vip`);
+		expect(await updatedAt()).toBe(applied);
+		// The same set again through PATCH: no tag event either.
+		await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { tags: ['vip', ' vip '] });
+		const started = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'ada@example.com' },
+			tags: ['billing'],
+		});
+		const startedId = ((await started.json()) as { id: string }).id;
+		await expect
+			.poll(() => tagEvents(workspaceId))
+			.toEqual([`tag.applied vip conversation:${conversationId}`, `tag.applied billing conversation:${startedId}`]);
+	});
+
 	it('answers 404 for a contact, conversation or tag of another workspace, and changes nothing there', async () => {
 		const mine = await seedWorkspace();
 		const theirs = await seedWorkspace();
@@ -148,6 +173,8 @@ describe('applying and removing tags', () => {
 		await expectError(await api(mine.token, 'PATCH', `/v3/tags/${tag.id}`, { name: 'mine' }), 404);
 		await expectError(await api(mine.token, 'DELETE', `/v3/tags/${tag.id}`), 404);
 		expect(await contactTags(theirs.token, contactId)).toEqual(['vip']);
+		const theirList = (await (await api(theirs.token, 'GET', '/v3/tags')).json()) as { data: Tag[] };
+		expect(theirList.data.map((t) => t.name)).toEqual(['vip']);
 		const mineList = (await (await api(mine.token, 'GET', '/v3/tags')).json()) as { data: Tag[] };
 		expect(mineList.data).toEqual([]);
 	});

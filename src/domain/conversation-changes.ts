@@ -4,7 +4,7 @@
  * itself. Messages are not written here: they go through the conversation's room (src/domain/live.ts);
  * starting a conversation with its first messages is src/domain/conversation-start.ts.
  */
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import type { Database, Statement } from '../db/client';
 import { contacts, conversations, conversationTags, operators } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
@@ -14,7 +14,7 @@ import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
-import { type ConversationChanges, conversationSummary, tagNames } from './conversations';
+import { type ConversationChanges, conversationSummary } from './conversations';
 import { ensureTags } from './tags';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
@@ -26,6 +26,9 @@ export async function assertOperatorInWorkspace(db: Database, workspaceId: strin
 
 /** A tag by id and name, as `ensureTags` found or created it. */
 type TagRef = { id: string; name: string };
+
+/** The conversation's tags as `[{ id, name }]` JSON, in the row's own select. */
+const tagRefs = sql<string>`(SELECT json_group_array(json_object('id', t.id, 'name', t.name)) FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.workspace_id = conversations.workspace_id AND ct.conversation_id = conversations.id)`;
 
 /** Statements that make the conversation's tag set exactly `tagged` (tags that exist: see `ensureTags`). */
 function replaceTagsStatements(
@@ -185,7 +188,7 @@ export function startRace(error: unknown): never {
 	if (text.includes('UNIQUE constraint failed: contacts.') || text.includes('conversations.start_key')) {
 		throw new Conflict('Another request started this at the same moment; retry.', { cause: error });
 	}
-	throw error;
+	tagDeleted(error);
 }
 
 /**
@@ -204,7 +207,7 @@ export async function updateConversation(
 	now = Date.now(),
 ): Promise<void> {
 	const row = await db
-		.select({ conversation: conversations, tags: tagNames })
+		.select({ conversation: conversations, tags: tagRefs })
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();
@@ -223,9 +226,17 @@ export async function updateConversation(
 		.update(conversations)
 		.set({ ...fields, ...statusChangedAt, updatedAt: now, lastActivityAt: now })
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
-	const tagsBefore = (JSON.parse(row.tags ?? '[]') as string[]).sort();
-	const tagged = changes.tags ? await ensureTags(db, workspaceId, [...changes.tags, ...tagsBefore], now) : new Map();
-	const refs = (names: string[]) => names.flatMap((name) => tagged.get(name) ?? []);
+	const carried = JSON.parse(row.tags ?? '[]') as TagRef[];
+	const tagsBefore = carried.map((tag) => tag.name).sort();
+	// Only the names asked for are found or created: a tag deleted since the read above stays deleted.
+	const tagged = changes.tags ? await ensureTags(db, workspaceId, changes.tags, now) : new Map<string, TagRef>();
+	for (const tag of carried) if (!tagged.has(tag.name)) tagged.set(tag.name, tag);
+	const refs = (names: string[]) =>
+		names.map((name) => {
+			const tag = tagged.get(name);
+			if (!tag) throw new Conflict(`The tag "${name}" was deleted at the same moment; retry.`);
+			return tag;
+		});
 	const tagStatements = changes.tags
 		? replaceTagsStatements(db, workspaceId, id, refs([...new Set(changes.tags)]))
 		: [];
@@ -246,8 +257,16 @@ export async function updateConversation(
 					...tagEvents('tag.applied', workspaceId, id, refs(added), actor, now),
 					...tagEvents('tag.removed', workspaceId, id, refs(removed), actor, now),
 				];
-	const committed = await commit(db, { statements: [update, ...tagStatements], events });
+	const committed = await commit(db, { statements: [update, ...tagStatements], events }, tagDeleted);
 	await release(env, committed.events);
+}
+
+/** A tag deleted between its lookup and the batch that links it fails the link's foreign key: a 409. */
+function tagDeleted(error: unknown): never {
+	if (String(error).includes('FOREIGN KEY constraint failed')) {
+		throw new Conflict('A tag of this change was deleted at the same moment; retry.', { cause: error });
+	}
+	throw error;
 }
 
 /** Each field whose value the change moves, with its value before and after. */

@@ -21,7 +21,7 @@ import {
 import { posted } from './live';
 import type { MessageCommand } from './message-command';
 import type { MessageView } from './messages';
-import { ensureTags } from './tags';
+import { tagsNamed } from './tags';
 
 /** A conversation to start: what `newConversationChange` takes, with the contact to find and the first messages. */
 export type StartRequest = Omit<NewConversationInput, 'contactId' | 'contact' | 'actor' | 'tags'> & {
@@ -79,7 +79,7 @@ export async function startConversation(
 		}
 		if (start.assigneeId) await assertOperatorInWorkspace(db, workspaceId, start.assigneeId);
 		const actor: Actor = start.actor.kind === 'contact' ? { kind: 'contact', id: contactId } : start.actor;
-		const tags = start.tags && [...(await ensureTags(db, workspaceId, start.tags, now)).values()];
+		const tags = start.tags && (await tagsNamed(db, workspaceId, start.tags, now));
 		const built = newConversationChange(db, { ...start, actor, contactId, contact: reference, tags }, now);
 		const committed = await commit(db, built.change, startRace);
 		// Awaited: conversation.created goes out before the first message's message.created.

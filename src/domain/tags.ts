@@ -193,6 +193,16 @@ export async function ensureTags(
 	return found;
 }
 
+/** `ensureTags`, every name found: a 409 when one was deleted between its creation and its read. */
+export async function tagsNamed(db: Database, workspaceId: string, names: string[], now = Date.now()) {
+	const found = await ensureTags(db, workspaceId, names, now);
+	return [...new Set(names)].map((name) => {
+		const tag = found.get(name);
+		if (!tag) throw new Conflict(`The tag "${name}" was deleted at the same moment; retry.`);
+		return tag;
+	});
+}
+
 async function assertTarget(db: Database, workspaceId: string, target: TagTarget): Promise<void> {
 	const table = target.kind === 'contact' ? contacts : conversations;
 	if (!(await existsInWorkspace(db, table, workspaceId, target.id))) {
@@ -231,6 +241,20 @@ function link(db: Database, workspaceId: string, target: TagTarget, tagId: strin
 }
 
 /**
+ * A conversation's tag change moves its update and activity times, as a PATCH of its tags does, only when
+ * the link statement right before it changed a row; its own change count then decides the event after it.
+ */
+function touched(db: Database, workspaceId: string, target: TagTarget, now: number) {
+	if (target.kind !== 'conversation') return [];
+	return [
+		db
+			.update(conversations)
+			.set({ updatedAt: now, lastActivityAt: now })
+			.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, target.id), IF_CHANGED)),
+	];
+}
+
+/**
  * Applies the tag named `name` to a contact or a conversation (creating the tag when the workspace has
  * none of that name), with `tag.applied` only when the target did not carry it already. NotFound when the
  * target is not the workspace's.
@@ -245,12 +269,15 @@ export async function applyTag(
 	now = Date.now(),
 ): Promise<TagView> {
 	await assertTarget(db, workspaceId, target);
-	const tag = (await ensureTags(db, workspaceId, [name], now)).get(name);
-	if (!tag) throw new Conflict(`The tag "${name}" was deleted at the same moment; retry.`);
+	const [tag] = await tagsNamed(db, workspaceId, [name], now);
+	if (!tag) throw new Error('tagsNamed returns one tag per name');
 	const event = newEvent('tag.applied', workspaceId, actor, { tag, target }, now);
 	const committed = await commit(
 		db,
-		{ statements: [link(db, workspaceId, target, tag.id).insert], events: [{ event, onlyIf: IF_CHANGED }] },
+		{
+			statements: [link(db, workspaceId, target, tag.id).insert, ...touched(db, workspaceId, target, now)],
+			events: [{ event, onlyIf: IF_CHANGED }],
+		},
 		(error) => {
 			// The target or the tag was deleted between the checks and the write.
 			if (String(error).includes('FOREIGN KEY constraint failed')) {
@@ -285,7 +312,7 @@ export async function removeTag(
 	if (!tag) return;
 	const event = newEvent('tag.removed', workspaceId, actor, { tag, target }, now);
 	const committed = await commit(db, {
-		statements: [link(db, workspaceId, target, tag.id).delete],
+		statements: [link(db, workspaceId, target, tag.id).delete, ...touched(db, workspaceId, target, now)],
 		events: [{ event, onlyIf: IF_CHANGED }],
 	});
 	await release(env, committed.events);
