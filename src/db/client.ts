@@ -59,3 +59,18 @@ export async function runBatch(db: Database, statements: Statement[]): Promise<D
 	if (counter) counter.count += prepared.length;
 	return d1.batch(prepared);
 }
+
+/**
+ * Whether a failed D1 write broke a UNIQUE constraint that names `column` (as SQLite names it:
+ * `tags.name`; a table with a dot, `contacts.`, for any of its unique columns).
+ */
+export function violatesUnique(error: unknown, column: string): boolean {
+	const text = String(error);
+	const at = text.indexOf('UNIQUE constraint failed: ');
+	return at >= 0 && text.slice(at).split('\n')[0]?.includes(column) === true;
+}
+
+/** Whether a failed D1 write broke a FOREIGN KEY constraint: a row it links was deleted meanwhile. */
+export function violatesForeignKey(error: unknown): boolean {
+	return String(error).includes('FOREIGN KEY constraint failed');
+}

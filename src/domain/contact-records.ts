@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Database, Statement } from '../db/client';
+import { type Database, type Statement, violatesForeignKey, violatesUnique } from '../db/client';
 import { contacts, contactTags, conversations, deals, visitorSessions } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
@@ -17,7 +17,7 @@ import { Conflict, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
-import { tagNameSchema } from './conversations';
+import { booleanParam, tagNameSchema } from './conversations';
 import { phoneNumber } from './widget-settings';
 
 /** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
@@ -61,7 +61,6 @@ export const contactChangesSchema = contactFields
 /** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
 export const contactUpsertSchema = contactFields.openapi('ContactUpsert');
 
-const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 const since = (what: string) =>
 	z.iso
 		.datetime({ offset: true })
@@ -198,9 +197,8 @@ export async function listContacts(
 
 /** Which unique field a failed write collided on, as a 409 naming it; other errors are rethrown. */
 function uniqueConflict(error: unknown): never {
-	const text = String(error);
 	for (const field of ['email', 'phone', 'external_id'] as const) {
-		if (text.includes(`UNIQUE constraint failed: contacts.workspace_id, contacts.${field}`)) {
+		if (violatesUnique(error, `contacts.${field}`)) {
 			const label = field === 'external_id' ? 'external id' : field === 'email' ? 'e-mail' : 'phone';
 			throw new Conflict(`Another contact of this workspace already has this ${label}.`, { cause: error });
 		}
@@ -391,7 +389,7 @@ export async function deleteContact(
 	];
 	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
 	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
-		if (String(error).includes('FOREIGN KEY constraint failed')) throw hasConversations();
+		if (violatesForeignKey(error)) throw hasConversations();
 		throw error;
 	});
 	await release(env, committed.events);

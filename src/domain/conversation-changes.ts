@@ -5,7 +5,7 @@
  * starting a conversation with its first messages is src/domain/conversation-start.ts.
  */
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { Database, Statement } from '../db/client';
+import { type Database, type Statement, violatesForeignKey, violatesUnique } from '../db/client';
 import { contacts, conversations, conversationTags, operators } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { changesOf, newEvent } from '../events/catalogue';
@@ -184,8 +184,7 @@ export async function findStarted(db: Database, workspaceId: string, startKey: s
  * a 409, and the retry finds what the winner created.
  */
 export function startRace(error: unknown): never {
-	const text = String(error);
-	if (text.includes('UNIQUE constraint failed: contacts.') || text.includes('conversations.start_key')) {
+	if (violatesUnique(error, 'contacts.') || violatesUnique(error, 'conversations.start_key')) {
 		throw new Conflict('Another request started this at the same moment; retry.', { cause: error });
 	}
 	tagDeleted(error);
@@ -263,7 +262,7 @@ export async function updateConversation(
 
 /** A tag deleted between its lookup and the batch that links it fails the link's foreign key: a 409. */
 function tagDeleted(error: unknown): never {
-	if (String(error).includes('FOREIGN KEY constraint failed')) {
+	if (violatesForeignKey(error)) {
 		throw new Conflict('A tag of this change was deleted at the same moment; retry.', { cause: error });
 	}
 	throw error;

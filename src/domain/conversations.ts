@@ -118,7 +118,8 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 	};
 }
 
-const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** A query parameter `true` or `false`, as a boolean. */
+export const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 const id = z.string().min(1).max(64);
 
 /** Filters of the inbox list. Strict: a misspelt filter is refused rather than silently ignored. */

@@ -5,8 +5,8 @@
  * announces only the explicit creation, `tag.applied` and `tag.removed` every use.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { type Database, violatesForeignKey, violatesUnique } from '../db/client';
 import { contacts, contactTags, conversations, conversationTags, tags } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { changesOf, newEvent } from '../events/catalogue';
@@ -76,7 +76,7 @@ export async function getTag(db: Database, workspaceId: string, id: string): Pro
 
 function nameTaken(name: string) {
 	return (error: unknown): never => {
-		if (String(error).includes('UNIQUE constraint failed: tags.workspace_id, tags.name')) {
+		if (violatesUnique(error, 'tags.name')) {
 			throw new Conflict(`The workspace already has a tag named "${name}".`, { cause: error });
 		}
 		throw error;
@@ -168,15 +168,15 @@ export async function ensureTags(
 	workspaceId: string,
 	names: string[],
 	now = Date.now(),
-): Promise<Map<string, { id: string; name: string }>> {
-	const found = new Map<string, { id: string; name: string }>();
+): Promise<Map<string, TagRow>> {
+	const found = new Map<string, TagRow>();
 	const unique = [...new Set(names)];
 	// D1 binds at most 100 parameters to a statement: a new tag row takes 4.
 	for (let i = 0; i < unique.length; i += NAMES_PER_STATEMENT) {
 		const chunk = unique.slice(i, i + NAMES_PER_STATEMENT);
 		const byName = () =>
 			db
-				.select({ id: tags.id, name: tags.name })
+				.select()
 				.from(tags)
 				.where(and(eq(tags.workspaceId, workspaceId), inArray(tags.name, chunk)));
 		let rows = await byName();
@@ -210,33 +210,18 @@ async function assertTarget(db: Database, workspaceId: string, target: TagTarget
 	}
 }
 
-/** The link row of a tag on a target, as the insert and delete statements need it. */
-function link(db: Database, workspaceId: string, target: TagTarget, tagId: string) {
-	if (target.kind === 'contact') {
-		return {
-			insert: db.insert(contactTags).values({ workspaceId, contactId: target.id, tagId }).onConflictDoNothing(),
-			delete: db
-				.delete(contactTags)
-				.where(
-					and(
-						eq(contactTags.workspaceId, workspaceId),
-						eq(contactTags.contactId, target.id),
-						eq(contactTags.tagId, tagId),
-					),
-				),
-		};
-	}
+/** The table that links tags to each kind of target, and its column naming the target. */
+const LINKS = {
+	contact: { table: sql.identifier('contact_tags'), column: sql.identifier('contact_id') },
+	conversation: { table: sql.identifier('conversation_tags'), column: sql.identifier('conversation_id') },
+} as const;
+
+/** The statements that link a tag to its target (unless linked already) and unlink it. */
+function link(workspaceId: string, target: TagTarget, tagId: string) {
+	const { table, column } = LINKS[target.kind];
 	return {
-		insert: db.insert(conversationTags).values({ workspaceId, conversationId: target.id, tagId }).onConflictDoNothing(),
-		delete: db
-			.delete(conversationTags)
-			.where(
-				and(
-					eq(conversationTags.workspaceId, workspaceId),
-					eq(conversationTags.conversationId, target.id),
-					eq(conversationTags.tagId, tagId),
-				),
-			),
+		insert: sql`INSERT INTO ${table} (workspace_id, ${column}, tag_id) VALUES (${workspaceId}, ${target.id}, ${tagId}) ON CONFLICT DO NOTHING`,
+		delete: sql`DELETE FROM ${table} WHERE workspace_id = ${workspaceId} AND ${column} = ${target.id} AND tag_id = ${tagId}`,
 	};
 }
 
@@ -271,23 +256,23 @@ export async function applyTag(
 	await assertTarget(db, workspaceId, target);
 	const [tag] = await tagsNamed(db, workspaceId, [name], now);
 	if (!tag) throw new Error('tagsNamed returns one tag per name');
-	const event = newEvent('tag.applied', workspaceId, actor, { tag, target }, now);
+	const event = newEvent('tag.applied', workspaceId, actor, { tag: { id: tag.id, name: tag.name }, target }, now);
 	const committed = await commit(
 		db,
 		{
-			statements: [link(db, workspaceId, target, tag.id).insert, ...touched(db, workspaceId, target, now)],
+			statements: [link(workspaceId, target, tag.id).insert, ...touched(db, workspaceId, target, now)],
 			events: [{ event, onlyIf: IF_CHANGED }],
 		},
 		(error) => {
 			// The target or the tag was deleted between the checks and the write.
-			if (String(error).includes('FOREIGN KEY constraint failed')) {
+			if (violatesForeignKey(error)) {
 				throw new Conflict(`The ${target.kind} or the tag was deleted at the same moment.`, { cause: error });
 			}
 			throw error;
 		},
 	);
 	await release(env, committed.events);
-	return getTag(db, workspaceId, tag.id);
+	return tagView(tag);
 }
 
 /**
@@ -312,7 +297,7 @@ export async function removeTag(
 	if (!tag) return;
 	const event = newEvent('tag.removed', workspaceId, actor, { tag, target }, now);
 	const committed = await commit(db, {
-		statements: [link(db, workspaceId, target, tag.id).delete, ...touched(db, workspaceId, target, now)],
+		statements: [link(workspaceId, target, tag.id).delete, ...touched(db, workspaceId, target, now)],
 		events: [{ event, onlyIf: IF_CHANGED }],
 	});
 	await release(env, committed.events);

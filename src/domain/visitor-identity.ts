@@ -11,7 +11,7 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, or, sql } from 'drizzle-orm';
 import { type IdentityFailure, verifyIdentityJwt } from '../auth/identity-jwt';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
-import type { Database, Statement } from '../db/client';
+import { type Database, type Statement, violatesUnique } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
@@ -315,7 +315,7 @@ export async function applyDetails(
 
 /** Two visitors proving the same new identity at the same instant: the loser gets a 409 and retries. */
 function uniqueRace(error: unknown): never {
-	if (String(error).includes('UNIQUE constraint failed: contacts.')) {
+	if (violatesUnique(error, 'contacts.')) {
 		throw new Conflict('Another visitor took this e-mail or phone at the same moment; retry.', { cause: error });
 	}
 	throw error;

@@ -23,6 +23,11 @@ export type Actor = z.infer<typeof actorSchema>;
 /** Changes the platform makes on its own (a sweep, a migration, the workspace's automatic greeting). */
 export const SYSTEM: Actor = { kind: 'system', id: null };
 
+/** The operator (through its token) as the actor of a change it made. */
+export function operatorActor(operatorId: string): Actor {
+	return { kind: 'operator', id: operatorId };
+}
+
 /** The contact (a visitor, once known) as the actor of a change it caused. */
 export function contactActor(contactId: string): Actor {
 	return { kind: 'contact', id: contactId };

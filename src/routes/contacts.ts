@@ -1,4 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
 import {
 	type ContactKey,
 	contactChangesSchema,
@@ -20,6 +22,7 @@ import { Invalid } from '../lib/errors';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { contactRecordExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
+import { operatorActor } from '../model/actor';
 
 const idParams = z.object({ id: idParam('id', 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The contact id.') });
 const contactPage = pageSchema('ContactPage', contactRecordSchema);
@@ -40,13 +43,18 @@ const phoneParams = z.object({
 	}),
 });
 
-/** The upsert's key, which its body may repeat but not contradict. */
-function upsertKey(key: ContactKey, body: z.infer<typeof contactUpsertSchema>): ContactKey {
+/**
+ * Both upserts: the key (which the body may repeat but not contradict), the upsert, and the record with
+ * 201 when it was created, 200 when it was found.
+ */
+async function upsertAnswer(c: Context<AppEnv>, key: ContactKey, body: z.infer<typeof contactUpsertSchema>) {
 	const repeated = body[key.field];
 	if (repeated !== undefined && repeated !== key.value) {
 		throw new Invalid(`must be the ${key.field} of the path, or left out`, { field: [key.field] });
 	}
-	return key;
+	const { workspaceId, operatorId } = c.var.caller;
+	const { id, created } = await upsertContact(c.env, c.var.db, workspaceId, key, body, operatorActor(operatorId));
+	return { record: await getContact(c.var.db, workspaceId, id), status: created ? (201 as const) : (200 as const) };
 }
 
 const upsertResponses = {
@@ -94,7 +102,7 @@ export const contactsRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			const id = await createContact(c.env, c.var.db, workspaceId, c.req.valid('json'), actor);
 			return c.json(await getContact(c.var.db, workspaceId, id), 201);
 		},
@@ -132,7 +140,7 @@ export const contactsRoutes = createRouter()
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			await updateContact(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor);
 			return c.json(await getContact(c.var.db, workspaceId, id), 200);
 		},
@@ -151,7 +159,7 @@ export const contactsRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			await deleteContact(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor);
 			return c.body(null, 204);
 		},
@@ -169,12 +177,12 @@ export const contactsRoutes = createRouter()
 			responses: upsertResponses,
 		}),
 		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const body = c.req.valid('json');
-			const key = upsertKey({ field: 'email', value: c.req.valid('param').email }, body);
-			const actor = { kind: 'operator' as const, id: operatorId };
-			const { id, created } = await upsertContact(c.env, c.var.db, workspaceId, key, body, actor);
-			return c.json(await getContact(c.var.db, workspaceId, id), created ? 201 : 200);
+			const upserted = await upsertAnswer(
+				c,
+				{ field: 'email', value: c.req.valid('param').email },
+				c.req.valid('json'),
+			);
+			return c.json(upserted.record, upserted.status);
 		},
 	)
 	.openapi(
@@ -190,11 +198,11 @@ export const contactsRoutes = createRouter()
 			responses: upsertResponses,
 		}),
 		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const body = c.req.valid('json');
-			const key = upsertKey({ field: 'phone', value: c.req.valid('param').phone }, body);
-			const actor = { kind: 'operator' as const, id: operatorId };
-			const { id, created } = await upsertContact(c.env, c.var.db, workspaceId, key, body, actor);
-			return c.json(await getContact(c.var.db, workspaceId, id), created ? 201 : 200);
+			const upserted = await upsertAnswer(
+				c,
+				{ field: 'phone', value: c.req.valid('param').phone },
+				c.req.valid('json'),
+			);
+			return c.json(upserted.record, upserted.status);
 		},
 	);

@@ -21,6 +21,7 @@ import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '..
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { conversationExample, conversationWithContactExample, messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
+import { operatorActor } from '../model/actor';
 
 const listQuery = conversationFiltersSchema.extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
@@ -99,7 +100,7 @@ export const conversations = createRouter()
 			const created = await startConversation(c.env, c.var.db, {
 				...input,
 				workspaceId,
-				actor: { kind: 'operator', id: operatorId },
+				actor: operatorActor(operatorId),
 				startKey: key === undefined ? null : `api:${operatorId}:${key}`,
 				message: message && {
 					authorKind: message.author,
@@ -151,7 +152,7 @@ export const conversations = createRouter()
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			await updateConversation(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor);
 			const canRead = hasPermission(c.var.caller.permissions, 'conversations:read');
 			return c.json(await conversationForWriter(c.var.db, workspaceId, id, canRead), 200);

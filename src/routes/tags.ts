@@ -17,6 +17,7 @@ import {
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
+import { operatorActor } from '../model/actor';
 
 const tagExample = { id: 'tag_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'vip', createdAt: '2026-11-21T12:00:00.000Z' };
 const idParams = z.object({ id: idParam('id', 'tag_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The tag id.') });
@@ -60,7 +61,7 @@ export const tagsRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			return c.json(await createTag(c.env, c.var.db, workspaceId, c.req.valid('json').name, actor), 201);
 		},
 	)
@@ -94,7 +95,7 @@ export const tagsRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			const { id } = c.req.valid('param');
 			return c.json(await renameTag(c.env, c.var.db, workspaceId, id, c.req.valid('json').name, actor), 200);
 		},
@@ -112,7 +113,7 @@ export const tagsRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			const actor = { kind: 'operator' as const, id: operatorId };
+			const actor = operatorActor(operatorId);
 			await deleteTag(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor);
 			return c.body(null, 204);
 		},
@@ -151,7 +152,7 @@ export function tagSubresource(kind: TagTarget['kind'], permission: Permission) 
 			async (c) => {
 				const { workspaceId, operatorId } = c.var.caller;
 				const { id, name } = c.req.valid('param');
-				const actor = { kind: 'operator' as const, id: operatorId };
+				const actor = operatorActor(operatorId);
 				return c.json(await applyTag(c.env, c.var.db, workspaceId, { kind, id }, name, actor), 200);
 			},
 		)
@@ -169,7 +170,7 @@ export function tagSubresource(kind: TagTarget['kind'], permission: Permission) 
 			async (c) => {
 				const { workspaceId, operatorId } = c.var.caller;
 				const { id, name } = c.req.valid('param');
-				const actor = { kind: 'operator' as const, id: operatorId };
+				const actor = operatorActor(operatorId);
 				await removeTag(c.env, c.var.db, workspaceId, { kind, id }, name, actor);
 				return c.body(null, 204);
 			},
