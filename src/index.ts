@@ -19,6 +19,7 @@ import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { contactsRoutes } from './routes/contacts';
 import { conversations } from './routes/conversations';
+import { customFieldsRoutes } from './routes/custom-fields';
 import { demo } from './routes/demo';
 import { live } from './routes/live';
 import { me } from './routes/me';
@@ -108,6 +109,7 @@ app.use(
 app.route('/v3/contacts', contactsRoutes);
 app.route('/v3/contacts', tagSubresource('contact', 'contacts:write'));
 app.route('/v3/tags', tagsRoutes);
+app.route('/v3/custom-fields', customFieldsRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/messages', messages);

@@ -1,8 +1,19 @@
 import { env } from 'cloudflare:workers';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { contacts, contactTags, deals, funnels, stages, tags, visitorSessions } from '../src/db/schema';
+import { batchGuard, brokeGuard, runBatch } from '../src/db/client';
+import { contacts, contactTags, conversations, deals, funnels, stages, tags, visitorSessions } from '../src/db/schema';
 import { newId } from '../src/lib/ids';
-import { api, d1Timing, db, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
+import {
+	api,
+	d1Timing,
+	db,
+	expectError,
+	seedConversation,
+	seedCustomFields,
+	seedOperator,
+	seedWorkspace,
+} from './factories';
 
 interface ContactRecord {
 	id: string;
@@ -380,5 +391,163 @@ describe('contacts of another workspace, and permissions', () => {
 		await expectError(await api(writer.token, 'GET', '/v3/contacts'), 403);
 		expect((await api(writer.token, 'PATCH', `/v3/contacts/${id}`, { name: 'Ada L.' })).status).toBe(200);
 		expect(await contactCount(workspaceId)).toBe(1);
+	});
+});
+
+describe('merging contacts', () => {
+	/** A conversation of `contactId` written straight to D1. */
+	async function conversationOf(workspaceId: string, contactId: string): Promise<string> {
+		const at = Date.now();
+		const id = newId('conv', at);
+		await db.insert(conversations).values({
+			id,
+			workspaceId,
+			contactId,
+			channel: 'api',
+			status: 'open',
+			createdAt: at,
+			updatedAt: at,
+			statusChangedAt: at,
+			lastActivityAt: at,
+		});
+		return id;
+	}
+
+	async function linked(table: string, contactId: string): Promise<number> {
+		const row = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE contact_id = ?`)
+			.bind(contactId)
+			.first<{ n: number }>();
+		return row?.n ?? 0;
+	}
+
+	it('moves conversations, tags, deals, sessions, values and origins to the survivor, leaving no orphan', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await seedCustomFields(workspaceId, { plan: ['free', 'pro'], seats: 'number' });
+		const duplicateId = await seedContact(workspaceId, Date.now() - 60_000, {
+			phone: '+5511999990000',
+			email: 'ada.old@example.com',
+			customFields: { plan: 'free', seats: 3 },
+			firstOrigin: { utmSource: 'ads' },
+			lastOrigin: { utmSource: 'ads' },
+			optedOutAt: Date.now() - 30_000,
+			optedOutSource: 'unsubscribe-link',
+		});
+		const survivor = await create(token, { name: 'Ada', email: 'ada@example.com', customFields: { plan: 'pro' } });
+		const conversationIds = [
+			await conversationOf(workspaceId, duplicateId),
+			await conversationOf(workspaceId, duplicateId),
+		];
+		await api(token, 'PUT', `/v3/contacts/${duplicateId}/tags/lead`);
+		await api(token, 'PUT', `/v3/contacts/${duplicateId}/tags/vip`);
+		await api(token, 'PUT', `/v3/contacts/${survivor.id}/tags/vip`);
+		await seedOpenDeal(workspaceId, duplicateId);
+		await db.insert(visitorSessions).values({
+			id: newId('vis'),
+			workspaceId,
+			contactId: duplicateId,
+			createdAt: Date.now(),
+			lastSeenAt: Date.now(),
+		});
+
+		const res = await api(token, 'POST', `/v3/contacts/${survivor.id}/merge`, { duplicateId });
+		expect(res.status).toBe(200);
+		const merged = (await res.json()) as ContactRecord & Record<string, unknown>;
+		expect(merged).toMatchObject({
+			id: survivor.id,
+			name: 'Ada',
+			email: 'ada@example.com',
+			phone: '+5511999990000',
+			customFields: { plan: 'pro', seats: 3 },
+			firstOrigin: { utmSource: 'ads' },
+			tags: ['lead', 'vip'],
+			openDealCount: 1,
+			optedOut: true,
+			optedOutSource: 'unsubscribe-link',
+		});
+		expect(Date.parse(merged.createdAt)).toBeLessThan(Date.parse(survivor.createdAt));
+		await expectError(await api(token, 'GET', `/v3/contacts/${duplicateId}`), 404);
+		for (const table of ['conversations', 'contact_tags', 'deals', 'visitor_sessions']) {
+			expect(await linked(table, duplicateId)).toBe(0);
+		}
+		expect(await linked('conversations', survivor.id)).toBe(2);
+		for (const id of conversationIds) {
+			const seen = (await (await api(token, 'GET', `/v3/conversations/${id}`)).json()) as { contactId: string };
+			expect(seen.contactId).toBe(survivor.id);
+		}
+		// The duplicate's e-mail was not the survivor's to take: the survivor keeps its own.
+		expect(await contactCount(workspaceId)).toBe(1);
+		await expect
+			.poll(async () => (await contactEvents(workspaceId, survivor.id)).map((e) => e.type))
+			.toEqual(['contact.created', 'contact.merged']);
+		const event = (await contactEvents(workspaceId, survivor.id))[1]?.payload;
+		expect(event.duplicate).toMatchObject({ id: duplicateId, email: 'ada.old@example.com' });
+		expect(event.changes).toEqual({
+			phone: { from: null, to: '+5511999990000' },
+			optedOut: { from: false, to: true },
+			'customFields.seats': { from: null, to: 3 },
+		});
+	});
+
+	it('refuses a merge into itself (422), a duplicate of another workspace (404) and two verified users (409)', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const ada = await create(token, { name: 'Ada' });
+		const { message } = await expectError(
+			await api(token, 'POST', `/v3/contacts/${ada.id}/merge`, { duplicateId: ada.id }),
+			422,
+		);
+		expect(message).toContain('json.duplicateId');
+		const other = await seedWorkspace();
+		const foreign = await create(other.token, { name: 'Foreign' });
+		await expectError(await api(token, 'POST', `/v3/contacts/${ada.id}/merge`, { duplicateId: foreign.id }), 404);
+		await expectError(await api(other.token, 'POST', `/v3/contacts/${ada.id}/merge`, { duplicateId: foreign.id }), 404);
+		const one = await seedContact(workspaceId, Date.now(), { externalId: 'user-1', verifiedAt: Date.now() });
+		const two = await seedContact(workspaceId, Date.now(), { externalId: 'user-2', verifiedAt: Date.now() });
+		await expectError(await api(token, 'POST', `/v3/contacts/${one}/merge`, { duplicateId: two }), 409);
+		expect(await contactCount(workspaceId)).toBe(3);
+		expect(await contactCount(other.workspaceId)).toBe(1);
+		const reader = await seedOperator(workspaceId, ['conversations:read']);
+		await expectError(await api(reader.token, 'POST', `/v3/contacts/${one}/merge`, { duplicateId: ada.id }), 403);
+	});
+
+	it('lets a batch guard that fails undo every statement of its batch', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const id = await seedContact(workspaceId, Date.now(), { name: 'Before' });
+		const rename = db.update(contacts).set({ name: 'After' }).where(eq(contacts.id, id));
+		await expect(runBatch(db, [rename, batchGuard(sql`1 = 0`)])).rejects.toSatisfy(brokeGuard);
+		expect((await db.select().from(contacts).where(eq(contacts.id, id)).get())?.name).toBe('Before');
+		await runBatch(db, [rename, batchGuard(sql`1 = 1`)]);
+		expect((await db.select().from(contacts).where(eq(contacts.id, id)).get())?.name).toBe('After');
+	});
+});
+
+describe('marketing consent', () => {
+	it('opts a contact out with its time and source, and back in, announcing each', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const ada = await create(token, { name: 'Ada' });
+		const out = await api(token, 'PATCH', `/v3/contacts/${ada.id}`, {
+			optedOut: true,
+			optedOutSource: 'unsubscribe-link',
+		});
+		const record = (await out.json()) as Record<string, unknown>;
+		expect(record).toMatchObject({ optedOut: true, optedOutSource: 'unsubscribe-link' });
+		expect(Date.parse(record.optedOutAt as string)).toBeGreaterThan(Date.now() - 60_000);
+		// Again: nothing moves, nothing is announced.
+		await api(token, 'PATCH', `/v3/contacts/${ada.id}`, { optedOut: true });
+		const back = await api(token, 'PATCH', `/v3/contacts/${ada.id}`, { optedOut: false });
+		expect(await back.json()).toMatchObject({ optedOut: false, optedOutAt: null, optedOutSource: null });
+		const { message } = await expectError(
+			await api(token, 'PATCH', `/v3/contacts/${ada.id}`, { optedOutSource: 'form' }),
+			422,
+		);
+		expect(message).toContain('json.optedOutSource');
+		const created = await create(token, { name: 'Bo', optedOut: true });
+		expect(created).toMatchObject({ optedOut: true, optedOutSource: 'api' });
+		await expect
+			.poll(async () =>
+				(await contactEvents(workspaceId, ada.id))
+					.filter((e) => e.type === 'contact.updated')
+					.map((e) => e.payload.changes),
+			)
+			.toEqual([{ optedOut: { from: false, to: true } }, { optedOut: { from: true, to: false } }]);
 	});
 });

@@ -3,7 +3,7 @@ import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import type { Permission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
-import { apiTokens, contacts, conversations, operators, workspaces } from '../src/db/schema';
+import { apiTokens, contacts, conversations, customFields, operators, workspaces } from '../src/db/schema';
 import { newTokenRow } from '../src/domain/team';
 import { newId } from '../src/lib/ids';
 
@@ -41,6 +41,31 @@ export async function seedOperator(workspaceId: string, permissions: Permission[
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
 	await db.insert(apiTokens).values(row);
 	return { workspaceId, operatorId, token };
+}
+
+/**
+ * Contact custom field definitions written straight to D1 (a widget test's pre-chat field, identify's custom
+ * data): `{ plan: ['free', 'pro'] }` defines a select, `{ seats: 'number' }` a field of that type.
+ */
+export async function seedCustomFields(
+	workspaceId: string,
+	fields: Record<string, 'text' | 'number' | 'boolean' | 'date' | string[]>,
+	entity: 'contact' | 'deal' = 'contact',
+): Promise<void> {
+	const now = Date.now();
+	const rows = Object.entries(fields).map(([key, kind]) => ({
+		id: newId('cf', now),
+		workspaceId,
+		entity,
+		key,
+		label: key,
+		type: Array.isArray(kind) ? ('select' as const) : kind,
+		options: Array.isArray(kind) ? kind : null,
+		required: false,
+		createdAt: now,
+		updatedAt: now,
+	}));
+	for (let i = 0; i < rows.length; i += 8) await db.insert(customFields).values(rows.slice(i, i + 8));
 }
 
 /** A contact and an open conversation written straight to D1 (for bulk set-ups such as pagination). */

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WIDGET_SETTINGS, publicConfigKey } from '../src/domain/widget-settings';
-import { api, expectError, seedWorkspace } from './factories';
+import { api, expectError, seedCustomFields, seedWorkspace } from './factories';
 
 describe('GET /v3/widget/settings', () => {
 	it('returns the full defaults before anything was saved', async () => {
@@ -14,7 +14,8 @@ describe('GET /v3/widget/settings', () => {
 
 describe('PUT /v3/widget/settings', () => {
 	it('stores a partial update, merges nested objects and returns the full settings', async () => {
-		const { token } = await seedWorkspace();
+		const { workspaceId, token } = await seedWorkspace();
+		await seedCustomFields(workspaceId, { plan: ['Free', 'Pro'] });
 		const update = {
 			primaryColor: '#FF5500',
 			welcomeMessage: 'Olá! 🎉 Como podemos ajudar?',

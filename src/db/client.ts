@@ -1,4 +1,4 @@
-import { is, SQL } from 'drizzle-orm';
+import { is, SQL, sql } from 'drizzle-orm';
 import { type DrizzleD1Database, drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 
@@ -73,4 +73,18 @@ export function violatesUnique(error: unknown, column: string): boolean {
 /** Whether a failed D1 write broke a FOREIGN KEY constraint: a row it links was deleted meanwhile. */
 export function violatesForeignKey(error: unknown): boolean {
 	return String(error).includes('FOREIGN KEY constraint failed');
+}
+
+/**
+ * A batch statement that fails its batch (so nothing in it applies) unless `condition` holds when it runs:
+ * a change computed from rows it read guards on them being as read. SQLite has no RAISE outside triggers, so
+ * the failure is `json()` of text that is not JSON; `brokeGuard` recognises it.
+ */
+export function batchGuard(condition: SQL): SQL {
+	return sql`SELECT CASE WHEN ${condition} THEN 1 ELSE json('parley: guard failed') END`;
+}
+
+/** Whether a failed batch failed on a `batchGuard`. */
+export function brokeGuard(error: unknown): boolean {
+	return String(error).includes('malformed JSON');
 }

@@ -6,18 +6,37 @@
  * the values it was computed from.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { type Database, type Statement, violatesForeignKey, violatesUnique } from '../db/client';
+import {
+	batchGuard,
+	brokeGuard,
+	type Database,
+	type Statement,
+	violatesForeignKey,
+	violatesUnique,
+} from '../db/client';
 import { contacts, contactTags, conversations, deals, visitorSessions } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
-import { Conflict, NotFound } from '../lib/errors';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
+import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
 import { booleanParam, tagNameSchema } from './conversations';
+import {
+	type CheckedCustomValues,
+	checkCustomValues,
+	checkedCustomValues,
+	customChangeEntries,
+	customFieldsUnchanged,
+	customFieldsWrite,
+	customValueChanges,
+	customValueEquals,
+	definitionsOf,
+} from './custom-fields';
 import { phoneNumber } from './widget-settings';
 
 /** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
@@ -40,12 +59,31 @@ const phone = phoneNumber
 	.openapi({ description: 'Phone number with the country code (stored as + and digits); unique in the workspace.' });
 const name = z.string().trim().min(1).max(200).openapi({ description: 'Full name.' });
 
-/** The fields an integrator writes; each may be cleared with null. */
-const contactFields = z.strictObject({
-	name: name.nullable().optional(),
-	email: email.nullable().optional(),
-	phone: phone.nullable().optional(),
+const customValues = z.record(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()])).openapi({
+	description:
+		'Values by custom field key, each checked against its definition (`/v3/custom-fields`): an undefined key is refused. Keys left out stay; null clears one.',
+	example: { plan: 'pro' },
 });
+
+/** The fields an integrator writes; each may be cleared with null. */
+const contactFields = z
+	.strictObject({
+		name: name.nullable().optional(),
+		email: email.nullable().optional(),
+		phone: phone.nullable().optional(),
+		customFields: customValues.optional(),
+		optedOut: z.boolean().optional().openapi({
+			description: 'True opts the contact out of campaigns (they never send to it); false opts it back in.',
+		}),
+		optedOutSource: z.string().trim().min(1).max(100).optional().openapi({
+			description: 'With `optedOut: true`: how it opted out (an unsubscribe link, a form); `api` when left out.',
+			example: 'unsubscribe-link',
+		}),
+	})
+	.refine((b) => b.optedOutSource === undefined || b.optedOut === true, {
+		message: 'is only given with optedOut: true',
+		path: ['optedOutSource'],
+	});
 
 export type ContactFields = z.infer<typeof contactFields>;
 
@@ -55,7 +93,7 @@ export const newContactSchema = contactFields
 	.openapi('NewContact', { minProperties: 1 });
 
 export const contactChangesSchema = contactFields
-	.refine((b) => Object.keys(b).length > 0, 'give at least one of name, email, phone')
+	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
 	.openapi('ContactChanges', { minProperties: 1 });
 
 /** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
@@ -90,6 +128,16 @@ export const contactFiltersSchema = z.strictObject({
 	touch: z.enum(['first', 'last', 'any']).default('any').openapi({
 		description: 'Which origin the campaign filters look at: the first visit, the latest, or either (the default).',
 	}),
+	customField: z
+		.string()
+		.regex(/^[A-Za-z][A-Za-z0-9_]{0,39}:.+$/, 'must be key:value')
+		.max(1100)
+		.optional()
+		.openapi({
+			description:
+				'Only contacts whose custom field `key` holds `value` (as its definition reads it: `plan:pro`, `seats:10`, `trial:true`).',
+			example: 'plan:pro',
+		}),
 	createdSince: since('created'),
 	updatedSince: since('updated'),
 });
@@ -145,7 +193,29 @@ function containing(text: string): string {
 }
 
 /**
- * One page of the workspace's contacts, newest first, in a single statement. Keyset pagination on
+ * The condition of the `customField` filter (`key:value`): the value read as the key's definition reads a
+ * written one, so `seats:10` finds the number 10 and `trial:true` the boolean. An undefined key or a value
+ * its field could never hold is a 422 on the query.
+ */
+async function customFieldFilter(db: Database, workspaceId: string, filter: string): Promise<SQL> {
+	const split = filter.indexOf(':');
+	const key = filter.slice(0, split);
+	let checked: CheckedCustomValues;
+	try {
+		checked = checkCustomValues(await definitionsOf(db, workspaceId, 'contact'), 'contact', {
+			[key]: filter.slice(split + 1),
+		});
+	} catch (error) {
+		if (!(error instanceof Invalid)) throw error;
+		const problem = error.problems[0]?.message ?? error.message;
+		throw new Invalid(`${key} ${problem}`, { field: ['customField'], source: 'query', cause: error });
+	}
+	return customValueEquals(contacts.customFields, key, checked[key] ?? '');
+}
+
+/**
+ * One page of the workspace's contacts, newest first, in a single statement (two with a custom field filter,
+ * which reads the field's definition first). Keyset pagination on
  * (created_at, id) walks the `contacts_workspace_created` index: a contact created while a client pages
  * lands before its cursor, so pages neither shift nor repeat.
  */
@@ -169,7 +239,10 @@ export async function listContacts(
 	const negated = (condition: SQL | undefined, wanted: boolean | undefined) =>
 		condition === undefined || wanted !== false ? condition : sql`NOT ${condition}`;
 	const pattern = filters.q === undefined ? undefined : containing(filters.q);
+	const custom =
+		filters.customField === undefined ? undefined : await customFieldFilter(db, workspaceId, filters.customField);
 	const where = and(
+		custom,
 		eq(c.workspaceId, workspaceId),
 		pattern === undefined
 			? undefined
@@ -207,26 +280,31 @@ function uniqueConflict(error: unknown): never {
 }
 
 /** The new row a create or an upsert inserts. */
-function newRow(workspaceId: string, fields: ContactFields, now: number): ContactRow {
+function newRow(workspaceId: string, fields: ContactFields, custom: CheckedCustomValues, now: number): ContactRow {
 	return {
 		id: newId('ctc', now),
 		workspaceId,
 		name: fields.name ?? null,
 		email: fields.email ?? null,
 		phone: fields.phone ?? null,
-		customFields: {},
+		customFields: Object.fromEntries(Object.entries(custom).filter(([, value]) => value !== null)),
 		firstOrigin: null,
 		lastOrigin: null,
 		externalId: null,
 		verifiedAt: null,
 		claimedEmail: null,
 		claimedPhone: null,
+		optedOutAt: fields.optedOut ? now : null,
+		optedOutSource: fields.optedOut ? (fields.optedOutSource ?? 'api') : null,
 		createdAt: now,
 		updatedAt: now,
 	};
 }
 
-/** Creates a contact with its `contact.created` event; a 409 when its e-mail or phone is another's. */
+/**
+ * Creates a contact with its `contact.created` event; a 409 when its e-mail or phone is another's, a 422 when
+ * a custom value breaks its definition or a required one is missing.
+ */
 export async function createContact(
 	env: Env,
 	db: Database,
@@ -235,7 +313,8 @@ export async function createContact(
 	actor: Actor,
 	now = Date.now(),
 ): Promise<string> {
-	const row = newRow(workspaceId, fields, now);
+	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {}, { creating: true });
+	const row = newRow(workspaceId, fields, custom, now);
 	const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
 	const committed = await commit(
 		db,
@@ -251,8 +330,9 @@ const EDITABLE = ['name', 'email', 'phone'] as const;
 const UPDATE_ATTEMPTS = 8;
 
 /**
- * Applies `fields` to the contact with a `contact.updated` event listing each field that moved, from and to;
- * nothing (and no event) when every value is the one it already has. The write only applies while the row
+ * Applies `fields` to the contact with a `contact.updated` event listing each field that moved, from and to
+ * (a custom value as `customFields.<key>`); nothing (and no event) when every value is the one it already has.
+ * Custom values are checked against their definitions first, and each is written on its own key. The write only applies while the row
  * still holds the values read: a concurrent change makes it read again, so the event never states a
  * `from` that was not there. NotFound outside the workspace; 409 when an e-mail or phone is another's.
  */
@@ -265,6 +345,7 @@ export async function updateContact(
 	actor: Actor,
 	now = Date.now(),
 ): Promise<void> {
+	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {});
 	for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
 		const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
 		if (!current) throw new NotFound(`Contact ${id} not found.`);
@@ -274,7 +355,14 @@ export async function updateContact(
 			if (to !== undefined && to !== current[key]) moved[key] = { from: current[key], to };
 		}
 		const keys = Object.keys(moved) as Array<(typeof EDITABLE)[number]>;
-		if (keys.length === 0) return;
+		const movedCustom = customValueChanges(current.customFields, custom);
+		const wasOptedOut = current.optedOutAt !== null;
+		const optedOut = fields.optedOut === undefined || fields.optedOut === wasOptedOut ? undefined : fields.optedOut;
+		if (keys.length === 0 && movedCustom.size === 0 && optedOut === undefined) return;
+		const consent =
+			optedOut === undefined
+				? {}
+				: { optedOutAt: optedOut ? now : null, optedOutSource: optedOut ? (fields.optedOutSource ?? 'api') : null };
 		const values = Object.fromEntries(keys.map((key) => [key, moved[key]?.to ?? null]));
 		const unchangedSinceRead = keys.map((key) => {
 			const from = moved[key]?.from ?? null;
@@ -282,13 +370,36 @@ export async function updateContact(
 		});
 		const update = db
 			.update(contacts)
-			.set({ ...values, updatedAt: now })
-			.where(and(inWorkspace(workspaceId, id), ...unchangedSinceRead));
+			.set({
+				...values,
+				...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
+				...consent,
+				updatedAt: now,
+			})
+			.where(
+				and(
+					inWorkspace(workspaceId, id),
+					...unchangedSinceRead,
+					...customFieldsUnchanged(contacts.customFields, movedCustom),
+					optedOut === undefined
+						? undefined
+						: wasOptedOut
+							? eq(contacts.optedOutAt, current.optedOutAt ?? 0)
+							: isNull(contacts.optedOutAt),
+				),
+			);
 		const event = newEvent(
 			'contact.updated',
 			workspaceId,
 			actor,
-			{ contact: contactEventView({ ...current, ...values }), ...changesOf(moved) },
+			{
+				contact: contactEventView({ ...current, ...values }),
+				...changesOf({
+					...moved,
+					...(optedOut === undefined ? {} : { optedOut: { from: wasOptedOut, to: optedOut } }),
+					...customChangeEntries(movedCustom),
+				}),
+			},
 			now,
 		);
 		const committed = await commit(
@@ -329,7 +440,10 @@ export async function upsertContact(
 			.get();
 	const found = await holder();
 	if (!found) {
-		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, now);
+		const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {}, {
+			creating: true,
+		});
+		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, custom, now);
 		const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
 		const insert = db.insert(contacts).values(row).onConflictDoNothing();
 		const committed = await commit(db, { statements: [insert], events: [{ event, onlyIf: IF_CHANGED }] });
@@ -391,6 +505,118 @@ export async function deleteContact(
 	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
 		if (violatesForeignKey(error)) throw hasConversations();
 		throw error;
+	});
+	await release(env, committed.events);
+}
+
+/** The fields a merge fills on the surviving contact from the duplicate, when the survivor has none. */
+const FILLED = ['name', 'email', 'phone', 'externalId', 'claimedEmail', 'claimedPhone'] as const;
+
+/**
+ * What the surviving contact becomes: its own values first, the duplicate's where it has none; the custom
+ * values likewise key by key; the first campaign touch of whichever was created first and the latest touch of
+ * whichever changed last; verified and opted out when either was (withdrawn consent is never undone by a
+ * merge); created when the older was.
+ */
+function mergedRow(survivor: ContactRow, duplicate: ContactRow, now: number): ContactRow {
+	const older = duplicate.createdAt < survivor.createdAt ? duplicate : survivor;
+	const newer = duplicate.updatedAt > survivor.updatedAt ? duplicate : survivor;
+	const optedOut = [survivor, duplicate]
+		.filter((c) => c.optedOutAt !== null)
+		.sort((a, b) => (a.optedOutAt ?? 0) - (b.optedOutAt ?? 0))[0];
+	const verified = [survivor.verifiedAt, duplicate.verifiedAt].filter((at): at is number => at !== null);
+	return {
+		...survivor,
+		...Object.fromEntries(FILLED.map((field) => [field, survivor[field] ?? duplicate[field]])),
+		customFields: { ...duplicate.customFields, ...survivor.customFields },
+		firstOrigin: older.firstOrigin ?? (older === survivor ? duplicate : survivor).firstOrigin,
+		lastOrigin: newer.lastOrigin ?? (newer === survivor ? duplicate : survivor).lastOrigin,
+		verifiedAt: verified.length > 0 ? Math.min(...verified) : null,
+		optedOutAt: optedOut?.optedOutAt ?? null,
+		optedOutSource: optedOut?.optedOutSource ?? null,
+		createdAt: older.createdAt,
+		updatedAt: Math.max(now, survivor.updatedAt + 1),
+	};
+}
+
+/**
+ * Merges the contact `duplicateId` into `id` and deletes it, with a `contact.merged` event: its conversations,
+ * tags, deals and widget sessions move to the survivor, which takes the values it lacked (see `mergedRow`).
+ * One batch, guarded on both contacts being as read, so a concurrent change of either makes the merge a 409
+ * (retry) rather than losing it; rows linked to the duplicate meanwhile move with the rest. Two contacts the
+ * site verified as different users (two external ids) are never merged (409).
+ */
+export async function mergeContacts(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	duplicateId: string,
+	actor: Actor,
+	now = Date.now(),
+): Promise<void> {
+	if (duplicateId === id)
+		throw new Invalid('must be another contact than the one merged into', { field: ['duplicateId'] });
+	const rows = await db
+		.select()
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, [id, duplicateId])));
+	const survivor = rows.find((row) => row.id === id);
+	const duplicate = rows.find((row) => row.id === duplicateId);
+	if (!survivor) throw new NotFound(`Contact ${id} not found.`);
+	if (!duplicate) throw new NotFound(`Contact ${duplicateId} not found.`);
+	if (survivor.externalId !== null && duplicate.externalId !== null && survivor.externalId !== duplicate.externalId) {
+		throw new Conflict(
+			`Contacts ${id} and ${duplicateId} were verified as different users of the site (two external ids): they are not merged.`,
+		);
+	}
+	const merged = mergedRow(survivor, duplicate, now);
+	const { id: _id, workspaceId: _ws, ...values } = merged;
+	const ws = workspaceId;
+	const statements: Statement[] = [
+		batchGuard(
+			sql`(SELECT count(*) FROM contacts WHERE workspace_id = ${ws} AND ((id = ${id} AND updated_at = ${survivor.updatedAt}) OR (id = ${duplicateId} AND updated_at = ${duplicate.updatedAt}))) = 2`,
+		),
+		// The duplicate lets go of its unique values first, so the survivor can take them in the same batch.
+		db.update(contacts).set({ email: null, phone: null, externalId: null }).where(inWorkspace(ws, duplicateId)),
+		db.update(contacts).set(values).where(inWorkspace(ws, id)),
+		db
+			.update(conversations)
+			.set({ contactId: id })
+			.where(and(eq(conversations.workspaceId, ws), eq(conversations.contactId, duplicateId))),
+		sql`INSERT OR IGNORE INTO contact_tags (workspace_id, contact_id, tag_id)
+			SELECT workspace_id, ${id}, tag_id FROM contact_tags WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
+		db.delete(contactTags).where(and(eq(contactTags.workspaceId, ws), eq(contactTags.contactId, duplicateId))),
+		db
+			.update(deals)
+			.set({ contactId: id, updatedAt: now })
+			.where(and(eq(deals.workspaceId, ws), eq(deals.contactId, duplicateId))),
+		db
+			.update(visitorSessions)
+			.set({ contactId: id })
+			.where(and(eq(visitorSessions.workspaceId, ws), eq(visitorSessions.contactId, duplicateId))),
+		db.delete(contacts).where(inWorkspace(ws, duplicateId)),
+	];
+	const filled: Record<string, { from: unknown; to: unknown }> = {};
+	for (const field of FILLED) {
+		if (survivor[field] !== merged[field]) filled[field] = { from: survivor[field], to: merged[field] };
+	}
+	if (survivor.verifiedAt === null && merged.verifiedAt !== null) filled.verified = { from: false, to: true };
+	if (survivor.optedOutAt === null && merged.optedOutAt !== null) filled.optedOut = { from: false, to: true };
+	for (const [key, value] of Object.entries(duplicate.customFields)) {
+		if (survivor.customFields[key] === undefined) filled[`customFields.${key}`] = { from: null, to: value };
+	}
+	const payload = {
+		contact: contactEventView(merged),
+		duplicate: contactEventView(duplicate),
+		...changesOf(filled),
+	};
+	const event = newEvent('contact.merged', ws, actor, payload, now);
+	const committed = await commit(db, { statements, events: [event] }, (error) => {
+		if (brokeGuard(error)) {
+			throw new Conflict(`Contact ${id} or ${duplicateId} changed while they were merged; retry.`, { cause: error });
+		}
+		return uniqueConflict(error);
 	});
 	await release(env, committed.events);
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { contacts } from '../db/schema';
-import { iso } from '../lib/ids';
+import { iso, isoOrNull } from '../lib/ids';
 import { phoneNumber } from './widget-settings';
 
 export const originSchema = z
@@ -42,6 +42,12 @@ export const contactSchema = z
 		claimedPhone: z.string().nullable().openapi({
 			description: 'A phone the visitor typed without proof while another contact holds it. Never used to match.',
 		}),
+		optedOut: z.boolean().openapi({ description: 'Whether it opted out of campaigns: campaigns never send to it.' }),
+		optedOutAt: z.string().nullable().openapi({ description: 'When it opted out (ISO 8601); null while it has not.' }),
+		optedOutSource: z
+			.string()
+			.nullable()
+			.openapi({ description: 'How it opted out (`api` unless the writer said); null while it has not.' }),
 		createdAt: z.string().openapi({ description: 'When the contact was created (ISO 8601).' }),
 		updatedAt: z.string().openapi({ description: 'When the contact last changed (ISO 8601).' }),
 	})
@@ -88,6 +94,9 @@ export function contactView(row: ContactRow): z.infer<typeof contactSchema> {
 		verified: row.verifiedAt !== null,
 		claimedEmail: row.claimedEmail,
 		claimedPhone: row.claimedPhone,
+		optedOut: row.optedOutAt !== null,
+		optedOutAt: isoOrNull(row.optedOutAt),
+		optedOutSource: row.optedOutSource,
 		createdAt: iso(row.createdAt),
 		updatedAt: iso(row.updatedAt),
 	};

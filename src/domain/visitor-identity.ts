@@ -21,6 +21,13 @@ import { contactActor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactView, normalizePhone } from './contacts';
 import { conversationSummary } from './conversations';
+import {
+	type CheckedCustomValues,
+	checkedCustomValues,
+	customChangeEntries,
+	customFieldsWrite,
+	customValueChanges,
+} from './custom-fields';
 import { identityVerificationOn } from './identity-settings';
 import { disconnectVisitor } from './live';
 import {
@@ -44,9 +51,10 @@ export const visitorDetailsSchema = z.strictObject({
 	name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Full name.' }),
 	email: z.email().max(254).optional().openapi({ description: 'E-mail address.' }),
 	phone: phoneNumber.optional().openapi({ description: 'Phone number with the country code.' }),
-	customData: customDataSchema
-		.optional()
-		.openapi({ description: 'Scalar custom attributes (50 at most), merged into the contact.' }),
+	customData: customDataSchema.optional().openapi({
+		description:
+			"Values of the workspace's contact custom fields (50 at most), each checked against its definition: an undefined key is refused.",
+	}),
 });
 
 export const identifySchema = visitorDetailsSchema
@@ -90,14 +98,16 @@ export async function identifyVisitor(
 	input: z.infer<typeof identifySchema>,
 	now = Date.now(),
 ): Promise<IdentifyResult> {
-	const { jwt, ...details } = input;
+	const { jwt, customData, ...details } = input;
+	// Checked before anything is written: a refused attribute leaves the visitor as it was.
+	const custom = await checkedCustomValues(db, session.workspaceId, 'contact', customData ?? {}, { at: 'customData' });
 	const check = jwt === undefined ? null : await verifiedClaims(db, env, session.workspaceId, jwt);
 	const contactId = check?.ok
 		? await adoptVerifiedContact(db, env, session, check.claims, now)
 		: await ensureContact(db, env, session, now);
 	// What the site's backend signed wins over what was typed.
 	const name = check?.ok ? (check.claims.name ?? details.name) : details.name;
-	const contact = await applyDetails(db, env, session.workspaceId, contactId, { ...details, name }, now);
+	const contact = await applyDetails(db, env, session.workspaceId, contactId, { ...details, name }, custom, now);
 	const verified = contact.verifiedAt !== null;
 	return {
 		contact: contactView(contact),
@@ -261,19 +271,18 @@ async function adoptVerifiedContact(
 	return contactId;
 }
 
-/** Custom attributes a contact may hold in all, whatever number of calls added them. */
-const MAX_CUSTOM_FIELDS = 50;
-
 /**
- * Writes what a visitor typed on its contact: the name and custom data as given, an e-mail or phone only as
- * claimed (see the top of this file). Throws Invalid when the custom data would pass 50 attributes.
+ * Writes what a visitor typed on its contact: the name and custom values (checked against their definitions
+ * by the caller) as given, an e-mail or phone only as claimed (see the top of this file). Each custom value is
+ * written on its own key, so a concurrent write of another key stays.
  */
 export async function applyDetails(
 	db: Database,
 	env: Env,
 	workspaceId: string,
 	contactId: string,
-	details: VisitorDetails,
+	details: Omit<VisitorDetails, 'customData'>,
+	custom: CheckedCustomValues,
 	now: number,
 ): Promise<ContactRow> {
 	const contact = await db
@@ -284,10 +293,7 @@ export async function applyDetails(
 	if (!contact) throw new Conflict('The visitor contact changed during this request; retry.');
 	const email = details.email?.toLowerCase();
 	const phone = details.phone === undefined ? undefined : normalizePhone(details.phone);
-	const customFields = details.customData && { ...contact.customFields, ...details.customData };
-	if (customFields && Object.keys(customFields).length > MAX_CUSTOM_FIELDS) {
-		throw new Invalid(`a contact holds at most ${MAX_CUSTOM_FIELDS} custom attributes`, { field: ['customData'] });
-	}
+	const movedCustom = customValueChanges(contact.customFields, custom);
 	const changes: Partial<ContactRow> = {
 		...(details.name === undefined || details.name === contact.name ? {} : { name: details.name }),
 		...(email === undefined || email === contact.email || email === contact.claimedEmail
@@ -296,17 +302,28 @@ export async function applyDetails(
 		...(phone === undefined || phone === contact.phone || phone === contact.claimedPhone
 			? {}
 			: { claimedPhone: phone }),
-		...(customFields ? { customFields } : {}),
 	};
 	const changed = Object.keys(changes) as Array<keyof typeof changes>;
-	if (changed.length === 0) return contact;
-	const updated = { ...contact, ...changes, updatedAt: now };
+	if (changed.length === 0 && movedCustom.size === 0) return contact;
+	const customFields = { ...contact.customFields };
+	for (const [key, { to }] of movedCustom) {
+		if (to === null) delete customFields[key];
+		else customFields[key] = to;
+	}
+	const updated = { ...contact, ...changes, customFields, updatedAt: now };
 	const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
-	const payload = { contact: contactEventView(updated), ...changesOf(moved) };
+	const payload = {
+		contact: contactEventView(updated),
+		...changesOf({ ...moved, ...customChangeEntries(movedCustom) }),
+	};
 	const event = newEvent('contact.updated', workspaceId, contactActor(contactId), payload, now);
 	const update = db
 		.update(contacts)
-		.set({ ...changes, updatedAt: now })
+		.set({
+			...changes,
+			...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
+			updatedAt: now,
+		})
 		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)));
 	const committed = await commit(db, { statements: [update], events: [event] });
 	await release(env, committed.events);

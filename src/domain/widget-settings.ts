@@ -3,8 +3,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { widgetSettings, workspaces } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
-import { Conflict, Invalid } from '../lib/errors';
+import { Conflict, type FieldProblem, Invalid } from '../lib/errors';
 import { customFieldKey } from '../model/custom-fields';
+import { checkCustomValues, definitionsOf } from './custom-fields';
 
 /** What the widget shows about availability: the engine the widget itself runs in the browser. */
 export { widgetAvailability } from '../engines/widget-availability';
@@ -265,6 +266,7 @@ export async function updateWidgetSettings(db: Database, workspaceId: string, up
 	const current = await loadWidgetSettings(db, workspaceId);
 	const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current.settings, update));
 	if (!merged.success) throw Invalid.fromIssues(merged.error.issues);
+	if (update.customFields !== undefined) await assertDefinedFields(db, workspaceId, update.customFields);
 	// Strictly increasing, so it can serve as the version the widget compares.
 	const updatedAt = Math.max(Date.now(), (current.updatedAt ?? 0) + 1);
 	const saved =
@@ -281,6 +283,35 @@ export async function updateWidgetSettings(db: Database, workspaceId: string, up
 					.returning({ workspaceId: widgetSettings.workspaceId });
 	if (saved.length === 0) throw new Conflict('The widget settings changed while this update was applied; retry it.');
 	return { settings: merged.data, updatedAt };
+}
+
+/**
+ * The pre-chat form's fields must be contact custom fields the workspace defined (their answers are stored
+ * there), and a select's every option a value its definition accepts. Throws Invalid naming each bad field.
+ */
+async function assertDefinedFields(db: Database, workspaceId: string, fields: WidgetSettings['customFields']) {
+	if (fields.length === 0) return;
+	const definitions = await definitionsOf(db, workspaceId, 'contact');
+	const problems: FieldProblem[] = [];
+	fields.forEach((field, index) => {
+		if (!definitions.has(field.name)) {
+			const message = `no custom field "${field.name}" is defined for contacts (define it at /v3/custom-fields)`;
+			problems.push({ path: ['customFields', index, 'name'], message });
+			return;
+		}
+		for (const option of field.options ?? []) {
+			try {
+				checkCustomValues(definitions, 'contact', { [field.name]: option });
+			} catch (error) {
+				if (!(error instanceof Invalid)) throw error;
+				const why = error.problems[0]?.message ?? error.message;
+				problems.push({ path: ['customFields', index, 'options'], message: `"${option}" ${why}` });
+			}
+		}
+	});
+	if (problems.length > 0) {
+		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+	}
 }
 
 /** KV key of a workspace's public widget config (what the widget fetches). */
@@ -346,8 +377,9 @@ function versionOf(json: string): number {
 /**
  * Checks a pre-chat form against the widget's stored settings: each required field given now or already known
  * for the visitor (`known`: the contact's details, typed or verified), required custom fields present,
- * select values among their options. Fields the page added with `kw('config')` are not in the settings; they
- * are accepted as text. Throws Invalid naming every bad field.
+ * select values among their options. Fields the page added with `kw('config')` are not in the settings: like
+ * every custom value, their answers are checked against the workspace's definitions when they are written.
+ * Throws Invalid naming every bad field.
  */
 export function assertPrechatFields(
 	settings: WidgetSettings,

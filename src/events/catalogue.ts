@@ -47,6 +47,8 @@ const contactSummary = z.object({
 	verified: z.boolean(),
 });
 
+const customFieldSummary = z.object({ id: z.string(), entity: z.enum(['contact', 'deal']), key: z.string() });
+
 const tagSummary = z.object({ id: z.string(), name: z.string() });
 
 /** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
@@ -89,6 +91,17 @@ export const EVENT_PAYLOADS = {
 	}),
 	/** The contact as it was when it was deleted. */
 	'contact.deleted': z.object({ contact: contactSummary }),
+	/**
+	 * `duplicate` (as it was) was merged into `contact` (as it now is) and deleted: its conversations, tags,
+	 * deals, widget sessions and the values `contact` lacked moved over. `changes` lists the fields of
+	 * `contact` the merge filled (one `conversation.updated` per moved conversation is not sent).
+	 */
+	'contact.merged': z.object({
+		contact: contactSummary,
+		duplicate: contactSummary,
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
 	'tag.created': z.object({ tag: tagSummary }),
 	/** A rename: contacts and conversations keep the tag under its new name. */
 	'tag.updated': z.object({
@@ -102,6 +115,15 @@ export const EVENT_PAYLOADS = {
 	'tag.applied': z.object({ tag: tagSummary, target: tagTarget }),
 	/** A tag taken off a contact or a conversation that carried it. */
 	'tag.removed': z.object({ tag: tagSummary, target: tagTarget }),
+	'custom_field.created': z.object({ customField: customFieldSummary }),
+	/** A definition's label, options or required flag changed (its key and type never do). */
+	'custom_field.updated': z.object({
+		customField: customFieldSummary,
+		changed: z.array(z.enum(['label', 'options', 'required'])),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** The definition is gone, and its values from every contact or deal (no `contact.updated` for each). */
+	'custom_field.deleted': z.object({ customField: customFieldSummary }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -128,11 +150,15 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('contact.created'),
 	envelope('contact.updated'),
 	envelope('contact.deleted'),
+	envelope('contact.merged'),
 	envelope('tag.created'),
 	envelope('tag.updated'),
 	envelope('tag.deleted'),
 	envelope('tag.applied'),
 	envelope('tag.removed'),
+	envelope('custom_field.created'),
+	envelope('custom_field.updated'),
+	envelope('custom_field.deleted'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

@@ -51,6 +51,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Tags',
 		description: 'Tags shared by contacts and conversations: list, create, rename, delete.',
 	},
+	{
+		prefix: '/v3/custom-fields',
+		name: 'Custom fields',
+		description: 'The extra fields of contacts and deals: their key, type and options, checked on every write.',
+	},
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
 	{
 		prefix: '/v3/widget',

@@ -54,6 +54,9 @@ export const contactExample: z.input<typeof contactSchema> = {
 	verified: false,
 	claimedEmail: null,
 	claimedPhone: null,
+	optedOut: false,
+	optedOutAt: null,
+	optedOutSource: null,
 	createdAt: at,
 	updatedAt: at,
 };

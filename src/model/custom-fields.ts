@@ -8,3 +8,6 @@ import { z } from '@hono/zod-openapi';
 export const customFieldKey = z
 	.string()
 	.regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must start with a letter: letters, digits, _ (40 max)');
+
+/** A stored custom value: text, a select's option and a date are strings; numbers and booleans are JSON's own. */
+export type CustomValue = string | number | boolean;

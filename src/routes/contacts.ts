@@ -11,6 +11,7 @@ import {
 	deleteContact,
 	getContact,
 	listContacts,
+	mergeContacts,
 	newContactSchema,
 	updateContact,
 	upsertContact,
@@ -56,6 +57,12 @@ async function upsertAnswer(c: Context<AppEnv>, key: ContactKey, body: z.infer<t
 	const { id, created } = await upsertContact(c.env, c.var.db, workspaceId, key, body, operatorActor(operatorId));
 	return { record: await getContact(c.var.db, workspaceId, id), status: created ? (201 as const) : (200 as const) };
 }
+
+const mergeBodySchema = z
+	.strictObject({
+		duplicateId: z.string().min(1).max(64).openapi({ description: 'The contact to merge in, then delete.' }),
+	})
+	.openapi('ContactMerge');
 
 const upsertResponses = {
 	200: jsonResponse('The contact existed: it now has the fields given.', contactRecordSchema, contactRecordExample),
@@ -128,8 +135,9 @@ export const contactsRoutes = createRouter()
 			method: 'patch',
 			path: '/{id}',
 			operationId: 'updateContact',
-			summary: "Change a contact's name, e-mail or phone",
-			description: 'Give at least one field; the others stay as they are; null clears one.',
+			summary: "Change a contact's name, e-mail, phone or custom values",
+			description:
+				'Give at least one field; the others stay as they are; null clears one. Custom values are written key by key: keys left out keep their values.',
 			...requires('contacts:write'),
 			request: { params: idParams, body: jsonBody(contactChangesSchema, { phone: '+5511999998888' }) },
 			responses: {
@@ -162,6 +170,32 @@ export const contactsRoutes = createRouter()
 			const actor = operatorActor(operatorId);
 			await deleteContact(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor);
 			return c.body(null, 204);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{id}/merge',
+			operationId: 'mergeContacts',
+			summary: 'Merge a duplicate into this contact',
+			description:
+				"The duplicate's conversations, tags, deals and widget sessions move to this contact, which takes the name, e-mail, phone and custom values it lacked (its own win); then the duplicate is deleted. Opted out when either was. Two contacts verified as different users of the site are a 409.",
+			...requires('contacts:write'),
+			request: {
+				params: idParams,
+				body: jsonBody(mergeBodySchema, { duplicateId: 'ctc_01JD3Q9A0B1C2D3E4F5G6H7J8K' }),
+			},
+			responses: {
+				200: jsonResponse('The contact, with everything of the duplicate.', contactRecordSchema, contactRecordExample),
+				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			const { id } = c.req.valid('param');
+			const { duplicateId } = c.req.valid('json');
+			await mergeContacts(c.env, c.var.db, workspaceId, id, duplicateId, operatorActor(operatorId));
+			return c.json(await getContact(c.var.db, workspaceId, id), 200);
 		},
 	)
 	.openapi(

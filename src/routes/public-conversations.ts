@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { startConversation } from '../domain/conversation-start';
+import { checkedCustomValues } from '../domain/custom-fields';
 import { type MessageView, visitorClientId, visitorView } from '../domain/messages';
 import { applyDetails } from '../domain/visitor-identity';
 import { clientIp, spendVisitorMessage } from '../domain/visitor-limits';
@@ -83,6 +84,8 @@ export const publicConversations = createRouter()
 				? await knownDetails(c.var.db, session)
 				: {};
 			assertPrechatFields(settings, given, body.customFields ?? {}, known);
+			// Checked before anything is spent or written: a refused answer changes nothing.
+			const custom = await checkedCustomValues(c.var.db, workspaceId, 'contact', body.customFields ?? {});
 			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
 			const clientMessageId = visitorClientId(session.id, body.message.clientMessageId);
 			// Only a new start (not a retry: same first clientMessageId) spends the visitor's message budget and
@@ -90,9 +93,8 @@ export const publicConversations = createRouter()
 			const contact = async () => {
 				await spendVisitorMessage(c.var.db, c.env, sender);
 				const contactId = await ensureContact(c.var.db, c.env, session);
-				if (body.details || body.customFields) {
-					const details = { ...body.details, ...(body.customFields ? { customData: body.customFields } : {}) };
-					await applyDetails(c.var.db, c.env, workspaceId, contactId, details, Date.now());
+				if (body.details || Object.keys(custom).length > 0) {
+					await applyDetails(c.var.db, c.env, workspaceId, contactId, body.details ?? {}, custom, Date.now());
 				}
 				return contactId;
 			};

@@ -9,6 +9,7 @@ import {
 	browserContexts,
 	conversation,
 	conversations,
+	defineContactFields,
 	kw,
 	logText,
 	messageTexts,
@@ -133,6 +134,7 @@ describe('the messaging-app bubble', () => {
 describe('the pre-chat form', () => {
 	it('asks the required and custom fields, checks them in the browser, and the contact gets them', async () => {
 		const { workspaceId, token } = workspace(18);
+		await defineContactFields(token, { topic: ['Sales', 'Support'] });
 		await putSettings(token, {
 			requiredFields: ['name', 'email'],
 			customFields: [{ name: 'topic', label: 'Topic', type: 'select', options: ['Sales', 'Support'], required: true }],
@@ -165,6 +167,7 @@ describe('the pre-chat form', () => {
 
 	it("kw('config') adds fields to the workspace's; what identify told is not asked again; the start goes through", async () => {
 		const { workspaceId, token } = workspace(19);
+		await defineContactFields(token, { orderId: 'text' });
 		await putSettings(token, { requiredFields: ['email'] });
 		const context = await newContext();
 		const { page } = await widgetPage(context, workspaceId, {

@@ -7,6 +7,7 @@ import {
 	browserContexts,
 	conversation,
 	conversations,
+	defineContactFields,
 	logText,
 	messageTexts,
 	sendFromWidget,
@@ -200,6 +201,7 @@ describe('a conversation', () => {
 describe('identify and origin', () => {
 	it('identify updates the contact; campaign parameters reach the conversation and the contact', async () => {
 		const { workspaceId, token } = workspace(9);
+		await defineContactFields(token, { plan: 'text' });
 		const { page } = await widgetPage(context, workspaceId, {
 			url: 'http://localhost:4510/landing?utm_source=newsletter&utm_medium=email&utm_campaign=autumn&utm_content=hero&utm_term=tents&gclid=CjwKCAjw-test',
 			script: "kw('identify',{name:'Ada Lovelace',email:'ada@example.com',customData:{plan:'pro'}});",

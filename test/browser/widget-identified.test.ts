@@ -11,6 +11,7 @@ import {
 	browserContexts,
 	conversation,
 	conversations,
+	defineContactFields,
 	kw,
 	logText,
 	sendFromWidget,
@@ -151,6 +152,7 @@ describe('an identified visitor before opening the chat', () => {
 describe('an identity the Worker refuses', () => {
 	it('is logged once for the page to fix; the next identify is told, and the visitor still chats', async () => {
 		const { workspaceId, token } = workspace(29);
+		await defineContactFields(token, { plan: 'text' });
 		const seen = transfers(context);
 		const { page, console } = await widgetPage(context, workspaceId, {
 			script: "kw('identify',{name:'Bo',customData:{'plan-name':'pro'}});",
@@ -175,6 +177,7 @@ describe('an identity the Worker refuses', () => {
 describe('the identity reaches the contact', () => {
 	it('verified with a JWT, before the chat opens and after', async () => {
 		const { workspaceId, token } = workspace(45);
+		await defineContactFields(token, { plan: 'text' });
 		const { body } = await api(baseUrl, token, 'POST', '/v3/widget/identity-secret');
 		const jwt = signJwt((body as { secret: string }).secret, {
 			email: 'ana@example.com',

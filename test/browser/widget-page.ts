@@ -90,6 +90,20 @@ export async function messageTexts(token: string, conversationId: string): Promi
 	return (body as { data: { text: string }[] }).data.map((m) => m.text);
 }
 
+/** Defines contact custom fields (`{ plan: 'text', topic: ['Sales', 'Support'] }`); throws unless each is 201. */
+export async function defineContactFields(token: string, fields: Record<string, 'text' | string[]>): Promise<void> {
+	for (const [key, kind] of Object.entries(fields)) {
+		const definition = Array.isArray(kind) ? { type: 'select', options: kind } : { type: kind };
+		const { status, body } = await api(baseUrl, token, 'POST', '/v3/custom-fields', {
+			entity: 'contact',
+			key,
+			label: key,
+			...definition,
+		});
+		if (status !== 201) throw new Error(`POST /v3/custom-fields answered ${status}: ${JSON.stringify(body)}`);
+	}
+}
+
 /** Updates the workspace's widget settings; throws unless 200. */
 export async function putSettings(token: string, settings: unknown): Promise<void> {
 	const { status, body } = await api(baseUrl, token, 'PUT', '/v3/widget/settings', settings);

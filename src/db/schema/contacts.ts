@@ -1,5 +1,7 @@
 /** Contacts, the widget visitors that speak as them, and tags. */
+
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { CustomValue } from '../../model/custom-fields';
 
 export const contacts = sqliteTable(
 	'contacts',
@@ -9,9 +11,8 @@ export const contacts = sqliteTable(
 		name: text('name'),
 		email: text('email'),
 		phone: text('phone'),
-		customFields: text('custom_fields', { mode: 'json' })
-			.$type<Record<string, string | number | boolean | null>>()
-			.notNull(),
+		/** Values by custom field key (see custom-fields.ts), each checked against its definition when written. */
+		customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, CustomValue | null>>().notNull(),
 		firstOrigin: text('first_origin', { mode: 'json' }).$type<Record<string, string>>(),
 		lastOrigin: text('last_origin', { mode: 'json' }).$type<Record<string, string>>(),
 		/** The site's own user id, set only from a verified identity. */
@@ -24,6 +25,10 @@ export const contacts = sqliteTable(
 		 */
 		claimedEmail: text('claimed_email'),
 		claimedPhone: text('claimed_phone'),
+		/** When the contact opted out of campaigns (campaigns skip it); null while it may be sent to. */
+		optedOutAt: integer('opted_out_at'),
+		/** How it opted out: `api` unless the caller said (an unsubscribe link, a form, an operator). */
+		optedOutSource: text('opted_out_source'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},

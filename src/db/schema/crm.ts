@@ -1,5 +1,6 @@
 /** The CRM: funnels, their stages and the deals in them. */
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { CustomValue } from '../../model/custom-fields';
 import { contacts } from './contacts';
 
 export const funnels = sqliteTable('funnels', {
@@ -37,7 +38,7 @@ export const deals = sqliteTable(
 		valueCents: integer('value_cents'),
 		currency: text('currency'),
 		status: text('status', { enum: ['open', 'won', 'lost'] }).notNull(),
-		customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+		customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, CustomValue>>().notNull(),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},

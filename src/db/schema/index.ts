@@ -9,6 +9,7 @@ export type { AttachmentMeta } from '../../model/messages';
 export * from './contacts';
 export * from './conversations';
 export * from './crm';
+export * from './custom-fields';
 export * from './events';
 export * from './widget';
 export * from './workflows';
