@@ -67,15 +67,16 @@ describe('Token V3 authentication', () => {
 describe('POST /v3/team/members', () => {
 	it('lets an admin add an operator and issue its first token, which carries its permissions', async () => {
 		const { token } = await seedWorkspace();
+		const sales = (await (await api(token, 'POST', '/v3/team/groups', { name: 'Sales' })).json()) as { id: string };
 		const created = await api(token, 'POST', '/v3/team/members', {
 			email: 'Rita@Acme.test',
 			name: 'Rita',
 			permissions: ['conversations:read'],
-			groups: ['sales'],
+			groups: [sales.id],
 		});
 		expect(created.status).toBe(201);
-		const rita = (await created.json()) as { id: string; email: string; groups: string[] };
-		expect(rita).toMatchObject({ email: 'rita@acme.test', groups: ['sales'] });
+		const rita = (await created.json()) as { id: string; email: string };
+		expect(rita).toMatchObject({ email: 'rita@acme.test', groups: [{ id: sales.id, name: 'Sales' }] });
 		const issued = await api(token, 'POST', `/v3/team/members/${rita.id}/token`);
 		expect(issued.status).toBe(201);
 		const { token: ritaToken } = (await issued.json()) as { token: string };

@@ -35,7 +35,6 @@ export async function seedOperator(workspaceId: string, permissions: Permission[
 		email: `${operatorId.toLowerCase()}@acme.test`,
 		name: 'Operator',
 		permissions,
-		groups: [],
 		createdAt: now,
 	});
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { apiTokens, operators } from '../src/db/schema';
+import { apiTokens, groups, operatorGroups, operators } from '../src/db/schema';
+import { newId } from '../src/lib/ids';
 import { api, d1Timing, db, expectError, seedOperator, seedWorkspace } from './factories';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -9,7 +10,8 @@ interface Me {
 	operator: { id: string; name: string; email: string };
 	workspaceId: string;
 	permissions: string[];
-	groups: string[];
+	groups: { id: string; name: string }[];
+	capacity: number | null;
 	token: { id: string; createdAt: string; ageDays: number; rotateAfter: string; rotationDue: boolean };
 }
 
@@ -24,10 +26,10 @@ describe('GET /v3/me', () => {
 	it('shows the caller, its workspace, permissions, groups and token, for a token with no permission at all', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const { operatorId, token } = await seedOperator(workspaceId, []);
-		await db
-			.update(operators)
-			.set({ name: 'Rita', groups: ['support'] })
-			.where(eq(operators.id, operatorId));
+		await db.update(operators).set({ name: 'Rita' }).where(eq(operators.id, operatorId));
+		const groupId = newId('grp');
+		await db.insert(groups).values({ id: groupId, workspaceId, name: 'support', createdAt: Date.now() });
+		await db.insert(operatorGroups).values({ workspaceId, operatorId, groupId });
 		const createdAt = await ageToken(operatorId, 12);
 		const res = await api(token, 'GET', '/v3/me');
 		expect(res.status).toBe(200);
@@ -37,7 +39,8 @@ describe('GET /v3/me', () => {
 			operator: { id: operatorId, name: 'Rita', email: `${operatorId.toLowerCase()}@acme.test` },
 			workspaceId,
 			permissions: [],
-			groups: ['support'],
+			groups: [{ id: groupId, name: 'support' }],
+			capacity: null,
 			token: {
 				id: tokenRow?.id,
 				createdAt: new Date(createdAt).toISOString(),

@@ -14,7 +14,10 @@ export interface GateAnswer {
 	d1Statements: number;
 }
 
-/** The operator an active token acts for, found by the token's hash; null when no active token has it. */
+/**
+ * The operator an active token acts for, found by the token's hash; null when no active token has it or its
+ * operator is disabled.
+ */
 export async function callerByTokenHash(db: Database, tokenHash: string): Promise<Caller | null> {
 	const row = await db
 		.select({
@@ -26,7 +29,14 @@ export async function callerByTokenHash(db: Database, tokenHash: string): Promis
 			permissions: operators.permissions,
 		})
 		.from(apiTokens)
-		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), eq(operators.workspaceId, apiTokens.workspaceId)))
+		.innerJoin(
+			operators,
+			and(
+				eq(operators.id, apiTokens.operatorId),
+				eq(operators.workspaceId, apiTokens.workspaceId),
+				isNull(operators.disabledAt),
+			),
+		)
 		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
 		.get();
 	if (!row || !digestsEqual(row.tokenHash, tokenHash)) return null;

@@ -1,23 +1,22 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import { tokenAge } from '../auth/token-age';
 import type { Database } from '../db/client';
-import { operators } from '../db/schema';
-import { Unauthorized } from '../lib/errors';
+import { NotFound, Unauthorized } from '../lib/errors';
 import { iso } from '../lib/ids';
-import { operatorSchema, operatorView } from './team';
+import { getMember, memberSchema } from './members';
 
 export const callerProfileSchema = z
 	.object({
-		operator: operatorSchema
+		operator: memberSchema
 			.pick({ id: true, name: true, email: true })
 			.openapi({ description: 'The operator the token acts as.' }),
 		workspaceId: z
 			.string()
 			.openapi({ description: 'The workspace the token belongs to.', example: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		permissions: operatorSchema.shape.permissions,
-		groups: operatorSchema.shape.groups,
+		permissions: memberSchema.shape.permissions,
+		groups: memberSchema.shape.groups,
+		capacity: memberSchema.shape.capacity,
 		token: z
 			.object({
 				id: z.string().openapi({
@@ -40,20 +39,18 @@ export type CallerProfile = z.infer<typeof callerProfileSchema>;
 
 /** Who the calling token acts as, and how old it is: what an integrator checks before rotating it. */
 export async function describeCaller(db: Database, caller: Caller, now = Date.now()): Promise<CallerProfile> {
-	const row = await db
-		.select()
-		.from(operators)
-		.where(and(eq(operators.workspaceId, caller.workspaceId), eq(operators.id, caller.operatorId)))
-		.get();
 	// The token was valid a moment ago; an operator gone since then leaves nothing to describe.
-	if (!row) throw new Unauthorized('Invalid API token: unknown or revoked.');
-	const operator = operatorView(row);
+	const operator = await getMember(db, caller.workspaceId, caller.operatorId).catch((error: unknown) => {
+		if (error instanceof NotFound) throw new Unauthorized('Invalid API token: unknown or revoked.');
+		throw error;
+	});
 	const age = tokenAge(caller.tokenCreatedAt, now);
 	return {
 		operator: { id: operator.id, name: operator.name, email: operator.email },
 		workspaceId: caller.workspaceId,
 		permissions: operator.permissions,
 		groups: operator.groups,
+		capacity: operator.capacity,
 		token: {
 			id: caller.tokenId,
 			createdAt: iso(caller.tokenCreatedAt),

@@ -6,24 +6,19 @@
  */
 import { and, eq, or, sql } from 'drizzle-orm';
 import { type Database, type Statement, violatesForeignKey, violatesUnique } from '../db/client';
-import { contacts, conversations, conversationTags, operators } from '../db/schema';
+import { contacts, conversations, conversationTags } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { changesOf, newEvent } from '../events/catalogue';
 import { type Change, commit, release } from '../events/commit';
-import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { Conflict, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { type ContactReference, contactEventView, normalizePhone } from './contacts';
 import { type ConversationChanges, conversationSummary } from './conversations';
+import { assertAssignment, assignmentGone, assignmentGuard } from './members';
 import { ensureTags } from './tags';
 
 /** Throws Invalid unless `operatorId` is an operator of the workspace. */
-export async function assertOperatorInWorkspace(db: Database, workspaceId: string, operatorId: string) {
-	if (!(await existsInWorkspace(db, operators, workspaceId, operatorId))) {
-		throw new Invalid(`no operator ${operatorId} in this workspace`, { field: ['assigneeId'] });
-	}
-}
-
 /** A tag by id and name, as `ensureTags` found or created it. */
 type TagRef = { id: string; name: string };
 
@@ -212,7 +207,7 @@ export async function updateConversation(
 		.get();
 	if (!row) throw new NotFound(`Conversation ${id} not found.`);
 	const current = row.conversation;
-	if (changes.assigneeId) await assertOperatorInWorkspace(db, workspaceId, changes.assigneeId);
+	await assertAssignment(db, workspaceId, changes);
 	const fields = {
 		...(changes.status === undefined ? {} : { status: changes.status }),
 		...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
@@ -256,7 +251,9 @@ export async function updateConversation(
 					...tagEvents('tag.applied', workspaceId, id, refs(added), actor, now),
 					...tagEvents('tag.removed', workspaceId, id, refs(removed), actor, now),
 				];
-	const committed = await commit(db, { statements: [update, ...tagStatements], events }, tagDeleted);
+	const guard = assignmentGuard(workspaceId, changes);
+	const statements = [...(guard ? [guard] : []), update, ...tagStatements];
+	const committed = await commit(db, { statements, events }, assignmentGone(tagDeleted));
 	await release(env, committed.events);
 }
 

@@ -11,7 +11,6 @@ import { Invalid } from '../lib/errors';
 import type { Actor } from '../model/actor';
 import type { ContactReference } from './contacts';
 import {
-	assertOperatorInWorkspace,
 	findStarted,
 	type NewConversationInput,
 	newConversationChange,
@@ -19,6 +18,7 @@ import {
 	startRace,
 } from './conversation-changes';
 import { posted } from './live';
+import { assertAssignment, assignmentGone, assignmentGuard } from './members';
 import type { MessageCommand } from './message-command';
 import type { MessageView } from './messages';
 import { tagsNamed } from './tags';
@@ -77,11 +77,13 @@ export async function startConversation(
 			contactId = await resolveContact(db, workspaceId, start.contact);
 			reference = start.contact;
 		}
-		if (start.assigneeId) await assertOperatorInWorkspace(db, workspaceId, start.assigneeId);
+		await assertAssignment(db, workspaceId, start);
 		const actor: Actor = start.actor.kind === 'contact' ? { kind: 'contact', id: contactId } : start.actor;
 		const tags = start.tags && (await tagsNamed(db, workspaceId, start.tags, now));
 		const built = newConversationChange(db, { ...start, actor, contactId, contact: reference, tags }, now);
-		const committed = await commit(db, built.change, startRace);
+		const guard = assignmentGuard(workspaceId, start);
+		if (guard) built.change.statements.unshift(guard);
+		const committed = await commit(db, built.change, assignmentGone(startRace));
 		// Awaited: conversation.created goes out before the first message's message.created.
 		await release(env, committed.events);
 		id = built.id;

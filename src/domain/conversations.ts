@@ -126,6 +126,7 @@ const id = z.string().min(1).max(64);
 export const conversationFiltersSchema = z.strictObject({
 	status: z.enum(STATUSES).optional().openapi({ description: 'Only conversations in this status.' }),
 	assigneeId: id.optional().openapi({ description: 'An operator id, or `none` for unassigned.' }),
+	groupId: id.optional().openapi({ description: 'A group id, or `none` for conversations routed to no group.' }),
 	contactId: id.optional().openapi({ description: "Only this contact's conversations." }),
 	channel: z.string().max(32).optional().openapi({ description: 'Only this channel (`widget`, `api`…).' }),
 	tag: tagNameSchema.optional().openapi({ description: 'Only conversations carrying this tag.' }),
@@ -212,6 +213,11 @@ export async function listConversations(
 			: filters.assigneeId === 'none'
 				? isNull(c.assigneeId)
 				: eq(c.assigneeId, filters.assigneeId),
+		filters.groupId === undefined
+			? undefined
+			: filters.groupId === 'none'
+				? isNull(c.groupId)
+				: eq(c.groupId, filters.groupId),
 		filters.contactId === undefined ? undefined : eq(c.contactId, filters.contactId),
 		filters.channel === undefined ? undefined : eq(c.channel, filters.channel),
 		filters.tag === undefined

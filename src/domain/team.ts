@@ -2,42 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import { carryBudget, suspendGates } from '../auth/credentials';
-import { permissionSchema } from '../auth/permissions';
 import { generateToken, hashToken, tokenHint } from '../auth/token';
 import { type Database, runBatch } from '../db/client';
 import { apiTokens, operators } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
-import { Conflict, NotFound, Unauthorized } from '../lib/errors';
+import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
-
-export const operatorSchema = z
-	.object({
-		id: z.string().openapi({ description: 'The operator id.', example: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-		email: z.string().openapi({ description: 'Sign-in e-mail.' }),
-		name: z.string().openapi({ description: 'Name shown to visitors and colleagues.' }),
-		permissions: z
-			.array(permissionSchema)
-			.openapi({ description: 'What the operator (and its token) may do; `admin` implies every permission.' }),
-		groups: z.array(z.string()).openapi({ description: 'The groups it belongs to.' }),
-		createdAt: z.string().openapi({ description: 'When it was added (ISO 8601).' }),
-	})
-	.openapi('Operator');
-
-export const newOperatorSchema = z
-	.strictObject({
-		email: z.email().max(254).openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
-		name: z.string().trim().min(1).max(200).openapi({ description: 'Name shown to visitors and colleagues.' }),
-		permissions: z
-			.array(permissionSchema)
-			.max(6)
-			.openapi({ description: 'Only what the operator needs; `admin` implies every permission.' }),
-		groups: z
-			.array(z.string().trim().min(1).max(64))
-			.max(50)
-			.default([])
-			.openapi({ description: 'Groups to put the operator in.' }),
-	})
-	.openapi('NewOperator');
 
 export const issuedTokenSchema = z
 	.object({
@@ -48,39 +18,6 @@ export const issuedTokenSchema = z
 		createdAt: z.string().openapi({ description: 'When it was issued (ISO 8601); rotate about every 90 days.' }),
 	})
 	.openapi('IssuedToken');
-
-type OperatorRow = typeof operators.$inferSelect;
-
-export function operatorView(row: OperatorRow): z.infer<typeof operatorSchema> {
-	return {
-		id: row.id,
-		email: row.email,
-		name: row.name,
-		permissions: row.permissions as z.infer<typeof permissionSchema>[],
-		groups: row.groups,
-		createdAt: iso(row.createdAt),
-	};
-}
-
-export async function createOperator(db: Database, workspaceId: string, input: z.infer<typeof newOperatorSchema>) {
-	const now = Date.now();
-	const rows = await db
-		.insert(operators)
-		.values({
-			id: newId('op', now),
-			workspaceId,
-			email: input.email.toLowerCase(),
-			name: input.name,
-			permissions: [...new Set(input.permissions)],
-			groups: [...new Set(input.groups)],
-			createdAt: now,
-		})
-		.onConflictDoNothing()
-		.returning();
-	const row = rows[0];
-	if (!row) throw new Conflict(`An operator with e-mail ${input.email} already exists in this workspace.`);
-	return operatorView(row);
-}
 
 /** A fresh token and the row that stores it (hash and hint only). */
 export async function newTokenRow(workspaceId: string, operatorId: string, now: number) {
@@ -167,11 +104,12 @@ export async function regenerateToken(env: Env, db: Database, caller: Caller) {
 	return issued(token, row);
 }
 
-/** Whether a token is still active: what a long-lived socket opened with it checks before each send. */
+/** Whether a token is still active (not revoked, its operator not disabled): what a long-lived socket opened with it checks before each send. */
 export async function isTokenActive(db: Database, workspaceId: string, tokenId: string): Promise<boolean> {
 	const row = await db
 		.select({ id: apiTokens.id })
 		.from(apiTokens)
+		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), isNull(operators.disabledAt)))
 		.where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)))
 		.get();
 	return row !== undefined;

@@ -49,6 +49,10 @@ const contactSummary = z.object({
 
 const customFieldSummary = z.object({ id: z.string(), entity: z.enum(['contact', 'deal']), key: z.string() });
 
+const memberSummary = z.object({ id: z.string(), name: z.string(), email: z.string() });
+
+const groupSummary = z.object({ id: z.string(), name: z.string() });
+
 const tagSummary = z.object({ id: z.string(), name: z.string() });
 
 /** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
@@ -115,6 +119,23 @@ export const EVENT_PAYLOADS = {
 	'tag.applied': z.object({ tag: tagSummary, target: tagTarget }),
 	/** A tag taken off a contact or a conversation that carried it. */
 	'tag.removed': z.object({ tag: tagSummary, target: tagTarget }),
+	'member.created': z.object({ member: memberSummary }),
+	/** A change to an operator: name, permissions, groups (ids), capacity, or `disabled`. */
+	'member.updated': z.object({
+		member: memberSummary,
+		changed: z.array(z.enum(['name', 'permissions', 'groups', 'capacity', 'disabled'])),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** The operator as it was; the conversations it had are unassigned (each with its `conversation.updated`). */
+	'member.deleted': z.object({ member: memberSummary }),
+	'group.created': z.object({ group: groupSummary }),
+	'group.updated': z.object({
+		group: groupSummary,
+		changed: z.array(z.enum(['name', 'memberIds'])),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** The group as it was; its conversations lose it (each with its `conversation.updated`). */
+	'group.deleted': z.object({ group: groupSummary }),
 	'custom_field.created': z.object({ customField: customFieldSummary }),
 	/** A definition's label, options or required flag changed (its key and type never do). */
 	'custom_field.updated': z.object({
@@ -156,6 +177,12 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('tag.deleted'),
 	envelope('tag.applied'),
 	envelope('tag.removed'),
+	envelope('member.created'),
+	envelope('member.updated'),
+	envelope('member.deleted'),
+	envelope('group.created'),
+	envelope('group.updated'),
+	envelope('group.deleted'),
 	envelope('custom_field.created'),
 	envelope('custom_field.updated'),
 	envelope('custom_field.deleted'),

@@ -6,9 +6,10 @@ import type { z } from '@hono/zod-openapi';
 import type { contactRecordSchema } from '../domain/contact-records';
 import type { contactSchema } from '../domain/contacts';
 import type { conversationSchema, conversationWithContactSchema } from '../domain/conversations';
+import type { groupSchema, memberSchema } from '../domain/members';
 import type { messageSchema } from '../domain/messages';
 import type { handoffSchema } from '../domain/messaging-handoffs';
-import type { issuedTokenSchema, operatorSchema } from '../domain/team';
+import type { issuedTokenSchema } from '../domain/team';
 import type { visitorConversationSchema } from '../domain/visitor-sessions';
 
 const at = '2026-11-21T12:00:00.000Z';
@@ -94,12 +95,22 @@ export const visitorMessageExample: z.input<typeof messageSchema> = {
 	clientMessageId: 'c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b',
 };
 
-export const operatorExample: z.input<typeof operatorSchema> = {
+export const operatorExample: z.input<typeof memberSchema> = {
 	id: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-	email: 'integration@acme.example',
-	name: 'CRM integration',
+	email: 'rita@acme.example',
+	name: 'Rita Alves',
 	permissions: ['conversations:read', 'messages:send'],
-	groups: [],
+	groups: [{ id: 'grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Sales' }],
+	capacity: 8,
+	disabled: false,
+	disabledAt: null,
+	createdAt: at,
+};
+
+export const groupExample: z.input<typeof groupSchema> = {
+	id: 'grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+	name: 'Sales',
+	memberIds: ['op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T'],
 	createdAt: at,
 };
 

@@ -12,7 +12,7 @@ export const me = createRouter().openapi(
 		summary: 'Who the calling token acts as, and how old it is',
 		description:
 			'Permission: any valid token. The operator behind the token (id, name, e-mail), its workspace, ' +
-			'permissions and groups, and the token itself: when it was issued, its age in days and when rotation ' +
+			'permissions, groups and capacity, and the token itself: when it was issued, its age in days and when rotation ' +
 			'falls due. Rotate a token about every 90 days, and at once if it may have leaked, with ' +
 			'`POST /v3/tokens/regenerate`. Once a token is older than 90 days, every answer to it carries ' +
 			'`Deprecation: @<unix seconds>` (RFC 9745) and `Link: </v3/me>; rel="deprecation"`.',
@@ -22,7 +22,8 @@ export const me = createRouter().openapi(
 				operator: { id: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Integration bot', email: 'api@example.com' },
 				workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 				permissions: ['conversations:read', 'messages:send'],
-				groups: [],
+				groups: [{ id: 'grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Support' }],
+				capacity: null,
 				token: {
 					id: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 					createdAt: '2026-09-01T12:00:00.000Z',

@@ -50,6 +50,7 @@ export const conversations = sqliteTable(
 		index('conversations_activity').on(t.workspaceId, t.lastActivityAt, t.id),
 		index('conversations_status_activity').on(t.workspaceId, t.status, t.lastActivityAt, t.id),
 		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),
+		index('conversations_group_activity').on(t.workspaceId, t.groupId, t.lastActivityAt, t.id),
 		index('conversations_contact').on(t.workspaceId, t.contactId),
 	],
 );

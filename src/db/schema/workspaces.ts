@@ -1,6 +1,6 @@
 /** Workspaces, their operators and the operators' API tokens. */
 import { sql } from 'drizzle-orm';
-import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const workspaces = sqliteTable('workspaces', {
 	id: text('id').primaryKey(),
@@ -31,10 +31,40 @@ export const operators = sqliteTable(
 		email: text('email').notNull(),
 		name: text('name').notNull(),
 		permissions: text('permissions', { mode: 'json' }).$type<string[]>().notNull(),
-		groups: text('groups', { mode: 'json' }).$type<string[]>().notNull(),
+		/** The most open conversations assignment gives it; null for no limit. */
+		capacity: integer('capacity'),
+		/** When an admin disabled it: its token stops working and it is never available; null while enabled. */
+		disabledAt: integer('disabled_at'),
 		createdAt: integer('created_at').notNull(),
 	},
 	(t) => [uniqueIndex('operators_workspace_email').on(t.workspaceId, t.email)],
+);
+
+/** Groups of operators (teams) that conversations are routed to. */
+export const groups = sqliteTable(
+	'groups',
+	{
+		id: text('id').primaryKey(),
+		workspaceId: text('workspace_id').notNull(),
+		name: text('name').notNull(),
+		createdAt: integer('created_at').notNull(),
+	},
+	(t) => [uniqueIndex('groups_workspace_name').on(t.workspaceId, t.name)],
+);
+
+/** Which groups an operator belongs to. */
+export const operatorGroups = sqliteTable(
+	'operator_groups',
+	{
+		workspaceId: text('workspace_id').notNull(),
+		operatorId: text('operator_id')
+			.notNull()
+			.references(() => operators.id),
+		groupId: text('group_id')
+			.notNull()
+			.references(() => groups.id),
+	},
+	(t) => [primaryKey({ columns: [t.operatorId, t.groupId] }), index('operator_groups_group').on(t.groupId)],
 );
 
 export const apiTokens = sqliteTable(
