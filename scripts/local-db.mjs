@@ -70,7 +70,7 @@ export async function seedWorkspaces(slugs, persistTo) {
 		tokens.set(slug, token);
 		statements.push(
 			`INSERT OR IGNORE INTO workspaces (id, slug, name, created_at) VALUES (${literal(newId('ws', now))}, ${literal(slug)}, ${literal(name)}, ${now})`,
-			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, groups, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', '[]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
+			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
 			`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = (${admin}) AND revoked_at IS NULL`,
 			`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) SELECT ${literal(tokenId)}, o.workspace_id, o.id, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now} FROM operators o WHERE o.id = (${admin})`,
 		);
