@@ -4,7 +4,17 @@ import { openDatabase } from '../src/db/client';
 import { isTokenActive } from '../src/domain/team';
 import type { DomainEvent } from '../src/events/catalogue';
 import { errorBody } from '../src/lib/error-status';
+import type { Actor } from '../src/model/actor';
+import type { PresenceStatus } from '../src/model/presence';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
+import {
+	HubPresence,
+	PRESENCE_DELIVER_TIMER,
+	PRESENCE_OFFLINE_TIMER,
+	PRESENCE_SCHEMA,
+	type PresenceEntry,
+} from './hub-presence';
+import { RoomTimers, TIMERS_SCHEMA } from './room-timers';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
 /** Feed sockets per operator: a console or two in a few tabs; a client opening more is refused (429). */
@@ -20,8 +30,9 @@ interface FeedSubscriber {
 
 /**
  * The live side of one workspace, addressed by workspace id: the inbox feed operators' consoles (or any API
- * client) subscribe to. Conversation rooms and the Worker publish domain events here after the events Queue
- * has them; each socket receives the events its operator may read.
+ * client) subscribe to, and the operators' presence (hub-presence.ts). Conversation rooms and the Worker
+ * publish domain events here after the events Queue has them; each socket receives the events its operator
+ * may read.
  */
 export class WorkspaceHub extends DurableObject<Env> {
 	/** Feed sockets being opened (awaiting their token check), per operator: they count against the cap. */
@@ -32,16 +43,52 @@ export class WorkspaceHub extends DurableObject<Env> {
 	private flagged: boolean | null = null;
 	/** Writes of the flag, one after the other: each decides its value when it runs (see `syncFeedFlag`). */
 	private flagWrites: Promise<void> = Promise.resolve();
+	/** The hub's timers (presence's grace periods and event retries) over its one alarm. */
+	private readonly timers: RoomTimers;
+	private readonly presence: HubPresence;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
+		this.timers = new RoomTimers(ctx.storage);
+		this.presence = new HubPresence(
+			ctx.storage,
+			env,
+			this.timers,
+			(events) => this.publish(events),
+			(operatorId, except) => ctx.getWebSockets(operatorId).some((socket) => socket !== except),
+		);
 		ctx.blockConcurrencyWhile(async () => {
 			// Which conversations an operator has opened sockets on, so a replaced token can close them all.
 			ctx.storage.sql.exec(
 				'CREATE TABLE IF NOT EXISTS room_sockets (operator_id TEXT NOT NULL, conversation_id TEXT NOT NULL, PRIMARY KEY (operator_id, conversation_id))',
 			);
+			for (const statement of [...TIMERS_SCHEMA, ...PRESENCE_SCHEMA]) ctx.storage.sql.exec(statement);
+			await this.timers.load();
 		});
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+	}
+
+	/** Every operator's presence in the workspace (an operator never seen is offline and absent). */
+	presenceOf(): PresenceEntry[] {
+		return this.presence.all();
+	}
+
+	/** An operator sets its status. */
+	setStatus(workspaceId: string, operatorId: string, status: PresenceStatus): Promise<PresenceEntry> {
+		return this.presence.set(workspaceId, operatorId, status);
+	}
+
+	/** An operator was disabled or deleted: offline now, its feed sockets closed. */
+	async removeOperator(workspaceId: string, operatorId: string, actor: Actor): Promise<void> {
+		await this.presence.removed(workspaceId, operatorId, actor);
+	}
+
+	/** Runs the hub's due timers: presence turning offline after its grace period, event delivery retries. */
+	override async alarm(): Promise<void> {
+		await this.timers.runDue({
+			[PRESENCE_OFFLINE_TIMER]: (payload) => this.presence.graceOver(payload),
+			[PRESENCE_DELIVER_TIMER]: () => this.presence.deliver(),
+		});
 	}
 
 	/** Notes that an operator has a socket on each of these conversations' rooms. */
@@ -100,10 +147,21 @@ export class WorkspaceHub extends DurableObject<Env> {
 			const message = 'The token this socket was opened with is revoked; reconnect with the new one.';
 			return Response.json(errorBody(401, message), { status: 401 });
 		}
+		// The console is back: its operator's chosen status with it (announced to the other sockets; this one
+		// learns it from the presence list it gets first, which `member.status_changed` events keep up to date).
+		await this.presence.connected(workspaceId, operatorId);
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 		this.ctx.acceptWebSocket(server, [subscriber.operatorId]);
 		server.serializeAttachment(subscriber);
+		trySend(server, JSON.stringify({ type: 'presence', presence: this.presenceView() } satisfies ServerFrame));
 		return switchingProtocols(request, client);
+	}
+
+	/** Presence as the feed and the API show it. */
+	private presenceView() {
+		return this.presence
+			.all()
+			.map((p) => ({ operatorId: p.operatorId, status: p.status, changedAt: new Date(p.changedAt).toISOString() }));
 	}
 
 	/** Sends each event to every socket allowed to read it. Returns how many frames went out. */
@@ -141,14 +199,20 @@ export class WorkspaceHub extends DurableObject<Env> {
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		answerClose(socket, code, reason);
-		const { workspaceId } = (socket.deserializeAttachment() ?? {}) as Partial<FeedSubscriber>;
+		const { workspaceId, operatorId } = (socket.deserializeAttachment() ?? {}) as Partial<FeedSubscriber>;
 		// A socket from before the flag was kept leaves it as it is: set, which only costs pushes.
 		if (!workspaceId) return;
+		if (operatorId) await this.presence.dropped(workspaceId, operatorId, socket);
 		try {
 			await this.syncFeedFlag(workspaceId, socket);
 		} catch (error) {
 			console.error('could not clear the inbox feed flag; rooms keep pushing to the feed', error);
 		}
+	}
+
+	/** A feed socket that failed is gone as a closed one is: its operator's presence may turn offline. */
+	override async webSocketError(socket: WebSocket): Promise<void> {
+		await this.webSocketClose(socket, 1006, 'error');
 	}
 
 	/**

@@ -25,6 +25,7 @@ import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { conversationSummary } from './conversations';
 import { closeReplacedTokenSockets } from './live';
+import { presenceRemoved } from './presence';
 
 const groupRef = z
 	.object({
@@ -365,7 +366,10 @@ export async function updateMember(
 	});
 	await release(env, committed.events);
 	// Its open sockets were opened while it could: they close now (each room also re-checks before acting).
-	if (changes.disabled === true) await closeReplacedTokenSockets(env, workspaceId, id);
+	if (changes.disabled === true) {
+		await closeReplacedTokenSockets(env, workspaceId, id);
+		await presenceRemoved(env, workspaceId, id, actor);
+	}
 	return getMember(db, workspaceId, id);
 }
 
@@ -425,6 +429,7 @@ export async function deleteMember(
 	});
 	await release(env, committed.events);
 	await closeReplacedTokenSockets(env, workspaceId, id);
+	await presenceRemoved(env, workspaceId, id, actor);
 }
 
 // Groups.

@@ -10,6 +10,7 @@ import { iso, newId } from '../lib/ids';
 import { type Actor, actorSchema, SYSTEM } from '../model/actor';
 import { CONVERSATION_STATUSES } from '../model/conversations';
 import { AUTHOR_KINDS, interactiveSchema } from '../model/messages';
+import { PRESENCE_REASONS, PRESENCE_STATUSES } from '../model/presence';
 
 const conversationSummary = z.object({
 	id: z.string(),
@@ -128,6 +129,17 @@ export const EVENT_PAYLOADS = {
 	}),
 	/** The operator as it was; the conversations it had are unassigned (each with its `conversation.updated`). */
 	'member.deleted': z.object({ member: memberSummary }),
+	/**
+	 * An operator's presence moved: set by itself (`set`), back with its chosen status when its console
+	 * connected (`connected`), offline after its last feed socket dropped and the grace period passed
+	 * (`disconnected`), or offline because it was disabled or deleted (`removed`).
+	 */
+	'member.status_changed': z.object({
+		memberId: z.string(),
+		reason: z.enum(PRESENCE_REASONS),
+		changed: z.array(z.literal('status')),
+		changes: z.object({ status: change(z.enum(PRESENCE_STATUSES)) }),
+	}),
 	'group.created': z.object({ group: groupSummary }),
 	'group.updated': z.object({
 		group: groupSummary,
@@ -180,6 +192,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('member.created'),
 	envelope('member.updated'),
 	envelope('member.deleted'),
+	envelope('member.status_changed'),
 	envelope('group.created'),
 	envelope('group.updated'),
 	envelope('group.deleted'),
@@ -196,6 +209,7 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'conversation.updated',
 	'conversation.read',
 	'message.created',
+	'member.status_changed',
 ];
 
 /**

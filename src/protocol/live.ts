@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi';
 import type { MessageView } from '../domain/messages';
 import type { DomainEvent } from '../events/catalogue';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
+import type { PresenceStatus } from '../model/presence';
 
 export { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT } from '../model/messages';
 
@@ -38,7 +39,12 @@ export type ServerFrame =
 	| { type: 'ack'; clientMessageId: string; message: MessageView }
 	| { type: 'error'; error: string; message: string; statusCode: number; clientMessageId?: string }
 	/** The operators' inbox feed: one domain event. */
-	| { type: 'event'; event: DomainEvent };
+	| { type: 'event'; event: DomainEvent }
+	/**
+	 * The inbox feed's first frame: every operator's presence (one never seen is offline and absent);
+	 * `member.status_changed` events keep it up to date.
+	 */
+	| { type: 'presence'; presence: Array<{ operatorId: string; status: PresenceStatus; changedAt: string }> };
 
 /**
  * Browsers cannot set headers on a WebSocket, so a browser passes its credential as a subprotocol next to

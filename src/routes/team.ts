@@ -21,6 +21,7 @@ import {
 	updateGroup,
 	updateMember,
 } from '../domain/members';
+import { availableOperators, availableSchema, presenceSchema, teamPresence } from '../domain/presence';
 import { issuedTokenSchema, issueTokenFor } from '../domain/team';
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
@@ -157,6 +158,67 @@ export const team = createRouter()
 			// The member's previous token is revoked: its live feed closes with it.
 			await closeReplacedTokenSockets(c.env, workspaceId, operatorId);
 			return c.json(issued, 201);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/presence',
+			operationId: 'getTeamPresence',
+			summary: "Every operator's presence",
+			description:
+				'online, away, busy or offline, and since when. An operator never seen online is absent (offline). The inbox feed (`GET /v3/live`) sends the same list first, then `member.status_changed` events.',
+			...requires('conversations:read'),
+			responses: {
+				200: jsonResponse(
+					'The presence of the team.',
+					z
+						.object({ data: z.array(presenceSchema).openapi({ description: 'One entry per operator ever seen.' }) })
+						.openapi('TeamPresence'),
+					{
+						data: [
+							{ operatorId: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', status: 'online', changedAt: '2026-11-23T12:00:00.000Z' },
+						],
+					},
+				),
+				...errorResponses(403),
+			},
+		}),
+		async (c) => c.json({ data: await teamPresence(c.env, c.var.caller.workspaceId) }, 200),
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/available',
+			operationId: 'listAvailableOperators',
+			summary: 'Who can take a conversation now',
+			description:
+				'Operators who are online, enabled, in the group when `groupId` is given, and under their capacity (open and pending conversations), least loaded first: what bots and assignment decide with.',
+			...requires('conversations:read'),
+			request: {
+				query: z.strictObject({
+					groupId: z.string().min(1).max(64).optional().openapi({ description: 'Only members of this group.' }),
+				}),
+			},
+			responses: {
+				200: jsonResponse(
+					'The available operators.',
+					z
+						.object({ data: z.array(availableSchema).openapi({ description: 'Least loaded first.' }) })
+						.openapi('AvailableOperators'),
+					{
+						data: [
+							{ operatorId: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Rita Alves', openConversations: 2, capacity: 8 },
+						],
+					},
+				),
+				...errorResponses(403, 422),
+			},
+		}),
+		async (c) => {
+			const { groupId } = c.req.valid('query');
+			const data = await availableOperators(c.env, c.var.db, c.var.caller.workspaceId, { groupId });
+			return c.json({ data }, 200);
 		},
 	)
 	.openapi(

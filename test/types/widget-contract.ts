@@ -21,6 +21,7 @@ export const widgetContract: [
 	Same<Widget.Origin, OriginInput>,
 	Same<Widget.CustomField, WidgetSettings['customFields'][number]>,
 	Same<Widget.WidgetConfig, ReturnType<typeof publicWidgetConfig>>,
-	// The widget understands every frame a visitor's socket can receive (`event` frames go to operators only).
-	[Exclude<ServerFrame, { type: 'event' }>] extends [Widget.ServerFrame] ? true : false,
+	// The widget understands every frame a visitor's socket can receive (`event` and `presence` frames go to
+	// operators' feeds only).
+	[Exclude<ServerFrame, { type: 'event' | 'presence' }>] extends [Widget.ServerFrame] ? true : false,
 ] = [true, true, true, true, true, true, true, true];
