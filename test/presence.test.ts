@@ -84,7 +84,9 @@ describe('presence', () => {
 		await third.closed;
 		// ...and without one, the grace period (1 s in the tests) ends it.
 		expect((await presence(token))[operatorId]).toBe('online');
-		await expect.poll(async () => (await presence(token))[operatorId], { timeout: 10_000, interval: 400 }).toBe('offline');
+		await expect
+			.poll(async () => (await presence(token))[operatorId], { timeout: 10_000, interval: 400 })
+			.toBe('offline');
 		await expect
 			.poll(() => statusEvents(workspaceId, operatorId))
 			.toEqual(['offline>online (connected)', 'online>offline (disconnected)']);
@@ -93,7 +95,9 @@ describe('presence', () => {
 		const back = await feedOf(token);
 		back.close();
 		await back.closed;
-		await expect.poll(async () => (await presence(token))[operatorId], { timeout: 10_000, interval: 400 }).toBe('offline');
+		await expect
+			.poll(async () => (await presence(token))[operatorId], { timeout: 10_000, interval: 400 })
+			.toBe('offline');
 		await feedOf(token);
 		expect((await presence(token))[operatorId]).toBe('busy');
 		await expect

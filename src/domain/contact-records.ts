@@ -16,7 +16,7 @@ import {
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
-import { contacts, contactTags, conversations, deals, visitorSessions } from '../db/schema';
+import { contacts, contactTags, conversations, deals, notes, tasks, visitorSessions } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
@@ -466,7 +466,7 @@ export async function upsertContact(
 /**
  * Deletes a contact that has no conversation (a 409 says to delete or merge those first), with a
  * `contact.deleted` event: its tags go, its widget sessions end (a browser no longer speaks as it) and its
- * deals stay, without a contact. The batch is all or nothing: a conversation started meanwhile makes the
+ * deals and tasks stay, without a contact; its notes go. The batch is all or nothing: a conversation started meanwhile makes the
  * delete fail on its foreign key, and nothing else of it applies.
  */
 export async function deleteContact(
@@ -499,6 +499,13 @@ export async function deleteContact(
 			.update(deals)
 			.set({ contactId: null, updatedAt: now })
 			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.contactId, id))),
+		db
+			.delete(notes)
+			.where(and(eq(notes.workspaceId, workspaceId), eq(notes.subjectKind, 'contact'), eq(notes.subjectId, id))),
+		db
+			.update(tasks)
+			.set({ contactId: null, updatedAt: now })
+			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.contactId, id))),
 		db.delete(contacts).where(inWorkspace(workspaceId, id)),
 	];
 	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
@@ -541,7 +548,7 @@ function mergedRow(survivor: ContactRow, duplicate: ContactRow, now: number): Co
 
 /**
  * Merges the contact `duplicateId` into `id` and deletes it, with a `contact.merged` event: its conversations,
- * tags, deals and widget sessions move to the survivor, which takes the values it lacked (see `mergedRow`).
+ * tags, deals, notes, tasks and widget sessions move to the survivor, which takes the values it lacked (see `mergedRow`).
  * One batch, guarded on both contacts being as read, so a concurrent change of either makes the merge a 409
  * (retry) rather than losing it; rows linked to the duplicate meanwhile move with the rest. Two contacts the
  * site verified as different users (two external ids) are never merged (409).
@@ -595,6 +602,14 @@ export async function mergeContacts(
 			.update(visitorSessions)
 			.set({ contactId: id })
 			.where(and(eq(visitorSessions.workspaceId, ws), eq(visitorSessions.contactId, duplicateId))),
+		db
+			.update(notes)
+			.set({ subjectId: id })
+			.where(and(eq(notes.workspaceId, ws), eq(notes.subjectKind, 'contact'), eq(notes.subjectId, duplicateId))),
+		db
+			.update(tasks)
+			.set({ contactId: id, updatedAt: now })
+			.where(and(eq(tasks.workspaceId, ws), eq(tasks.contactId, duplicateId))),
 		db.delete(contacts).where(inWorkspace(ws, duplicateId)),
 	];
 	const filled: Record<string, { from: unknown; to: unknown }> = {};

@@ -16,7 +16,7 @@ import {
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
-import { apiTokens, conversations, groups, operatorGroups, operators } from '../db/schema';
+import { apiTokens, conversations, groups, operatorGroups, operators, tasks } from '../db/schema';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
@@ -374,8 +374,9 @@ export async function updateMember(
 }
 
 /**
- * Deletes a member: its tokens and group memberships go, and every conversation assigned to it is
- * unassigned, each with its `conversation.updated`, in one batch with `member.deleted`. Its gates are
+ * Deletes a member: its tokens and group memberships go, every conversation assigned to it is unassigned
+ * (each with its `conversation.updated`) and its tasks go to the operator deleting it (each with its
+ * `task.updated`), in one batch with `member.deleted`. Its gates are
  * suspended first and its sockets closed after. A member cannot delete itself (409).
  */
 export async function deleteMember(
@@ -392,6 +393,15 @@ export async function deleteMember(
 		.select()
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.assigneeId, id)));
+	// Its to-dos are not dropped: whoever removed it gets them (an automation removing it, nobody: refused).
+	const heir = actor.kind === 'operator' ? actor.id : null;
+	const todo = await db
+		.select()
+		.from(tasks)
+		.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.assigneeId, id)));
+	if (todo.length > 0 && heir === null) {
+		throw new Conflict(`Team member ${id} has tasks: an operator deletes it and takes them over.`);
+	}
 	await suspendGates(env, await activeTokenHashes(db, workspaceId, id));
 	const statements: Statement[] = [
 		// Conversations assigned to it since the read above would be unassigned without their event: refused.
@@ -402,6 +412,13 @@ export async function deleteMember(
 			.update(conversations)
 			.set({ assigneeId: null, updatedAt: now })
 			.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.assigneeId, id))),
+		batchGuard(
+			sql`(SELECT count(*) FROM tasks WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}) = ${todo.length}`,
+		),
+		db
+			.update(tasks)
+			.set({ assigneeId: heir ?? id, updatedAt: now })
+			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.assigneeId, id))),
 		db
 			.delete(operatorGroups)
 			.where(and(eq(operatorGroups.workspaceId, workspaceId), eq(operatorGroups.operatorId, id))),
@@ -421,10 +438,31 @@ export async function deleteMember(
 				now,
 			),
 		),
+		...todo.map((task) =>
+			newEvent(
+				'task.updated',
+				workspaceId,
+				actor,
+				{
+					task: {
+						id: task.id,
+						title: task.title,
+						assigneeId: heir ?? id,
+						dueAt: isoOrNull(task.dueAt),
+						done: task.doneAt !== null,
+						contactId: task.contactId,
+						conversationId: task.conversationId,
+						dealId: task.dealId,
+					},
+					...changesOf({ assigneeId: { from: id, to: heir } }),
+				},
+				now,
+			),
+		),
 		newEvent('member.deleted', workspaceId, actor, { member: memberSummary(operator) }, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
-		if (brokeGuard(error)) throw new Conflict(`Team member ${id} was given a conversation meanwhile; retry.`);
+		if (brokeGuard(error)) throw new Conflict(`Team member ${id} was given a conversation or a task meanwhile; retry.`);
 		throw error;
 	});
 	await release(env, committed.events);

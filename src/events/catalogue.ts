@@ -54,6 +54,39 @@ const memberSummary = z.object({ id: z.string(), name: z.string(), email: z.stri
 
 const groupSummary = z.object({ id: z.string(), name: z.string() });
 
+const funnelSummary = z.object({ id: z.string(), name: z.string() });
+
+const dealSummary = z.object({
+	id: z.string(),
+	name: z.string(),
+	funnelId: z.string(),
+	stageId: z.string(),
+	status: z.enum(['open', 'won', 'lost']),
+	value: z.number().int().nullable(),
+	currency: z.string().nullable(),
+	contactId: z.string().nullable(),
+	ownerId: z.string().nullable(),
+});
+
+const stageRef = z.object({ id: z.string(), name: z.string() });
+
+const noteSummary = z.object({
+	id: z.string(),
+	subject: z.object({ kind: z.enum(['contact', 'deal']), id: z.string() }),
+	text: z.string(),
+});
+
+const taskSummary = z.object({
+	id: z.string(),
+	title: z.string(),
+	assigneeId: z.string(),
+	dueAt: z.string().nullable(),
+	done: z.boolean(),
+	contactId: z.string().nullable(),
+	conversationId: z.string().nullable(),
+	dealId: z.string().nullable(),
+});
+
 const tagSummary = z.object({ id: z.string(), name: z.string() });
 
 /** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
@@ -148,6 +181,32 @@ export const EVENT_PAYLOADS = {
 	}),
 	/** The group as it was; its conversations lose it (each with its `conversation.updated`). */
 	'group.deleted': z.object({ group: groupSummary }),
+	'funnel.created': z.object({ funnel: funnelSummary }),
+	/** Renamed, or its stages added, renamed, reordered or deleted (`stages`: their names in order). */
+	'funnel.updated': z.object({
+		funnel: funnelSummary,
+		changed: z.array(z.enum(['name', 'stages'])),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	'funnel.deleted': z.object({ funnel: funnelSummary }),
+	'deal.created': z.object({ deal: dealSummary }),
+	/** A change of a deal's fields (a stage move is `deal.stage_changed`); custom values as `customFields.<key>`. */
+	'deal.updated': z.object({
+		deal: dealSummary,
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** The deal moved from one stage to another (of the same funnel or another). */
+	'deal.stage_changed': z.object({ deal: dealSummary, from: stageRef, to: stageRef }),
+	'deal.deleted': z.object({ deal: dealSummary }),
+	'note.created': z.object({ note: noteSummary }),
+	'task.created': z.object({ task: taskSummary }),
+	'task.updated': z.object({
+		task: taskSummary,
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	'task.deleted': z.object({ task: taskSummary }),
 	'custom_field.created': z.object({ customField: customFieldSummary }),
 	/** A definition's label, options or required flag changed (its key and type never do). */
 	'custom_field.updated': z.object({
@@ -196,6 +255,17 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('group.created'),
 	envelope('group.updated'),
 	envelope('group.deleted'),
+	envelope('funnel.created'),
+	envelope('funnel.updated'),
+	envelope('funnel.deleted'),
+	envelope('deal.created'),
+	envelope('deal.updated'),
+	envelope('deal.stage_changed'),
+	envelope('deal.deleted'),
+	envelope('note.created'),
+	envelope('task.created'),
+	envelope('task.updated'),
+	envelope('task.deleted'),
 	envelope('custom_field.created'),
 	envelope('custom_field.updated'),
 	envelope('custom_field.deleted'),

@@ -56,6 +56,9 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Custom fields',
 		description: 'The extra fields of contacts and deals: their key, type and options, checked on every write.',
 	},
+	{ prefix: '/v3/funnels', name: 'CRM', description: 'Funnels and their stages, deals, and notes on deals.' },
+	{ prefix: '/v3/deals', name: 'CRM', description: 'Funnels and their stages, deals, and notes on deals.' },
+	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
 	{
 		prefix: '/v3/widget',
