@@ -533,6 +533,21 @@ describe('GET /v3/live (the inbox feed)', () => {
 		await expect.poll(types).toEqual(['conversation.created', 'message.created', 'conversation.updated']);
 	});
 
+	it('carries what an inbox shows of tags and contacts, and not the CRM', async () => {
+		const { token } = await seedWorkspace();
+		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${token}` });
+		const created = await api(token, 'POST', '/v3/conversations', { contact: { email: 'tags@example.com' } });
+		const { id, contactId } = (await created.json()) as { id: string; contactId: string };
+		await api(token, 'PUT', `/v3/conversations/${id}/tags/vip`);
+		await api(token, 'PATCH', `/v3/contacts/${contactId}`, { name: 'Tânia' });
+		const duplicate = (await (await api(token, 'POST', '/v3/contacts', { name: 'T.' })).json()) as { id: string };
+		await api(token, 'POST', `/v3/contacts/${contactId}/merge`, { duplicateId: duplicate.id });
+		await api(token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['New'] });
+		await api(token, 'POST', '/v3/deals', { funnel: 'Sales', name: 'Not for the inbox' });
+		const types = async () => feed.frames.flatMap((f) => (f.type === 'event' ? [f.event.type] : []));
+		await expect.poll(types).toEqual(['conversation.created', 'tag.applied', 'contact.updated', 'contact.merged']);
+	});
+
 	it("takes a browser's credential as a subprotocol next to parley.v1, and selects parley.v1", async () => {
 		const { workspaceId, token, visitor, conversationId } = await liveConversation();
 		const feed = await tryUpgrade('/v3/live', { 'Sec-WebSocket-Protocol': `parley.v1, bearer.${token}` });

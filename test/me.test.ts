@@ -12,6 +12,7 @@ interface Me {
 	permissions: string[];
 	groups: { id: string; name: string }[];
 	capacity: number | null;
+	status: string;
 	token: { id: string; createdAt: string; ageDays: number; rotateAfter: string; rotationDue: boolean };
 }
 
@@ -41,6 +42,7 @@ describe('GET /v3/me', () => {
 			permissions: [],
 			groups: [{ id: groupId, name: 'support' }],
 			capacity: null,
+			status: 'offline',
 			token: {
 				id: tokenRow?.id,
 				createdAt: new Date(createdAt).toISOString(),

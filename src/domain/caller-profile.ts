@@ -5,6 +5,7 @@ import type { Database } from '../db/client';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso } from '../lib/ids';
 import { getMember, memberSchema } from './members';
+import { presenceSchema, teamPresence } from './presence';
 
 export const callerProfileSchema = z
 	.object({
@@ -17,6 +18,7 @@ export const callerProfileSchema = z
 		permissions: memberSchema.shape.permissions,
 		groups: memberSchema.shape.groups,
 		capacity: memberSchema.shape.capacity,
+		status: presenceSchema.shape.status,
 		token: z
 			.object({
 				id: z.string().openapi({
@@ -38,12 +40,15 @@ export const callerProfileSchema = z
 export type CallerProfile = z.infer<typeof callerProfileSchema>;
 
 /** Who the calling token acts as, and how old it is: what an integrator checks before rotating it. */
-export async function describeCaller(db: Database, caller: Caller, now = Date.now()): Promise<CallerProfile> {
+export async function describeCaller(env: Env, db: Database, caller: Caller, now = Date.now()): Promise<CallerProfile> {
 	// The token was valid a moment ago; an operator gone since then leaves nothing to describe.
-	const operator = await getMember(db, caller.workspaceId, caller.operatorId).catch((error: unknown) => {
-		if (error instanceof NotFound) throw new Unauthorized('Invalid API token: unknown or revoked.');
-		throw error;
-	});
+	const [operator, presence] = await Promise.all([
+		getMember(db, caller.workspaceId, caller.operatorId).catch((error: unknown) => {
+			if (error instanceof NotFound) throw new Unauthorized('Invalid API token: unknown or revoked.');
+			throw error;
+		}),
+		teamPresence(env, caller.workspaceId),
+	]);
 	const age = tokenAge(caller.tokenCreatedAt, now);
 	return {
 		operator: { id: operator.id, name: operator.name, email: operator.email },
@@ -51,6 +56,7 @@ export async function describeCaller(db: Database, caller: Caller, now = Date.no
 		permissions: operator.permissions,
 		groups: operator.groups,
 		capacity: operator.capacity,
+		status: presence.find((p) => p.operatorId === caller.operatorId)?.status ?? 'offline',
 		token: {
 			id: caller.tokenId,
 			createdAt: iso(caller.tokenCreatedAt),

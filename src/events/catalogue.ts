@@ -273,12 +273,21 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;
 
-/** Event types an operator's live inbox feed carries. */
+/**
+ * Event types an operator's live inbox feed carries: what an inbox shows. Conversations and their messages;
+ * the tags a conversation's `PUT`/`DELETE …/tags/{name}` applies or removes (a `PATCH` announces them in
+ * `conversation.updated` too); the contact beside them (renamed, merged into another); and who on the team
+ * is available.
+ */
 export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'conversation.created',
 	'conversation.updated',
 	'conversation.read',
 	'message.created',
+	'tag.applied',
+	'tag.removed',
+	'contact.updated',
+	'contact.merged',
 	'member.status_changed',
 ];
 

@@ -14,7 +14,7 @@ export const me = createRouter()
 			summary: 'Who the calling token acts as, and how old it is',
 			description:
 				'Permission: any valid token. The operator behind the token (id, name, e-mail), its workspace, ' +
-				'permissions, groups and capacity, and the token itself: when it was issued, its age in days and when rotation ' +
+				'permissions, groups, capacity and presence status, and the token itself: when it was issued, its age in days and when rotation ' +
 				'falls due. Rotate a token about every 90 days, and at once if it may have leaked, with ' +
 				'`POST /v3/tokens/regenerate`. Once a token is older than 90 days, every answer to it carries ' +
 				'`Deprecation: @<unix seconds>` (RFC 9745) and `Link: </v3/me>; rel="deprecation"`.',
@@ -26,6 +26,7 @@ export const me = createRouter()
 					permissions: ['conversations:read', 'messages:send'],
 					groups: [{ id: 'grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Support' }],
 					capacity: null,
+					status: 'online',
 					token: {
 						id: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 						createdAt: '2026-09-01T12:00:00.000Z',
@@ -37,7 +38,7 @@ export const me = createRouter()
 				...errorResponses(),
 			},
 		}),
-		async (c) => c.json(await describeCaller(c.var.db, c.var.caller), 200),
+		async (c) => c.json(await describeCaller(c.env, c.var.db, c.var.caller), 200),
 	)
 	.openapi(
 		createRoute({
