@@ -1,11 +1,13 @@
 /**
  * Operators' presence, held by their workspace's hub (one writer, so no two changes race). Each operator has a
  * chosen status (what it set with `PUT /v3/me/status`; online until it sets one) and an effective one: the
- * chosen status while it can work, offline once its last inbox feed socket has been gone for the grace period
- * (a console reload or a flaky network does not flicker it), back to the chosen one when a feed reconnects.
+ * chosen status while it can work, offline once it has had no inbox feed socket for the grace period (a
+ * console reload or a flaky network does not flicker it; a status set with no console open lasts that long
+ * too), back to the chosen one when a feed reconnects.
  *
  * Every change is announced as `member.status_changed`: pushed at once to the feed sockets, and put on the
- * events Queue from a small outbox stored with the change, which a timer retries, so no change is lost.
+ * events Queue from a small outbox stored with the change, which a timer retries (never giving up: see
+ * `keepDelivering`), so no change is lost.
  */
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { deliverEvents } from '../src/events/deliver';
@@ -14,8 +16,8 @@ import type { PresenceReason, PresenceStatus } from '../src/model/presence';
 import type { RoomTimers } from './room-timers';
 
 export const PRESENCE_SCHEMA = [
-	`CREATE TABLE IF NOT EXISTS presence (operator_id TEXT PRIMARY KEY, status TEXT NOT NULL, chosen TEXT NOT NULL,
-		changed_at INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS presence (operator_id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL,
+		status TEXT NOT NULL, chosen TEXT NOT NULL, changed_at INTEGER NOT NULL)`,
 	'CREATE TABLE IF NOT EXISTS presence_outbox (id TEXT PRIMARY KEY, event TEXT NOT NULL)',
 ];
 
@@ -31,7 +33,13 @@ export interface PresenceEntry {
 	changedAt: number;
 }
 
-type PresenceRow = { operator_id: string; status: PresenceStatus; chosen: PresenceStatus; changed_at: number };
+type PresenceRow = {
+	operator_id: string;
+	workspace_id: string;
+	status: PresenceStatus;
+	chosen: PresenceStatus;
+	changed_at: number;
+};
 
 function entry(row: PresenceRow): PresenceEntry {
 	return { operatorId: row.operator_id, status: row.status, chosen: row.chosen, changedAt: row.changed_at };
@@ -71,10 +79,11 @@ export class HubPresence {
 	): Promise<PresenceEntry> {
 		const from = this.row(operatorId)?.status ?? 'offline';
 		this.storage.sql.exec(
-			`INSERT INTO presence (operator_id, status, chosen, changed_at) VALUES (?, ?, ?, ?)
+			`INSERT INTO presence (operator_id, workspace_id, status, chosen, changed_at) VALUES (?, ?, ?, ?, ?)
 			 ON CONFLICT (operator_id) DO UPDATE SET status = excluded.status, chosen = excluded.chosen,
 			 changed_at = CASE WHEN presence.status = excluded.status THEN presence.changed_at ELSE excluded.changed_at END`,
 			operatorId,
+			workspaceId,
 			status,
 			chosen,
 			now,
@@ -105,10 +114,63 @@ export class HubPresence {
 		return entry(row);
 	}
 
-	/** The operator chose a status (`PUT /v3/me/status`): it is its effective status at once. */
-	set(workspaceId: string, operatorId: string, status: PresenceStatus, now = Date.now()): Promise<PresenceEntry> {
+	/**
+	 * The operator chose a status (`PUT /v3/me/status`): it is its effective status at once. Without a feed
+	 * socket open, its grace period starts too: nobody stays available with no console to answer from.
+	 */
+	async set(workspaceId: string, operatorId: string, status: PresenceStatus, now = Date.now()): Promise<PresenceEntry> {
 		this.timers.cancel(`${PRESENCE_OFFLINE_TIMER}:${operatorId}`);
-		return this.write(workspaceId, operatorId, status, status, 'set', { kind: 'operator', id: operatorId }, now);
+		const entry = await this.write(
+			workspaceId,
+			operatorId,
+			status,
+			status,
+			'set',
+			{ kind: 'operator', id: operatorId },
+			now,
+		);
+		if (!this.hasFeed(operatorId)) await this.lostFeeds(workspaceId, operatorId, now);
+		return entry;
+	}
+
+	/** The operator has no feed socket left (closed, dropped, or closed by the hub): its grace period starts. */
+	async lostFeeds(workspaceId: string, operatorId: string, now = Date.now()): Promise<void> {
+		const row = this.row(operatorId);
+		if (!row || row.status === 'offline') return;
+		const grace = Number(this.env.PRESENCE_GRACE_SECONDS || '30') * 1000;
+		this.timers.schedule(
+			{
+				id: `${PRESENCE_OFFLINE_TIMER}:${operatorId}`,
+				kind: PRESENCE_OFFLINE_TIMER,
+				dueAt: now + grace,
+				payload: { workspaceId, operatorId },
+			},
+			'replace',
+		);
+		await this.timers.scheduleNextAlarm();
+	}
+
+	/**
+	 * After a restart: operators shown present with no feed socket (lost without a close event) and no grace
+	 * period running get one now.
+	 */
+	async recover(now = Date.now()): Promise<void> {
+		const rows = this.storage.sql.exec<PresenceRow>("SELECT * FROM presence WHERE status != 'offline'").toArray();
+		for (const row of rows) {
+			if (this.hasFeed(row.operator_id) || this.timers.get(`${PRESENCE_OFFLINE_TIMER}:${row.operator_id}`)) continue;
+			await this.lostFeeds(row.workspace_id, row.operator_id, now);
+		}
+	}
+
+	/** An outbox that still holds events always has its delivery timer (retries are never given up). */
+	async keepDelivering(now = Date.now()): Promise<void> {
+		if (this.storage.sql.exec('SELECT 1 FROM presence_outbox LIMIT 1').toArray().length === 0) return;
+		if (this.timers.get(PRESENCE_DELIVER_TIMER)) return;
+		this.timers.schedule(
+			{ id: PRESENCE_DELIVER_TIMER, kind: PRESENCE_DELIVER_TIMER, dueAt: now + 5 * 60_000, payload: null },
+			'earliest',
+		);
+		await this.timers.scheduleNextAlarm();
 	}
 
 	/** A feed socket of the operator was accepted: a pending offline is called off, the chosen status is back. */
@@ -124,19 +186,7 @@ export class HubPresence {
 	/** A feed socket closed: with none left, the operator turns offline after the grace period. */
 	async dropped(workspaceId: string, operatorId: string, closing: WebSocket, now = Date.now()): Promise<void> {
 		if (this.hasFeed(operatorId, closing)) return;
-		const row = this.row(operatorId);
-		if (!row || row.status === 'offline') return;
-		const grace = Number(this.env.PRESENCE_GRACE_SECONDS || '30') * 1000;
-		this.timers.schedule(
-			{
-				id: `${PRESENCE_OFFLINE_TIMER}:${operatorId}`,
-				kind: PRESENCE_OFFLINE_TIMER,
-				dueAt: now + grace,
-				payload: { workspaceId, operatorId },
-			},
-			'replace',
-		);
-		await this.timers.scheduleNextAlarm();
+		await this.lostFeeds(workspaceId, operatorId, now);
 	}
 
 	/** The grace period passed: offline, unless a feed socket came back meanwhile. */

@@ -55,7 +55,9 @@ export class WorkspaceHub extends DurableObject<Env> {
 			env,
 			this.timers,
 			(events) => this.publish(events),
-			(operatorId, except) => ctx.getWebSockets(operatorId).some((socket) => socket !== except),
+			// Open ones only: a socket the hub closed is still listed until the client answers.
+			(operatorId, except) =>
+				ctx.getWebSockets(operatorId).some((socket) => socket !== except && socket.readyState === WebSocket.OPEN),
 		);
 		ctx.blockConcurrencyWhile(async () => {
 			// Which conversations an operator has opened sockets on, so a replaced token can close them all.
@@ -64,6 +66,8 @@ export class WorkspaceHub extends DurableObject<Env> {
 			);
 			for (const statement of [...TIMERS_SCHEMA, ...PRESENCE_SCHEMA]) ctx.storage.sql.exec(statement);
 			await this.timers.load();
+			// Sockets lost without a close (a restart) leave operators online with no feed: their grace starts now.
+			await this.presence.recover();
 		});
 		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
 	}
@@ -78,7 +82,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 		return this.presence.set(workspaceId, operatorId, status);
 	}
 
-	/** An operator was disabled or deleted: offline now, its feed sockets closed. */
+	/** An operator was disabled or deleted: offline now (its sockets are closed by `disconnect`). */
 	async removeOperator(workspaceId: string, operatorId: string, actor: Actor): Promise<void> {
 		await this.presence.removed(workspaceId, operatorId, actor);
 	}
@@ -89,6 +93,8 @@ export class WorkspaceHub extends DurableObject<Env> {
 			[PRESENCE_OFFLINE_TIMER]: (payload) => this.presence.graceOver(payload),
 			[PRESENCE_DELIVER_TIMER]: () => this.presence.deliver(),
 		});
+		// A delivery given up after its retries is taken up again: events wait in the outbox until the Queue has them.
+		await this.presence.keepDelivering();
 	}
 
 	/** Notes that an operator has a socket on each of these conversations' rooms. */
@@ -150,6 +156,11 @@ export class WorkspaceHub extends DurableObject<Env> {
 		// The console is back: its operator's chosen status with it (announced to the other sockets; this one
 		// learns it from the presence list it gets first, which `member.status_changed` events keep up to date).
 		await this.presence.connected(workspaceId, operatorId);
+		// That wait let other calls in: a `disconnect` (the token replaced, the member disabled) refuses it still.
+		if ((this.disconnects.get(operatorId) ?? 0) !== disconnectsBefore) {
+			const message = 'The token this socket was opened with is revoked; reconnect with the new one.';
+			return Response.json(errorBody(401, message), { status: 401 });
+		}
 		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 		this.ctx.acceptWebSocket(server, [subscriber.operatorId]);
 		server.serializeAttachment(subscriber);
@@ -178,14 +189,20 @@ export class WorkspaceHub extends DurableObject<Env> {
 	}
 
 	/**
-	 * Closes an operator's feed sockets (its token was replaced: the console reconnects with the new one) and
+	 * Closes an operator's feed sockets (its token was replaced, its permissions changed or it was disabled: the
+	 * console reconnects with what it has now) and
 	 * hands over the conversations it has sockets on, for their rooms to close those too. The list is emptied
 	 * at once, so the sockets the console opens again with its new token register afresh; rooms that could
 	 * not be reached are put back (`trackRoomSockets`) for the next time.
 	 */
-	disconnect(operatorId: string): string[] {
+	async disconnect(operatorId: string): Promise<string[]> {
 		this.disconnects.set(operatorId, (this.disconnects.get(operatorId) ?? 0) + 1);
-		for (const socket of this.ctx.getWebSockets(operatorId)) answerClose(socket, 4001, 'token replaced');
+		const feeds = this.ctx.getWebSockets(operatorId);
+		for (const socket of feeds) answerClose(socket, 4001, 'token replaced');
+		// Closed by the hub, so no close event follows: its grace period starts here (a console that reconnects
+		// with its new token calls it off).
+		const workspaceId = (feeds[0]?.deserializeAttachment() as FeedSubscriber | undefined)?.workspaceId;
+		if (workspaceId) await this.presence.lostFeeds(workspaceId, operatorId);
 		const rooms = this.ctx.storage.sql
 			.exec<{ conversation_id: string }>('SELECT conversation_id FROM room_sockets WHERE operator_id = ?', operatorId)
 			.toArray()

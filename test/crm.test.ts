@@ -53,7 +53,7 @@ describe('/v3/funnels', () => {
 		expect(names(funnel)).toEqual(['New', 'Proposal', 'Won over']);
 		await expectError(await api(token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['A'] }), 409);
 		const { message } = await expectError(
-			await api(token, 'POST', '/v3/funnels', { name: 'Other', stages: ['A', 'a'] }),
+			await api(token, 'POST', '/v3/funnels', { name: 'Other', stages: ['A', 'A'] }),
 			422,
 		);
 		expect(message).toContain('json.stages');

@@ -47,6 +47,10 @@ describe('presence', () => {
 		const { message } = await expectError(await api(member.token, 'PUT', '/v3/me/status', { status: 'gone' }), 422);
 		expect(message).toContain('json.status');
 		await expect.poll(() => statusEvents(workspaceId, member.operatorId)).toEqual(['offline>busy (set)']);
+		// Set with no console open: it lasts the grace period (1 s in the tests), not forever.
+		await expect
+			.poll(async () => (await presence(admin))[member.operatorId], { timeout: 10_000, interval: 400 })
+			.toBe('offline');
 		// Reading the team's presence needs conversations:read.
 		await expectError(await api(member.token, 'GET', '/v3/team/presence'), 403);
 	});
@@ -113,7 +117,8 @@ describe('presence', () => {
 		const cy = await seedOperator(workspaceId, ['conversations:read']);
 		await api(admin, 'PATCH', `/v3/team/members/${ana.operatorId}`, { groups: [sales.id], capacity: 2 });
 		await api(admin, 'PATCH', `/v3/team/members/${bo.operatorId}`, { groups: [sales.id], capacity: 1 });
-		for (const member of [ana, bo]) await api(member.token, 'PUT', '/v3/me/status', { status: 'online' });
+		// Available means a console open: each has its feed.
+		for (const member of [ana, bo, cy]) await feedOf(member.token);
 		await api(cy.token, 'PUT', '/v3/me/status', { status: 'away' });
 		await seedConversation(workspaceId, { assigneeId: ana.operatorId });
 		await seedConversation(workspaceId, { assigneeId: ana.operatorId, status: 'closed' });
@@ -130,6 +135,6 @@ describe('presence', () => {
 		expect(await available()).toEqual([]);
 		await expect
 			.poll(() => statusEvents(workspaceId, ana.operatorId))
-			.toEqual(['offline>online (set)', 'online>offline (removed)']);
+			.toEqual(['offline>online (connected)', 'online>offline (removed)']);
 	});
 });

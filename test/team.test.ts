@@ -126,12 +126,14 @@ describe('/v3/team/members', () => {
 		expect((await api(member.token, 'GET', '/v3/me')).status).toBe(200);
 	});
 
-	it('applies a permission taken away from the next request', async () => {
+	it('applies a permission taken away from the next request, and closes the sockets opened with it', async () => {
 		const { workspaceId, token: admin } = await seedWorkspace();
 		const member = await seedOperator(workspaceId, ['conversations:read']);
 		expect((await api(member.token, 'GET', '/v3/conversations')).status).toBe(200);
+		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${member.token}` });
 		await api(admin, 'PATCH', `/v3/team/members/${member.operatorId}`, { permissions: [] });
 		await expectError(await api(member.token, 'GET', '/v3/conversations'), 403);
+		expect(await feed.closed).toBe(4001);
 	});
 
 	it('deletes a member: its token fails and its conversations are unassigned, each announced', async () => {

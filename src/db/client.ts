@@ -88,3 +88,11 @@ export function batchGuard(condition: SQL): SQL {
 export function brokeGuard(error: unknown): boolean {
 	return String(error).includes('malformed JSON');
 }
+
+/**
+ * A condition (for a `batchGuard`) that `select`, a query of one `id` column, finds exactly `ids`: the rows a
+ * change read are still the ones it applies to, none gone and none added.
+ */
+export function sameIds(select: SQL, ids: readonly string[]): SQL {
+	return sql`(SELECT coalesce(json_group_array(id), '[]') FROM (${select} ORDER BY id)) = ${JSON.stringify([...ids].sort())}`;
+}

@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Database } from './client';
+import { batchGuard, type Database } from './client';
 
 /** A table whose rows belong to a workspace and are named by an id. */
 type WorkspaceTable = SQLiteTable & { id: AnySQLiteColumn; workspaceId: AnySQLiteColumn };
@@ -21,4 +21,28 @@ export async function existsInWorkspace(
 		.where(and(eq(table.workspaceId, workspaceId), eq(table.id, id)))
 		.get();
 	return found !== undefined;
+}
+
+/** The tables a row may link to by id. */
+export type LinkedTable = 'operators' | 'contacts' | 'conversations' | 'deals' | 'groups';
+
+/**
+ * A `batchGuard` that every linked row (table, id) still exists in the workspace when the batch runs (an
+ * operator also still enabled): a write checked before its batch cannot link to a row deleted in between.
+ * Null when nothing is linked.
+ */
+export function linksGuard(
+	workspaceId: string,
+	links: ReadonlyArray<readonly [LinkedTable, string | null | undefined]>,
+) {
+	const checks = links.flatMap(([table, id]) =>
+		id
+			? [
+					sql`EXISTS (SELECT 1 FROM ${sql.identifier(table)} WHERE id = ${id} AND workspace_id = ${workspaceId}${
+						table === 'operators' ? sql` AND disabled_at IS NULL` : sql``
+					})`,
+				]
+			: [],
+	);
+	return checks.length === 0 ? null : batchGuard(sql.join(checks, sql` AND `));
 }

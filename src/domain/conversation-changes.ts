@@ -18,7 +18,6 @@ import { type ConversationChanges, conversationSummary } from './conversations';
 import { assertAssignment, assignmentGone, assignmentGuard } from './members';
 import { ensureTags } from './tags';
 
-/** Throws Invalid unless `operatorId` is an operator of the workspace. */
 /** A tag by id and name, as `ensureTags` found or created it. */
 type TagRef = { id: string; name: string };
 

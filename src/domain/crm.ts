@@ -12,10 +12,12 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
+	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
 import { contacts, type DealProduct, deals, funnels, notes, operators, stages, tasks } from '../db/schema';
+import { linksGuard } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
@@ -24,6 +26,7 @@ import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { checkedCustomValues, customChangeEntries, customValueChanges } from './custom-fields';
+import { taskSummary } from './tasks';
 
 // Funnels and stages.
 
@@ -47,7 +50,7 @@ export const funnelSchema = z
 export type FunnelView = z.infer<typeof funnelSchema>;
 
 const name = z.string().trim().min(1).max(100);
-const uniqueNames = (list: string[]) => new Set(list.map((n) => n.toLowerCase())).size === list.length;
+const uniqueNames = (list: string[]) => new Set(list).size === list.length;
 
 export const newFunnelSchema = z
 	.strictObject({
@@ -56,7 +59,7 @@ export const newFunnelSchema = z
 			.array(name)
 			.min(1)
 			.max(30)
-			.refine(uniqueNames, 'stage names must be unique (whatever their case)')
+			.refine(uniqueNames, 'stage names must be unique')
 			.openapi({ description: 'Its stages, in order.', example: ['New', 'Proposal', 'Negotiation'] }),
 	})
 	.openapi('NewFunnel');
@@ -366,7 +369,10 @@ export async function deleteStage(
 	const statements: Statement[] = [
 		stagesAsRead(funnel),
 		batchGuard(
-			sql`(SELECT count(*) FROM deals WHERE workspace_id = ${workspaceId} AND stage_id = ${stageId}) = ${inStage.length}`,
+			sameIds(
+				sql`SELECT id FROM deals WHERE workspace_id = ${workspaceId} AND stage_id = ${stageId}`,
+				inStage.map((d) => d.id),
+			),
 		),
 	];
 	if (target) {
@@ -570,7 +576,7 @@ function dealView(row: { deal: DealRow; stageName: string }): DealView {
 	};
 }
 
-function dealSummary(d: DealRow) {
+export function dealSummary(d: DealRow) {
 	return {
 		id: d.id,
 		name: d.name,
@@ -632,11 +638,12 @@ async function assertLinks(
 ) {
 	if (links.ownerId) {
 		const owner = await db
-			.select({ id: operators.id })
+			.select({ disabledAt: operators.disabledAt })
 			.from(operators)
 			.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, links.ownerId)))
 			.get();
 		if (!owner) throw new Invalid(`no operator ${links.ownerId} in this workspace`, { field: ['ownerId'] });
+		if (owner.disabledAt !== null) throw new Invalid(`operator ${links.ownerId} is disabled`, { field: ['ownerId'] });
 	}
 	if (links.contactId) {
 		const contact = await db
@@ -656,7 +663,9 @@ function stageStillThere(workspaceId: string, funnelId: string, stageId: string)
 }
 
 function dealWriteFailed(error: unknown): never {
-	if (brokeGuard(error)) throw new Conflict('The deal, its stage or its funnel changed at the same moment; retry.');
+	if (brokeGuard(error)) {
+		throw new Conflict('The deal, its stage, its owner or its contact changed at the same moment; retry.');
+	}
 	if (violatesForeignKey(error))
 		throw new Conflict('The deal’s contact or stage was deleted at the same moment; retry.');
 	throw error;
@@ -701,7 +710,15 @@ export async function createDeal(
 		updatedAt: now,
 	};
 	const event = newEvent('deal.created', workspaceId, actor, { deal: dealSummary(row) }, now);
-	const statements = [stageStillThere(workspaceId, funnel.id, stage.id), db.insert(deals).values(row)];
+	const links = linksGuard(workspaceId, [
+		['operators', input.ownerId],
+		['contacts', input.contactId],
+	]);
+	const statements = [
+		stageStillThere(workspaceId, funnel.id, stage.id),
+		...(links ? [links] : []),
+		db.insert(deals).values(row),
+	];
 	const committed = await commit(db, { statements, events: [event] }, dealWriteFailed);
 	await release(env, committed.events);
 	return getDeal(db, workspaceId, row.id);
@@ -777,6 +794,11 @@ export async function updateDeal(
 		batchGuard(sql`changes() = 1`),
 	];
 	if (stageMoved) statements.unshift(stageStillThere(workspaceId, target.funnel.id, target.stage.id));
+	const links = linksGuard(workspaceId, [
+		['operators', changes.ownerId],
+		['contacts', changes.contactId],
+	]);
+	if (links) statements.unshift(links);
 	const events: DomainEvent[] = [];
 	if (Object.keys(moved).length > 0) {
 		events.push(newEvent('deal.updated', workspaceId, actor, { deal: dealSummary(after), ...changesOf(moved) }, now));
@@ -797,7 +819,10 @@ export async function updateDeal(
 	return getDeal(db, workspaceId, id);
 }
 
-/** Deletes a deal and its notes (its tasks stay, without it), with a `deal.deleted` event. */
+/**
+ * Deletes a deal and its notes, with a `deal.deleted` event; tasks about it stay, without it (each with its
+ * `task.updated`).
+ */
 export async function deleteDeal(
 	env: Env,
 	db: Database,
@@ -807,7 +832,17 @@ export async function deleteDeal(
 	now = Date.now(),
 ): Promise<void> {
 	const { deal } = await dealRow(db, workspaceId, id);
+	const linked = await db
+		.select()
+		.from(tasks)
+		.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.dealId, id)));
 	const statements: Statement[] = [
+		batchGuard(
+			sameIds(
+				sql`SELECT id FROM tasks WHERE workspace_id = ${workspaceId} AND deal_id = ${id}`,
+				linked.map((t) => t.id),
+			),
+		),
 		db
 			.delete(notes)
 			.where(and(eq(notes.workspaceId, workspaceId), eq(notes.subjectKind, 'deal'), eq(notes.subjectId, id))),
@@ -817,8 +852,22 @@ export async function deleteDeal(
 			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.dealId, id))),
 		db.delete(deals).where(dealIn(workspaceId, id)),
 	];
-	const event = newEvent('deal.deleted', workspaceId, actor, { deal: dealSummary(deal) }, now);
-	const committed = await commit(db, { statements, events: [event] });
+	const events: DomainEvent[] = [
+		...linked.map((task) =>
+			newEvent(
+				'task.updated',
+				workspaceId,
+				actor,
+				{ task: taskSummary({ ...task, dealId: null }), ...changesOf({ dealId: { from: id, to: null } }) },
+				now,
+			),
+		),
+		newEvent('deal.deleted', workspaceId, actor, { deal: dealSummary(deal) }, now),
+	];
+	const committed = await commit(db, { statements, events }, (error) => {
+		if (brokeGuard(error)) throw new Conflict(`Deal ${id} was given a task at the same moment; retry.`);
+		throw error;
+	});
 	await release(env, committed.events);
 }
 

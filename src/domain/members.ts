@@ -13,10 +13,11 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
+	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
-import { apiTokens, conversations, groups, operatorGroups, operators, tasks } from '../db/schema';
+import { apiTokens, conversations, deals, groups, operatorGroups, operators, tasks } from '../db/schema';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
@@ -24,6 +25,7 @@ import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { conversationSummary } from './conversations';
+import { dealSummary } from './crm';
 import { closeReplacedTokenSockets } from './live';
 import { presenceRemoved } from './presence';
 
@@ -71,11 +73,10 @@ export const memberChangesSchema = z
 			.max(200)
 			.optional()
 			.openapi({ description: 'Name shown to visitors and colleagues.' }),
-		permissions: z
-			.array(permissionSchema)
-			.max(6)
-			.optional()
-			.openapi({ description: 'Replaces its permissions; takes effect on its next request.' }),
+		permissions: z.array(permissionSchema).max(6).optional().openapi({
+			description:
+				'Replaces its permissions: from its next request, and its open sockets close (to reconnect with them).',
+		}),
 		groups: groupIds.optional().openapi({ description: 'Replaces its groups, by id.' }),
 		capacity: capacity.optional().openapi({ description: 'The most open conversations it takes; null for no limit.' }),
 		disabled: z.boolean().optional().openapi({
@@ -305,8 +306,8 @@ function unchanged(current: OperatorRow, groupIdsBefore: string[]) {
 /**
  * Changes a member with a `member.updated` event naming each field from and to; nothing when nothing moves.
  * A member cannot disable itself or take away its own `admin` (a workspace could lose its last admin). A
- * change of permissions or of `disabled` suspends the member's token gates before it commits; disabling
- * closes its sockets after. The write applies only while the member is as read, else a 409.
+ * change of permissions or of `disabled` suspends the member's token gates before it commits, and closes its
+ * sockets after (they were opened with what it could do then). The write applies only while the member is as read, else a 409.
  */
 export async function updateMember(
 	env: Env,
@@ -365,18 +366,17 @@ export async function updateMember(
 		return groupGone(error);
 	});
 	await release(env, committed.events);
-	// Its open sockets were opened while it could: they close now (each room also re-checks before acting).
-	if (changes.disabled === true) {
-		await closeReplacedTokenSockets(env, workspaceId, id);
-		await presenceRemoved(env, workspaceId, id, actor);
-	}
+	// Its open sockets hold what it could do when they opened: they close now (each room also re-checks its
+	// token before acting), and a console reconnects with what it may do now.
+	if (changes.disabled === true || moved.permissions) await closeReplacedTokenSockets(env, workspaceId, id);
+	if (changes.disabled === true) await presenceRemoved(env, workspaceId, id, actor);
 	return getMember(db, workspaceId, id);
 }
 
 /**
  * Deletes a member: its tokens and group memberships go, every conversation assigned to it is unassigned
- * (each with its `conversation.updated`) and its tasks go to the operator deleting it (each with its
- * `task.updated`), in one batch with `member.deleted`. Its gates are
+ * (each with its `conversation.updated`), its deals lose their owner (each with its `deal.updated`) and its
+ * tasks go to the operator deleting it (each with its `task.updated`), in one batch with `member.deleted`. Its gates are
  * suspended first and its sockets closed after. A member cannot delete itself (409).
  */
 export async function deleteMember(
@@ -399,22 +399,38 @@ export async function deleteMember(
 		.select()
 		.from(tasks)
 		.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.assigneeId, id)));
+	const owned = await db
+		.select()
+		.from(deals)
+		.where(and(eq(deals.workspaceId, workspaceId), eq(deals.ownerId, id)));
 	if (todo.length > 0 && heir === null) {
 		throw new Conflict(`Team member ${id} has tasks: an operator deletes it and takes them over.`);
 	}
 	await suspendGates(env, await activeTokenHashes(db, workspaceId, id));
 	const statements: Statement[] = [
-		// Conversations assigned to it since the read above would be unassigned without their event: refused.
+		// Rows given to it since the reads above would change without their event: refused.
 		batchGuard(
-			sql`(SELECT count(*) FROM conversations WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}) = ${assigned.length}`,
+			sql`${sameIds(
+				sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}`,
+				assigned.map((c) => c.id),
+			)}
+				AND ${sameIds(
+					sql`SELECT id FROM tasks WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}`,
+					todo.map((t) => t.id),
+				)}
+				AND ${sameIds(
+					sql`SELECT id FROM deals WHERE workspace_id = ${workspaceId} AND owner_id = ${id}`,
+					owned.map((d) => d.id),
+				)}`,
 		),
 		db
 			.update(conversations)
 			.set({ assigneeId: null, updatedAt: now })
 			.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.assigneeId, id))),
-		batchGuard(
-			sql`(SELECT count(*) FROM tasks WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}) = ${todo.length}`,
-		),
+		db
+			.update(deals)
+			.set({ ownerId: null, updatedAt: now })
+			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.ownerId, id))),
 		db
 			.update(tasks)
 			.set({ assigneeId: heir ?? id, updatedAt: now })
@@ -456,6 +472,15 @@ export async function deleteMember(
 					},
 					...changesOf({ assigneeId: { from: id, to: heir } }),
 				},
+				now,
+			),
+		),
+		...owned.map((deal) =>
+			newEvent(
+				'deal.updated',
+				workspaceId,
+				actor,
+				{ deal: dealSummary({ ...deal, ownerId: null }), ...changesOf({ ownerId: { from: id, to: null } }) },
 				now,
 			),
 		),
@@ -677,7 +702,10 @@ export async function deleteGroup(
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.groupId, id)));
 	const statements: Statement[] = [
 		batchGuard(
-			sql`(SELECT count(*) FROM conversations WHERE workspace_id = ${workspaceId} AND group_id = ${id}) = ${routed.length}`,
+			sameIds(
+				sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId} AND group_id = ${id}`,
+				routed.map((c) => c.id),
+			),
 		),
 		db
 			.update(conversations)

@@ -4,8 +4,9 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { brokeGuard, type Database } from '../db/client';
 import { contacts, notes } from '../db/schema';
+import { linksGuard } from '../db/scoped';
 import { newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
@@ -86,7 +87,13 @@ export async function addNote(
 		createdAt: now,
 	};
 	const event = newEvent('note.created', workspaceId, actor, { note: { id: row.id, subject, text } }, now);
-	const committed = await commit(db, { statements: [db.insert(notes).values(row)], events: [event] });
+	const guard = linksGuard(workspaceId, [[subject.kind === 'deal' ? 'deals' : 'contacts', subject.id]]);
+	const statements = [...(guard ? [guard] : []), db.insert(notes).values(row)];
+	const committed = await commit(db, { statements, events: [event] }, (error) => {
+		if (brokeGuard(error))
+			throw new NotFound(`${subject.kind === 'deal' ? 'Deal' : 'Contact'} ${subject.id} not found.`);
+		throw error;
+	});
 	await release(env, committed.events);
 	return noteView(row);
 }

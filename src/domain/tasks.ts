@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
 import { contacts, conversations, operators, tasks } from '../db/schema';
+import { linksGuard } from '../db/scoped';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
@@ -114,7 +115,7 @@ function taskView(row: TaskRow): TaskView {
 	};
 }
 
-function taskSummary(row: TaskRow) {
+export function taskSummary(row: TaskRow) {
 	return {
 		id: row.id,
 		title: row.title,
@@ -204,6 +205,21 @@ async function assertLinks(
 	}
 }
 
+/** The guard that what a task is given (its assignee, contact, conversation, deal) is still there. */
+function taskLinksGuard(workspaceId: string, links: Partial<TaskRow>) {
+	return linksGuard(workspaceId, [
+		['operators', links.assigneeId],
+		['contacts', links.contactId],
+		['conversations', links.conversationId],
+		['deals', links.dealId],
+	]);
+}
+
+function linkGone(error: unknown): never {
+	if (brokeGuard(error)) throw new Conflict('What the task links to was deleted at the same moment; retry.');
+	throw error;
+}
+
 /** An operator may act on its own tasks (assigned to it or created by it); an admin on all. */
 function assertManages(caller: TaskCaller, task: TaskRow) {
 	if (caller.admin) return;
@@ -246,7 +262,9 @@ export async function createTask(
 		updatedAt: now,
 	};
 	const event = newEvent('task.created', workspaceId, caller.actor, { task: taskSummary(row) }, now);
-	const committed = await commit(db, { statements: [db.insert(tasks).values(row)], events: [event] });
+	const links = taskLinksGuard(workspaceId, row);
+	const statements = [...(links ? [links] : []), db.insert(tasks).values(row)];
+	const committed = await commit(db, { statements, events: [event] }, linkGone);
 	await release(env, committed.events);
 	return taskView(row);
 }
@@ -296,6 +314,8 @@ export async function updateTask(
 			.where(and(taskIn(workspaceId, id), eq(tasks.updatedAt, current.updatedAt))),
 		batchGuard(sql`changes() = 1`),
 	];
+	const links = taskLinksGuard(workspaceId, set);
+	if (links) statements.unshift(links);
 	const event = newEvent(
 		'task.updated',
 		workspaceId,
@@ -304,7 +324,9 @@ export async function updateTask(
 		now,
 	);
 	const committed = await commit(db, { statements, events: [event] }, (error) => {
-		if (brokeGuard(error)) throw new Conflict(`Task ${id} changed while this update was applied; retry.`);
+		if (brokeGuard(error)) {
+			throw new Conflict(`Task ${id}, or what it links to, changed while this update was applied; retry.`);
+		}
 		throw error;
 	});
 	await release(env, committed.events);

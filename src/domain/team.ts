@@ -104,7 +104,10 @@ export async function regenerateToken(env: Env, db: Database, caller: Caller) {
 	return issued(token, row);
 }
 
-/** Whether a token is still active (not revoked, its operator not disabled): what a long-lived socket opened with it checks before each send. */
+/**
+ * Whether a token is still active (not revoked, its operator not disabled): what a conversation socket opened
+ * with it checks before each send, and the inbox feed when it accepts one.
+ */
 export async function isTokenActive(db: Database, workspaceId: string, tokenId: string): Promise<boolean> {
 	const row = await db
 		.select({ id: apiTokens.id })

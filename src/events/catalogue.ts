@@ -160,7 +160,10 @@ export const EVENT_PAYLOADS = {
 		changed: z.array(z.enum(['name', 'permissions', 'groups', 'capacity', 'disabled'])),
 		changes: z.record(z.string(), change(z.unknown())),
 	}),
-	/** The operator as it was; the conversations it had are unassigned (each with its `conversation.updated`). */
+	/**
+	 * The operator as it was. Its conversations are unassigned (each with its `conversation.updated`), its deals
+	 * lose their owner (`deal.updated`) and its tasks go to the operator who deleted it (`task.updated`).
+	 */
 	'member.deleted': z.object({ member: memberSummary }),
 	/**
 	 * An operator's presence moved: set by itself (`set`), back with its chosen status when its console

@@ -104,7 +104,7 @@ export const team = createRouter()
 			operationId: 'updateTeamMember',
 			summary: "Change an operator's name, permissions, groups or capacity, or disable it",
 			description:
-				'`disabled: true` refuses its token from the next request and closes its sockets at once; `false` enables it again. New permissions apply from its next request. An operator cannot disable itself or take away its own `admin` (409).',
+				'`disabled: true` refuses its token from the next request and closes its sockets at once; `false` enables it again. New permissions apply from its next request, and its open sockets close (a console reconnects with them). An operator cannot disable itself or take away its own `admin` (409).',
 			...requires('admin'),
 			request: { params: memberParams, body: jsonBody(memberChangesSchema, { capacity: 5, disabled: false }) },
 			responses: {
