@@ -12,9 +12,19 @@ CREATE TABLE `custom_fields` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `custom_fields_workspace_entity_key` ON `custom_fields` (`workspace_id`,`entity`,`key`);--> statement-breakpoint
--- Keys contacts already hold (from identify's customData and pre-chat answers, written before definitions
--- existed) become definitions, so sites that send them keep working: numbers when every value is one,
--- booleans likewise, else text. Ids follow the app's `cf_` + 26 characters shape (random, not time-ordered).
+-- The fields the widgets' pre-chat forms ask for become contact definitions first (a select keeps its
+-- options), then the keys contacts and deals already hold (from identify's customData and pre-chat answers,
+-- written before definitions existed): numbers when every value is one, booleans likewise, else text. So
+-- sites that send them keep working. Ids follow the app's `cf_` + 26 characters shape (random, not
+-- time-ordered).
+INSERT OR IGNORE INTO `custom_fields` (`id`, `workspace_id`, `entity`, `key`, `label`, `type`, `options`, `required`, `created_at`, `updated_at`)
+SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), w.`workspace_id`, 'contact', json_extract(f.`value`, '$.name'),
+	json_extract(f.`value`, '$.label'),
+	CASE WHEN json_extract(f.`value`, '$.type') = 'select' THEN 'select' ELSE 'text' END,
+	CASE WHEN json_extract(f.`value`, '$.type') = 'select' THEN json_extract(f.`value`, '$.options') END,
+	0, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
+FROM `widget_settings` w, json_each(w.`settings`, '$.customFields') f;
+--> statement-breakpoint
 INSERT OR IGNORE INTO `custom_fields` (`id`, `workspace_id`, `entity`, `key`, `label`, `type`, `options`, `required`, `created_at`, `updated_at`)
 SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), c.`workspace_id`, 'contact', j.`key`, j.`key`,
 	CASE
@@ -27,11 +37,14 @@ FROM `contacts` c, json_each(c.`custom_fields`) j
 WHERE j.`type` != 'null' AND j.`key` GLOB '[A-Za-z]*'
 GROUP BY c.`workspace_id`, j.`key`;
 --> statement-breakpoint
--- The fields the widgets' pre-chat forms ask for, likewise: a select with its options, else text.
 INSERT OR IGNORE INTO `custom_fields` (`id`, `workspace_id`, `entity`, `key`, `label`, `type`, `options`, `required`, `created_at`, `updated_at`)
-SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), w.`workspace_id`, 'contact', json_extract(f.`value`, '$.name'),
-	json_extract(f.`value`, '$.label'),
-	CASE WHEN json_extract(f.`value`, '$.type') = 'select' THEN 'select' ELSE 'text' END,
-	CASE WHEN json_extract(f.`value`, '$.type') = 'select' THEN json_extract(f.`value`, '$.options') END,
-	0, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
-FROM `widget_settings` w, json_each(w.`settings`, '$.customFields') f;
+SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), d.`workspace_id`, 'deal', j.`key`, j.`key`,
+	CASE
+		WHEN min(j.`type` IN ('integer', 'real')) = 1 THEN 'number'
+		WHEN min(j.`type` IN ('true', 'false')) = 1 THEN 'boolean'
+		ELSE 'text'
+	END,
+	NULL, 0, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
+FROM `deals` d, json_each(d.`custom_fields`) j
+WHERE j.`type` != 'null' AND j.`key` GLOB '[A-Za-z]*'
+GROUP BY d.`workspace_id`, j.`key`;

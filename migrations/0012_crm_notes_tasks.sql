@@ -29,6 +29,7 @@ CREATE TABLE `tasks` (
 CREATE INDEX `tasks_assignee` ON `tasks` (`workspace_id`,`assignee_id`,`done_at`,`due_at`);--> statement-breakpoint
 ALTER TABLE `deals` ADD `products` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 ALTER TABLE `deals` ADD `closed_at` integer;--> statement-breakpoint
+UPDATE `deals` SET `closed_at` = `updated_at` WHERE `status` != 'open';--> statement-breakpoint
 CREATE INDEX `deals_workspace_created` ON `deals` (`workspace_id`,`created_at`,`id`);--> statement-breakpoint
 -- Names become unique (a bot names a funnel and a stage by name): a duplicate made before keeps its place
 -- under its name with its id appended.

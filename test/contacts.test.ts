@@ -486,6 +486,21 @@ describe('merging contacts', () => {
 			optedOut: { from: false, to: true },
 			'customFields.seats': { from: null, to: 3 },
 		});
+		// Each move is announced to what follows conversations and deals (rules, webhooks, the inbox).
+		await expect
+			.poll(async () => {
+				const { results } = await env.DB.prepare(
+					"SELECT type, json_extract(payload, '$.changes.contactId.to') AS target FROM events WHERE workspace_id = ? AND type IN ('conversation.updated', 'deal.updated')",
+				)
+					.bind(workspaceId)
+					.all<{ type: string; target: string }>();
+				return results.map((r) => `${r.type} ${r.target}`).sort();
+			})
+			.toEqual([
+				`conversation.updated ${survivor.id}`,
+				`conversation.updated ${survivor.id}`,
+				`deal.updated ${survivor.id}`,
+			]);
 	});
 
 	it('refuses a merge into itself (422), a duplicate of another workspace (404) and two verified users (409)', async () => {

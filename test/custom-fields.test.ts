@@ -205,6 +205,7 @@ describe('custom values on contacts', () => {
 			[{ seats: 'many' }, 'json.customFields.seats'],
 			[{ trial: 'yes' }, 'json.customFields.trial'],
 			[{ renewal: '2027-02-30' }, 'json.customFields.renewal'],
+			[{ renewal: '2027-02-30T10:00:00Z' }, 'json.customFields.renewal'],
 			[{ note: '' }, 'json.customFields.note'],
 		] as const) {
 			const { message } = await expectError(await api(token, 'PATCH', `/v3/contacts/${ada.id}`, { customFields }), 422);
@@ -311,6 +312,13 @@ describe('custom values on contacts', () => {
 		expect((await api(token, 'PUT', '/v3/widget/settings', settings)).status).toBe(200);
 		const { message } = await expectError(await api(token, 'DELETE', `/v3/custom-fields/${plan.id}`), 409);
 		expect(message).toContain('pre-chat');
+		// Nor can it drop an option the form offers (a visitor choosing it could not start a chat).
+		const narrowed = await expectError(
+			await api(token, 'PATCH', `/v3/custom-fields/${plan.id}`, { options: ['free'] }),
+			409,
+		);
+		expect(narrowed.message).toContain('"pro"');
+		expect((await api(token, 'PATCH', `/v3/custom-fields/${plan.id}`, { options: ['pro', 'team'] })).status).toBe(200);
 		expect((await api(token, 'DELETE', `/v3/custom-fields/${seats.id}`)).status).toBe(204);
 		expect((await contactOf(token, ada.id)).customFields).toEqual({ plan: 'pro' });
 		// Defined again, the key starts empty.
@@ -335,6 +343,7 @@ describe('custom values from the widget', () => {
 				{ name: 'seats', label: 'Seats', type: 'select', options: ['1', 'many'], required: true },
 				'json.customFields.0.options',
 			],
+			[{ name: 'plan', label: 'Plan', type: 'text', required: false }, 'json.customFields.0.type'],
 		] as const) {
 			const { message } = await expectError(
 				await api(token, 'PUT', '/v3/widget/settings', { customFields: [field] }),
@@ -397,10 +406,17 @@ describe('the migration that introduced definitions', () => {
 	it('defines the keys contacts and pre-chat forms already used, typed by their values', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const now = Date.now();
-		const rows = [
+		const values: Array<Record<string, string | number | boolean>> = [
 			{ seats: 3, trial: true, plan: 'pro' },
-			{ seats: 4.5, trial: false, plan: 2 },
-		].map((customFields) => ({ id: newId('ctc', now), workspaceId, customFields, createdAt: now, updatedAt: now }));
+			{ seats: 4.5, trial: false, plan: 2, topic: 'Sales' },
+		];
+		const rows = values.map((customFields) => ({
+			id: newId('ctc', now),
+			workspaceId,
+			customFields,
+			createdAt: now,
+			updatedAt: now,
+		}));
 		await db.insert(contacts).values(rows);
 		await env.DB.prepare('INSERT INTO widget_settings (workspace_id, settings, updated_at) VALUES (?, ?, ?)')
 			.bind(
@@ -413,7 +429,7 @@ describe('the migration that introduced definitions', () => {
 			.run();
 		// The migration's backfill statements, run again over this workspace's legacy data.
 		const backfill = migration.split('--> statement-breakpoint').filter((s) => s.includes('INSERT OR IGNORE'));
-		expect(backfill).toHaveLength(2);
+		expect(backfill).toHaveLength(3);
 		for (const statement of backfill) await env.DB.prepare(statement).run();
 		const defined = await db.select().from(customFields).where(eqWorkspace(workspaceId));
 		expect(Object.fromEntries(defined.map((d) => [d.key, [d.type, d.options]]))).toEqual({

@@ -13,11 +13,12 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
+	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
 import { contacts, contactTags, conversations, deals, notes, tasks, visitorSessions } from '../db/schema';
-import { changesOf, newEvent } from '../events/catalogue';
+import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
@@ -25,7 +26,8 @@ import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
-import { booleanParam, tagNameSchema } from './conversations';
+import { booleanParam, conversationSummary, tagNameSchema } from './conversations';
+import { dealSummary } from './crm';
 import {
 	type CheckedCustomValues,
 	checkCustomValues,
@@ -35,6 +37,8 @@ import {
 	customFieldsWrite,
 	customValueChanges,
 	customValueEquals,
+	definitionGone,
+	definitionsGuard,
 	definitionsOf,
 } from './custom-fields';
 import { phoneNumber } from './widget-settings';
@@ -316,11 +320,9 @@ export async function createContact(
 	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {}, { creating: true });
 	const row = newRow(workspaceId, fields, custom, now);
 	const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
-	const committed = await commit(
-		db,
-		{ statements: [db.insert(contacts).values(row)], events: [event] },
-		uniqueConflict,
-	);
+	const guard = definitionsGuard(workspaceId, 'contact', custom);
+	const statements = [...(guard ? [guard] : []), db.insert(contacts).values(row)];
+	const committed = await commit(db, { statements, events: [event] }, definitionGone(uniqueConflict));
 	await release(env, committed.events);
 	return row.id;
 }
@@ -374,7 +376,7 @@ export async function updateContact(
 				...values,
 				...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
 				...consent,
-				updatedAt: now,
+				updatedAt: Math.max(now, current.updatedAt + 1),
 			})
 			.where(
 				and(
@@ -402,12 +404,13 @@ export async function updateContact(
 			},
 			now,
 		);
+		const guard = definitionsGuard(workspaceId, 'contact', custom);
 		const committed = await commit(
 			db,
-			{ statements: [update], events: [{ event, onlyIf: IF_CHANGED }] },
-			uniqueConflict,
+			{ statements: [...(guard ? [guard] : []), update], events: [{ event, onlyIf: IF_CHANGED }] },
+			definitionGone(uniqueConflict),
 		);
-		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
+		if ((committed.results.at(-1)?.meta.changes ?? 0) > 0) {
 			await release(env, committed.events);
 			return;
 		}
@@ -446,8 +449,13 @@ export async function upsertContact(
 		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, custom, now);
 		const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
 		const insert = db.insert(contacts).values(row).onConflictDoNothing();
-		const committed = await commit(db, { statements: [insert], events: [{ event, onlyIf: IF_CHANGED }] });
-		if ((committed.results[0]?.meta.changes ?? 0) > 0) {
+		const guard = definitionsGuard(workspaceId, 'contact', custom);
+		const committed = await commit(
+			db,
+			{ statements: [...(guard ? [guard] : []), insert], events: [{ event, onlyIf: IF_CHANGED }] },
+			definitionGone(),
+		);
+		if ((committed.results.at(-1)?.meta.changes ?? 0) > 0) {
 			await release(env, committed.events);
 			return { id: row.id, created: true };
 		}
@@ -549,8 +557,9 @@ function mergedRow(survivor: ContactRow, duplicate: ContactRow, now: number): Co
 /**
  * Merges the contact `duplicateId` into `id` and deletes it, with a `contact.merged` event: its conversations,
  * tags, deals, notes, tasks and widget sessions move to the survivor, which takes the values it lacked (see `mergedRow`).
- * One batch, guarded on both contacts being as read, so a concurrent change of either makes the merge a 409
- * (retry) rather than losing it; rows linked to the duplicate meanwhile move with the rest. Two contacts the
+ * Each moved conversation and deal is announced (`conversation.updated`, `deal.updated`). One batch, guarded
+ * on both contacts and the moving conversations and deals being as read, so a concurrent change makes the
+ * merge a 409 (retry) rather than losing it or moving something unannounced. Two contacts the
  * site verified as different users (two external ids) are never merged (409).
  */
 export async function mergeContacts(
@@ -580,9 +589,28 @@ export async function mergeContacts(
 	const merged = mergedRow(survivor, duplicate, now);
 	const { id: _id, workspaceId: _ws, ...values } = merged;
 	const ws = workspaceId;
+	// What moves, read to announce each move; the batch is guarded on these being all that moves.
+	const [movingConversations, movingDeals] = await Promise.all([
+		db
+			.select()
+			.from(conversations)
+			.where(and(eq(conversations.workspaceId, ws), eq(conversations.contactId, duplicateId))),
+		db
+			.select()
+			.from(deals)
+			.where(and(eq(deals.workspaceId, ws), eq(deals.contactId, duplicateId))),
+	]);
 	const statements: Statement[] = [
 		batchGuard(
-			sql`(SELECT count(*) FROM contacts WHERE workspace_id = ${ws} AND ((id = ${id} AND updated_at = ${survivor.updatedAt}) OR (id = ${duplicateId} AND updated_at = ${duplicate.updatedAt}))) = 2`,
+			sql`(SELECT count(*) FROM contacts WHERE workspace_id = ${ws} AND ((id = ${id} AND updated_at = ${survivor.updatedAt}) OR (id = ${duplicateId} AND updated_at = ${duplicate.updatedAt}))) = 2
+				AND ${sameIds(
+					sql`SELECT id FROM conversations WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
+					movingConversations.map((c) => c.id),
+				)}
+				AND ${sameIds(
+					sql`SELECT id FROM deals WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
+					movingDeals.map((d) => d.id),
+				)}`,
 		),
 		// The duplicate lets go of its unique values first, so the survivor can take them in the same batch.
 		db.update(contacts).set({ email: null, phone: null, externalId: null }).where(inWorkspace(ws, duplicateId)),
@@ -626,8 +654,23 @@ export async function mergeContacts(
 		duplicate: contactEventView(duplicate),
 		...changesOf(filled),
 	};
-	const event = newEvent('contact.merged', ws, actor, payload, now);
-	const committed = await commit(db, { statements, events: [event] }, (error) => {
+	const moved = { contactId: { from: duplicateId, to: id } };
+	const events: DomainEvent[] = [
+		newEvent('contact.merged', ws, actor, payload, now),
+		...movingConversations.map((conversation) =>
+			newEvent(
+				'conversation.updated',
+				ws,
+				actor,
+				{ conversation: conversationSummary({ ...conversation, contactId: id }), ...changesOf(moved) },
+				now,
+			),
+		),
+		...movingDeals.map((deal) =>
+			newEvent('deal.updated', ws, actor, { deal: dealSummary({ ...deal, contactId: id }), ...changesOf(moved) }, now),
+		),
+	];
+	const committed = await commit(db, { statements, events }, (error) => {
 		if (brokeGuard(error)) {
 			throw new Conflict(`Contact ${id} or ${duplicateId} changed while they were merged; retry.`, { cause: error });
 		}

@@ -25,7 +25,7 @@ import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
-import { checkedCustomValues, customChangeEntries, customValueChanges } from './custom-fields';
+import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-fields';
 import { taskSummary } from './tasks';
 
 // Funnels and stages.
@@ -664,7 +664,9 @@ function stageStillThere(workspaceId: string, funnelId: string, stageId: string)
 
 function dealWriteFailed(error: unknown): never {
 	if (brokeGuard(error)) {
-		throw new Conflict('The deal, its stage, its owner or its contact changed at the same moment; retry.');
+		throw new Conflict(
+			'The deal, its stage, its owner, its contact or a custom field changed at the same moment; retry.',
+		);
 	}
 	if (violatesForeignKey(error))
 		throw new Conflict('The deal’s contact or stage was deleted at the same moment; retry.');
@@ -714,7 +716,9 @@ export async function createDeal(
 		['operators', input.ownerId],
 		['contacts', input.contactId],
 	]);
+	const definitions = definitionsGuard(workspaceId, 'deal', custom);
 	const statements = [
+		...(definitions ? [definitions] : []),
 		stageStillThere(workspaceId, funnel.id, stage.id),
 		...(links ? [links] : []),
 		db.insert(deals).values(row),
@@ -799,6 +803,8 @@ export async function updateDeal(
 		['contacts', changes.contactId],
 	]);
 	if (links) statements.unshift(links);
+	const definitions = definitionsGuard(workspaceId, 'deal', custom);
+	if (definitions) statements.unshift(definitions);
 	const events: DomainEvent[] = [];
 	if (Object.keys(moved).length > 0) {
 		events.push(newEvent('deal.updated', workspaceId, actor, { deal: dealSummary(after), ...changesOf(moved) }, now));

@@ -4,13 +4,16 @@
  * (the API, the widget's pre-chat form and identify, and later bots, scenarios and rules). A value for a key
  * the workspace has not defined is refused, naming the key, so a typo never becomes a field of its own.
  *
- * Values are stored in the record's `custom_fields` JSON column, each key written on its own (`json_set`), so
- * two writers of different keys never undo each other. Deleting a definition removes its values everywhere.
+ * Values are stored in the record's `custom_fields` JSON column. A contact's update and the widget write each
+ * key on its own (`json_set`), so two writers of different keys never undo each other; a merge and a deal's
+ * update write the object whole, guarded on the record's `updated_at`. Every write guards, in its batch, that
+ * the definitions of its keys are still there. Deleting a definition removes its values everywhere (and moves
+ * those records' `updated_at`).
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { type Database, type Statement, violatesUnique } from '../db/client';
+import { batchGuard, brokeGuard, type Database, type Statement, violatesUnique } from '../db/client';
 import { CUSTOM_FIELD_ENTITIES, CUSTOM_FIELD_TYPES, customFields } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
@@ -206,6 +209,8 @@ export async function updateCustomField(
 	id: string,
 	input: z.infer<typeof customFieldChangesSchema>,
 	actor: Actor,
+	/** Why the definition cannot become `after` (the pre-chat form offers an option it would refuse), or null. */
+	refuse: (after: CustomFieldDefinition) => Promise<string | null> = async () => null,
 	now = Date.now(),
 ): Promise<CustomFieldDefinition> {
 	const current = await definitionById(db, workspaceId, id);
@@ -229,6 +234,8 @@ export async function updateCustomField(
 		options: input.options ?? current.options,
 		updatedAt: Math.max(now, current.updatedAt + 1),
 	};
+	const reason = await refuse(definitionView(updated));
+	if (reason !== null) throw new Conflict(reason);
 	const update = db
 		.update(customFields)
 		.set({ label: updated.label, required: updated.required, options: updated.options, updatedAt: updated.updatedAt })
@@ -269,7 +276,9 @@ export async function deleteCustomField(
 	const path = `$.${current.key}`;
 	const table = current.entity === 'contact' ? sql`contacts` : sql`deals`;
 	const statements: Statement[] = [
-		sql`UPDATE ${table} SET custom_fields = json_remove(custom_fields, ${path})
+		// updated_at moves too: a write computed from the record before (a merge, a deal update) is refused by
+		// its compare-and-set rather than writing the value back.
+		sql`UPDATE ${table} SET custom_fields = json_remove(custom_fields, ${path}), updated_at = max(updated_at + 1, ${now})
 			WHERE workspace_id = ${workspaceId} AND json_type(custom_fields, ${path}) IS NOT NULL`,
 		db.delete(customFields).where(and(eq(customFields.workspaceId, workspaceId), eq(customFields.id, id))),
 	];
@@ -305,11 +314,12 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /** A date as given when it is a real day (YYYY-MM-DD), a date-time as ISO 8601 UTC; null when neither. */
 function dateValue(raw: string): string | null {
-	const day = DATE.exec(raw);
-	if (day) {
-		const at = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
-		return at.toISOString().startsWith(raw) ? raw : null;
-	}
+	const day = DATE.exec(raw.slice(0, 10));
+	// A real day only: Date.parse would roll 2026-02-30 over into March.
+	if (!day) return null;
+	const midnight = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
+	if (!midnight.toISOString().startsWith(raw.slice(0, 10))) return null;
+	if (raw.length === 10) return raw;
 	if (!DATE_TIME.test(raw)) return null;
 	const at = Date.parse(raw);
 	return Number.isNaN(at) ? null : new Date(at).toISOString();
@@ -325,7 +335,7 @@ function normalise(definition: DefinitionRow, raw: unknown): { value: CustomValu
 		case 'text': {
 			// A page's scalar (identify's `seats: 3`) is kept as its text rather than refused.
 			const value = typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
-			return typeof value === 'string' && value.length >= 1 && value.length <= MAX_TEXT
+			return typeof value === 'string' && value.trim().length >= 1 && value.length <= MAX_TEXT
 				? { value }
 				: { problem: `must be text of 1 to ${MAX_TEXT} characters` };
 		}
@@ -403,6 +413,35 @@ export async function checkedCustomValues(
 ): Promise<CheckedCustomValues> {
 	if (Object.keys(values).length === 0 && !options.creating) return {} as CheckedCustomValues;
 	return checkCustomValues(await definitionsOf(db, workspaceId, entity), entity, values, options);
+}
+
+/**
+ * The batch guard that the definitions of the keys a write sets are still there when it runs (a definition
+ * deleted since the check would otherwise get a value back under a key nobody defined); null for no key.
+ */
+export function definitionsGuard(workspaceId: string, entity: CustomFieldEntity, values: CheckedCustomValues) {
+	const keys = Object.entries(values)
+		.filter(([, value]) => value !== null)
+		.map(([key]) => key);
+	if (keys.length === 0) return null;
+	return batchGuard(sql`(SELECT count(*) FROM custom_fields WHERE workspace_id = ${workspaceId} AND entity = ${entity}
+		AND key IN (${sql.join(
+			keys.map((key) => sql`${key}`),
+			sql`, `,
+		)})) = ${keys.length}`);
+}
+
+/** The 409 of a batch whose `definitionsGuard` failed; other errors go to `otherwise`. */
+export function definitionGone(otherwise?: (error: unknown) => never) {
+	return (error: unknown): never => {
+		if (brokeGuard(error)) {
+			throw new Conflict('A custom field of this write was deleted or changed at the same moment; retry.', {
+				cause: error,
+			});
+		}
+		if (otherwise) return otherwise(error);
+		throw error;
+	};
 }
 
 /** The JSON text of a stored value, for SQL that compares or writes it through `json()`. */

@@ -14,7 +14,7 @@ import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { type Database, type Statement, violatesUnique } from '../db/client';
 import { contacts, conversations, workspaces } from '../db/schema';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
+import { commit, IF_CHANGED, release } from '../events/commit';
 import { Conflict, Invalid } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { contactActor } from '../model/actor';
@@ -25,8 +25,11 @@ import {
 	type CheckedCustomValues,
 	checkedCustomValues,
 	customChangeEntries,
+	customFieldsUnchanged,
 	customFieldsWrite,
 	customValueChanges,
+	definitionGone,
+	definitionsGuard,
 } from './custom-fields';
 import { identityVerificationOn } from './identity-settings';
 import { disconnectVisitor } from './live';
@@ -285,50 +288,71 @@ export async function applyDetails(
 	custom: CheckedCustomValues,
 	now: number,
 ): Promise<ContactRow> {
-	const contact = await db
-		.select()
-		.from(contacts)
-		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
-		.get();
-	if (!contact) throw new Conflict('The visitor contact changed during this request; retry.');
 	const email = details.email?.toLowerCase();
 	const phone = details.phone === undefined ? undefined : normalizePhone(details.phone);
-	const movedCustom = customValueChanges(contact.customFields, custom);
-	const changes: Partial<ContactRow> = {
-		...(details.name === undefined || details.name === contact.name ? {} : { name: details.name }),
-		...(email === undefined || email === contact.email || email === contact.claimedEmail
-			? {}
-			: { claimedEmail: email }),
-		...(phone === undefined || phone === contact.phone || phone === contact.claimedPhone
-			? {}
-			: { claimedPhone: phone }),
-	};
-	const changed = Object.keys(changes) as Array<keyof typeof changes>;
-	if (changed.length === 0 && movedCustom.size === 0) return contact;
-	const customFields = { ...contact.customFields };
-	for (const [key, { to }] of movedCustom) {
-		if (to === null) delete customFields[key];
-		else customFields[key] = to;
+	for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+		const contact = await db
+			.select()
+			.from(contacts)
+			.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
+			.get();
+		if (!contact) throw new Conflict('The visitor contact changed during this request; retry.');
+		const movedCustom = customValueChanges(contact.customFields, custom);
+		const changes: Partial<Pick<ContactRow, 'name' | 'claimedEmail' | 'claimedPhone'>> = {
+			...(details.name === undefined || details.name === contact.name ? {} : { name: details.name }),
+			...(email === undefined || email === contact.email || email === contact.claimedEmail
+				? {}
+				: { claimedEmail: email }),
+			...(phone === undefined || phone === contact.phone || phone === contact.claimedPhone
+				? {}
+				: { claimedPhone: phone }),
+		};
+		const changed = Object.keys(changes) as Array<keyof typeof changes>;
+		if (changed.length === 0 && movedCustom.size === 0) return contact;
+		const customFields = { ...contact.customFields };
+		for (const [key, { to }] of movedCustom) {
+			if (to === null) delete customFields[key];
+			else customFields[key] = to;
+		}
+		const updatedAt = Math.max(now, contact.updatedAt + 1);
+		const updated = { ...contact, ...changes, customFields, updatedAt };
+		const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
+		const payload = {
+			contact: contactEventView(updated),
+			...changesOf({ ...moved, ...customChangeEntries(movedCustom) }),
+		};
+		const event = newEvent('contact.updated', workspaceId, contactActor(contactId), payload, now);
+		// Applied only while the row holds what this read: a concurrent write makes it read again, so the
+		// event's `from` values are always the ones that were there.
+		const unchangedSinceRead = changed.map((key) => sql`${contacts[key]} IS ${contact[key]}`);
+		const update = db
+			.update(contacts)
+			.set({
+				...changes,
+				...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
+				updatedAt,
+			})
+			.where(
+				and(
+					eq(contacts.workspaceId, workspaceId),
+					eq(contacts.id, contactId),
+					...unchangedSinceRead,
+					...customFieldsUnchanged(contacts.customFields, movedCustom),
+				),
+			);
+		const guard = definitionsGuard(workspaceId, 'contact', custom);
+		const statements = [...(guard ? [guard] : []), update];
+		const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, definitionGone());
+		if ((committed.results.at(-1)?.meta.changes ?? 0) > 0) {
+			await release(env, committed.events);
+			return updated;
+		}
 	}
-	const updated = { ...contact, ...changes, customFields, updatedAt: now };
-	const moved = Object.fromEntries(changed.map((key) => [key, { from: contact[key], to: updated[key] }]));
-	const payload = {
-		contact: contactEventView(updated),
-		...changesOf({ ...moved, ...customChangeEntries(movedCustom) }),
-	};
-	const event = newEvent('contact.updated', workspaceId, contactActor(contactId), payload, now);
-	const update = db
-		.update(contacts)
-		.set({
-			...changes,
-			...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
-			updatedAt: now,
-		})
-		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)));
-	const committed = await commit(db, { statements: [update], events: [event] });
-	await release(env, committed.events);
-	return updated;
+	throw new Conflict('The visitor contact kept changing while this was applied; retry.');
 }
+
+/** How many times a visitor's details are recomputed when the contact changed between read and write. */
+const UPDATE_ATTEMPTS = 8;
 
 /** Two visitors proving the same new identity at the same instant: the loser gets a 409 and retries. */
 function uniqueRace(error: unknown): never {

@@ -287,7 +287,8 @@ export async function updateWidgetSettings(db: Database, workspaceId: string, up
 
 /**
  * The pre-chat form's fields must be contact custom fields the workspace defined (their answers are stored
- * there), and a select's every option a value its definition accepts. Throws Invalid naming each bad field.
+ * there), a select's every option a value its definition accepts, and a field whose definition is a select
+ * or a boolean a select itself (free text could not be stored). Throws Invalid naming each bad field.
  */
 async function assertDefinedFields(db: Database, workspaceId: string, fields: WidgetSettings['customFields']) {
 	if (fields.length === 0) return;
@@ -298,6 +299,11 @@ async function assertDefinedFields(db: Database, workspaceId: string, fields: Wi
 			const message = `no custom field "${field.name}" is defined for contacts (define it at /v3/custom-fields)`;
 			problems.push({ path: ['customFields', index, 'name'], message });
 			return;
+		}
+		const definition = definitions.get(field.name);
+		if (field.type === 'text' && (definition?.type === 'select' || definition?.type === 'boolean')) {
+			const message = `"${field.name}" is a ${definition.type} field: ask it as a select of values it accepts`;
+			problems.push({ path: ['customFields', index, 'type'], message });
 		}
 		for (const option of field.options ?? []) {
 			try {

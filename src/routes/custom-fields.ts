@@ -33,6 +33,20 @@ const example: z.input<typeof customFieldDefinitionSchema> = {
 const idParams = z.object({ id: idParam('id', example.id, 'The custom field id.') });
 const definitionPage = pageSchema('CustomFieldPage', customFieldDefinitionSchema, 'This page, by entity then key.');
 
+/**
+ * Why a definition cannot change so: the widget's pre-chat form offers an option the new options refuse
+ * (visitors choosing it could not start a chat).
+ */
+async function refusedByForm(db: Database, workspaceId: string, after: CustomFieldDefinition) {
+	if (after.entity !== 'contact' || after.options === null) return null;
+	const { settings } = await loadWidgetSettings(db, workspaceId);
+	const field = settings.customFields.find((f) => f.name === after.key);
+	const missing = (field?.options ?? []).filter((option) => !after.options?.includes(option));
+	return missing.length === 0
+		? null
+		: `The widget's pre-chat form offers ${missing.map((o) => `"${o}"`).join(', ')} for "${after.key}": change the widget settings first.`;
+}
+
 /** Why a definition cannot go: the widget's pre-chat form asks for it (its answers would have nowhere to go). */
 async function inUse(db: Database, workspaceId: string, definition: CustomFieldDefinition) {
 	if (definition.entity !== 'contact') return null;
@@ -115,7 +129,7 @@ export const customFieldsRoutes = createRouter()
 			operationId: 'updateCustomField',
 			summary: "Change a custom field's label, options or required flag",
 			description:
-				'The key, entity and type are fixed. New options apply to the next write: values stored under a removed option stay until then.',
+				"The key, entity and type are fixed. New options apply to the next write: values stored under a removed option stay until then. Removing an option the widget's pre-chat form offers is a 409.",
 			...requires('admin'),
 			request: { params: idParams, body: jsonBody(customFieldChangesSchema, { label: 'Subscription plan' }) },
 			responses: {
@@ -127,7 +141,8 @@ export const customFieldsRoutes = createRouter()
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
 			const { id } = c.req.valid('param');
-			return c.json(await updateCustomField(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor), 200);
+			const check = (after: CustomFieldDefinition) => refusedByForm(c.var.db, workspaceId, after);
+			return c.json(await updateCustomField(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, check), 200);
 		},
 	)
 	.openapi(
