@@ -1,0 +1,293 @@
+/**
+ * Conditions of the automation kernel: one JSON shape for a bot's Decision steps, a rule's conditions and a
+ * scenario's logic. A condition is a group (`all`: AND, `any`: OR, `not`), nested, over leaves that compare a
+ * fact with a value. The evaluator is pure: it reads a snapshot of facts the caller loaded, and
+ * `referencedFacts` tells the caller which to load, so a condition about the visitor's answer costs no query.
+ *
+ * Facts are named by dotted paths under a few roots:
+ * - `answer` (the visitor's last answer) and `vars.<name>` (collected input, API response data, calculated
+ *   values; `integration` results are variables too);
+ * - `contact.<field>` (`name`, `email`, `phone`, `customFields.<key>`, `conversationCount`, `tags`);
+ * - `conversation.<field>` (`channel`, `status`, `tags`);
+ * - `businessHours.open` (the workspace's schedule, now), `agents.available` (operators available now);
+ * - `deal.<field>` (the contact's deal the flow is about: `status`, `stage`, `value`).
+ *
+ * Text comparisons ignore case and surrounding spaces ("Yes " equals "yes"); a number compares as a number
+ * when both sides read as one. A list fact (tags) `contains` a value when one of its items equals it.
+ */
+import { z } from '@hono/zod-openapi';
+
+export const FACT_ROOTS = ['answer', 'vars', 'contact', 'conversation', 'businessHours', 'agents', 'deal'] as const;
+export type FactRoot = (typeof FACT_ROOTS)[number];
+
+export const OPERATORS = [
+	'any',
+	'eq',
+	'neq',
+	'gt',
+	'gte',
+	'lt',
+	'lte',
+	'contains',
+	'not_contains',
+	'starts_with',
+	'ends_with',
+	'in',
+	'not_in',
+	'is_set',
+	'is_empty',
+	'matches',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** The longest regular expression accepted, and the longest text one is run on. */
+const MAX_PATTERN = 200;
+const MAX_MATCHED_TEXT = 2_000;
+/** Nesting and size bounds of one condition. */
+const MAX_DEPTH = 6;
+const MAX_LEAVES = 50;
+
+const factPath = z
+	.string()
+	.min(1)
+	.max(120)
+	.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path such as contact.customFields.plan')
+	.refine((path) => (FACT_ROOTS as readonly string[]).includes(path.split('.')[0] ?? ''), {
+		message: `must start with one of ${FACT_ROOTS.join(', ')}`,
+	});
+
+const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+/** Why a pattern is refused: too long, invalid, or open to catastrophic backtracking; null when it is fine. */
+export function unsafePattern(pattern: string): string | null {
+	if (pattern.length > MAX_PATTERN) return `longer than ${MAX_PATTERN} characters`;
+	try {
+		new RegExp(pattern, 'iu');
+	} catch {
+		return 'not a valid regular expression';
+	}
+	// A repeated group that itself holds a repetition or an alternation ((a+)+, (\w*)*, (a|aa){2,}) can take
+	// exponential time on a near-miss; so can a backreference. They are refused rather than timed (a
+	// regular expression cannot be interrupted).
+	if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences are not allowed';
+	// Per open group: whether it holds a repetition, and whether it holds an alternation.
+	const stack: Array<{ repeats: boolean; alternates: boolean }> = [];
+	let current = { repeats: false, alternates: false };
+	for (let i = 0; i < pattern.length; i++) {
+		const c = pattern[i];
+		if (c === '\\') {
+			i++;
+			continue;
+		}
+		if (c === '[') {
+			const close = pattern.indexOf(']', i + 1);
+			i = close < 0 ? pattern.length : close;
+			continue;
+		}
+		if (c === '(') {
+			stack.push(current);
+			current = { repeats: false, alternates: false };
+		} else if (c === ')') {
+			const inner = current;
+			current = stack.pop() ?? { repeats: false, alternates: false };
+			const next = pattern[i + 1];
+			const repeated = next === '*' || next === '+' || next === '{';
+			if (repeated && (inner.repeats || inner.alternates)) {
+				return 'a repeated group holding a repetition or an alternation can run for ever';
+			}
+			if (inner.repeats || repeated) current.repeats = true;
+		} else if (c === '*' || c === '+' || c === '{') {
+			current.repeats = true;
+		} else if (c === '|') {
+			current.alternates = true;
+		}
+	}
+	return null;
+}
+
+export const conditionLeafSchema = z
+	.strictObject({
+		fact: factPath.openapi({ description: 'What is compared: a dotted fact path.', example: 'answer' }),
+		operator: z.enum(OPERATORS).openapi({
+			description:
+				'`any` matches whatever the value (the branch for any answer at all), `in` is "is any of" (value: a list), `matches` a regular expression.',
+		}),
+		value: z
+			.union([scalar, z.array(scalar).max(100)])
+			.optional()
+			.openapi({ description: 'What it is compared with.' }),
+	})
+	.superRefine((leaf, ctx) => {
+		const needsList = leaf.operator === 'in' || leaf.operator === 'not_in';
+		const needsNone = leaf.operator === 'any' || leaf.operator === 'is_set' || leaf.operator === 'is_empty';
+		if (needsList && !Array.isArray(leaf.value)) {
+			ctx.addIssue({ code: 'custom', path: ['value'], message: `${leaf.operator} compares with a list` });
+		} else if (!needsList && !needsNone && (leaf.value === undefined || Array.isArray(leaf.value))) {
+			ctx.addIssue({ code: 'custom', path: ['value'], message: `${leaf.operator} compares with one value` });
+		}
+		if (leaf.operator === 'matches' && typeof leaf.value === 'string') {
+			const problem = unsafePattern(leaf.value);
+			if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
+		} else if (leaf.operator === 'matches') {
+			ctx.addIssue({ code: 'custom', path: ['value'], message: 'matches takes a regular expression' });
+		}
+	});
+
+export type ConditionLeaf = z.infer<typeof conditionLeafSchema>;
+export type Condition = ConditionLeaf | { all: Condition[] } | { any: Condition[] } | { not: Condition };
+
+export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
+	z.union([
+		conditionLeafSchema,
+		z.strictObject({ all: z.array(conditionSchema).min(1).max(MAX_LEAVES) }),
+		z.strictObject({ any: z.array(conditionSchema).min(1).max(MAX_LEAVES) }),
+		z.strictObject({ not: conditionSchema }),
+	]),
+);
+
+/** Checks a condition's shape and bounds (depth, leaves): the problems, each with its path; empty when fine. */
+export function conditionProblems(condition: unknown): Array<{ path: (string | number)[]; message: string }> {
+	const parsed = conditionSchema.safeParse(condition);
+	if (!parsed.success) {
+		return parsed.error.issues.slice(0, 10).map((issue) => ({
+			path: issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
+			message: issue.message,
+		}));
+	}
+	let leaves = 0;
+	let deepest = 0;
+	const walk = (node: Condition, depth: number) => {
+		deepest = Math.max(deepest, depth);
+		if ('all' in node) for (const child of node.all) walk(child, depth + 1);
+		else if ('any' in node) for (const child of node.any) walk(child, depth + 1);
+		else if ('not' in node) walk(node.not, depth + 1);
+		else leaves++;
+	};
+	walk(parsed.data, 1);
+	const problems: Array<{ path: (string | number)[]; message: string }> = [];
+	if (deepest > MAX_DEPTH) problems.push({ path: [], message: `nested deeper than ${MAX_DEPTH} levels` });
+	if (leaves > MAX_LEAVES) problems.push({ path: [], message: `more than ${MAX_LEAVES} comparisons` });
+	return problems;
+}
+
+/** The fact roots a condition reads: what the caller loads before evaluating it. */
+export function referencedFacts(condition: Condition): Set<FactRoot> {
+	const roots = new Set<FactRoot>();
+	const walk = (node: Condition) => {
+		if ('all' in node) node.all.forEach(walk);
+		else if ('any' in node) node.any.forEach(walk);
+		else if ('not' in node) walk(node.not);
+		else roots.add(node.fact.split('.')[0] as FactRoot);
+	};
+	walk(condition);
+	return roots;
+}
+
+/** The snapshot a condition is evaluated against: nested plain values under the fact roots. */
+export type Facts = Partial<Record<FactRoot, unknown>>;
+
+/** The value at a dotted path of the facts (own properties only); undefined when absent. */
+export function factValue(facts: Facts, path: string): unknown {
+	let value: unknown = facts;
+	for (const key of path.split('.')) {
+		if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+		value = (value as Record<string, unknown>)[key];
+	}
+	return value;
+}
+
+const text = (value: unknown) => String(value).trim().toLowerCase();
+
+/** A number when the value is one or reads as one ("1500", " 2.5 "); undefined otherwise. */
+function asNumber(value: unknown): number | undefined {
+	if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+	if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+	return undefined;
+}
+
+function isEmpty(value: unknown): boolean {
+	if (value === undefined || value === null) return true;
+	if (typeof value === 'string') return value.trim() === '';
+	if (Array.isArray(value)) return value.length === 0;
+	return false;
+}
+
+function equal(a: unknown, b: unknown): boolean {
+	if (typeof a === 'boolean' || typeof b === 'boolean') return text(a) === text(b);
+	const x = asNumber(a);
+	const y = asNumber(b);
+	if (x !== undefined && y !== undefined) return x === y;
+	if (a === null || a === undefined || b === null || b === undefined) return a == null && b == null;
+	return text(a) === text(b);
+}
+
+function compare(a: unknown, b: unknown): number | undefined {
+	const x = asNumber(a);
+	const y = asNumber(b);
+	if (x !== undefined && y !== undefined) return x - y;
+	if (typeof a === 'string' && typeof b === 'string') return text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
+	return undefined;
+}
+
+function leafHolds(leaf: ConditionLeaf, facts: Facts): boolean {
+	const actual = factValue(facts, leaf.fact);
+	const expected = leaf.value;
+	const list = Array.isArray(expected) ? expected : [expected];
+	switch (leaf.operator) {
+		case 'any':
+			return true;
+		case 'is_set':
+			return !isEmpty(actual);
+		case 'is_empty':
+			return isEmpty(actual);
+		case 'eq':
+			return Array.isArray(actual) ? false : equal(actual, expected);
+		case 'neq':
+			return Array.isArray(actual) ? true : !equal(actual, expected);
+		case 'gt':
+		case 'gte':
+		case 'lt':
+		case 'lte': {
+			const order = compare(actual, expected);
+			if (order === undefined) return false;
+			return leaf.operator === 'gt'
+				? order > 0
+				: leaf.operator === 'gte'
+					? order >= 0
+					: leaf.operator === 'lt'
+						? order < 0
+						: order <= 0;
+		}
+		case 'contains':
+		case 'not_contains': {
+			const holds = Array.isArray(actual)
+				? actual.some((item) => equal(item, expected))
+				: actual != null && text(actual).includes(text(expected));
+			return leaf.operator === 'contains' ? holds : !holds;
+		}
+		case 'starts_with':
+			return actual != null && !Array.isArray(actual) && text(actual).startsWith(text(expected));
+		case 'ends_with':
+			return actual != null && !Array.isArray(actual) && text(actual).endsWith(text(expected));
+		case 'in':
+		case 'not_in': {
+			const holds = Array.isArray(actual)
+				? actual.some((item) => list.some((value) => equal(item, value)))
+				: list.some((value) => equal(actual, value));
+			return leaf.operator === 'in' ? holds : !holds;
+		}
+		case 'matches': {
+			if (actual == null || Array.isArray(actual) || typeof expected !== 'string') return false;
+			if (unsafePattern(expected) !== null) return false;
+			return new RegExp(expected, 'iu').test(String(actual).slice(0, MAX_MATCHED_TEXT));
+		}
+	}
+}
+
+/** Whether the condition holds for these facts. Pure: the same facts give the same answer. */
+export function evaluate(condition: Condition, facts: Facts): boolean {
+	if ('all' in condition) return condition.all.every((child) => evaluate(child, facts));
+	if ('any' in condition) return condition.any.some((child) => evaluate(child, facts));
+	if ('not' in condition) return !evaluate(condition.not, facts);
+	return leafHolds(condition, facts);
+}
