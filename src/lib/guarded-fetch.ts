@@ -1,0 +1,157 @@
+/**
+ * The one way Parley calls an address a workspace configured (a bot's integration, a scenario's HTTP request,
+ * an outbound webhook): every hop is checked before it is made, so a workspace cannot point Parley at the
+ * network it runs in.
+ *
+ * - https only, unless the deployment runs locally (`HTTPS_ONLY` off);
+ * - no credentials in the URL (they go in headers), no port but the scheme's own or ≥ 1024;
+ * - an IP literal must be public unicast (ipaddr.js decides: no loopback, private, link-local, CGNAT,
+ *   multicast, reserved, unspecified; IPv4-mapped IPv6 is judged as its IPv4; NAT64, 6to4 and Teredo forms
+ *   are refused). Decimal, octal and hex spellings (`http://2130706433/`) are normalised by the URL parser
+ *   first, so they are judged as the address they are;
+ * - host names of the local network (`localhost`, `*.local`, `*.internal`, single labels) are refused;
+ * - redirects are followed by hand, each new location checked again, five at most;
+ * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
+ *
+ * What a public host name resolves to is not checked here: on Cloudflare's network a Worker's fetch cannot
+ * reach private addresses. A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback through for local
+ * test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
+ */
+import ipaddr from 'ipaddr.js';
+
+export const FETCH_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+/** An outbound call refused or failed, with the reason a builder can act on. */
+export class OutboundError extends Error {
+	override readonly name = 'OutboundError';
+}
+
+export interface OutboundRequest {
+	url: string;
+	method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+	headers?: Record<string, string>;
+	body?: string;
+}
+
+export interface OutboundResponse {
+	status: number;
+	headers: Record<string, string>;
+	body: string;
+	/** The address that answered, after redirects. */
+	url: string;
+}
+
+interface Settings {
+	httpAllowed: boolean;
+	loopbackAllowed: boolean;
+}
+
+function settingsOf(env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string }): Settings {
+	const local = env.HTTPS_ONLY === 'off';
+	return { httpAllowed: local, loopbackAllowed: local && env.OUTBOUND_LOOPBACK === 'on' };
+}
+
+const LOCAL_NAMES = /(^|\.)(localhost|local|internal|intranet|lan|home|corp|localdomain)$/i;
+
+/** Why a URL may not be called (the first rule it breaks), or null when it may. */
+export function refusal(raw: string, settings: Settings): string | null {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		return 'not a URL';
+	}
+	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && settings.httpAllowed)) return 'must be an https URL';
+	if (url.username || url.password) return 'must not carry credentials (send them in a header)';
+	const port = url.port === '' ? null : Number(url.port);
+	if (port !== null && port < 1024 && port !== 443 && port !== 80) return `port ${port} is not allowed`;
+	const host = url.hostname.replace(/^\[|\]$/g, '');
+	if (ipaddr.isValid(host)) {
+		const address = ipaddr.process(host);
+		const range = address.range();
+		if (range === 'loopback' && settings.loopbackAllowed) return null;
+		if (range !== 'unicast') return `${host} is a ${range} address, not a public one`;
+		return null;
+	}
+	if (!host.includes('.')) return `${host} is not a public host name`;
+	if (LOCAL_NAMES.test(host)) return `${host} is a local network name`;
+	return null;
+}
+
+/** Reads a body up to the cap; over it, an OutboundError (the stream is cancelled). */
+async function cappedText(response: Response, maxBytes: number): Promise<string> {
+	const reader = response.body?.getReader();
+	if (!reader) return '';
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > maxBytes) {
+			await reader.cancel();
+			throw new OutboundError(`the response is larger than ${maxBytes} bytes`);
+		}
+		chunks.push(value);
+	}
+	const all = new Uint8Array(size);
+	let at = 0;
+	for (const chunk of chunks) {
+		all.set(chunk, at);
+		at += chunk.byteLength;
+	}
+	return new TextDecoder().decode(all);
+}
+
+/**
+ * Calls a configured address under the rules above. `transport` is the network (the runtime's `fetch`); a
+ * test passes the remote's stand-in. Throws OutboundError with the reason when a hop is refused, the chain
+ * is too long, the time runs out or the body is too large.
+ */
+export async function guardedFetch(
+	env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string },
+	request: OutboundRequest,
+	options: { timeoutMs?: number; maxBytes?: number; transport?: typeof fetch } = {},
+): Promise<OutboundResponse> {
+	const settings = settingsOf(env);
+	const transport = options.transport ?? fetch;
+	const signal = AbortSignal.timeout(options.timeoutMs ?? FETCH_TIMEOUT_MS);
+	let url = request.url;
+	let method = request.method ?? 'GET';
+	let body = request.body;
+	try {
+		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+			const problem = refusal(url, settings);
+			if (problem) throw new OutboundError(hop === 0 ? problem : `redirected to ${url}: ${problem}`);
+			const response = await transport(url, {
+				method,
+				headers: request.headers,
+				body: method === 'GET' ? undefined : body,
+				redirect: 'manual',
+				signal,
+			});
+			const location = response.headers.get('Location');
+			if (response.status >= 300 && response.status < 400 && location) {
+				await response.body?.cancel();
+				url = new URL(location, url).toString();
+				// As browsers do: a 303, or a 301/302 after a POST, continues as a GET without the body.
+				if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+					method = 'GET';
+					body = undefined;
+				}
+				continue;
+			}
+			const text = await cappedText(response, options.maxBytes ?? MAX_RESPONSE_BYTES);
+			return { status: response.status, headers: Object.fromEntries(response.headers), body: text, url };
+		}
+		throw new OutboundError(`more than ${MAX_REDIRECTS} redirects`);
+	} catch (error) {
+		if (error instanceof OutboundError) throw error;
+		if (signal.aborted) throw new OutboundError(`no answer within ${(options.timeoutMs ?? FETCH_TIMEOUT_MS) / 1000} s`);
+		throw new OutboundError(`the call failed: ${error instanceof Error ? error.message : String(error)}`, {
+			cause: error,
+		});
+	}
+}

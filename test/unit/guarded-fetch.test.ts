@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { guardedFetch, OutboundError, refusal } from '../../src/lib/guarded-fetch';
+
+const production = { HTTPS_ONLY: 'on' };
+const local = { HTTPS_ONLY: 'off' };
+const prod = { httpAllowed: false, loopbackAllowed: false };
+
+/**
+ * The remote side, standing in for the internet: answers by URL, and records every URL it was asked for, so
+ * a test can tell that a refused hop was never called.
+ */
+function remote(routes: Record<string, () => Response>) {
+	const called: string[] = [];
+	const transport = (async (input: RequestInfo | URL) => {
+		const url = String(input);
+		called.push(url);
+		const route = routes[url];
+		if (!route) return new Response('not found', { status: 404 });
+		return route();
+	}) as typeof fetch;
+	return { transport, called };
+}
+
+const redirect =
+	(to: string, status = 302) =>
+	() =>
+		new Response(null, { status, headers: { Location: to } });
+
+describe('guarded fetch', () => {
+	it('refuses every address of the network Parley runs in, in every spelling', () => {
+		const forbidden = [
+			'http://api.example.com/',
+			'https://127.0.0.1/',
+			'https://2130706433/',
+			'https://0x7f000001/',
+			'https://0177.0.0.1/',
+			'https://127.1/',
+			'https://10.0.0.5/',
+			'https://172.16.3.4/',
+			'https://192.168.1.1/',
+			'https://169.254.169.254/latest/meta-data/',
+			'https://100.64.0.1/',
+			'https://224.0.0.1/',
+			'https://0.0.0.0/',
+			'https://255.255.255.255/',
+			'https://[::1]/',
+			'https://[::]/',
+			'https://[fe80::1]/',
+			'https://[fc00::1]/',
+			'https://[::ffff:127.0.0.1]/',
+			'https://[::ffff:a9fe:a9fe]/',
+			'https://[64:ff9b::a00:1]/',
+			'https://[2002:7f00:1::]/',
+			'https://localhost/',
+			'https://api.localhost/',
+			'https://metadata.google.internal/',
+			'https://printer.local/',
+			'https://intranet/',
+			'https://user:pass@api.example.com/',
+			'https://api.example.com:22/',
+			'ftp://api.example.com/',
+			'not a url',
+		];
+		for (const url of forbidden) expect(refusal(url, prod), url).not.toBeNull();
+		for (const url of [
+			'https://api.example.com/v1?x=1',
+			'https://93.184.216.34/',
+			'https://[2606:2800:220:1::]/',
+			'https://hooks.example.com:8443/',
+		]) {
+			expect(refusal(url, prod), url).toBeNull();
+		}
+	});
+
+	it('allows loopback only with the test setting, and never in production', () => {
+		expect(refusal('http://127.0.0.1:8788/', { httpAllowed: true, loopbackAllowed: true })).toBeNull();
+		expect(refusal('http://127.0.0.1:8788/', { httpAllowed: true, loopbackAllowed: false })).not.toBeNull();
+		// The setting is ignored where HTTPS is enforced.
+		return expect(
+			guardedFetch({ ...production, OUTBOUND_LOOPBACK: 'on' }, { url: 'https://127.0.0.1/' }, remote({})),
+		).rejects.toThrow(/loopback/);
+	});
+
+	it('follows redirects by hand and checks every hop, never calling a refused one', async () => {
+		const { transport, called } = remote({
+			'https://a.example.com/start': redirect('/next'),
+			'https://a.example.com/next': redirect('https://b.example.com/done', 301),
+			'https://b.example.com/done': () =>
+				new Response('{"ok":true}', { headers: { 'Content-Type': 'application/json' } }),
+			'https://a.example.com/evil': redirect('http://169.254.169.254/latest/meta-data/'),
+		});
+		const ok = await guardedFetch(production, { url: 'https://a.example.com/start' }, { transport });
+		expect(ok).toMatchObject({ status: 200, body: '{"ok":true}', url: 'https://b.example.com/done' });
+		await expect(guardedFetch(production, { url: 'https://a.example.com/evil' }, { transport })).rejects.toThrow(
+			/redirected to http:\/\/169\.254\.169\.254/,
+		);
+		expect(called.some((url) => url.includes('169.254'))).toBe(false);
+	});
+
+	it('turns a POST answered with 303 into a GET, and stops after five redirects', async () => {
+		const methods: string[] = [];
+		const transport = (async (input: RequestInfo | URL, init?: RequestInit) => {
+			methods.push(`${init?.method} ${String(input)} ${init?.body ?? ''}`);
+			if (String(input).endsWith('/form')) return redirect('/thanks', 303)();
+			if (String(input).includes('/loop')) return redirect(`/loop${methods.length}`)();
+			return new Response('thanks');
+		}) as typeof fetch;
+		await guardedFetch(production, { url: 'https://x.example.com/form', method: 'POST', body: 'a=1' }, { transport });
+		expect(methods).toEqual(['POST https://x.example.com/form a=1', 'GET https://x.example.com/thanks ']);
+		await expect(guardedFetch(production, { url: 'https://x.example.com/loop' }, { transport })).rejects.toThrow(
+			/more than 5 redirects/,
+		);
+	});
+
+	it('refuses a body over the cap and a remote that does not answer in time', async () => {
+		const big = remote({ 'https://x.example.com/big': () => new Response('x'.repeat(2048)) });
+		await expect(
+			guardedFetch(production, { url: 'https://x.example.com/big' }, { transport: big.transport, maxBytes: 1024 }),
+		).rejects.toThrow(/larger than 1024 bytes/);
+		const slow = (async (_input: RequestInfo | URL, init?: RequestInit) =>
+			new Promise<Response>((_resolve, reject) => {
+				init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+			})) as typeof fetch;
+		const started = Date.now();
+		await expect(
+			guardedFetch(production, { url: 'https://x.example.com/slow' }, { transport: slow, timeoutMs: 200 }),
+		).rejects.toThrow(OutboundError);
+		expect(Date.now() - started).toBeLessThan(2_000);
+	});
+
+	it('calls plain http only where the deployment is local', async () => {
+		const { transport } = remote({ 'http://api.example.com/': () => new Response('hi') });
+		await expect(guardedFetch(production, { url: 'http://api.example.com/' }, { transport })).rejects.toThrow(/https/);
+		expect((await guardedFetch(local, { url: 'http://api.example.com/' }, { transport })).body).toBe('hi');
+	});
+});
