@@ -1,0 +1,408 @@
+/**
+ * A bot's definition: a versioned JSON document of steps, each one of the spec's actions, linked by ids (a
+ * step's `next`, a button's, a branch's, an error path). One zod schema validates its shape; `botProblems`
+ * then checks what a schema cannot: every link names a step, every step is reachable from the start, every
+ * loop waits for the visitor somewhere (or it would spin), templates parse, conditions and patterns are safe,
+ * delays are at most 7 days. Each problem names its step and field (`steps.3.validation.pattern`).
+ */
+import { z } from '@hono/zod-openapi';
+import { conditionProblems, conditionSchema, unsafePattern } from './conditions';
+import { checkTemplate } from './templates';
+import { ANSWER_FORMATS } from './values';
+
+/** The longest a Delay waits (the spec's bot delay table: at most 7 days). */
+export const MAX_DELAY_SECONDS = 7 * 24 * 60 * 60;
+const MAX_STEPS = 200;
+
+const stepId = z
+	.string()
+	.regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (40 at most)')
+	.openapi({ description: 'The step id, unique in the bot.', example: 'ask-email' });
+const link = stepId.openapi({ description: 'The id of the step that comes next.' });
+const template = (max: number) =>
+	z.string().max(max).openapi({ description: 'A Liquid template: `{{contact.name}}`.' });
+const variableName = z
+	.string()
+	.regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and _, starting with a letter (40 at most)');
+
+const sendMessage = z.strictObject({
+	type: z.literal('send_message'),
+	text: template(4000).openapi({
+		description: 'The message; **bold** and _italic_ as Markdown, variables as `{{ }}`.',
+	}),
+	media: z
+		.array(
+			z.strictObject({
+				kind: z.enum(['image', 'video', 'document']),
+				url: template(2000).openapi({ description: 'An https URL (may hold variables).' }),
+				name: z.string().max(200).optional(),
+			}),
+		)
+		.max(5)
+		.optional(),
+	/** Quick replies: clicking one sends its label as the visitor's message. */
+	buttons: z.array(z.string().trim().min(1).max(40)).max(10).optional(),
+	/** Seconds the visitor sees "typing…" before the message. */
+	typingSeconds: z.number().min(0).max(20).default(0),
+	next: link.optional(),
+});
+
+const choice = z.strictObject({
+	label: z.string().trim().min(1).max(40),
+	value: z.string().max(200).optional(),
+	next: link.optional().openapi({ description: 'Where this choice leads; the step’s `next` otherwise.' }),
+});
+
+const dataEntry = z.strictObject({
+	type: z.literal('data_entry'),
+	prompt: template(4000),
+	input: z.enum(['text', 'number', 'email', 'phone', 'date', 'file', 'buttons', 'rating']),
+	variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
+	choices: z.array(choice).min(1).max(10).optional(),
+	validation: z
+		.strictObject({
+			required: z.boolean().default(true),
+			format: z.enum(ANSWER_FORMATS).optional(),
+			minLength: z.int().min(0).max(10_000).optional(),
+			maxLength: z.int().min(1).max(10_000).optional(),
+			min: z.number().optional(),
+			max: z.number().optional(),
+			pattern: z.string().max(400).optional(),
+			/** A custom validation: a kernel condition over the answer (`answer`). */
+			condition: conditionSchema.optional(),
+			message: template(1000).optional().openapi({ description: 'Said when the answer is refused.' }),
+		})
+		.optional(),
+	/** A rating asks 1 to 5, then (with `askReason`) why. */
+	askReason: z.boolean().default(false),
+	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
+	onRetriesExhausted: link
+		.optional()
+		.openapi({ description: 'Where the bot goes when retries run out; it ends otherwise.' }),
+	next: link.optional(),
+});
+
+const decision = z.strictObject({
+	type: z.literal('decision'),
+	branches: z
+		.array(z.strictObject({ condition: conditionSchema, next: link }))
+		.min(1)
+		.max(20),
+	default: link.openapi({ description: 'Taken when no branch holds.' }),
+});
+
+const createDeal = z.strictObject({
+	type: z.literal('create_deal'),
+	funnel: template(200).openapi({ description: 'Funnel name (or id).' }),
+	stage: template(200).optional().openapi({ description: 'Stage name (or id); the first stage when left out.' }),
+	name: template(400),
+	value: template(200).optional().openapi({ description: 'Read as an amount in the workspace’s locale.' }),
+	currency: z
+		.string()
+		.regex(/^[A-Z]{3}$/)
+		.optional(),
+	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	next: link.optional(),
+	onError: link.optional(),
+});
+
+const updateDeal = z.strictObject({
+	type: z.literal('update_deal'),
+	funnels: z.array(z.string().max(200)).max(10).optional().openapi({
+		description: 'The contact’s open deal in one of these funnels (names or ids); any funnel when left out.',
+	}),
+	dealVariable: variableName.optional().openapi({ description: 'Or the deal whose id this variable holds.' }),
+	stage: template(200).optional(),
+	name: template(400).optional(),
+	value: template(200).optional(),
+	owner: template(200).optional().openapi({ description: 'An operator id.' }),
+	products: z
+		.array(z.strictObject({ name: template(200), quantity: z.number().positive(), unitPrice: template(100) }))
+		.max(50)
+		.optional(),
+	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	next: link.optional(),
+	onNoDeal: link.optional(),
+	onError: link.optional(),
+});
+
+const integration = z.strictObject({
+	type: z.literal('integration'),
+	method: z.enum(['GET', 'POST', 'PUT', 'DELETE']),
+	url: template(2000),
+	headers: z.record(z.string().max(100), template(2000)).optional(),
+	auth: z
+		.discriminatedUnion('kind', [
+			z.strictObject({ kind: z.literal('bearer'), token: template(2000) }),
+			z.strictObject({ kind: z.literal('basic'), username: template(200), password: template(2000) }),
+			z.strictObject({ kind: z.literal('api_key'), header: z.string().max(100), value: template(2000) }),
+		])
+		.optional(),
+	body: template(20_000).optional(),
+	/** Variables set from the JSON answer: `{ "order_status": "order.status" }`. */
+	response: z.record(variableName, z.string().max(200)).optional(),
+	next: link.optional(),
+	onError: link.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
+});
+
+const assign = z.strictObject({
+	type: z.literal('assign'),
+	operatorId: z.string().max(64).optional(),
+	groupId: z.string().max(64).optional(),
+	next: link.optional(),
+});
+
+const applyTag = z.strictObject({
+	type: z.literal('apply_tag'),
+	tag: template(100),
+	remove: z.boolean().default(false),
+	next: link.optional(),
+});
+
+const updateContact = z.strictObject({
+	type: z.literal('update_contact'),
+	name: template(400).optional(),
+	email: template(400).optional(),
+	phone: template(100).optional(),
+	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	next: link.optional(),
+});
+
+const delay = z.strictObject({
+	type: z.literal('delay'),
+	seconds: z.int().min(1),
+	cancelOnReply: z.boolean().default(false),
+	next: link.optional(),
+});
+
+const transfer = z.strictObject({ type: z.literal('transfer'), message: template(4000).optional() });
+const end = z.strictObject({ type: z.literal('end'), message: template(4000).optional() });
+
+const action = z.discriminatedUnion('type', [
+	sendMessage,
+	dataEntry,
+	decision,
+	createDeal,
+	updateDeal,
+	integration,
+	assign,
+	applyTag,
+	updateContact,
+	delay,
+	transfer,
+	end,
+]);
+
+export const stepSchema = z.intersection(z.object({ id: stepId, title: z.string().max(100).optional() }), action);
+
+export const botDefinitionSchema = z
+	.strictObject({
+		start: link.openapi({ description: 'The first step.' }),
+		steps: z.array(stepSchema).min(1).max(MAX_STEPS),
+	})
+	.openapi('BotDefinition');
+
+export type BotDefinition = z.infer<typeof botDefinitionSchema>;
+export type BotStep = BotDefinition['steps'][number];
+
+export interface BotProblem {
+	path: (string | number)[];
+	message: string;
+}
+
+/** The links out of a step, with the field each is in. */
+export function linksOf(step: BotStep): Array<{ to: string; field: (string | number)[] }> {
+	const links: Array<{ to: string; field: (string | number)[] }> = [];
+	const add = (to: string | undefined, ...field: (string | number)[]) => {
+		if (to !== undefined) links.push({ to, field });
+	};
+	if ('next' in step) add(step.next, 'next');
+	if (step.type === 'decision') {
+		step.branches.forEach((branch, i) => add(branch.next, 'branches', i, 'next'));
+		add(step.default, 'default');
+	}
+	if (step.type === 'data_entry') {
+		step.choices?.forEach((c, i) => add(c.next, 'choices', i, 'next'));
+		add(step.onRetriesExhausted, 'onRetriesExhausted');
+	}
+	if ('onError' in step) add(step.onError, 'onError');
+	if (step.type === 'update_deal') add(step.onNoDeal, 'onNoDeal');
+	return links;
+}
+
+/** The templated fields of a step, each with its path: what `checkTemplate` looks at. */
+function templatesOf(step: BotStep): Array<{ source: string; field: (string | number)[] }> {
+	const found: Array<{ source: string; field: (string | number)[] }> = [];
+	const visit = (value: unknown, field: (string | number)[]) => {
+		if (typeof value === 'string') found.push({ source: value, field });
+		else if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...field, i]));
+		else if (value && typeof value === 'object') {
+			for (const [key, v] of Object.entries(value)) {
+				// Not templates: ids, links, conditions, patterns, enumerations.
+				if (
+					[
+						'id',
+						'type',
+						'next',
+						'default',
+						'onError',
+						'onNoDeal',
+						'onRetriesExhausted',
+						'condition',
+						'pattern',
+					].includes(key)
+				)
+					continue;
+				if (
+					[
+						'input',
+						'variable',
+						'method',
+						'kind',
+						'format',
+						'currency',
+						'operatorId',
+						'groupId',
+						'dealVariable',
+						'header',
+					].includes(key)
+				)
+					continue;
+				visit(v, [...field, key]);
+			}
+		}
+	};
+	visit(step, []);
+	return found;
+}
+
+/**
+ * Everything wrong with a definition, each problem at its path (`steps.3.validation.pattern`); empty when it
+ * can be saved. The shape first; the graph and the contents only when the shape holds.
+ */
+export function botProblems(definition: unknown): BotProblem[] {
+	const parsed = botDefinitionSchema.safeParse(definition);
+	if (!parsed.success) {
+		return parsed.error.issues.slice(0, 20).map((issue) => ({
+			path: issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
+			message: issue.message,
+		}));
+	}
+	const { start, steps } = parsed.data;
+	const problems: BotProblem[] = [];
+	const index = new Map<string, number>();
+	steps.forEach((step, i) => {
+		if (index.has(step.id))
+			problems.push({ path: ['steps', i, 'id'], message: `"${step.id}" is the id of another step` });
+		else index.set(step.id, i);
+	});
+	if (!index.has(start)) problems.push({ path: ['start'], message: `no step "${start}"` });
+	steps.forEach((step, i) => {
+		const at = (...field: (string | number)[]) => ['steps', i, ...field];
+		for (const { to, field } of linksOf(step)) {
+			if (!index.has(to)) problems.push({ path: at(...field), message: `no step "${to}"` });
+		}
+		for (const { source, field } of templatesOf(step)) {
+			const problem = checkTemplate(source);
+			if (problem) problems.push({ path: at(...field), message: `not a valid template: ${problem}` });
+		}
+		if (step.type === 'decision') {
+			step.branches.forEach((branch, b) => {
+				for (const p of conditionProblems(branch.condition)) {
+					problems.push({ path: at('branches', b, 'condition', ...p.path), message: p.message });
+				}
+			});
+		}
+		if (step.type === 'data_entry') {
+			const v = step.validation;
+			if (v?.pattern !== undefined) {
+				const problem = unsafePattern(v.pattern);
+				if (problem) problems.push({ path: at('validation', 'pattern'), message: problem });
+			}
+			if (v?.condition) {
+				for (const p of conditionProblems(v.condition)) {
+					problems.push({ path: at('validation', 'condition', ...p.path), message: p.message });
+				}
+			}
+			if (v?.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
+				problems.push({ path: at('validation', 'minLength'), message: 'is more than maxLength' });
+			}
+			if (v?.min !== undefined && v.max !== undefined && v.min > v.max) {
+				problems.push({ path: at('validation', 'min'), message: 'is more than max' });
+			}
+			if (step.input === 'buttons' && !step.choices) {
+				problems.push({ path: at('choices'), message: 'a button selection needs its choices' });
+			}
+			if (step.input !== 'buttons' && step.choices) {
+				problems.push({ path: at('choices'), message: 'only a button selection has choices' });
+			}
+		}
+		if (step.type === 'delay' && step.seconds > MAX_DELAY_SECONDS) {
+			problems.push({ path: at('seconds'), message: `at most ${MAX_DELAY_SECONDS} (7 days)` });
+		}
+		if (step.type === 'assign' && (step.operatorId === undefined) === (step.groupId === undefined)) {
+			problems.push({ path: at('operatorId'), message: 'give an operatorId or a groupId (one of them)' });
+		}
+	});
+	if (problems.length > 0) return problems;
+	problems.push(...graphProblems(start, steps, index));
+	return problems;
+}
+
+/** Steps the start never leads to, and loops with no step that waits for the visitor (they would spin). */
+function graphProblems(start: string, steps: BotStep[], index: Map<string, number>): BotProblem[] {
+	const targets = (i: number) => linksOf(steps[i] as BotStep).map((l) => index.get(l.to) as number);
+	const reached = new Set<number>();
+	const queue = [index.get(start) as number];
+	while (queue.length > 0) {
+		const i = queue.pop() as number;
+		if (reached.has(i)) continue;
+		reached.add(i);
+		queue.push(...targets(i));
+	}
+	const problems: BotProblem[] = [];
+	steps.forEach((step, i) => {
+		if (!reached.has(i))
+			problems.push({ path: ['steps', i], message: `"${step.id}" is never reached from "${start}"` });
+	});
+	// Tarjan's strongly connected components: a loop is a component of several steps, or one linking to itself.
+	let counter = 0;
+	const order = new Map<number, number>();
+	const low = new Map<number, number>();
+	const stack: number[] = [];
+	const onStack = new Set<number>();
+	const connect = (v: number) => {
+		order.set(v, counter);
+		low.set(v, counter);
+		counter++;
+		stack.push(v);
+		onStack.add(v);
+		for (const w of targets(v)) {
+			if (!order.has(w)) {
+				connect(w);
+				low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+			} else if (onStack.has(w)) {
+				low.set(v, Math.min(low.get(v) as number, order.get(w) as number));
+			}
+		}
+		if (low.get(v) === order.get(v)) {
+			const component: number[] = [];
+			let w: number;
+			do {
+				w = stack.pop() as number;
+				onStack.delete(w);
+				component.push(w);
+			} while (w !== v);
+			const loops = component.length > 1 || targets(v).includes(v);
+			if (loops && !component.some((i) => steps[i]?.type === 'data_entry')) {
+				const ids = component.map((i) => steps[i]?.id).join(' → ');
+				problems.push({
+					path: ['steps', Math.min(...component)],
+					message: `the loop ${ids} never waits for the visitor (add a Data Entry step to it)`,
+				});
+			}
+		}
+	};
+	for (let i = 0; i < steps.length; i++) if (!order.has(i)) connect(i);
+	return problems;
+}

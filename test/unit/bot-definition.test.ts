@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { botProblems } from '../../src/engines/bot-definition';
+
+/** The lead-qualification bot of the issue, as a builder would save it. */
+const leadBot = {
+	start: 'hello',
+	steps: [
+		{ id: 'hello', type: 'send_message', text: 'Hi! I am the **Acme** assistant.', typingSeconds: 1, next: 'ask-name' },
+		{
+			id: 'ask-name',
+			type: 'data_entry',
+			prompt: 'What is your name?',
+			input: 'text',
+			variable: 'name',
+			next: 'ask-email',
+		},
+		{
+			id: 'ask-email',
+			type: 'data_entry',
+			prompt: 'Thanks {{ name }}! Your e-mail?',
+			input: 'email',
+			variable: 'email',
+			validation: { format: 'email', message: 'That does not look like an e-mail.' },
+			retries: 2,
+			onRetriesExhausted: 'handoff',
+			next: 'ask-cpf',
+		},
+		{
+			id: 'ask-cpf',
+			type: 'data_entry',
+			prompt: 'Your CPF?',
+			input: 'text',
+			variable: 'cpf',
+			validation: { format: 'cpf' },
+			next: 'ask-size',
+		},
+		{
+			id: 'ask-size',
+			type: 'data_entry',
+			prompt: 'Team size?',
+			input: 'buttons',
+			variable: 'size',
+			choices: [{ label: '1-10', next: 'small' }, { label: '11+' }],
+			next: 'hours',
+		},
+		{ id: 'small', type: 'apply_tag', tag: 'smb', next: 'hours' },
+		{
+			id: 'hours',
+			type: 'decision',
+			branches: [{ condition: { fact: 'businessHours.open', operator: 'eq', value: true }, next: 'deal' }],
+			default: 'later',
+		},
+		{
+			id: 'deal',
+			type: 'create_deal',
+			funnel: 'Sales',
+			stage: 'New',
+			name: '{{ name }} ({{ size }})',
+			value: '1.500,00',
+			currency: 'BRL',
+			next: 'crm',
+			onError: 'handoff',
+		},
+		{
+			id: 'crm',
+			type: 'integration',
+			method: 'POST',
+			url: 'https://crm.example.com/leads',
+			body: '{"email":"{{ email }}"}',
+			response: { lead_id: 'id' },
+			next: 'assign',
+			onError: 'handoff',
+		},
+		{ id: 'assign', type: 'assign', groupId: 'grp_sales', next: 'bye' },
+		{ id: 'later', type: 'delay', seconds: 3600, cancelOnReply: true, next: 'handoff' },
+		{ id: 'handoff', type: 'transfer', message: 'A person will take it from here.' },
+		{ id: 'bye', type: 'end', message: 'Thanks, {{ name }}!' },
+	],
+};
+
+const problems = (definition: unknown) => botProblems(definition).map((p) => `${p.path.join('.')}: ${p.message}`);
+const withStep = (i: number, changes: Record<string, unknown>) => ({
+	...leadBot,
+	steps: leadBot.steps.map((step, j) => (j === i ? { ...step, ...changes } : step)),
+});
+
+describe('bot definitions', () => {
+	it('accepts a thirteen-step lead-qualification bot', () => {
+		expect(problems(leadBot)).toEqual([]);
+	});
+
+	it('points each problem at its step and field', () => {
+		const cases: [unknown, string][] = [
+			[withStep(3, { validation: { pattern: '(a+)+$' } }), 'steps.3.validation.pattern: a repeated group'],
+			[withStep(3, { validation: { pattern: '[' } }), 'steps.3.validation.pattern: not a valid regular expression'],
+			[withStep(1, { next: 'nowhere' }), 'steps.1.next: no step "nowhere"'],
+			[withStep(0, { text: 'Hi {% if %}' }), 'steps.0.text: not a valid template'],
+			[withStep(10, { seconds: 8 * 24 * 3600 }), 'steps.10.seconds: at most 604800 (7 days)'],
+			[withStep(9, { operatorId: 'op_1' }), 'steps.9.operatorId: give an operatorId or a groupId'],
+			[withStep(4, { choices: undefined }), 'steps.4.choices: a button selection needs its choices'],
+			[
+				withStep(6, { branches: [{ condition: { fact: 'answer', operator: 'in', value: 'x' }, next: 'deal' }] }),
+				'steps.6.branches.0.condition',
+			],
+			[withStep(2, { input: 'telepathy' }), 'steps.2.input'],
+			[{ ...leadBot, start: 'missing' }, 'start: no step "missing"'],
+			[withStep(1, { id: 'hello' }), 'steps.1.id: "hello" is the id of another step'],
+		];
+		for (const [definition, expected] of cases) {
+			expect(problems(definition).join('\n'), expected).toContain(expected);
+		}
+	});
+
+	it('refuses a step the start never reaches, and a loop that never waits for the visitor', () => {
+		const orphan = { ...leadBot, steps: [...leadBot.steps, { id: 'orphan', type: 'end' }] };
+		expect(problems(orphan)).toEqual(['steps.13: "orphan" is never reached from "hello"']);
+		const spin = {
+			start: 'a',
+			steps: [
+				{ id: 'a', type: 'apply_tag', tag: 'x', next: 'b' },
+				{ id: 'b', type: 'delay', seconds: 5, next: 'a' },
+			],
+		};
+		expect(problems(spin)[0]).toMatch(/loop .* never waits for the visitor/);
+		const self = { start: 'a', steps: [{ id: 'a', type: 'send_message', text: 'again', next: 'a' }] };
+		expect(problems(self)[0]).toMatch(/loop a never waits/);
+		// A loop through a question is a re-ask: fine.
+		const ask = {
+			start: 'q',
+			steps: [
+				{ id: 'q', type: 'data_entry', prompt: 'Again?', input: 'text', variable: 'again', next: 'd' },
+				{
+					id: 'd',
+					type: 'decision',
+					branches: [{ condition: { fact: 'vars.again', operator: 'eq', value: 'yes' }, next: 'q' }],
+					default: 'bye',
+				},
+				{ id: 'bye', type: 'end' },
+			],
+		};
+		expect(problems(ask)).toEqual([]);
+	});
+});
