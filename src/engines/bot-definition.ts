@@ -218,11 +218,11 @@ export function linksOf(step: BotStep): Array<{ to: string; field: (string | num
 	};
 	if ('next' in step) add(step.next, 'next');
 	if (step.type === 'decision') {
-		step.branches.forEach((branch, i) => add(branch.next, 'branches', i, 'next'));
+		for (const [i, branch] of step.branches.entries()) add(branch.next, 'branches', i, 'next');
 		add(step.default, 'default');
 	}
 	if (step.type === 'data_entry') {
-		step.choices?.forEach((c, i) => add(c.next, 'choices', i, 'next'));
+		for (const [i, c] of (step.choices ?? []).entries()) add(c.next, 'choices', i, 'next');
 		add(step.onRetriesExhausted, 'onRetriesExhausted');
 	}
 	if ('onError' in step) add(step.onError, 'onError');
@@ -235,8 +235,9 @@ function templatesOf(step: BotStep): Array<{ source: string; field: (string | nu
 	const found: Array<{ source: string; field: (string | number)[] }> = [];
 	const visit = (value: unknown, field: (string | number)[]) => {
 		if (typeof value === 'string') found.push({ source: value, field });
-		else if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...field, i]));
-		else if (value && typeof value === 'object') {
+		else if (Array.isArray(value)) {
+			for (const [i, v] of value.entries()) visit(v, [...field, i]);
+		} else if (value && typeof value === 'object') {
 			for (const [key, v] of Object.entries(value)) {
 				// Not templates: ids, links, conditions, patterns, enumerations.
 				if (
