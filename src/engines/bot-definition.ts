@@ -75,6 +75,7 @@ const dataEntry = z.strictObject({
 		.optional(),
 	/** A rating asks 1 to 5, then (with `askReason`) why. */
 	askReason: z.boolean().default(false),
+	reasonPrompt: template(1000).optional().openapi({ description: 'What a rating with `askReason` asks next.' }),
 	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
 	onRetriesExhausted: link
 		.optional()

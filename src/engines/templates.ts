@@ -136,6 +136,19 @@ export async function renderTemplate(source: string, input: TemplateInput): Prom
 	}
 }
 
+/**
+ * Renders a template without waiting: what a pure step machine (the bot interpreter) calls. The same limits
+ * apply; a TemplateError says what failed.
+ */
+export function renderTemplateSync(source: string, input: TemplateInput): string {
+	if (source.length > MAX_TEMPLATE_LENGTH) throw new TemplateError(`longer than ${MAX_TEMPLATE_LENGTH} characters`);
+	try {
+		return String(engineFor(input.timeZone).parseAndRenderSync(source, templateScope(input)));
+	} catch (error) {
+		throw new TemplateError(firstLine(error), { cause: error });
+	}
+}
+
 function firstLine(error: unknown): string {
 	const message = error instanceof Error ? error.message : String(error);
 	return message.split('\n')[0] ?? message;

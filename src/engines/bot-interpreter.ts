@@ -1,0 +1,470 @@
+/**
+ * The bot interpreter: a pure step machine. `advance(definition, state, event, context, now)` returns the new
+ * run state and the effects the runner performs, in order; it reads no clock, storage or network. What it
+ * cannot know it asks for and waits: the facts a Decision reads (`facts`), the outcome of a CRM, integration,
+ * assignment, tag or contact step (`action`, answered by a `result` event), the end of a Delay or of a typing
+ * pause (`timer`, answered by a `timer` event). The conversation's Durable Object keeps the state, feeds the
+ * events (a visitor's answer, a file, a timer, an operator taking over) and performs the effects.
+ *
+ * A run waits in one place at a time, so a late, repeated or stray event finds nothing to resume and changes
+ * nothing (a timer that fires twice runs its step once). A budget of steps per event stops a runaway run.
+ */
+
+import type { BotDefinition, BotStep } from './bot-definition';
+import { evaluate, type FactRoot, type Facts, referencedFacts } from './conditions';
+import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
+import { type AnswerFormat, checkAnswer } from './values';
+
+/** Steps one event may run before the run is stopped as a runaway. */
+export const STEP_BUDGET = 50;
+
+type Waiting =
+	| { for: 'answer'; stepId: string }
+	| { for: 'reason'; stepId: string }
+	| { for: 'timer'; stepId: string; at: number; resume: 'next' | 'send'; cancelOnReply: boolean }
+	| { for: 'facts'; stepId: string }
+	| { for: 'result'; stepId: string };
+
+export interface RunState {
+	status: 'running' | 'waiting' | 'finished' | 'transferred' | 'stopped' | 'failed';
+	waiting: Waiting | null;
+	variables: Record<string, unknown>;
+	/** Invalid answers so far at the Data Entry step being asked. */
+	attempts: number;
+	/** Why a run failed or was stopped. */
+	reason: string | null;
+}
+
+export type BotEvent =
+	| { type: 'start' }
+	/** A visitor's message; a button click arrives as its label. */
+	| { type: 'answer'; text: string }
+	| { type: 'file'; ref: string; name: string }
+	| { type: 'timer' }
+	| { type: 'facts'; facts: Facts }
+	/** The outcome of an `action` effect: its data become variables when the step maps them. */
+	| { type: 'result'; ok: boolean; data?: unknown; error?: string; noDeal?: boolean }
+	/** An operator wrote in the conversation: the person takes over. */
+	| { type: 'takeover' };
+
+/** A step's action with its templates rendered: what the runner performs for a `result`. */
+export type ActionStep = Extract<
+	BotStep,
+	{ type: 'create_deal' | 'update_deal' | 'integration' | 'assign' | 'apply_tag' | 'update_contact' }
+>;
+
+export type Effect =
+	| { kind: 'message'; text: string; media?: Array<{ kind: string; url: string; name?: string }>; buttons?: string[] }
+	| { kind: 'typing'; on: boolean }
+	| { kind: 'timer'; at: number }
+	| { kind: 'cancel_timer' }
+	| { kind: 'facts'; roots: FactRoot[] }
+	| { kind: 'action'; step: ActionStep }
+	| { kind: 'transfer' }
+	| { kind: 'log'; stepId: string; input?: unknown; output?: unknown; error?: string };
+
+/** What templates read besides the run's variables: the conversation's contact, agent, zone. */
+export type RunContext = Omit<TemplateInput, 'variables' | 'now'>;
+
+export function newRun(): RunState {
+	return { status: 'running', waiting: null, variables: {}, attempts: 0, reason: null };
+}
+
+interface Machine {
+	definition: BotDefinition;
+	steps: Map<string, BotStep>;
+	context: RunContext;
+	now: number;
+	state: RunState;
+	effects: Effect[];
+	budget: number;
+}
+
+/** Runs one event through the bot; see the top of this file. */
+export function advance(
+	definition: BotDefinition,
+	previous: RunState,
+	event: BotEvent,
+	context: RunContext,
+	now: number,
+): { state: RunState; effects: Effect[] } {
+	const m: Machine = {
+		definition,
+		steps: new Map(definition.steps.map((step) => [step.id, step])),
+		context,
+		now,
+		state: structuredClone(previous),
+		effects: [],
+		budget: STEP_BUDGET,
+	};
+	if (m.state.status !== 'running' && m.state.status !== 'waiting') return { state: m.state, effects: [] };
+	if (event.type === 'takeover') {
+		if (m.state.waiting?.for === 'timer') m.effects.push({ kind: 'cancel_timer' });
+		stop(m, 'stopped', 'an operator took over');
+		return { state: m.state, effects: m.effects };
+	}
+	if (event.type === 'start') {
+		if (m.state.waiting !== null) return { state: m.state, effects: [] };
+		run(m, definition.start);
+		return { state: m.state, effects: m.effects };
+	}
+	const waiting = m.state.waiting;
+	if (!waiting) return { state: m.state, effects: [] };
+	const step = m.steps.get(waiting.stepId);
+	if (!step) {
+		stop(m, 'failed', `step "${waiting.stepId}" is not in this version`);
+		return { state: m.state, effects: m.effects };
+	}
+	try {
+		switch (waiting.for) {
+			case 'answer':
+				if ((event.type === 'answer' || event.type === 'file') && step.type === 'data_entry')
+					receiveAnswer(m, step, event);
+				break;
+			case 'reason':
+				if (event.type === 'answer' && step.type === 'data_entry') {
+					m.state.variables[`${step.variable}_reason`] = event.text.trim();
+					m.state.waiting = null;
+					go(m, step, step.next);
+				}
+				break;
+			case 'timer':
+				if (event.type === 'timer' && m.now >= waiting.at) {
+					m.state.waiting = null;
+					if (waiting.resume === 'send' && step.type === 'send_message') {
+						m.effects.push({ kind: 'typing', on: false });
+						sendMessage(m, step);
+					} else {
+						go(m, step, 'next' in step ? step.next : undefined);
+					}
+				} else if (event.type === 'answer' && waiting.cancelOnReply) {
+					// The visitor answered: the wait is over, the bot goes on at once.
+					m.effects.push({ kind: 'cancel_timer' });
+					m.state.waiting = null;
+					go(m, step, 'next' in step ? step.next : undefined);
+				}
+				break;
+			case 'facts':
+				if (event.type === 'facts' && step.type === 'decision') decide(m, step, event.facts);
+				break;
+			case 'result':
+				if (event.type === 'result') receiveResult(m, step, event);
+				break;
+		}
+	} catch (error) {
+		// A template that fails while resuming (a re-prompt, a choice's label) fails the run, as on entry.
+		if (!(error instanceof TemplateError)) throw error;
+		m.effects.push({ kind: 'log', stepId: step.id, error: `template: ${error.message}` });
+		stop(m, 'failed', `template: ${error.message}`);
+	}
+	return { state: m.state, effects: m.effects };
+}
+
+function stop(m: Machine, status: 'finished' | 'transferred' | 'stopped' | 'failed', reason: string | null) {
+	m.state.status = status;
+	m.state.waiting = null;
+	m.state.reason = reason;
+}
+
+function wait(m: Machine, waiting: Waiting) {
+	m.state.status = 'waiting';
+	m.state.waiting = waiting;
+}
+
+function render(m: Machine, source: string): string {
+	return renderTemplateSync(source, { ...m.context, variables: m.state.variables, now: m.now });
+}
+
+/** Leaves `from` for `to`; no link ends the bot (a step with nowhere to go finishes it). */
+function go(m: Machine, from: BotStep, to: string | undefined) {
+	if (to === undefined) {
+		m.effects.push({ kind: 'log', stepId: from.id, output: 'end of the flow' });
+		stop(m, 'finished', null);
+		return;
+	}
+	run(m, to);
+}
+
+/** Runs steps from `id` until one waits or the run ends. */
+function run(m: Machine, id: string) {
+	let next: string | undefined = id;
+	while (next !== undefined) {
+		if (--m.budget < 0) {
+			m.effects.push({ kind: 'log', stepId: next, error: `more than ${STEP_BUDGET} steps for one event` });
+			stop(m, 'failed', `runaway: more than ${STEP_BUDGET} steps for one event`);
+			return;
+		}
+		const step = m.steps.get(next);
+		if (!step) {
+			stop(m, 'failed', `step "${next}" is not in this version`);
+			return;
+		}
+		m.state.status = 'running';
+		m.state.attempts = 0;
+		try {
+			next = enter(m, step);
+		} catch (error) {
+			const message = error instanceof TemplateError ? `template: ${error.message}` : String(error);
+			m.effects.push({ kind: 'log', stepId: step.id, error: message });
+			stop(m, 'failed', message);
+			return;
+		}
+	}
+}
+
+/** Performs a step's entry; returns the step to run next, or undefined when it waits or the run ended. */
+function enter(m: Machine, step: BotStep): string | undefined {
+	switch (step.type) {
+		case 'send_message':
+			if (step.typingSeconds > 0) {
+				m.effects.push({ kind: 'typing', on: true });
+				const at = m.now + step.typingSeconds * 1000;
+				m.effects.push({ kind: 'timer', at });
+				wait(m, { for: 'timer', stepId: step.id, at, resume: 'send', cancelOnReply: false });
+				return undefined;
+			}
+			return sendMessage(m, step, false);
+		case 'data_entry':
+			ask(m, step, step.prompt);
+			return undefined;
+		case 'decision': {
+			const roots = new Set<FactRoot>();
+			for (const branch of step.branches) for (const root of referencedFacts(branch.condition)) roots.add(root);
+			const known = new Set<FactRoot>(['answer', 'vars']);
+			const needed = [...roots].filter((root) => !known.has(root));
+			if (needed.length > 0) {
+				m.effects.push({ kind: 'facts', roots: needed.sort() });
+				wait(m, { for: 'facts', stepId: step.id });
+				return undefined;
+			}
+			return choose(m, step, {});
+		}
+		case 'delay': {
+			const at = m.now + step.seconds * 1000;
+			m.effects.push(
+				{ kind: 'timer', at },
+				{ kind: 'log', stepId: step.id, output: { until: new Date(at).toISOString() } },
+			);
+			wait(m, { for: 'timer', stepId: step.id, at, resume: 'next', cancelOnReply: step.cancelOnReply });
+			return undefined;
+		}
+		case 'transfer':
+			if (step.message) m.effects.push({ kind: 'message', text: render(m, step.message) });
+			m.effects.push({ kind: 'transfer' }, { kind: 'log', stepId: step.id, output: 'transferred to a person' });
+			stop(m, 'transferred', null);
+			return undefined;
+		case 'end':
+			if (step.message) m.effects.push({ kind: 'message', text: render(m, step.message) });
+			m.effects.push({ kind: 'log', stepId: step.id, output: 'ended' });
+			stop(m, 'finished', null);
+			return undefined;
+		default: {
+			m.effects.push({ kind: 'action', step: renderAction(m, step) });
+			wait(m, { for: 'result', stepId: step.id });
+			return undefined;
+		}
+	}
+}
+
+function sendMessage(m: Machine, step: Extract<BotStep, { type: 'send_message' }>, continueAfter = true) {
+	const media = step.media?.map((item) => ({ ...item, url: render(m, item.url) }));
+	const buttons = step.buttons?.map((label) => render(m, label));
+	m.effects.push({
+		kind: 'message',
+		text: render(m, step.text),
+		...(media ? { media } : {}),
+		...(buttons ? { buttons } : {}),
+	});
+	m.effects.push({ kind: 'log', stepId: step.id, output: 'sent' });
+	if (!continueAfter) return step.next ?? finish(m, step);
+	// Resumed from its typing pause: carry on from here.
+	m.state.status = 'running';
+	go(m, step, step.next);
+	return undefined;
+}
+
+function finish(m: Machine, step: BotStep): undefined {
+	m.effects.push({ kind: 'log', stepId: step.id, output: 'end of the flow' });
+	stop(m, 'finished', null);
+	return undefined;
+}
+
+function ask(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, prompt: string) {
+	const buttons =
+		step.input === 'buttons'
+			? step.choices?.map((c) => render(m, c.label))
+			: step.input === 'rating'
+				? ['1', '2', '3', '4', '5']
+				: undefined;
+	m.effects.push({ kind: 'message', text: render(m, prompt), ...(buttons ? { buttons } : {}) });
+	wait(m, { for: 'answer', stepId: step.id });
+}
+
+/** Why an answer is refused by the step's input type and validations; null when it is taken. */
+function refusal(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, text: string): string | null {
+	const v = step.validation;
+	const value = text.trim();
+	if (value === '') return v?.required === false ? null : 'an answer is required';
+	const typed = typedFormat(step.input);
+	for (const format of [typed, v?.format]) {
+		if (format && !checkAnswer(format, value).ok) return `not a valid ${format}`;
+	}
+	if (step.input === 'rating' && !/^[1-5]$/.test(value)) return 'a rating from 1 to 5';
+	if (
+		step.input === 'buttons' &&
+		!step.choices?.some((c) => render(m, c.label).toLowerCase() === value.toLowerCase())
+	) {
+		return 'one of the choices';
+	}
+	if (v?.minLength !== undefined && value.length < v.minLength) return `at least ${v.minLength} characters`;
+	if (v?.maxLength !== undefined && value.length > v.maxLength) return `at most ${v.maxLength} characters`;
+	if (v?.min !== undefined || v?.max !== undefined) {
+		const n = Number(value.replace(',', '.'));
+		if (!Number.isFinite(n) || (v.min !== undefined && n < v.min) || (v.max !== undefined && n > v.max)) {
+			return `a number from ${v.min ?? '…'} to ${v.max ?? '…'}`;
+		}
+	}
+	if (v?.pattern !== undefined && !new RegExp(v.pattern, 'u').test(value.slice(0, 2000))) return 'the expected pattern';
+	if (v?.condition && !evaluate(v.condition, { answer: value, vars: m.state.variables }))
+		return 'the custom validation';
+	return null;
+}
+
+/** The format an input type implies (an e-mail input is checked as an e-mail), if any. */
+function typedFormat(input: Extract<BotStep, { type: 'data_entry' }>['input']): AnswerFormat | undefined {
+	return input === 'email' || input === 'phone' || input === 'number' || input === 'date' ? input : undefined;
+}
+
+function receiveAnswer(
+	m: Machine,
+	step: Extract<BotStep, { type: 'data_entry' }>,
+	event: Extract<BotEvent, { type: 'answer' | 'file' }>,
+) {
+	const attempts = m.state.attempts;
+	let value: unknown;
+	let problem: string | null;
+	if (step.input === 'file') {
+		problem = event.type === 'file' ? null : 'a file';
+		value = event.type === 'file' ? { ref: event.ref, name: event.name } : null;
+	} else if (event.type === 'file') {
+		problem = 'a typed answer';
+	} else {
+		problem = refusal(m, step, event.text);
+		const text = event.text.trim();
+		const format = step.validation?.format ?? typedFormat(step.input);
+		const checked = format && text !== '' ? checkAnswer(format, text) : null;
+		value = checked?.ok ? checked.value : step.input === 'rating' ? Number(text) : text;
+	}
+	m.effects.push({
+		kind: 'log',
+		stepId: step.id,
+		input: event.type === 'file' ? event.name : event.text,
+		...(problem ? { error: problem } : {}),
+	});
+	if (problem) {
+		if (attempts >= step.retries) {
+			m.state.waiting = null;
+			if (step.onRetriesExhausted) run(m, step.onRetriesExhausted);
+			else stop(m, 'finished', `no valid answer to "${step.id}"`);
+			return;
+		}
+		ask(m, step, step.validation?.message ?? step.prompt);
+		m.state.attempts = attempts + 1;
+		return;
+	}
+	m.state.variables[step.variable] = value;
+	m.state.variables.answer = value;
+	m.state.waiting = null;
+	if (step.input === 'rating' && step.askReason) {
+		m.effects.push({ kind: 'message', text: render(m, step.reasonPrompt ?? 'Could you tell us why?') });
+		wait(m, { for: 'reason', stepId: step.id });
+		return;
+	}
+	const chosen =
+		step.input === 'buttons'
+			? step.choices?.find((c) => render(m, c.label).toLowerCase() === String(value).toLowerCase())
+			: undefined;
+	if (chosen?.value !== undefined) m.state.variables[step.variable] = chosen.value;
+	go(m, step, chosen?.next ?? step.next);
+}
+
+function choose(m: Machine, step: Extract<BotStep, { type: 'decision' }>, loaded: Facts): string {
+	const facts: Facts = { ...loaded, answer: m.state.variables.answer, vars: m.state.variables };
+	const index = step.branches.findIndex((branch) => evaluate(branch.condition, facts));
+	m.effects.push({ kind: 'log', stepId: step.id, output: index < 0 ? 'default' : { branch: index } });
+	return index < 0 ? step.default : (step.branches[index]?.next as string);
+}
+
+function decide(m: Machine, step: Extract<BotStep, { type: 'decision' }>, facts: Facts) {
+	m.state.waiting = null;
+	run(m, choose(m, step, facts));
+}
+
+/** The step with every template rendered, for the runner to perform. */
+function renderAction(m: Machine, step: ActionStep): ActionStep {
+	const renderAll = (value: unknown, key?: string): unknown => {
+		if (typeof value === 'string') {
+			return key &&
+				[
+					'type',
+					'next',
+					'onError',
+					'onNoDeal',
+					'method',
+					'kind',
+					'currency',
+					'operatorId',
+					'groupId',
+					'dealVariable',
+					'header',
+				].includes(key)
+				? value
+				: render(m, value);
+		}
+		if (Array.isArray(value)) return value.map((v) => renderAll(v));
+		if (value && typeof value === 'object') {
+			return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'response' ? v : renderAll(v, k)]));
+		}
+		return value;
+	};
+	return renderAll(step) as ActionStep;
+}
+
+/** The value at a dotted path of an integration's JSON answer. */
+function pathValue(data: unknown, path: string): unknown {
+	let value = data;
+	for (const key of path.split('.')) {
+		if (value === null || typeof value !== 'object') return undefined;
+		value = Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : (value as Record<string, unknown>)[key];
+	}
+	return value;
+}
+
+function receiveResult(m: Machine, step: BotStep, event: Extract<BotEvent, { type: 'result' }>) {
+	m.state.waiting = null;
+	m.effects.push({
+		kind: 'log',
+		stepId: step.id,
+		output: event.ok ? (event.data ?? 'done') : undefined,
+		...(event.ok ? {} : { error: event.error ?? 'failed' }),
+	});
+	if (step.type === 'update_deal' && event.noDeal) {
+		if (step.onNoDeal) run(m, step.onNoDeal);
+		else go(m, step, step.next);
+		return;
+	}
+	if (!event.ok) {
+		const onError = 'onError' in step ? step.onError : undefined;
+		if (onError) run(m, onError);
+		else stop(m, 'failed', `${step.id}: ${event.error ?? 'failed'}`);
+		return;
+	}
+	if (step.type === 'integration' && step.response) {
+		for (const [variable, path] of Object.entries(step.response))
+			m.state.variables[variable] = pathValue(event.data, path);
+	}
+	if (step.type === 'create_deal' && event.data && typeof event.data === 'object' && 'id' in event.data) {
+		m.state.variables.deal_id = (event.data as { id: unknown }).id;
+	}
+	go(m, step, 'next' in step ? step.next : undefined);
+}

@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { type BotDefinition, botDefinitionSchema } from '../../src/engines/bot-definition';
+import {
+	advance,
+	type BotEvent,
+	type Effect,
+	newRun,
+	type RunContext,
+	type RunState,
+	STEP_BUDGET,
+} from '../../src/engines/bot-interpreter';
+import { leadBot } from './bot-fixtures';
+
+const context: RunContext = {
+	contact: { id: 'ctc_1', name: 'Ana Souza', email: null, phone: null },
+	conversation: { id: 'conv_1', channel: 'widget' },
+	agent: null,
+	timeZone: 'America/Sao_Paulo',
+};
+const T0 = Date.UTC(2026, 10, 23, 13, 0);
+
+/** Drives a run: each call feeds one event and keeps the state and every effect. */
+function driver(definition: unknown) {
+	const bot: BotDefinition = botDefinitionSchema.parse(definition);
+	let state: RunState = newRun();
+	let now = T0;
+	const all: Effect[] = [];
+	return {
+		feed(event: BotEvent, at = now) {
+			now = at;
+			const out = advance(bot, state, event, context, now);
+			state = out.state;
+			all.push(...out.effects);
+			return out.effects.filter((e) => e.kind !== 'log');
+		},
+		get state() {
+			return state;
+		},
+		get log() {
+			return all.filter((e): e is Extract<Effect, { kind: 'log' }> => e.kind === 'log');
+		},
+	};
+}
+
+const texts = (effects: Effect[]) => effects.flatMap((e) => (e.kind === 'message' ? [e.text] : []));
+
+describe('the bot interpreter', () => {
+	it('runs the lead-qualification bot end to end, asking for what it needs and rendering templates', () => {
+		const run = driver(leadBot);
+		// Typing first, then the greeting once the pause is over.
+		expect(run.feed({ type: 'start' })).toEqual([
+			{ kind: 'typing', on: true },
+			{ kind: 'timer', at: T0 + 1000 },
+		]);
+		expect(run.feed({ type: 'timer' }, T0 + 500)).toEqual([]);
+		expect(texts(run.feed({ type: 'timer' }, T0 + 1000))).toEqual([
+			'Hi! I am the **Acme** assistant.',
+			'What is your name?',
+		]);
+		expect(texts(run.feed({ type: 'answer', text: 'Ana' }))).toEqual(['Thanks Ana! Your e-mail?']);
+		// An invalid answer is re-asked with the validation's message.
+		expect(texts(run.feed({ type: 'answer', text: 'ana@' }))).toEqual(['That does not look like an e-mail.']);
+		expect(texts(run.feed({ type: 'answer', text: 'Ana@Example.com' }))).toEqual(['Your CPF?']);
+		const buttons = run.feed({ type: 'answer', text: '529.982.247-25' });
+		expect(buttons).toEqual([{ kind: 'message', text: 'Team size?', buttons: ['1-10', '11+'] }]);
+		expect(run.feed({ type: 'answer', text: '1-10' })).toEqual([
+			{ kind: 'action', step: { id: 'small', type: 'apply_tag', tag: 'smb', remove: false, next: 'hours' } },
+		]);
+		expect(run.feed({ type: 'result', ok: true })).toEqual([{ kind: 'facts', roots: ['businessHours'] }]);
+		const deal = run.feed({ type: 'facts', facts: { businessHours: { open: true } } });
+		expect(deal).toEqual([
+			{
+				kind: 'action',
+				step: expect.objectContaining({
+					type: 'create_deal',
+					funnel: 'Sales',
+					stage: 'New',
+					name: 'Ana (1-10)',
+					value: '1.500,00',
+				}),
+			},
+		]);
+		const call = run.feed({ type: 'result', ok: true, data: { id: 'deal_1' } });
+		expect(call).toEqual([
+			{ kind: 'action', step: expect.objectContaining({ type: 'integration', body: '{"email":"ana@example.com"}' }) },
+		]);
+		expect(run.feed({ type: 'result', ok: true, data: { id: 'L-9' } })).toEqual([
+			{ kind: 'action', step: expect.objectContaining({ type: 'assign', groupId: 'grp_sales' }) },
+		]);
+		expect(texts(run.feed({ type: 'result', ok: true }))).toEqual(['Thanks, Ana!']);
+		expect(run.state).toMatchObject({
+			status: 'finished',
+			variables: {
+				name: 'Ana',
+				email: 'ana@example.com',
+				cpf: '52998224725',
+				size: '1-10',
+				deal_id: 'deal_1',
+				lead_id: 'L-9',
+			},
+		});
+		// The step log says what happened at each step, refusals included.
+		expect(run.log.filter((l) => l.error).map((l) => [l.stepId, l.error])).toEqual([
+			['ask-email', 'not a valid email'],
+		]);
+	});
+
+	it('takes the path for exhausted retries, the default path and an error path', () => {
+		const exhausted = driver(leadBot);
+		exhausted.feed({ type: 'start' });
+		exhausted.feed({ type: 'timer' }, T0 + 1000);
+		exhausted.feed({ type: 'answer', text: 'Ana' });
+		for (const attempt of ['x', 'y']) {
+			exhausted.feed({ type: 'answer', text: attempt });
+			expect(exhausted.state.status, attempt).toBe('waiting');
+		}
+		const handoff = exhausted.feed({ type: 'answer', text: 'z' });
+		expect(handoff).toEqual([{ kind: 'message', text: 'A person will take it from here.' }, { kind: 'transfer' }]);
+		expect(exhausted.state.status).toBe('transferred');
+
+		const failing = driver(leadBot);
+		failing.feed({ type: 'start' }, T0);
+		for (const event of [
+			{ type: 'timer' },
+			{ type: 'answer', text: 'Bo' },
+			{ type: 'answer', text: 'bo@example.com' },
+			{ type: 'answer', text: '529.982.247-25' },
+			{ type: 'answer', text: '11+' },
+		] as BotEvent[]) {
+			failing.feed(event, T0 + 1000);
+		}
+		// "11+" has no link of its own: the step's next (the decision) comes straight away.
+		expect(failing.state.waiting).toMatchObject({ for: 'facts', stepId: 'hours' });
+		failing.feed({ type: 'facts', facts: { businessHours: { open: true } } });
+		expect(texts(failing.feed({ type: 'result', ok: false, error: 'no funnel "Sales"' }))).toEqual([
+			'A person will take it from here.',
+		]);
+	});
+
+	it('waits out a delay once however often its timer fires, and a reply cancels it when asked', () => {
+		const bot = {
+			start: 'wait',
+			steps: [
+				{ id: 'wait', type: 'delay', seconds: 60, cancelOnReply: true, next: 'after' },
+				{ id: 'after', type: 'send_message', text: 'Still there?', next: 'done' },
+				{ id: 'done', type: 'end' },
+			],
+		};
+		const run = driver(bot);
+		expect(run.feed({ type: 'start' })).toEqual([{ kind: 'timer', at: T0 + 60_000 }]);
+		expect(run.feed({ type: 'timer' }, T0 + 30_000)).toEqual([]);
+		expect(texts(run.feed({ type: 'timer' }, T0 + 60_000))).toEqual(['Still there?']);
+		expect(run.feed({ type: 'timer' }, T0 + 61_000)).toEqual([]);
+		expect(run.state.status).toBe('finished');
+
+		const replied = driver(bot);
+		replied.feed({ type: 'start' });
+		expect(replied.feed({ type: 'answer', text: 'hello?' })).toEqual([
+			{ kind: 'cancel_timer' },
+			{ kind: 'message', text: 'Still there?' },
+		]);
+		const kept = driver({ ...bot, steps: [{ ...bot.steps[0], cancelOnReply: false }, ...bot.steps.slice(1)] });
+		kept.feed({ type: 'start' });
+		expect(kept.feed({ type: 'answer', text: 'hello?' })).toEqual([]);
+	});
+
+	it('stops for an operator, asks a rating’s reason, and ends a runaway at the step budget', () => {
+		const run = driver(leadBot);
+		run.feed({ type: 'start' });
+		expect(run.feed({ type: 'takeover' })).toEqual([{ kind: 'cancel_timer' }]);
+		expect(run.state).toMatchObject({ status: 'stopped', reason: 'an operator took over' });
+		expect(run.feed({ type: 'timer' }, T0 + 1000)).toEqual([]);
+
+		const rating = driver({
+			start: 'rate',
+			steps: [
+				{
+					id: 'rate',
+					type: 'data_entry',
+					prompt: 'How did we do?',
+					input: 'rating',
+					variable: 'score',
+					askReason: true,
+					next: 'bye',
+				},
+				{ id: 'bye', type: 'end', message: 'Thanks for the {{ score }}!' },
+			],
+		});
+		expect(rating.feed({ type: 'start' })).toEqual([
+			{ kind: 'message', text: 'How did we do?', buttons: ['1', '2', '3', '4', '5'] },
+		]);
+		expect(texts(rating.feed({ type: 'answer', text: '4' }))).toEqual(['Could you tell us why?']);
+		expect(texts(rating.feed({ type: 'answer', text: 'Quick answers' }))).toEqual(['Thanks for the 4!']);
+		expect(rating.state.variables).toMatchObject({ score: 4, score_reason: 'Quick answers' });
+
+		// A loop that never waits (definitions refuse it; the interpreter still guards against it).
+		const spin = driver({
+			start: 'a',
+			steps: [
+				{
+					id: 'a',
+					type: 'decision',
+					branches: [{ condition: { fact: 'answer', operator: 'any' }, next: 'b' }],
+					default: 'b',
+				},
+				{
+					id: 'b',
+					type: 'decision',
+					branches: [{ condition: { fact: 'answer', operator: 'any' }, next: 'a' }],
+					default: 'a',
+				},
+			],
+		});
+		spin.feed({ type: 'start' });
+		expect(spin.state).toMatchObject({ status: 'failed' });
+		expect(spin.state.reason).toContain(`more than ${STEP_BUDGET} steps`);
+	});
+
+	it('takes the no-deal path of a deal update and keeps variables from an integration’s answer', () => {
+		const run = driver({
+			start: 'lookup',
+			steps: [
+				{
+					id: 'lookup',
+					type: 'integration',
+					method: 'GET',
+					url: 'https://api.example.com/orders/{{ vars.order }}',
+					response: { status: 'order.status', first: 'items.0.sku' },
+					next: 'move',
+					onError: 'sorry',
+				},
+				{ id: 'move', type: 'update_deal', funnels: ['Sales'], stage: 'Won', next: 'done', onNoDeal: 'none' },
+				{ id: 'none', type: 'end', message: 'No deal; order {{ status }}, first {{ first }}.' },
+				{ id: 'sorry', type: 'end' },
+				{ id: 'done', type: 'end' },
+			],
+		});
+		run.feed({ type: 'start' });
+		run.feed({ type: 'result', ok: true, data: { order: { status: 'shipped' }, items: [{ sku: 'TENT-2' }] } });
+		expect(texts(run.feed({ type: 'result', ok: true, noDeal: true }))).toEqual([
+			'No deal; order shipped, first TENT-2.',
+		]);
+	});
+});
