@@ -11,7 +11,7 @@
  */
 
 import type { BotDefinition, BotStep } from './bot-definition';
-import { evaluate, type FactRoot, type Facts, referencedFacts } from './conditions';
+import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, referencedFacts } from './conditions';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
 import { type AnswerFormat, checkAnswer } from './values';
 
@@ -324,7 +324,8 @@ function refusal(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, tex
 			return `a number from ${v.min ?? '…'} to ${v.max ?? '…'}`;
 		}
 	}
-	if (v?.pattern !== undefined && !new RegExp(v.pattern, 'u').test(value.slice(0, 2000))) return 'the expected pattern';
+	if (v?.pattern !== undefined && !new RegExp(v.pattern, 'u').test(value.slice(0, MAX_MATCHED_TEXT)))
+		return 'the expected pattern';
 	if (v?.condition && !evaluate(v.condition, { answer: value, vars: m.state.variables }))
 		return 'the custom validation';
 	return null;

@@ -40,9 +40,11 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** The longest regular expression accepted, and the longest text one is run on. */
+/** The longest regular expression accepted, and the longest text one is run on (the rest is not looked at). */
 const MAX_PATTERN = 200;
-const MAX_MATCHED_TEXT = 2_000;
+export const MAX_MATCHED_TEXT = 300;
+/** Variable repetitions a pattern may hold in all (matching time grows as the text's length to this power). */
+const MAX_VARIABLE_REPEATS = 3;
 /** Nesting and size bounds of one condition. */
 const MAX_DEPTH = 6;
 const MAX_LEAVES = 50;
@@ -66,13 +68,28 @@ export function unsafePattern(pattern: string): string | null {
 	} catch {
 		return 'not a valid regular expression';
 	}
-	// A repeated group that itself holds a repetition or an alternation ((a+)+, (\w*)*, (a|aa){2,}) can take
-	// exponential time on a near-miss; so can a backreference. They are refused rather than timed (a
-	// regular expression cannot be interrupted).
+	// JavaScript's engine backtracks and a match cannot be interrupted, so patterns that can take more than
+	// polynomial time are refused, and the others get short input (MAX_MATCHED_TEXT):
+	// - a backreference;
+	// - a repeated group that itself holds a variable repetition or an alternation ((a+)+, (a?a)+, (a|aa){2,});
+	// - more than MAX_VARIABLE_REPEATS variable repetitions in all (\d*\d*\d*\d* is polynomial of that degree).
+	// A fixed count ({5}) is no variable repetition; `?` is one, unless it makes a group `(?:` or a
+	// quantifier lazy. A linear-time engine would lift these limits.
 	if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences are not allowed';
-	// Per open group: whether it holds a repetition, and whether it holds an alternation.
 	const stack: Array<{ repeats: boolean; alternates: boolean }> = [];
 	let current = { repeats: false, alternates: false };
+	let variable = 0;
+	/** The quantifier starting at `i`: whether it varies, whether it may repeat more than once, its length. */
+	const quantifierAt = (i: number): { variable: boolean; many: boolean; length: number } | null => {
+		const c = pattern[i];
+		if (c === '*' || c === '+') return { variable: true, many: true, length: 1 };
+		if (c === '?') return { variable: true, many: false, length: 1 };
+		if (c !== '{') return null;
+		const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+		if (!m) return null;
+		const max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Number.POSITIVE_INFINITY : Number(m[3]);
+		return { variable: m[2] !== undefined && m[3] !== m[1], many: max > 1, length: m[0].length };
+	};
 	for (let i = 0; i < pattern.length; i++) {
 		const c = pattern[i];
 		if (c === '\\') {
@@ -80,27 +97,54 @@ export function unsafePattern(pattern: string): string | null {
 			continue;
 		}
 		if (c === '[') {
-			const close = pattern.indexOf(']', i + 1);
-			i = close < 0 ? pattern.length : close;
+			let close = i + 1;
+			while (close < pattern.length && pattern[close] !== ']') close += pattern[close] === '\\' ? 2 : 1;
+			i = close;
 			continue;
 		}
 		if (c === '(') {
 			stack.push(current);
 			current = { repeats: false, alternates: false };
-		} else if (c === ')') {
+			// `(?:`, `(?=`, `(?<name>`: group syntax, not a quantifier.
+			if (pattern[i + 1] === '?') i++;
+			continue;
+		}
+		if (c === ')') {
 			const inner = current;
 			current = stack.pop() ?? { repeats: false, alternates: false };
-			const next = pattern[i + 1];
-			const repeated = next === '*' || next === '+' || next === '{';
-			if (repeated && (inner.repeats || inner.alternates)) {
-				return 'a repeated group holding a repetition or an alternation can run for ever';
+			const q = quantifierAt(i + 1);
+			if (q?.variable) {
+				// An optional group ((x+)?) is taken once at most: only a group repeated more often is at risk.
+				if (q.many && (inner.repeats || inner.alternates)) {
+					return 'a repeated group holding a repetition or an alternation can run for ever';
+				}
+				variable++;
+				current.repeats = true;
+				i += q.length;
+				if (pattern[i + 1] === '?') i++;
+			} else if (q) {
+				i += q.length;
 			}
-			if (inner.repeats || repeated) current.repeats = true;
-		} else if (c === '*' || c === '+' || c === '{') {
-			current.repeats = true;
-		} else if (c === '|') {
-			current.alternates = true;
+			if (inner.repeats) current.repeats = true;
+			continue;
 		}
+		if (c === '|') {
+			current.alternates = true;
+			continue;
+		}
+		const q = quantifierAt(i);
+		if (q) {
+			if (q.variable) {
+				variable++;
+				current.repeats = true;
+			}
+			i += q.length - 1;
+			// A `?` right after a quantifier makes it lazy: no repetition of its own.
+			if (pattern[i + 1] === '?') i++;
+		}
+	}
+	if (variable > MAX_VARIABLE_REPEATS) {
+		return `more than ${MAX_VARIABLE_REPEATS} variable repetitions (*, +, ?, {n,m}) make matching too slow`;
 	}
 	return null;
 }

@@ -10,7 +10,8 @@
  *   are refused). Decimal, octal and hex spellings (`http://2130706433/`) are normalised by the URL parser
  *   first, so they are judged as the address they are;
  * - host names of the local network (`localhost`, `*.local`, `*.internal`, single labels) are refused;
- * - redirects are followed by hand, each new location checked again, five at most;
+ * - redirects are followed by hand, each new location checked again, five at most; one to another origin
+ *   carries no credential (only Accept, Accept-Language, Content-Type and User-Agent follow it);
  * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
  *
  * What a public host name resolves to is not checked here: on Cloudflare's network a Worker's fetch cannot
@@ -67,9 +68,12 @@ export function refusal(raw: string, settings: Settings): string | null {
 	if (url.username || url.password) return 'must not carry credentials (send them in a header)';
 	const port = url.port === '' ? null : Number(url.port);
 	if (port !== null && port < 1024 && port !== 443 && port !== 80) return `port ${port} is not allowed`;
-	const host = url.hostname.replace(/^\[|\]$/g, '');
+	// A trailing dot names the same host ("localhost." is localhost).
+	const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
 	if (ipaddr.isValid(host)) {
 		const address = ipaddr.process(host);
+		// IPv4-compatible IPv6 (::a.b.c.d, deprecated) reaches the IPv4 address: refused whatever it embeds.
+		if (address.kind() === 'ipv6' && address.match(ipaddr.parseCIDR('::/96'))) return `${host} embeds an IPv4 address`;
 		const range = address.range();
 		if (range === 'loopback' && settings.loopbackAllowed) return null;
 		if (range !== 'unicast') return `${host} is a ${range} address, not a public one`;
@@ -78,6 +82,13 @@ export function refusal(raw: string, settings: Settings): string | null {
 	if (!host.includes('.')) return `${host} is not a public host name`;
 	if (LOCAL_NAMES.test(host)) return `${host} is a local network name`;
 	return null;
+}
+
+/** The headers that may follow a redirect to another origin: none that carries a credential. */
+const PORTABLE = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
+
+function portableHeaders(headers: Record<string, string>): Record<string, string> {
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => PORTABLE.has(name.toLowerCase())));
 }
 
 /** Reads a body up to the cap; over it, an OutboundError (the stream is cancelled). */
@@ -121,13 +132,14 @@ export async function guardedFetch(
 	let url = request.url;
 	let method = request.method ?? 'GET';
 	let body = request.body;
+	let headers = { ...request.headers };
 	try {
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 			const problem = refusal(url, settings);
 			if (problem) throw new OutboundError(hop === 0 ? problem : `redirected to ${url}: ${problem}`);
 			const response = await transport(url, {
 				method,
-				headers: request.headers,
+				headers,
 				body: method === 'GET' ? undefined : body,
 				redirect: 'manual',
 				signal,
@@ -135,11 +147,18 @@ export async function guardedFetch(
 			const location = response.headers.get('Location');
 			if (response.status >= 300 && response.status < 400 && location) {
 				await response.body?.cancel();
+				const from = new URL(url);
 				url = new URL(location, url).toString();
+				// Credentials and the caller's own headers are for the origin they were configured for: a
+				// redirect elsewhere keeps only what describes the content.
+				if (new URL(url).origin !== from.origin) headers = portableHeaders(headers);
 				// As browsers do: a 303, or a 301/302 after a POST, continues as a GET without the body.
 				if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
 					method = 'GET';
 					body = undefined;
+					headers = Object.fromEntries(
+						Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type'),
+					);
 				}
 				continue;
 			}

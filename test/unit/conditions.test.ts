@@ -94,11 +94,29 @@ describe('conditions', () => {
 		let deep: unknown = { fact: 'answer', operator: 'any' };
 		for (let i = 0; i < 7; i++) deep = { not: deep };
 		expect(problems(deep)).toEqual([': nested deeper than 6 levels']);
-		for (const pattern of ['(a+)+$', '(\\w*)*x', '(a|aa){2,}', '(x+x+)+y', '(.*)\\1', '[', 'a'.repeat(201)]) {
+		for (const pattern of [
+			'(a+)+$',
+			'(\\w*)*x',
+			'(a|aa){2,}',
+			'(x+x+)+y',
+			'(.*)\\1',
+			'[',
+			'a'.repeat(201),
+			'^(a?a)+$',
+			'^\\d*\\d*\\d*\\d*\\d*$',
+			'(?:a+)+',
+		]) {
 			expect(unsafePattern(pattern), pattern).not.toBeNull();
 			expect(problems({ fact: 'answer', operator: 'matches', value: pattern })[0], pattern).toContain('value');
 		}
-		for (const pattern of ['^\\d{5}-?\\d{3}$', '(ab)+', '[a-z]+(\\.[a-z]+)?', '^(yes|sim|si)$']) {
+		for (const pattern of [
+			'^\\d{5}-?\\d{3}$',
+			'(ab)+',
+			'[a-z]+(\\.[a-z]+)?',
+			'^(yes|sim|si)$',
+			'^(?:\\d{3}\\.){2}\\d{3}-\\d{2}$',
+			'a+?b',
+		]) {
 			expect(unsafePattern(pattern), pattern).toBeNull();
 		}
 	});

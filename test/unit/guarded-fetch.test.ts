@@ -52,6 +52,11 @@ describe('guarded fetch', () => {
 			'https://[64:ff9b::a00:1]/',
 			'https://[2002:7f00:1::]/',
 			'https://localhost/',
+			'https://localhost./',
+			'https://metadata.google.internal./',
+			'https://intranet./',
+			'https://[::7f00:1]/',
+			'https://[::a9fe:a9fe]/',
 			'https://api.localhost/',
 			'https://metadata.google.internal/',
 			'https://printer.local/',
@@ -95,6 +100,23 @@ describe('guarded fetch', () => {
 			/redirected to http:\/\/169\.254\.169\.254/,
 		);
 		expect(called.some((url) => url.includes('169.254'))).toBe(false);
+	});
+
+	it('sends credentials only to the origin they were configured for', async () => {
+		const seen: Array<[string, Record<string, string>]> = [];
+		const transport = (async (input: RequestInfo | URL, init?: RequestInit) => {
+			seen.push([String(input), { ...(init?.headers as Record<string, string>) }]);
+			if (String(input) === 'https://api.partner.com/x') return redirect('/y')();
+			if (String(input) === 'https://api.partner.com/y') return redirect('https://elsewhere.example/z')();
+			return new Response('ok');
+		}) as typeof fetch;
+		const headers = { Authorization: 'Bearer T', 'X-Api-Key': 'K', Accept: 'application/json' };
+		await guardedFetch(production, { url: 'https://api.partner.com/x', headers }, { transport });
+		expect(seen).toEqual([
+			['https://api.partner.com/x', headers],
+			['https://api.partner.com/y', headers],
+			['https://elsewhere.example/z', { Accept: 'application/json' }],
+		]);
 	});
 
 	it('turns a POST answered with 303 into a GET, and stops after five redirects', async () => {
