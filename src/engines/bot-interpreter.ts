@@ -40,10 +40,11 @@ export type BotEvent =
 	/** A visitor's message; a button click arrives as its label. */
 	| { type: 'answer'; text: string }
 	| { type: 'file'; ref: string; name: string }
-	| { type: 'timer' }
-	| { type: 'facts'; facts: Facts }
+	/** Each of these answers the effect of the step named: one for another step (late, repeated) is ignored. */
+	| { type: 'timer'; stepId: string }
+	| { type: 'facts'; stepId: string; facts: Facts }
 	/** The outcome of an `action` effect: its data become variables when the step maps them. */
-	| { type: 'result'; ok: boolean; data?: unknown; error?: string; noDeal?: boolean }
+	| { type: 'result'; stepId: string; ok: boolean; data?: unknown; error?: string; noDeal?: boolean }
 	/** An operator wrote in the conversation: the person takes over. */
 	| { type: 'takeover' };
 
@@ -56,9 +57,9 @@ export type ActionStep = Extract<
 export type Effect =
 	| { kind: 'message'; text: string; media?: Array<{ kind: string; url: string; name?: string }>; buttons?: string[] }
 	| { kind: 'typing'; on: boolean }
-	| { kind: 'timer'; at: number }
+	| { kind: 'timer'; stepId: string; at: number }
 	| { kind: 'cancel_timer' }
-	| { kind: 'facts'; roots: FactRoot[] }
+	| { kind: 'facts'; stepId: string; roots: FactRoot[] }
 	| { kind: 'action'; step: ActionStep }
 	| { kind: 'transfer' }
 	| { kind: 'log'; stepId: string; input?: unknown; output?: unknown; error?: string };
@@ -99,7 +100,10 @@ export function advance(
 	};
 	if (m.state.status !== 'running' && m.state.status !== 'waiting') return { state: m.state, effects: [] };
 	if (event.type === 'takeover') {
-		if (m.state.waiting?.for === 'timer') m.effects.push({ kind: 'cancel_timer' });
+		if (m.state.waiting?.for === 'timer') {
+			m.effects.push({ kind: 'cancel_timer' });
+			if (m.state.waiting.resume === 'send') m.effects.push({ kind: 'typing', on: false });
+		}
 		stop(m, 'stopped', 'an operator took over');
 		return { state: m.state, effects: m.effects };
 	}
@@ -110,6 +114,7 @@ export function advance(
 	}
 	const waiting = m.state.waiting;
 	if (!waiting) return { state: m.state, effects: [] };
+	if ('stepId' in event && event.stepId !== waiting.stepId) return { state: m.state, effects: [] };
 	const step = m.steps.get(waiting.stepId);
 	if (!step) {
 		stop(m, 'failed', `step "${waiting.stepId}" is not in this version`);
@@ -129,7 +134,10 @@ export function advance(
 				}
 				break;
 			case 'timer':
-				if (event.type === 'timer' && m.now >= waiting.at) {
+				if (event.type === 'timer' && m.now < waiting.at) {
+					// Early (a clock ahead of the alarm's): the wait stands, and its timer is set again.
+					m.effects.push({ kind: 'timer', stepId: step.id, at: waiting.at });
+				} else if (event.type === 'timer') {
 					m.state.waiting = null;
 					if (waiting.resume === 'send' && step.type === 'send_message') {
 						m.effects.push({ kind: 'typing', on: false });
@@ -137,9 +145,10 @@ export function advance(
 					} else {
 						go(m, step, 'next' in step ? step.next : undefined);
 					}
-				} else if (event.type === 'answer' && waiting.cancelOnReply) {
-					// The visitor answered: the wait is over, the bot goes on at once.
+				} else if ((event.type === 'answer' || event.type === 'file') && waiting.cancelOnReply) {
+					// The visitor answered: the wait is over, the bot goes on at once, the reply its `answer`.
 					m.effects.push({ kind: 'cancel_timer' });
+					m.state.variables.answer = event.type === 'answer' ? event.text.trim() : { ref: event.ref, name: event.name };
 					m.state.waiting = null;
 					go(m, step, 'next' in step ? step.next : undefined);
 				}
@@ -219,7 +228,7 @@ function enter(m: Machine, step: BotStep): string | undefined {
 			if (step.typingSeconds > 0) {
 				m.effects.push({ kind: 'typing', on: true });
 				const at = m.now + step.typingSeconds * 1000;
-				m.effects.push({ kind: 'timer', at });
+				m.effects.push({ kind: 'timer', stepId: step.id, at });
 				wait(m, { for: 'timer', stepId: step.id, at, resume: 'send', cancelOnReply: false });
 				return undefined;
 			}
@@ -233,7 +242,7 @@ function enter(m: Machine, step: BotStep): string | undefined {
 			const known = new Set<FactRoot>(['answer', 'vars']);
 			const needed = [...roots].filter((root) => !known.has(root));
 			if (needed.length > 0) {
-				m.effects.push({ kind: 'facts', roots: needed.sort() });
+				m.effects.push({ kind: 'facts', stepId: step.id, roots: needed.sort() });
 				wait(m, { for: 'facts', stepId: step.id });
 				return undefined;
 			}
@@ -242,7 +251,7 @@ function enter(m: Machine, step: BotStep): string | undefined {
 		case 'delay': {
 			const at = m.now + step.seconds * 1000;
 			m.effects.push(
-				{ kind: 'timer', at },
+				{ kind: 'timer', stepId: step.id, at },
 				{ kind: 'log', stepId: step.id, output: { until: new Date(at).toISOString() } },
 			);
 			wait(m, { for: 'timer', stepId: step.id, at, resume: 'next', cancelOnReply: step.cancelOnReply });
@@ -431,12 +440,12 @@ function renderAction(m: Machine, step: ActionStep): ActionStep {
 	return renderAll(step) as ActionStep;
 }
 
-/** The value at a dotted path of an integration's JSON answer. */
+/** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */
 function pathValue(data: unknown, path: string): unknown {
 	let value = data;
 	for (const key of path.split('.')) {
-		if (value === null || typeof value !== 'object') return undefined;
-		value = Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : (value as Record<string, unknown>)[key];
+		if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+		value = (value as Record<string, unknown>)[key];
 	}
 	return value;
 }

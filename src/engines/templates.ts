@@ -4,8 +4,9 @@
  * date formatting and conditional values are Liquid's own filters and tags (`append`, `plus`, `date`,
  * `default`, `{% if %}`), which business users know from other tools.
  *
- * A template can neither stall a request nor reach anything: parsing is capped in length, rendering in time
- * and memory, there is no file system (`include` and `render` find nothing), and only an object's own
+ * A template can neither stall a request nor reach anything: parsing is capped in length, loops in number
+ * and nesting (the Workers clock stands still during computation, so a time limit alone would not stop
+ * nested loops), rendering in time and memory, there is no file system (`include` and `render` find nothing), and only an object's own
  * properties are readable. A missing variable renders empty unless a `default` filter says otherwise; an
  * unknown filter is an error when the template is checked, so a typo is refused when it is saved.
  */
@@ -16,7 +17,11 @@ export const MAX_TEMPLATE_LENGTH = 20_000;
 /** Milliseconds one render may take. */
 const RENDER_LIMIT_MS = 100;
 /** Roughly the characters and array items one render may create (liquidjs' memory accounting). */
-const MEMORY_LIMIT = 1_000_000;
+const MEMORY_LIMIT = 200_000;
+/** Loops a template may hold, and how deep they may nest (the Workers clock stands still while a render
+ * computes, so the time limit alone cannot stop nested loops: their shape is bounded instead). */
+const MAX_LOOPS = 10;
+const MAX_LOOP_DEPTH = 1;
 
 /** What a template failed on: the syntax when checked, a limit or a bad value when rendered. */
 export class TemplateError extends Error {
@@ -46,9 +51,31 @@ function engineFor(timeZone: string): Liquid {
 	return engine;
 }
 
-/** Why a template cannot be used (its syntax, an unknown filter, its length), or null when it can. */
+/**
+ * Why a template's loops could run too long: more than one level of `for`/`tablerow`, too many loops, or the
+ * `liquid` tag (whose lines hold tags without delimiters); null when they are bounded.
+ */
+function loopProblem(source: string): string | null {
+	let depth = 0;
+	let loops = 0;
+	for (const match of source.matchAll(/\{%-?\s*(for|tablerow|endfor|endtablerow|liquid)\b/g)) {
+		const tag = match[1];
+		if (tag === 'liquid') return 'the liquid tag is not allowed';
+		if (tag === 'for' || tag === 'tablerow') {
+			depth++;
+			loops++;
+			if (depth > MAX_LOOP_DEPTH) return 'loops may not be nested';
+			if (loops > MAX_LOOPS) return `more than ${MAX_LOOPS} loops`;
+		} else depth = Math.max(0, depth - 1);
+	}
+	return null;
+}
+
+/** Why a template cannot be used (its syntax, an unknown filter, its length, its loops), or null when it can. */
 export function checkTemplate(source: string): string | null {
 	if (source.length > MAX_TEMPLATE_LENGTH) return `longer than ${MAX_TEMPLATE_LENGTH} characters`;
+	const loops = loopProblem(source);
+	if (loops) return loops;
 	try {
 		engineFor('UTC').parse(source);
 		return null;
@@ -125,7 +152,8 @@ export function templateScope(input: TemplateInput): Record<string, unknown> {
 
 /** Renders a template; a TemplateError says what failed (a syntax error, a limit). */
 export async function renderTemplate(source: string, input: TemplateInput): Promise<string> {
-	const problem = source.length > MAX_TEMPLATE_LENGTH ? `longer than ${MAX_TEMPLATE_LENGTH} characters` : null;
+	const problem =
+		source.length > MAX_TEMPLATE_LENGTH ? `longer than ${MAX_TEMPLATE_LENGTH} characters` : loopProblem(source);
 	if (problem) throw new TemplateError(problem);
 	const engine = engineFor(input.timeZone);
 	try {
@@ -141,7 +169,9 @@ export async function renderTemplate(source: string, input: TemplateInput): Prom
  * apply; a TemplateError says what failed.
  */
 export function renderTemplateSync(source: string, input: TemplateInput): string {
-	if (source.length > MAX_TEMPLATE_LENGTH) throw new TemplateError(`longer than ${MAX_TEMPLATE_LENGTH} characters`);
+	const problem =
+		source.length > MAX_TEMPLATE_LENGTH ? `longer than ${MAX_TEMPLATE_LENGTH} characters` : loopProblem(source);
+	if (problem) throw new TemplateError(problem);
 	try {
 		return String(engineFor(input.timeZone).parseAndRenderSync(source, templateScope(input)));
 	} catch (error) {

@@ -19,6 +19,13 @@ const context: RunContext = {
 };
 const T0 = Date.UTC(2026, 10, 23, 13, 0);
 
+/** An event as a test writes it: an answer to a step's effect names the step the run waits on, unless told. */
+type Fed = BotEvent extends infer E
+	? E extends { stepId: string }
+		? Omit<E, 'stepId'> & { stepId?: string }
+		: E
+	: never;
+
 /** Drives a run: each call feeds one event and keeps the state and every effect. */
 function driver(definition: unknown) {
 	const bot: BotDefinition = botDefinitionSchema.parse(definition);
@@ -26,8 +33,13 @@ function driver(definition: unknown) {
 	let now = T0;
 	const all: Effect[] = [];
 	return {
-		feed(event: BotEvent, at = now) {
+		feed(fed: Fed, at = now) {
 			now = at;
+			const event = (
+				'stepId' in fed || !['timer', 'facts', 'result'].includes(fed.type)
+					? fed
+					: { ...fed, stepId: state.waiting?.stepId ?? '' }
+			) as BotEvent;
 			const out = advance(bot, state, event, context, now);
 			state = out.state;
 			all.push(...out.effects);
@@ -50,9 +62,10 @@ describe('the bot interpreter', () => {
 		// Typing first, then the greeting once the pause is over.
 		expect(run.feed({ type: 'start' })).toEqual([
 			{ kind: 'typing', on: true },
-			{ kind: 'timer', at: T0 + 1000 },
+			{ kind: 'timer', stepId: 'hello', at: T0 + 1000 },
 		]);
-		expect(run.feed({ type: 'timer' }, T0 + 500)).toEqual([]);
+		// Early: the timer is set again, nothing else.
+		expect(run.feed({ type: 'timer' }, T0 + 500)).toEqual([{ kind: 'timer', stepId: 'hello', at: T0 + 1000 }]);
 		expect(texts(run.feed({ type: 'timer' }, T0 + 1000))).toEqual([
 			'Hi! I am the **Acme** assistant.',
 			'What is your name?',
@@ -66,7 +79,9 @@ describe('the bot interpreter', () => {
 		expect(run.feed({ type: 'answer', text: '1-10' })).toEqual([
 			{ kind: 'action', step: { id: 'small', type: 'apply_tag', tag: 'smb', remove: false, next: 'hours' } },
 		]);
-		expect(run.feed({ type: 'result', ok: true })).toEqual([{ kind: 'facts', roots: ['businessHours'] }]);
+		expect(run.feed({ type: 'result', ok: true })).toEqual([
+			{ kind: 'facts', stepId: 'hours', roots: ['businessHours'] },
+		]);
 		const deal = run.feed({ type: 'facts', facts: { businessHours: { open: true } } });
 		expect(deal).toEqual([
 			{
@@ -81,6 +96,8 @@ describe('the bot interpreter', () => {
 			},
 		]);
 		const call = run.feed({ type: 'result', ok: true, data: { id: 'deal_1' } });
+		// The same result again, late: it answers a step the run no longer waits on, and changes nothing.
+		expect(run.feed({ type: 'result', stepId: 'deal', ok: true, data: { id: 'deal_2' } })).toEqual([]);
 		expect(call).toEqual([
 			{ kind: 'action', step: expect.objectContaining({ type: 'integration', body: '{"email":"ana@example.com"}' }) },
 		]);
@@ -147,10 +164,10 @@ describe('the bot interpreter', () => {
 			],
 		};
 		const run = driver(bot);
-		expect(run.feed({ type: 'start' })).toEqual([{ kind: 'timer', at: T0 + 60_000 }]);
-		expect(run.feed({ type: 'timer' }, T0 + 30_000)).toEqual([]);
+		expect(run.feed({ type: 'start' })).toEqual([{ kind: 'timer', stepId: 'wait', at: T0 + 60_000 }]);
+		expect(run.feed({ type: 'timer' }, T0 + 30_000)).toEqual([{ kind: 'timer', stepId: 'wait', at: T0 + 60_000 }]);
 		expect(texts(run.feed({ type: 'timer' }, T0 + 60_000))).toEqual(['Still there?']);
-		expect(run.feed({ type: 'timer' }, T0 + 61_000)).toEqual([]);
+		expect(run.feed({ type: 'timer', stepId: 'wait' }, T0 + 61_000)).toEqual([]);
 		expect(run.state.status).toBe('finished');
 
 		const replied = driver(bot);
@@ -159,6 +176,8 @@ describe('the bot interpreter', () => {
 			{ kind: 'cancel_timer' },
 			{ kind: 'message', text: 'Still there?' },
 		]);
+		// The reply is the run's answer, for what comes next.
+		expect(replied.state.variables.answer).toBe('hello?');
 		const kept = driver({ ...bot, steps: [{ ...bot.steps[0], cancelOnReply: false }, ...bot.steps.slice(1)] });
 		kept.feed({ type: 'start' });
 		expect(kept.feed({ type: 'answer', text: 'hello?' })).toEqual([]);
@@ -167,9 +186,10 @@ describe('the bot interpreter', () => {
 	it('stops for an operator, asks a rating’s reason, and ends a runaway at the step budget', () => {
 		const run = driver(leadBot);
 		run.feed({ type: 'start' });
-		expect(run.feed({ type: 'takeover' })).toEqual([{ kind: 'cancel_timer' }]);
+		// During the typing pause: the timer goes, and so does the indicator.
+		expect(run.feed({ type: 'takeover' })).toEqual([{ kind: 'cancel_timer' }, { kind: 'typing', on: false }]);
 		expect(run.state).toMatchObject({ status: 'stopped', reason: 'an operator took over' });
-		expect(run.feed({ type: 'timer' }, T0 + 1000)).toEqual([]);
+		expect(run.feed({ type: 'timer', stepId: 'hello' }, T0 + 1000)).toEqual([]);
 
 		const rating = driver({
 			start: 'rate',
@@ -225,7 +245,7 @@ describe('the bot interpreter', () => {
 					type: 'integration',
 					method: 'GET',
 					url: 'https://api.example.com/orders/{{ vars.order }}',
-					response: { status: 'order.status', first: 'items.0.sku' },
+					response: { status: 'order.status', first: 'items.0.sku', method: 'order.constructor' },
 					next: 'move',
 					onError: 'sorry',
 				},
@@ -240,5 +260,7 @@ describe('the bot interpreter', () => {
 		expect(texts(run.feed({ type: 'result', ok: true, noDeal: true }))).toEqual([
 			'No deal; order shipped, first TENT-2.',
 		]);
+		// A path to an inherited property reads nothing (data, never methods).
+		expect(run.state.variables.method).toBeUndefined();
 	});
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkTemplate, renderTemplate, TemplateError, type TemplateInput } from '../../src/engines/templates';
+import {
+	checkTemplate,
+	renderTemplate,
+	renderTemplateSync,
+	TemplateError,
+	type TemplateInput,
+} from '../../src/engines/templates';
 
 // 2026-11-23 13:05 UTC is 10:05 in São Paulo (UTC-3, no daylight saving).
 const NOW = Date.UTC(2026, 10, 23, 13, 5);
@@ -76,5 +82,13 @@ describe('templates', () => {
 		const bomb =
 			'{% assign s = "xxxxxxxxxx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}';
 		await expect(render(bomb)).rejects.toThrow(TemplateError);
+		// Nested loops multiply (13 million iterations with four of 60): refused by their shape, sync or not.
+		const nested = '{% for i in (1..60) %}{% for j in (1..60) %}x{% endfor %}{% endfor %}';
+		expect(checkTemplate(nested)).toMatch(/nested/);
+		await expect(render(nested)).rejects.toThrow(/nested/);
+		expect(() => renderTemplateSync(nested, input)).toThrow(/nested/);
+		expect(checkTemplate('{% liquid\nfor i in (1..9)\necho i\nendfor %}')).toMatch(/liquid tag/);
+		// One long loop stops at the memory limit.
+		await expect(render('{% for i in (1..5000000) %}x{% endfor %}')).rejects.toThrow(TemplateError);
 	});
 });
