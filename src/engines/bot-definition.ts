@@ -6,7 +6,7 @@
  * delays are at most 7 days. Each problem names its step and field (`steps.3.validation.pattern`).
  */
 import { z } from '@hono/zod-openapi';
-import { conditionProblems, conditionSchema, unsafePattern } from './conditions';
+import { conditionProblems, conditionSchema, referencedFacts, unsafePattern } from './conditions';
 import { checkTemplate } from './templates';
 import { ANSWER_FORMATS } from './values';
 
@@ -179,22 +179,39 @@ const delay = z.strictObject({
 const transfer = z.strictObject({ type: z.literal('transfer'), message: template(4000).optional() });
 const end = z.strictObject({ type: z.literal('end'), message: template(4000).optional() });
 
-const action = z.discriminatedUnion('type', [
-	sendMessage,
-	dataEntry,
-	decision,
-	createDeal,
-	updateDeal,
-	integration,
-	assign,
-	applyTag,
-	updateContact,
-	delay,
-	transfer,
-	end,
-]);
+/** What every step has besides its action: strict, so a misspelt field (`nxet`) is refused, not dropped. */
+const common = { id: stepId, title: z.string().max(100).optional() };
 
-export const stepSchema = z.intersection(z.object({ id: stepId, title: z.string().max(100).optional() }), action);
+export const stepSchema = z.discriminatedUnion(
+	'type',
+	[
+		sendMessage,
+		dataEntry,
+		decision,
+		createDeal,
+		updateDeal,
+		integration,
+		assign,
+		applyTag,
+		updateContact,
+		delay,
+		transfer,
+		end,
+	].map((schema) => schema.extend(common)) as unknown as [
+		ReturnType<typeof sendMessage.extend<typeof common>>,
+		ReturnType<typeof dataEntry.extend<typeof common>>,
+		ReturnType<typeof decision.extend<typeof common>>,
+		ReturnType<typeof createDeal.extend<typeof common>>,
+		ReturnType<typeof updateDeal.extend<typeof common>>,
+		ReturnType<typeof integration.extend<typeof common>>,
+		ReturnType<typeof assign.extend<typeof common>>,
+		ReturnType<typeof applyTag.extend<typeof common>>,
+		ReturnType<typeof updateContact.extend<typeof common>>,
+		ReturnType<typeof delay.extend<typeof common>>,
+		ReturnType<typeof transfer.extend<typeof common>>,
+		ReturnType<typeof end.extend<typeof common>>,
+	],
+);
 
 export const botDefinitionSchema = z
 	.strictObject({
@@ -231,50 +248,47 @@ export function linksOf(step: BotStep): Array<{ to: string; field: (string | num
 	return links;
 }
 
+/** Fields that hold no template: ids, links, conditions, patterns, enumerations, names. */
+export const NOT_TEMPLATES = new Set([
+	'id',
+	'type',
+	'next',
+	'default',
+	'onError',
+	'onNoDeal',
+	'onRetriesExhausted',
+	'condition',
+	'pattern',
+	'input',
+	'variable',
+	'method',
+	'kind',
+	'format',
+	'currency',
+	'operatorId',
+	'groupId',
+	'dealVariable',
+	'header',
+	'response',
+]);
+/** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
+export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers']);
+
 /** The templated fields of a step, each with its path: what `checkTemplate` looks at. */
 function templatesOf(step: BotStep): Array<{ source: string; field: (string | number)[] }> {
 	const found: Array<{ source: string; field: (string | number)[] }> = [];
-	const visit = (value: unknown, field: (string | number)[]) => {
+	const visit = (value: unknown, field: (string | number)[], record: boolean) => {
 		if (typeof value === 'string') found.push({ source: value, field });
 		else if (Array.isArray(value)) {
-			for (const [i, v] of value.entries()) visit(v, [...field, i]);
+			for (const [i, v] of value.entries()) visit(v, [...field, i], false);
 		} else if (value && typeof value === 'object') {
 			for (const [key, v] of Object.entries(value)) {
-				// Not templates: ids, links, conditions, patterns, enumerations.
-				if (
-					[
-						'id',
-						'type',
-						'next',
-						'default',
-						'onError',
-						'onNoDeal',
-						'onRetriesExhausted',
-						'condition',
-						'pattern',
-					].includes(key)
-				)
-					continue;
-				if (
-					[
-						'input',
-						'variable',
-						'method',
-						'kind',
-						'format',
-						'currency',
-						'operatorId',
-						'groupId',
-						'dealVariable',
-						'header',
-					].includes(key)
-				)
-					continue;
-				visit(v, [...field, key]);
+				if (!record && NOT_TEMPLATES.has(key)) continue;
+				visit(v, [...field, key], !record && TEMPLATE_RECORDS.has(key));
 			}
 		}
 	};
-	visit(step, []);
+	visit(step, [], false);
 	return found;
 }
 
@@ -325,6 +339,14 @@ export function botProblems(definition: unknown): BotProblem[] {
 				for (const p of conditionProblems(v.condition)) {
 					problems.push({ path: at('validation', 'condition', ...p.path), message: p.message });
 				}
+				// An answer is judged as it comes, on itself and the run's variables: nothing is loaded for it.
+				const others = [...referencedFacts(v.condition)].filter((root) => root !== 'answer' && root !== 'vars');
+				if (others.length > 0) {
+					problems.push({
+						path: at('validation', 'condition'),
+						message: `a custom validation reads answer and vars only, not ${others.join(', ')}`,
+					});
+				}
 			}
 			if (v?.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
 				problems.push({ path: at('validation', 'minLength'), message: 'is more than maxLength' });
@@ -367,7 +389,11 @@ function graphProblems(start: string, steps: BotStep[], index: Map<string, numbe
 		if (!reached.has(i))
 			problems.push({ path: ['steps', i], message: `"${step.id}" is never reached from "${start}"` });
 	});
-	// Tarjan's strongly connected components: a loop is a component of several steps, or one linking to itself.
+	// Every loop must pass through a step that waits for the visitor: so, with Data Entry steps taken out of
+	// the graph, no loop may remain. Tarjan's strongly connected components find them: a component of
+	// several steps, or one linking to itself.
+	const waits = (i: number) => steps[i]?.type === 'data_entry';
+	const waitless = (i: number) => (waits(i) ? [] : targets(i).filter((j) => !waits(j)));
 	let counter = 0;
 	const order = new Map<number, number>();
 	const low = new Map<number, number>();
@@ -379,7 +405,7 @@ function graphProblems(start: string, steps: BotStep[], index: Map<string, numbe
 		counter++;
 		stack.push(v);
 		onStack.add(v);
-		for (const w of targets(v)) {
+		for (const w of waitless(v)) {
 			if (!order.has(w)) {
 				connect(w);
 				low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
@@ -395,8 +421,8 @@ function graphProblems(start: string, steps: BotStep[], index: Map<string, numbe
 				onStack.delete(w);
 				component.push(w);
 			} while (w !== v);
-			const loops = component.length > 1 || targets(v).includes(v);
-			if (loops && !component.some((i) => steps[i]?.type === 'data_entry')) {
+			const loops = component.length > 1 || waitless(v).includes(v);
+			if (loops) {
 				const ids = component.map((i) => steps[i]?.id).join(' → ');
 				problems.push({
 					path: ['steps', Math.min(...component)],
@@ -405,6 +431,6 @@ function graphProblems(start: string, steps: BotStep[], index: Map<string, numbe
 			}
 		}
 	};
-	for (let i = 0; i < steps.length; i++) if (!order.has(i)) connect(i);
+	for (let i = 0; i < steps.length; i++) if (!order.has(i) && !waits(i)) connect(i);
 	return problems;
 }

@@ -10,7 +10,7 @@
  * nothing (a timer that fires twice runs its step once). A budget of steps per event stops a runaway run.
  */
 
-import type { BotDefinition, BotStep } from './bot-definition';
+import { type BotDefinition, type BotStep, NOT_TEMPLATES, TEMPLATE_RECORDS } from './bot-definition';
 import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, referencedFacts } from './conditions';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
 import { type AnswerFormat, checkAnswer } from './values';
@@ -276,7 +276,11 @@ function enter(m: Machine, step: BotStep): string | undefined {
 }
 
 function sendMessage(m: Machine, step: Extract<BotStep, { type: 'send_message' }>, continueAfter = true) {
-	const media = step.media?.map((item) => ({ ...item, url: render(m, item.url) }));
+	const media = step.media?.map((item) => ({
+		...item,
+		url: render(m, item.url),
+		...(item.name === undefined ? {} : { name: render(m, item.name) }),
+	}));
 	const buttons = step.buttons?.map((label) => render(m, label));
 	m.effects.push({
 		kind: 'message',
@@ -394,7 +398,7 @@ function receiveAnswer(
 		step.input === 'buttons'
 			? step.choices?.find((c) => render(m, c.label).toLowerCase() === String(value).toLowerCase())
 			: undefined;
-	if (chosen?.value !== undefined) m.state.variables[step.variable] = chosen.value;
+	if (chosen?.value !== undefined) m.state.variables[step.variable] = render(m, chosen.value);
 	go(m, step, chosen?.next ?? step.next);
 }
 
@@ -412,32 +416,22 @@ function decide(m: Machine, step: Extract<BotStep, { type: 'decision' }>, facts:
 
 /** The step with every template rendered, for the runner to perform. */
 function renderAction(m: Machine, step: ActionStep): ActionStep {
-	const renderAll = (value: unknown, key?: string): unknown => {
-		if (typeof value === 'string') {
-			return key &&
-				[
-					'type',
-					'next',
-					'onError',
-					'onNoDeal',
-					'method',
-					'kind',
-					'currency',
-					'operatorId',
-					'groupId',
-					'dealVariable',
-					'header',
-				].includes(key)
-				? value
-				: render(m, value);
-		}
-		if (Array.isArray(value)) return value.map((v) => renderAll(v));
+	// The same fields `botProblems` checks as templates: everything but ids, links and enumerations, and
+	// every value of a record of templates (custom fields, headers) whatever its key.
+	const renderAll = (value: unknown, record: boolean): unknown => {
+		if (typeof value === 'string') return render(m, value);
+		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
 		if (value && typeof value === 'object') {
-			return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'response' ? v : renderAll(v, k)]));
+			return Object.fromEntries(
+				Object.entries(value).map(([k, v]) => [
+					k,
+					!record && NOT_TEMPLATES.has(k) ? v : renderAll(v, !record && TEMPLATE_RECORDS.has(k)),
+				]),
+			);
 		}
 		return value;
 	};
-	return renderAll(step) as ActionStep;
+	return renderAll(step, false) as ActionStep;
 }
 
 /** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */

@@ -12,12 +12,18 @@ export type AmountLocale = 'pt' | 'en';
 /**
  * An amount in minor units (cents) from text: `1.500,00`, `1,500.00`, `1500`, `R$ 1.500`, `-3,5`. With both
  * separators, the last one is the decimal. With one separator occurring once and followed by one or two
- * digits, it is the decimal ("12,5", "12.50"). Anything else ambiguous ("1.500", "1,500") is read as the
- * locale writes it: grouping in Portuguese, a decimal point in English for "."; a comma in English groups.
+ * digits, it is the decimal ("12,5", "12.50"). Followed by three, the locale decides: its own decimal
+ * separator is a decimal ("1,500" is 1.50 in Portuguese, "1.500" 1.50 in English), the other one groups
+ * thousands ("1.500" is 1500 in Portuguese).
  * Null when the text is no amount, or has a non-zero digit past the cents.
  */
 export function parseAmount(raw: string, locale: AmountLocale): number | null {
-	const cleaned = raw.replace(/[\s\u00a0]|R\$|US\$|\$|€|BRL|USD|EUR/gi, '');
+	// A currency and spaces around the number, not inside it ("12 34" is no amount).
+	const cleaned = raw
+		.trim()
+		.replace(/^(R\$|US\$|\$|€|BRL|USD|EUR)\s*/i, '')
+		.replace(/\s*(R\$|US\$|\$|€|BRL|USD|EUR)$/i, '')
+		.trim();
 	if (!/^-?[\d.,]+$/.test(cleaned) || !/\d/.test(cleaned)) return null;
 	const negative = cleaned.startsWith('-');
 	const body = negative ? cleaned.slice(1) : cleaned;
@@ -31,7 +37,10 @@ export function parseAmount(raw: string, locale: AmountLocale): number | null {
 			const count = body.split(sep).length - 1;
 			const after = body.length - body.lastIndexOf(sep) - 1;
 			if (count === 1 && after > 0 && after <= 2) decimal = sep;
-			else if (count === 1 && after === 3) decimal = locale === 'en' && sep === '.' ? '.' : null;
+			// One separator then three digits: the locale's decimal separator is a decimal ("1,500" is 1.50 in
+			// Portuguese as "1.500" is in English); the other one groups thousands.
+			else if (count === 1 && after === 3) decimal = (locale === 'en' ? '.' : ',') === sep ? sep : null;
+			else if (count === 1 && after > 3) decimal = sep;
 			else decimal = null;
 		}
 	}
@@ -65,7 +74,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 
 /**
  * Whether an answer has the format, and its normalised form: an e-mail lower-cased, a phone as `+` and
- * digits (it must carry its country code), a CPF as 11 digits, a CNPJ as its 14 characters (digits, or
+ * digits (typed with `+` and its country code), a CPF as 11 digits, a CNPJ as its 14 characters (digits, or
  * capital letters then two digits), a number as a number, a date as YYYY-MM-DD (typed DD/MM/YYYY or ISO).
  */
 export function checkAnswer(format: AnswerFormat, raw: string): { ok: true; value: string | number } | { ok: false } {
@@ -74,8 +83,9 @@ export function checkAnswer(format: AnswerFormat, raw: string): { ok: true; valu
 		case 'email':
 			return EMAIL.test(text) && text.length <= 254 ? { ok: true, value: text.toLowerCase() } : { ok: false };
 		case 'phone': {
+			// With its country code, written with `+`: "(11) 98765-4321" alone cannot tell Brazil from elsewhere.
 			const digits = text.replace(/[\s().-]/g, '');
-			return /^\+?[1-9]\d{9,14}$/.test(digits) ? { ok: true, value: `+${digits.replace(/^\+/, '')}` } : { ok: false };
+			return /^\+[1-9]\d{9,14}$/.test(digits) ? { ok: true, value: digits } : { ok: false };
 		}
 		case 'cpf':
 			return cpf.isValid(text) ? { ok: true, value: cpf.strip(text) } : { ok: false };

@@ -29,6 +29,12 @@ describe('bot definitions', () => {
 			[withStep(2, { input: 'telepathy' }), 'steps.2.input'],
 			[{ ...leadBot, start: 'missing' }, 'start: no step "missing"'],
 			[withStep(1, { id: 'hello' }), 'steps.1.id: "hello" is the id of another step'],
+			[withStep(1, { nxet: 'ask-email' }), 'steps.1'],
+			[withStep(7, { custom_fields: { type: '{{ plan' } }), 'steps.7.custom_fields.type: not a valid template'],
+			[
+				withStep(3, { validation: { condition: { fact: 'contact.email', operator: 'is_set' } } }),
+				'steps.3.validation.condition: a custom validation reads answer and vars only',
+			],
 		];
 		for (const [definition, expected] of cases) {
 			expect(problems(definition).join('\n'), expected).toContain(expected);
@@ -48,6 +54,26 @@ describe('bot definitions', () => {
 		expect(problems(spin)[0]).toMatch(/loop .* never waits for the visitor/);
 		const self = { start: 'a', steps: [{ id: 'a', type: 'send_message', text: 'again', next: 'a' }] };
 		expect(problems(self)[0]).toMatch(/loop a never waits/);
+		// A Data Entry beside the loop, not in it, does not make it wait.
+		const beside = {
+			start: 'a',
+			steps: [
+				{
+					id: 'a',
+					type: 'decision',
+					branches: [{ condition: { fact: 'answer', operator: 'any' }, next: 'b' }],
+					default: 'c',
+				},
+				{
+					id: 'b',
+					type: 'decision',
+					branches: [{ condition: { fact: 'answer', operator: 'any' }, next: 'a' }],
+					default: 'a',
+				},
+				{ id: 'c', type: 'data_entry', prompt: 'x', input: 'text', variable: 'x', next: 'a' },
+			],
+		};
+		expect(problems(beside)[0]).toMatch(/loop .* never waits/);
 		// A loop through a question is a re-ask: fine.
 		const ask = {
 			start: 'q',
