@@ -151,6 +151,7 @@ const assign = z.strictObject({
 	operatorId: z.string().max(64).optional(),
 	groupId: z.string().max(64).optional(),
 	next: link.optional(),
+	onError: link.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
 });
 
 const applyTag = z.strictObject({
@@ -158,6 +159,7 @@ const applyTag = z.strictObject({
 	tag: template(100),
 	remove: z.boolean().default(false),
 	next: link.optional(),
+	onError: link.optional(),
 });
 
 const updateContact = z.strictObject({
@@ -167,6 +169,7 @@ const updateContact = z.strictObject({
 	phone: template(100).optional(),
 	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
 	next: link.optional(),
+	onError: link.optional().openapi({ description: 'Taken when a value is refused (an e-mail another contact has).' }),
 });
 
 const delay = z.strictObject({

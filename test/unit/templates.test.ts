@@ -20,7 +20,14 @@ const input: TemplateInput = {
 	},
 	conversation: { id: 'conv_1', channel: 'widget' },
 	agent: { id: 'op_1', name: 'Rita' },
-	variables: { order_id: 'A-1001', total: '1500.5', items: ['tent', 'stove'], answer: 'yes', contact: 'shadowed' },
+	variables: {
+		evil: 'x","admin":true',
+		order_id: 'A-1001',
+		total: '1500.5',
+		items: ['tent', 'stove'],
+		answer: 'yes',
+		contact: 'shadowed',
+	},
 	timeZone: 'America/Sao_Paulo',
 	now: NOW,
 };
@@ -56,6 +63,8 @@ describe('templates', () => {
 			['{% if answer == "yes" %}Great!{% else %}No problem.{% endif %}', 'Great!'],
 			['{{ items | join: ", " | upcase }}', 'TENT, STOVE'],
 			['{{ contact.name | split: " " | first }}', 'Ana'],
+			// In a JSON body, `json` quotes and escapes: an answer cannot add fields.
+			['{"name": {{ vars.evil | json }}}', '{"name": "x\\",\\"admin\\":true"}'],
 		];
 		for (const [source, expected] of cases) expect(await render(source), source).toBe(expected);
 	});
