@@ -1,6 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { batchGuard, type Database } from './client';
+import { type FieldProblem, Invalid } from '../lib/errors';
+import { batchGuard, type Database, sameIds } from './client';
 
 /** A table whose rows belong to a workspace and are named by an id. */
 type WorkspaceTable = SQLiteTable & { id: AnySQLiteColumn; workspaceId: AnySQLiteColumn };
@@ -21,6 +22,55 @@ export async function existsInWorkspace(
 		.where(and(eq(table.workspaceId, workspaceId), eq(table.id, id)))
 		.get();
 	return found !== undefined;
+}
+
+/**
+ * Checks that every id names a row of `table` in the workspace: one Invalid naming each unknown id under
+ * `field` (`groups.1: no group grp_x in this workspace`). One statement per 90 ids (D1's bind limit).
+ */
+export async function assertAllInWorkspace(
+	db: Database,
+	table: WorkspaceTable,
+	workspaceId: string,
+	ids: readonly string[],
+	field: string,
+	what: string,
+): Promise<void> {
+	const found = new Set<string>();
+	for (let i = 0; i < ids.length; i += 90) {
+		const rows = await db
+			.select({ id: table.id })
+			.from(table)
+			.where(and(eq(table.workspaceId, workspaceId), inArray(table.id, ids.slice(i, i + 90))));
+		for (const row of rows) found.add(row.id as string);
+	}
+	const problems: FieldProblem[] = ids.flatMap((id, index) =>
+		found.has(id) ? [] : [{ path: [field, index], message: `no ${what} ${id} in this workspace` }],
+	);
+	if (problems.length > 0) {
+		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+	}
+}
+
+/**
+ * The rows of `table` in the workspace whose `column` holds `value` (a member's conversations, a deal's
+ * tasks), with `where` to change them all and `unchanged`, the condition for a `batchGuard` that they are
+ * still exactly these rows: a change that announces each row it moves cannot move one it did not read.
+ */
+export async function rowsLinkedTo<T extends WorkspaceTable>(
+	db: Database,
+	table: T,
+	column: AnySQLiteColumn,
+	workspaceId: string,
+	value: string,
+) {
+	const where = and(eq(table.workspaceId, workspaceId), eq(column, value)) as SQL;
+	const rows = (await db
+		.select()
+		.from(table as SQLiteTable)
+		.where(where)) as T['$inferSelect'][];
+	const ids = rows.map((row) => (row as { id: string }).id);
+	return { rows, where, unchanged: sameIds(sql`SELECT id FROM ${table} WHERE ${where}`, ids) };
 }
 
 /** The tables a row may link to by id. */

@@ -13,11 +13,11 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
-	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
 import { contacts, contactTags, conversations, deals, notes, tasks, visitorSessions } from '../db/schema';
+import { rowsLinkedTo } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
@@ -26,8 +26,8 @@ import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
-import { booleanParam, conversationSummary, tagNameSchema } from './conversations';
-import { dealSummary } from './crm';
+import { booleanParam, conversationsMoved, tagNameSchema } from './conversations';
+import { dealsMoved } from './crm';
 import {
 	type CheckedCustomValues,
 	checkCustomValues,
@@ -591,41 +591,22 @@ export async function mergeContacts(
 	const ws = workspaceId;
 	// What moves, read to announce each move; the batch is guarded on these being all that moves.
 	const [movingConversations, movingDeals] = await Promise.all([
-		db
-			.select()
-			.from(conversations)
-			.where(and(eq(conversations.workspaceId, ws), eq(conversations.contactId, duplicateId))),
-		db
-			.select()
-			.from(deals)
-			.where(and(eq(deals.workspaceId, ws), eq(deals.contactId, duplicateId))),
+		rowsLinkedTo(db, conversations, conversations.contactId, ws, duplicateId),
+		rowsLinkedTo(db, deals, deals.contactId, ws, duplicateId),
 	]);
 	const statements: Statement[] = [
 		batchGuard(
 			sql`(SELECT count(*) FROM contacts WHERE workspace_id = ${ws} AND ((id = ${id} AND updated_at = ${survivor.updatedAt}) OR (id = ${duplicateId} AND updated_at = ${duplicate.updatedAt}))) = 2
-				AND ${sameIds(
-					sql`SELECT id FROM conversations WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
-					movingConversations.map((c) => c.id),
-				)}
-				AND ${sameIds(
-					sql`SELECT id FROM deals WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
-					movingDeals.map((d) => d.id),
-				)}`,
+				AND ${movingConversations.unchanged} AND ${movingDeals.unchanged}`,
 		),
 		// The duplicate lets go of its unique values first, so the survivor can take them in the same batch.
 		db.update(contacts).set({ email: null, phone: null, externalId: null }).where(inWorkspace(ws, duplicateId)),
 		db.update(contacts).set(values).where(inWorkspace(ws, id)),
-		db
-			.update(conversations)
-			.set({ contactId: id })
-			.where(and(eq(conversations.workspaceId, ws), eq(conversations.contactId, duplicateId))),
+		db.update(conversations).set({ contactId: id }).where(movingConversations.where),
 		sql`INSERT OR IGNORE INTO contact_tags (workspace_id, contact_id, tag_id)
 			SELECT workspace_id, ${id}, tag_id FROM contact_tags WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
 		db.delete(contactTags).where(and(eq(contactTags.workspaceId, ws), eq(contactTags.contactId, duplicateId))),
-		db
-			.update(deals)
-			.set({ contactId: id, updatedAt: now })
-			.where(and(eq(deals.workspaceId, ws), eq(deals.contactId, duplicateId))),
+		db.update(deals).set({ contactId: id, updatedAt: now }).where(movingDeals.where),
 		db
 			.update(visitorSessions)
 			.set({ contactId: id })
@@ -654,21 +635,10 @@ export async function mergeContacts(
 		duplicate: contactEventView(duplicate),
 		...changesOf(filled),
 	};
-	const moved = { contactId: { from: duplicateId, to: id } };
 	const events: DomainEvent[] = [
 		newEvent('contact.merged', ws, actor, payload, now),
-		...movingConversations.map((conversation) =>
-			newEvent(
-				'conversation.updated',
-				ws,
-				actor,
-				{ conversation: conversationSummary({ ...conversation, contactId: id }), ...changesOf(moved) },
-				now,
-			),
-		),
-		...movingDeals.map((deal) =>
-			newEvent('deal.updated', ws, actor, { deal: dealSummary({ ...deal, contactId: id }), ...changesOf(moved) }, now),
-		),
+		...conversationsMoved(ws, actor, movingConversations.rows, 'contactId', id, now),
+		...dealsMoved(ws, actor, movingDeals.rows, 'contactId', id, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
 		if (brokeGuard(error)) {

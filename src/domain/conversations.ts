@@ -4,9 +4,11 @@ import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client';
 import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
+import { changesOf, type DomainEvent, type EventPayload, newEvent } from '../events/catalogue';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { NotFound } from '../lib/errors';
 import { iso, isoOrNull } from '../lib/ids';
+import type { Actor } from '../model/actor';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 import { contactReferenceSchema, contactSchema, contactView, originSchema } from './contacts';
 
@@ -291,4 +293,32 @@ export function conversationSummary(row: {
 }) {
 	const { id, contactId, channel, status, assigneeId, groupId } = row;
 	return { id, contactId, channel, status, assigneeId, groupId };
+}
+
+type SummaryRow = Parameters<typeof conversationSummary>[0];
+
+/**
+ * One `conversation.updated` per conversation a bulk change moved (a member deleted, a group deleted,
+ * contacts merged): `field` from each row's value to `to`.
+ */
+export function conversationsMoved<F extends 'assigneeId' | 'groupId' | 'contactId'>(
+	workspaceId: string,
+	actor: Actor,
+	rows: readonly SummaryRow[],
+	field: F,
+	to: SummaryRow[F],
+	now: number,
+): DomainEvent[] {
+	return rows.map((row) =>
+		newEvent(
+			'conversation.updated',
+			workspaceId,
+			actor,
+			{
+				conversation: conversationSummary({ ...row, [field]: to }),
+				...changesOf({ [field]: { from: row[field], to } } as Record<F, { from: SummaryRow[F]; to: SummaryRow[F] }>),
+			} as EventPayload<'conversation.updated'>,
+			now,
+		),
+	);
 }

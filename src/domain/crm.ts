@@ -12,12 +12,11 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
-	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
-import { contacts, type DealProduct, deals, funnels, notes, operators, stages, tasks } from '../db/schema';
-import { linksGuard } from '../db/scoped';
+import { contacts, type DealProduct, deals, funnels, notes, stages, tasks } from '../db/schema';
+import { existsInWorkspace, linksGuard, rowsLinkedTo } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
@@ -26,7 +25,8 @@ import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-fields';
-import { taskSummary } from './tasks';
+import { assertEnabledOperator } from './members';
+import { tasksMoved } from './tasks';
 
 // Funnels and stages.
 
@@ -358,50 +358,31 @@ export async function deleteStage(
 	if (moveDealsTo !== undefined && (!target || target.id === stageId)) {
 		throw new Invalid('must be another stage of the same funnel', { field: ['moveDealsTo'], source: 'query' });
 	}
-	const inStage = await db
-		.select()
-		.from(deals)
-		.where(and(eq(deals.workspaceId, workspaceId), eq(deals.stageId, stageId)));
-	if (inStage.length > 0 && !target) {
-		throw new Conflict(`Stage ${stageId} has ${inStage.length} deal(s): give moveDealsTo, the stage they go to.`);
+	const inStage = await rowsLinkedTo(db, deals, deals.stageId, workspaceId, stageId);
+	if (inStage.rows.length > 0 && !target) {
+		throw new Conflict(`Stage ${stageId} has ${inStage.rows.length} deal(s): give moveDealsTo, the stage they go to.`);
 	}
 	const after = funnel.stages.filter((s) => s.id !== stageId);
-	const statements: Statement[] = [
-		stagesAsRead(funnel),
-		batchGuard(
-			sameIds(
-				sql`SELECT id FROM deals WHERE workspace_id = ${workspaceId} AND stage_id = ${stageId}`,
-				inStage.map((d) => d.id),
-			),
-		),
-	];
-	if (target) {
-		statements.push(
-			db
-				.update(deals)
-				.set({ stageId: target.id, updatedAt: now })
-				.where(and(eq(deals.workspaceId, workspaceId), eq(deals.stageId, stageId))),
-		);
-	}
+	const statements: Statement[] = [stagesAsRead(funnel), batchGuard(inStage.unchanged)];
+	if (target) statements.push(db.update(deals).set({ stageId: target.id, updatedAt: now }).where(inStage.where));
 	statements.push(
 		db.delete(stages).where(and(eq(stages.workspaceId, workspaceId), eq(stages.id, stageId))),
 		...positionStatements(db, workspaceId, after),
 	);
 	const from = { id: stage.id, name: stage.name };
 	const events: DomainEvent[] = [
-		...inStage.map((deal) =>
-			newEvent(
-				'deal.stage_changed',
-				workspaceId,
-				actor,
-				{
-					deal: dealSummary({ ...deal, stageId: target?.id ?? deal.stageId }),
-					from,
-					to: { id: target?.id ?? '', name: target?.name ?? '' },
-				},
-				now,
-			),
-		),
+		// With deals there is a target (checked above).
+		...(target
+			? inStage.rows.map((deal) =>
+					newEvent(
+						'deal.stage_changed',
+						workspaceId,
+						actor,
+						{ deal: dealSummary({ ...deal, stageId: target.id }), from, to: { id: target.id, name: target.name } },
+						now,
+					),
+				)
+			: []),
 		newEvent(
 			'funnel.updated',
 			workspaceId,
@@ -590,6 +571,26 @@ export function dealSummary(d: DealRow) {
 	};
 }
 
+/** One `deal.updated` per deal a bulk change moved (its owner deleted, its contact merged). */
+export function dealsMoved(
+	workspaceId: string,
+	actor: Actor,
+	rows: readonly DealRow[],
+	field: 'ownerId' | 'contactId',
+	to: string | null,
+	now: number,
+): DomainEvent[] {
+	return rows.map((deal) =>
+		newEvent(
+			'deal.updated',
+			workspaceId,
+			actor,
+			{ deal: dealSummary({ ...deal, [field]: to }), ...changesOf({ [field]: { from: deal[field], to } }) },
+			now,
+		),
+	);
+}
+
 const dealIn = (workspaceId: string, id: string) => and(eq(deals.workspaceId, workspaceId), eq(deals.id, id));
 
 async function dealRow(db: Database, workspaceId: string, id: string) {
@@ -636,22 +637,9 @@ async function assertLinks(
 	workspaceId: string,
 	links: { ownerId?: string | null; contactId?: string | null },
 ) {
-	if (links.ownerId) {
-		const owner = await db
-			.select({ disabledAt: operators.disabledAt })
-			.from(operators)
-			.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, links.ownerId)))
-			.get();
-		if (!owner) throw new Invalid(`no operator ${links.ownerId} in this workspace`, { field: ['ownerId'] });
-		if (owner.disabledAt !== null) throw new Invalid(`operator ${links.ownerId} is disabled`, { field: ['ownerId'] });
-	}
-	if (links.contactId) {
-		const contact = await db
-			.select({ id: contacts.id })
-			.from(contacts)
-			.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, links.contactId)))
-			.get();
-		if (!contact) throw new Invalid(`no contact ${links.contactId} in this workspace`, { field: ['contactId'] });
+	if (links.ownerId) await assertEnabledOperator(db, workspaceId, links.ownerId, 'ownerId');
+	if (links.contactId && !(await existsInWorkspace(db, contacts, workspaceId, links.contactId))) {
+		throw new Invalid(`no contact ${links.contactId} in this workspace`, { field: ['contactId'] });
 	}
 }
 
@@ -838,36 +826,17 @@ export async function deleteDeal(
 	now = Date.now(),
 ): Promise<void> {
 	const { deal } = await dealRow(db, workspaceId, id);
-	const linked = await db
-		.select()
-		.from(tasks)
-		.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.dealId, id)));
+	const linked = await rowsLinkedTo(db, tasks, tasks.dealId, workspaceId, id);
 	const statements: Statement[] = [
-		batchGuard(
-			sameIds(
-				sql`SELECT id FROM tasks WHERE workspace_id = ${workspaceId} AND deal_id = ${id}`,
-				linked.map((t) => t.id),
-			),
-		),
+		batchGuard(linked.unchanged),
 		db
 			.delete(notes)
 			.where(and(eq(notes.workspaceId, workspaceId), eq(notes.subjectKind, 'deal'), eq(notes.subjectId, id))),
-		db
-			.update(tasks)
-			.set({ dealId: null, updatedAt: now })
-			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.dealId, id))),
+		db.update(tasks).set({ dealId: null, updatedAt: now }).where(linked.where),
 		db.delete(deals).where(dealIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [
-		...linked.map((task) =>
-			newEvent(
-				'task.updated',
-				workspaceId,
-				actor,
-				{ task: taskSummary({ ...task, dealId: null }), ...changesOf({ dealId: { from: id, to: null } }) },
-				now,
-			),
-		),
+		...tasksMoved(workspaceId, actor, linked.rows, 'dealId', null, now),
 		newEvent('deal.deleted', workspaceId, actor, { deal: dealSummary(deal) }, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
@@ -875,9 +844,4 @@ export async function deleteDeal(
 		throw error;
 	});
 	await release(env, committed.events);
-}
-
-/** Whether a deal exists in the workspace (for a note or a task that names it). */
-export async function dealExists(db: Database, workspaceId: string, id: string): Promise<boolean> {
-	return (await db.select({ id: deals.id }).from(deals).where(dealIn(workspaceId, id)).get()) !== undefined;
 }

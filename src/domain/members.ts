@@ -13,21 +13,22 @@ import {
 	brokeGuard,
 	type Database,
 	type Statement,
-	sameIds,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
 import { apiTokens, conversations, deals, groups, operatorGroups, operators, tasks } from '../db/schema';
+import { assertAllInWorkspace, existsInWorkspace, linksGuard, rowsLinkedTo } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
-import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { conversationSummary } from './conversations';
-import { dealSummary } from './crm';
+import { conversationsMoved } from './conversations';
+import { dealsMoved } from './crm';
 import { closeReplacedTokenSockets } from './live';
 import { presenceRemoved } from './presence';
+import { tasksMoved } from './tasks';
 
 const groupRef = z
 	.object({
@@ -174,26 +175,9 @@ export async function listMembers(
 	return pageOf(rows, limit, memberView, (row) => ({ name: row.operator.name, id: row.operator.id }));
 }
 
-/**
- * Checks that every id names a group of the workspace: a 422 naming each unknown one under `field`. One
- * statement; none for no ids.
- */
-export async function assertGroups(db: Database, workspaceId: string, ids: readonly string[], field: string) {
-	if (ids.length === 0) return;
-	const found = new Set(
-		(
-			await db
-				.select({ id: groups.id })
-				.from(groups)
-				.where(and(eq(groups.workspaceId, workspaceId), inArray(groups.id, [...ids])))
-		).map((r) => r.id),
-	);
-	const problems: FieldProblem[] = ids.flatMap((id, index) =>
-		found.has(id) ? [] : [{ path: [field, index], message: `no group ${id} in this workspace` }],
-	);
-	if (problems.length > 0) {
-		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
-	}
+/** Checks that every id names a group of the workspace: a 422 naming each unknown one under `field`. */
+export function assertGroups(db: Database, workspaceId: string, ids: readonly string[], field: string) {
+	return assertAllInWorkspace(db, groups, workspaceId, ids, field, 'group');
 }
 
 /** A group deleted between its check and the batch that links it fails the link's foreign key: a 409. */
@@ -389,52 +373,26 @@ export async function deleteMember(
 ): Promise<void> {
 	const { operator } = await memberRow(db, workspaceId, id);
 	if (actor.kind === 'operator' && actor.id === id) throw new Conflict('An operator cannot delete itself.');
-	const assigned = await db
-		.select()
-		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.assigneeId, id)));
 	// Its to-dos are not dropped: whoever removed it gets them (an automation removing it, nobody: refused).
 	const heir = actor.kind === 'operator' ? actor.id : null;
-	const todo = await db
-		.select()
-		.from(tasks)
-		.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.assigneeId, id)));
-	const owned = await db
-		.select()
-		.from(deals)
-		.where(and(eq(deals.workspaceId, workspaceId), eq(deals.ownerId, id)));
-	if (todo.length > 0 && heir === null) {
+	const [assigned, todo, owned] = await Promise.all([
+		rowsLinkedTo(db, conversations, conversations.assigneeId, workspaceId, id),
+		rowsLinkedTo(db, tasks, tasks.assigneeId, workspaceId, id),
+		rowsLinkedTo(db, deals, deals.ownerId, workspaceId, id),
+	]);
+	if (todo.rows.length > 0 && heir === null) {
 		throw new Conflict(`Team member ${id} has tasks: an operator deletes it and takes them over.`);
 	}
 	await suspendGates(env, await activeTokenHashes(db, workspaceId, id));
 	const statements: Statement[] = [
 		// Rows given to it since the reads above would change without their event: refused.
-		batchGuard(
-			sql`${sameIds(
-				sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}`,
-				assigned.map((c) => c.id),
-			)}
-				AND ${sameIds(
-					sql`SELECT id FROM tasks WHERE workspace_id = ${workspaceId} AND assignee_id = ${id}`,
-					todo.map((t) => t.id),
-				)}
-				AND ${sameIds(
-					sql`SELECT id FROM deals WHERE workspace_id = ${workspaceId} AND owner_id = ${id}`,
-					owned.map((d) => d.id),
-				)}`,
-		),
-		db
-			.update(conversations)
-			.set({ assigneeId: null, updatedAt: now })
-			.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.assigneeId, id))),
-		db
-			.update(deals)
-			.set({ ownerId: null, updatedAt: now })
-			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.ownerId, id))),
+		batchGuard(sql`${assigned.unchanged} AND ${todo.unchanged} AND ${owned.unchanged}`),
+		db.update(conversations).set({ assigneeId: null, updatedAt: now }).where(assigned.where),
+		db.update(deals).set({ ownerId: null, updatedAt: now }).where(owned.where),
 		db
 			.update(tasks)
 			.set({ assigneeId: heir ?? id, updatedAt: now })
-			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.assigneeId, id))),
+			.where(todo.where),
 		db
 			.delete(operatorGroups)
 			.where(and(eq(operatorGroups.workspaceId, workspaceId), eq(operatorGroups.operatorId, id))),
@@ -442,48 +400,9 @@ export async function deleteMember(
 		db.delete(operators).where(operatorIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [
-		...assigned.map((conversation) =>
-			newEvent(
-				'conversation.updated',
-				workspaceId,
-				actor,
-				{
-					conversation: conversationSummary({ ...conversation, assigneeId: null }),
-					...changesOf({ assigneeId: { from: id, to: null } }),
-				},
-				now,
-			),
-		),
-		...todo.map((task) =>
-			newEvent(
-				'task.updated',
-				workspaceId,
-				actor,
-				{
-					task: {
-						id: task.id,
-						title: task.title,
-						assigneeId: heir ?? id,
-						dueAt: isoOrNull(task.dueAt),
-						done: task.doneAt !== null,
-						contactId: task.contactId,
-						conversationId: task.conversationId,
-						dealId: task.dealId,
-					},
-					...changesOf({ assigneeId: { from: id, to: heir } }),
-				},
-				now,
-			),
-		),
-		...owned.map((deal) =>
-			newEvent(
-				'deal.updated',
-				workspaceId,
-				actor,
-				{ deal: dealSummary({ ...deal, ownerId: null }), ...changesOf({ ownerId: { from: id, to: null } }) },
-				now,
-			),
-		),
+		...conversationsMoved(workspaceId, actor, assigned.rows, 'assigneeId', null, now),
+		...tasksMoved(workspaceId, actor, todo.rows, 'assigneeId', heir ?? id, now),
+		...dealsMoved(workspaceId, actor, owned.rows, 'ownerId', null, now),
 		newEvent('member.deleted', workspaceId, actor, { member: memberSummary(operator) }, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
@@ -566,26 +485,6 @@ export async function listGroups(db: Database, workspaceId: string, after: { nam
 	return pageOf(rows, limit, groupView, (row) => ({ name: row.group.name }));
 }
 
-/** Checks that every id names an operator of the workspace: a 422 naming each unknown one. */
-async function assertMembers(db: Database, workspaceId: string, ids: readonly string[]) {
-	if (ids.length === 0) return;
-	const found = new Set<string>();
-	for (let i = 0; i < ids.length; i += 90) {
-		const chunk = ids.slice(i, i + 90);
-		const rows = await db
-			.select({ id: operators.id })
-			.from(operators)
-			.where(and(eq(operators.workspaceId, workspaceId), inArray(operators.id, chunk)));
-		for (const row of rows) found.add(row.id);
-	}
-	const problems: FieldProblem[] = ids.flatMap((id, index) =>
-		found.has(id) ? [] : [{ path: ['memberIds', index], message: `no operator ${id} in this workspace` }],
-	);
-	if (problems.length > 0) {
-		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
-	}
-}
-
 function groupNameTaken(name: string) {
 	return (error: unknown): never => {
 		if (violatesUnique(error, 'groups.name')) {
@@ -632,7 +531,7 @@ export async function createGroup(
 	actor: Actor,
 	now = Date.now(),
 ): Promise<GroupView> {
-	await assertMembers(db, workspaceId, input.memberIds);
+	await assertAllInWorkspace(db, operators, workspaceId, input.memberIds, 'memberIds', 'operator');
 	const row = { id: newId('grp', now), workspaceId, name: input.name, createdAt: now };
 	const event = newEvent('group.created', workspaceId, actor, { group: { id: row.id, name: row.name } }, now);
 	const statements = [
@@ -658,7 +557,9 @@ export async function updateGroup(
 	now = Date.now(),
 ): Promise<GroupView> {
 	const before = groupView(await groupRow(db, workspaceId, id));
-	if (changes.memberIds) await assertMembers(db, workspaceId, changes.memberIds);
+	if (changes.memberIds) {
+		await assertAllInWorkspace(db, operators, workspaceId, changes.memberIds, 'memberIds', 'operator');
+	}
 	const moved: Partial<Record<'name' | 'memberIds', { from: unknown; to: unknown }>> = {};
 	if (changes.name !== undefined && changes.name !== before.name) moved.name = { from: before.name, to: changes.name };
 	const after = changes.memberIds && [...changes.memberIds].sort();
@@ -696,37 +597,15 @@ export async function deleteGroup(
 	now = Date.now(),
 ): Promise<void> {
 	const { group } = await groupRow(db, workspaceId, id);
-	const routed = await db
-		.select()
-		.from(conversations)
-		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.groupId, id)));
+	const routed = await rowsLinkedTo(db, conversations, conversations.groupId, workspaceId, id);
 	const statements: Statement[] = [
-		batchGuard(
-			sameIds(
-				sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId} AND group_id = ${id}`,
-				routed.map((c) => c.id),
-			),
-		),
-		db
-			.update(conversations)
-			.set({ groupId: null, updatedAt: now })
-			.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.groupId, id))),
+		batchGuard(routed.unchanged),
+		db.update(conversations).set({ groupId: null, updatedAt: now }).where(routed.where),
 		db.delete(operatorGroups).where(and(eq(operatorGroups.workspaceId, workspaceId), eq(operatorGroups.groupId, id))),
 		db.delete(groups).where(groupIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [
-		...routed.map((conversation) =>
-			newEvent(
-				'conversation.updated',
-				workspaceId,
-				actor,
-				{
-					conversation: conversationSummary({ ...conversation, groupId: null }),
-					...changesOf({ groupId: { from: id, to: null } }),
-				},
-				now,
-			),
-		),
+		...conversationsMoved(workspaceId, actor, routed.rows, 'groupId', null, now),
 		newEvent('group.deleted', workspaceId, actor, { group: { id, name: group.name } }, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
@@ -747,22 +626,24 @@ export async function assertAssignment(
 	workspaceId: string,
 	target: { assigneeId?: string | null; groupId?: string | null },
 ): Promise<void> {
-	if (target.assigneeId) {
-		const row = await db
-			.select({ disabledAt: operators.disabledAt })
-			.from(operators)
-			.where(operatorIn(workspaceId, target.assigneeId))
-			.get();
-		if (!row) throw new Invalid(`no operator ${target.assigneeId} in this workspace`, { field: ['assigneeId'] });
-		if (row.disabledAt !== null) {
-			throw new Invalid(`operator ${target.assigneeId} is disabled`, { field: ['assigneeId'] });
-		}
+	if (target.assigneeId) await assertEnabledOperator(db, workspaceId, target.assigneeId, 'assigneeId');
+	if (target.groupId && !(await existsInWorkspace(db, groups, workspaceId, target.groupId))) {
+		throw new Invalid(`no group ${target.groupId} in this workspace`, { field: ['groupId'] });
 	}
-	if (target.groupId) {
-		if (!(await db.select({ id: groups.id }).from(groups).where(groupIn(workspaceId, target.groupId)).get())) {
-			throw new Invalid(`no group ${target.groupId} in this workspace`, { field: ['groupId'] });
-		}
-	}
+}
+
+/**
+ * Checks that an operator someone names (an assignee, a deal's owner) is one of the workspace's and is
+ * enabled: a 422 on `field` otherwise.
+ */
+export async function assertEnabledOperator(db: Database, workspaceId: string, operatorId: string, field: string) {
+	const row = await db
+		.select({ disabledAt: operators.disabledAt })
+		.from(operators)
+		.where(operatorIn(workspaceId, operatorId))
+		.get();
+	if (!row) throw new Invalid(`no operator ${operatorId} in this workspace`, { field: [field] });
+	if (row.disabledAt !== null) throw new Invalid(`operator ${operatorId} is disabled`, { field: [field] });
 }
 
 /** The batch guard of a checked assignment (see `assertAssignment`); null when it names no one. */
@@ -770,16 +651,10 @@ export function assignmentGuard(
 	workspaceId: string,
 	target: { assigneeId?: string | null; groupId?: string | null },
 ): Statement | null {
-	const checks = [
-		target.assigneeId
-			? sql`EXISTS (SELECT 1 FROM operators WHERE id = ${target.assigneeId} AND workspace_id = ${workspaceId} AND disabled_at IS NULL)`
-			: null,
-		target.groupId
-			? sql`EXISTS (SELECT 1 FROM groups WHERE id = ${target.groupId} AND workspace_id = ${workspaceId})`
-			: null,
-	].filter((check) => check !== null);
-	if (checks.length === 0) return null;
-	return batchGuard(sql.join(checks, sql` AND `));
+	return linksGuard(workspaceId, [
+		['operators', target.assigneeId],
+		['groups', target.groupId],
+	]);
 }
 
 /** The 409 of a batch whose `assignmentGuard` failed; other errors go to `otherwise`. */

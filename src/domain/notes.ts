@@ -5,15 +5,14 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { brokeGuard, type Database } from '../db/client';
-import { contacts, notes } from '../db/schema';
-import { linksGuard } from '../db/scoped';
+import { contacts, deals, notes } from '../db/schema';
+import { existsInWorkspace, linksGuard } from '../db/scoped';
 import { newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { NotFound } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { dealExists } from './crm';
 
 export const noteSchema = z
 	.object({
@@ -54,15 +53,9 @@ function noteView(row: NoteRow): NoteView {
 }
 
 async function assertSubject(db: Database, workspaceId: string, subject: NoteSubject) {
-	const found =
-		subject.kind === 'deal'
-			? await dealExists(db, workspaceId, subject.id)
-			: (await db
-					.select({ id: contacts.id })
-					.from(contacts)
-					.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, subject.id)))
-					.get()) !== undefined;
-	if (!found) throw new NotFound(`${subject.kind === 'deal' ? 'Deal' : 'Contact'} ${subject.id} not found.`);
+	if (!(await existsInWorkspace(db, subject.kind === 'deal' ? deals : contacts, workspaceId, subject.id))) {
+		throw new NotFound(`${subject.kind === 'deal' ? 'Deal' : 'Contact'} ${subject.id} not found.`);
+	}
 }
 
 /** Adds a note to a contact or a deal, written by `actor`, with a `note.created` event. */

@@ -6,15 +6,15 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
-import { contacts, conversations, operators, tasks } from '../db/schema';
-import { linksGuard } from '../db/scoped';
-import { changesOf, newEvent } from '../events/catalogue';
+import { contacts, conversations, deals, tasks } from '../db/schema';
+import { existsInWorkspace, linksGuard } from '../db/scoped';
+import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
 import { Conflict, Forbidden, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { dealExists } from './crm';
+import { assertEnabledOperator } from './members';
 
 export const taskSchema = z
 	.object({
@@ -128,6 +128,26 @@ export function taskSummary(row: TaskRow) {
 	};
 }
 
+/** One `task.updated` per task a bulk change moved (its assignee deleted, its deal deleted). */
+export function tasksMoved(
+	workspaceId: string,
+	actor: Actor,
+	rows: readonly TaskRow[],
+	field: 'assigneeId' | 'dealId',
+	to: string | null,
+	now: number,
+): DomainEvent[] {
+	return rows.map((task) =>
+		newEvent(
+			'task.updated',
+			workspaceId,
+			actor,
+			{ task: taskSummary({ ...task, [field]: to }), ...changesOf({ [field]: { from: task[field], to } }) },
+			now,
+		),
+	);
+}
+
 const taskIn = (workspaceId: string, id: string) => and(eq(tasks.workspaceId, workspaceId), eq(tasks.id, id));
 
 async function taskRow(db: Database, workspaceId: string, id: string): Promise<TaskRow> {
@@ -178,30 +198,16 @@ async function assertLinks(
 	workspaceId: string,
 	links: { assigneeId?: string; contactId?: string | null; conversationId?: string | null; dealId?: string | null },
 ) {
-	const exists = async (table: typeof operators | typeof contacts | typeof conversations, id: string) =>
-		(await db
-			.select({ id: table.id })
-			.from(table)
-			.where(and(eq(table.workspaceId, workspaceId), eq(table.id, id)))
-			.get()) !== undefined;
-	if (links.assigneeId) {
-		const row = await db
-			.select({ disabledAt: operators.disabledAt })
-			.from(operators)
-			.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, links.assigneeId)))
-			.get();
-		if (!row) throw new Invalid(`no operator ${links.assigneeId} in this workspace`, { field: ['assigneeId'] });
-		if (row.disabledAt !== null)
-			throw new Invalid(`operator ${links.assigneeId} is disabled`, { field: ['assigneeId'] });
-	}
-	if (links.contactId && !(await exists(contacts, links.contactId))) {
-		throw new Invalid(`no contact ${links.contactId} in this workspace`, { field: ['contactId'] });
-	}
-	if (links.conversationId && !(await exists(conversations, links.conversationId))) {
-		throw new Invalid(`no conversation ${links.conversationId} in this workspace`, { field: ['conversationId'] });
-	}
-	if (links.dealId && !(await dealExists(db, workspaceId, links.dealId))) {
-		throw new Invalid(`no deal ${links.dealId} in this workspace`, { field: ['dealId'] });
+	if (links.assigneeId) await assertEnabledOperator(db, workspaceId, links.assigneeId, 'assigneeId');
+	const about = [
+		[contacts, links.contactId, 'contactId', 'contact'],
+		[conversations, links.conversationId, 'conversationId', 'conversation'],
+		[deals, links.dealId, 'dealId', 'deal'],
+	] as const;
+	for (const [table, id, field, what] of about) {
+		if (id && !(await existsInWorkspace(db, table, workspaceId, id))) {
+			throw new Invalid(`no ${what} ${id} in this workspace`, { field: [field] });
+		}
 	}
 }
 

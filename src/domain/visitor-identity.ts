@@ -20,7 +20,7 @@ import { newId } from '../lib/ids';
 import { contactActor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
 import { contactEventView, contactView, normalizePhone } from './contacts';
-import { conversationSummary } from './conversations';
+import { conversationsMoved } from './conversations';
 import {
 	type CheckedCustomValues,
 	checkedCustomValues,
@@ -237,11 +237,7 @@ async function adoptVerifiedContact(
 		statements.push(
 			sql`UPDATE conversations SET contact_id = ${contactId} WHERE contact_id = ${anonymous.id} AND workspace_id = ${ws}`,
 		);
-		for (const conversation of moving) {
-			const moved = conversationSummary({ ...conversation, contactId });
-			const payload = { conversation: moved, ...changesOf({ contactId: { from: anonymous.id, to: contactId } }) };
-			events.push(newEvent('conversation.updated', ws, contactActor(contactId), payload, now));
-		}
+		events.push(...conversationsMoved(ws, contactActor(contactId), moving, 'contactId', contactId, now));
 	}
 	statements.push(
 		sql`UPDATE visitor_sessions SET contact_id = ${contactId} WHERE id = ${session.id} AND workspace_id = ${ws}`,
