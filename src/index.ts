@@ -25,6 +25,7 @@ import { demo } from './routes/demo';
 import { live } from './routes/live';
 import { me } from './routes/me';
 import { messages } from './routes/messages';
+import { noteSubresource } from './routes/notes';
 import { publicConversations } from './routes/public-conversations';
 import { publicMessages } from './routes/public-messages';
 import { publicWidget } from './routes/public-widget';
@@ -110,10 +111,24 @@ app.use(
 
 app.route('/v3/contacts', contactsRoutes);
 app.route('/v3/contacts', tagSubresource('contact', 'contacts:write'));
+app.route(
+	'/v3/contacts',
+	noteSubresource('contact', 'conversations:read', 'contacts:write', {
+		listDescription: 'What operators wrote and transcripts automations saved, paged with an opaque cursor.',
+		example: 'Prefers WhatsApp after 6 pm.',
+	}),
+);
 app.route('/v3/tags', tagsRoutes);
 app.route('/v3/custom-fields', customFieldsRoutes);
 app.route('/v3/funnels', funnelsRoutes);
 app.route('/v3/deals', dealsRoutes);
+app.route(
+	'/v3/deals',
+	noteSubresource('deal', 'crm:access', 'crm:access', {
+		listDescription: 'Paged with an opaque cursor.',
+		example: 'Called: wants the proposal by Friday.',
+	}),
+);
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));

@@ -17,7 +17,6 @@ import {
 	upsertContact,
 } from '../domain/contact-records';
 import { normalizePhone } from '../domain/contacts';
-import { addNote, listNotes, newNoteSchema, noteSchema } from '../domain/notes';
 import { phoneNumber } from '../domain/widget-settings';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
@@ -25,7 +24,6 @@ import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../li
 import { contactRecordExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
-import { noteExample, notePage } from './crm';
 
 const idParams = z.object({ id: idParam('id', 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The contact id.') });
 const contactPage = pageSchema('ContactPage', contactRecordSchema);
@@ -172,55 +170,6 @@ export const contactsRoutes = createRouter()
 			const actor = operatorActor(operatorId);
 			await deleteContact(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor);
 			return c.body(null, 204);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'get',
-			path: '/{id}/notes',
-			operationId: 'listContactNotes',
-			summary: "A contact's notes, newest first",
-			description: 'What operators wrote and transcripts automations saved, paged with an opaque cursor.',
-			...requires('conversations:read'),
-			request: { params: idParams, query: z.object(pageQuery(25)) },
-			responses: {
-				200: jsonResponse('A page of notes.', notePage, { data: [noteExample], nextCursor: null }),
-				...errorResponses(403, 404, 422),
-			},
-		}),
-		async (c) => {
-			const { limit, cursor } = c.req.valid('query');
-			const after = readCursor(cursor, newestFirstCursor);
-			const subject = { kind: 'contact' as const, id: c.req.valid('param').id };
-			return c.json(await listNotes(c.var.db, c.var.caller.workspaceId, subject, after, limit), 200);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/{id}/notes',
-			operationId: 'addContactNote',
-			summary: 'Add a note to a contact',
-			description: 'Written by the token’s operator.',
-			...requires('contacts:write'),
-			request: { params: idParams, body: jsonBody(newNoteSchema, { text: 'Prefers WhatsApp after 6 pm.' }) },
-			responses: {
-				201: jsonResponse('The note.', noteSchema, noteExample),
-				...errorResponses(400, 403, 404, 413, 415, 422),
-			},
-		}),
-		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const subject = { kind: 'contact' as const, id: c.req.valid('param').id };
-			const note = await addNote(
-				c.env,
-				c.var.db,
-				workspaceId,
-				subject,
-				c.req.valid('json').text,
-				operatorActor(operatorId),
-			);
-			return c.json(note, 201);
 		},
 	)
 	.openapi(

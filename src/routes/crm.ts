@@ -24,7 +24,6 @@ import {
 	updateDeal,
 	updateFunnel,
 } from '../domain/crm';
-import { addNote, listNotes, newNoteSchema, noteSchema } from '../domain/notes';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -56,19 +55,11 @@ const dealExample: z.input<typeof dealSchema> = {
 	createdAt: at,
 	updatedAt: at,
 };
-export const noteExample: z.input<typeof noteSchema> = {
-	id: 'note_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-	text: 'Called: wants the proposal by Friday.',
-	author: { kind: 'operator', id: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' },
-	createdAt: at,
-};
-
 const funnelParams = z.object({ id: idParam('id', funnelExample.id, 'The funnel id.') });
 const stageParams = funnelParams.extend({
 	stageId: idParam('stageId', 'stg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The stage id.'),
 });
 const dealParams = z.object({ id: idParam('id', dealExample.id, 'The deal id.') });
-export const notePage = pageSchema('NotePage', noteSchema, 'This page, newest first.');
 
 export const funnelsRoutes = createRouter()
 	.openapi(
@@ -344,54 +335,5 @@ export const dealsRoutes = createRouter()
 			const { workspaceId, operatorId } = c.var.caller;
 			await deleteDeal(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
 			return c.body(null, 204);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'get',
-			path: '/{id}/notes',
-			operationId: 'listDealNotes',
-			summary: "A deal's notes, newest first",
-			description: 'Paged with an opaque cursor.',
-			...requires('crm:access'),
-			request: { params: dealParams, query: z.object(pageQuery(25)) },
-			responses: {
-				200: jsonResponse('A page of notes.', notePage, { data: [noteExample], nextCursor: null }),
-				...errorResponses(403, 404, 422),
-			},
-		}),
-		async (c) => {
-			const { limit, cursor } = c.req.valid('query');
-			const after = readCursor(cursor, newestFirstCursor);
-			const subject = { kind: 'deal' as const, id: c.req.valid('param').id };
-			return c.json(await listNotes(c.var.db, c.var.caller.workspaceId, subject, after, limit), 200);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/{id}/notes',
-			operationId: 'addDealNote',
-			summary: 'Add a note to a deal',
-			description: 'Written by the token’s operator.',
-			...requires('crm:access'),
-			request: { params: dealParams, body: jsonBody(newNoteSchema, { text: 'Called: wants the proposal by Friday.' }) },
-			responses: {
-				201: jsonResponse('The note.', noteSchema, noteExample),
-				...errorResponses(400, 403, 404, 413, 415, 422),
-			},
-		}),
-		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const subject = { kind: 'deal' as const, id: c.req.valid('param').id };
-			const note = await addNote(
-				c.env,
-				c.var.db,
-				workspaceId,
-				subject,
-				c.req.valid('json').text,
-				operatorActor(operatorId),
-			);
-			return c.json(note, 201);
 		},
 	);
