@@ -26,25 +26,17 @@ SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), w.`workspace_id`, 'co
 FROM `widget_settings` w, json_each(w.`settings`, '$.customFields') f;
 --> statement-breakpoint
 INSERT OR IGNORE INTO `custom_fields` (`id`, `workspace_id`, `entity`, `key`, `label`, `type`, `options`, `required`, `created_at`, `updated_at`)
-SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), c.`workspace_id`, 'contact', j.`key`, j.`key`,
+SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), r.`workspace_id`, r.`entity`, j.`key`, j.`key`,
 	CASE
 		WHEN min(j.`type` IN ('integer', 'real')) = 1 THEN 'number'
 		WHEN min(j.`type` IN ('true', 'false')) = 1 THEN 'boolean'
 		ELSE 'text'
 	END,
 	NULL, 0, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
-FROM `contacts` c, json_each(c.`custom_fields`) j
+FROM (
+	SELECT `workspace_id`, 'contact' AS `entity`, `custom_fields` FROM `contacts`
+	UNION ALL
+	SELECT `workspace_id`, 'deal', `custom_fields` FROM `deals`
+) r, json_each(r.`custom_fields`) j
 WHERE j.`type` != 'null' AND j.`key` GLOB '[A-Za-z]*'
-GROUP BY c.`workspace_id`, j.`key`;
---> statement-breakpoint
-INSERT OR IGNORE INTO `custom_fields` (`id`, `workspace_id`, `entity`, `key`, `label`, `type`, `options`, `required`, `created_at`, `updated_at`)
-SELECT 'cf_' || upper(substr(hex(randomblob(13)), 1, 26)), d.`workspace_id`, 'deal', j.`key`, j.`key`,
-	CASE
-		WHEN min(j.`type` IN ('integer', 'real')) = 1 THEN 'number'
-		WHEN min(j.`type` IN ('true', 'false')) = 1 THEN 'boolean'
-		ELSE 'text'
-	END,
-	NULL, 0, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
-FROM `deals` d, json_each(d.`custom_fields`) j
-WHERE j.`type` != 'null' AND j.`key` GLOB '[A-Za-z]*'
-GROUP BY d.`workspace_id`, j.`key`;
+GROUP BY r.`workspace_id`, r.`entity`, j.`key`;

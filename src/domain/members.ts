@@ -188,29 +188,40 @@ function groupGone(error: unknown): never {
 	throw error;
 }
 
-/** The statements that make an operator's group set exactly `to`, from `from`. */
-function membershipStatements(db: Database, workspaceId: string, operatorId: string, from: string[], to: string[]) {
+/**
+ * The statements that make one side's links exactly `to`, from `from`: an operator's groups, or a group's
+ * members (`side` names the fixed end). Chunked under D1's bind limit.
+ */
+function membershipStatements(
+	db: Database,
+	workspaceId: string,
+	side: { operatorId: string } | { groupId: string },
+	from: readonly string[],
+	to: readonly string[],
+) {
+	const fixed = 'operatorId' in side ? operatorGroups.operatorId : operatorGroups.groupId;
+	const fixedId = 'operatorId' in side ? side.operatorId : side.groupId;
+	const other = 'operatorId' in side ? operatorGroups.groupId : operatorGroups.operatorId;
+	const row = (id: string) =>
+		'operatorId' in side
+			? { workspaceId, operatorId: side.operatorId, groupId: id }
+			: { workspaceId, operatorId: id, groupId: side.groupId };
 	const removed = from.filter((id) => !to.includes(id));
 	const added = to.filter((id) => !from.includes(id));
 	const statements: Statement[] = [];
-	if (removed.length > 0) {
+	for (let i = 0; i < removed.length; i += 90) {
+		const ids = removed.slice(i, i + 90);
 		statements.push(
 			db
 				.delete(operatorGroups)
-				.where(
-					and(
-						eq(operatorGroups.workspaceId, workspaceId),
-						eq(operatorGroups.operatorId, operatorId),
-						inArray(operatorGroups.groupId, removed),
-					),
-				),
+				.where(and(eq(operatorGroups.workspaceId, workspaceId), eq(fixed, fixedId), inArray(other, ids))),
 		);
 	}
-	if (added.length > 0) {
+	for (let i = 0; i < added.length; i += 30) {
 		statements.push(
 			db
 				.insert(operatorGroups)
-				.values(added.map((groupId) => ({ workspaceId, operatorId, groupId })))
+				.values(added.slice(i, i + 30).map(row))
 				.onConflictDoNothing(),
 		);
 	}
@@ -255,7 +266,7 @@ export async function createMember(
 	const event = newEvent('member.created', workspaceId, actor, { member: memberSummary(row) }, now);
 	const statements = [
 		db.insert(operators).values(row),
-		...membershipStatements(db, workspaceId, row.id, [], input.groups),
+		...membershipStatements(db, workspaceId, { operatorId: row.id }, [], input.groups),
 	];
 	const committed = await commit(db, { statements, events: [event] }, (error) => {
 		if (violatesUnique(error, 'operators.')) {
@@ -342,7 +353,8 @@ export async function updateMember(
 	};
 	const statements: Statement[] = [batchGuard(unchanged(current, groupsBefore))];
 	if (Object.keys(set).length > 0) statements.push(db.update(operators).set(set).where(operatorIn(workspaceId, id)));
-	if (moved.groups) statements.push(...membershipStatements(db, workspaceId, id, groupsBefore, groupsAfter ?? []));
+	if (moved.groups)
+		statements.push(...membershipStatements(db, workspaceId, { operatorId: id }, groupsBefore, groupsAfter ?? []));
 	const summary = memberSummary({ ...current, name: changes.name ?? current.name });
 	const event = newEvent('member.updated', workspaceId, actor, { member: summary, ...changesOf(moved) }, now);
 	const committed = await commit(db, { statements, events: [event] }, (error) => {
@@ -497,31 +509,6 @@ function groupNameTaken(name: string) {
 	};
 }
 
-/** Statements that make a group's member set exactly `to`, from `from` (chunked under D1's bind limit). */
-function groupMembershipStatements(db: Database, workspaceId: string, groupId: string, from: string[], to: string[]) {
-	const removed = from.filter((id) => !to.includes(id));
-	const added = to.filter((id) => !from.includes(id));
-	const statements: Statement[] = [];
-	for (let i = 0; i < removed.length; i += 90) {
-		statements.push(
-			db
-				.delete(operatorGroups)
-				.where(
-					and(
-						eq(operatorGroups.workspaceId, workspaceId),
-						eq(operatorGroups.groupId, groupId),
-						inArray(operatorGroups.operatorId, removed.slice(i, i + 90)),
-					),
-				),
-		);
-	}
-	for (let i = 0; i < added.length; i += 30) {
-		const rows = added.slice(i, i + 30).map((operatorId) => ({ workspaceId, operatorId, groupId }));
-		statements.push(db.insert(operatorGroups).values(rows).onConflictDoNothing());
-	}
-	return statements;
-}
-
 /** Creates a group with its members and a `group.created` event; a 409 when the name is taken. */
 export async function createGroup(
 	env: Env,
@@ -536,7 +523,7 @@ export async function createGroup(
 	const event = newEvent('group.created', workspaceId, actor, { group: { id: row.id, name: row.name } }, now);
 	const statements = [
 		db.insert(groups).values(row),
-		...groupMembershipStatements(db, workspaceId, row.id, [], input.memberIds),
+		...membershipStatements(db, workspaceId, { groupId: row.id }, [], input.memberIds),
 	];
 	const committed = await commit(db, { statements, events: [event] }, groupNameTaken(input.name));
 	await release(env, committed.events);
@@ -572,7 +559,7 @@ export async function updateGroup(
 	];
 	if (moved.name) statements.push(db.update(groups).set({ name: changes.name }).where(groupIn(workspaceId, id)));
 	if (moved.memberIds) {
-		statements.push(...groupMembershipStatements(db, workspaceId, id, before.memberIds, after ?? []));
+		statements.push(...membershipStatements(db, workspaceId, { groupId: id }, before.memberIds, after ?? []));
 	}
 	const group = { id, name: changes.name ?? before.name };
 	const event = newEvent('group.updated', workspaceId, actor, { group, ...changesOf(moved) }, now);
