@@ -6,6 +6,16 @@
  * delays are at most 7 days. Each problem names its step and field (`steps.3.validation.pattern`).
  */
 import { z } from '@hono/zod-openapi';
+import { assignProblem } from '../actions/assign';
+import { template, variableName } from '../actions/fields';
+import {
+	assignAction,
+	createDealAction,
+	integrationAction,
+	tagAction,
+	updateContactAction,
+	updateDealAction,
+} from '../actions/index';
 import { conditionProblems, conditionSchema, referencedFacts, unsafePattern } from './conditions';
 import { checkTemplate } from './templates';
 import { ANSWER_FORMATS } from './values';
@@ -19,12 +29,6 @@ const stepId = z
 	.regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (40 at most)')
 	.openapi({ description: 'The step id, unique in the bot.', example: 'ask-email' });
 const link = stepId.openapi({ description: 'The id of the step that comes next.' });
-const template = (max: number) =>
-	z.string().max(max).openapi({ description: 'A Liquid template: `{{contact.name}}`.' });
-const variableName = z
-	.string()
-	.regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and _, starting with a letter (40 at most)');
-
 const sendMessage = z.strictObject({
 	type: z.literal('send_message'),
 	text: template(4000).openapi({
@@ -92,82 +96,28 @@ const decision = z.strictObject({
 	default: link.openapi({ description: 'Taken when no branch holds.' }),
 });
 
-const createDeal = z.strictObject({
-	type: z.literal('create_deal'),
-	funnel: template(200).openapi({ description: 'Funnel name (or id).' }),
-	stage: template(200).optional().openapi({ description: 'Stage name (or id); the first stage when left out.' }),
-	name: template(400),
-	value: template(200).optional().openapi({ description: 'Read as an amount in the workspace’s locale.' }),
-	currency: z
-		.string()
-		.regex(/^[A-Z]{3}$/)
-		.optional(),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+// The action steps: the kernel's actions (src/actions), each with the links a bot step adds.
+const createDeal = createDealAction.extend({ next: link.optional(), onError: link.optional() });
+
+const updateDeal = updateDealAction.extend({
 	next: link.optional(),
+	onNoDeal: link.optional().openapi({ description: 'Taken when no deal matches; `next` otherwise.' }),
 	onError: link.optional(),
 });
 
-const updateDeal = z.strictObject({
-	type: z.literal('update_deal'),
-	funnels: z.array(z.string().max(200)).max(10).optional().openapi({
-		description: 'The contact’s open deal in one of these funnels (names or ids); any funnel when left out.',
-	}),
-	dealVariable: variableName.optional().openapi({ description: 'Or the deal whose id this variable holds.' }),
-	stage: template(200).optional(),
-	name: template(400).optional(),
-	value: template(200).optional(),
-	owner: template(200).optional().openapi({ description: 'An operator id.' }),
-	products: z
-		.array(z.strictObject({ name: template(200), quantity: z.number().positive(), unitPrice: template(100) }))
-		.max(50)
-		.optional(),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
-	next: link.optional(),
-	onNoDeal: link.optional(),
-	onError: link.optional(),
-});
-
-const integration = z.strictObject({
-	type: z.literal('integration'),
-	method: z.enum(['GET', 'POST', 'PUT', 'DELETE']),
-	url: template(2000),
-	headers: z.record(z.string().max(100), template(2000)).optional(),
-	auth: z
-		.discriminatedUnion('kind', [
-			z.strictObject({ kind: z.literal('bearer'), token: template(2000) }),
-			z.strictObject({ kind: z.literal('basic'), username: template(200), password: template(2000) }),
-			z.strictObject({ kind: z.literal('api_key'), header: z.string().max(100), value: template(2000) }),
-		])
-		.optional(),
-	body: template(20_000).optional(),
-	/** Variables set from the JSON answer: `{ "order_status": "order.status" }`. */
-	response: z.record(variableName, z.string().max(200)).optional(),
+const integration = integrationAction.extend({
 	next: link.optional(),
 	onError: link.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
 });
 
-const assign = z.strictObject({
-	type: z.literal('assign'),
-	operatorId: z.string().max(64).optional(),
-	groupId: z.string().max(64).optional(),
+const assign = assignAction.extend({
 	next: link.optional(),
 	onError: link.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
 });
 
-const applyTag = z.strictObject({
-	type: z.literal('apply_tag'),
-	tag: template(100),
-	remove: z.boolean().default(false),
-	next: link.optional(),
-	onError: link.optional(),
-});
+const applyTag = tagAction.extend({ next: link.optional(), onError: link.optional() });
 
-const updateContact = z.strictObject({
-	type: z.literal('update_contact'),
-	name: template(400).optional(),
-	email: template(400).optional(),
-	phone: template(100).optional(),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+const updateContact = updateContactAction.extend({
 	next: link.optional(),
 	onError: link.optional().openapi({ description: 'Taken when a value is refused (an e-mail another contact has).' }),
 });
@@ -272,6 +222,7 @@ export const NOT_TEMPLATES = new Set([
 	'groupId',
 	'dealVariable',
 	'header',
+	'target',
 	'response',
 ]);
 /** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
@@ -367,8 +318,9 @@ export function botProblems(definition: unknown): BotProblem[] {
 		if (step.type === 'delay' && step.seconds > MAX_DELAY_SECONDS) {
 			problems.push({ path: at('seconds'), message: `at most ${MAX_DELAY_SECONDS} (7 days)` });
 		}
-		if (step.type === 'assign' && (step.operatorId === undefined) === (step.groupId === undefined)) {
-			problems.push({ path: at('operatorId'), message: 'give an operatorId or a groupId (one of them)' });
+		if (step.type === 'assign') {
+			const problem = assignProblem(step);
+			if (problem) problems.push({ path: at('operatorId'), message: problem });
 		}
 	});
 	if (problems.length > 0) return problems;

@@ -77,7 +77,10 @@ describe('the bot interpreter', () => {
 		const buttons = run.feed({ type: 'answer', text: '529.982.247-25' });
 		expect(buttons).toEqual([{ kind: 'message', text: 'Team size?', buttons: ['1-10', '11+'] }]);
 		expect(run.feed({ type: 'answer', text: '1-10' })).toEqual([
-			{ kind: 'action', step: { id: 'small', type: 'apply_tag', tag: 'smb', remove: false, next: 'hours' } },
+			{
+				kind: 'action',
+				step: { id: 'small', type: 'apply_tag', tag: 'smb', remove: false, target: 'conversation', next: 'hours' },
+			},
 		]);
 		expect(run.feed({ type: 'result', ok: true })).toEqual([
 			{ kind: 'facts', stepId: 'hours', roots: ['businessHours'] },

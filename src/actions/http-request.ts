@@ -1,0 +1,99 @@
+/**
+ * HTTP request: a bot's Integration step (and, later, a scenario's HTTP Request). Method, URL, headers,
+ * authentication (bearer, basic, an API key header) and body are templates; the call goes through the one
+ * guarded fetch (https only, public addresses only, redirects checked hop by hop, 10 s, 1 MiB). A JSON answer
+ * is parsed, so a step maps its fields into variables; a refused call, a timeout or a 4xx/5xx answer is the
+ * step's error, with the answer kept in its log.
+ */
+import { z } from '@hono/zod-openapi';
+import { guardedFetch } from '../lib/guarded-fetch';
+import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
+import { template, variableName } from './fields';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+export const httpAuthSchema = z
+	.discriminatedUnion('kind', [
+		z.strictObject({ kind: z.literal('bearer'), token: template(2000) }),
+		z.strictObject({ kind: z.literal('basic'), username: template(200), password: template(2000) }),
+		z.strictObject({ kind: z.literal('api_key'), header: z.string().max(100), value: template(2000) }),
+	])
+	.openapi({ description: 'Authentication: a bearer token, basic credentials, or an API key header.' });
+
+/** The request's fields, for every action that calls out. */
+export const httpRequestFields = {
+	method: z.enum(HTTP_METHODS),
+	url: template(2000).openapi({ description: 'An https URL; may hold variables.' }),
+	headers: z.record(z.string().max(100), template(2000)).optional(),
+	auth: httpAuthSchema.optional(),
+	body: template(20_000)
+		.optional()
+		.openapi({ description: 'Sent with POST and PUT; JSON unless a Content-Type header says otherwise.' }),
+	/** Variables set from the JSON answer: `{ "order_status": "order.status" }`. */
+	response: z
+		.record(variableName, z.string().max(200))
+		.optional()
+		.openapi({ description: 'Variables set from the JSON answer, each from a dotted path: `order.status`.' }),
+};
+
+export const integrationAction = z.strictObject({ type: z.literal('integration'), ...httpRequestFields });
+export type IntegrationAction = z.infer<typeof integrationAction>;
+type HttpRequest = Omit<IntegrationAction, 'type'>;
+
+const USER_AGENT = 'Parley-Automation/1 (+https://github.com/parley)';
+
+/** The request headers: the step's, then its authentication, then JSON defaults where it set none. */
+export function requestHeaders(request: HttpRequest): Record<string, string> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(request.headers ?? {})) {
+		if (given(value) !== undefined) headers[name] = value.trim();
+	}
+	const auth = request.auth;
+	if (auth?.kind === 'bearer') headers.Authorization = `Bearer ${auth.token.trim()}`;
+	if (auth?.kind === 'basic') headers.Authorization = `Basic ${base64(`${auth.username}:${auth.password}`)}`;
+	if (auth?.kind === 'api_key') headers[auth.header] = auth.value.trim();
+	const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+	if (!has('accept')) headers.Accept = 'application/json';
+	if (!has('user-agent')) headers['User-Agent'] = USER_AGENT;
+	if (request.body !== undefined && request.method !== 'GET' && !has('content-type'))
+		headers['Content-Type'] = 'application/json';
+	return headers;
+}
+
+function base64(text: string): string {
+	let binary = '';
+	for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+	return btoa(binary);
+}
+
+/** A response body as data: parsed when it is JSON, the text otherwise. */
+export function responseData(body: string, contentType: string | undefined): unknown {
+	const looksJson = /\bjson\b/i.test(contentType ?? '') || /^\s*[[{]/.test(body);
+	if (!looksJson) return body;
+	try {
+		return JSON.parse(body);
+	} catch {
+		return body;
+	}
+}
+
+export function performHttpRequest(ctx: ActionContext, request: HttpRequest): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const url = given(request.url);
+		if (url === undefined) return refused('url: rendered empty');
+		const response = await guardedFetch(
+			ctx.env,
+			{
+				url,
+				method: request.method,
+				headers: requestHeaders(request),
+				...(request.body !== undefined && request.method !== 'GET' ? { body: request.body } : {}),
+			},
+			ctx.transport ? { transport: ctx.transport } : {},
+		);
+		const data = responseData(response.body, response.headers['content-type']);
+		if (response.status >= 400)
+			return refused(`the answer was HTTP ${response.status}`, { status: response.status, body: data });
+		return { ok: true, data };
+	});
+}

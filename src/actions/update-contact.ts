@@ -1,0 +1,38 @@
+/**
+ * Update contact: sets the conversation contact's name, e-mail, phone or custom fields from templates. Each
+ * value is checked as the API checks it (the same schema: an e-mail, a phone with its country code, custom
+ * values of their field's type); a field rendered empty is left as it is. A refused value, or an e-mail or
+ * phone another contact has, takes the step's error path.
+ */
+import { z } from '@hono/zod-openapi';
+import { contactChangesSchema, updateContact } from '../domain/contact-records';
+import { Invalid } from '../lib/errors';
+import { type ActionContext, type ActionResult, given, givenValues, needs, refusedOn } from './context';
+import { template } from './fields';
+
+export const updateContactAction = z.strictObject({
+	type: z.literal('update_contact'),
+	name: template(400).optional(),
+	email: template(400).optional(),
+	phone: template(100).optional(),
+	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+});
+
+export type UpdateContactAction = z.infer<typeof updateContactAction>;
+
+export function performUpdateContact(ctx: ActionContext, action: UpdateContactAction): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const contactId = needs(ctx, 'contactId');
+		const fields = {
+			...(given(action.name) === undefined ? {} : { name: given(action.name) }),
+			...(given(action.email) === undefined ? {} : { email: given(action.email) }),
+			...(given(action.phone) === undefined ? {} : { phone: given(action.phone)?.replace(/[\s().-]/g, '') }),
+			...(action.custom_fields ? { customFields: givenValues(action.custom_fields) } : {}),
+		};
+		if (Object.keys(fields).length === 0) return { ok: true, data: 'nothing to change' };
+		const parsed = contactChangesSchema.safeParse(fields);
+		if (!parsed.success) throw Invalid.fromIssues(parsed.error.issues);
+		await updateContact(ctx.env, ctx.db, ctx.workspaceId, contactId, parsed.data, ctx.actor, ctx.now);
+		return { ok: true, data: parsed.data };
+	});
+}

@@ -1,0 +1,118 @@
+/**
+ * Update deal: changes the stage, fields, owner or value of a deal, and adds products to it. The deal is the
+ * one a variable names (`dealVariable`, e.g. `deal_id` set by an earlier create_deal), else the contact's
+ * most recently changed open deal in the selected funnels (any funnel when none is selected). Finding none is
+ * no error: the step's `onNoDeal` path is taken.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import { deals } from '../db/schema';
+import { getDeal, resolveStage, updateDeal } from '../domain/crm';
+import { parseAmount } from '../engines/values';
+import { NotFound } from '../lib/errors';
+import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
+import { localeCurrency } from './create-deal';
+import { template, variableName } from './fields';
+
+export const updateDealAction = z.strictObject({
+	type: z.literal('update_deal'),
+	funnels: z.array(z.string().max(200)).max(10).optional().openapi({
+		description: 'The contact’s open deal in one of these funnels (names or ids); any funnel when left out.',
+	}),
+	dealVariable: variableName.optional().openapi({ description: 'Or the deal whose id this variable holds.' }),
+	stage: template(200).optional().openapi({ description: 'The stage to move it to, in its funnel (name or id).' }),
+	name: template(400).optional(),
+	value: template(200).optional().openapi({ description: 'Read as an amount in the workspace’s locale.' }),
+	owner: template(200).optional().openapi({ description: 'The operator id of its new owner.' }),
+	products: z
+		.array(z.strictObject({ name: template(200), quantity: z.number().positive(), unitPrice: template(100) }))
+		.max(50)
+		.optional()
+		.openapi({ description: 'Lines added to the deal; `unitPrice` is read as an amount.' }),
+	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+});
+
+export type UpdateDealAction = z.infer<typeof updateDealAction>;
+
+/** The deal the step targets, or null for none. */
+async function targetDeal(ctx: ActionContext, action: UpdateDealAction): Promise<string | null> {
+	if (action.dealVariable !== undefined) {
+		const id = ctx.variables[action.dealVariable];
+		if (typeof id !== 'string' || id === '') return null;
+		try {
+			return (await getDeal(ctx.db, ctx.workspaceId, id)).id;
+		} catch (error) {
+			if (error instanceof NotFound) return null;
+			throw error;
+		}
+	}
+	if (ctx.contactId === null) return null;
+	const funnelIds: string[] = [];
+	for (const [i, ref] of (action.funnels ?? []).entries()) {
+		const field = `funnels.${i}`;
+		funnelIds.push(
+			(await resolveStage(ctx.db, ctx.workspaceId, ref, undefined, { funnel: field, stage: field })).funnel.id,
+		);
+	}
+	const row = await ctx.db
+		.select({ id: deals.id })
+		.from(deals)
+		.where(
+			and(
+				eq(deals.workspaceId, ctx.workspaceId),
+				eq(deals.contactId, ctx.contactId),
+				eq(deals.status, 'open'),
+				funnelIds.length > 0 ? inArray(deals.funnelId, funnelIds) : undefined,
+			),
+		)
+		.orderBy(desc(deals.updatedAt), desc(deals.id))
+		.get();
+	return row?.id ?? null;
+}
+
+export function performUpdateDeal(ctx: ActionContext, action: UpdateDealAction): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const id = await targetDeal(ctx, action);
+		if (id === null) return { ok: true, noDeal: true };
+		const rawValue = given(action.value);
+		const value = rawValue === undefined ? undefined : parseAmount(rawValue, ctx.locale);
+		if (value === null || (value !== undefined && value < 0)) return refused(`value: "${rawValue}" is not an amount`);
+		const added = [];
+		for (const [i, product] of (action.products ?? []).entries()) {
+			const unitPrice = parseAmount(product.unitPrice, ctx.locale);
+			if (unitPrice === null || unitPrice < 0)
+				return refused(`products.${i}.unitPrice: "${product.unitPrice}" is not an amount`);
+			const name = given(product.name);
+			if (name === undefined) return refused(`products.${i}.name: rendered empty`);
+			added.push({ name, quantity: product.quantity, unitPrice });
+		}
+		const current = value !== undefined || added.length > 0 ? await getDeal(ctx.db, ctx.workspaceId, id) : null;
+		const products = current && added.length > 0 ? [...current.products, ...added] : undefined;
+		// A deal whose value follows its products (or has none) keeps following them; one set by hand stays.
+		const followsProducts = current !== null && (current.value === null || current.value === total(current.products));
+		const newValue = value ?? (products && followsProducts ? total(products) : undefined);
+		const deal = await updateDeal(
+			ctx.env,
+			ctx.db,
+			ctx.workspaceId,
+			id,
+			{
+				...(given(action.stage) === undefined ? {} : { stage: given(action.stage) }),
+				...(given(action.name) === undefined ? {} : { name: given(action.name) }),
+				...(given(action.owner) === undefined ? {} : { ownerId: given(action.owner) }),
+				...(newValue === undefined ? {} : { value: newValue }),
+				...(products ? { products } : {}),
+				// An amount needs its currency: a deal without one takes the workspace locale's.
+				...(current && current.currency === null ? { currency: localeCurrency(ctx.locale) } : {}),
+				customFields: givenValues(action.custom_fields),
+			},
+			ctx.actor,
+			ctx.now,
+		);
+		return { ok: true, data: { id: deal.id, name: deal.name, stage: deal.stage.name, value: deal.value } };
+	});
+}
+
+function total(products: Array<{ quantity: number; unitPrice: number }>): number {
+	return Math.round(products.reduce((sum, p) => sum + p.quantity * p.unitPrice, 0));
+}
