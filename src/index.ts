@@ -17,6 +17,7 @@ import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
+import { botsRoutes } from './routes/bots';
 import { contactsRoutes } from './routes/contacts';
 import { conversations } from './routes/conversations';
 import { dealsRoutes, funnelsRoutes } from './routes/crm';
@@ -130,6 +131,7 @@ app.route(
 	}),
 );
 app.route('/v3/tasks', tasksRoutes);
+app.route('/v3/bots', botsRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/messages', messages);

@@ -42,6 +42,14 @@ describe('GET /v3/openapi.json', () => {
 		};
 		expect(doc.openapi).toBe('3.1.0');
 		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/v3/bots',
+			'/v3/bots/simulate',
+			'/v3/bots/test-integration',
+			'/v3/bots/{id}',
+			'/v3/bots/{id}/publish',
+			'/v3/bots/{id}/versions',
+			'/v3/bots/{id}/versions/{version}',
+			'/v3/bots/{id}/versions/{version}/publish',
 			'/v3/contacts',
 			'/v3/contacts/by-email/{email}',
 			'/v3/contacts/by-phone/{phone}',

@@ -416,10 +416,17 @@ function decide(m: Machine, step: Extract<BotStep, { type: 'decision' }>, facts:
 
 /** The step with every template rendered, for the runner to perform. */
 function renderAction(m: Machine, step: ActionStep): ActionStep {
-	// The same fields `botProblems` checks as templates: everything but ids, links and enumerations, and
-	// every value of a record of templates (custom fields, headers) whatever its key.
+	return renderStep(step, (source) => render(m, source));
+}
+
+/**
+ * A step with `render` applied to every template: the fields `botProblems` checks as templates (everything but
+ * ids, links and enumerations), and every value of a record of templates (custom fields, headers) whatever
+ * its key.
+ */
+export function renderStep<S extends BotStep>(step: S, render: (source: string) => string): S {
 	const renderAll = (value: unknown, record: boolean): unknown => {
-		if (typeof value === 'string') return render(m, value);
+		if (typeof value === 'string') return render(value);
 		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
 		if (value && typeof value === 'object') {
 			return Object.fromEntries(
@@ -431,11 +438,11 @@ function renderAction(m: Machine, step: ActionStep): ActionStep {
 		}
 		return value;
 	};
-	return renderAll(step, false) as ActionStep;
+	return renderAll(step, false) as S;
 }
 
 /** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */
-function pathValue(data: unknown, path: string): unknown {
+export function pathValue(data: unknown, path: string): unknown {
 	let value = data;
 	for (const key of path.split('.')) {
 		if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;

@@ -56,6 +56,8 @@ const groupSummary = z.object({ id: z.string(), name: z.string() });
 
 const funnelSummary = z.object({ id: z.string(), name: z.string() });
 
+const botSummary = z.object({ id: z.string(), name: z.string() });
+
 const dealSummary = z.object({
 	id: z.string(),
 	name: z.string(),
@@ -219,6 +221,17 @@ export const EVENT_PAYLOADS = {
 	}),
 	/** The definition is gone, and its values from every contact or deal (no `contact.updated` for each). */
 	'custom_field.deleted': z.object({ customField: customFieldSummary }),
+	'bot.created': z.object({ bot: botSummary }),
+	/** Its settings or its draft changed (`definition`: the draft, whose content is not repeated here). */
+	'bot.updated': z.object({
+		bot: botSummary,
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** New runs start with `version` now: a new one frozen from the draft, or an older one again (`rollback`). */
+	'bot.published': z.object({ bot: botSummary, version: z.number().int(), rollback: z.boolean() }),
+	/** The bot and its versions are gone; runs under way finish with the version they started with. */
+	'bot.deleted': z.object({ bot: botSummary }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -272,6 +285,10 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('custom_field.created'),
 	envelope('custom_field.updated'),
 	envelope('custom_field.deleted'),
+	envelope('bot.created'),
+	envelope('bot.updated'),
+	envelope('bot.published'),
+	envelope('bot.deleted'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

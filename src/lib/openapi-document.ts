@@ -58,6 +58,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	},
 	{ prefix: '/v3/funnels', name: 'CRM', description: 'Funnels and their stages, deals, and notes on deals.' },
 	{ prefix: '/v3/deals', name: 'CRM', description: 'Funnels and their stages, deals, and notes on deals.' },
+	{
+		prefix: '/v3/bots',
+		name: 'Bots',
+		description: 'Conversational flows: drafts, published versions, rollbacks, simulation and integration tests.',
+	},
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
 	{

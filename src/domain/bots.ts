@@ -1,0 +1,466 @@
+/**
+ * Bots as the workspace keeps them: settings (name, trigger, channels, priority, enabled), a draft definition
+ * that builders edit, and numbered versions. Publishing freezes the draft as the next version and makes it the
+ * one new runs start with; publishing an older version rolls back to it. A run copies its version's definition
+ * when it starts (in the conversation's room), so a publish, a rollback or a deletion never changes a run under
+ * way.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, asc, desc, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import { batchGuard, brokeGuard, type Database } from '../db/client';
+import { BOT_TRIGGERS, type BotTrigger, bots, botVersions } from '../db/schema';
+import { type BotDefinition, botDefinitionSchema, botProblems } from '../engines/bot-definition';
+import { changesOf, newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
+import { pageOf } from '../lib/cursor';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { iso, newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
+import { resolveStage } from './crm';
+
+const channelName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name');
+const keyword = z.string().trim().min(1).max(60);
+
+export const botTriggerSchema = z
+	.discriminatedUnion('kind', [
+		z.strictObject({
+			kind: z.literal('new_conversation').openapi({ description: "The customer's first message." }),
+		}),
+		z.strictObject({
+			kind: z.literal('keyword').openapi({ description: 'A visitor message holding one of the keywords.' }),
+			keywords: z
+				.array(keyword)
+				.min(1)
+				.max(20)
+				.openapi({ description: 'Matched as whole words, ignoring case and accents.', example: ['pricing'] }),
+		}),
+		z.strictObject({
+			kind: z.literal('manual').openapi({ description: 'Started by an operator (`POST /v3/conversations/{id}/bot`).' }),
+		}),
+		z.strictObject({
+			kind: z.literal('deal_stage').openapi({ description: 'A deal entering the stage.' }),
+			funnel: z.string().trim().min(1).max(100).openapi({ description: 'The funnel, by id or name.' }),
+			stage: z.string().trim().min(1).max(100).openapi({ description: 'The stage, by id or name.' }),
+		}),
+	])
+	.openapi('BotTrigger', { description: 'What starts the bot.' });
+
+const botSettings = {
+	name: z.string().trim().min(1).max(100).openapi({ description: 'Its name.', example: 'Lead qualification' }),
+	enabled: z.boolean().openapi({ description: 'Whether its trigger starts it (runs under way go on either way).' }),
+	trigger: botTriggerSchema,
+	channels: z
+		.array(channelName)
+		.min(1)
+		.max(20)
+		.nullable()
+		.openapi({ description: 'The channels it runs on (`widget`, `api`…); null for all.', example: ['widget'] }),
+	priority: z.int().min(0).max(1000).openapi({
+		description: 'When several bots could start on one event, the highest priority runs (then the oldest).',
+	}),
+};
+
+export const newBotSchema = z
+	.strictObject({
+		...botSettings,
+		enabled: botSettings.enabled.default(true),
+		channels: botSettings.channels.default(null),
+		priority: botSettings.priority.default(100),
+		definition: z.unknown().openapi({ description: 'The draft: a `BotDefinition`.', type: 'object' }),
+	})
+	.openapi('NewBot');
+
+export const botChangesSchema = z
+	.strictObject({
+		...botSettings,
+		definition: z.unknown().openapi({ description: 'A new draft: a `BotDefinition`.', type: 'object' }),
+	})
+	.partial()
+	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+	.openapi('BotChanges', { minProperties: 1 });
+
+const triggerView = z
+	.object({
+		kind: z.enum(BOT_TRIGGERS).openapi({ description: 'What starts it.' }),
+		keywords: z.array(z.string()).openapi({ description: 'A `keyword` bot’s words; [] otherwise.' }),
+		stageId: z.string().nullable().openapi({ description: 'A `deal_stage` bot’s stage; null otherwise.' }),
+	})
+	.openapi('BotTriggerView');
+
+export const botSchema = z
+	.object({
+		id: z.string().openapi({ description: 'The bot id.', example: 'bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string().openapi({ description: 'Its name.' }),
+		enabled: z.boolean().openapi({ description: 'Whether its trigger starts it.' }),
+		trigger: triggerView,
+		channels: z.array(z.string()).nullable().openapi({ description: 'The channels it runs on; null for all.' }),
+		priority: z.number().int().openapi({ description: 'Highest first among bots a trigger could start.' }),
+		draft: botDefinitionSchema.openapi({ description: 'The definition being edited.' }),
+		publishedVersion: z
+			.number()
+			.int()
+			.nullable()
+			.openapi({ description: 'The version new runs start with; null until published.' }),
+		lastVersion: z.number().int().openapi({ description: 'The latest version number; 0 before the first publish.' }),
+		createdAt: z.string().openapi({ description: 'When it was created (ISO 8601).' }),
+		updatedAt: z.string().openapi({ description: 'When its settings or draft last changed (ISO 8601).' }),
+	})
+	.openapi('Bot');
+
+export type BotView = z.infer<typeof botSchema>;
+
+export const botVersionSchema = z
+	.object({
+		version: z.number().int().openapi({ description: 'The version number, from 1.' }),
+		published: z.boolean().openapi({ description: 'Whether new runs start with it now.' }),
+		publishedBy: z.string().nullable().openapi({ description: 'The operator who published it.' }),
+		createdAt: z.string().openapi({ description: 'When it was frozen (ISO 8601).' }),
+		definition: botDefinitionSchema.optional().openapi({ description: 'Its definition (one version’s read only).' }),
+	})
+	.openapi('BotVersion');
+
+type BotRow = typeof bots.$inferSelect;
+
+function botView(row: BotRow): BotView {
+	return {
+		id: row.id,
+		name: row.name,
+		enabled: row.enabled,
+		trigger: { kind: row.trigger, keywords: row.keywords, stageId: row.stageId },
+		channels: row.channels,
+		priority: row.priority,
+		draft: row.draft,
+		publishedVersion: row.publishedVersion,
+		lastVersion: row.lastVersion,
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+	};
+}
+
+/** The definition, checked: every problem (`definition.steps.3.validation.pattern: …`) in one 422. */
+export function checkedDefinition(definition: unknown): BotDefinition {
+	const problems = botProblems(definition);
+	if (problems.length > 0) {
+		const named = problems.map((p) => ({ path: ['definition', ...p.path], message: p.message }));
+		throw new Invalid(named.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems: named });
+	}
+	return botDefinitionSchema.parse(definition);
+}
+
+/** The stored trigger columns of a trigger as given (a deal stage resolved by id or name). */
+async function triggerColumns(db: Database, workspaceId: string, trigger: z.infer<typeof botTriggerSchema>) {
+	const stageId =
+		trigger.kind === 'deal_stage'
+			? (
+					await resolveStage(db, workspaceId, trigger.funnel, trigger.stage, {
+						funnel: 'trigger.funnel',
+						stage: 'trigger.stage',
+					})
+				).stage.id
+			: null;
+	return { trigger: trigger.kind, keywords: trigger.kind === 'keyword' ? trigger.keywords : [], stageId };
+}
+
+async function botRow(db: Database, workspaceId: string, id: string): Promise<BotRow> {
+	const row = await db
+		.select()
+		.from(bots)
+		.where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
+		.get();
+	if (!row) throw new NotFound(`Bot ${id} not found.`);
+	return row;
+}
+
+export async function getBot(db: Database, workspaceId: string, id: string): Promise<BotView> {
+	return botView(await botRow(db, workspaceId, id));
+}
+
+export const botCursor = z.object({ name: z.string(), id: z.string() });
+
+/** One page of the workspace's bots by name. */
+export async function listBots(
+	db: Database,
+	workspaceId: string,
+	after: z.infer<typeof botCursor> | null,
+	limit: number,
+) {
+	const rows = await db
+		.select()
+		.from(bots)
+		.where(
+			and(
+				eq(bots.workspaceId, workspaceId),
+				after === null
+					? undefined
+					: or(gt(bots.name, after.name), and(eq(bots.name, after.name), gt(bots.id, after.id))),
+			),
+		)
+		.orderBy(asc(bots.name), asc(bots.id))
+		.limit(limit + 1);
+	return pageOf(rows, limit, botView, (row) => ({ name: row.name, id: row.id }));
+}
+
+const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
+
+export async function createBot(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	input: z.infer<typeof newBotSchema>,
+	actor: Actor,
+	now = Date.now(),
+): Promise<BotView> {
+	const draft = checkedDefinition(input.definition);
+	const row: BotRow = {
+		id: newId('bot', now),
+		workspaceId,
+		name: input.name,
+		enabled: input.enabled,
+		...(await triggerColumns(db, workspaceId, input.trigger)),
+		channels: input.channels,
+		priority: input.priority,
+		draft,
+		publishedVersion: null,
+		lastVersion: 0,
+		createdAt: now,
+		updatedAt: now,
+	};
+	const event = newEvent('bot.created', workspaceId, actor, { bot: summary(row) }, now);
+	const committed = await commit(db, { statements: [db.insert(bots).values(row)], events: [event] });
+	await release(env, committed.events);
+	return botView(row);
+}
+
+/** The write of a change to a bot read at `current`: a 409 when it changed meanwhile. */
+function unchangedSince(current: BotRow) {
+	return eq(bots.updatedAt, current.updatedAt);
+}
+
+function raced(id: string) {
+	return (error: unknown): never => {
+		if (brokeGuard(error)) throw new Conflict(`Bot ${id} changed while this change was applied; retry.`);
+		throw error;
+	};
+}
+
+/** Changes a bot's settings or draft, with a `bot.updated` event naming what moved; nothing when nothing does. */
+export async function updateBot(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	changes: z.infer<typeof botChangesSchema>,
+	actor: Actor,
+	now = Date.now(),
+): Promise<BotView> {
+	const current = await botRow(db, workspaceId, id);
+	const set: Partial<BotRow> = {};
+	if (changes.name !== undefined) set.name = changes.name;
+	if (changes.enabled !== undefined) set.enabled = changes.enabled;
+	if (changes.channels !== undefined) set.channels = changes.channels;
+	if (changes.priority !== undefined) set.priority = changes.priority;
+	if (changes.trigger !== undefined) Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger));
+	if (changes.definition !== undefined) set.draft = checkedDefinition(changes.definition);
+	const moved: Record<string, { from: unknown; to: unknown }> = {};
+	for (const [key, to] of Object.entries(set) as Array<[keyof BotRow, unknown]>) {
+		const from = current[key];
+		if (JSON.stringify(from) === JSON.stringify(to)) continue;
+		// The draft is announced as changed, not repeated: it may be large.
+		moved[key === 'draft' ? 'definition' : key] = key === 'draft' ? { from: null, to: null } : { from, to };
+	}
+	if (Object.keys(moved).length === 0) return botView(current);
+	const updatedAt = Math.max(now, current.updatedAt + 1);
+	const after: BotRow = { ...current, ...set, updatedAt };
+	const event = newEvent('bot.updated', workspaceId, actor, { bot: summary(after), ...changesOf(moved) }, now);
+	const statements = [
+		db
+			.update(bots)
+			.set({ ...set, updatedAt })
+			.where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id), unchangedSince(current))),
+		batchGuard(sql`changes() = 1`),
+	];
+	const committed = await commit(db, { statements, events: [event] }, raced(id));
+	await release(env, committed.events);
+	return botView(after);
+}
+
+/** Deletes a bot and its versions, with `bot.deleted`; runs under way keep the definition they copied. */
+export async function deleteBot(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	actor: Actor,
+	now = Date.now(),
+) {
+	const current = await botRow(db, workspaceId, id);
+	const event = newEvent('bot.deleted', workspaceId, actor, { bot: summary(current) }, now);
+	const statements = [
+		db.delete(botVersions).where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id))),
+		db.delete(bots).where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id))),
+	];
+	const committed = await commit(db, { statements, events: [event] });
+	await release(env, committed.events);
+}
+
+/**
+ * Publishes: without `version`, freezes the draft (checked again) as the next version; with one, makes that
+ * existing version current again (a rollback). New runs start with it; runs under way keep theirs.
+ */
+export async function publishBot(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	version: number | undefined,
+	operatorId: string | null,
+	actor: Actor,
+	now = Date.now(),
+): Promise<BotView> {
+	const current = await botRow(db, workspaceId, id);
+	const updatedAt = Math.max(now, current.updatedAt + 1);
+	const guard = and(eq(bots.workspaceId, workspaceId), eq(bots.id, id), unchangedSince(current));
+	let statements: Parameters<typeof commit>[1]['statements'];
+	let published: number;
+	if (version === undefined) {
+		published = current.lastVersion + 1;
+		const definition = checkedDefinition(current.draft);
+		statements = [
+			db.update(bots).set({ publishedVersion: published, lastVersion: published, updatedAt }).where(guard),
+			batchGuard(sql`changes() = 1`),
+			db.insert(botVersions).values({
+				workspaceId,
+				botId: id,
+				version: published,
+				definition,
+				publishedBy: operatorId,
+				createdAt: now,
+			}),
+		];
+	} else {
+		const exists = await db
+			.select({ version: botVersions.version })
+			.from(botVersions)
+			.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id), eq(botVersions.version, version)))
+			.get();
+		if (!exists) throw new NotFound(`Bot ${id} has no version ${version}.`);
+		published = version;
+		statements = [
+			db.update(bots).set({ publishedVersion: version, updatedAt }).where(guard),
+			batchGuard(sql`changes() = 1`),
+		];
+	}
+	const after: BotRow = {
+		...current,
+		publishedVersion: published,
+		lastVersion: Math.max(current.lastVersion, published),
+		updatedAt,
+	};
+	const event = newEvent(
+		'bot.published',
+		workspaceId,
+		actor,
+		{ bot: summary(current), version: published, rollback: version !== undefined },
+		now,
+	);
+	const committed = await commit(db, { statements, events: [event] }, raced(id));
+	await release(env, committed.events);
+	return botView(after);
+}
+
+/** The bot's versions, newest first (without their definitions). */
+export async function listVersions(db: Database, workspaceId: string, id: string) {
+	const bot = await botRow(db, workspaceId, id);
+	const rows = await db
+		.select({ version: botVersions.version, publishedBy: botVersions.publishedBy, createdAt: botVersions.createdAt })
+		.from(botVersions)
+		.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id)))
+		.orderBy(desc(botVersions.version));
+	return {
+		data: rows.map((row) => ({
+			version: row.version,
+			published: row.version === bot.publishedVersion,
+			publishedBy: row.publishedBy,
+			createdAt: iso(row.createdAt),
+		})),
+	};
+}
+
+/** One version with its definition. */
+export async function getVersion(db: Database, workspaceId: string, id: string, version: number) {
+	const bot = await botRow(db, workspaceId, id);
+	const row = await db
+		.select()
+		.from(botVersions)
+		.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id), eq(botVersions.version, version)))
+		.get();
+	if (!row) throw new NotFound(`Bot ${id} has no version ${version}.`);
+	return {
+		version: row.version,
+		published: row.version === bot.publishedVersion,
+		publishedBy: row.publishedBy,
+		createdAt: iso(row.createdAt),
+		definition: row.definition,
+	};
+}
+
+/** A bot ready to run: its id, name and the published version's definition. */
+export interface RunnableBot {
+	id: string;
+	name: string;
+	version: number;
+	trigger: BotTrigger;
+	keywords: string[];
+	definition: BotDefinition;
+}
+
+/**
+ * The enabled, published bots a trigger of these kinds may start on a conversation of `channel`, best first
+ * (highest priority, then oldest); with `stageId`, only the `deal_stage` bots of that stage. One statement.
+ */
+export async function runnableBots(
+	db: Database,
+	workspaceId: string,
+	kinds: BotTrigger[],
+	channel: string,
+	stageId?: string,
+): Promise<RunnableBot[]> {
+	const rows = await db
+		.select({
+			id: bots.id,
+			name: bots.name,
+			version: botVersions.version,
+			trigger: bots.trigger,
+			keywords: bots.keywords,
+			channels: bots.channels,
+			definition: botVersions.definition,
+		})
+		.from(bots)
+		.innerJoin(botVersions, and(eq(botVersions.botId, bots.id), eq(botVersions.version, bots.publishedVersion)))
+		.where(
+			and(
+				eq(bots.workspaceId, workspaceId),
+				inArray(bots.trigger, kinds),
+				eq(bots.enabled, true),
+				isNotNull(bots.publishedVersion),
+				stageId === undefined ? undefined : eq(bots.stageId, stageId),
+			),
+		)
+		.orderBy(desc(bots.priority), asc(bots.createdAt), asc(bots.id));
+	return rows.filter((row) => row.channels === null || row.channels.includes(channel));
+}
+
+/** The published version of one bot (a manual start), or why it cannot start. */
+export async function publishedBot(db: Database, workspaceId: string, id: string): Promise<RunnableBot> {
+	const bot = await botRow(db, workspaceId, id);
+	if (bot.publishedVersion === null) throw new Conflict(`Bot ${id} has no published version yet: publish it first.`);
+	const version = await getVersion(db, workspaceId, id, bot.publishedVersion);
+	return {
+		id: bot.id,
+		name: bot.name,
+		version: version.version,
+		trigger: bot.trigger,
+		keywords: bot.keywords,
+		definition: version.definition,
+	};
+}
