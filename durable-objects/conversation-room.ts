@@ -1,4 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { BotTrigger } from '../src/db/schema';
+import type { RunnableBot } from '../src/domain/bots';
 import type { MessageTarget } from '../src/domain/live';
 import {
 	type CheckedMessage,
@@ -16,6 +18,7 @@ import { AppError } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
 import { RoomFrames, send } from './room-frames';
 import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
 import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
@@ -60,6 +63,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly timers: RoomTimers;
 	private readonly outbox: RoomOutbox;
 	private readonly frames: RoomFrames;
+	/** The conversation's bots: they look at every message and answer through `postChecked`. */
+	private readonly bot: RoomBot;
 	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
@@ -77,6 +82,13 @@ export class ConversationRoom extends DurableObject<Env> {
 			replay: (message) => this.replayChecked(message, false),
 			recordRead: (...args) => this.recordRead(...args),
 			broadcast: (frame, except) => this.broadcast(frame, except),
+		});
+		this.bot = new RoomBot(env, ctx.storage, this.store, this.timers, {
+			workspaceId: () => this.store.room()?.workspace_id ?? '',
+			conversationId: () => this.store.room()?.conversation_id ?? '',
+			post: (message) => this.postChecked(message, null, false),
+			broadcast: (frame) => this.broadcast(frame),
+			armOutbox: () => this.outbox.arm(),
 		});
 		ctx.blockConcurrencyWhile(async () => {
 			this.store.open();
@@ -136,6 +148,10 @@ export class ConversationRoom extends DurableObject<Env> {
 			(row) => [messageEvent(input, row)],
 			visitor && !startsNew,
 		);
+		// A visitor's message may be a bot's answer or trigger, an operator's takes over from a bot: the bots
+		// look at it (their watchdog is stored with it, so a lost instance's successor still does).
+		const forBots = input.authorKind === 'contact' || input.authorKind === 'operator';
+		if (forBots) this.bot.guard();
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
 		const message = messageView(row, input.conversationId);
@@ -143,6 +159,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		await armed;
 		const storedAt = Date.now();
 		await this.sendOut(armed, untilD1);
+		if (forBots) void this.bot.kick();
 		// The Workers clock moves only across I/O: these are the waits (the first use's import from D1, the
 		// storage write with its timer, the D1 copy), not CPU.
 		const spans = { open: openedAt - startedAt, stored: storedAt - openedAt, d1: Date.now() - storedAt };
@@ -308,6 +325,28 @@ export class ConversationRoom extends DurableObject<Env> {
 		}
 	}
 
+	/**
+	 * Starts a bot in this conversation now (an operator's manual start, a deal entering a stage): `busy` with
+	 * the run under way when there is one.
+	 */
+	async startBot(
+		workspaceId: string,
+		conversationId: string,
+		bot: RunnableBot,
+		trigger: BotTrigger,
+		startedBy: string | null,
+	): Promise<{ status: 'not_found' } | { status: 'started'; runId: string } | { status: 'busy'; runId: string }> {
+		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' };
+		const outcome = await this.bot.start(bot, trigger, startedBy);
+		return 'busy' in outcome ? { status: 'busy', runId: outcome.busy } : { status: 'started', runId: outcome.runId };
+	}
+
+	/** The conversation's bot runs, newest first, with their step logs. */
+	async botRuns(workspaceId: string, conversationId: string): Promise<BotRunView[] | null> {
+		if (!(await this.open(workspaceId, conversationId))) return null;
+		return this.bot.runs();
+	}
+
 	/** `reset`: closes the sockets a visitor opened, so a logged-out browser stops receiving this conversation. */
 	disconnectVisitor(visitorId: string): number {
 		return this.closeTagged(visitorTag(visitorId), 'session ended');
@@ -369,6 +408,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (!this.store.room()) return;
 		this.outbox.beforeAlarm();
 		await this.timers.runDue({
+			[BOT_TIMER]: (payload) => this.bot.onTimer(payload),
+			[BOT_WATCHDOG]: () => this.bot.kick(),
 			[OUTBOX_TIMER]: async () => {
 				await this.outbox.flush();
 				// The run claimed the outbox timer, so nothing would redo what this flush sent if the instance were

@@ -3,6 +3,7 @@ import type { AuthorKind, Interactive, MessageView } from '../src/domain/message
 import type { DomainEvent } from '../src/events/catalogue';
 import { iso } from '../src/lib/ids';
 import type { Participant } from '../src/protocol/live';
+import { BOT_SCHEMA } from './room-bot';
 import { TIMERS_SCHEMA } from './room-timers';
 
 /** The conversation this object serves, and its read and flush state. One row. */
@@ -70,6 +71,8 @@ const SCHEMA = [
 	'CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL)',
 	// The room's timers (`RoomTimers`): a room from before they existed gets the table on its next start.
 	...TIMERS_SCHEMA,
+	// The room's bot runs (`RoomBot`).
+	...BOT_SCHEMA,
 ];
 
 /**
@@ -77,7 +80,7 @@ const SCHEMA = [
  * starts without running its DDL again (a dozen statements on every wake from hibernation otherwise). Bump
  * it with any change to either.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const SCHEMA_VERSION_KEY = 'schema-version';
 
 /**
@@ -391,6 +394,12 @@ export class RoomStore {
 	setAttempts(attempts: number): void {
 		if (this.room()?.outbox_attempts === attempts) return;
 		this.changed(() => this.storage.sql.exec('UPDATE room SET outbox_attempts = ? WHERE id = 1', attempts));
+	}
+
+	/** Queues an event of a change made in the caller's turn (a bot run's start or end) for the outbox. */
+	queueEvent(event: DomainEvent): void {
+		this.addEvent(event);
+		this.work++;
 	}
 
 	private addEvent(event: DomainEvent): void {

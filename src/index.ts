@@ -19,6 +19,7 @@ import { consumeEvents } from './queue/events-consumer';
 import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
 import { botsRoutes } from './routes/bots';
 import { contactsRoutes } from './routes/contacts';
+import { conversationBots } from './routes/conversation-bots';
 import { conversations } from './routes/conversations';
 import { dealsRoutes, funnelsRoutes } from './routes/crm';
 import { customFieldsRoutes } from './routes/custom-fields';
@@ -133,6 +134,7 @@ app.route(
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/bots', botsRoutes);
 app.route('/v3/conversations', conversations);
+app.route('/v3/conversations', conversationBots);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);

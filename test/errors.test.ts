@@ -59,6 +59,8 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/contacts/{id}/tags/{name}',
 			'/v3/conversations',
 			'/v3/conversations/{id}',
+			'/v3/conversations/{id}/bot',
+			'/v3/conversations/{id}/bot-runs',
 			'/v3/conversations/{id}/live',
 			'/v3/conversations/{id}/messages',
 			'/v3/conversations/{id}/read',

@@ -411,21 +411,23 @@ export interface RunnableBot {
 	version: number;
 	trigger: BotTrigger;
 	keywords: string[];
+	/** The channels it runs on; null for all. */
+	channels: string[] | null;
 	definition: BotDefinition;
 }
 
 /**
- * The enabled, published bots a trigger of these kinds may start on a conversation of `channel`, best first
- * (highest priority, then oldest); with `stageId`, only the `deal_stage` bots of that stage. One statement.
+ * The enabled, published bots a trigger of these kinds may start, best first (highest priority, then oldest);
+ * with `stageId`, only the `deal_stage` bots of that stage. Each says its channels: the caller picks by its
+ * conversation's. One statement.
  */
 export async function runnableBots(
 	db: Database,
 	workspaceId: string,
 	kinds: BotTrigger[],
-	channel: string,
 	stageId?: string,
 ): Promise<RunnableBot[]> {
-	const rows = await db
+	return db
 		.select({
 			id: bots.id,
 			name: bots.name,
@@ -447,7 +449,6 @@ export async function runnableBots(
 			),
 		)
 		.orderBy(desc(bots.priority), asc(bots.createdAt), asc(bots.id));
-	return rows.filter((row) => row.channels === null || row.channels.includes(channel));
 }
 
 /** The published version of one bot (a manual start), or why it cannot start. */
@@ -461,6 +462,7 @@ export async function publishedBot(db: Database, workspaceId: string, id: string
 		version: version.version,
 		trigger: bot.trigger,
 		keywords: bot.keywords,
+		channels: bot.channels,
 		definition: version.definition,
 	};
 }

@@ -48,6 +48,8 @@ export type BotEvent =
 	/** An operator wrote in the conversation: the person takes over. */
 	| { type: 'takeover' };
 
+export type DataEntryInput = Extract<BotStep, { type: 'data_entry' }>['input'];
+
 /** A step's action with its templates rendered: what the runner performs for a `result`. */
 export type ActionStep = Extract<
 	BotStep,
@@ -55,7 +57,14 @@ export type ActionStep = Extract<
 >;
 
 export type Effect =
-	| { kind: 'message'; text: string; media?: Array<{ kind: string; url: string; name?: string }>; buttons?: string[] }
+	| {
+			kind: 'message';
+			text: string;
+			media?: Array<{ kind: string; url: string; name?: string }>;
+			buttons?: string[];
+			/** A Data Entry prompt: what it asks for, so the widget adapts its composer (a rating's scale, a date). */
+			ask?: DataEntryInput;
+	  }
 	| { kind: 'typing'; on: boolean }
 	| { kind: 'timer'; stepId: string; at: number }
 	| { kind: 'cancel_timer' }
@@ -309,7 +318,7 @@ function ask(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, prompt:
 			: step.input === 'rating'
 				? ['1', '2', '3', '4', '5']
 				: undefined;
-	m.effects.push({ kind: 'message', text: render(m, prompt), ...(buttons ? { buttons } : {}) });
+	m.effects.push({ kind: 'message', text: render(m, prompt), ...(buttons ? { buttons } : {}), ask: step.input });
 	wait(m, { for: 'answer', stepId: step.id });
 }
 
@@ -398,7 +407,12 @@ function receiveAnswer(
 		step.input === 'buttons'
 			? step.choices?.find((c) => render(m, c.label).toLowerCase() === String(value).toLowerCase())
 			: undefined;
-	if (chosen?.value !== undefined) m.state.variables[step.variable] = render(m, chosen.value);
+	// A choice is kept as its value, else as its label as written ("pro" typed is the choice "Pro").
+	if (chosen) {
+		const kept = render(m, chosen.value ?? chosen.label);
+		m.state.variables[step.variable] = kept;
+		m.state.variables.answer = kept;
+	}
 	go(m, step, chosen?.next ?? step.next);
 }
 

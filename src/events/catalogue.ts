@@ -232,6 +232,26 @@ export const EVENT_PAYLOADS = {
 	'bot.published': z.object({ bot: botSummary, version: z.number().int(), rollback: z.boolean() }),
 	/** The bot and its versions are gone; runs under way finish with the version they started with. */
 	'bot.deleted': z.object({ bot: botSummary }),
+	/** A bot started in a conversation: by its trigger, or by an operator (`manual`). */
+	'bot.run_started': z.object({
+		bot: botSummary,
+		runId: z.string(),
+		conversationId: z.string(),
+		version: z.number().int(),
+		trigger: z.enum(['new_conversation', 'keyword', 'manual', 'deal_stage']),
+	}),
+	/**
+	 * A run ended: `finished` (End Bot, or the flow ran out), `transferred` (Transfer to Agent: the conversation
+	 * waits, unassigned, for a person; assignment starts here), `stopped` (an operator took over) or `failed`
+	 * (`reason` says why).
+	 */
+	'bot.run_ended': z.object({
+		bot: botSummary,
+		runId: z.string(),
+		conversationId: z.string(),
+		status: z.enum(['finished', 'transferred', 'stopped', 'failed']),
+		reason: z.string().nullable(),
+	}),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -289,6 +309,8 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('bot.updated'),
 	envelope('bot.published'),
 	envelope('bot.deleted'),
+	envelope('bot.run_started'),
+	envelope('bot.run_ended'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

@@ -75,7 +75,7 @@ describe('the bot interpreter', () => {
 		expect(texts(run.feed({ type: 'answer', text: 'ana@' }))).toEqual(['That does not look like an e-mail.']);
 		expect(texts(run.feed({ type: 'answer', text: 'Ana@Example.com' }))).toEqual(['Your CPF?']);
 		const buttons = run.feed({ type: 'answer', text: '529.982.247-25' });
-		expect(buttons).toEqual([{ kind: 'message', text: 'Team size?', buttons: ['1-10', '11+'] }]);
+		expect(buttons).toEqual([{ kind: 'message', text: 'Team size?', buttons: ['1-10', '11+'], ask: 'buttons' }]);
 		expect(run.feed({ type: 'answer', text: '1-10' })).toEqual([
 			{
 				kind: 'action',
@@ -210,7 +210,7 @@ describe('the bot interpreter', () => {
 			],
 		});
 		expect(rating.feed({ type: 'start' })).toEqual([
-			{ kind: 'message', text: 'How did we do?', buttons: ['1', '2', '3', '4', '5'] },
+			{ kind: 'message', text: 'How did we do?', buttons: ['1', '2', '3', '4', '5'], ask: 'rating' },
 		]);
 		expect(texts(rating.feed({ type: 'answer', text: '4' }))).toEqual(['Could you tell us why?']);
 		expect(texts(rating.feed({ type: 'answer', text: 'Quick answers' }))).toEqual(['Thanks for the 4!']);

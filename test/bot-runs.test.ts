@@ -1,0 +1,339 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import {
+	api,
+	expectError,
+	reply,
+	seedOperator,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	visitorSend,
+} from './factories';
+
+/**
+ * Bots running in the conversation's room: started by their triggers, answered through the widget's public
+ * endpoints, their messages going out through the room's write path like any other.
+ */
+
+interface Message {
+	authorKind: string;
+	authorId: string | null;
+	text: string;
+	interactive: { type: string; buttons?: Array<{ label: string }>; input?: string } | null;
+}
+
+interface Run {
+	id: string;
+	bot: { id: string; version: number };
+	trigger: string;
+	status: string;
+	waitingAt: string | null;
+	reason: string | null;
+	variables: Record<string, unknown>;
+	log: Array<{ stepId: string; input: unknown; output: unknown; error: string | null }>;
+}
+
+/** Creates a bot and publishes it: returns its id. */
+async function liveBot(token: string, body: Record<string, unknown>): Promise<string> {
+	const created = await api(token, 'POST', '/v3/bots', { name: 'Bot', trigger: { kind: 'new_conversation' }, ...body });
+	expect(created.status).toBe(201);
+	const { id } = (await created.json()) as { id: string };
+	expect((await api(token, 'POST', `/v3/bots/${id}/publish`)).status).toBe(200);
+	if (!readers.has(token)) {
+		const { workspace_id } = (await env.DB.prepare('SELECT workspace_id FROM bots WHERE id = ?').bind(id).first()) as {
+			workspace_id: string;
+		};
+		await addReaders(workspace_id, token);
+	}
+	return id;
+}
+
+/**
+ * The tokens a test polls with, in turn: the suite's rate limit is 40 requests a minute per token, and a bot
+ * test polls for each step it waits on.
+ */
+const readers = new Map<string, string[]>();
+let turn = 0;
+
+async function addReaders(workspaceId: string, token: string) {
+	const more = await Promise.all([1, 2, 3].map(() => seedOperator(workspaceId, ['conversations:read'])));
+	readers.set(
+		token,
+		more.map((r) => r.token),
+	);
+}
+
+function reader(token: string): string {
+	const pool = readers.get(token) ?? [token];
+	return pool[turn++ % pool.length] as string;
+}
+
+async function messages(token: string, conversationId: string): Promise<Message[]> {
+	const res = await api(reader(token), 'GET', `/v3/conversations/${conversationId}/messages?limit=100`);
+	return ((await res.json()) as { data: Message[] }).data;
+}
+
+const texts = async (token: string, conversationId: string) =>
+	(await messages(token, conversationId)).map((m) => m.text);
+
+async function runs(token: string, conversationId: string): Promise<Run[]> {
+	const res = await api(reader(token), 'GET', `/v3/conversations/${conversationId}/bot-runs`);
+	expect(res.status).toBe(200);
+	return ((await res.json()) as { data: Run[] }).data;
+}
+
+const poll = { interval: 150 };
+
+const emailBot = {
+	start: 'hi',
+	steps: [
+		{ id: 'hi', type: 'send_message', text: 'Hi! I am the Acme bot.', next: 'email' },
+		{
+			id: 'email',
+			type: 'data_entry',
+			prompt: 'Your e-mail?',
+			input: 'email',
+			variable: 'email',
+			validation: { message: 'That is no e-mail. Your e-mail?' },
+			next: 'plan',
+		},
+		{
+			id: 'plan',
+			type: 'data_entry',
+			prompt: 'Which plan?',
+			input: 'buttons',
+			variable: 'plan',
+			choices: [{ label: 'Free' }, { label: 'Pro' }],
+			next: 'save',
+		},
+		{ id: 'save', type: 'update_contact', email: '{{ email }}', next: 'tag' },
+		{ id: 'tag', type: 'apply_tag', tag: 'plan-{{ plan | downcase }}', next: 'bye' },
+		{ id: 'bye', type: 'end', message: 'Thanks, {{ contact.email }}! {{ plan }} it is.' },
+	],
+};
+
+describe('a bot started by a new conversation', () => {
+	it('greets, re-prompts, takes a button, acts, and ends, each message through the room', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const botId = await liveBot(token, { definition: emailBot, channels: ['widget'] });
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello there');
+		await expect
+			.poll(() => texts(token, conversationId), poll)
+			.toEqual(['Hello there', 'Hi! I am the Acme bot.', 'Your e-mail?']);
+		const [, greeting, prompt] = await messages(token, conversationId);
+		expect(greeting).toMatchObject({ authorKind: 'bot', authorId: botId, interactive: null });
+		expect(prompt?.interactive).toEqual({ type: 'input', input: 'email' });
+		expect((await visitorSend(visitor, conversationId, 'not an email', crypto.randomUUID())).status).toBe(201);
+		await expect
+			.poll(async () => (await texts(token, conversationId)).at(-1), poll)
+			.toBe('That is no e-mail. Your e-mail?');
+		await visitorSend(visitor, conversationId, 'Ana@Example.com', crypto.randomUUID());
+		await expect
+			.poll(async () => (await messages(token, conversationId)).at(-1)?.interactive, poll)
+			.toEqual({
+				type: 'buttons',
+				buttons: [{ label: 'Free' }, { label: 'Pro' }],
+			});
+		await visitorSend(visitor, conversationId, 'pro', crypto.randomUUID());
+		await expect
+			.poll(async () => (await texts(token, conversationId)).at(-1), poll)
+			.toBe('Thanks, ana@example.com! Pro it is.');
+		const [run] = await runs(token, conversationId);
+		expect(run).toMatchObject({
+			bot: { id: botId, version: 1 },
+			trigger: 'new_conversation',
+			status: 'finished',
+			variables: { email: 'ana@example.com', plan: 'Pro' },
+		});
+		expect(run?.log.map((entry) => [entry.stepId, entry.error])).toEqual([
+			['hi', null],
+			['email', 'not a valid email'],
+			['email', null],
+			['plan', null],
+			['save', null],
+			['tag', null],
+			['bye', null],
+		]);
+		const conversation = (await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
+			tags: string[];
+		};
+		expect(conversation.tags).toEqual(['plan-pro']);
+		await expect
+			.poll(async () => {
+				const { results } = await env.DB.prepare(
+					"SELECT type, payload FROM events WHERE workspace_id = ? AND type LIKE 'bot.run_%' ORDER BY occurred_at",
+				)
+					.bind(workspaceId)
+					.all<{ type: string; payload: string }>();
+				return results.map((r) => [r.type, JSON.parse(r.payload).status ?? JSON.parse(r.payload).trigger]);
+			}, poll)
+			.toEqual([
+				['bot.run_started', 'new_conversation'],
+				['bot.run_ended', 'finished'],
+			]);
+	});
+
+	it('runs a different bot per channel: the widget’s on widget conversations, the API’s on API ones', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const say = (text: string) => ({ start: 's', steps: [{ id: 's', type: 'end', message: text }] });
+		await liveBot(token, { name: 'Widget bot', definition: say('Hello from the widget bot'), channels: ['widget'] });
+		await liveBot(token, { name: 'API bot', definition: say('Hello from the API bot'), channels: ['api'] });
+		const visitor = await startVisitor(workspaceId);
+		const fromWidget = await startVisitorConversation(visitor, 'Hi');
+		const res = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'bia@example.com' },
+			channel: 'api',
+			message: { text: 'Hi from the API', author: 'contact' },
+		});
+		expect(res.status).toBe(201);
+		const fromApi = ((await res.json()) as { id: string }).id;
+		await expect.poll(() => texts(token, fromWidget), poll).toEqual(['Hi', 'Hello from the widget bot']);
+		await expect.poll(() => texts(token, fromApi), poll).toEqual(['Hi from the API', 'Hello from the API bot']);
+		// An operator's first message starts no bot: the customer's does.
+		const operatorFirst = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'cid@example.com' },
+			channel: 'api',
+			message: { text: 'Hello from the team' },
+		});
+		const quiet = ((await operatorFirst.json()) as { id: string }).id;
+		await reply(token, quiet, 'Anyone there?');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(await runs(token, quiet)).toEqual([]);
+	});
+});
+
+describe('keyword and manual starts', () => {
+	it('starts a keyword bot on a later message holding the word, ignoring case and accents', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await liveBot(token, {
+			trigger: { kind: 'keyword', keywords: ['preço', 'pricing'] },
+			definition: { start: 'p', steps: [{ id: 'p', type: 'end', message: 'Plans start at R$ 49.' }] },
+		});
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		await visitorSend(visitor, conversationId, 'qual o PRECO?', crypto.randomUUID());
+		await expect
+			.poll(() => texts(token, conversationId), poll)
+			.toEqual(['Hello', 'qual o PRECO?', 'Plans start at R$ 49.']);
+		const [run] = await runs(token, conversationId);
+		expect(run).toMatchObject({ trigger: 'keyword', status: 'finished' });
+	});
+
+	it('lets an operator start a published bot, refuses a second while it runs, and stops it when a person writes', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const botId = await liveBot(token, { trigger: { kind: 'manual' }, definition: emailBot });
+		const draftOnly = (await (
+			await api(token, 'POST', '/v3/bots', { name: 'Draft', trigger: { kind: 'manual' }, definition: emailBot })
+		).json()) as { id: string };
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		// A manual bot has no trigger of its own: the first message started nothing.
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		expect(await runs(token, conversationId)).toEqual([]);
+		const agent = await seedOperator(workspaceId, ['messages:send']);
+		const reader = await seedOperator(workspaceId, ['conversations:read']);
+		await expectError(await api(reader.token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId }), 403);
+		await expectError(
+			await api(agent.token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId: draftOnly.id }),
+			409,
+		);
+		const started = await api(agent.token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId });
+		expect(started.status).toBe(201);
+		const { runId } = (await started.json()) as { runId: string };
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Your e-mail?');
+		await expectError(await api(agent.token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId }), 409);
+		await reply(agent.token, conversationId, 'Hi, Bia from sales here.');
+		await expect.poll(async () => (await runs(token, conversationId))[0]?.status, poll).toBe('stopped');
+		const [run] = await runs(token, conversationId);
+		expect(run).toMatchObject({ id: runId, trigger: 'manual', reason: 'an operator took over' });
+		// The visitor's answer now goes to the person, not to a bot.
+		await visitorSend(visitor, conversationId, 'ana@example.com', crypto.randomUUID());
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect((await texts(token, conversationId)).at(-1)).toBe('ana@example.com');
+		await expectError(await api(agent.token, 'POST', '/v3/conversations/conv_nope/bot', { botId }), 404);
+	});
+});
+
+describe('delays, errors and handoffs', () => {
+	it('waits out a Delay on the room alarm, and a reply cancels one set to cancel on reply', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await liveBot(token, {
+			definition: {
+				start: 'wait',
+				steps: [
+					{ id: 'wait', type: 'delay', seconds: 1, next: 'ask' },
+					{ id: 'ask', type: 'send_message', text: 'Still there?', next: 'nudge' },
+					{ id: 'nudge', type: 'delay', seconds: 3600, cancelOnReply: true, next: 'thanks' },
+					{ id: 'thanks', type: 'end', message: 'You said: {{ answer }}' },
+				],
+			},
+		});
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(await texts(token, conversationId)).toEqual(['Hello']);
+		await expect
+			.poll(() => texts(token, conversationId), { interval: 200, timeout: 10_000 })
+			.toEqual(['Hello', 'Still there?']);
+		expect((await runs(token, conversationId))[0]).toMatchObject({ status: 'waiting', waitingAt: 'nudge' });
+		await visitorSend(visitor, conversationId, 'yes!', crypto.randomUUID());
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('You said: yes!');
+		expect((await runs(token, conversationId))[0]?.status).toBe('finished');
+	});
+
+	it('takes an integration’s error path, and a transfer leaves the conversation unassigned for a person', async () => {
+		const { workspaceId, token, operatorId } = await seedWorkspace();
+		await liveBot(token, {
+			definition: {
+				start: 'assign',
+				steps: [
+					{ id: 'assign', type: 'assign', operatorId, next: 'lookup' },
+					{
+						id: 'lookup',
+						type: 'integration',
+						method: 'GET',
+						url: 'https://169.254.169.254/latest/meta-data/',
+						next: 'found',
+						onError: 'sorry',
+					},
+					{ id: 'found', type: 'end', message: 'Found it.' },
+					{ id: 'sorry', type: 'transfer', message: 'I could not look that up; a person will help.' },
+				],
+			},
+		});
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Where is my order?');
+		await expect
+			.poll(async () => (await texts(token, conversationId)).at(-1), poll)
+			.toBe('I could not look that up; a person will help.');
+		await expect.poll(async () => (await runs(token, conversationId))[0]?.status, poll).toBe('transferred');
+		const [run] = await runs(token, conversationId);
+		expect(run?.log.find((entry) => entry.stepId === 'lookup')?.error).toMatch(/169\.254\.169\.254/);
+		const conversation = (await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
+			assigneeId: string | null;
+			status: string;
+		};
+		expect(conversation).toMatchObject({ assigneeId: null, status: 'open' });
+	});
+
+	it('keeps a run on the version it started with when a new one is published', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const botId = await liveBot(token, { definition: emailBot });
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Your e-mail?');
+		const changed = structuredClone(emailBot);
+		(changed.steps[5] as { message: string }).message = 'Version two says bye.';
+		await api(token, 'PATCH', `/v3/bots/${botId}`, { definition: changed });
+		await api(token, 'POST', `/v3/bots/${botId}/publish`);
+		await visitorSend(visitor, conversationId, 'ana@example.com', crypto.randomUUID());
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Which plan?');
+		await visitorSend(visitor, conversationId, 'Free', crypto.randomUUID());
+		await expect
+			.poll(async () => (await texts(token, conversationId)).at(-1), poll)
+			.toBe('Thanks, ana@example.com! Free it is.');
+		expect((await runs(token, conversationId))[0]?.bot.version).toBe(1);
+	});
+});
