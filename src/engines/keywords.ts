@@ -13,7 +13,7 @@ export function foldText(text: string): string {
 		.trim();
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The first of `keywords` the text holds as a whole word or phrase; null when none. */
 export function matchedKeyword(text: string, keywords: readonly string[]): string | null {
@@ -22,7 +22,7 @@ export function matchedKeyword(text: string, keywords: readonly string[]): strin
 		const word = foldText(keyword);
 		if (word === '') continue;
 		// Not a letter or digit on either side: a word boundary that knows accented letters, unlike \b.
-		if (new RegExp(`(?<![\\p{L}\\p{N}])${escape(word)}(?![\\p{L}\\p{N}])`, 'u').test(folded)) return keyword;
+		if (new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word)}(?![\\p{L}\\p{N}])`, 'u').test(folded)) return keyword;
 	}
 	return null;
 }
