@@ -327,7 +327,8 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	/**
 	 * Starts a bot in this conversation now (an operator's manual start, a deal entering a stage): `busy` with
-	 * the run under way when there is one.
+	 * the run under way when there is one. A `startKey` makes a repeated start (a redelivered event) answer
+	 * the run it started the first time.
 	 */
 	async startBot(
 		workspaceId: string,
@@ -335,9 +336,10 @@ export class ConversationRoom extends DurableObject<Env> {
 		bot: RunnableBot,
 		trigger: BotTrigger,
 		startedBy: string | null,
+		startKey: string | null = null,
 	): Promise<{ status: 'not_found' } | { status: 'started'; runId: string } | { status: 'busy'; runId: string }> {
 		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' };
-		const outcome = await this.bot.start(bot, trigger, startedBy);
+		const outcome = await this.bot.start(bot, trigger, startedBy, startKey);
 		return 'busy' in outcome ? { status: 'busy', runId: outcome.busy } : { status: 'started', runId: outcome.runId };
 	}
 

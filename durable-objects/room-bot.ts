@@ -41,7 +41,7 @@ export const BOT_SCHEMA = [
 	'CREATE TABLE IF NOT EXISTS bot_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), seen_seq INTEGER NOT NULL)',
 	`CREATE TABLE IF NOT EXISTS bot_runs (
 		id TEXT PRIMARY KEY, bot_id TEXT NOT NULL, bot_name TEXT NOT NULL, version INTEGER NOT NULL,
-		trigger TEXT NOT NULL, started_by TEXT, definition TEXT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL,
+		trigger TEXT NOT NULL, started_by TEXT, start_key TEXT UNIQUE, definition TEXT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL,
 		pending TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0, started_at INTEGER NOT NULL,
 		updated_at INTEGER NOT NULL, ended_at INTEGER)`,
 	'CREATE INDEX IF NOT EXISTS bot_runs_status ON bot_runs (status)',
@@ -165,18 +165,25 @@ export class RoomBot {
 
 	/**
 	 * Starts a bot now (an operator's manual start, a deal entering a stage): `busy` while another run is
-	 * under way. The messages before it are not its input.
+	 * under way. The messages before it are not its input. A start with the `startKey` of an earlier one
+	 * answers that run.
 	 */
 	start(
 		bot: RunnableBot,
 		trigger: BotTrigger,
 		startedBy: string | null,
+		startKey: string | null,
 	): Promise<{ runId: string } | { busy: string }> {
 		return this.enqueue(async () => {
 			await this.drain();
+			const before =
+				startKey === null
+					? undefined
+					: this.storage.sql.exec<{ id: string }>('SELECT id FROM bot_runs WHERE start_key = ?', startKey).toArray()[0];
+			if (before) return { runId: before.id };
 			const active = this.active();
 			if (active) return { busy: active.row.id };
-			const runId = await this.begin(bot, trigger, startedBy, this.store.lastSeq());
+			const runId = await this.begin(bot, trigger, startedBy, this.store.lastSeq(), startKey);
 			await this.drain();
 			return { runId };
 		});
@@ -308,7 +315,13 @@ export class RoomBot {
 	}
 
 	/** Stores a new run with its start (and `seen`, the message that started it), then performs its effects. */
-	private async begin(bot: RunnableBot, trigger: BotTrigger, startedBy: string | null, seen: number): Promise<string> {
+	private async begin(
+		bot: RunnableBot,
+		trigger: BotTrigger,
+		startedBy: string | null,
+		seen: number,
+		startKey: string | null = null,
+	): Promise<string> {
 		const scene = await this.loadScene();
 		const now = Date.now();
 		const id = newId('run', now);
@@ -328,13 +341,14 @@ export class RoomBot {
 		);
 		this.storage.transactionSync(() => {
 			this.storage.sql.exec(
-				'INSERT INTO bot_runs (id, bot_id, bot_name, version, trigger, started_by, definition, state, status, pending, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+				'INSERT INTO bot_runs (id, bot_id, bot_name, version, trigger, started_by, start_key, definition, state, status, pending, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 				id,
 				bot.id,
 				bot.name,
 				bot.version,
 				trigger,
 				startedBy,
+				startKey,
 				JSON.stringify(bot.definition),
 				JSON.stringify(state),
 				state.status,

@@ -337,3 +337,57 @@ describe('delays, errors and handoffs', () => {
 		expect((await runs(token, conversationId))[0]?.bot.version).toBe(1);
 	});
 });
+
+describe('the deal-stage trigger', () => {
+	it("runs in the contact's open conversation when its deal enters the stage, or opens one on the widget", async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['New', 'Qualified'] });
+		await liveBot(token, {
+			trigger: { kind: 'deal_stage', funnel: 'Sales', stage: 'Qualified' },
+			definition: {
+				start: 's',
+				steps: [{ id: 's', type: 'end', message: 'Hi {{ contact.name | default: "there" }}, your proposal is ready.' }],
+			},
+		});
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		const { contactId } = (await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
+			contactId: string;
+		};
+		const deal = (await (
+			await api(token, 'POST', '/v3/deals', { funnel: 'Sales', name: 'Visitor deal', contactId })
+		).json()) as { id: string };
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(await texts(token, conversationId)).toEqual(['Hello']);
+		expect((await api(token, 'PATCH', `/v3/deals/${deal.id}`, { stage: 'Qualified' })).status).toBe(200);
+		await expect
+			.poll(() => texts(token, conversationId), { interval: 250 })
+			.toEqual(['Hello', 'Hi there, your proposal is ready.']);
+		expect((await runs(token, conversationId))[0]).toMatchObject({ trigger: 'deal_stage', status: 'finished' });
+
+		const contact = (await (
+			await api(token, 'POST', '/v3/contacts', { name: 'Caio', email: 'caio@example.com' })
+		).json()) as {
+			id: string;
+		};
+		await api(token, 'POST', '/v3/deals', {
+			funnel: 'Sales',
+			stage: 'Qualified',
+			name: 'Caio deal',
+			contactId: contact.id,
+		});
+		const opened = async () =>
+			(
+				await env.DB.prepare(
+					"SELECT id FROM conversations WHERE workspace_id = ? AND contact_id = ? AND channel = 'widget'",
+				)
+					.bind(workspaceId, contact.id)
+					.all<{ id: string }>()
+			).results.map((r) => r.id);
+		await expect.poll(opened, { interval: 250 }).toHaveLength(1);
+		const [newConversation] = await opened();
+		await expect
+			.poll(() => texts(token, newConversation as string), { interval: 250 })
+			.toEqual(['Hi Caio, your proposal is ready.']);
+	});
+});

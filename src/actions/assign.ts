@@ -7,7 +7,7 @@ import { updateConversation } from '../domain/conversation-changes';
 import { type ActionContext, type ActionResult, needs, refusedOn } from './context';
 
 export const assignAction = z.strictObject({
-	type: z.literal('assign'),
+	type: z.literal('assign').openapi({ description: 'Assign the conversation.' }),
 	operatorId: z.string().max(64).optional().openapi({ description: 'The operator to assign it to.' }),
 	groupId: z.string().max(64).optional().openapi({ description: 'Or the group (team) to route it to.' }),
 });

@@ -10,7 +10,7 @@ import { type ActionContext, type ActionResult, given, givenValues, refused, ref
 import { template } from './fields';
 
 export const createDealAction = z.strictObject({
-	type: z.literal('create_deal'),
+	type: z.literal('create_deal').openapi({ description: 'Create a deal (the spec’s create_deal shape).' }),
 	funnel: template(200).openapi({ description: 'Funnel name (or id).' }),
 	stage: template(200).optional().openapi({ description: 'Stage name (or id); the first stage when left out.' }),
 	name: template(400),
@@ -20,7 +20,10 @@ export const createDealAction = z.strictObject({
 		.regex(/^[A-Z]{3}$/)
 		.optional()
 		.openapi({ description: 'ISO 4217; the workspace locale’s (BRL for pt, USD for en) when left out.' }),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	custom_fields: z
+		.record(z.string().max(40), template(2000))
+		.optional()
+		.openapi({ description: 'Deal custom values by key, each a template.' }),
 });
 
 export type CreateDealAction = z.infer<typeof createDealAction>;

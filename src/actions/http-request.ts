@@ -14,17 +14,31 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 export const httpAuthSchema = z
 	.discriminatedUnion('kind', [
-		z.strictObject({ kind: z.literal('bearer'), token: template(2000) }),
-		z.strictObject({ kind: z.literal('basic'), username: template(200), password: template(2000) }),
-		z.strictObject({ kind: z.literal('api_key'), header: z.string().max(100), value: template(2000) }),
+		z.strictObject({
+			kind: z.literal('bearer').openapi({ description: '`Authorization: Bearer <token>`.' }),
+			token: template(2000).openapi({ description: 'The token.' }),
+		}),
+		z.strictObject({
+			kind: z.literal('basic').openapi({ description: '`Authorization: Basic …`.' }),
+			username: template(200).openapi({ description: 'The user name.' }),
+			password: template(2000).openapi({ description: 'The password.' }),
+		}),
+		z.strictObject({
+			kind: z.literal('api_key').openapi({ description: 'An API key in a header of its own.' }),
+			header: z.string().max(100).openapi({ description: 'The header’s name.', example: 'X-Api-Key' }),
+			value: template(2000).openapi({ description: 'The key.' }),
+		}),
 	])
 	.openapi({ description: 'Authentication: a bearer token, basic credentials, or an API key header.' });
 
 /** The request's fields, for every action that calls out. */
 export const httpRequestFields = {
-	method: z.enum(HTTP_METHODS),
+	method: z.enum(HTTP_METHODS).openapi({ description: 'The HTTP method.' }),
 	url: template(2000).openapi({ description: 'An https URL; may hold variables.' }),
-	headers: z.record(z.string().max(100), template(2000)).optional(),
+	headers: z
+		.record(z.string().max(100), template(2000))
+		.optional()
+		.openapi({ description: 'Request headers, each value a template.' }),
 	auth: httpAuthSchema.optional(),
 	body: template(20_000)
 		.optional()
@@ -36,7 +50,10 @@ export const httpRequestFields = {
 		.openapi({ description: 'Variables set from the JSON answer, each from a dotted path: `order.status`.' }),
 };
 
-export const integrationAction = z.strictObject({ type: z.literal('integration'), ...httpRequestFields });
+export const integrationAction = z.strictObject({
+	type: z.literal('integration').openapi({ description: 'Integration: an HTTP call.' }),
+	...httpRequestFields,
+});
 export type IntegrationAction = z.infer<typeof integrationAction>;
 type HttpRequest = Omit<IntegrationAction, 'type'>;
 

@@ -10,7 +10,7 @@ import { type ActionContext, type ActionResult, needs, refused, refusedOn } from
 import { template } from './fields';
 
 export const tagAction = z.strictObject({
-	type: z.literal('apply_tag'),
+	type: z.literal('apply_tag').openapi({ description: 'Apply (or remove) a tag.' }),
 	tag: template(100).openapi({ description: 'The tag’s name.' }),
 	remove: z.boolean().default(false).openapi({ description: 'Take the tag off instead.' }),
 	target: z

@@ -11,11 +11,14 @@ import { type ActionContext, type ActionResult, given, givenValues, needs, refus
 import { template } from './fields';
 
 export const updateContactAction = z.strictObject({
-	type: z.literal('update_contact'),
-	name: template(400).optional(),
-	email: template(400).optional(),
-	phone: template(100).optional(),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	type: z.literal('update_contact').openapi({ description: 'Update the conversation’s contact.' }),
+	name: template(400).optional().openapi({ description: 'Its name.' }),
+	email: template(400).optional().openapi({ description: 'Its e-mail (unique in the workspace).' }),
+	phone: template(100).optional().openapi({ description: 'Its phone, with the country code.' }),
+	custom_fields: z
+		.record(z.string().max(40), template(2000))
+		.optional()
+		.openapi({ description: 'Contact custom values by key, each a template.' }),
 });
 
 export type UpdateContactAction = z.infer<typeof updateContactAction>;

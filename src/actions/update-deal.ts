@@ -15,21 +15,30 @@ import { localeCurrency } from './create-deal';
 import { template, variableName } from './fields';
 
 export const updateDealAction = z.strictObject({
-	type: z.literal('update_deal'),
+	type: z.literal('update_deal').openapi({ description: 'Update a deal.' }),
 	funnels: z.array(z.string().max(200)).max(10).optional().openapi({
 		description: 'The contact’s open deal in one of these funnels (names or ids); any funnel when left out.',
 	}),
 	dealVariable: variableName.optional().openapi({ description: 'Or the deal whose id this variable holds.' }),
 	stage: template(200).optional().openapi({ description: 'The stage to move it to, in its funnel (name or id).' }),
-	name: template(400).optional(),
+	name: template(400).optional().openapi({ description: 'Its new name.' }),
 	value: template(200).optional().openapi({ description: 'Read as an amount in the workspace’s locale.' }),
 	owner: template(200).optional().openapi({ description: 'The operator id of its new owner.' }),
 	products: z
-		.array(z.strictObject({ name: template(200), quantity: z.number().positive(), unitPrice: template(100) }))
+		.array(
+			z.strictObject({
+				name: template(200).openapi({ description: 'The product.' }),
+				quantity: z.number().positive().openapi({ description: 'How many.' }),
+				unitPrice: template(100).openapi({ description: 'The price of one, read as an amount.' }),
+			}),
+		)
 		.max(50)
 		.optional()
 		.openapi({ description: 'Lines added to the deal; `unitPrice` is read as an amount.' }),
-	custom_fields: z.record(z.string().max(40), template(2000)).optional(),
+	custom_fields: z
+		.record(z.string().max(40), template(2000))
+		.optional()
+		.openapi({ description: 'Deal custom values by key, each a template.' }),
 });
 
 export type UpdateDealAction = z.infer<typeof updateDealAction>;

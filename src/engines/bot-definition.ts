@@ -30,55 +30,76 @@ const stepId = z
 	.openapi({ description: 'The step id, unique in the bot.', example: 'ask-email' });
 const link = stepId.openapi({ description: 'The id of the step that comes next.' });
 const sendMessage = z.strictObject({
-	type: z.literal('send_message'),
+	type: z.literal('send_message').openapi({ description: 'Send Message.' }),
 	text: template(4000).openapi({
 		description: 'The message; **bold** and _italic_ as Markdown, variables as `{{ }}`.',
 	}),
 	media: z
 		.array(
 			z.strictObject({
-				kind: z.enum(['image', 'video', 'document']),
+				kind: z.enum(['image', 'video', 'document']).openapi({ description: 'What the widget shows it as.' }),
 				url: template(2000).openapi({ description: 'An https URL (may hold variables).' }),
-				name: z.string().max(200).optional(),
+				name: z.string().max(200).optional().openapi({ description: 'The file name shown.' }),
 			}),
 		)
 		.max(5)
-		.optional(),
-	/** Quick replies: clicking one sends its label as the visitor's message. */
-	buttons: z.array(z.string().trim().min(1).max(40)).max(10).optional(),
-	/** Seconds the visitor sees "typing…" before the message. */
-	typingSeconds: z.number().min(0).max(20).default(0),
+		.optional()
+		.openapi({ description: 'Images, videos and documents sent with it (5 at most).' }),
+	buttons: z
+		.array(z.string().trim().min(1).max(40))
+		.max(10)
+		.optional()
+		.openapi({ description: "Quick replies: clicking one sends its label as the visitor's message." }),
+	typingSeconds: z
+		.number()
+		.min(0)
+		.max(20)
+		.default(0)
+		.openapi({ description: 'Seconds the visitor sees "typing…" before the message.' }),
 	next: link.optional(),
 });
 
 const choice = z.strictObject({
-	label: z.string().trim().min(1).max(40),
-	value: z.string().max(200).optional(),
+	label: z.string().trim().min(1).max(40).openapi({ description: 'The button’s text (and the answer typed).' }),
+	value: z.string().max(200).optional().openapi({ description: 'What the variable keeps; the label otherwise.' }),
 	next: link.optional().openapi({ description: 'Where this choice leads; the step’s `next` otherwise.' }),
 });
 
 const dataEntry = z.strictObject({
-	type: z.literal('data_entry'),
-	prompt: template(4000),
-	input: z.enum(['text', 'number', 'email', 'phone', 'date', 'file', 'buttons', 'rating']),
+	type: z.literal('data_entry').openapi({ description: 'Data Entry: asks, checks and keeps an answer.' }),
+	prompt: template(4000).openapi({ description: 'The question.' }),
+	input: z
+		.enum(['text', 'number', 'email', 'phone', 'date', 'file', 'buttons', 'rating'])
+		.openapi({ description: 'What is asked for; `email`, `phone`, `number` and `date` are checked as such.' }),
 	variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
-	choices: z.array(choice).min(1).max(10).optional(),
+	choices: z.array(choice).min(1).max(10).optional().openapi({ description: 'A button selection’s buttons.' }),
 	validation: z
 		.strictObject({
-			required: z.boolean().default(true),
-			format: z.enum(ANSWER_FORMATS).optional(),
-			minLength: z.int().min(0).max(10_000).optional(),
-			maxLength: z.int().min(1).max(10_000).optional(),
-			min: z.number().optional(),
-			max: z.number().optional(),
-			pattern: z.string().max(400).optional(),
-			/** A custom validation: a kernel condition over the answer (`answer`). */
-			condition: conditionSchema.optional(),
+			required: z.boolean().default(true).openapi({ description: 'Whether an empty answer is refused.' }),
+			format: z
+				.enum(ANSWER_FORMATS)
+				.optional()
+				.openapi({ description: 'A format the answer must have: e-mail, phone, CPF, CNPJ, number, date.' }),
+			minLength: z.int().min(0).max(10_000).optional().openapi({ description: 'The fewest characters.' }),
+			maxLength: z.int().min(1).max(10_000).optional().openapi({ description: 'The most characters.' }),
+			min: z.number().optional().openapi({ description: 'The lowest number accepted.' }),
+			max: z.number().optional().openapi({ description: 'The highest number accepted.' }),
+			pattern: z
+				.string()
+				.max(400)
+				.optional()
+				.openapi({ description: 'A regular expression the answer must match (patterns that backtrack are refused).' }),
+			condition: conditionSchema
+				.optional()
+				.openapi({ description: 'A custom validation: a condition over `answer` and `vars`.' }),
 			message: template(1000).optional().openapi({ description: 'Said when the answer is refused.' }),
 		})
-		.optional(),
-	/** A rating asks 1 to 5, then (with `askReason`) why. */
-	askReason: z.boolean().default(false),
+		.optional()
+		.openapi({ description: 'What a valid answer is.' }),
+	askReason: z
+		.boolean()
+		.default(false)
+		.openapi({ description: 'A rating then asks why (kept as `<variable>_reason`).' }),
 	reasonPrompt: template(1000).optional().openapi({ description: 'What a rating with `askReason` asks next.' }),
 	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
 	onRetriesExhausted: link
@@ -88,11 +109,12 @@ const dataEntry = z.strictObject({
 });
 
 const decision = z.strictObject({
-	type: z.literal('decision'),
+	type: z.literal('decision').openapi({ description: 'Decision: the first branch whose condition holds.' }),
 	branches: z
 		.array(z.strictObject({ condition: conditionSchema, next: link }))
 		.min(1)
-		.max(20),
+		.max(20)
+		.openapi({ description: 'Tried in order.' }),
 	default: link.openapi({ description: 'Taken when no branch holds.' }),
 });
 
@@ -123,17 +145,29 @@ const updateContact = updateContactAction.extend({
 });
 
 const delay = z.strictObject({
-	type: z.literal('delay'),
-	seconds: z.int().min(1),
-	cancelOnReply: z.boolean().default(false),
+	type: z.literal('delay').openapi({ description: 'Delay: waits, then goes on.' }),
+	seconds: z.int().min(1).openapi({ description: 'How long, up to 7 days (604800).' }),
+	cancelOnReply: z
+		.boolean()
+		.default(false)
+		.openapi({ description: 'A visitor’s reply ends the wait at once (the reply is `answer`).' }),
 	next: link.optional(),
 });
 
-const transfer = z.strictObject({ type: z.literal('transfer'), message: template(4000).optional() });
-const end = z.strictObject({ type: z.literal('end'), message: template(4000).optional() });
+const transfer = z.strictObject({
+	type: z.literal('transfer').openapi({ description: 'Transfer to Agent: the bot ends, a person takes over.' }),
+	message: template(4000).optional().openapi({ description: 'Said before the handoff.' }),
+});
+const end = z.strictObject({
+	type: z.literal('end').openapi({ description: 'End Bot.' }),
+	message: template(4000).optional().openapi({ description: 'Said last.' }),
+});
 
 /** What every step has besides its action: strict, so a misspelt field (`nxet`) is refused, not dropped. */
-const common = { id: stepId, title: z.string().max(100).optional() };
+const common = {
+	id: stepId,
+	title: z.string().max(100).optional().openapi({ description: 'A name for builders; never shown to visitors.' }),
+};
 
 export const stepSchema = z.discriminatedUnion(
 	'type',
@@ -169,7 +203,7 @@ export const stepSchema = z.discriminatedUnion(
 export const botDefinitionSchema = z
 	.strictObject({
 		start: link.openapi({ description: 'The first step.' }),
-		steps: z.array(stepSchema).min(1).max(MAX_STEPS),
+		steps: z.array(stepSchema).min(1).max(MAX_STEPS).openapi({ description: 'The steps, 200 at most.' }),
 	})
 	.openapi('BotDefinition');
 

@@ -175,19 +175,29 @@ export const conditionLeafSchema = z
 		} else if (leaf.operator === 'matches') {
 			ctx.addIssue({ code: 'custom', path: ['value'], message: 'matches takes a regular expression' });
 		}
-	});
+	})
+	.openapi('ConditionLeaf');
 
 export type ConditionLeaf = z.infer<typeof conditionLeafSchema>;
 export type Condition = ConditionLeaf | { all: Condition[] } | { any: Condition[] } | { not: Condition };
 
-export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
-	z.union([
-		conditionLeafSchema,
-		z.strictObject({ all: z.array(conditionSchema).min(1).max(MAX_LEAVES) }),
-		z.strictObject({ any: z.array(conditionSchema).min(1).max(MAX_LEAVES) }),
-		z.strictObject({ not: conditionSchema }),
-	]),
-);
+// Named, so the OpenAPI document refers to it by name where it nests (a recursive schema has no inline form).
+export const conditionSchema: z.ZodType<Condition> = z
+	.lazy(() =>
+		z.union([
+			conditionLeafSchema,
+			z.strictObject({
+				all: z.array(conditionSchema).min(1).max(MAX_LEAVES).openapi({ description: 'Every one holds (AND).' }),
+			}),
+			z.strictObject({
+				any: z.array(conditionSchema).min(1).max(MAX_LEAVES).openapi({ description: 'One at least holds (OR).' }),
+			}),
+			z.strictObject({ not: conditionSchema.openapi({ description: 'It does not hold.' }) }),
+		]),
+	)
+	.openapi('Condition', {
+		description: 'A leaf comparing a fact with a value, or a group: `all` (AND), `any` (OR), `not`, nested.',
+	});
 
 /** Checks a condition's shape and bounds (depth, leaves): the problems, each with its path; empty when fine. */
 export function conditionProblems(condition: unknown): Array<{ path: (string | number)[]; message: string }> {

@@ -1,5 +1,6 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
+import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 
@@ -36,11 +37,17 @@ export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now
 }
 
 /**
- * Handles one domain event. For now it records the event; rules, scenarios and webhooks will hang off here.
- * Idempotent by event id.
+ * What an event sets off: a deal entering a stage starts that stage's bots. Rules, scenarios and webhooks
+ * will hang off here. Idempotent by event id (a bot start is keyed by it).
  */
+async function react(env: Env, event: DomainEvent): Promise<void> {
+	if (isDealStageEvent(event)) await startDealBots(env, openDatabase(env.DB), event);
+}
+
+/** Handles one domain event: records it, then reacts to it. Idempotent by event id. */
 export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
 	await recordEvents(env, [event], now);
+	await react(env, event);
 }
 
 /**
@@ -57,8 +64,20 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
 		await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
 		return;
 	}
-	batch.messages.forEach((message, i) => {
-		if (!parsed[i]?.success) console.error('dropping malformed event', message.id);
-		message.ack();
-	});
+	for (const [i, message] of batch.messages.entries()) {
+		const result = parsed[i];
+		if (!result?.success) {
+			console.error('dropping malformed event', message.id);
+			message.ack();
+			continue;
+		}
+		try {
+			await react(env, result.data);
+			message.ack();
+		} catch (error) {
+			// Recorded already (idempotent by id): the retry reacts again, and finds what a first try began.
+			console.error('reacting to an event failed, will retry', message.id, error);
+			message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
+		}
+	}
 }

@@ -90,7 +90,14 @@ const simulationBody = z
 			.openapi({ description: 'Or an unsaved `BotDefinition`, checked as a save would.', type: 'object' }),
 		inputs: z
 			.array(
-				z.union([z.string().max(4000), z.strictObject({ file: z.strictObject({ name: z.string().min(1).max(255) }) })]),
+				z.union([
+					z.string().max(4000),
+					z.strictObject({
+						file: z
+							.strictObject({ name: z.string().min(1).max(255).openapi({ description: 'The file’s name.' }) })
+							.openapi({ description: 'A file the visitor uploads.' }),
+					}),
+				]),
 			)
 			.max(100)
 			.default([])
@@ -131,7 +138,13 @@ const transcriptLine = z
 		text: z.string().optional().openapi({ description: 'What is said.' }),
 		buttons: z.array(z.string()).optional().openapi({ description: 'Quick replies offered.' }),
 		media: z
-			.array(z.object({ kind: z.string(), url: z.string(), name: z.string().optional() }))
+			.array(
+				z.object({
+					kind: z.string().openapi({ description: '`image`, `video` or `document`.' }),
+					url: z.string().openapi({ description: 'Where it is.' }),
+					name: z.string().optional().openapi({ description: 'The name shown.' }),
+				}),
+			)
 			.optional()
 			.openapi({ description: 'Images, videos and documents sent.' }),
 		waited: z.number().optional().openapi({ description: 'Seconds the bot waited (a delay or typing).' }),
@@ -240,7 +253,23 @@ export const botsRoutes = createRouter()
 				}),
 			},
 			responses: {
-				200: jsonResponse('The simulated run.', simulationSchema),
+				200: jsonResponse('The simulated run.', simulationSchema, {
+					transcript: [
+						{ from: 'bot', text: 'Hi Ana!' },
+						{ from: 'bot', text: 'What is your e-mail?' },
+						{ from: 'visitor', text: 'not-an-email' },
+						{ from: 'bot', text: 'What is your e-mail?' },
+						{ from: 'visitor', text: 'ana@example.com' },
+						{ from: 'bot', text: 'Thanks! Someone from the team will be right with you.' },
+					],
+					effects: [{ kind: 'transfer' }],
+					log: [{ kind: 'log', stepId: 'email', input: 'not-an-email', error: 'not a valid email' }],
+					status: 'transferred',
+					waitingAt: null,
+					reason: null,
+					variables: { email: 'ana@example.com', answer: 'ana@example.com' },
+					unused: 0,
+				}),
 				...errorResponses(400, 403, 404, 413, 415, 422),
 			},
 		}),
@@ -441,7 +470,16 @@ export const botsRoutes = createRouter()
 			description: 'The definition as it was frozen.',
 			...requires('admin'),
 			request: { params: versionParams },
-			responses: { 200: jsonResponse('The version.', botVersionSchema), ...errorResponses(403, 404, 422) },
+			responses: {
+				200: jsonResponse('The version.', botVersionSchema, {
+					version: 1,
+					published: true,
+					publishedBy: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					createdAt: example.createdAt,
+					definition: exampleDefinition,
+				}),
+				...errorResponses(403, 404, 422),
+			},
 		}),
 		async (c) => {
 			const { id, version } = c.req.valid('param');

@@ -21,7 +21,11 @@ const runSchema = z
 	.object({
 		id: z.string().openapi({ description: 'The run id.' }),
 		bot: z
-			.object({ id: z.string(), name: z.string(), version: z.number().int() })
+			.object({
+				id: z.string().openapi({ description: 'The bot id.' }),
+				name: z.string().openapi({ description: 'Its name when the run started.' }),
+				version: z.number().int().openapi({ description: 'The version.' }),
+			})
 			.openapi({ description: 'The bot and the version the run keeps to its end.' }),
 		trigger: z
 			.enum(['new_conversation', 'keyword', 'manual', 'deal_stage'])
@@ -90,7 +94,29 @@ export const conversationBots = createRouter()
 				'Each run with its bot and version, status, variables, and every step it took (input, output, error, time).',
 			...requires('conversations:read'),
 			request: { params: idParams },
-			responses: { 200: jsonResponse('The runs.', runList), ...errorResponses(403, 404) },
+			responses: {
+				200: jsonResponse('The runs.', runList, {
+					data: [
+						{
+							id: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+							bot: { id: 'bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Lead qualification', version: 1 },
+							trigger: 'new_conversation',
+							startedBy: null,
+							status: 'waiting',
+							waitingAt: 'email',
+							reason: null,
+							variables: { name: 'Ana' },
+							startedAt: '2026-11-23T12:00:00.000Z',
+							endedAt: null,
+							log: [
+								{ stepId: 'hello', input: null, output: 'sent', error: null, at: '2026-11-23T12:00:00.000Z' },
+								{ stepId: 'name', input: 'Ana', output: null, error: null, at: '2026-11-23T12:00:05.000Z' },
+							],
+						},
+					],
+				}),
+				...errorResponses(403, 404),
+			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;

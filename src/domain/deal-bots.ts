@@ -1,0 +1,64 @@
+/**
+ * The deal-stage trigger: a deal entering a stage (created in it, or moved to it) starts the bots of that
+ * stage in its contact's latest open conversation on one of the bot's channels, or in a new widget
+ * conversation when the contact has none (as a sales team following up on a lead would). Run from the events
+ * consumer, at least once per event: each start is keyed by the event and the bot, so a redelivered event
+ * finds the conversation it opened and the run it started instead of doing either twice.
+ */
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { conversations } from '../db/schema';
+import type { DomainEvent } from '../events/catalogue';
+import { type RunnableBot, runnableBots } from './bots';
+import { startConversation } from './conversation-start';
+
+type DealEvent = Extract<DomainEvent, { type: 'deal.created' | 'deal.stage_changed' }>;
+
+export function isDealStageEvent(event: DomainEvent): event is DealEvent {
+	return event.type === 'deal.created' || event.type === 'deal.stage_changed';
+}
+
+/** Starts the bots the deal's new stage has; the outcome of each, for the log. */
+export async function startDealBots(env: Env, db: Database, event: DealEvent): Promise<string[]> {
+	const { deal } = event.payload;
+	if (deal.contactId === null || deal.status !== 'open') return [];
+	const bots = await runnableBots(db, event.workspaceId, ['deal_stage'], deal.stageId);
+	const outcomes: string[] = [];
+	for (const bot of bots) outcomes.push(await startOne(env, db, event, deal.contactId, bot));
+	return outcomes;
+}
+
+async function startOne(env: Env, db: Database, event: DealEvent, contactId: string, bot: RunnableBot) {
+	const { workspaceId } = event;
+	const startKey = `deal-bot:${event.id}:${bot.id}`;
+	const open = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(
+			and(
+				eq(conversations.workspaceId, workspaceId),
+				eq(conversations.contactId, contactId),
+				ne(conversations.status, 'closed'),
+				bot.channels === null ? undefined : inArray(conversations.channel, bot.channels),
+			),
+		)
+		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
+		.get();
+	let conversationId = open?.id;
+	if (!conversationId) {
+		if (bot.channels !== null && !bot.channels.includes('widget'))
+			return `${bot.id}: no open conversation on its channels`;
+		const started = await startConversation(env, db, {
+			workspaceId,
+			contact: { id: contactId },
+			channel: 'widget',
+			startKey,
+			actor: { kind: 'bot', id: bot.id },
+			message: null,
+		});
+		conversationId = started.id;
+	}
+	const room = env.CONVERSATION_ROOM.getByName(conversationId);
+	const outcome = await room.startBot(workspaceId, conversationId, bot, 'deal_stage', null, startKey);
+	return `${bot.id}: ${outcome.status} in ${conversationId}`;
+}
