@@ -9,6 +9,7 @@ import { z } from '@hono/zod-openapi';
 import { guardedFetch } from '../lib/guarded-fetch';
 import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
 import { template, variableName } from './fields';
+import { presetProblems, presetRequest, presetSchema } from './presets';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
@@ -33,8 +34,8 @@ export const httpAuthSchema = z
 
 /** The request's fields, for every action that calls out. */
 export const httpRequestFields = {
-	method: z.enum(HTTP_METHODS).openapi({ description: 'The HTTP method.' }),
-	url: template(2000).openapi({ description: 'An https URL; may hold variables.' }),
+	method: z.enum(HTTP_METHODS).optional().openapi({ description: 'The HTTP method (unless `preset`).' }),
+	url: template(2000).optional().openapi({ description: 'An https URL; may hold variables (unless `preset`).' }),
 	headers: z
 		.record(z.string().max(100), template(2000))
 		.optional()
@@ -43,6 +44,9 @@ export const httpRequestFields = {
 	body: template(20_000)
 		.optional()
 		.openapi({ description: 'Sent with POST and PUT; JSON unless a Content-Type header says otherwise.' }),
+	preset: presetSchema.optional().openapi({
+		description: 'A built-in integration (HubSpot, RD Station, Salesforce, Pipedrive) instead of a request.',
+	}),
 	/** Variables set from the JSON answer: `{ "order_status": "order.status" }`. */
 	response: z
 		.record(variableName, z.string().max(200))
@@ -58,6 +62,21 @@ export type IntegrationAction = z.infer<typeof integrationAction>;
 type HttpRequest = Omit<IntegrationAction, 'type'>;
 
 const USER_AGENT = 'Parley-Automation/1 (+https://github.com/parley)';
+
+/** What is wrong with the request's shape: a preset, or a method and URL, never both; each with its field. */
+export function httpRequestProblems(request: HttpRequest): Array<{ path: string[]; message: string }> {
+	if (request.preset) {
+		const extra = (['method', 'url', 'headers', 'auth', 'body'] as const).filter((key) => request[key] !== undefined);
+		return [
+			...extra.map((key) => ({ path: [key], message: 'a preset builds the request: leave this out' })),
+			...presetProblems(request.preset).map((p) => ({ path: ['preset', ...p.path], message: p.message })),
+		];
+	}
+	return [
+		...(request.method === undefined ? [{ path: ['method'], message: 'required (or a preset)' }] : []),
+		...(request.url === undefined ? [{ path: ['url'], message: 'required (or a preset)' }] : []),
+	];
+}
 
 /** The request headers: the step's, then its authentication, then JSON defaults where it set none. */
 export function requestHeaders(request: HttpRequest): Record<string, string> {
@@ -75,6 +94,11 @@ export function requestHeaders(request: HttpRequest): Record<string, string> {
 	if (request.body !== undefined && request.method !== 'GET' && !has('content-type'))
 		headers['Content-Type'] = 'application/json';
 	return headers;
+}
+
+/** A preset's request with the headers every call carries. */
+function withDefaults<R extends { headers: Record<string, string> }>(request: R): R {
+	return { ...request, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, ...request.headers } };
 }
 
 function base64(text: string): string {
@@ -96,18 +120,16 @@ export function responseData(body: string, contentType: string | undefined): unk
 
 export function performHttpRequest(ctx: ActionContext, request: HttpRequest): Promise<ActionResult> {
 	return refusedOn(async () => {
-		const url = given(request.url);
-		if (url === undefined) return refused('url: rendered empty');
-		const response = await guardedFetch(
-			ctx.env,
-			{
-				url,
-				method: request.method,
-				headers: requestHeaders(request),
-				...(request.body !== undefined && request.method !== 'GET' ? { body: request.body } : {}),
-			},
-			ctx.transport ? { transport: ctx.transport } : {},
-		);
+		const outbound = request.preset
+			? withDefaults(presetRequest(request.preset))
+			: {
+					url: given(request.url) ?? '',
+					method: request.method ?? 'GET',
+					headers: requestHeaders(request),
+					...(request.body !== undefined && request.method !== 'GET' ? { body: request.body } : {}),
+				};
+		if (outbound.url === '') return refused('url: rendered empty');
+		const response = await guardedFetch(ctx.env, outbound, ctx.transport ? { transport: ctx.transport } : {});
 		const data = responseData(response.body, response.headers['content-type']);
 		if (response.status >= 400)
 			return refused(`the answer was HTTP ${response.status}`, { status: response.status, body: data });

@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { assignProblem } from '../actions/assign';
 import { template, variableName } from '../actions/fields';
+import { httpRequestProblems } from '../actions/http-request';
 import {
 	assignAction,
 	createDealAction,
@@ -257,10 +258,13 @@ export const NOT_TEMPLATES = new Set([
 	'dealVariable',
 	'header',
 	'target',
+	'product',
+	'operation',
+	'object',
 	'response',
 ]);
 /** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
-export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers']);
+export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields']);
 
 /** The templated fields of a step, each with its path: what `checkTemplate` looks at. */
 function templatesOf(step: BotStep): Array<{ source: string; field: (string | number)[] }> {
@@ -351,6 +355,9 @@ export function botProblems(definition: unknown): BotProblem[] {
 		}
 		if (step.type === 'delay' && step.seconds > MAX_DELAY_SECONDS) {
 			problems.push({ path: at('seconds'), message: `at most ${MAX_DELAY_SECONDS} (7 days)` });
+		}
+		if (step.type === 'integration') {
+			for (const p of httpRequestProblems(step)) problems.push({ path: at(...p.path), message: p.message });
 		}
 		if (step.type === 'assign') {
 			const problem = assignProblem(step);

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { performHttpRequest } from '../actions/http-request';
+import { httpRequestProblems, performHttpRequest } from '../actions/http-request';
 import { integrationAction } from '../actions/index';
 import {
 	botChangesSchema,
@@ -332,6 +332,10 @@ export const botsRoutes = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const { step, variables } = c.req.valid('json');
+			const problems = httpRequestProblems(step).map((p) => ({ path: ['step', ...p.path], message: p.message }));
+			if (problems.length > 0) {
+				throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+			}
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
 			const input = { timeZone: settings.businessHours.timeZone, variables, now: Date.now() };
 			let rendered: typeof step;

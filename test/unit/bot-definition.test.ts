@@ -35,6 +35,29 @@ describe('bot definitions', () => {
 				withStep(3, { validation: { condition: { fact: 'contact.email', operator: 'is_set' } } }),
 				'steps.3.validation.condition: a custom validation reads answer and vars only',
 			],
+			[withStep(8, { url: undefined }), 'steps.8.url: required (or a preset)'],
+			[
+				withStep(8, { preset: { product: 'hubspot', operation: 'create_deal', token: 't' } }),
+				'steps.8.method: a preset builds the request: leave this out',
+			],
+			[
+				withStep(8, {
+					method: undefined,
+					url: undefined,
+					body: undefined,
+					preset: { product: 'salesforce', operation: 'create_opportunity', token: 't' },
+				}),
+				'steps.8.preset.baseUrl: required for Salesforce',
+			],
+			[
+				withStep(8, {
+					method: undefined,
+					url: undefined,
+					body: undefined,
+					preset: { product: 'pipedrive', operation: 'custom', token: '{{ nope', method: 'GET', path: '/v1/x' },
+				}),
+				'steps.8.preset.token: not a valid template',
+			],
 		];
 		for (const [definition, expected] of cases) {
 			expect(problems(definition).join('\n'), expected).toContain(expected);
