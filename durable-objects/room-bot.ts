@@ -636,9 +636,7 @@ function interactiveOf(effect: Extract<Effect, { kind: 'message' }>): Interactiv
 		const labels = [...new Set(effect.buttons.map((label) => label.trim().slice(0, 80)).filter(Boolean))];
 		return labels.length > 0 ? { type: 'buttons', buttons: labels.map((label) => ({ label })) } : null;
 	}
-	if (effect.ask === 'text' || effect.ask === 'number' || effect.ask === 'email' || effect.ask === 'phone') {
-		return { type: 'input', input: effect.ask };
-	}
-	if (effect.ask === 'date') return { type: 'input', input: 'date' };
-	return null;
+	const typed = ['text', 'number', 'email', 'phone', 'date', 'file'] as const;
+	const input = typed.find((kind) => kind === effect.ask);
+	return input ? { type: 'input', input } : null;
 }

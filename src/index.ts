@@ -6,6 +6,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth } from './auth/middleware';
 import { QueryCounter } from './db/client';
+import { MAX_FILE_BYTES } from './domain/files';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
@@ -24,6 +25,7 @@ import { conversations } from './routes/conversations';
 import { dealsRoutes, funnelsRoutes } from './routes/crm';
 import { customFieldsRoutes } from './routes/custom-fields';
 import { demo } from './routes/demo';
+import { filesRoutes } from './routes/files';
 import { live } from './routes/live';
 import { me } from './routes/me';
 import { messages } from './routes/messages';
@@ -67,6 +69,19 @@ const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	c.header('Server-Timing', [`d1;desc="${queries.count} queries"`, ...timingEntries(db)].join(', '));
 };
 
+const smallBodyLimit = bodyLimit({
+	maxSize: 64 * 1024,
+	onError: () => {
+		throw new PayloadTooLarge('A widget request body may be at most 64 KiB.');
+	},
+});
+const fileBodyLimit = bodyLimit({
+	maxSize: MAX_FILE_BYTES,
+	onError: () => {
+		throw new PayloadTooLarge(`A file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
+	},
+});
+
 // The public widget endpoints: open CORS (any site embeds the widget; no cookies), small bodies.
 app.use(
 	'/widget/*',
@@ -90,12 +105,11 @@ app.use(
 		await next();
 	},
 	database,
-	bodyLimit({
-		maxSize: 64 * 1024,
-		onError: () => {
-			throw new PayloadTooLarge('A widget request body may be at most 64 KiB.');
-		},
-	}),
+	async function widgetBodyLimit(c, next) {
+		// A file upload has its own, larger limit; every other widget body is small.
+		const upload = c.req.method === 'POST' && c.req.path.endsWith('/files');
+		return (upload ? fileBodyLimit : smallBodyLimit)(c, next);
+	},
 );
 
 // Every other /v3 request (the document above answers first and public): D1, then the token, then the
@@ -133,6 +147,7 @@ app.route(
 );
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/bots', botsRoutes);
+app.route('/v3/files', filesRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', conversationBots);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));

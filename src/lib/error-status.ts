@@ -13,6 +13,7 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
 	not_found: 404,
 	conflict: 409,
 	too_large: 413,
+	unsupported_media: 415,
 	invalid: 422,
 	upgrade_required: 426,
 	rate_limited: 429,

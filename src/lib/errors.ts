@@ -13,6 +13,7 @@ export type ErrorKind =
 	| 'not_found'
 	| 'conflict'
 	| 'too_large'
+	| 'unsupported_media'
 	| 'invalid'
 	| 'upgrade_required'
 	| 'rate_limited'
@@ -86,6 +87,13 @@ export class Conflict extends AppError {
 export class PayloadTooLarge extends AppError {
 	constructor(message: string) {
 		super('too_large', message);
+	}
+}
+
+/** A body of a kind the endpoint does not take (an upload that is no accepted file). */
+export class UnsupportedMediaType extends AppError {
+	constructor(message: string) {
+		super('unsupported_media', message);
 	}
 }
 

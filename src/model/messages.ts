@@ -41,7 +41,7 @@ export const attachmentSchema = z
 export type AttachmentMeta = z.infer<typeof attachmentSchema>;
 
 /** What a data-entry prompt asks for: the widget adapts its composer (input type, validation) to it. */
-export const INPUT_KINDS = ['text', 'number', 'email', 'phone', 'date', 'datetime'] as const;
+export const INPUT_KINDS = ['text', 'number', 'email', 'phone', 'date', 'datetime', 'file'] as const;
 
 /**
  * A message that asks the visitor for something: quick-reply buttons, a data-entry prompt or a 1-5 rating.

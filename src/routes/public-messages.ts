@@ -3,10 +3,12 @@
  * public-widget.ts): its history, sending, the read receipt and the WebSocket.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { ACCEPTED_FILES, fileId, storeFile } from '../domain/files';
 import { connectToRoom, markRead, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { clientIp, spendVisitorMessage } from '../domain/visitor-limits';
 import { authenticateSession, visitorConversation } from '../domain/visitor-sessions';
+import { UnsupportedMediaType } from '../lib/errors';
 import { errorResponses, jsonBody, jsonResponse, visitorSession, visitorSocketSession } from '../lib/openapi';
 import { visitorMessageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -98,6 +100,84 @@ export const publicMessages = createRouter()
 				text: body.text,
 				attachments: [],
 				clientMessageId: visitorClientId(session.id, body.clientMessageId),
+			};
+			const { message } = await postVisitorMessage(c.env, input, limit);
+			return c.json(visitorView(message), 201);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{workspaceId}/conversations/{id}/files',
+			operationId: 'uploadVisitorFile',
+			summary: 'Send a file (idempotent by clientMessageId)',
+			description: `The body is the file itself (10 MiB at most): ${ACCEPTED_FILES}, told by its first bytes, whatever its name or Content-Type say (anything else is a 415). It is stored, and sent as a visitor message carrying it, which a bot asking for a file takes as the answer. Operators open it at \`GET /v3/files/{id}\`.`,
+			...visitorSession,
+			request: {
+				params: conversationParams,
+				headers: sessionHeaders,
+				query: z.object({
+					name: z.string().max(255).optional().openapi({ description: 'The file’s name, as the visitor picked it.' }),
+					clientMessageId: z
+						.string()
+						.min(1)
+						.max(200)
+						.openapi({ description: 'The widget’s id for this send: a retry stores and sends nothing new.' }),
+				}),
+				body: {
+					content: {
+						'application/octet-stream': {
+							schema: z.string().openapi({ format: 'binary' }),
+							example: '%PDF-1.7 … (the file’s bytes)',
+						},
+					},
+					description: 'The file’s bytes.',
+					required: true,
+				},
+			},
+			responses: {
+				201: jsonResponse('The stored message carrying the file.', messageSchema, {
+					...visitorMessageExample,
+					text: 'invoice.pdf',
+					attachments: [
+						{
+							url: 'https://api.parley.example/v3/files/fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0',
+							name: 'invoice.pdf',
+							contentType: 'application/pdf',
+							size: 48213,
+						},
+					],
+				}),
+				...errorResponses(404, 409, 413, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id } = c.req.valid('param');
+			const { name, clientMessageId } = c.req.valid('query');
+			const session = await visitor(c, workspaceId);
+			await visitorConversation(c.var.db, session, id);
+			const bytes = new Uint8Array(await c.req.arrayBuffer());
+			const stored = await storeFile(c.env, workspaceId, id, await fileId(session.id, clientMessageId), name, bytes);
+			if (!stored) throw new UnsupportedMediaType(`Send ${ACCEPTED_FILES}: this file is none of them.`);
+			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
+			const limit = () => spendVisitorMessage(c.var.db, c.env, sender);
+			// Always https: the deployment is, and message attachments are https links.
+			const origin = new URL(c.req.url);
+			const input = {
+				workspaceId,
+				conversationId: id,
+				authorKind: 'contact' as const,
+				authorId: null,
+				text: stored.name,
+				attachments: [
+					{
+						url: `https://${origin.host}/v3/files/${stored.id}`,
+						name: stored.name,
+						contentType: stored.contentType,
+						size: stored.size,
+					},
+				],
+				clientMessageId: visitorClientId(session.id, clientMessageId),
 			};
 			const { message } = await postVisitorMessage(c.env, input, limit);
 			return c.json(visitorView(message), 201);

@@ -15,7 +15,7 @@ export interface Attachment {
 /** What a bot (or an operator through the API) asks of the visitor, rendered under its message. */
 export type Interactive =
 	| { type: 'buttons'; buttons: { label: string }[] }
-	| { type: 'input'; input: 'text' | 'number' | 'email' | 'phone' | 'date' | 'datetime'; placeholder?: string }
+	| { type: 'input'; input: 'text' | 'number' | 'email' | 'phone' | 'date' | 'datetime' | 'file'; placeholder?: string }
 	| { type: 'rating'; max: 5 };
 
 export interface Message {

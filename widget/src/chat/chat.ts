@@ -18,7 +18,7 @@ import { PanelHeader } from './header';
 import { markRead } from './live';
 import { MessageLog } from './log';
 import { Outbox, type Pending } from './outbox';
-import { outboxEvents, send } from './sending';
+import { outboxEvents, send, sendFile } from './sending';
 import { identifyVisitor, resume, sessionLost } from './session';
 import { PANEL_STYLE } from './styles';
 import { UnreadCounts } from './unread';
@@ -91,6 +91,7 @@ export class ChatPanel implements Chat {
 			t,
 			(text) => send(this, text),
 			(typing) => this.live?.send({ type: 'typing', typing }),
+			(file) => sendFile(this, file),
 		);
 		this.panel.append(
 			this.header.element,

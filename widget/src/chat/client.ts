@@ -57,17 +57,19 @@ export class VisitorClient {
 		return this.token;
 	}
 
+	/** Calls a public endpoint with a JSON body, or a file's bytes as they are (`body` a Blob). */
 	async call<T>(method: string, path: string, body?: unknown): Promise<T> {
 		const token = this.token;
+		const file = body instanceof Blob;
 		let response: Response;
 		try {
 			response = await fetch(`${this.api}/widget/${encodeURIComponent(this.workspaceId)}${path}`, {
 				method,
 				headers: {
-					...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+					...(body === undefined ? {} : { 'Content-Type': file ? 'application/octet-stream' : 'application/json' }),
 					...(token ? { 'Parley-Session': token } : {}),
 				},
-				body: body === undefined ? undefined : JSON.stringify(body),
+				body: body === undefined ? undefined : file ? body : JSON.stringify(body),
 			});
 		} catch (error) {
 			throw new CallError(0, String(error));

@@ -1,6 +1,6 @@
 /**
  * Where the visitor writes: a textarea (Enter sends, Shift+Enter breaks the line) that becomes a typed input
- * when a bot asks for an e-mail, a number or a date, plus the quick-reply buttons and rating stars a bot's
+ * when a bot asks for an e-mail, a number, a date or a file, plus the quick-reply buttons and rating stars a bot's
  * last message offers. Typing is reported at most every 2 s, and stopped after 4 s of quiet or on send.
  */
 import type { Interactive } from '../api-types';
@@ -15,7 +15,12 @@ const INPUT_TYPES = {
 	phone: 'tel',
 	date: 'date',
 	datetime: 'datetime-local',
+	file: 'file',
 };
+
+/** What a file prompt takes: what the Worker keeps (it checks the bytes again) and 10 MB at most. */
+const FILE_TYPES = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export class Composer {
 	readonly element = document.createElement('form');
@@ -32,6 +37,7 @@ export class Composer {
 		private readonly t: Translate<ChatWord>,
 		private readonly submit: (text: string) => boolean,
 		private readonly typing: (typing: boolean) => void,
+		private readonly submitFile: (file: File) => boolean,
 	) {
 		this.element.className = 'composer';
 		// The widget's own checks speak the visitor's language; the browser's bubbles would not.
@@ -89,6 +95,7 @@ export class Composer {
 	}
 
 	private send() {
+		if (this.input?.input === 'file') return this.sendFile();
 		const text = this.field.value.trim();
 		if (!text) return;
 		const problem = this.check(text);
@@ -103,6 +110,18 @@ export class Composer {
 		this.field.value = '';
 		this.stopTyping();
 		this.field.focus();
+	}
+
+	private sendFile() {
+		const file = (this.field as HTMLInputElement).files?.[0];
+		if (!file) return;
+		if (file.size > MAX_FILE_BYTES) {
+			this.error.textContent = this.t('fileTooLarge');
+			this.element.prepend(this.error);
+			return;
+		}
+		this.error.remove();
+		if (this.submitFile(file)) this.field.value = '';
 	}
 
 	private check(text: string): string | null {
@@ -148,7 +167,8 @@ export class Composer {
 		if (next instanceof HTMLInputElement && input) {
 			next.type = INPUT_TYPES[input.input];
 			next.placeholder = input.placeholder ?? this.t('placeholder');
-			next.setAttribute('aria-label', next.placeholder);
+			next.setAttribute('aria-label', input.input === 'file' ? this.t('chooseFile') : next.placeholder);
+			if (input.input === 'file') next.accept = FILE_TYPES;
 		}
 		const focused =
 			this.field.getRootNode() instanceof ShadowRoot &&

@@ -47,6 +47,30 @@ export function send(chat: ChatPanel, text: string): boolean {
 	return true;
 }
 
+/**
+ * A file the visitor picked for a bot's file question: uploaded to the conversation on screen (the Worker
+ * checks what it is and stores it), then shown like any message. A failure is said under the composer.
+ */
+export function sendFile(chat: ChatPanel, file: File): boolean {
+	const conversation = chat.current;
+	if (!conversation || composerMode(chat) === 'closed') return false;
+	const query = new URLSearchParams({ name: file.name, clientMessageId: crypto.randomUUID() });
+	chat.client
+		.call<Message>('POST', `/conversations/${encodeURIComponent(conversation.id)}/files?${query}`, file)
+		.then((message) => {
+			chat.host.emit('message', message);
+			received(chat, message);
+		})
+		.catch((error: { message?: string }) => {
+			const notice = document.createElement('p');
+			notice.className = 'error';
+			notice.setAttribute('role', 'alert');
+			notice.textContent = chat.t('uploadFailed', error.message ?? '');
+			chat.log.note(notice);
+		});
+	return true;
+}
+
 function delivered(chat: ChatPanel, item: Pending, message: Message, started: Conversation | null) {
 	if (started) {
 		if (!chat.conversations.some((c) => c.id === started.id)) chat.conversations.unshift(started);
