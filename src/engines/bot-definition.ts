@@ -33,7 +33,7 @@ const link = stepId.openapi({ description: 'The id of the step that comes next.'
 const sendMessage = z.strictObject({
 	type: z.literal('send_message').openapi({ description: 'Send Message.' }),
 	text: template(4000).openapi({
-		description: 'The message; **bold** and _italic_ as Markdown, variables as `{{ }}`.',
+		description: 'The message; *bold* and _italic_ as the widget shows them, variables as `{{ }}`.',
 	}),
 	media: z
 		.array(

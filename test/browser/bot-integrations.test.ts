@@ -218,7 +218,7 @@ function leadBot(groupId: string) {
 	return {
 		start: 'hello',
 		steps: [
-			{ id: 'hello', type: 'send_message', text: 'Hi! I am the **Acme** assistant.', next: 'ask-name' },
+			{ id: 'hello', type: 'send_message', text: 'Hi! I am the *Acme* assistant.', next: 'ask-name' },
 			{
 				id: 'ask-name',
 				type: 'data_entry',

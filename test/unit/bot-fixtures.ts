@@ -2,7 +2,7 @@
 export const leadBot = {
 	start: 'hello',
 	steps: [
-		{ id: 'hello', type: 'send_message', text: 'Hi! I am the **Acme** assistant.', typingSeconds: 1, next: 'ask-name' },
+		{ id: 'hello', type: 'send_message', text: 'Hi! I am the *Acme* assistant.', typingSeconds: 1, next: 'ask-name' },
 		{
 			id: 'ask-name',
 			type: 'data_entry',

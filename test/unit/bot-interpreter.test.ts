@@ -67,7 +67,7 @@ describe('the bot interpreter', () => {
 		// Early: the timer is set again, nothing else.
 		expect(run.feed({ type: 'timer' }, T0 + 500)).toEqual([{ kind: 'timer', stepId: 'hello', at: T0 + 1000 }]);
 		expect(texts(run.feed({ type: 'timer' }, T0 + 1000))).toEqual([
-			'Hi! I am the **Acme** assistant.',
+			'Hi! I am the *Acme* assistant.',
 			'What is your name?',
 		]);
 		expect(texts(run.feed({ type: 'answer', text: 'Ana' }))).toEqual(['Thanks Ana! Your e-mail?']);

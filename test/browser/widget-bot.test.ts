@@ -1,0 +1,130 @@
+// A bot in the widget, in Chromium: its formatting and media, quick-reply buttons, a typed e-mail prompt, a
+// rating and a file upload each advance it.
+import type { BrowserContext } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
+import { baseUrl, browserContexts, conversations, logText, sendFromWidget, widgetPage } from './widget-page';
+
+const newContext = browserContexts();
+let context: BrowserContext;
+
+beforeEach(async () => {
+	context = await newContext();
+});
+
+/** A valid 1x1 PNG. */
+const PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+	'base64',
+);
+
+const shopBot = {
+	start: 'hi',
+	steps: [
+		{
+			id: 'hi',
+			type: 'send_message',
+			text: '*Welcome* to _Acme_ outdoor!',
+			media: [{ kind: 'image', url: 'https://cdn.example.com/tent.png', name: 'Ridge tent' }],
+			typingSeconds: 1,
+			next: 'pick',
+		},
+		{
+			id: 'pick',
+			type: 'data_entry',
+			prompt: 'What are you shopping for?',
+			input: 'buttons',
+			variable: 'product',
+			choices: [{ label: 'Tent' }, { label: 'Stove' }],
+			next: 'email',
+		},
+		{
+			id: 'email',
+			type: 'data_entry',
+			prompt: 'Your e-mail for the quote?',
+			input: 'email',
+			variable: 'email',
+			next: 'rate',
+		},
+		{
+			id: 'rate',
+			type: 'data_entry',
+			prompt: 'How was this chat so far?',
+			input: 'rating',
+			variable: 'rating',
+			next: 'receipt',
+		},
+		{
+			id: 'receipt',
+			type: 'data_entry',
+			prompt: 'Last: a photo of your old tent?',
+			input: 'file',
+			variable: 'photo',
+			next: 'bye',
+		},
+		{
+			id: 'bye',
+			type: 'end',
+			message: 'Thanks! {{ product }} quote to {{ email }}, rated {{ rating }}, got {{ photo.name }}.',
+		},
+	],
+};
+
+describe('a bot in the widget', () => {
+	it('advances on a button, a typed e-mail, a rating and a file, and shows its formatting and media', async () => {
+		const { workspaceId, token } = workspace(57);
+		const created = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Shop assistant',
+			trigger: { kind: 'new_conversation' },
+			channels: ['widget'],
+			definition: shopBot,
+		});
+		expect(created.status, JSON.stringify(created.body)).toBe(201);
+		const botId = (created.body as { id: string }).id;
+		expect((await api(baseUrl, token, 'POST', `/v3/bots/${botId}/publish`)).status).toBe(200);
+
+		const { page } = await widgetPage(context, workspaceId);
+		await page.locator('parley-widget .launcher').click();
+		await sendFromWidget(page, 'Hi there');
+		const choices = page.locator('parley-widget .choices button');
+		await expect.poll(() => choices.allTextContents(), { timeout: 15_000 }).toEqual(['Tent', 'Stove']);
+		await expect.poll(() => page.locator('parley-widget .msg.team strong').allTextContents()).toContain('Welcome');
+		expect(await page.locator('parley-widget .msg.team em').allTextContents()).toContain('Acme');
+		expect(await page.locator('parley-widget .msg.team img').getAttribute('src')).toBe(
+			'https://cdn.example.com/tent.png',
+		);
+
+		await choices.filter({ hasText: 'Tent' }).click();
+		const email = page.locator('parley-widget .composer input[type=email]');
+		await email.waitFor({ timeout: 15_000 });
+		await email.fill('not an e-mail');
+		await email.press('Enter');
+		await expect
+			.poll(() => page.locator('parley-widget .composer .error').textContent())
+			.toBe('Enter a valid e-mail address');
+		await email.fill('ana@example.com');
+		await email.press('Enter');
+
+		const four = page.locator('parley-widget .choices button[aria-label="Rate 4 out of 5"]');
+		await four.waitFor({ timeout: 15_000 });
+		await four.click();
+
+		const file = page.locator('parley-widget .composer input[type=file]');
+		await file.waitFor({ state: 'attached', timeout: 15_000 });
+		expect(await file.getAttribute('accept')).toContain('application/pdf');
+		await file.setInputFiles({ name: 'old-tent.png', mimeType: 'image/png', buffer: PNG });
+		await page.locator('parley-widget .composer button[type=submit]').click();
+
+		await expect
+			.poll(() => logText(page), { timeout: 15_000 })
+			.toContain('Thanks! Tent quote to ana@example.com, rated 4, got old-tent.png.');
+		const [started] = await conversations(token);
+		const runs = (await api(baseUrl, token, 'GET', `/v3/conversations/${started?.id}/bot-runs`)).body as {
+			data: Array<{ status: string; variables: Record<string, unknown> }>;
+		};
+		expect(runs.data[0]).toMatchObject({
+			status: 'finished',
+			variables: { product: 'Tent', email: 'ana@example.com', rating: 4, photo: { name: 'old-tent.png' } },
+		});
+	});
+});
