@@ -189,3 +189,42 @@ export function fanoutSection(results) {
 			: []),
 	];
 }
+
+function botRows(b) {
+	const r = b.reply;
+	const d = b.delays;
+	return [
+		['visitor message to bot reply p50 / p99', `${show(r.p50Ms)} / ${show(r.p99Ms)} ms`],
+		['GET /health p50 / p99 (sequential, same run)', `${show(r.health.p50Ms)} / ${show(r.health.p99Ms)} ms`],
+		['bot reply / health, p50 and p99', `${show(r.ratioToHealth.p50)}x and ${show(r.ratioToHealth.p99)}x`],
+		['replies that never came', String(r.timeouts)],
+		[
+			`delays resumed exactly once (of ${d.conversations})`,
+			`${d.resumedOnce} (twice: ${d.resumedTwice}, never: ${d.notResumed})`,
+		],
+		['delay due to resumed p50 / p99', `${show(d.dueToResumed.p50Ms)} / ${show(d.dueToResumed.p99Ms)} ms`],
+		['delay due to resumed max', `${show(d.dueToResumed.maxMs)} ms`],
+	];
+}
+
+export function botsText(results) {
+	return results.bots ? textTable(['bot figure', 'value'], botRows(results.bots)) : null;
+}
+
+export function botsSection(results) {
+	const b = results.bots;
+	const lines = ['## Bots', ''];
+	if (!b) return [...lines, 'Bots: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`Replies: an echo bot in ${b.reply.conversations} widget conversations; ${b.reply.rounds} visitor messages, one at a ` +
+			"time, each timed from its POST to the bot's answer arriving on the visitor's socket, against GET /health " +
+			'timed one at a time in the same run. ' +
+			`Delays: ${b.delays.conversations} conversations started through the API (in ${b.delays.startSeconds} s), ` +
+			`each by a bot that waits ${b.delays.delaySeconds} s on the room's alarm and then writes once; the lateness ` +
+			"is the stored message's time minus the Delay's due time from the run's step log.",
+		'',
+		markdownTable(['figure', 'value'], botRows(b)),
+		'',
+	];
+}

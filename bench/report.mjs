@@ -1,6 +1,15 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
 import { markdownTable, show, textTable } from './report-format.mjs';
-import { breakdownSection, breakdownText, fanoutSection, fanoutText, roomSection, roomText } from './report-live.mjs';
+import {
+	botsSection,
+	botsText,
+	breakdownSection,
+	breakdownText,
+	fanoutSection,
+	fanoutText,
+	roomSection,
+	roomText,
+} from './report-live.mjs';
 
 function scenarioRows(results) {
 	const { health, widgetConfig, listConversations, postMessage, postMessageActive } = results.scenarios;
@@ -165,6 +174,8 @@ export function textReport(results) {
 	const room = roomText(results);
 	if (room) lines.push('', room);
 	for (const table of fanoutText(results)) lines.push('', table);
+	const bots = botsText(results);
+	if (bots) lines.push('', bots);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
@@ -216,6 +227,7 @@ export function markdownReport(results) {
 		...breakdownSection(results),
 		...roomSection(results),
 		...fanoutSection(results),
+		...botsSection(results),
 		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];

@@ -1,11 +1,11 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
-//   --fanout-conversations 200,800 --widget-visits 15 --only widget-config]`
+//   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --only widget-config|bots]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
 // closed-loop load generator, where a request's time goes (Server-Timing, sequential requests), one
 // conversation room written from eight sockets at once, the fan-out of API messages to open visitor and
-// operator sockets at each size, then the widget in Chromium, and writes bench/results/latest.{json,md} and a
+// operator sockets at each size, bot replies and 1,000 bot delays, then the widget in Chromium, and writes bench/results/latest.{json,md} and a
 // dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
+import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
 import { writeDatasetSql } from './dataset.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
@@ -34,6 +35,9 @@ const FANOUT = { slug: 'bench-fanout', count: 0 };
 const ROOM = { slug: 'bench-room', count: 0 };
 // Starts empty too: its one visitor starts the conversation the round trips use.
 const WIDGET = { slug: 'bench-widget', count: 0 };
+// Bots: an echo bot's replies, and the conversations that each wait on a Delay.
+const BOT_REPLY = { slug: 'bench-bot-reply', count: 0 };
+const BOT_DELAYS = { slug: 'bench-bot-delays', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
 // Conversations the active-rooms send loop cycles through (each had a message in the loop before it).
 const ACTIVE_ROOMS = 200;
@@ -55,6 +59,8 @@ const { values: options } = parseArgs({
 		// Each size in turn, the same conversations grown: the ratio compares the largest with the smallest.
 		'fanout-conversations': { type: 'string', default: '200,800' },
 		'widget-visits': { type: 'string', default: '15' },
+		'bot-rounds': { type: 'string', default: '200' },
+		'bot-delays': { type: 'string', default: '1000' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
 		only: { type: 'string' },
 	},
@@ -70,6 +76,8 @@ const settings = {
 		.map((size) => boundedInt(size.trim(), 1, 1_000, 'fanout-conversations'))
 		.sort((a, b) => a - b),
 	widgetVisits: boundedInt(options['widget-visits'], 1, 100, 'widget-visits'),
+	botRounds: boundedInt(options['bot-rounds'], 10, 2_000, 'bot-rounds'),
+	botDelays: boundedInt(options['bot-delays'], 1, 5_000, 'bot-delays'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 
@@ -248,6 +256,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		workspace: workspaces[FANOUT.slug],
 		sizes: settings.fanoutConversations,
 	});
+	const bots = await botsOf(baseUrl, workspaces, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
@@ -266,9 +275,22 @@ async function measure(baseUrl, workspaces, warnings) {
 		breakdown,
 		room,
 		fanout,
+		bots,
 		widget,
 		d1QueriesPerListPage,
 	};
+}
+
+function botsOf(baseUrl, workspaces, warnings) {
+	return botSection({
+		baseUrl,
+		replyWorkspace: workspaces[BOT_REPLY.slug],
+		delayWorkspace: workspaces[BOT_DELAYS.slug],
+		rounds: settings.botRounds,
+		delayConversations: settings.botDelays,
+		warnings,
+		log,
+	});
 }
 
 /**
@@ -342,11 +364,20 @@ async function main() {
 	try {
 		log('building the widget (vite build)');
 		buildWidget(ROOT);
-		const only = options.only === 'widget-config';
-		if (options.only !== undefined && !only) throw new Error('--only takes widget-config');
-		log(only ? 'seeding the widget workspace' : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
+		const only = options.only;
+		if (only !== undefined && only !== 'widget-config' && only !== 'bots') {
+			throw new Error('--only takes widget-config or bots');
+		}
+		log(only ? `seeding the ${only} workspaces` : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
-		const workspaces = await seed(persistTo, only ? [WIDGET] : [SMALL, LARGE, ROOM, FANOUT, WIDGET]);
+		const workspaces = await seed(
+			persistTo,
+			only === 'widget-config'
+				? [WIDGET]
+				: only === 'bots'
+					? [BOT_REPLY, BOT_DELAYS]
+					: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS],
+		);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');
@@ -364,9 +395,15 @@ async function main() {
 		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
 
-		if (only) {
+		if (only === 'widget-config') {
 			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			console.log(JSON.stringify({ health, widgetConfig }, null, '\t'));
+			return;
+		}
+		if (only === 'bots') {
+			const warnings = [];
+			const bots = await botsOf(server.baseUrl, workspaces, warnings);
+			console.log(JSON.stringify({ bots, warnings }, null, '\t'));
 			return;
 		}
 		const warnings = [];

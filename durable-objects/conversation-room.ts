@@ -159,7 +159,9 @@ export class ConversationRoom extends DurableObject<Env> {
 		await armed;
 		const storedAt = Date.now();
 		await this.sendOut(armed, untilD1);
-		if (forBots) void this.bot.kick();
+		// Not awaited: the sender is answered once its message is stored. A failed look is logged by the bots'
+		// queue and redone by their watchdog.
+		if (forBots) void this.bot.kick().catch(() => undefined);
 		// The Workers clock moves only across I/O: these are the waits (the first use's import from D1, the
 		// storage write with its timer, the D1 copy), not CPU.
 		const spans = { open: openedAt - startedAt, stored: storedAt - openedAt, d1: Date.now() - storedAt };

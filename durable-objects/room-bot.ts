@@ -289,10 +289,15 @@ export class RoomBot {
 		const candidates = await this.startable();
 		if (candidates.length === 0) return null;
 		const { channel } = await this.loadScene();
-		const first =
+		// New conversation: the customer's first message, before anyone of the team wrote (a conversation the
+		// team opened is theirs). Keyword: only while no person of the team has written in it.
+		const before = (kinds: string) =>
 			this.storage.sql
-				.exec<{ n: number }>("SELECT COUNT(*) AS n FROM log WHERE author_kind = 'contact' AND seq < ?", row.seq)
-				.one().n === 0;
+				.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE author_kind IN (${kinds}) AND seq < ?`, row.seq)
+				.one().n;
+		const first = before("'contact', 'operator'") === 0;
+		const personHere = before("'operator'") > 0;
+		if (personHere) return null;
 		for (const bot of candidates) {
 			if (bot.channels !== null && !bot.channels.includes(channel)) continue;
 			if (bot.trigger === 'new_conversation' && first) return { bot, trigger: 'new_conversation' };

@@ -47,6 +47,9 @@ const args = [
 	`DEMO_WORKSPACE_ID:${workspaceId}`,
 	'--var',
 	'HTTPS_ONLY:off',
+	// A bot integration (or its test mode) may call a server on this machine: never in production.
+	'--var',
+	'OUTBOUND_LOOPBACK:on',
 ];
 const child = spawn(bin('wrangler'), [...args, ...wranglerArgs], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -219,6 +219,13 @@ describe('keyword and manual starts', () => {
 			.toEqual(['Hello', 'qual o PRECO?', 'Plans start at R$ 49.']);
 		const [run] = await runs(token, conversationId);
 		expect(run).toMatchObject({ trigger: 'keyword', status: 'finished' });
+		// Where a person of the team has written, the keyword starts nothing: the visitor is talking to them.
+		const other = await startVisitorConversation(visitor, 'Hello again');
+		await reply(token, other, 'Hi! Bia here.');
+		await visitorSend(visitor, other, 'And the pricing?', crypto.randomUUID());
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(await texts(token, other)).toEqual(['Hello again', 'Hi! Bia here.', 'And the pricing?']);
+		expect(await runs(token, other)).toEqual([]);
 	});
 
 	it('lets an operator start a published bot, refuses a second while it runs, and stops it when a person writes', async () => {
