@@ -298,6 +298,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		const complete = backlog.length < MAX_BACKLOG;
 		const lastSeq = complete ? this.store.lastSeq() : (backlog.at(-1)?.seq ?? after);
 		send(server, { type: 'synced', lastSeq, complete });
+		// A bot's typing pause under way: this socket would otherwise see the message without the "typing…".
+		if (this.bot.typing()) send(server, { type: 'typing', author: 'operator', operatorId: null, typing: true });
 		return switchingProtocols(request, client);
 	}
 

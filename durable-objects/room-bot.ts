@@ -189,6 +189,12 @@ export class RoomBot {
 		});
 	}
 
+	/** Whether a run is in a typing pause now: a socket that connects meanwhile is told, as the others were. */
+	typing(): boolean {
+		const waiting = this.active()?.state.waiting;
+		return waiting?.for === 'timer' && waiting.resume === 'send';
+	}
+
 	/** The conversation's runs, newest first, each with its step log. */
 	runs(limit = 20): BotRunView[] {
 		const rows = this.storage.sql
@@ -641,7 +647,7 @@ function interactiveOf(effect: Extract<Effect, { kind: 'message' }>): Interactiv
 		const labels = [...new Set(effect.buttons.map((label) => label.trim().slice(0, 80)).filter(Boolean))];
 		return labels.length > 0 ? { type: 'buttons', buttons: labels.map((label) => ({ label })) } : null;
 	}
-	const typed = ['text', 'number', 'email', 'phone', 'date', 'file'] as const;
+	const typed = ['text', 'number', 'email', 'phone', 'date', 'datetime', 'file'] as const;
 	const input = typed.find((kind) => kind === effect.ask);
 	return input ? { type: 'input', input } : null;
 }

@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { assignProblem } from '../actions/assign';
 import { template, variableName } from '../actions/fields';
-import { httpRequestProblems } from '../actions/http-request';
+import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
 import {
 	assignAction,
 	createDealAction,
@@ -69,9 +69,9 @@ const choice = z.strictObject({
 const dataEntry = z.strictObject({
 	type: z.literal('data_entry').openapi({ description: 'Data Entry: asks, checks and keeps an answer.' }),
 	prompt: template(4000).openapi({ description: 'The question.' }),
-	input: z
-		.enum(['text', 'number', 'email', 'phone', 'date', 'file', 'buttons', 'rating'])
-		.openapi({ description: 'What is asked for; `email`, `phone`, `number` and `date` are checked as such.' }),
+	input: z.enum(['text', 'number', 'email', 'phone', 'date', 'datetime', 'file', 'buttons', 'rating']).openapi({
+		description: 'What is asked for; `email`, `phone`, `number`, `date` and `datetime` are checked as such.',
+	}),
 	variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
 	choices: z.array(choice).min(1).max(10).optional().openapi({ description: 'A button selection’s buttons.' }),
 	validation: z
@@ -93,6 +93,10 @@ const dataEntry = z.strictObject({
 			condition: conditionSchema
 				.optional()
 				.openapi({ description: 'A custom validation: a condition over `answer` and `vars`.' }),
+			integration: z.strictObject(httpRequestFields).optional().openapi({
+				description:
+					'A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables.',
+			}),
 			message: template(1000).optional().openapi({ description: 'Said when the answer is refused.' }),
 		})
 		.optional()
@@ -326,6 +330,11 @@ export function botProblems(definition: unknown): BotProblem[] {
 			if (v?.pattern !== undefined) {
 				const problem = unsafePattern(v.pattern);
 				if (problem) problems.push({ path: at('validation', 'pattern'), message: problem });
+			}
+			if (v?.integration) {
+				for (const p of httpRequestProblems(v.integration)) {
+					problems.push({ path: at('validation', 'integration', ...p.path), message: p.message });
+				}
 			}
 			if (v?.condition) {
 				for (const p of conditionProblems(v.condition)) {

@@ -23,7 +23,9 @@ type Waiting =
 	| { for: 'reason'; stepId: string }
 	| { for: 'timer'; stepId: string; at: number; resume: 'next' | 'send'; cancelOnReply: boolean }
 	| { for: 'facts'; stepId: string }
-	| { for: 'result'; stepId: string };
+	| { for: 'result'; stepId: string }
+	/** An answer the local checks took, waiting for its validation call (`value`: the answer as it would be kept). */
+	| { for: 'validation'; stepId: string; value: unknown };
 
 export interface RunState {
 	status: 'running' | 'waiting' | 'finished' | 'transferred' | 'stopped' | 'failed';
@@ -167,6 +169,9 @@ export function advance(
 				break;
 			case 'result':
 				if (event.type === 'result') receiveResult(m, step, event);
+				break;
+			case 'validation':
+				if (event.type === 'result' && step.type === 'data_entry') receiveVerdict(m, step, waiting, event);
 				break;
 		}
 	} catch (error) {
@@ -355,7 +360,9 @@ function refusal(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, tex
 
 /** The format an input type implies (an e-mail input is checked as an e-mail), if any. */
 function typedFormat(input: Extract<BotStep, { type: 'data_entry' }>['input']): AnswerFormat | undefined {
-	return input === 'email' || input === 'phone' || input === 'number' || input === 'date' ? input : undefined;
+	return input === 'email' || input === 'phone' || input === 'number' || input === 'date' || input === 'datetime'
+		? input
+		: undefined;
 }
 
 function receiveAnswer(
@@ -363,7 +370,6 @@ function receiveAnswer(
 	step: Extract<BotStep, { type: 'data_entry' }>,
 	event: Extract<BotEvent, { type: 'answer' | 'file' }>,
 ) {
-	const attempts = m.state.attempts;
 	let value: unknown;
 	let problem: string | null;
 	if (step.input === 'file') {
@@ -384,17 +390,58 @@ function receiveAnswer(
 		input: event.type === 'file' ? event.name : event.text,
 		...(problem ? { error: problem } : {}),
 	});
-	if (problem) {
-		if (attempts >= step.retries) {
-			m.state.waiting = null;
-			if (step.onRetriesExhausted) run(m, step.onRetriesExhausted);
-			else stop(m, 'finished', `no valid answer to "${step.id}"`);
-			return;
-		}
-		ask(m, step, step.validation?.message ?? step.prompt);
-		m.state.attempts = attempts + 1;
+	if (problem) return reject(m, step);
+	const remote = step.validation?.integration;
+	if (remote) {
+		// The answer passed the local checks; an outside system decides now (an order number that exists): its
+		// call sees the answer as `answer`, and a 2xx accepts it.
+		const variables = { ...m.state.variables, answer: value };
+		const request = renderStep(
+			{ ...remote, id: step.id, type: 'integration' } as Extract<BotStep, { type: 'integration' }>,
+			(source) => renderTemplateSync(source, { ...m.context, variables, now: m.now }),
+		);
+		m.effects.push({ kind: 'action', step: request });
+		wait(m, { for: 'validation', stepId: step.id, value });
 		return;
 	}
+	accept(m, step, value);
+}
+
+/** An answer refused: asked again, or, out of retries, off to `onRetriesExhausted` (the end otherwise). */
+function reject(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>) {
+	const attempts = m.state.attempts;
+	if (attempts >= step.retries) {
+		m.state.waiting = null;
+		if (step.onRetriesExhausted) run(m, step.onRetriesExhausted);
+		else stop(m, 'finished', `no valid answer to "${step.id}"`);
+		return;
+	}
+	ask(m, step, step.validation?.message ?? step.prompt);
+	m.state.attempts = attempts + 1;
+}
+
+/** The outside system's verdict on an answer the local checks took. */
+function receiveVerdict(
+	m: Machine,
+	step: Extract<BotStep, { type: 'data_entry' }>,
+	waiting: Extract<Waiting, { for: 'validation' }>,
+	event: Extract<BotEvent, { type: 'result' }>,
+) {
+	m.effects.push({
+		kind: 'log',
+		stepId: step.id,
+		output: event.ok ? 'accepted by the validation call' : undefined,
+		...(event.ok ? {} : { error: `refused by the validation call: ${event.error ?? 'failed'}` }),
+	});
+	if (!event.ok) return reject(m, step);
+	for (const [variable, path] of Object.entries(step.validation?.integration?.response ?? {})) {
+		m.state.variables[variable] = pathValue(event.data, path);
+	}
+	accept(m, step, waiting.value);
+}
+
+/** A valid answer: kept, then on to the next step (or the rating's reason). */
+function accept(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, value: unknown) {
 	m.state.variables[step.variable] = value;
 	m.state.variables.answer = value;
 	m.state.waiting = null;

@@ -67,7 +67,7 @@ export function parseAmount(raw: string, locale: AmountLocale): number | null {
 }
 
 /** The formats a Data Entry step checks an answer against. */
-export const ANSWER_FORMATS = ['email', 'phone', 'cpf', 'cnpj', 'number', 'date'] as const;
+export const ANSWER_FORMATS = ['email', 'phone', 'cpf', 'cnpj', 'number', 'date', 'datetime'] as const;
 export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
@@ -75,7 +75,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 /**
  * Whether an answer has the format, and its normalised form: an e-mail lower-cased, a phone as `+` and
  * digits (typed with `+` and its country code), a CPF as 11 digits, a CNPJ as its 14 characters (digits, or
- * capital letters then two digits), a number as a number, a date as YYYY-MM-DD (typed DD/MM/YYYY or ISO).
+ * capital letters then two digits), a number as a number, a date as YYYY-MM-DD (typed DD/MM/YYYY or ISO), a
+ * date and time as YYYY-MM-DDTHH:MM, local to the visitor (typed DD/MM/YYYY HH:MM, or as a browser's
+ * date-time input sends it).
  */
 export function checkAnswer(format: AnswerFormat, raw: string): { ok: true; value: string | number } | { ok: false } {
 	const text = raw.trim();
@@ -96,6 +98,14 @@ export function checkAnswer(format: AnswerFormat, raw: string): { ok: true; valu
 			return text !== '' && /^-?\d+([.,]\d+)?$/.test(text) && Number.isFinite(value)
 				? { ok: true, value }
 				: { ok: false };
+		}
+		case 'datetime': {
+			const m = /^(.+?)[T ](\d{1,2}):(\d{2})(?::\d{2})?$/.exec(text);
+			const day = m ? checkAnswer('date', m[1] ?? '') : { ok: false as const };
+			const hours = Number(m?.[2]);
+			const minutes = Number(m?.[3]);
+			if (!day.ok || !(hours >= 0 && hours <= 23) || !(minutes >= 0 && minutes <= 59)) return { ok: false };
+			return { ok: true, value: `${day.value}T${String(hours).padStart(2, '0')}:${m?.[3]}` };
 		}
 		case 'date': {
 			const br = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text);

@@ -25,8 +25,12 @@ const shopBot = {
 			id: 'hi',
 			type: 'send_message',
 			text: '*Welcome* to _Acme_ outdoor!',
-			media: [{ kind: 'image', url: 'https://cdn.example.com/tent.png', name: 'Ridge tent' }],
-			typingSeconds: 1,
+			media: [
+				{ kind: 'image', url: 'https://cdn.example.com/tent.png', name: 'Ridge tent' },
+				{ kind: 'video', url: 'https://cdn.example.com/setup.mp4', name: 'Setting it up' },
+				{ kind: 'document', url: 'https://cdn.example.com/manual.pdf', name: 'Manual' },
+			],
+			typingSeconds: 2,
 			next: 'pick',
 		},
 		{
@@ -86,6 +90,8 @@ describe('a bot in the widget', () => {
 		const { page } = await widgetPage(context, workspaceId);
 		await page.locator('parley-widget .launcher').click();
 		await sendFromWidget(page, 'Hi there');
+		// The bot's typing pause: the visitor sees the team typing, then the message.
+		await expect.poll(() => page.locator('parley-widget .typing').textContent(), { interval: 50 }).toContain('typing');
 		const choices = page.locator('parley-widget .choices button');
 		await expect.poll(() => choices.allTextContents(), { timeout: 15_000 }).toEqual(['Tent', 'Stove']);
 		await expect.poll(() => page.locator('parley-widget .msg.team strong').allTextContents()).toContain('Welcome');

@@ -37,6 +37,10 @@ describe('bot definitions', () => {
 			],
 			[withStep(8, { url: undefined }), 'steps.8.url: required (or a preset)'],
 			[
+				withStep(3, { validation: { integration: { url: 'https://shop.example.com/{{ answer }}' } } }),
+				'steps.3.validation.integration.method: required (or a preset)',
+			],
+			[
 				withStep(8, { preset: { product: 'hubspot', operation: 'create_deal', token: 't' } }),
 				'steps.8.method: a preset builds the request: leave this out',
 			],

@@ -266,4 +266,55 @@ describe('the bot interpreter', () => {
 		// A path to an inherited property reads nothing (data, never methods).
 		expect(run.state.variables.method).toBeUndefined();
 	});
+
+	it('asks an outside system to validate an answer: a 2xx accepts it, anything else re-prompts', () => {
+		const run = driver({
+			start: 'order',
+			steps: [
+				{
+					id: 'order',
+					type: 'data_entry',
+					prompt: 'Your order number?',
+					input: 'text',
+					variable: 'order',
+					validation: {
+						pattern: '^[A-Z]-\\d+$',
+						message: 'No such order. Your order number?',
+						integration: {
+							method: 'GET',
+							url: 'https://shop.example.com/orders/{{ answer }}',
+							response: { order_status: 'status' },
+						},
+					},
+					next: 'done',
+				},
+				{ id: 'done', type: 'end', message: 'Order {{ order }} is {{ order_status }}.' },
+			],
+		});
+		run.feed({ type: 'start' });
+		// The local checks refuse first, without a call.
+		expect(texts(run.feed({ type: 'answer', text: 'nope' }))).toEqual(['No such order. Your order number?']);
+		const call = run.feed({ type: 'answer', text: 'A-404' });
+		expect(call).toEqual([
+			{
+				kind: 'action',
+				step: {
+					id: 'order',
+					type: 'integration',
+					method: 'GET',
+					url: 'https://shop.example.com/orders/A-404',
+					response: { order_status: 'status' },
+				},
+			},
+		]);
+		expect(run.state.variables.order).toBeUndefined();
+		expect(texts(run.feed({ type: 'result', ok: false, error: 'the answer was HTTP 404' }))).toEqual([
+			'No such order. Your order number?',
+		]);
+		run.feed({ type: 'answer', text: 'A-7' });
+		expect(texts(run.feed({ type: 'result', ok: true, data: { status: 'shipped' } }))).toEqual([
+			'Order A-7 is shipped.',
+		]);
+		expect(run.state).toMatchObject({ status: 'finished', variables: { order: 'A-7', order_status: 'shipped' } });
+	});
 });

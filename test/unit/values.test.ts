@@ -49,6 +49,9 @@ describe('checkAnswer', () => {
 			['number', '2,5', 2.5],
 			['date', '23/11/2026', '2026-11-23'],
 			['date', '2026-11-23', '2026-11-23'],
+			['datetime', '23/11/2026 14:30', '2026-11-23T14:30'],
+			['datetime', '2026-11-23T09:05', '2026-11-23T09:05'],
+			['datetime', '2026-11-23 9:05', '2026-11-23T09:05'],
 		];
 		for (const [format, raw, value] of ok)
 			expect(checkAnswer(format, raw), `${format} ${raw}`).toEqual({ ok: true, value });
@@ -61,6 +64,9 @@ describe('checkAnswer', () => {
 			['cnpj', '54.550.752/0001-56'],
 			['number', '4 2'],
 			['date', '31/02/2026'],
+			['datetime', '2026-11-23'],
+			['datetime', '2026-11-23T24:00'],
+			['datetime', '30/02/2026 10:00'],
 		];
 		for (const [format, raw] of bad) expect(checkAnswer(format, raw), `${format} ${raw}`).toEqual({ ok: false });
 	});

@@ -29,6 +29,14 @@ function attachment(file: Attachment): HTMLElement {
 		image.loading = 'lazy';
 		return image;
 	}
+	if (safe && file.contentType.startsWith('video/')) {
+		const video = document.createElement('video');
+		video.src = file.url;
+		video.controls = true;
+		video.preload = 'metadata';
+		video.setAttribute('aria-label', file.name);
+		return video;
+	}
 	const link = document.createElement('a');
 	link.textContent = file.name;
 	if (safe) link.href = file.url;

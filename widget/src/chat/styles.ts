@@ -24,7 +24,7 @@ header button:hover{background:rgba(255,255,255,.18)}
 .msg .author,.msg .note{font-size:11.5px;opacity:.75}
 .msg.failed .note{color:#cf222e;opacity:1}
 .discard{border:0;background:none;color:inherit;text-decoration:underline;font-size:12px;padding:0;cursor:pointer}
-.msg img{display:block;max-width:100%;border-radius:8px;margin-top:6px}
+.msg img,.msg video{display:block;max-width:100%;border-radius:8px;margin-top:6px}
 .msg a{color:inherit}
 .choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}
 .choices button{border:1px solid var(--p);background:transparent;color:var(--fg);border-radius:16px;padding:6px 12px}
