@@ -147,7 +147,7 @@ describe('POST /v3/messages with an interactive message', () => {
 		['an 81-character label', { type: 'buttons', buttons: [{ label: 'x'.repeat(81) }] }],
 		['twice the same label', { type: 'buttons', buttons: [{ label: 'Yes' }, { label: 'Yes' }] }],
 		['an unknown type', { type: 'carousel', items: [] }],
-		['an unknown input kind', { type: 'input', input: 'file' }],
+		['an unknown input kind', { type: 'input', input: 'telepathy' }],
 		['an 81-character placeholder', { type: 'input', input: 'text', placeholder: 'x'.repeat(81) }],
 		['a rating out of 7', { type: 'rating', max: 7 }],
 		['an unknown field', { type: 'rating', max: 5, reason: true }],
