@@ -15,8 +15,8 @@
  * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
  *
  * What a public host name resolves to is not checked here: on Cloudflare's network a Worker's fetch cannot
- * reach private addresses. A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback through for local
- * test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
+ * reach private addresses. A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback (and `localhost`)
+ * through for local test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
  */
 import ipaddr from 'ipaddr.js';
 
@@ -79,6 +79,8 @@ export function refusal(raw: string, settings: Settings): string | null {
 		if (range !== 'unicast') return `${host} is a ${range} address, not a public one`;
 		return null;
 	}
+	// `localhost` is loopback by definition: a local test server's name, where loopback is let through.
+	if (settings.loopbackAllowed && (host === 'localhost' || host.endsWith('.localhost'))) return null;
 	if (!host.includes('.')) return `${host} is not a public host name`;
 	if (LOCAL_NAMES.test(host)) return `${host} is a local network name`;
 	return null;

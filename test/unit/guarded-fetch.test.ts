@@ -80,6 +80,9 @@ describe('guarded fetch', () => {
 	it('allows loopback only with the test setting, and never in production', () => {
 		expect(refusal('http://127.0.0.1:8788/', { httpAllowed: true, loopbackAllowed: true })).toBeNull();
 		expect(refusal('http://127.0.0.1:8788/', { httpAllowed: true, loopbackAllowed: false })).not.toBeNull();
+		expect(refusal('http://localhost:8787/health', { httpAllowed: true, loopbackAllowed: true })).toBeNull();
+		expect(refusal('http://localhost:8787/health', { httpAllowed: true, loopbackAllowed: false })).not.toBeNull();
+		expect(refusal('https://localhost/', prod)).not.toBeNull();
 		// The setting is ignored where HTTPS is enforced.
 		return expect(
 			guardedFetch({ ...production, OUTBOUND_LOOPBACK: 'on' }, { url: 'https://127.0.0.1/' }, remote({})),
