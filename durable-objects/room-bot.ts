@@ -34,6 +34,12 @@ const WATCHDOG_MS = 30_000;
 const BOTS_CACHE_MS = 15_000;
 /** Step log entries kept per run: a run that loops on re-prompts cannot grow the room's storage for ever. */
 const MAX_LOG_PER_RUN = 500;
+/**
+ * Tries of a run's pending effects that fail (D1 down, an action that throws) before the run is given up as
+ * failed: each retry is the watchdog's, WATCHDOG_MS apart, so a short outage is waited out but one broken
+ * effect never blocks the room's bots for good.
+ */
+const MAX_EFFECT_FAILURES = 5;
 
 /** The bot tables, created with the room's others (see `room-store.ts`). */
 export const BOT_SCHEMA = [
@@ -42,7 +48,8 @@ export const BOT_SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS bot_runs (
 		id TEXT PRIMARY KEY, bot_id TEXT NOT NULL, bot_name TEXT NOT NULL, version INTEGER NOT NULL,
 		trigger TEXT NOT NULL, started_by TEXT, start_key TEXT UNIQUE, definition TEXT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL,
-		pending TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0, started_at INTEGER NOT NULL,
+		pending TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0, failures INTEGER NOT NULL DEFAULT 0,
+		started_at INTEGER NOT NULL,
 		updated_at INTEGER NOT NULL, ended_at INTEGER)`,
 	'CREATE INDEX IF NOT EXISTS bot_runs_status ON bot_runs (status)',
 	`CREATE TABLE IF NOT EXISTS bot_log (
@@ -65,6 +72,7 @@ type RunRow = {
 	status: RunState['status'];
 	pending: string;
 	sent: number;
+	failures: number;
 	started_at: number;
 	updated_at: number;
 	ended_at: number | null;
@@ -183,8 +191,10 @@ export class RoomBot {
 			if (before) return { runId: before.id };
 			const active = this.active();
 			if (active) return { busy: active.row.id };
-			const runId = await this.begin(bot, trigger, startedBy, this.store.lastSeq(), startKey);
-			await this.drain();
+			// Answered once the run is stored: its effects (an integration may take seconds) are a job of their own,
+			// and the watchdog stored with the run finishes them if this instance is lost.
+			const runId = await this.begin(bot, trigger, startedBy, this.store.lastSeq(), startKey, false);
+			void this.kick().catch(() => undefined);
 			return { runId };
 		});
 	}
@@ -268,7 +278,7 @@ export class RoomBot {
 		const unfinished = this.storage.sql
 			.exec<{ id: string }>("SELECT id FROM bot_runs WHERE pending != '[]' ORDER BY started_at")
 			.toArray();
-		for (const { id } of unfinished) await this.perform(id);
+		for (const { id } of unfinished) await this.performGuarded(id);
 		for (;;) {
 			const [row] = this.store.after(this.seen(), 1);
 			if (!row) break;
@@ -307,7 +317,9 @@ export class RoomBot {
 		for (const bot of candidates) {
 			if (bot.channels !== null && !bot.channels.includes(channel)) continue;
 			if (bot.trigger === 'new_conversation' && first) return { bot, trigger: 'new_conversation' };
-			if (bot.trigger === 'keyword' && matchedKeyword(row.body, bot.keywords) !== null) {
+			// A file's message text is its name: "pricing.pdf" is no one asking about pricing.
+			const typed = row.attachments === '[]';
+			if (bot.trigger === 'keyword' && typed && matchedKeyword(row.body, bot.keywords) !== null) {
 				return { bot, trigger: 'keyword' };
 			}
 		}
@@ -332,6 +344,7 @@ export class RoomBot {
 		startedBy: string | null,
 		seen: number,
 		startKey: string | null = null,
+		performNow = true,
 	): Promise<string> {
 		const scene = await this.loadScene();
 		const now = Date.now();
@@ -373,7 +386,7 @@ export class RoomBot {
 			if (ended) this.store.queueEvent(ended);
 		});
 		await this.host.armOutbox();
-		await this.perform(id);
+		if (performNow) await this.performGuarded(id);
 		return id;
 	}
 
@@ -381,7 +394,7 @@ export class RoomBot {
 	private async feed(run: Run, event: BotEvent, seen?: number): Promise<void> {
 		const scene = await this.loadScene();
 		this.advanceStored(run, event, scene, run.pending, seen);
-		await this.perform(run.row.id);
+		await this.performGuarded(run.row.id);
 	}
 
 	/** The synchronous half of `feed`: the new state and its effects after `pending`, in one transaction. */
@@ -421,6 +434,49 @@ export class RoomBot {
 			},
 			now,
 		);
+	}
+
+	/**
+	 * `perform`, counting failures: past MAX_EFFECT_FAILURES the run is given up (failed, nothing pending), so
+	 * that the room's bots go on with the next messages; before that the failure is thrown for a retry.
+	 */
+	private async performGuarded(runId: string): Promise<void> {
+		try {
+			await this.perform(runId);
+		} catch (error) {
+			const { failures } = this.storage.sql
+				.exec<{ failures: number }>(
+					'UPDATE bot_runs SET failures = failures + 1 WHERE id = ? RETURNING failures',
+					runId,
+				)
+				.one();
+			if (failures < MAX_EFFECT_FAILURES) throw error;
+			this.abandon(runId, error);
+		}
+	}
+
+	/** A run whose effects kept failing: failed, with why, and nothing left to perform. */
+	private abandon(runId: string, error: unknown): void {
+		const run = this.run(runId);
+		if (!run) return;
+		const now = Date.now();
+		const reason = `an effect kept failing: ${error instanceof Error ? error.message : String(error)}`;
+		const state: RunState = { ...run.state, status: 'failed', waiting: null, reason };
+		const ended = run.row.ended_at === null ? this.endEvent(runId, run.row.bot_id, run.row.bot_name, state, now) : null;
+		this.storage.transactionSync(() => {
+			this.storage.sql.exec(
+				"UPDATE bot_runs SET state = ?, status = 'failed', pending = '[]', updated_at = ?, ended_at = COALESCE(ended_at, ?) WHERE id = ?",
+				JSON.stringify(state),
+				now,
+				now,
+				runId,
+			);
+			this.writeLog(runId, { kind: 'log', stepId: run.pending[0]?.kind ?? 'effect', error: reason });
+			this.timers.cancel(`${BOT_TIMER}:${runId}`);
+			if (ended) this.store.queueEvent(ended);
+		});
+		if (ended) void this.host.armOutbox();
+		console.error(`bot run ${runId} given up`, error);
 	}
 
 	/** Performs a run's pending effects in order, each removed (in storage) once done. */

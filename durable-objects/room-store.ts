@@ -229,6 +229,8 @@ export class RoomStore {
 					readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact'),
 					readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
 				);
+				// The history is no bot's input: the bots look at the messages from here on (`RoomBot`).
+				this.storage.sql.exec('UPDATE bot_cursor SET seen_seq = (SELECT COALESCE(MAX(seq), 0) FROM log) WHERE id = 1');
 			}),
 		);
 		return 2;

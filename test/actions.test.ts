@@ -336,6 +336,13 @@ describe('integration action', () => {
 			url: 'https://169.254.169.254/latest/meta-data/',
 		});
 		expect(metadata).toMatchObject({ ok: false });
+		// A value rendered into the path cannot climb to another resource.
+		const climbing = await performAction(s.ctx({ transport: api.transport }), {
+			type: 'integration',
+			method: 'DELETE',
+			url: 'https://api.example.com/v1/deals/1/../persons/7',
+		});
+		expect(climbing).toMatchObject({ ok: false, error: expect.stringContaining('.. segment') });
 		expect(api.seen).toHaveLength(1);
 	});
 });

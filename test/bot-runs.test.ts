@@ -1,14 +1,17 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import {
 	api,
 	expectError,
 	reply,
+	seedConversation,
 	seedOperator,
 	seedWorkspace,
 	startVisitor,
 	startVisitorConversation,
 	visitorSend,
+	withTableOffline,
 } from './factories';
 
 /**
@@ -260,6 +263,10 @@ describe('keyword and manual starts', () => {
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect((await texts(token, conversationId)).at(-1)).toBe('ana@example.com');
 		await expectError(await api(agent.token, 'POST', '/v3/conversations/conv_nope/bot', { botId }), 404);
+		// A disabled bot starts neither by its trigger nor by hand.
+		await api(token, 'PATCH', `/v3/bots/${botId}`, { enabled: false });
+		const disabled = await api(agent.token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId });
+		expect((await expectError(disabled, 409)).message).toContain('disabled');
 	});
 });
 
@@ -396,5 +403,61 @@ describe('the deal-stage trigger', () => {
 		await expect
 			.poll(() => texts(token, newConversation as string), { interval: 250 })
 			.toEqual(['Hi Caio, your proposal is ready.']);
+	});
+});
+
+describe('a room that comes back from D1', () => {
+	it('takes its history as read: an old first message starts no bot when the room is rebuilt', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await liveBot(token, {
+			definition: { start: 'hi', steps: [{ id: 'hi', type: 'end', message: 'Hello from the bot' }] },
+		});
+		// A conversation whose messages are in D1 only: its room is built from them on first use.
+		const conversationId = await seedConversation(workspaceId, { lastMessageSeq: 1 });
+		await env.DB.prepare(
+			"INSERT INTO messages (id, workspace_id, conversation_id, seq, author_kind, author_id, body, attachments, created_at) VALUES (?, ?, ?, 1, 'contact', NULL, 'An old question', '[]', ?)",
+		)
+			.bind(`msg_old_${conversationId}`, workspaceId, conversationId, Date.now() - 60_000)
+			.run();
+		await reply(token, conversationId, 'Sorry for the wait!');
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(await texts(token, conversationId)).toEqual(['An old question', 'Sorry for the wait!']);
+		expect(await runs(token, conversationId)).toEqual([]);
+	});
+});
+
+describe('a bot whose effect keeps failing', () => {
+	it('is given up as failed after a few tries, so the room’s bots go on', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['New'] });
+		await liveBot(token, {
+			definition: {
+				start: 'deal',
+				steps: [
+					{ id: 'deal', type: 'create_deal', funnel: 'Sales', name: 'Lead', next: 'done' },
+					{ id: 'done', type: 'end', message: 'Deal created.' },
+				],
+			},
+		});
+		const visitor = await startVisitor(workspaceId);
+		// The deals table is gone (D1 failing on it): the action throws, which no error path handles.
+		const conversationId = await withTableOffline('deals', async () => {
+			const id = await startVisitorConversation(visitor, 'Hi');
+			const room = env.CONVERSATION_ROOM.getByName(id);
+			await expect.poll(async () => (await runs(token, id))[0]?.status, { interval: 100 }).toBe('waiting');
+			// The watchdog's retries, one after another.
+			for (let i = 0; i < 5; i++) {
+				await runInDurableObject(room, (instance) =>
+					(instance as unknown as { bot: { kick(): Promise<void> } }).bot.kick().catch(() => undefined),
+				);
+			}
+			return id;
+		});
+		const [run] = await runs(token, conversationId);
+		expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('an effect kept failing') });
+		// Nothing is left to perform: a later look goes straight to the new messages.
+		await visitorSend(visitor, conversationId, 'Anyone?', crypto.randomUUID());
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(await texts(token, conversationId)).toEqual(['Hi', 'Anyone?']);
 	});
 });

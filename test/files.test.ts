@@ -57,10 +57,17 @@ describe('visitor file uploads', () => {
 		expect(download.headers.get('Content-Disposition')).toContain('attachment; filename="receipt.png"');
 		expect(download.headers.get('X-Content-Type-Options')).toBe('nosniff');
 		expect(new Uint8Array(await download.arrayBuffer())).toEqual(PNG);
-		// A retry of the same send stores nothing new and answers the same message.
+		// A retry of the same send stores nothing new and answers the same message; other bytes under the same
+		// id are refused before they could replace the file.
 		const again = await fetchUpload(visitor, conversationId, PNG, 'name=receipt.png&clientMessageId=up-1');
 		expect(again.status).toBe(201);
+		const swapped = new TextEncoder().encode('%PDF-1.7 another file');
+		await expectError(
+			await fetchUpload(visitor, conversationId, swapped, 'name=receipt.png&clientMessageId=up-1'),
+			422,
+		);
 		expect(await objects(workspaceId)).toHaveLength(1);
+		expect(new Uint8Array(await (await api(token, 'GET', path)).arrayBuffer())).toEqual(PNG);
 		const other = await seedWorkspace();
 		await expectError(await api(other.token, 'GET', path), 404);
 	});
@@ -90,6 +97,7 @@ describe('visitor file uploads', () => {
 		expect(safeFileName('C:\\Users\\ana\\invoice.exe', 'pdf')).toBe('invoice.exe.pdf');
 		expect(safeFileName('"photo"\n.JPEG', 'jpg')).toBe('photo.JPEG');
 		expect(safeFileName(undefined, 'png')).toBe('upload.png');
+		expect(safeFileName('invoice\u202Efdp.exe', 'pdf')).toBe('invoicefdp.exe.pdf');
 	});
 });
 

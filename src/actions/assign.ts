@@ -1,6 +1,7 @@
 /**
- * Assign conversation: to an operator (who must be an enabled member) or to a group (its queue: the
- * assignment rules pick the operator). A disabled operator or a deleted group takes the step's error path.
+ * Assign conversation: to an operator (who must be an enabled member) or to a group (the conversation then
+ * waits in the group's queue; picking its operator is auto-assignment's, to come). A disabled operator or a
+ * deleted group takes the step's error path.
  */
 import { z } from '@hono/zod-openapi';
 import { updateConversation } from '../domain/conversation-changes';

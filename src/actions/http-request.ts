@@ -63,8 +63,30 @@ type HttpRequest = Omit<IntegrationAction, 'type'>;
 
 const USER_AGENT = 'Parley-Automation/1 (+https://github.com/parley)';
 
+/**
+ * Why a JSON body template is unsafe: a value not written with the `json` filter, which an answer holding a
+ * quote could turn into more JSON (`", "admin": true`). Null for a body that is no JSON, or is safe.
+ */
+export function jsonBodyProblem(body: string): string | null {
+	if (!/^\s*[[{]/.test(body)) return null;
+	for (const [, expression] of body.matchAll(/\{\{-?([\s\S]*?)-?\}\}/g)) {
+		if (!/\|\s*json\s*$/.test(expression ?? '')) {
+			return `in a JSON body, write each value with the json filter and no quotes around it ({{${expression}| json }}), so an answer cannot change the JSON`;
+		}
+	}
+	return null;
+}
+
+/** Whether a URL's path climbs (a `.` or `..` segment, encoded or not): a value must not reach another resource. */
+export function climbs(url: string): boolean {
+	const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
+	return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
 /** What is wrong with the request's shape: a preset, or a method and URL, never both; each with its field. */
 export function httpRequestProblems(request: HttpRequest): Array<{ path: string[]; message: string }> {
+	const body = request.body === undefined ? null : jsonBodyProblem(request.body);
+	if (body) return [{ path: ['body'], message: body }];
 	if (request.preset) {
 		const extra = (['method', 'url', 'headers', 'auth', 'body'] as const).filter((key) => request[key] !== undefined);
 		return [
@@ -129,6 +151,8 @@ export function performHttpRequest(ctx: ActionContext, request: HttpRequest): Pr
 					...(request.body !== undefined && request.method !== 'GET' ? { body: request.body } : {}),
 				};
 		if (outbound.url === '') return refused('url: rendered empty');
+		if (climbs(outbound.url))
+			return refused(`url: ${outbound.url} has a . or .. segment (encode values with url_encode)`);
 		const response = await guardedFetch(ctx.env, outbound, ctx.transport ? { transport: ctx.transport } : {});
 		const data = responseData(response.body, response.headers['content-type']);
 		if (response.status >= 400)

@@ -455,6 +455,7 @@ export async function runnableBots(
 export async function publishedBot(db: Database, workspaceId: string, id: string): Promise<RunnableBot> {
 	const bot = await botRow(db, workspaceId, id);
 	if (bot.publishedVersion === null) throw new Conflict(`Bot ${id} has no published version yet: publish it first.`);
+	if (!bot.enabled) throw new Conflict(`Bot ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
 	const version = await getVersion(db, workspaceId, id, bot.publishedVersion);
 	return {
 		id: bot.id,

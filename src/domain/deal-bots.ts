@@ -18,17 +18,27 @@ export function isDealStageEvent(event: DomainEvent): event is DealEvent {
 	return event.type === 'deal.created' || event.type === 'deal.stage_changed';
 }
 
-/** Starts the bots the deal's new stage has; the outcome of each, for the log. */
-export async function startDealBots(env: Env, db: Database, event: DealEvent): Promise<string[]> {
+/**
+ * Starts the best bot (by priority, then age) of the deal's new stage that has somewhere to run; the
+ * outcome, for the log. One bot, as for every trigger: a conversation runs one bot at a time.
+ */
+export async function startDealBots(env: Env, db: Database, event: DealEvent): Promise<string | null> {
 	const { deal } = event.payload;
-	if (deal.contactId === null || deal.status !== 'open') return [];
-	const bots = await runnableBots(db, event.workspaceId, ['deal_stage'], deal.stageId);
-	const outcomes: string[] = [];
-	for (const bot of bots) outcomes.push(await startOne(env, db, event, deal.contactId, bot));
-	return outcomes;
+	if (deal.contactId === null || deal.status !== 'open') return null;
+	for (const bot of await runnableBots(db, event.workspaceId, ['deal_stage'], deal.stageId)) {
+		const outcome = await startOne(env, db, event, deal.contactId, bot);
+		if (outcome !== null) return outcome;
+	}
+	return null;
 }
 
-async function startOne(env: Env, db: Database, event: DealEvent, contactId: string, bot: RunnableBot) {
+async function startOne(
+	env: Env,
+	db: Database,
+	event: DealEvent,
+	contactId: string,
+	bot: RunnableBot,
+): Promise<string | null> {
 	const { workspaceId } = event;
 	const startKey = `deal-bot:${event.id}:${bot.id}`;
 	const open = await db

@@ -43,6 +43,8 @@ export function safeFileName(raw: string | undefined, extension: string): string
 		.pop()
 		// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
 		?.replace(/[\u0000-\u001f\u007f"]/g, '')
+		// Format characters too: a right-to-left override would show "invoice\u202Efdp.exe" as "invoiceexe.pdf".
+		.replace(/\p{Cf}/gu, '')
 		.trim()
 		.slice(0, 120);
 	const name = base || `upload.${extension}`;
@@ -54,42 +56,47 @@ export function safeFileName(raw: string | undefined, extension: string): string
 const key = (workspaceId: string, id: string) => `files/${workspaceId}/${id}`;
 
 /**
- * A file's id from the visitor and its client message id: a retried upload writes the same object again
- * and posts the same message (a replay), instead of leaving a second file behind.
+ * A file's id from the visitor, the conversation and the client message id: a retried upload (its message
+ * answered as a replay before anything is stored) names the same object, and no other send can reach it.
  */
-export async function fileId(visitorId: string, clientMessageId: string): Promise<string> {
+export async function fileId(visitorId: string, conversationId: string, clientMessageId: string): Promise<string> {
 	const digest = new Uint8Array(
-		await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${visitorId}\n${clientMessageId}`)),
+		await crypto.subtle.digest(
+			'SHA-256',
+			new TextEncoder().encode(`${visitorId}\n${conversationId}\n${clientMessageId}`),
+		),
 	);
 	return `fil_${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
-export interface StoredFile {
-	id: string;
+export interface DescribedFile {
 	name: string;
 	contentType: string;
 	size: number;
 }
 
-/** Stores a visitor's upload (already read, at most MAX_FILE_BYTES) and describes it; 415 for an unknown kind. */
-export async function storeFile(
-	env: Env,
-	workspaceId: string,
-	conversationId: string,
-	id: string,
-	rawName: string | undefined,
-	bytes: Uint8Array,
-): Promise<StoredFile | null> {
+/** What an upload is (from its bytes), under a safe name; null when it is none of the accepted kinds. */
+export function describeFile(rawName: string | undefined, bytes: Uint8Array): DescribedFile | null {
 	if (bytes.byteLength > MAX_FILE_BYTES)
 		throw new PayloadTooLarge(`A file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
 	const kind = sniff(bytes);
 	if (!kind) return null;
-	const name = safeFileName(rawName, kind.extension);
+	return { name: safeFileName(rawName, kind.extension), contentType: kind.type, size: bytes.byteLength };
+}
+
+/** Stores an upload described by `describeFile`, under its workspace. */
+export async function putFile(
+	env: Env,
+	workspaceId: string,
+	conversationId: string,
+	id: string,
+	file: DescribedFile,
+	bytes: Uint8Array,
+): Promise<void> {
 	await env.FILES.put(key(workspaceId, id), bytes, {
-		httpMetadata: { contentType: kind.type },
-		customMetadata: { name, conversationId },
+		httpMetadata: { contentType: file.contentType },
+		customMetadata: { name: file.name, conversationId },
 	});
-	return { id, name, contentType: kind.type, size: bytes.byteLength };
 }
 
 /** A stored file of the workspace, as a download: its bytes with the type it was sniffed as. */

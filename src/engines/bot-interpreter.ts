@@ -175,10 +175,11 @@ export function advance(
 				break;
 		}
 	} catch (error) {
-		// A template that fails while resuming (a re-prompt, a choice's label) fails the run, as on entry.
-		if (!(error instanceof TemplateError)) throw error;
-		m.effects.push({ kind: 'log', stepId: step.id, error: `template: ${error.message}` });
-		stop(m, 'failed', `template: ${error.message}`);
+		// A step that fails while resuming (a template of a re-prompt, a condition over odd data) fails the run,
+		// as on entry: a run never throws, so one bad step cannot stall the room's other work.
+		const message = error instanceof TemplateError ? `template: ${error.message}` : String(error);
+		m.effects.push({ kind: 'log', stepId: step.id, error: message });
+		stop(m, 'failed', message);
 	}
 	return { state: m.state, effects: m.effects };
 }

@@ -250,7 +250,9 @@ export function factValue(facts: Facts, path: string): unknown {
 	return value;
 }
 
-const text = (value: unknown) => String(value).trim().toLowerCase();
+/** A value as text to compare: JSON for an object (data from an integration may hold a `toString` key). */
+const text = (value: unknown) =>
+	(typeof value === 'object' && value !== null ? (JSON.stringify(value) ?? '') : String(value)).trim().toLowerCase();
 
 /** A number when the value is one or reads as one ("1500", " 2.5 "); undefined otherwise. */
 function asNumber(value: unknown): number | undefined {

@@ -3,7 +3,7 @@
  * public-widget.ts): its history, sending, the read receipt and the WebSocket.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ACCEPTED_FILES, fileId, storeFile } from '../domain/files';
+import { ACCEPTED_FILES, describeFile, fileId, putFile } from '../domain/files';
 import { connectToRoom, markRead, postVisitorMessage } from '../domain/live';
 import { listMessages, messageSchema, messageView, visitorClientId, visitorView } from '../domain/messages';
 import { clientIp, spendVisitorMessage } from '../domain/visitor-limits';
@@ -157,29 +157,28 @@ export const publicMessages = createRouter()
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
 			const bytes = new Uint8Array(await c.req.arrayBuffer());
-			const stored = await storeFile(c.env, workspaceId, id, await fileId(session.id, clientMessageId), name, bytes);
-			if (!stored) throw new UnsupportedMediaType(`Send ${ACCEPTED_FILES}: this file is none of them.`);
-			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
-			const limit = () => spendVisitorMessage(c.var.db, c.env, sender);
+			const file = describeFile(name, bytes);
+			if (!file) throw new UnsupportedMediaType(`Send ${ACCEPTED_FILES}: this file is none of them.`);
+			const stored = await fileId(session.id, id, clientMessageId);
 			// Always https: the deployment is, and message attachments are https links.
-			const origin = new URL(c.req.url);
+			const url = `https://${new URL(c.req.url).host}/v3/files/${stored}`;
 			const input = {
 				workspaceId,
 				conversationId: id,
 				authorKind: 'contact' as const,
 				authorId: null,
-				text: stored.name,
-				attachments: [
-					{
-						url: `https://${origin.host}/v3/files/${stored.id}`,
-						name: stored.name,
-						contentType: stored.contentType,
-						size: stored.size,
-					},
-				],
+				text: file.name,
+				attachments: [{ url, ...file }],
 				clientMessageId: visitorClientId(session.id, clientMessageId),
 			};
-			const { message } = await postVisitorMessage(c.env, input, limit);
+			// A retry is answered from the stored message before anything is counted or stored; a new send is
+			// counted, then its file stored, then the message that carries it posted.
+			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
+			const countThenStore = async () => {
+				await spendVisitorMessage(c.var.db, c.env, sender);
+				await putFile(c.env, workspaceId, id, stored, file, bytes);
+			};
+			const { message } = await postVisitorMessage(c.env, input, countThenStore);
 			return c.json(visitorView(message), 201);
 		},
 	)

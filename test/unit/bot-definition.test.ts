@@ -37,6 +37,10 @@ describe('bot definitions', () => {
 			],
 			[withStep(8, { url: undefined }), 'steps.8.url: required (or a preset)'],
 			[
+				withStep(8, { body: '{"email": "{{ email }}"}' }),
+				'steps.8.body: in a JSON body, write each value with the json filter',
+			],
+			[
 				withStep(3, { validation: { integration: { url: 'https://shop.example.com/{{ answer }}' } } }),
 				'steps.3.validation.integration.method: required (or a preset)',
 			],

@@ -63,7 +63,7 @@ export const leadBot = {
 			type: 'integration',
 			method: 'POST',
 			url: 'https://crm.example.com/leads',
-			body: '{"email":"{{ email }}"}',
+			body: '{"email": {{ email | json }}}',
 			response: { lead_id: 'id' },
 			next: 'assign',
 			onError: 'handoff',

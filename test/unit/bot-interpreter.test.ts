@@ -102,7 +102,7 @@ describe('the bot interpreter', () => {
 		// The same result again, late: it answers a step the run no longer waits on, and changes nothing.
 		expect(run.feed({ type: 'result', stepId: 'deal', ok: true, data: { id: 'deal_2' } })).toEqual([]);
 		expect(call).toEqual([
-			{ kind: 'action', step: expect.objectContaining({ type: 'integration', body: '{"email":"ana@example.com"}' }) },
+			{ kind: 'action', step: expect.objectContaining({ type: 'integration', body: '{"email": "ana@example.com"}' }) },
 		]);
 		expect(run.feed({ type: 'result', ok: true, data: { id: 'L-9' } })).toEqual([
 			{ kind: 'action', step: expect.objectContaining({ type: 'assign', groupId: 'grp_sales' }) },

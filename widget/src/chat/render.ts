@@ -20,6 +20,13 @@ export function appendFormatted(parent: HTMLElement, text: string): void {
 }
 
 function attachment(file: Attachment): HTMLElement {
+	// A file the visitor sent is kept for the team (its URL needs an operator's token): shown by its name.
+	if (/\/v3\/files\/fil_/.test(file.url)) {
+		const sent = document.createElement('span');
+		sent.className = 'file';
+		sent.textContent = `📎 ${file.name}`;
+		return sent;
+	}
 	// Only https files, as the Worker only stores https URLs; anything else is not shown.
 	const safe = /^https:\/\//i.test(file.url);
 	if (safe && file.contentType.startsWith('image/')) {
