@@ -154,6 +154,24 @@ export class RoomBot {
 		);
 	}
 
+	/**
+	 * In the turn of an append: marks the message looked at right away when it plainly needs no bot (no run
+	 * under way or unfinished, nothing before it unlooked at, and it is the team's, or a visitor's in a
+	 * workspace known to have no bot a message may start), so the usual message costs no look and no commit of
+	 * its own. False when the bots must look at it (`guard`, then `kick`).
+	 */
+	settle(row: LogRow): boolean {
+		if (this.seen() !== row.seq - 1) return false;
+		const busy = this.storage.sql
+			.exec("SELECT 1 FROM bot_runs WHERE status IN ('running', 'waiting') OR pending != '[]' LIMIT 1")
+			.toArray().length;
+		if (busy > 0) return false;
+		const noBots = this.bots !== null && Date.now() - this.bots.at <= BOTS_CACHE_MS && this.bots.list.length === 0;
+		if (row.author_kind === 'contact' && !noBots) return false;
+		this.setSeen(row.seq);
+		return true;
+	}
+
 	/** Looks at the messages not looked at yet, and performs what any run left pending. */
 	kick(): Promise<void> {
 		return this.enqueue(() => this.drain());
@@ -244,9 +262,11 @@ export class RoomBot {
 	private enqueue<T>(job: () => Promise<T>): Promise<T> {
 		const result = this.queue.then(async () => {
 			this.scene = null;
-			// Until the job is done, the watchdog stands in for it.
-			this.guard();
-			await this.timers.scheduleNextAlarm();
+			// Until the job is done, the watchdog stands in for it (stored with the append that asked for a look).
+			if (this.timers.get(BOT_WATCHDOG) === null) {
+				this.guard();
+				await this.timers.scheduleNextAlarm();
+			}
 			return job();
 		});
 		this.queue = result.catch((error) => console.error('a bot job failed; the watchdog retries it', error));
