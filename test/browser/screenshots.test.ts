@@ -107,4 +107,48 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await phone.locator('parley-widget .composer textarea').waitFor();
 		await shot(phone, 'mobile');
 	});
+
+	it('a bot asking its questions', async () => {
+		const { workspaceId, token } = workspace(58);
+		await putSettings(token, { displayName: 'Acme Outdoor', primaryColor: '#2d6a4f' });
+		const created = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Shop assistant',
+			trigger: { kind: 'new_conversation' },
+			definition: {
+				start: 'hi',
+				steps: [
+					{ id: 'hi', type: 'send_message', text: 'Hi! I’m the *Acme* assistant.', next: 'email' },
+					{
+						id: 'email',
+						type: 'data_entry',
+						prompt: 'What’s your e-mail, so we can send the quote?',
+						input: 'email',
+						variable: 'email',
+						next: 'what',
+					},
+					{
+						id: 'what',
+						type: 'data_entry',
+						prompt: 'Thanks! What are you shopping for?',
+						input: 'buttons',
+						variable: 'what',
+						choices: [{ label: 'Tents' }, { label: 'Stoves' }, { label: 'Backpacks' }],
+						next: 'bye',
+					},
+					{ id: 'bye', type: 'transfer', message: 'Great, a person will be right with you.' },
+				],
+			},
+		});
+		const botId = (created.body as { id: string }).id;
+		await api(baseUrl, token, 'POST', `/v3/bots/${botId}/publish`);
+		const page = await demo(workspaceId);
+		await page.locator('parley-widget .launcher').click();
+		await sendFromWidget(page, 'Hi, I need a quote for a group trip');
+		const email = page.locator('parley-widget .composer input[type=email]');
+		await email.waitFor();
+		await email.fill('ana@example.com');
+		await email.press('Enter');
+		await page.locator('parley-widget .choices button').first().waitFor();
+		await shot(page, 'bot');
+	});
 });
