@@ -151,7 +151,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		// A visitor's message may be a bot's answer or trigger, an operator's takes over from a bot: the bots
 		// look at it later (their watchdog is stored with it, so a lost instance's successor still does), unless
 		// it plainly concerns no bot: then it is marked looked at now, in the same commit.
-		const forBots = !this.bot.settle(row);
+		const forBots = (input.authorKind === 'contact' || input.authorKind === 'operator') && !this.bot.settle(row);
 		if (forBots) this.bot.guard();
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
