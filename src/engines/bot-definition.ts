@@ -18,7 +18,7 @@ import {
 	updateDealAction,
 } from '../actions/index';
 import { conditionProblems, conditionSchema, referencedFacts, unsafePattern } from './conditions';
-import { checkTemplate } from './templates';
+import { graphProblems, type StepProblem, shapeProblems, stepProblems, templatesIn } from './step-graph';
 import { ANSWER_FORMATS } from './values';
 
 /** The longest a Delay waits (the spec's bot delay table: at most 7 days). */
@@ -215,10 +215,7 @@ export const botDefinitionSchema = z
 export type BotDefinition = z.infer<typeof botDefinitionSchema>;
 export type BotStep = BotDefinition['steps'][number];
 
-export interface BotProblem {
-	path: (string | number)[];
-	message: string;
-}
+export type BotProblem = StepProblem;
 
 /** The links out of a step, with the field each is in. */
 export function linksOf(step: BotStep): Array<{ to: string; field: (string | number)[] }> {
@@ -270,54 +267,18 @@ export const NOT_TEMPLATES = new Set([
 /** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
 export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields']);
 
-/** The templated fields of a step, each with its path: what `checkTemplate` looks at. */
-function templatesOf(step: BotStep): Array<{ source: string; field: (string | number)[] }> {
-	const found: Array<{ source: string; field: (string | number)[] }> = [];
-	const visit = (value: unknown, field: (string | number)[], record: boolean) => {
-		if (typeof value === 'string') found.push({ source: value, field });
-		else if (Array.isArray(value)) {
-			for (const [i, v] of value.entries()) visit(v, [...field, i], false);
-		} else if (value && typeof value === 'object') {
-			for (const [key, v] of Object.entries(value)) {
-				if (!record && NOT_TEMPLATES.has(key)) continue;
-				visit(v, [...field, key], !record && TEMPLATE_RECORDS.has(key));
-			}
-		}
-	};
-	visit(step, [], false);
-	return found;
-}
-
 /**
  * Everything wrong with a definition, each problem at its path (`steps.3.validation.pattern`); empty when it
  * can be saved. The shape first; the graph and the contents only when the shape holds.
  */
 export function botProblems(definition: unknown): BotProblem[] {
 	const parsed = botDefinitionSchema.safeParse(definition);
-	if (!parsed.success) {
-		return parsed.error.issues.slice(0, 20).map((issue) => ({
-			path: issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
-			message: issue.message,
-		}));
-	}
+	if (!parsed.success) return shapeProblems(parsed.error);
 	const { start, steps } = parsed.data;
-	const problems: BotProblem[] = [];
-	const index = new Map<string, number>();
-	steps.forEach((step, i) => {
-		if (index.has(step.id))
-			problems.push({ path: ['steps', i, 'id'], message: `"${step.id}" is the id of another step` });
-		else index.set(step.id, i);
-	});
-	if (!index.has(start)) problems.push({ path: ['start'], message: `no step "${start}"` });
+	const templatesOf = (step: BotStep) => templatesIn(step, NOT_TEMPLATES, TEMPLATE_RECORDS);
+	const { problems, index } = stepProblems(start, steps, linksOf, templatesOf);
 	steps.forEach((step, i) => {
 		const at = (...field: (string | number)[]) => ['steps', i, ...field];
-		for (const { to, field } of linksOf(step)) {
-			if (!index.has(to)) problems.push({ path: at(...field), message: `no step "${to}"` });
-		}
-		for (const { source, field } of templatesOf(step)) {
-			const problem = checkTemplate(source);
-			if (problem) problems.push({ path: at(...field), message: `not a valid template: ${problem}` });
-		}
 		if (step.type === 'decision') {
 			step.branches.forEach((branch, b) => {
 				for (const p of conditionProblems(branch.condition)) {
@@ -374,68 +335,17 @@ export function botProblems(definition: unknown): BotProblem[] {
 		}
 	});
 	if (problems.length > 0) return problems;
-	problems.push(...graphProblems(start, steps, index));
-	return problems;
-}
-
-/** Steps the start never leads to, and loops with no step that waits for the visitor (they would spin). */
-function graphProblems(start: string, steps: BotStep[], index: Map<string, number>): BotProblem[] {
-	const targets = (i: number) => linksOf(steps[i] as BotStep).map((l) => index.get(l.to) as number);
-	const reached = new Set<number>();
-	const queue = [index.get(start) as number];
-	while (queue.length > 0) {
-		const i = queue.pop() as number;
-		if (reached.has(i)) continue;
-		reached.add(i);
-		queue.push(...targets(i));
-	}
-	const problems: BotProblem[] = [];
-	steps.forEach((step, i) => {
-		if (!reached.has(i))
-			problems.push({ path: ['steps', i], message: `"${step.id}" is never reached from "${start}"` });
-	});
 	// Every loop must pass through a step that waits for the visitor: so, with Data Entry steps taken out of
-	// the graph, no loop may remain. Tarjan's strongly connected components find them: a component of
-	// several steps, or one linking to itself.
+	// the graph, no loop may remain.
 	const waits = (i: number) => steps[i]?.type === 'data_entry';
+	const targets = (i: number) => linksOf(steps[i] as BotStep).map((l) => index.get(l.to) as number);
 	const waitless = (i: number) => (waits(i) ? [] : targets(i).filter((j) => !waits(j)));
-	let counter = 0;
-	const order = new Map<number, number>();
-	const low = new Map<number, number>();
-	const stack: number[] = [];
-	const onStack = new Set<number>();
-	const connect = (v: number) => {
-		order.set(v, counter);
-		low.set(v, counter);
-		counter++;
-		stack.push(v);
-		onStack.add(v);
-		for (const w of waitless(v)) {
-			if (!order.has(w)) {
-				connect(w);
-				low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
-			} else if (onStack.has(w)) {
-				low.set(v, Math.min(low.get(v) as number, order.get(w) as number));
-			}
-		}
-		if (low.get(v) === order.get(v)) {
-			const component: number[] = [];
-			let w: number;
-			do {
-				w = stack.pop() as number;
-				onStack.delete(w);
-				component.push(w);
-			} while (w !== v);
-			const loops = component.length > 1 || waitless(v).includes(v);
-			if (loops) {
-				const ids = component.map((i) => steps[i]?.id).join(' → ');
-				problems.push({
-					path: ['steps', Math.min(...component)],
-					message: `the loop ${ids} never waits for the visitor (add a Data Entry step to it)`,
-				});
-			}
-		}
-	};
-	for (let i = 0; i < steps.length; i++) if (!order.has(i) && !waits(i)) connect(i);
-	return problems;
+	return graphProblems(
+		start,
+		steps,
+		index,
+		linksOf,
+		waitless,
+		(ids) => `the loop ${ids} never waits for the visitor (add a Data Entry step to it)`,
+	);
 }
