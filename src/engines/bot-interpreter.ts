@@ -12,6 +12,7 @@
 
 import { type BotDefinition, type BotStep, NOT_TEMPLATES, TEMPLATE_RECORDS } from './bot-definition';
 import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, referencedFacts } from './conditions';
+import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
 import { type AnswerFormat, checkAnswer } from './values';
 
@@ -487,20 +488,7 @@ function renderAction(m: Machine, step: ActionStep): ActionStep {
  * its key.
  */
 export function renderStep<S extends BotStep>(step: S, render: (source: string) => string): S {
-	const renderAll = (value: unknown, record: boolean): unknown => {
-		if (typeof value === 'string') return render(value);
-		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
-		if (value && typeof value === 'object') {
-			return Object.fromEntries(
-				Object.entries(value).map(([k, v]) => [
-					k,
-					!record && NOT_TEMPLATES.has(k) ? v : renderAll(v, !record && TEMPLATE_RECORDS.has(k)),
-				]),
-			);
-		}
-		return value;
-	};
-	return renderAll(step, false) as S;
+	return renderTemplates(step, NOT_TEMPLATES, TEMPLATE_RECORDS, render);
 }
 
 /** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */

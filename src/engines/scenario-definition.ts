@@ -14,7 +14,7 @@ import { z } from '@hono/zod-openapi';
 import { template, variableName } from '../actions/fields';
 import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
 import { createDealAction, tagAction, updateContactAction, updateDealAction } from '../actions/index';
-import { conditionProblems, conditionSchema } from './conditions';
+import { conditionProblems, conditionSchema, referencedFacts } from './conditions';
 import { graphProblems, type StepLink, type StepProblem, shapeProblems, stepProblems, templatesIn } from './step-graph';
 
 /** Items a Loop step goes through at most (the issue's cap), and steps a definition may hold. */
@@ -248,7 +248,7 @@ export function scenarioLinks(step: ScenarioStep): StepLink[] {
 }
 
 /** Fields that hold no template in a scenario step (the bot's, and the scenario's own ids and names). */
-const NOT_TEMPLATES = new Set([
+export const SCENARIO_NOT_TEMPLATES = new Set([
 	'id',
 	'type',
 	'next',
@@ -275,7 +275,7 @@ const NOT_TEMPLATES = new Set([
 	'do',
 	'outcome',
 ]);
-const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
+export const SCENARIO_TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
 
 /**
  * Everything wrong with a scenario's definition, each problem at its path; empty when it can be saved. The
@@ -285,7 +285,7 @@ export function scenarioProblems(definition: unknown): StepProblem[] {
 	const parsed = scenarioDefinitionSchema.safeParse(definition);
 	if (!parsed.success) return shapeProblems(parsed.error);
 	const { start, steps } = parsed.data;
-	const templatesOf = (step: ScenarioStep) => templatesIn(step, NOT_TEMPLATES, TEMPLATE_RECORDS);
+	const templatesOf = (step: ScenarioStep) => templatesIn(step, SCENARIO_NOT_TEMPLATES, SCENARIO_TEMPLATE_RECORDS);
 	const { problems, index } = stepProblems(start, steps, scenarioLinks, templatesOf);
 	for (const [i, step] of steps.entries()) {
 		const at = (...field: (string | number)[]) => ['steps', i, ...field];
@@ -293,6 +293,14 @@ export function scenarioProblems(definition: unknown): StepProblem[] {
 			for (const [b, branch] of step.branches.entries()) {
 				for (const p of conditionProblems(branch.condition)) {
 					problems.push({ path: at('branches', b, 'condition', ...p.path), message: p.message });
+				}
+				// A scenario has no visitor and no conversation of its own: what it knows is in its variables.
+				const others = [...referencedFacts(branch.condition)].filter((root) => root !== 'vars');
+				if (others.length > 0) {
+					problems.push({
+						path: at('branches', b, 'condition'),
+						message: `a scenario's conditions read vars only (a Find step puts a record there), not ${others.join(', ')}`,
+					});
 				}
 			}
 		}

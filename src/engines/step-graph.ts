@@ -50,6 +50,32 @@ export function templatesIn(
 }
 
 /**
+ * A step with `render` applied to every template (the fields `templatesIn` finds), everything else as it is:
+ * what a runner performs.
+ */
+export function renderTemplates<S>(
+	step: S,
+	notTemplates: ReadonlySet<string>,
+	templateRecords: ReadonlySet<string>,
+	render: (source: string) => string,
+): S {
+	const renderAll = (value: unknown, record: boolean): unknown => {
+		if (typeof value === 'string') return render(value);
+		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
+		if (value && typeof value === 'object') {
+			return Object.fromEntries(
+				Object.entries(value).map(([k, v]) => [
+					k,
+					!record && notTemplates.has(k) ? v : renderAll(v, !record && templateRecords.has(k)),
+				]),
+			);
+		}
+		return value;
+	};
+	return renderAll(step, false) as S;
+}
+
+/**
  * The checks every document shares: duplicate ids, a start or a link naming no step, invalid templates. The
  * index of steps by id, for the document's own checks and `graphProblems`.
  */

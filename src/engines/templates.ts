@@ -132,17 +132,23 @@ export function templateScope(input: TemplateInput): Record<string, unknown> {
 	return {
 		...variables,
 		vars: variables,
-		contact: input.contact
-			? {
-					id: input.contact.id,
-					name: input.contact.name ?? '',
-					email: input.contact.email ?? '',
-					phone: input.contact.phone ?? '',
-					custom_fields: input.contact.customFields ?? {},
-				}
-			: {},
-		conversation: input.conversation ?? {},
-		agent: input.agent ?? {},
+		// Given (a bot's conversation): these names are the conversation's. Left out (a scenario, which has none
+		// of its own): a variable of that name (`contact` a Find step kept) is what they read.
+		...(input.contact === undefined
+			? {}
+			: {
+					contact: input.contact
+						? {
+								id: input.contact.id,
+								name: input.contact.name ?? '',
+								email: input.contact.email ?? '',
+								phone: input.contact.phone ?? '',
+								custom_fields: input.contact.customFields ?? {},
+							}
+						: {},
+				}),
+		...(input.conversation === undefined ? {} : { conversation: input.conversation ?? {} }),
+		...(input.agent === undefined ? {} : { agent: input.agent ?? {} }),
 		current_date: date,
 		current_time: time,
 		// The run's clock, for `date`: `{{ now | date: "%d/%m %H:%M" }}` (a simulation renders its own now).
