@@ -140,7 +140,7 @@ describe('update_deal action', () => {
 		const s = await scene();
 		await funnel(s.token);
 		const created = await performAction(s.ctx(), { type: 'create_deal', funnel: 'Sales', name: 'A' });
-		const id = created.ok && !created.noDeal ? (created.data as { id: string }).id : '';
+		const id = 'data' in created ? (created.data as { id: string }).id : '';
 		const renamed = await performAction(s.ctx({ variables: { deal_id: id }, contactId: null }), {
 			type: 'update_deal',
 			dealVariable: 'deal_id',

@@ -25,16 +25,24 @@ export interface ActionContext {
 	now: number;
 	/** The network, for outbound calls; a test passes its stand-in. */
 	transport?: typeof fetch;
+	/**
+	 * The step's key in its run (a scenario's `run:step@loop:i`): what makes creating a conversation or posting
+	 * a message idempotent, so a retried step finds what its first try made.
+	 */
+	idempotencyKey?: string;
 }
 
 /**
  * An action's outcome: done (with data for the run's variables and its log), refused (the reason is the
- * step's error, and its error path is taken), or, for update_deal, no deal to change.
+ * step's error, and its error path is taken), or, for update_deal, no deal to change, for a Find, nothing
+ * found.
  */
 export type ActionResult =
-	| { ok: true; data?: unknown; noDeal?: false }
-	| { ok: false; error: string; data?: unknown; noDeal?: false }
-	| { ok: true; noDeal: true };
+	| { ok: true; data?: unknown; noDeal?: false; notFound?: false }
+	| { ok: false; error: string; data?: unknown; noDeal?: false; notFound?: false }
+	| { ok: true; noDeal: true }
+	/** A Find step that found nothing. */
+	| { ok: true; notFound: true };
 
 export function refused(error: string, data?: unknown): ActionResult {
 	return data === undefined ? { ok: false, error } : { ok: false, error, data };

@@ -1,0 +1,91 @@
+/**
+ * Find Conversation, Create Conversation and Send Message, for scenarios: the contact's latest conversation; a
+ * conversation started with the contact (its first message from the scenario, as a bot); a message posted
+ * through the conversation's room, so the widget sees it live. With the step's `idempotencyKey`, a retried
+ * step finds the conversation or the message its first try made instead of making another.
+ */
+import { and, desc, eq, ne } from 'drizzle-orm';
+import { conversations } from '../db/schema';
+import { startConversation } from '../domain/conversation-start';
+import { getConversation } from '../domain/conversations';
+import { postMessage } from '../domain/live';
+import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
+
+export function performFindConversation(
+	ctx: ActionContext,
+	action: { contact: string; channel?: string; open: boolean },
+): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const contactId = given(action.contact);
+		if (contactId === undefined) return refused('contact: rendered empty');
+		const row = await ctx.db
+			.select({ id: conversations.id })
+			.from(conversations)
+			.where(
+				and(
+					eq(conversations.workspaceId, ctx.workspaceId),
+					eq(conversations.contactId, contactId),
+					action.channel === undefined ? undefined : eq(conversations.channel, action.channel),
+					action.open ? ne(conversations.status, 'closed') : undefined,
+				),
+			)
+			.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
+			.get();
+		if (!row) return { ok: true, notFound: true };
+		return { ok: true, data: await getConversation(ctx.db, ctx.workspaceId, row.id) };
+	});
+}
+
+export function performCreateConversation(
+	ctx: ActionContext,
+	action: { contact: string; channel: string; message?: string },
+): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const contactId = given(action.contact);
+		if (contactId === undefined) return refused('contact: rendered empty');
+		const text = given(action.message);
+		const key = ctx.idempotencyKey;
+		const started = await startConversation(
+			ctx.env,
+			ctx.db,
+			{
+				workspaceId: ctx.workspaceId,
+				contact: { id: contactId },
+				channel: action.channel,
+				startKey: key ?? null,
+				actor: ctx.actor,
+				message:
+					text === undefined
+						? null
+						: { authorKind: 'bot', authorId: ctx.actor.id, text, clientMessageId: key ? `${key}:first` : null },
+			},
+			ctx.now,
+		);
+		return { ok: true, data: await getConversation(ctx.db, ctx.workspaceId, started.id) };
+	});
+}
+
+export function performSendMessage(
+	ctx: ActionContext,
+	action: { conversation: string; text: string; buttons?: string[] },
+): Promise<ActionResult> {
+	return refusedOn(async () => {
+		const conversationId = given(action.conversation);
+		if (conversationId === undefined) return refused('conversation: rendered empty');
+		const text = given(action.text);
+		if (text === undefined) return refused('text: rendered empty');
+		const labels = [...new Set((action.buttons ?? []).map((label) => label.trim()).filter(Boolean))];
+		const { message } = await postMessage(ctx.env, {
+			workspaceId: ctx.workspaceId,
+			conversationId,
+			authorKind: 'bot',
+			authorId: ctx.actor.id,
+			text,
+			attachments: [],
+			interactive: labels.length > 0 ? { type: 'buttons', buttons: labels.map((label) => ({ label })) } : null,
+			clientMessageId: ctx.idempotencyKey ?? null,
+			actor: ctx.actor,
+		});
+		return { ok: true, data: { id: message.id, seq: message.seq } };
+	});
+}
