@@ -6,7 +6,7 @@
 //   its lateness.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { closeAll, connect, postJson, socketUrls, startVisitorConversation, withTimeout } from './fanout.mjs';
+import { closeAll, connect, inPool, postJson, socketUrls, startVisitorConversation, withTimeout } from './fanout.mjs';
 import { latencySummary, timedRequest } from './load.mjs';
 import { ratio } from './report-format.mjs';
 
@@ -33,16 +33,6 @@ async function liveBot(baseUrl, token, trigger, channels, definition) {
 	});
 	await api(baseUrl, token, 'POST', `/v3/bots/${bot.id}/publish`);
 	return bot.id;
-}
-
-/** Runs `task(i)` for i < count, `parallelism` at a time. */
-async function inPool(count, parallelism, task) {
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(parallelism, count) }, async () => {
-			while (next < count) await task(next++);
-		}),
-	);
 }
 
 /** Visitor message → bot reply on the visitor's socket, `rounds` times over `conversations` conversations. */

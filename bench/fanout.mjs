@@ -47,7 +47,7 @@ export function withTimeout(promise, ms) {
 }
 
 /** Runs `task(i)` for i in 0..count-1 with at most `parallelism` running at once; stops at the first error. */
-async function inPool(count, parallelism, task) {
+export async function inPool(count, parallelism, task) {
 	let next = 0;
 	let failure = null;
 	const worker = async () => {

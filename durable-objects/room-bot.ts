@@ -20,7 +20,7 @@ import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { AppError } from '../src/lib/errors';
 import { iso, newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
-import type { Interactive } from '../src/model/messages';
+import { INPUT_KINDS, type Interactive, quickReplies } from '../src/model/messages';
 import type { ServerFrame } from '../src/protocol/live';
 import type { LogRow, RoomStore } from './room-store';
 import type { RoomTimers } from './room-timers';
@@ -228,21 +228,32 @@ export class RoomBot {
 		const rows = this.storage.sql
 			.exec<RunRow>('SELECT * FROM bot_runs ORDER BY started_at DESC, id DESC LIMIT ?', limit)
 			.toArray();
+		// Every listed run's log in one read, grouped here.
+		const logs = new Map<string, BotRunView['log']>(rows.map((row) => [row.id, []]));
+		const entries = this.storage.sql
+			.exec<{
+				run_id: string;
+				step_id: string;
+				input: string | null;
+				output: string | null;
+				error: string | null;
+				at: number;
+			}>(
+				`SELECT run_id, step_id, input, output, error, at FROM bot_log WHERE run_id IN (${rows.map(() => '?').join(', ') || 'NULL'}) ORDER BY id`,
+				...rows.map((row) => row.id),
+			)
+			.toArray();
+		for (const entry of entries) {
+			logs.get(entry.run_id)?.push({
+				stepId: entry.step_id,
+				input: entry.input === null ? null : JSON.parse(entry.input),
+				output: entry.output === null ? null : JSON.parse(entry.output),
+				error: entry.error,
+				at: iso(entry.at),
+			});
+		}
 		return rows.map((row) => {
 			const state = JSON.parse(row.state) as RunState;
-			const log = this.storage.sql
-				.exec<{ step_id: string; input: string | null; output: string | null; error: string | null; at: number }>(
-					'SELECT step_id, input, output, error, at FROM bot_log WHERE run_id = ? ORDER BY id',
-					row.id,
-				)
-				.toArray()
-				.map((entry) => ({
-					stepId: entry.step_id,
-					input: entry.input === null ? null : JSON.parse(entry.input),
-					output: entry.output === null ? null : JSON.parse(entry.output),
-					error: entry.error,
-					at: iso(entry.at),
-				}));
 			return {
 				id: row.id,
 				bot: { id: row.bot_id, name: row.bot_name, version: row.version },
@@ -254,7 +265,7 @@ export class RoomBot {
 				variables: state.variables,
 				startedAt: iso(row.started_at),
 				endedAt: row.ended_at === null ? null : iso(row.ended_at),
-				log,
+				log: logs.get(row.id) ?? [],
 			};
 		});
 	}
@@ -719,11 +730,7 @@ function answerOf(row: LogRow): BotEvent {
 /** What a bot message asks of the visitor, for the widget: buttons, a rating, a typed input. */
 function interactiveOf(effect: Extract<Effect, { kind: 'message' }>): Interactive | null {
 	if (effect.ask === 'rating') return { type: 'rating', max: 5 };
-	if (effect.buttons && effect.buttons.length > 0) {
-		const labels = [...new Set(effect.buttons.map((label) => label.trim().slice(0, 80)).filter(Boolean))];
-		return labels.length > 0 ? { type: 'buttons', buttons: labels.map((label) => ({ label })) } : null;
-	}
-	const typed = ['text', 'number', 'email', 'phone', 'date', 'datetime', 'file'] as const;
-	const input = typed.find((kind) => kind === effect.ask);
+	if (effect.buttons && effect.buttons.length > 0) return quickReplies(effect.buttons);
+	const input = INPUT_KINDS.find((kind) => kind === effect.ask);
 	return input ? { type: 'input', input } : null;
 }

@@ -317,7 +317,7 @@ describe('integration action', () => {
 		expect(api.seen[1]?.headers.get('X-Api-Key')).toBe('k-1');
 	});
 
-	it('refuses an error answer (keeping it for the log), a forbidden address and a timeout-free failure', async () => {
+	it('refuses an error answer (keeping it for the log), a forbidden address and a path that climbs', async () => {
 		const s = await scene();
 		const api = remote(() => Response.json({ error: 'no such order' }, { status: 404 }));
 		const notFound = await performAction(s.ctx({ transport: api.transport }), {

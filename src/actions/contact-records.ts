@@ -5,10 +5,11 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { contacts } from '../db/schema';
-import { contactChangesSchema, createContact, getContact, upsertContact } from '../domain/contact-records';
+import { createContact, getContact, upsertContact } from '../domain/contact-records';
 import { normalizePhone } from '../domain/contacts';
-import { Invalid, NotFound } from '../lib/errors';
-import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
+import { NotFound } from '../lib/errors';
+import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
+import { checkedContactFields } from './update-contact';
 
 /** The contact by e-mail (any case), phone (as written, with its country code) or id: its record, or none. */
 export function performFindContact(
@@ -48,16 +49,9 @@ export function performCreateContact(
 	action: { name?: string; email?: string; phone?: string; custom_fields?: Record<string, string> },
 ): Promise<ActionResult> {
 	return refusedOn(async () => {
-		const fields = {
-			...(given(action.name) === undefined ? {} : { name: given(action.name) }),
-			...(given(action.email) === undefined ? {} : { email: given(action.email) }),
-			...(given(action.phone) === undefined ? {} : { phone: given(action.phone)?.replace(/[\s().-]/g, '') }),
-			...(action.custom_fields ? { customFields: givenValues(action.custom_fields) } : {}),
-		};
-		if (!fields.name && !fields.email && !fields.phone) return refused('name, email and phone all rendered empty');
-		const parsed = contactChangesSchema.safeParse(fields);
-		if (!parsed.success) throw Invalid.fromIssues(parsed.error.issues);
-		const checked = parsed.data;
+		const checked = checkedContactFields(action);
+		if (!checked?.name && !checked?.email && !checked?.phone)
+			return refused('name, email and phone all rendered empty');
 		const key =
 			typeof checked.email === 'string'
 				? ({ field: 'email', value: checked.email } as const)

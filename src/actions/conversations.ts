@@ -4,11 +4,10 @@
  * through the conversation's room, so the widget sees it live. With the step's `idempotencyKey`, a retried
  * step finds the conversation or the message its first try made instead of making another.
  */
-import { and, desc, eq, ne } from 'drizzle-orm';
-import { conversations } from '../db/schema';
 import { startConversation } from '../domain/conversation-start';
-import { getConversation } from '../domain/conversations';
+import { getConversation, latestConversation } from '../domain/conversations';
 import { postMessage } from '../domain/live';
+import { quickReplies } from '../model/messages';
 import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
 
 export function performFindConversation(
@@ -18,21 +17,12 @@ export function performFindConversation(
 	return refusedOn(async () => {
 		const contactId = given(action.contact);
 		if (contactId === undefined) return refused('contact: rendered empty');
-		const row = await ctx.db
-			.select({ id: conversations.id })
-			.from(conversations)
-			.where(
-				and(
-					eq(conversations.workspaceId, ctx.workspaceId),
-					eq(conversations.contactId, contactId),
-					action.channel === undefined ? undefined : eq(conversations.channel, action.channel),
-					action.open ? ne(conversations.status, 'closed') : undefined,
-				),
-			)
-			.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
-			.get();
-		if (!row) return { ok: true, notFound: true };
-		return { ok: true, data: await getConversation(ctx.db, ctx.workspaceId, row.id) };
+		const id = await latestConversation(ctx.db, ctx.workspaceId, contactId, {
+			channels: action.channel === undefined ? null : [action.channel],
+			open: action.open,
+		});
+		if (id === null) return { ok: true, notFound: true };
+		return { ok: true, data: await getConversation(ctx.db, ctx.workspaceId, id) };
 	});
 }
 
@@ -74,7 +64,6 @@ export function performSendMessage(
 		if (conversationId === undefined) return refused('conversation: rendered empty');
 		const text = given(action.text);
 		if (text === undefined) return refused('text: rendered empty');
-		const labels = [...new Set((action.buttons ?? []).map((label) => label.trim()).filter(Boolean))];
 		const { message } = await postMessage(ctx.env, {
 			workspaceId: ctx.workspaceId,
 			conversationId,
@@ -82,7 +71,7 @@ export function performSendMessage(
 			authorId: ctx.actor.id,
 			text,
 			attachments: [],
-			interactive: labels.length > 0 ? { type: 'buttons', buttons: labels.map((label) => ({ label })) } : null,
+			interactive: quickReplies(action.buttons),
 			clientMessageId: ctx.idempotencyKey ?? null,
 			actor: ctx.actor,
 		});

@@ -6,6 +6,7 @@
  * step's error, with the answer kept in its log.
  */
 import { z } from '@hono/zod-openapi';
+import { encodeBase64 } from '../auth/secrets';
 import { guardedFetch } from '../lib/guarded-fetch';
 import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
 import { template, variableName } from './fields';
@@ -108,7 +109,8 @@ export function requestHeaders(request: HttpRequest): Record<string, string> {
 	}
 	const auth = request.auth;
 	if (auth?.kind === 'bearer') headers.Authorization = `Bearer ${auth.token.trim()}`;
-	if (auth?.kind === 'basic') headers.Authorization = `Basic ${base64(`${auth.username}:${auth.password}`)}`;
+	if (auth?.kind === 'basic')
+		headers.Authorization = `Basic ${encodeBase64(new TextEncoder().encode(`${auth.username}:${auth.password}`))}`;
 	if (auth?.kind === 'api_key') headers[auth.header] = auth.value.trim();
 	const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
 	if (!has('accept')) headers.Accept = 'application/json';
@@ -121,12 +123,6 @@ export function requestHeaders(request: HttpRequest): Record<string, string> {
 /** A preset's request with the headers every call carries. */
 function withDefaults<R extends { headers: Record<string, string> }>(request: R): R {
 	return { ...request, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, ...request.headers } };
-}
-
-function base64(text: string): string {
-	let binary = '';
-	for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-	return btoa(binary);
 }
 
 /** A response body as data: parsed when it is JSON, the text otherwise. */

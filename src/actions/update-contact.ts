@@ -5,7 +5,7 @@
  * phone another contact has, takes the step's error path.
  */
 import { z } from '@hono/zod-openapi';
-import { contactChangesSchema, updateContact } from '../domain/contact-records';
+import { type ContactFields, contactChangesSchema, updateContact } from '../domain/contact-records';
 import { Invalid } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, givenValues, needs, refusedOn } from './context';
 import { template } from './fields';
@@ -23,19 +23,34 @@ export const updateContactAction = z.strictObject({
 
 export type UpdateContactAction = z.infer<typeof updateContactAction>;
 
+/**
+ * The contact fields a step's templates rendered (a field rendered empty left out), checked as the API checks
+ * them (an e-mail, a phone with its country code, custom values of their type); null when none was given.
+ */
+export function checkedContactFields(action: {
+	name?: string;
+	email?: string;
+	phone?: string;
+	custom_fields?: Record<string, string>;
+}): ContactFields | null {
+	const fields = {
+		...(given(action.name) === undefined ? {} : { name: given(action.name) }),
+		...(given(action.email) === undefined ? {} : { email: given(action.email) }),
+		...(given(action.phone) === undefined ? {} : { phone: given(action.phone)?.replace(/[\s().-]/g, '') }),
+		...(action.custom_fields ? { customFields: givenValues(action.custom_fields) } : {}),
+	};
+	if (Object.keys(fields).length === 0) return null;
+	const parsed = contactChangesSchema.safeParse(fields);
+	if (!parsed.success) throw Invalid.fromIssues(parsed.error.issues);
+	return parsed.data;
+}
+
 export function performUpdateContact(ctx: ActionContext, action: UpdateContactAction): Promise<ActionResult> {
 	return refusedOn(async () => {
 		const contactId = needs(ctx, 'contactId');
-		const fields = {
-			...(given(action.name) === undefined ? {} : { name: given(action.name) }),
-			...(given(action.email) === undefined ? {} : { email: given(action.email) }),
-			...(given(action.phone) === undefined ? {} : { phone: given(action.phone)?.replace(/[\s().-]/g, '') }),
-			...(action.custom_fields ? { customFields: givenValues(action.custom_fields) } : {}),
-		};
-		if (Object.keys(fields).length === 0) return { ok: true, data: 'nothing to change' };
-		const parsed = contactChangesSchema.safeParse(fields);
-		if (!parsed.success) throw Invalid.fromIssues(parsed.error.issues);
-		await updateContact(ctx.env, ctx.db, ctx.workspaceId, contactId, parsed.data, ctx.actor, ctx.now);
-		return { ok: true, data: parsed.data };
+		const fields = checkedContactFields(action);
+		if (fields === null) return { ok: true, data: 'nothing to change' };
+		await updateContact(ctx.env, ctx.db, ctx.workspaceId, contactId, fields, ctx.actor, ctx.now);
+		return { ok: true, data: fields };
 	});
 }

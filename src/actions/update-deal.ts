@@ -6,8 +6,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { deals } from '../db/schema';
-import { getDeal, resolveStage, updateDeal } from '../domain/crm';
+import { type DealProduct, deals } from '../db/schema';
+import { getDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm';
 import { parseAmount } from '../engines/values';
 import { NotFound } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
@@ -43,26 +43,17 @@ export const updateDealAction = z.strictObject({
 
 export type UpdateDealAction = z.infer<typeof updateDealAction>;
 
-/** The deal the step targets, or null for none. */
+/**
+ * The deal the step targets, or null for none: the one the variable names (read by the update itself, which
+ * finds it gone or another workspace's), else the contact's most recently changed open deal in the funnels.
+ */
 async function targetDeal(ctx: ActionContext, action: UpdateDealAction): Promise<string | null> {
 	if (action.dealVariable !== undefined) {
 		const id = ctx.variables[action.dealVariable];
-		if (typeof id !== 'string' || id === '') return null;
-		try {
-			return (await getDeal(ctx.db, ctx.workspaceId, id)).id;
-		} catch (error) {
-			if (error instanceof NotFound) return null;
-			throw error;
-		}
+		return typeof id === 'string' && id !== '' ? id : null;
 	}
 	if (ctx.contactId === null) return null;
-	const funnelIds: string[] = [];
-	for (const [i, ref] of (action.funnels ?? []).entries()) {
-		const field = `funnels.${i}`;
-		funnelIds.push(
-			(await resolveStage(ctx.db, ctx.workspaceId, ref, undefined, { funnel: field, stage: field })).funnel.id,
-		);
-	}
+	const funnelIds = await resolveFunnels(ctx.db, ctx.workspaceId, action.funnels ?? [], 'funnels');
 	const row = await ctx.db
 		.select({ id: deals.id })
 		.from(deals)
@@ -95,33 +86,46 @@ export function performUpdateDeal(ctx: ActionContext, action: UpdateDealAction):
 			if (name === undefined) return refused(`products.${i}.name: rendered empty`);
 			added.push({ name, quantity: product.quantity, unitPrice });
 		}
-		const current = value !== undefined || added.length > 0 ? await getDeal(ctx.db, ctx.workspaceId, id) : null;
-		const products = current && added.length > 0 ? [...current.products, ...added] : undefined;
-		// A deal whose value follows its products (or has none) keeps following them; one set by hand stays.
-		const followsProducts = current !== null && (current.value === null || current.value === total(current.products));
-		const newValue = value ?? (products && followsProducts ? total(products) : undefined);
-		const deal = await updateDeal(
-			ctx.env,
-			ctx.db,
-			ctx.workspaceId,
-			id,
-			{
-				...(given(action.stage) === undefined ? {} : { stage: given(action.stage) }),
-				...(given(action.name) === undefined ? {} : { name: given(action.name) }),
-				...(given(action.owner) === undefined ? {} : { ownerId: given(action.owner) }),
-				...(newValue === undefined ? {} : { value: newValue }),
-				...(products ? { products } : {}),
-				// An amount needs its currency: a deal without one takes the workspace locale's.
-				...(current && current.currency === null ? { currency: localeCurrency(ctx.locale) } : {}),
-				customFields: givenValues(action.custom_fields),
-			},
-			ctx.actor,
-			ctx.now,
-		);
-		return { ok: true, data: { id: deal.id, name: deal.name, stage: deal.stage.name, value: deal.value } };
+		try {
+			return await update(ctx, action, id, value, added);
+		} catch (error) {
+			// The deal a variable named is gone (or another workspace's): no deal, as for a contact without one.
+			if (error instanceof NotFound) return { ok: true, noDeal: true };
+			throw error;
+		}
 	});
 }
 
-function total(products: Array<{ quantity: number; unitPrice: number }>): number {
-	return Math.round(products.reduce((sum, p) => sum + p.quantity * p.unitPrice, 0));
+async function update(
+	ctx: ActionContext,
+	action: UpdateDealAction,
+	id: string,
+	value: number | undefined,
+	added: DealProduct[],
+): Promise<ActionResult> {
+	const current = value !== undefined || added.length > 0 ? await getDeal(ctx.db, ctx.workspaceId, id) : null;
+	const products = current && added.length > 0 ? [...current.products, ...added] : undefined;
+	// A deal whose value follows its products (or has none) keeps following them; one set by hand stays.
+	const followsProducts =
+		current !== null && (current.value === null || current.value === productsTotal(current.products));
+	const newValue = value ?? (products && followsProducts ? productsTotal(products) : undefined);
+	const deal = await updateDeal(
+		ctx.env,
+		ctx.db,
+		ctx.workspaceId,
+		id,
+		{
+			...(given(action.stage) === undefined ? {} : { stage: given(action.stage) }),
+			...(given(action.name) === undefined ? {} : { name: given(action.name) }),
+			...(given(action.owner) === undefined ? {} : { ownerId: given(action.owner) }),
+			...(newValue === undefined ? {} : { value: newValue }),
+			...(products ? { products } : {}),
+			// An amount needs its currency: a deal without one takes the workspace locale's.
+			...(current && current.currency === null ? { currency: localeCurrency(ctx.locale) } : {}),
+			customFields: givenValues(action.custom_fields),
+		},
+		ctx.actor,
+		ctx.now,
+	);
+	return { ok: true, data: { id: deal.id, name: deal.name, stage: deal.stage.name, value: deal.value } };
 }

@@ -62,11 +62,16 @@ export async function identitySecret(secret: string, workspaceId: string, versio
 	return `pis_${encodeBase64url(raw)}`;
 }
 
-/** Base64url without padding (RFC 4648 §5), as JWTs and Parley's signed tokens use it. */
-export function encodeBase64url(bytes: Uint8Array): string {
+/** Base64 (RFC 4648 §4), as HTTP basic authentication writes its credentials. */
+export function encodeBase64(bytes: Uint8Array): string {
 	let binary = '';
 	for (const byte of bytes) binary += String.fromCharCode(byte);
-	return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+	return btoa(binary);
+}
+
+/** Base64url without padding (RFC 4648 §5), as JWTs and Parley's signed tokens use it. */
+export function encodeBase64url(bytes: Uint8Array): string {
+	return encodeBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
 /**

@@ -64,12 +64,17 @@ export function isWellFormedToken(token: string): boolean {
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
-/** Lower-case hex SHA-256 of the token: the only form that reaches storage. */
-export async function hashToken(token: string): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+/** Lower-case hex SHA-256 of a text. */
+export async function sha256Hex(text: string): Promise<string> {
+	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 	let hex = '';
 	for (const byte of digest) hex += HEX[byte];
 	return hex;
+}
+
+/** Lower-case hex SHA-256 of the token: the only form that reaches storage. */
+export function hashToken(token: string): Promise<string> {
+	return sha256Hex(token);
 }
 
 /** Constant-time equality of two equal-length hex digests. */

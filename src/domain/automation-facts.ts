@@ -16,6 +16,8 @@ import type { Database } from '../db/client';
 import { contacts, conversations, deals, funnels, stages } from '../db/schema';
 import { availabilityAt } from '../engines/business-hours';
 import type { FactRoot, Facts } from '../engines/conditions';
+import { tagNamesOfContact } from './contact-records';
+import { tagNames } from './conversations';
 import { availableOperators } from './presence';
 import { loadWidgetSettings } from './widget-settings';
 
@@ -26,9 +28,6 @@ export interface FactScope {
 	variables: Readonly<Record<string, unknown>>;
 	now: number;
 }
-
-const tagNames = (table: 'contact_tags' | 'conversation_tags', column: string) =>
-	sql<string>`(SELECT json_group_array(t.name) FROM ${sql.raw(table)} x JOIN tags t ON t.id = x.tag_id WHERE x.workspace_id = ${sql.raw(`${column}.workspace_id`)} AND x.${sql.raw(table === 'contact_tags' ? 'contact_id' : 'conversation_id')} = ${sql.raw(`${column}.id`)})`;
 
 /** Loads the facts under `roots` (besides `answer` and `vars`, which the run has), in parallel. */
 export async function loadFacts(env: Env, db: Database, scope: FactScope, roots: Iterable<FactRoot>): Promise<Facts> {
@@ -57,13 +56,13 @@ async function contactFacts(db: Database, workspaceId: string, id: string) {
 			email: contacts.email,
 			phone: contacts.phone,
 			customFields: contacts.customFields,
-			tags: tagNames('contact_tags', 'contacts'),
+			tags: tagNamesOfContact,
 			conversationCount,
 		})
 		.from(contacts)
 		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
 		.get();
-	return row ? { ...row, tags: JSON.parse(row.tags) as string[] } : undefined;
+	return row ? { ...row, tags: JSON.parse(row.tags ?? '[]') as string[] } : undefined;
 }
 
 async function conversationFacts(db: Database, workspaceId: string, id: string) {
@@ -74,7 +73,7 @@ async function conversationFacts(db: Database, workspaceId: string, id: string) 
 			status: conversations.status,
 			assigneeId: conversations.assigneeId,
 			groupId: conversations.groupId,
-			tags: tagNames('conversation_tags', 'conversations'),
+			tags: tagNames,
 		})
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))

@@ -338,12 +338,7 @@ export async function publishBot(
 			}),
 		];
 	} else {
-		const exists = await db
-			.select({ version: botVersions.version })
-			.from(botVersions)
-			.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id), eq(botVersions.version, version)))
-			.get();
-		if (!exists) throw new NotFound(`Bot ${id} has no version ${version}.`);
+		await versionRow(db, workspaceId, id, version);
 		published = version;
 		statements = [
 			db.update(bots).set({ publishedVersion: version, updatedAt }).where(guard),
@@ -386,15 +381,21 @@ export async function listVersions(db: Database, workspaceId: string, id: string
 	};
 }
 
-/** One version with its definition. */
-export async function getVersion(db: Database, workspaceId: string, id: string, version: number) {
-	const bot = await botRow(db, workspaceId, id);
+/** One version's row; NotFound when the bot has no such version. */
+async function versionRow(db: Database, workspaceId: string, id: string, version: number) {
 	const row = await db
 		.select()
 		.from(botVersions)
 		.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id), eq(botVersions.version, version)))
 		.get();
 	if (!row) throw new NotFound(`Bot ${id} has no version ${version}.`);
+	return row;
+}
+
+/** One version with its definition. */
+export async function getVersion(db: Database, workspaceId: string, id: string, version: number) {
+	const bot = await botRow(db, workspaceId, id);
+	const row = await versionRow(db, workspaceId, id, version);
 	return {
 		version: row.version,
 		published: row.version === bot.publishedVersion,
@@ -456,7 +457,7 @@ export async function publishedBot(db: Database, workspaceId: string, id: string
 	const bot = await botRow(db, workspaceId, id);
 	if (bot.publishedVersion === null) throw new Conflict(`Bot ${id} has no published version yet: publish it first.`);
 	if (!bot.enabled) throw new Conflict(`Bot ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
-	const version = await getVersion(db, workspaceId, id, bot.publishedVersion);
+	const version = await versionRow(db, workspaceId, id, bot.publishedVersion);
 	return {
 		id: bot.id,
 		name: bot.name,

@@ -150,7 +150,7 @@ export type ContactFilters = z.infer<typeof contactFiltersSchema>;
 
 // The outer row is named by its table, as drizzle leaves a bare column name in a select list, which the
 // subquery would take for one of its own.
-const tagNamesOfContact = sql<
+export const tagNamesOfContact = sql<
 	string | null
 >`(SELECT json_group_array(t.name) FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.workspace_id = contacts.workspace_id AND ct.contact_id = contacts.id)`;
 const openDealCount = sql<number>`(SELECT count(*) FROM deals d WHERE d.workspace_id = contacts.workspace_id AND d.contact_id = contacts.id AND d.status = 'open')`;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client';
 import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
@@ -248,6 +248,33 @@ export async function listConversations(
 }
 
 /** A conversation with its contact embedded, in one statement; NotFound outside the workspace. */
+/**
+ * The id of the contact's conversation with the latest activity: only one not closed with `open`, only on one
+ * of `channels` when given; null when there is none. What a deal-stage bot and a scenario's Find
+ * Conversation look for.
+ */
+export async function latestConversation(
+	db: Database,
+	workspaceId: string,
+	contactId: string,
+	options: { channels?: readonly string[] | null; open: boolean },
+): Promise<string | null> {
+	const row = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(
+			and(
+				eq(conversations.workspaceId, workspaceId),
+				eq(conversations.contactId, contactId),
+				options.open ? ne(conversations.status, 'closed') : undefined,
+				options.channels ? inArray(conversations.channel, [...options.channels]) : undefined,
+			),
+		)
+		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
+		.get();
+	return row?.id ?? null;
+}
+
 export async function getConversation(db: Database, workspaceId: string, id: string) {
 	const row = await db
 		.select({ ...conversationColumns, contact: contacts })

@@ -5,12 +5,11 @@
  * consumer, at least once per event: each start is keyed by the event and the bot, so a redelivered event
  * finds the conversation it opened and the run it started instead of doing either twice.
  */
-import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { conversations } from '../db/schema';
 import type { DomainEvent } from '../events/catalogue';
 import { type RunnableBot, runnableBots } from './bots';
 import { startConversation } from './conversation-start';
+import { latestConversation } from './conversations';
 
 type DealEvent = Extract<DomainEvent, { type: 'deal.created' | 'deal.stage_changed' }>;
 
@@ -41,20 +40,7 @@ async function startOne(
 ): Promise<string | null> {
 	const { workspaceId } = event;
 	const startKey = `deal-bot:${event.id}:${bot.id}`;
-	const open = await db
-		.select({ id: conversations.id })
-		.from(conversations)
-		.where(
-			and(
-				eq(conversations.workspaceId, workspaceId),
-				eq(conversations.contactId, contactId),
-				ne(conversations.status, 'closed'),
-				bot.channels === null ? undefined : inArray(conversations.channel, bot.channels),
-			),
-		)
-		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
-		.get();
-	let conversationId = open?.id;
+	let conversationId = await latestConversation(db, workspaceId, contactId, { channels: bot.channels, open: true });
 	if (!conversationId) {
 		if (bot.channels !== null && !bot.channels.includes('widget'))
 			return `${bot.id}: no open conversation on its channels`;

@@ -4,6 +4,7 @@
  * images (PNG, JPEG, GIF, WebP) and PDFs are taken, up to MAX_FILE_BYTES. The visitor's message carries the
  * file as an attachment whose URL is `GET /v3/files/{id}`, which operators open with their token.
  */
+import { sha256Hex } from '../auth/token';
 import { NotFound, PayloadTooLarge } from '../lib/errors';
 
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -60,13 +61,7 @@ const key = (workspaceId: string, id: string) => `files/${workspaceId}/${id}`;
  * answered as a replay before anything is stored) names the same object, and no other send can reach it.
  */
 export async function fileId(visitorId: string, conversationId: string, clientMessageId: string): Promise<string> {
-	const digest = new Uint8Array(
-		await crypto.subtle.digest(
-			'SHA-256',
-			new TextEncoder().encode(`${visitorId}\n${conversationId}\n${clientMessageId}`),
-		),
-	);
-	return `fil_${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+	return `fil_${(await sha256Hex(`${visitorId}\n${conversationId}\n${clientMessageId}`)).slice(0, 32)}`;
 }
 
 export interface DescribedFile {

@@ -18,19 +18,22 @@ import {
 	updateDealAction,
 } from '../actions/index';
 import { conditionProblems, conditionSchema, referencedFacts, unsafePattern } from './conditions';
-import { graphProblems, type StepProblem, shapeProblems, stepProblems, templatesIn } from './step-graph';
+import {
+	graphProblems,
+	type StepProblem,
+	shapeProblems,
+	stepCommon,
+	stepDocumentSchema,
+	stepLink,
+	stepProblems,
+} from './step-graph';
 import { ANSWER_FORMATS } from './values';
 
 /** The longest a Delay waits (the spec's bot delay table: at most 7 days). */
 export const MAX_DELAY_SECONDS = 7 * 24 * 60 * 60;
-const MAX_STEPS = 200;
 
-const stepId = z
-	.string()
-	.regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (40 at most)')
-	.openapi({ description: 'The step id, unique in the bot.', example: 'ask-email' });
-const link = stepId.openapi({ description: 'The id of the step that comes next.' });
 const sendMessage = z.strictObject({
+	...stepCommon,
 	type: z.literal('send_message').openapi({ description: 'Send Message.' }),
 	text: template(4000).openapi({
 		description: 'The message; *bold* and _italic_ as the widget shows them, variables as `{{ }}`.',
@@ -57,16 +60,17 @@ const sendMessage = z.strictObject({
 		.max(20)
 		.default(0)
 		.openapi({ description: 'Seconds the visitor sees "typing…" before the message.' }),
-	next: link.optional(),
+	next: stepLink.optional(),
 });
 
 const choice = z.strictObject({
 	label: z.string().trim().min(1).max(40).openapi({ description: 'The button’s text (and the answer typed).' }),
 	value: z.string().max(200).optional().openapi({ description: 'What the variable keeps; the label otherwise.' }),
-	next: link.optional().openapi({ description: 'Where this choice leads; the step’s `next` otherwise.' }),
+	next: stepLink.optional().openapi({ description: 'Where this choice leads; the step’s `next` otherwise.' }),
 });
 
 const dataEntry = z.strictObject({
+	...stepCommon,
 	type: z.literal('data_entry').openapi({ description: 'Data Entry: asks, checks and keeps an answer.' }),
 	prompt: template(4000).openapi({ description: 'The question.' }),
 	input: z.enum(['text', 'number', 'email', 'phone', 'date', 'datetime', 'file', 'buttons', 'rating']).openapi({
@@ -107,165 +111,98 @@ const dataEntry = z.strictObject({
 		.openapi({ description: 'A rating then asks why (kept as `<variable>_reason`).' }),
 	reasonPrompt: template(1000).optional().openapi({ description: 'What a rating with `askReason` asks next.' }),
 	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
-	onRetriesExhausted: link
+	onRetriesExhausted: stepLink
 		.optional()
 		.openapi({ description: 'Where the bot goes when retries run out; it ends otherwise.' }),
-	next: link.optional(),
+	next: stepLink.optional(),
 });
 
 const decision = z.strictObject({
+	...stepCommon,
 	type: z.literal('decision').openapi({ description: 'Decision: the first branch whose condition holds.' }),
 	branches: z
-		.array(z.strictObject({ condition: conditionSchema, next: link }))
+		.array(z.strictObject({ condition: conditionSchema, next: stepLink }))
 		.min(1)
 		.max(20)
 		.openapi({ description: 'Tried in order.' }),
-	default: link.openapi({ description: 'Taken when no branch holds.' }),
+	default: stepLink.openapi({ description: 'Taken when no branch holds.' }),
 });
 
 // The action steps: the kernel's actions (src/actions), each with the links a bot step adds.
-const createDeal = createDealAction.extend({ next: link.optional(), onError: link.optional() });
+const createDeal = createDealAction.extend({ ...stepCommon, next: stepLink.optional(), onError: stepLink.optional() });
 
 const updateDeal = updateDealAction.extend({
-	next: link.optional(),
-	onNoDeal: link.optional().openapi({ description: 'Taken when no deal matches; `next` otherwise.' }),
-	onError: link.optional(),
+	...stepCommon,
+	next: stepLink.optional(),
+	onNoDeal: stepLink.optional().openapi({ description: 'Taken when no deal matches; `next` otherwise.' }),
+	onError: stepLink.optional(),
 });
 
 const integration = integrationAction.extend({
-	next: link.optional(),
-	onError: link.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
+	...stepCommon,
+	next: stepLink.optional(),
+	onError: stepLink.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
 });
 
 const assign = assignAction.extend({
-	next: link.optional(),
-	onError: link.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
+	...stepCommon,
+	next: stepLink.optional(),
+	onError: stepLink.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
 });
 
-const applyTag = tagAction.extend({ next: link.optional(), onError: link.optional() });
+const applyTag = tagAction.extend({ ...stepCommon, next: stepLink.optional(), onError: stepLink.optional() });
 
 const updateContact = updateContactAction.extend({
-	next: link.optional(),
-	onError: link.optional().openapi({ description: 'Taken when a value is refused (an e-mail another contact has).' }),
+	...stepCommon,
+	next: stepLink.optional(),
+	onError: stepLink
+		.optional()
+		.openapi({ description: 'Taken when a value is refused (an e-mail another contact has).' }),
 });
 
 const delay = z.strictObject({
+	...stepCommon,
 	type: z.literal('delay').openapi({ description: 'Delay: waits, then goes on.' }),
 	seconds: z.int().min(1).openapi({ description: 'How long, up to 7 days (604800).' }),
 	cancelOnReply: z
 		.boolean()
 		.default(false)
 		.openapi({ description: 'A visitor’s reply ends the wait at once (the reply is `answer`).' }),
-	next: link.optional(),
+	next: stepLink.optional(),
 });
 
 const transfer = z.strictObject({
+	...stepCommon,
 	type: z.literal('transfer').openapi({ description: 'Transfer to Agent: the bot ends, a person takes over.' }),
 	message: template(4000).optional().openapi({ description: 'Said before the handoff.' }),
 });
 const end = z.strictObject({
+	...stepCommon,
 	type: z.literal('end').openapi({ description: 'End Bot.' }),
 	message: template(4000).optional().openapi({ description: 'Said last.' }),
 });
 
-/** What every step has besides its action: strict, so a misspelt field (`nxet`) is refused, not dropped. */
-const common = {
-	id: stepId,
-	title: z.string().max(100).optional().openapi({ description: 'A name for builders; never shown to visitors.' }),
-};
+export const stepSchema = z.discriminatedUnion('type', [
+	sendMessage,
+	dataEntry,
+	decision,
+	createDeal,
+	updateDeal,
+	integration,
+	assign,
+	applyTag,
+	updateContact,
+	delay,
+	transfer,
+	end,
+]);
 
-export const stepSchema = z.discriminatedUnion(
-	'type',
-	[
-		sendMessage,
-		dataEntry,
-		decision,
-		createDeal,
-		updateDeal,
-		integration,
-		assign,
-		applyTag,
-		updateContact,
-		delay,
-		transfer,
-		end,
-	].map((schema) => schema.extend(common)) as unknown as [
-		ReturnType<typeof sendMessage.extend<typeof common>>,
-		ReturnType<typeof dataEntry.extend<typeof common>>,
-		ReturnType<typeof decision.extend<typeof common>>,
-		ReturnType<typeof createDeal.extend<typeof common>>,
-		ReturnType<typeof updateDeal.extend<typeof common>>,
-		ReturnType<typeof integration.extend<typeof common>>,
-		ReturnType<typeof assign.extend<typeof common>>,
-		ReturnType<typeof applyTag.extend<typeof common>>,
-		ReturnType<typeof updateContact.extend<typeof common>>,
-		ReturnType<typeof delay.extend<typeof common>>,
-		ReturnType<typeof transfer.extend<typeof common>>,
-		ReturnType<typeof end.extend<typeof common>>,
-	],
-);
-
-export const botDefinitionSchema = z
-	.strictObject({
-		start: link.openapi({ description: 'The first step.' }),
-		steps: z.array(stepSchema).min(1).max(MAX_STEPS).openapi({ description: 'The steps, 200 at most.' }),
-	})
-	.openapi('BotDefinition');
+export const botDefinitionSchema = stepDocumentSchema(stepSchema, 'BotDefinition');
 
 export type BotDefinition = z.infer<typeof botDefinitionSchema>;
 export type BotStep = BotDefinition['steps'][number];
 
 export type BotProblem = StepProblem;
-
-/** The links out of a step, with the field each is in. */
-export function linksOf(step: BotStep): Array<{ to: string; field: (string | number)[] }> {
-	const links: Array<{ to: string; field: (string | number)[] }> = [];
-	const add = (to: string | undefined, ...field: (string | number)[]) => {
-		if (to !== undefined) links.push({ to, field });
-	};
-	if ('next' in step) add(step.next, 'next');
-	if (step.type === 'decision') {
-		for (const [i, branch] of step.branches.entries()) add(branch.next, 'branches', i, 'next');
-		add(step.default, 'default');
-	}
-	if (step.type === 'data_entry') {
-		for (const [i, c] of (step.choices ?? []).entries()) add(c.next, 'choices', i, 'next');
-		add(step.onRetriesExhausted, 'onRetriesExhausted');
-	}
-	if ('onError' in step) add(step.onError, 'onError');
-	if (step.type === 'update_deal') add(step.onNoDeal, 'onNoDeal');
-	return links;
-}
-
-/** Fields that hold no template: ids, links, conditions, patterns, enumerations, names. */
-export const NOT_TEMPLATES = new Set([
-	'id',
-	'type',
-	'next',
-	'default',
-	'onError',
-	'onNoDeal',
-	'onRetriesExhausted',
-	'condition',
-	'pattern',
-	'input',
-	'variable',
-	'method',
-	'kind',
-	'format',
-	'currency',
-	'operatorId',
-	'groupId',
-	'dealVariable',
-	'header',
-	'target',
-	'product',
-	'operation',
-	'object',
-	'response',
-]);
-/** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
-export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields']);
 
 /**
  * Everything wrong with a definition, each problem at its path (`steps.3.validation.pattern`); empty when it
@@ -275,8 +212,7 @@ export function botProblems(definition: unknown): BotProblem[] {
 	const parsed = botDefinitionSchema.safeParse(definition);
 	if (!parsed.success) return shapeProblems(parsed.error);
 	const { start, steps } = parsed.data;
-	const templatesOf = (step: BotStep) => templatesIn(step, NOT_TEMPLATES, TEMPLATE_RECORDS);
-	const { problems, index } = stepProblems(start, steps, linksOf, templatesOf);
+	const { problems, index } = stepProblems(start, steps);
 	steps.forEach((step, i) => {
 		const at = (...field: (string | number)[]) => ['steps', i, ...field];
 		if (step.type === 'decision') {
@@ -338,14 +274,11 @@ export function botProblems(definition: unknown): BotProblem[] {
 	// Every loop must pass through a step that waits for the visitor: so, with Data Entry steps taken out of
 	// the graph, no loop may remain.
 	const waits = (i: number) => steps[i]?.type === 'data_entry';
-	const targets = (i: number) => linksOf(steps[i] as BotStep).map((l) => index.get(l.to) as number);
-	const waitless = (i: number) => (waits(i) ? [] : targets(i).filter((j) => !waits(j)));
 	return graphProblems(
 		start,
 		steps,
 		index,
-		linksOf,
-		waitless,
+		(targets) => (i) => (waits(i) ? [] : targets(i).filter((j) => !waits(j))),
 		(ids) => `the loop ${ids} never waits for the visitor (add a Data Entry step to it)`,
 	);
 }

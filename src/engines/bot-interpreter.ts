@@ -10,7 +10,7 @@
  * nothing (a timer that fires twice runs its step once). A budget of steps per event stops a runaway run.
  */
 
-import { type BotDefinition, type BotStep, NOT_TEMPLATES, TEMPLATE_RECORDS } from './bot-definition';
+import type { BotDefinition, BotStep } from './bot-definition';
 import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, referencedFacts } from './conditions';
 import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
@@ -488,7 +488,7 @@ function renderAction(m: Machine, step: ActionStep): ActionStep {
  * its key.
  */
 export function renderStep<S extends BotStep>(step: S, render: (source: string) => string): S {
-	return renderTemplates(step, NOT_TEMPLATES, TEMPLATE_RECORDS, render);
+	return renderTemplates(step, render);
 }
 
 /** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */

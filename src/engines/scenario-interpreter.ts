@@ -12,12 +12,7 @@
  */
 import { pathValue } from './bot-interpreter';
 import { evaluate, factValue } from './conditions';
-import {
-	SCENARIO_NOT_TEMPLATES,
-	SCENARIO_TEMPLATE_RECORDS,
-	type ScenarioDefinition,
-	type ScenarioStep,
-} from './scenario-definition';
+import type { ScenarioDefinition, ScenarioStep } from './scenario-definition';
 import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError } from './templates';
 
@@ -270,9 +265,7 @@ function enter(m: Machine, step: ScenarioStep): string | undefined {
 			return undefined;
 		}
 		default: {
-			const rendered = renderTemplates(step, SCENARIO_NOT_TEMPLATES, SCENARIO_TEMPLATE_RECORDS, (source) =>
-				render(m, source),
-			);
+			const rendered = renderTemplates(step, (source) => render(m, source));
 			m.state.status = 'waiting';
 			m.state.waitingAt = step.id;
 			m.state.waitingKey = key;
@@ -296,9 +289,7 @@ function receive(m: Machine, step: ActionStepOfScenario, event: Extract<Scenario
 			error: `${event.error ?? 'failed'}; retry ${m.state.attempt} in ${delaySeconds} s`,
 		});
 		// The step is rendered again on the retry, with the variables as they are: the same as the first try's.
-		const rendered = renderTemplates(step, SCENARIO_NOT_TEMPLATES, SCENARIO_TEMPLATE_RECORDS, (source) =>
-			render(m, source),
-		);
+		const rendered = renderTemplates(step, (source) => render(m, source));
 		m.effects.push({ kind: 'retry', key, step: rendered, attempt: m.state.attempt, delaySeconds });
 		return;
 	}

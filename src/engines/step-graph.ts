@@ -1,10 +1,95 @@
 /**
- * What every step document of the automation kernel (a bot, a scenario) is checked for beyond its shape: ids
+ * What every step document of the automation kernel (a bot, a scenario) shares: the step id, its links and
+ * the document's shape (`{ start, steps }`); which fields are templates; and the checks beyond the shape: ids
  * unique, every link naming a step, every step reachable from the start, every template valid, loops only
  * where the document allows them. Each problem names its step and field (`steps.3.next`).
  */
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { checkTemplate } from './templates';
+
+/** Steps a document may hold. */
+const MAX_STEPS = 200;
+
+export const stepId = z
+	.string()
+	.regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - (40 at most)')
+	.openapi({ description: 'The step id, unique in its document.', example: 'ask-email' });
+
+/** A link to another step. */
+export const stepLink = stepId.openapi({ description: 'The id of the step that comes next.' });
+
+/** What every step has besides its action; strict schemas refuse a misspelt field (`nxet`) rather than drop it. */
+export const stepCommon = {
+	id: stepId,
+	title: z.string().max(100).optional().openapi({ description: 'A name for builders; never shown to visitors.' }),
+};
+
+/** A document's shape: its first step and its steps (a discriminated union by `type`). */
+export function stepDocumentSchema<T extends z.ZodType>(steps: T, name: string) {
+	return z
+		.strictObject({
+			start: stepLink.openapi({ description: 'The first step.' }),
+			steps: z.array(steps).min(1).max(MAX_STEPS).openapi({ description: 'The steps, 200 at most.' }),
+		})
+		.openapi(name);
+}
+
+/** The fields that hold a link, at a step's top level, and the lists whose items link by their `next`. */
+const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound', 'onRetriesExhausted'];
+const LINK_LISTS = ['branches', 'choices'];
+
+/** The links out of a step, each with the field it is in (`branches.0.next`). */
+export function linksIn(step: object): StepLink[] {
+	const fields = step as Record<string, unknown>;
+	const links: StepLink[] = [];
+	for (const key of LINK_FIELDS) {
+		const to = fields[key];
+		if (typeof to === 'string') links.push({ to, field: [key] });
+	}
+	for (const list of LINK_LISTS) {
+		const items = fields[list];
+		if (!Array.isArray(items)) continue;
+		for (const [i, item] of items.entries()) {
+			const to = (item as { next?: unknown }).next;
+			if (typeof to === 'string') links.push({ to, field: [list, i, 'next'] });
+		}
+	}
+	return links;
+}
+
+/**
+ * Fields that hold no template, in any step of any document: ids, links, conditions, patterns, enumerations,
+ * names of variables, headers and paths.
+ */
+const NOT_TEMPLATES = new Set([
+	'id',
+	'type',
+	...LINK_FIELDS,
+	'condition',
+	'pattern',
+	'input',
+	'variable',
+	'method',
+	'kind',
+	'format',
+	'currency',
+	'operatorId',
+	'groupId',
+	'dealVariable',
+	'header',
+	'target',
+	'product',
+	'operation',
+	'object',
+	'response',
+	'by',
+	'channel',
+	'items',
+	'as',
+	'outcome',
+]);
+/** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
+const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
 
 export interface StepProblem {
 	path: (string | number)[];
@@ -24,15 +109,8 @@ export function shapeProblems(error: z.ZodError): StepProblem[] {
 	}));
 }
 
-/**
- * The templated fields of a step, each with its path: every string but those under `notTemplates` keys
- * (ids, links, enumerations), and every value of a `templateRecords` record whatever its key.
- */
-export function templatesIn(
-	step: unknown,
-	notTemplates: ReadonlySet<string>,
-	templateRecords: ReadonlySet<string>,
-): Array<{ source: string; field: (string | number)[] }> {
+/** The templated fields of a step, each with its path: every string but the NOT_TEMPLATES fields'. */
+export function templatesIn(step: unknown): Array<{ source: string; field: (string | number)[] }> {
 	const found: Array<{ source: string; field: (string | number)[] }> = [];
 	const visit = (value: unknown, field: (string | number)[], record: boolean) => {
 		if (typeof value === 'string') found.push({ source: value, field });
@@ -40,8 +118,8 @@ export function templatesIn(
 			for (const [i, v] of value.entries()) visit(v, [...field, i], false);
 		} else if (value && typeof value === 'object') {
 			for (const [key, v] of Object.entries(value)) {
-				if (!record && notTemplates.has(key)) continue;
-				visit(v, [...field, key], !record && templateRecords.has(key));
+				if (!record && NOT_TEMPLATES.has(key)) continue;
+				visit(v, [...field, key], !record && TEMPLATE_RECORDS.has(key));
 			}
 		}
 	};
@@ -49,16 +127,8 @@ export function templatesIn(
 	return found;
 }
 
-/**
- * A step with `render` applied to every template (the fields `templatesIn` finds), everything else as it is:
- * what a runner performs.
- */
-export function renderTemplates<S>(
-	step: S,
-	notTemplates: ReadonlySet<string>,
-	templateRecords: ReadonlySet<string>,
-	render: (source: string) => string,
-): S {
+/** A step with `render` applied to every template (the fields `templatesIn` finds): what a runner performs. */
+export function renderTemplates<S>(step: S, render: (source: string) => string): S {
 	const renderAll = (value: unknown, record: boolean): unknown => {
 		if (typeof value === 'string') return render(value);
 		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
@@ -66,7 +136,7 @@ export function renderTemplates<S>(
 			return Object.fromEntries(
 				Object.entries(value).map(([k, v]) => [
 					k,
-					!record && notTemplates.has(k) ? v : renderAll(v, !record && templateRecords.has(k)),
+					!record && NOT_TEMPLATES.has(k) ? v : renderAll(v, !record && TEMPLATE_RECORDS.has(k)),
 				]),
 			);
 		}
@@ -82,8 +152,6 @@ export function renderTemplates<S>(
 export function stepProblems<S extends { id: string }>(
 	start: string,
 	steps: S[],
-	linksOf: (step: S) => StepLink[],
-	templatesOf: (step: S) => Array<{ source: string; field: (string | number)[] }>,
 ): { problems: StepProblem[]; index: Map<string, number> } {
 	const problems: StepProblem[] = [];
 	const index = new Map<string, number>();
@@ -94,10 +162,10 @@ export function stepProblems<S extends { id: string }>(
 	}
 	if (!index.has(start)) problems.push({ path: ['start'], message: `no step "${start}"` });
 	for (const [i, step] of steps.entries()) {
-		for (const { to, field } of linksOf(step)) {
+		for (const { to, field } of linksIn(step)) {
 			if (!index.has(to)) problems.push({ path: ['steps', i, ...field], message: `no step "${to}"` });
 		}
-		for (const { source, field } of templatesOf(step)) {
+		for (const { source, field } of templatesIn(step)) {
 			const problem = checkTemplate(source);
 			if (problem) problems.push({ path: ['steps', i, ...field], message: `not a valid template: ${problem}` });
 		}
@@ -106,19 +174,19 @@ export function stepProblems<S extends { id: string }>(
 }
 
 /**
- * Steps the start never reaches, and the loops of the graph whose edges `loopEdges` gives (a step's targets
- * that may form a loop): each loop is a problem at its first step, `loopMessage` saying why it is one. Tarjan's
+ * Steps the start never reaches, and the loops of the graph whose edges `loopEdges` makes of the steps'
+ * targets (the ones that may form a loop): each loop is a problem at its first step, `loopMessage` saying why it is one. Tarjan's
  * strongly connected components find them: a component of several steps, or one linking to itself.
  */
 export function graphProblems<S extends { id: string }>(
 	start: string,
 	steps: S[],
 	index: Map<string, number>,
-	linksOf: (step: S) => StepLink[],
-	loopEdges: (i: number) => number[],
+	loopEdges: (targets: (i: number) => number[]) => (i: number) => number[],
 	loopMessage: (ids: string) => string,
 ): StepProblem[] {
-	const targets = (i: number) => linksOf(steps[i] as S).map((l) => index.get(l.to) as number);
+	const targets = (i: number) => linksIn(steps[i] as S).map((l) => index.get(l.to) as number);
+	const edges = loopEdges(targets);
 	const reached = new Set<number>();
 	const queue = [index.get(start) as number];
 	while (queue.length > 0) {
@@ -143,7 +211,7 @@ export function graphProblems<S extends { id: string }>(
 		counter++;
 		stack.push(v);
 		onStack.add(v);
-		for (const w of loopEdges(v)) {
+		for (const w of edges(v)) {
 			if (!order.has(w)) {
 				connect(w);
 				low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
@@ -159,7 +227,7 @@ export function graphProblems<S extends { id: string }>(
 				onStack.delete(w);
 				component.push(w);
 			} while (w !== v);
-			if (component.length > 1 || loopEdges(v).includes(v)) {
+			if (component.length > 1 || edges(v).includes(v)) {
 				const ids = component.map((i) => steps[i]?.id).join(' → ');
 				problems.push({ path: ['steps', Math.min(...component)], message: loopMessage(ids) });
 			}

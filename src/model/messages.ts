@@ -81,3 +81,12 @@ export const interactiveSchema = z
 	});
 
 export type Interactive = z.infer<typeof interactiveSchema>;
+
+/**
+ * Quick replies from labels a bot or a scenario rendered: trimmed, cut to 80 characters, blanks and repeats
+ * dropped (the answer is the label, so two equal ones could not be told apart); null when none is left.
+ */
+export function quickReplies(labels: readonly string[] | undefined): Interactive | null {
+	const kept = [...new Set((labels ?? []).map((label) => label.trim().slice(0, 80)).filter(Boolean))];
+	return kept.length > 0 ? { type: 'buttons', buttons: kept.map((label) => ({ label })) } : null;
+}

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { publishedBot } from '../domain/bots';
-import { assertConversationInWorkspace } from '../domain/conversations';
 import { Conflict, NotFound } from '../lib/errors';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -121,7 +120,6 @@ export const conversationBots = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			await assertConversationInWorkspace(c.var.db, workspaceId, id);
 			const runs = await c.env.CONVERSATION_ROOM.getByName(id).botRuns(workspaceId, id);
 			if (runs === null) throw new NotFound(`Conversation ${id} not found.`);
 			return c.json({ data: runs as unknown as z.infer<typeof runSchema>[] }, 200);
