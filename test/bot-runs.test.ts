@@ -404,6 +404,30 @@ describe('the deal-stage trigger', () => {
 			.poll(() => texts(token, newConversation as string), { interval: 250 })
 			.toEqual(['Hi Caio, your proposal is ready.']);
 	});
+
+	it('passes to the next bot of the stage when the best one has nowhere to run', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await api(token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['New', 'Won'] });
+		const say = (text: string) => ({ start: 's', steps: [{ id: 's', type: 'end', message: text }] });
+		// The best bot runs on API conversations only, and the contact has none: it cannot run.
+		await liveBot(token, {
+			trigger: { kind: 'deal_stage', funnel: 'Sales', stage: 'Won' },
+			channels: ['api'],
+			priority: 900,
+			definition: say('From the API bot'),
+		});
+		await liveBot(token, {
+			trigger: { kind: 'deal_stage', funnel: 'Sales', stage: 'Won' },
+			definition: say('From the widget bot'),
+		});
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		const { contactId } = (await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
+			contactId: string;
+		};
+		await api(token, 'POST', '/v3/deals', { funnel: 'Sales', stage: 'Won', name: 'Deal', contactId });
+		await expect.poll(() => texts(token, conversationId), { interval: 250 }).toEqual(['Hello', 'From the widget bot']);
+	});
 });
 
 describe('a room that comes back from D1', () => {

@@ -42,8 +42,8 @@ async function startOne(
 	const startKey = `deal-bot:${event.id}:${bot.id}`;
 	let conversationId = await latestConversation(db, workspaceId, contactId, { channels: bot.channels, open: true });
 	if (!conversationId) {
-		if (bot.channels !== null && !bot.channels.includes('widget'))
-			return `${bot.id}: no open conversation on its channels`;
+		// No open conversation on its channels, and none it may open: the next bot may have one.
+		if (bot.channels !== null && !bot.channels.includes('widget')) return null;
 		const started = await startConversation(env, db, {
 			workspaceId,
 			contact: { id: contactId },
