@@ -5,8 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth } from './auth/middleware';
-import { QueryCounter } from './db/client';
+import { openDatabase, QueryCounter } from './db/client';
 import { MAX_FILE_BYTES } from './domain/files';
+import { fireSchedules } from './domain/scenario-triggers';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
@@ -17,7 +18,7 @@ import { apiDocument } from './lib/openapi-document';
 import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
-import { consumeWorkflowRuns } from './queue/workflow-runs-consumer';
+import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { botsRoutes } from './routes/bots';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
@@ -33,6 +34,7 @@ import { noteSubresource } from './routes/notes';
 import { publicConversations } from './routes/public-conversations';
 import { publicMessages } from './routes/public-messages';
 import { publicWidget } from './routes/public-widget';
+import { scenariosRoutes } from './routes/scenarios';
 import { tagSubresource, tagsRoutes } from './routes/tags';
 import { tasksRoutes } from './routes/tasks';
 import { team } from './routes/team';
@@ -114,6 +116,10 @@ app.use(
 
 // Every other /v3 request (the document above answers first and public): D1, then the token, then the
 // caller's rate limit, then the body size.
+// A scenario's inbound webhook takes the webhook's own secret as well as a Token V3: it checks the token
+// itself when one is sent (src/routes/workflows.ts), so it answers before the bearer check below.
+app.use('/v3/workflows/webhook/*', database);
+app.route('/v3/workflows', workflows);
 app.use('/v3/*', database, bearerAuth);
 app.use(
 	'/v3/*',
@@ -147,6 +153,7 @@ app.route(
 );
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/bots', botsRoutes);
+app.route('/v3/scenarios', scenariosRoutes);
 app.route('/v3/files', filesRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', conversationBots);
@@ -155,7 +162,6 @@ app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);
 app.route('/v3/tokens', tokens);
-app.route('/v3/workflows', workflows);
 app.route('/v3/live', live);
 app.route('/v3/me', me);
 app.route('/widget', publicWidget);
@@ -167,7 +173,8 @@ answerMethodNotAllowed(app);
 /** Queue names as wrangler.toml declares them: one consumer function per queue. */
 const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
 	'parley-events': consumeEvents,
-	'parley-workflow-runs': consumeWorkflowRuns,
+	'parley-scenario-runs': consumeScenarioRuns,
+	'parley-scenario-runs-dlq': consumeDeadScenarioRuns,
 };
 
 export default {
@@ -178,6 +185,6 @@ export default {
 		await consume(batch, env);
 	},
 	async scheduled(_controller, env) {
-		await sweepOutbox(env);
+		await Promise.all([sweepOutbox(env), fireSchedules(env, openDatabase(env.DB))]);
 	},
 } satisfies ExportedHandler<Env>;

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS, type Permission } from '../src/auth/permissions';
 import { generateToken } from '../src/auth/token';
-import { api, d1Timing, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
+import {
+	api,
+	d1Timing,
+	expectError,
+	publishedScenario,
+	seedConversation,
+	seedOperator,
+	seedWorkspace,
+} from './factories';
 
 describe('Token V3 authentication', () => {
 	const cases: [string, (token: string) => Record<string, string>][] = [
@@ -97,9 +105,10 @@ describe('POST /v3/team/members', () => {
 describe('permissions', () => {
 	it('lets an operator with no permission at all use the routes that need only a valid token', async () => {
 		const { workspaceId, token: adminToken } = await seedWorkspace();
-		const hook = (await (await api(adminToken, 'POST', '/v3/workflows/webhooks', { name: 'Any' })).json()) as {
-			id: string;
-		};
+		const { webhook: hook } = await publishedScenario(adminToken, {
+			start: 'keep',
+			steps: [{ id: 'keep', type: 'set_variables', values: { a: '{{ a }}' } }],
+		});
 		const nobody = await seedOperator(workspaceId, []);
 		expect((await api(nobody.token, 'GET', '/v3/widget/settings')).status).toBe(200);
 		expect((await api(nobody.token, 'GET', '/v3/widget/info')).status).toBe(200);
@@ -128,8 +137,13 @@ describe('permissions', () => {
 			body: { email: 'n@b.co', name: 'N', permissions: [] },
 		},
 		{ permission: 'admin', method: 'POST', path: '/v3/team/members/{op}/token' },
-		{ permission: 'admin', method: 'POST', path: '/v3/workflows/webhooks', body: { name: 'Leads' } },
-		{ permission: 'admin', method: 'GET', path: '/v3/workflows/webhooks' },
+		{
+			permission: 'admin',
+			method: 'POST',
+			path: '/v3/scenarios',
+			body: { name: 'Leads', definition: { start: 'a', steps: [{ id: 'a', type: 'end' }] } },
+		},
+		{ permission: 'admin', method: 'GET', path: '/v3/scenarios' },
 	];
 
 	for (const route of routes) {

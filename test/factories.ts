@@ -255,3 +255,54 @@ export async function reply(token: string, conversationId: string, text: string,
 	expect(res.status).toBe(201);
 	return (await res.json()) as { id: string; seq: number };
 }
+
+/**
+ * A published scenario (webhook trigger unless `trigger` says otherwise) with one inbound webhook: its id,
+ * the webhook and the webhook's secret.
+ */
+export async function publishedScenario(
+	token: string,
+	definition: unknown,
+	options: { trigger?: unknown; auth?: 'secret' | 'open'; name?: string } = {},
+) {
+	const created = await api(token, 'POST', '/v3/scenarios', {
+		name: options.name ?? 'Scenario',
+		definition,
+		...(options.trigger === undefined ? {} : { trigger: options.trigger }),
+	});
+	expect(created.status, await created.clone().text()).toBe(201);
+	const scenario = (await created.json()) as { id: string };
+	expect((await api(token, 'POST', `/v3/scenarios/${scenario.id}/publish`)).status).toBe(200);
+	const hook = await api(token, 'POST', `/v3/scenarios/${scenario.id}/webhooks`, {
+		name: 'Hook',
+		...(options.auth ? { auth: options.auth } : {}),
+	});
+	expect(hook.status).toBe(201);
+	const webhook = (await hook.json()) as { id: string; url: string; secret: string };
+	return { scenarioId: scenario.id, webhook };
+}
+
+/** A scenario's run as the API shows it, once `done` holds of it (polled). */
+export async function runWhen(
+	token: string,
+	scenarioId: string,
+	runId: string,
+	done: (run: { status: string }) => boolean = (run) => run.status === 'succeeded' || run.status === 'failed',
+) {
+	// Polled in D1, read once through the API: polling the API would spend the token's rate limit.
+	await expect
+		.poll(async () => {
+			const row = await env.DB.prepare('SELECT status FROM scenario_runs WHERE id = ?').bind(runId).first();
+			return row !== null && done(row as { status: string });
+		})
+		.toBe(true);
+	const res = await api(token, 'GET', `/v3/scenarios/${scenarioId}/runs/${runId}`);
+	expect(res.status).toBe(200);
+	return (await res.json()) as Record<string, unknown> & {
+		status: string;
+		error: string | null;
+		variables: Record<string, unknown>;
+		log: Array<{ stepId: string; key: string; output?: unknown; error?: string }>;
+		retryable: boolean;
+	};
+}

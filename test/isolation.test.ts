@@ -1,16 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { workflowRuns } from '../src/db/schema';
-import { api, db, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
+import { scenarioRuns } from '../src/db/schema';
+import { api, db, expectError, publishedScenario, seedConversation, seedOperator, seedWorkspace } from './factories';
 
 describe('tenant isolation', () => {
 	it("gives a token of workspace A 404 for every id of workspace B, and changes nothing of B's", async () => {
 		const a = await seedWorkspace();
 		const b = await seedWorkspace();
 		const conv = await seedConversation(b.workspaceId, { gclid: 'b-click' });
-		const webhook = (await (await api(b.token, 'POST', '/v3/workflows/webhooks', { name: 'B' })).json()) as {
-			id: string;
-		};
+		const { scenarioId, webhook } = await publishedScenario(b.token, {
+			start: 'keep',
+			steps: [{ id: 'keep', type: 'set_variables', values: { from: '{{ from }}' } }],
+		});
 		const bConversation = (await (await api(b.token, 'GET', `/v3/conversations/${conv}`)).json()) as {
 			contactId: string;
 		};
@@ -23,6 +24,12 @@ describe('tenant isolation', () => {
 			['POST', '/v3/conversations', { contact: { id: bConversation.contactId } }],
 			['POST', `/v3/team/members/${b.operatorId}/token`],
 			['POST', `/v3/workflows/webhook/${webhook.id}`, { from: 'A' }],
+			['GET', `/v3/scenarios/${scenarioId}`],
+			['PATCH', `/v3/scenarios/${scenarioId}`, { enabled: false }],
+			['POST', `/v3/scenarios/${scenarioId}/runs`, { from: 'A' }],
+			['GET', `/v3/scenarios/${scenarioId}/webhooks`],
+			['POST', `/v3/scenarios/${scenarioId}/webhooks/${webhook.id}/rotate-secret`],
+			['GET', `/v3/scenarios/${scenarioId}/versions/1`],
 		];
 		for (const [method, path, body] of attempts) {
 			const res = await api(a.token, method, path, body);
@@ -36,14 +43,14 @@ describe('tenant isolation', () => {
 			await api(a.token, 'GET', `/v3/conversations?contactId=${bConversation.contactId}`)
 		).json()) as { data: unknown[] };
 		expect(byContact.data).toEqual([]);
-		const hooks = (await (await api(a.token, 'GET', '/v3/workflows/webhooks')).json()) as { data: unknown[] };
-		expect(hooks.data).toEqual([]);
+		const scenarios = (await (await api(a.token, 'GET', '/v3/scenarios')).json()) as { data: unknown[] };
+		expect(scenarios.data).toEqual([]);
 		// Assigning to B's operator is refused as an unknown operator.
 		const own = await seedConversation(a.workspaceId);
 		await expectError(await api(a.token, 'PATCH', `/v3/conversations/${own}`, { assigneeId: b.operatorId }), 422);
 
 		// No run was recorded for B's webhook.
-		expect(await db.select().from(workflowRuns).where(eq(workflowRuns.webhookId, webhook.id))).toEqual([]);
+		expect(await db.select().from(scenarioRuns).where(eq(scenarioRuns.scenarioId, scenarioId))).toEqual([]);
 
 		// B's conversation is untouched and B's admin token still works.
 		const after = (await (await api(b.token, 'GET', `/v3/conversations/${conv}`)).json()) as {

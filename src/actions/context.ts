@@ -39,7 +39,7 @@ export interface ActionContext {
  */
 export type ActionResult =
 	| { ok: true; data?: unknown; noDeal?: false; notFound?: false }
-	| { ok: false; error: string; data?: unknown; noDeal?: false; notFound?: false }
+	| { ok: false; error: string; data?: unknown; noDeal?: false; notFound?: false; retryable?: boolean }
 	| { ok: true; noDeal: true }
 	/** A Find step that found nothing. */
 	| { ok: true; notFound: true };
@@ -51,12 +51,14 @@ export function refused(error: string, data?: unknown): ActionResult {
 /**
  * Runs an action, turning what the workspace's own data refuses (an unknown stage, an e-mail another contact
  * has, a call refused by the guarded fetch) into a refusal. Anything else (D1 down) is thrown: the runner
- * retries the step later rather than send the run down its error path for a fault of ours.
+ * retries the step later rather than send the run down its error path for a fault of ours. A timeout or a
+ * failed connection is a refusal marked `retryable`: a scenario's HTTP step tries again with a backoff.
  */
 export async function refusedOn(run: () => Promise<ActionResult>): Promise<ActionResult> {
 	try {
 		return await run();
 	} catch (error) {
+		if (error instanceof OutboundError && error.transient) return { ok: false, error: error.message, retryable: true };
 		if (error instanceof AppError || error instanceof OutboundError) return refused(error.message);
 		throw error;
 	}

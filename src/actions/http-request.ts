@@ -151,8 +151,11 @@ export function performHttpRequest(ctx: ActionContext, request: HttpRequest): Pr
 			return refused(`url: ${outbound.url} has a . or .. segment (encode values with url_encode)`);
 		const response = await guardedFetch(ctx.env, outbound, ctx.transport ? { transport: ctx.transport } : {});
 		const data = responseData(response.body, response.headers['content-type']);
-		if (response.status >= 400)
-			return refused(`the answer was HTTP ${response.status}`, { status: response.status, body: data });
+		if (response.status >= 400) {
+			const failed = refused(`the answer was HTTP ${response.status}`, { status: response.status, body: data });
+			// A server error or a rate limit may pass; a 4xx says the request itself is wrong.
+			return response.status >= 500 || response.status === 429 ? { ...failed, retryable: true } : failed;
+		}
 		return { ok: true, data };
 	});
 }

@@ -1,22 +1,35 @@
 /**
  * Bots as the workspace keeps them: settings (name, trigger, channels, priority, enabled), a draft definition
- * that builders edit, and numbered versions. Publishing freezes the draft as the next version and makes it the
- * one new runs start with; publishing an older version rolls back to it. A run copies its version's definition
- * when it starts (in the conversation's room), so a publish, a rollback or a deletion never changes a run under
- * way.
+ * that builders edit, and numbered versions (src/domain/versions.ts, shared with scenarios). A run copies its
+ * version's definition when it starts (in the conversation's room), so a publish, a rollback or a deletion
+ * never changes a run under way.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, desc, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm';
-import { batchGuard, brokeGuard, type Database } from '../db/client';
-import { BOT_TRIGGERS, type BotTrigger, bots, botVersions } from '../db/schema';
+import { and, asc, desc, eq, inArray, isNotNull } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots } from '../db/schema';
 import { type BotDefinition, botDefinitionSchema, botProblems } from '../engines/bot-definition';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
-import { pageOf } from '../lib/cursor';
-import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { type ByNameCursor, byNameCursor } from '../lib/cursor';
+import { Conflict } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { resolveStage } from './crm';
+import {
+	checkedAgainst,
+	deleteVersions,
+	getVersion,
+	guardedOwnerUpdate,
+	listVersions,
+	movedFields,
+	ownerPage,
+	ownerRow,
+	publishing,
+	raced,
+	versionRow,
+	versionSchema,
+} from './versions';
 
 const channelName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name');
 const keyword = z.string().trim().min(1).max(60);
@@ -109,15 +122,7 @@ export const botSchema = z
 
 export type BotView = z.infer<typeof botSchema>;
 
-export const botVersionSchema = z
-	.object({
-		version: z.number().int().openapi({ description: 'The version number, from 1.' }),
-		published: z.boolean().openapi({ description: 'Whether new runs start with it now.' }),
-		publishedBy: z.string().nullable().openapi({ description: 'The operator who published it.' }),
-		createdAt: z.string().openapi({ description: 'When it was frozen (ISO 8601).' }),
-		definition: botDefinitionSchema.optional().openapi({ description: 'Its definition (one version’s read only).' }),
-	})
-	.openapi('BotVersion');
+export const botVersionSchema = versionSchema('BotVersion', botDefinitionSchema);
 
 type BotRow = typeof bots.$inferSelect;
 
@@ -139,12 +144,7 @@ function botView(row: BotRow): BotView {
 
 /** The definition, checked: every problem (`definition.steps.3.validation.pattern: …`) in one 422. */
 export function checkedDefinition(definition: unknown): BotDefinition {
-	const problems = botProblems(definition);
-	if (problems.length > 0) {
-		const named = problems.map((p) => ({ path: ['definition', ...p.path], message: p.message }));
-		throw new Invalid(named.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems: named });
-	}
-	return botDefinitionSchema.parse(definition);
+	return checkedAgainst(definition, botProblems, botDefinitionSchema);
 }
 
 /** The stored trigger columns of a trigger as given (a deal stage resolved by id or name). */
@@ -162,42 +162,18 @@ async function triggerColumns(db: Database, workspaceId: string, trigger: z.infe
 }
 
 async function botRow(db: Database, workspaceId: string, id: string): Promise<BotRow> {
-	const row = await db
-		.select()
-		.from(bots)
-		.where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id)))
-		.get();
-	if (!row) throw new NotFound(`Bot ${id} not found.`);
-	return row;
+	return ownerRow(db, bots, 'Bot', workspaceId, id);
 }
 
 export async function getBot(db: Database, workspaceId: string, id: string): Promise<BotView> {
 	return botView(await botRow(db, workspaceId, id));
 }
 
-export const botCursor = z.object({ name: z.string(), id: z.string() });
+export const botCursor = byNameCursor;
 
 /** One page of the workspace's bots by name. */
-export async function listBots(
-	db: Database,
-	workspaceId: string,
-	after: z.infer<typeof botCursor> | null,
-	limit: number,
-) {
-	const rows = await db
-		.select()
-		.from(bots)
-		.where(
-			and(
-				eq(bots.workspaceId, workspaceId),
-				after === null
-					? undefined
-					: or(gt(bots.name, after.name), and(eq(bots.name, after.name), gt(bots.id, after.id))),
-			),
-		)
-		.orderBy(asc(bots.name), asc(bots.id))
-		.limit(limit + 1);
-	return pageOf(rows, limit, botView, (row) => ({ name: row.name, id: row.id }));
+export async function listBots(db: Database, workspaceId: string, after: ByNameCursor | null, limit: number) {
+	return ownerPage(db, bots, workspaceId, after, limit, botView);
 }
 
 const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
@@ -231,18 +207,6 @@ export async function createBot(
 	return botView(row);
 }
 
-/** The write of a change to a bot read at `current`: a 409 when it changed meanwhile. */
-function unchangedSince(current: BotRow) {
-	return eq(bots.updatedAt, current.updatedAt);
-}
-
-function raced(id: string) {
-	return (error: unknown): never => {
-		if (brokeGuard(error)) throw new Conflict(`Bot ${id} changed while this change was applied; retry.`);
-		throw error;
-	};
-}
-
 /** Changes a bot's settings or draft, with a `bot.updated` event naming what moved; nothing when nothing does. */
 export async function updateBot(
 	env: Env,
@@ -261,25 +225,13 @@ export async function updateBot(
 	if (changes.priority !== undefined) set.priority = changes.priority;
 	if (changes.trigger !== undefined) Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger));
 	if (changes.definition !== undefined) set.draft = checkedDefinition(changes.definition);
-	const moved: Record<string, { from: unknown; to: unknown }> = {};
-	for (const [key, to] of Object.entries(set) as Array<[keyof BotRow, unknown]>) {
-		const from = current[key];
-		if (JSON.stringify(from) === JSON.stringify(to)) continue;
-		// The draft is announced as changed, not repeated: it may be large.
-		moved[key === 'draft' ? 'definition' : key] = key === 'draft' ? { from: null, to: null } : { from, to };
-	}
+	const moved = movedFields(current, set);
 	if (Object.keys(moved).length === 0) return botView(current);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
 	const after: BotRow = { ...current, ...set, updatedAt };
 	const event = newEvent('bot.updated', workspaceId, actor, { bot: summary(after), ...changesOf(moved) }, now);
-	const statements = [
-		db
-			.update(bots)
-			.set({ ...set, updatedAt })
-			.where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id), unchangedSince(current))),
-		batchGuard(sql`changes() = 1`),
-	];
-	const committed = await commit(db, { statements, events: [event] }, raced(id));
+	const statements = guardedOwnerUpdate(db, bots, current, { ...set, updatedAt });
+	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));
 	await release(env, committed.events);
 	return botView(after);
 }
@@ -296,7 +248,7 @@ export async function deleteBot(
 	const current = await botRow(db, workspaceId, id);
 	const event = newEvent('bot.deleted', workspaceId, actor, { bot: summary(current) }, now);
 	const statements = [
-		db.delete(botVersions).where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id))),
+		deleteVersions(db, current),
 		db.delete(bots).where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id))),
 	];
 	const committed = await commit(db, { statements, events: [event] });
@@ -319,38 +271,17 @@ export async function publishBot(
 ): Promise<BotView> {
 	const current = await botRow(db, workspaceId, id);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const guard = and(eq(bots.workspaceId, workspaceId), eq(bots.id, id), unchangedSince(current));
-	let statements: Parameters<typeof commit>[1]['statements'];
-	let published: number;
-	if (version === undefined) {
-		published = current.lastVersion + 1;
-		const definition = checkedDefinition(current.draft);
-		statements = [
-			db.update(bots).set({ publishedVersion: published, lastVersion: published, updatedAt }).where(guard),
-			batchGuard(sql`changes() = 1`),
-			db.insert(botVersions).values({
-				workspaceId,
-				botId: id,
-				version: published,
-				definition,
-				publishedBy: operatorId,
-				createdAt: now,
-			}),
-		];
-	} else {
-		await versionRow(db, workspaceId, id, version);
-		published = version;
-		statements = [
-			db.update(bots).set({ publishedVersion: version, updatedAt }).where(guard),
-			batchGuard(sql`changes() = 1`),
-		];
-	}
-	const after: BotRow = {
-		...current,
-		publishedVersion: published,
-		lastVersion: Math.max(current.lastVersion, published),
-		updatedAt,
-	};
+	const { published, ownerSet, inserts } = await publishing(
+		db,
+		current,
+		'Bot',
+		version,
+		checkedDefinition,
+		operatorId,
+		now,
+	);
+	const statements = [...guardedOwnerUpdate(db, bots, current, { ...ownerSet, updatedAt }), ...inserts];
+	const after: BotRow = { ...current, ...ownerSet, updatedAt };
 	const event = newEvent(
 		'bot.published',
 		workspaceId,
@@ -358,51 +289,20 @@ export async function publishBot(
 		{ bot: summary(current), version: published, rollback: version !== undefined },
 		now,
 	);
-	const committed = await commit(db, { statements, events: [event] }, raced(id));
+	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));
 	await release(env, committed.events);
 	return botView(after);
 }
 
 /** The bot's versions, newest first (without their definitions). */
-export async function listVersions(db: Database, workspaceId: string, id: string) {
-	const bot = await botRow(db, workspaceId, id);
-	const rows = await db
-		.select({ version: botVersions.version, publishedBy: botVersions.publishedBy, createdAt: botVersions.createdAt })
-		.from(botVersions)
-		.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id)))
-		.orderBy(desc(botVersions.version));
-	return {
-		data: rows.map((row) => ({
-			version: row.version,
-			published: row.version === bot.publishedVersion,
-			publishedBy: row.publishedBy,
-			createdAt: iso(row.createdAt),
-		})),
-	};
+export async function listBotVersions(db: Database, workspaceId: string, id: string) {
+	return listVersions(db, await botRow(db, workspaceId, id));
 }
 
-/** One version's row; NotFound when the bot has no such version. */
-async function versionRow(db: Database, workspaceId: string, id: string, version: number) {
-	const row = await db
-		.select()
-		.from(botVersions)
-		.where(and(eq(botVersions.workspaceId, workspaceId), eq(botVersions.botId, id), eq(botVersions.version, version)))
-		.get();
-	if (!row) throw new NotFound(`Bot ${id} has no version ${version}.`);
-	return row;
-}
-
-/** One version with its definition. */
-export async function getVersion(db: Database, workspaceId: string, id: string, version: number) {
-	const bot = await botRow(db, workspaceId, id);
-	const row = await versionRow(db, workspaceId, id, version);
-	return {
-		version: row.version,
-		published: row.version === bot.publishedVersion,
-		publishedBy: row.publishedBy,
-		createdAt: iso(row.createdAt),
-		definition: row.definition,
-	};
+/** One version of the bot with its definition. */
+export async function getBotVersion(db: Database, workspaceId: string, id: string, version: number) {
+	const v = await getVersion(db, await botRow(db, workspaceId, id), 'Bot', version);
+	return { ...v, definition: v.definition as BotDefinition };
 }
 
 /** A bot ready to run: its id, name and the published version's definition. */
@@ -428,18 +328,21 @@ export async function runnableBots(
 	kinds: BotTrigger[],
 	stageId?: string,
 ): Promise<RunnableBot[]> {
-	return db
+	const rows = await db
 		.select({
 			id: bots.id,
 			name: bots.name,
-			version: botVersions.version,
+			version: automationVersions.version,
 			trigger: bots.trigger,
 			keywords: bots.keywords,
 			channels: bots.channels,
-			definition: botVersions.definition,
+			definition: automationVersions.definition,
 		})
 		.from(bots)
-		.innerJoin(botVersions, and(eq(botVersions.botId, bots.id), eq(botVersions.version, bots.publishedVersion)))
+		.innerJoin(
+			automationVersions,
+			and(eq(automationVersions.ownerId, bots.id), eq(automationVersions.version, bots.publishedVersion)),
+		)
 		.where(
 			and(
 				eq(bots.workspaceId, workspaceId),
@@ -450,6 +353,7 @@ export async function runnableBots(
 			),
 		)
 		.orderBy(desc(bots.priority), asc(bots.createdAt), asc(bots.id));
+	return rows.map((row) => ({ ...row, definition: row.definition as BotDefinition }));
 }
 
 /** The published version of one bot (a manual start), or why it cannot start. */
@@ -457,7 +361,7 @@ export async function publishedBot(db: Database, workspaceId: string, id: string
 	const bot = await botRow(db, workspaceId, id);
 	if (bot.publishedVersion === null) throw new Conflict(`Bot ${id} has no published version yet: publish it first.`);
 	if (!bot.enabled) throw new Conflict(`Bot ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
-	const version = await versionRow(db, workspaceId, id, bot.publishedVersion);
+	const version = await versionRow(db, bot, 'Bot', bot.publishedVersion);
 	return {
 		id: bot.id,
 		name: bot.name,
@@ -465,6 +369,6 @@ export async function publishedBot(db: Database, workspaceId: string, id: string
 		trigger: bot.trigger,
 		keywords: bot.keywords,
 		channels: bot.channels,
-		definition: version.definition,
+		definition: version.definition as BotDefinition,
 	};
 }

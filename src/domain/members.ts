@@ -5,7 +5,7 @@
  * cannot act on what its gate read before (see `suspendGates`); a disabled member's sockets close at once.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import { suspendGates } from '../auth/credentials';
 import { permissionSchema } from '../auth/permissions';
 import {
@@ -20,7 +20,7 @@ import { apiTokens, conversations, deals, groups, operatorGroups, operators, tas
 import { assertAllInWorkspace, existsInWorkspace, linksGuard, rowsLinkedTo } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
-import { pageOf } from '../lib/cursor';
+import { afterByName, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
@@ -167,7 +167,7 @@ export async function listMembers(
 					: filters.disabled
 						? sql`${o.disabledAt} IS NOT NULL`
 						: isNull(o.disabledAt),
-				after === null ? undefined : or(gt(o.name, after.name), and(eq(o.name, after.name), gt(o.id, after.id))),
+				afterByName(o.name, o.id, after),
 			),
 		)
 		.orderBy(asc(o.name), asc(o.id))

@@ -58,6 +58,8 @@ const funnelSummary = z.object({ id: z.string(), name: z.string() });
 
 const botSummary = z.object({ id: z.string(), name: z.string() });
 
+const scenarioSummary = z.object({ id: z.string(), name: z.string() });
+
 const dealSummary = z.object({
 	id: z.string(),
 	name: z.string(),
@@ -252,6 +254,25 @@ export const EVENT_PAYLOADS = {
 		status: z.enum(['finished', 'transferred', 'stopped', 'failed']),
 		reason: z.string().nullable(),
 	}),
+	'scenario.created': z.object({ scenario: scenarioSummary }),
+	/** Its settings or its draft changed (`definition`: the draft, whose content is not repeated here). */
+	'scenario.updated': z.object({
+		scenario: scenarioSummary,
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	/** New runs start with `version` now: a new one frozen from the draft, or an older one again (`rollback`). */
+	'scenario.published': z.object({ scenario: scenarioSummary, version: z.number().int(), rollback: z.boolean() }),
+	/** The scenario, its versions and webhooks are gone; runs under way finish with their version. */
+	'scenario.deleted': z.object({ scenario: scenarioSummary }),
+	/** A run ended: `succeeded`, or `failed` with the reason (it can be retried from its failed step). */
+	'scenario.run_ended': z.object({
+		scenario: scenarioSummary,
+		runId: z.string(),
+		trigger: z.enum(['webhook', 'event', 'schedule', 'api']),
+		status: z.enum(['succeeded', 'failed']),
+		error: z.string().nullable(),
+	}),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
@@ -311,6 +332,11 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('bot.deleted'),
 	envelope('bot.run_started'),
 	envelope('bot.run_ended'),
+	envelope('scenario.created'),
+	envelope('scenario.updated'),
+	envelope('scenario.published'),
+	envelope('scenario.deleted'),
+	envelope('scenario.run_ended'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

@@ -5,7 +5,7 @@
  * what it sees.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, lt, or, type SQL } from 'drizzle-orm';
+import { and, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { Invalid } from './errors';
 
@@ -84,4 +84,14 @@ export function afterNewestFirst(
 ): SQL | undefined {
 	if (cursor === null) return undefined;
 	return or(lt(at, cursor.at), and(eq(at, cursor.at), lt(id, cursor.id)));
+}
+
+/** A position in a list ordered by name then id, both ascending. */
+export const byNameCursor = z.object({ name: z.string(), id: z.string() });
+export type ByNameCursor = z.infer<typeof byNameCursor>;
+
+/** The rows after `cursor` in `ORDER BY name, id`: undefined (no condition) for the first page. */
+export function afterByName(name: AnySQLiteColumn, id: AnySQLiteColumn, cursor: ByNameCursor | null): SQL | undefined {
+	if (cursor === null) return undefined;
+	return or(gt(name, cursor.name), and(eq(name, cursor.name), gt(id, cursor.id)));
 }

@@ -27,6 +27,12 @@ const MAX_REDIRECTS = 5;
 /** An outbound call refused or failed, with the reason a builder can act on. */
 export class OutboundError extends Error {
 	override readonly name = 'OutboundError';
+	/** A timeout or a failed connection: trying again later may succeed (a refusal by the guard never does). */
+	readonly transient: boolean;
+	constructor(message: string, options?: ErrorOptions & { transient?: boolean }) {
+		super(message, options);
+		this.transient = options?.transient ?? false;
+	}
 }
 
 export interface OutboundRequest {
@@ -170,9 +176,14 @@ export async function guardedFetch(
 		throw new OutboundError(`more than ${MAX_REDIRECTS} redirects`);
 	} catch (error) {
 		if (error instanceof OutboundError) throw error;
-		if (signal.aborted) throw new OutboundError(`no answer within ${(options.timeoutMs ?? FETCH_TIMEOUT_MS) / 1000} s`);
+		if (signal.aborted) {
+			throw new OutboundError(`no answer within ${(options.timeoutMs ?? FETCH_TIMEOUT_MS) / 1000} s`, {
+				transient: true,
+			});
+		}
 		throw new OutboundError(`the call failed: ${error instanceof Error ? error.message : String(error)}`, {
 			cause: error,
+			transient: true,
 		});
 	}
 }

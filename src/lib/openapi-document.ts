@@ -74,7 +74,13 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	{ prefix: '/v3/team', name: 'Team', description: 'Operators and their tokens.' },
 	{ prefix: '/v3/tokens', name: 'Tokens', description: 'The calling token.' },
 	{ prefix: '/v3/me', name: 'Tokens', description: 'The calling token.' },
-	{ prefix: '/v3/workflows', name: 'Workflows', description: 'Inbound webhooks that start scenario runs.' },
+	{
+		prefix: '/v3/scenarios',
+		name: 'Scenarios',
+		description:
+			'Backend workflows: drafts, published versions, test runs, their inbound webhooks, their runs and retries.',
+	},
+	{ prefix: '/v3/workflows', name: 'Workflows', description: 'The inbound webhook path that starts scenario runs.' },
 	{ prefix: '/v3/live', name: 'Live', description: 'The operators’ inbox feed (WebSocket).' },
 	{
 		prefix: '/widget/',
@@ -131,6 +137,19 @@ const HEADERS: JsonObject = {
 };
 
 const SECURITY_SCHEMES: JsonObject = {
+	WebhookSignature: {
+		type: 'apiKey',
+		in: 'header',
+		name: 'webhook-signature',
+		description:
+			"Standard Webhooks: `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook's secret); a timestamp 5 minutes off is refused.",
+	},
+	WebhookSecret: {
+		type: 'apiKey',
+		in: 'header',
+		name: 'X-Webhook-Secret',
+		description: "The webhook's secret itself, for a sender that cannot sign.",
+	},
 	TokenV3: { type: 'http', scheme: 'bearer', bearerFormat: 'Token V3 (prly_…)', description: TOKEN_FORMAT },
 	ParleySession: {
 		type: 'apiKey',
@@ -236,6 +255,9 @@ function polishOperation(path: string, operation: JsonObject): void {
 }
 
 function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {
+	if (security.some((r) => isObject(r) && 'WebhookSignature' in r)) {
+		return "**Credential:** any valid Token V3 of the workspace, the webhook's Standard Webhooks signature, or its secret in `X-Webhook-Secret`; none for a webhook set `open`.";
+	}
 	if (byToken) {
 		const permission = operation['x-required-permission'];
 		return typeof permission === 'string' && permission !== 'none'

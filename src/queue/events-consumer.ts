@@ -1,6 +1,7 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
+import { startEventScenarios } from '../domain/scenario-triggers';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 
@@ -37,11 +38,14 @@ export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now
 }
 
 /**
- * What an event sets off: a deal entering a stage starts that stage's bots. Rules, scenarios and webhooks
- * will hang off here. Idempotent by event id (a bot start is keyed by it).
+ * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
+ * start on it. Rules and outbound webhooks will hang off here. Idempotent by event id (a bot start and a
+ * scenario run are keyed by it).
  */
 async function react(env: Env, event: DomainEvent): Promise<void> {
-	if (isDealStageEvent(event)) await startDealBots(env, openDatabase(env.DB), event);
+	const db = openDatabase(env.DB);
+	if (isDealStageEvent(event)) await startDealBots(env, db, event);
+	await startEventScenarios(env, db, event);
 }
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */

@@ -10,9 +10,9 @@ import {
 	createBot,
 	deleteBot,
 	getBot,
-	getVersion,
+	getBotVersion,
 	listBots,
-	listVersions,
+	listBotVersions,
 	newBotSchema,
 	publishBot,
 	updateBot,
@@ -24,9 +24,10 @@ import { simulate } from '../engines/bot-simulation';
 import { renderTemplateSync, TemplateError } from '../engines/templates';
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
+import { addVersionRoutes, versionedParams } from './versioned';
 
 const exampleDefinition: z.input<typeof botDefinitionSchema> = {
 	start: 'hello',
@@ -58,19 +59,8 @@ const example: z.input<typeof botSchema> = {
 	updatedAt: '2026-11-23T12:00:00.000Z',
 };
 
-const idParams = z.object({ id: idParam('id', example.id, 'The bot id.') });
-const versionParams = idParams.extend({
-	version: z.coerce
-		.number()
-		.int()
-		.min(1)
-		.openapi({ param: { name: 'version', in: 'path', description: 'The version number.' }, example: 1 }),
-});
+const { idParams } = versionedParams('bot', example.id);
 const botPage = pageSchema('BotPage', botSchema, 'This page, by name.');
-const versionList = z
-	.object({ data: z.array(botVersionSchema).openapi({ description: 'Newest first, without definitions.' }) })
-	.openapi('BotVersionList');
-
 const simulatedResult = z
 	.strictObject({
 		ok: z.boolean().openapi({ description: 'Whether the step succeeds.' }),
@@ -281,7 +271,7 @@ export const botsRoutes = createRouter()
 					? checkedDefinition(body.definition)
 					: body.version === undefined
 						? (await getBot(c.var.db, workspaceId, body.botId)).draft
-						: (await getVersion(c.var.db, workspaceId, body.botId, body.version)).definition;
+						: (await getBotVersion(c.var.db, workspaceId, body.botId, body.version)).definition;
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
 			const contact = body.contact ? { id: 'ctc_simulated', ...body.contact } : null;
 			const result = simulate(definition, {
@@ -420,96 +410,16 @@ export const botsRoutes = createRouter()
 			await deleteBot(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
 			return c.body(null, 204);
 		},
-	)
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/{id}/publish',
-			operationId: 'publishBot',
-			summary: 'Publish the draft as a new version',
-			description:
-				'Freezes the draft (checked again) as the next version, which new runs start with from now on; runs under way keep theirs.',
-			...requires('admin'),
-			request: { params: idParams },
-			responses: {
-				200: jsonResponse('The bot, with its new published version.', botSchema, example),
-				...errorResponses(403, 404, 409, 422),
-			},
-		}),
-		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const { id } = c.req.valid('param');
-			return c.json(
-				await publishBot(c.env, c.var.db, workspaceId, id, undefined, operatorId, operatorActor(operatorId)),
-				200,
-			);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'get',
-			path: '/{id}/versions',
-			operationId: 'listBotVersions',
-			summary: "A bot's versions",
-			description: 'Every published version, newest first; `published` marks the one new runs start with.',
-			...requires('admin'),
-			request: { params: idParams },
-			responses: {
-				200: jsonResponse('The versions.', versionList, {
-					data: [
-						{ version: 1, published: true, publishedBy: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', createdAt: example.createdAt },
-					],
-				}),
-				...errorResponses(403, 404),
-			},
-		}),
-		async (c) => c.json(await listVersions(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
-	)
-	.openapi(
-		createRoute({
-			method: 'get',
-			path: '/{id}/versions/{version}',
-			operationId: 'getBotVersion',
-			summary: 'One version of a bot, with its definition',
-			description: 'The definition as it was frozen.',
-			...requires('admin'),
-			request: { params: versionParams },
-			responses: {
-				200: jsonResponse('The version.', botVersionSchema, {
-					version: 1,
-					published: true,
-					publishedBy: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-					createdAt: example.createdAt,
-					definition: exampleDefinition,
-				}),
-				...errorResponses(403, 404, 422),
-			},
-		}),
-		async (c) => {
-			const { id, version } = c.req.valid('param');
-			return c.json(await getVersion(c.var.db, c.var.caller.workspaceId, id, version), 200);
-		},
-	)
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/{id}/versions/{version}/publish',
-			operationId: 'rollbackBot',
-			summary: 'Publish an older version again (roll back)',
-			description: 'New runs start with that version from now on; the draft is not touched.',
-			...requires('admin'),
-			request: { params: versionParams },
-			responses: {
-				200: jsonResponse('The bot, with the version now published.', botSchema, example),
-				...errorResponses(403, 404, 409, 422),
-			},
-		}),
-		async (c) => {
-			const { workspaceId, operatorId } = c.var.caller;
-			const { id, version } = c.req.valid('param');
-			return c.json(
-				await publishBot(c.env, c.var.db, workspaceId, id, version, operatorId, operatorActor(operatorId)),
-				200,
-			);
-		},
 	);
+
+addVersionRoutes(botsRoutes, {
+	noun: 'bot',
+	idExample: example.id,
+	schema: botSchema,
+	example,
+	versionSchema: botVersionSchema,
+	exampleDefinition,
+	publish: publishBot,
+	listVersions: listBotVersions,
+	getVersion: getBotVersion,
+});

@@ -1,36 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import {
-	createInboundWebhook,
-	enqueueWebhookRun,
-	inboundWebhookSchema,
-	listInboundWebhooks,
-	runAccepted,
-	webhookInputSchema,
-	workflowRunAcceptedSchema,
-} from '../domain/workflow-runs';
-import { PayloadTooLarge } from '../lib/errors';
-import {
-	anyToken,
-	errorResponses,
-	idempotencyHeaders,
-	idParam,
-	jsonBody,
-	jsonResponse,
-	requires,
-} from '../lib/openapi';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../app-env';
+import { bearerAuth } from '../auth/middleware';
+import { runAccepted, runAcceptedSchema, runInputSchema, startRun } from '../domain/scenario-runs';
+import { type CallerProof, enabledWebhook, proveCall, SECRET_HEADER } from '../domain/scenario-webhooks';
+import { clientIp, enforceFloodLimit } from '../domain/visitor-limits';
+import { NotFound, PayloadTooLarge } from '../lib/errors';
+import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
-
-const webhookExample = {
-	id: 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-	name: 'Order shipped',
-	scenarioId: null,
-	enabled: true,
-	url: 'https://parley.acme.example/v3/workflows/webhook/wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-	createdAt: '2026-11-21T12:00:00.000Z',
-};
 
 const webhookBodyLimit = bodyLimit({
 	maxSize: WEBHOOK_BODY_LIMIT,
@@ -39,103 +20,100 @@ const webhookBodyLimit = bodyLimit({
 	},
 });
 
-export const workflows = createRouter()
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/webhook/{webhook_id}',
-			operationId: 'startWorkflowRun',
-			summary: "Start a run of the webhook's scenario; the JSON body becomes its variables",
-			description:
-				'Any token of the workspace may call it: the webhook id names the scenario, and the run acts as the workspace, not as the operator. With an `Idempotency-Key`, a retry with the same body returns the first run.',
-			...anyToken,
-			middleware: [webhookBodyLimit] as const,
-			request: {
-				params: z.object({
-					webhook_id: idParam('webhook_id', 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The inbound webhook id.'),
-				}),
-				headers: idempotencyHeaders,
-				body: jsonBody(
-					webhookInputSchema.openapi({ description: 'Any JSON object, up to 256 KiB and 32 levels deep.' }),
-					{
-						orderId: '1042',
-						email: 'ada@example.com',
-					},
-				),
-			},
-			responses: {
-				202: jsonResponse('The run was recorded and queued.', workflowRunAcceptedSchema, {
-					runId: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-					webhookId: 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-					status: 'queued',
-					createdAt: '2026-11-21T12:00:00.000Z',
-				}),
-				...errorResponses(400, 404, 409, 413, 415, 422, 503),
-			},
-		}),
-		async (c) => {
-			const { run, replayed } = await enqueueWebhookRun(
-				c.var.db,
-				c.env.WORKFLOW_RUNS,
-				c.var.caller.workspaceId,
-				c.req.valid('param').webhook_id,
-				c.req.valid('json'),
-				c.req.valid('header')['idempotency-key'] ?? null,
-			);
-			if (replayed) c.header('Idempotent-Replayed', 'true');
-			return c.json(runAccepted(run), 202);
+type WebhookEnv = AppEnv & {
+	Variables: AppEnv['Variables'] & {
+		webhook: Awaited<ReturnType<typeof enabledWebhook>>;
+		proof: CallerProof | 'token';
+	};
+};
+
+/**
+ * Who may start the webhook's scenario (src/domain/scenario-webhooks.ts): a Token V3 of the owning workspace,
+ * checked and counted as every /v3 call is; else the webhook's signature, secret, or openness.
+ */
+const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, next) {
+	const webhook = await enabledWebhook(c.var.db, c.req.param('webhook_id') ?? '');
+	c.set('webhook', webhook);
+	if (c.req.header('Authorization') !== undefined) {
+		c.set('proof', 'token');
+		return bearerAuth(c as never, async () => {
+			// Another workspace's token learns nothing about this webhook.
+			if (c.var.caller.workspaceId !== webhook.workspaceId) {
+				throw new NotFound(`Webhook ${webhook.id} not found (or disabled).`);
+			}
+			await next();
+		});
+	}
+	await enforceFloodLimit(c.env, `webhook:${webhook.id}`, clientIp(c.req.raw.headers), 'other');
+	c.set('proof', await proveCall(c.env, webhook, c.req.raw.headers, await c.req.text()));
+	await next();
+});
+
+const signatureHeaders = idempotencyHeaders.extend({
+	'webhook-id': z
+		.string()
+		.max(255)
+		.optional()
+		.openapi({ description: 'Standard Webhooks: the message id; a retry with it answers the first run.' }),
+	'webhook-timestamp': z
+		.string()
+		.max(20)
+		.optional()
+		.openapi({ description: 'Standard Webhooks: seconds since the epoch; refused when 5 minutes off.' }),
+	'webhook-signature': z
+		.string()
+		.max(2000)
+		.optional()
+		.openapi({ description: 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`.' }),
+	'x-webhook-secret': z
+		.string()
+		.max(200)
+		.optional()
+		.openapi({ description: `The webhook's secret, for a sender that cannot sign (${SECRET_HEADER}).` }),
+});
+
+/** The inbound path: mounted before the API's own bearer check, which it runs itself when a token is sent. */
+export const workflows = createRouter().openapi(
+	createRoute({
+		method: 'post',
+		path: '/webhook/{webhook_id}',
+		operationId: 'startWorkflowRun',
+		summary: "Start a run of the webhook's scenario; the JSON body becomes its variables",
+		description:
+			"Authenticate with a Token V3 of the workspace, or with the webhook's own secret: a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or the secret in `X-Webhook-Secret`. An `open` webhook takes anonymous calls. A retried `webhook-id` (or `Idempotency-Key`) answers the first run; the same id with another body is 422.",
+		security: [{ TokenV3: [] }, { WebhookSignature: [] }, { WebhookSecret: [] }, {}] as Array<Record<string, string[]>>,
+		'x-required-permission': 'none',
+		middleware: [webhookBodyLimit, webhookAuth as MiddlewareHandler] as const,
+		request: {
+			params: z.object({
+				webhook_id: idParam('webhook_id', 'wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The inbound webhook id.'),
+			}),
+			headers: signatureHeaders,
+			body: jsonBody(runInputSchema, { orderId: '1042', email: 'ada@example.com', name: 'Ada' }),
 		},
-	)
-	.openapi(
-		createRoute({
-			method: 'post',
-			path: '/webhooks',
-			operationId: 'createInboundWebhook',
-			summary: 'Create an inbound webhook',
-			description: 'A URL your systems POST JSON to (with a Token V3) to start a scenario run.',
-			...requires('admin'),
-			request: {
-				body: jsonBody(
-					z
-						.strictObject({ name: z.string().trim().min(1).max(120).openapi({ description: 'A name for people.' }) })
-						.openapi('NewInboundWebhook'),
-					{ name: 'Order shipped' },
-				),
-			},
-			responses: {
-				201: jsonResponse('The webhook and the URL to call.', inboundWebhookSchema, webhookExample),
-				...errorResponses(400, 403, 413, 415, 422),
-			},
-		}),
-		async (c) => {
-			const origin = new URL(c.req.url).origin;
-			return c.json(
-				await createInboundWebhook(c.var.db, c.var.caller.workspaceId, c.req.valid('json').name, origin),
-				201,
-			);
+		responses: {
+			202: jsonResponse('The run was recorded and queued.', runAcceptedSchema, {
+				runId: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+				scenarioId: 'scn_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+				status: 'queued',
+				createdAt: '2026-11-23T12:00:00.000Z',
+			}),
+			...errorResponses(400, 404, 409, 413, 415, 422, 503),
 		},
-	)
-	.openapi(
-		createRoute({
-			method: 'get',
-			path: '/webhooks',
-			operationId: 'listInboundWebhooks',
-			summary: 'List inbound webhooks',
-			description: "The workspace's inbound webhooks with the URL of each.",
-			...requires('admin'),
-			responses: {
-				200: jsonResponse(
-					'The workspace webhooks.',
-					z
-						.object({ data: z.array(inboundWebhookSchema).openapi({ description: 'Every webhook.' }) })
-						.openapi('InboundWebhookList'),
-					{ data: [webhookExample] },
-				),
-				...errorResponses(403),
-			},
-		}),
-		async (c) => {
-			const origin = new URL(c.req.url).origin;
-			return c.json({ data: await listInboundWebhooks(c.var.db, c.var.caller.workspaceId, origin) }, 200);
-		},
-	);
+	}),
+	async (c) => {
+		const webhook = (c as unknown as { var: WebhookEnv['Variables'] }).var.webhook;
+		const headers = c.req.valid('header');
+		const senderId = headers['webhook-id'] ?? headers['idempotency-key'];
+		const { run, replayed } = await startRun(c.var.db, c.env.SCENARIO_RUNS, {
+			workspaceId: webhook.workspaceId,
+			scenarioId: webhook.scenarioId,
+			trigger: 'webhook',
+			source: webhook.id,
+			dedupeKey: senderId === undefined ? null : `${webhook.id}:${senderId}`,
+			input: c.req.valid('json'),
+		});
+		if (replayed) c.header('Idempotent-Replayed', 'true');
+		return c.json(runAccepted(run), 202);
+	},
+);

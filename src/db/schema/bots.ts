@@ -1,5 +1,5 @@
-/** Bots: their settings and draft, and the versions publishing froze. */
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+/** Bots: their settings and draft (the versions publishing froze are in automation_versions). */
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { BotDefinition } from '../../engines/bot-definition';
 
 export const BOT_TRIGGERS = ['new_conversation', 'keyword', 'manual', 'deal_stage'] as const;
@@ -36,20 +36,4 @@ export const bots = sqliteTable(
 		index('bots_workspace_trigger').on(t.workspaceId, t.trigger),
 		index('bots_workspace_name').on(t.workspaceId, t.name, t.id),
 	],
-);
-
-export const botVersions = sqliteTable(
-	'bot_versions',
-	{
-		workspaceId: text('workspace_id').notNull(),
-		botId: text('bot_id')
-			.notNull()
-			.references(() => bots.id, { onDelete: 'cascade' }),
-		version: integer('version').notNull(),
-		definition: text('definition', { mode: 'json' }).$type<BotDefinition>().notNull(),
-		/** The operator who published it. */
-		publishedBy: text('published_by'),
-		createdAt: integer('created_at').notNull(),
-	},
-	(t) => [primaryKey({ columns: [t.botId, t.version] })],
 );

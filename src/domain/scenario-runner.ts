@@ -1,0 +1,295 @@
+/**
+ * Executes scenario runs for the scenario-runs Queue's consumer, with the pure interpreter
+ * (src/engines/scenario-interpreter.ts). One delivery of a run's message drives it as far as it can go: each
+ * action the interpreter hands out is performed, its result recorded in `scenario_steps` under the step's key
+ * (the step, its loop iterations, the retry generation and the try), and fed back; the run's state, pending
+ * action and log are written after every step, guarded by its `turn`.
+ *
+ * At-least-once delivery repeats nothing that completed: a redelivered message finds each recorded result and
+ * feeds it back instead of acting again. What Parley itself does in an action (a conversation opened, a message
+ * posted) is also keyed by the step, so even an action cut off between doing and recording finds its first
+ * effect. Only an outside HTTP call cut off that way can be made twice: no one can promise more of a call whose
+ * answer never came.
+ *
+ * Waiting never blocks the consumer: a retry's backoff, or a run that has taken many actions in one delivery,
+ * goes back on the Queue with a delay, and the delivery ends.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { ActionResult } from '../actions/context';
+import { performScenarioStep } from '../actions/scenario-steps';
+import type { Database, Statement } from '../db/client';
+import { type RecordedResult, type RunLogEntry, scenarioRuns, scenarioSteps, scenarios } from '../db/schema';
+import {
+	advanceScenario,
+	type ScenarioEffect,
+	type ScenarioEvent,
+	type ScenarioRunState,
+} from '../engines/scenario-interpreter';
+import { newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
+import type { RunRow, ScenarioRunMessage } from './scenario-runs';
+import { versionDefinition } from './scenarios';
+import { loadWidgetSettings } from './widget-settings';
+
+type Locale = 'en' | 'pt';
+
+/** Actions one delivery performs before the run goes back on the Queue, so no delivery runs for long. */
+export const ACTIONS_PER_DELIVERY = 25;
+/** A delivery's wall time after which the run goes back on the Queue (a consumer may run for 15 min). */
+const DELIVERY_BUDGET_MS = 60_000;
+/** How early a delayed message may arrive and still resume its run. */
+const RESUME_SLACK_MS = 1_000;
+
+type PendingAction = NonNullable<RunRow['pending']>;
+
+/** How the runner reaches the world: the env, and a clock and network a test may replace. */
+export interface RunnerContext {
+	env: Env;
+	db: Database;
+	queue: Queue<ScenarioRunMessage>;
+	now?: () => number;
+	transport?: typeof fetch;
+}
+
+/** The key a try's result is recorded under: the step's key, then the retry generation and the try. */
+export function recordKey(run: Pick<RunRow, 'retries'>, state: ScenarioRunState, pending: PendingAction): string {
+	return `${pending.key}#${run.retries}.${state.attempt}`;
+}
+
+async function loadRun(db: Database, message: ScenarioRunMessage) {
+	return db
+		.select()
+		.from(scenarioRuns)
+		.where(and(eq(scenarioRuns.id, message.runId), eq(scenarioRuns.workspaceId, message.workspaceId)))
+		.get();
+}
+
+/** Drives one run as far as one delivery may; see the top of this file. Throws for the Queue to retry. */
+export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): Promise<void> {
+	const clock = rc.now ?? Date.now;
+	const startedAt = clock();
+	let run = await loadRun(rc.db, message);
+	if (!run || run.status === 'succeeded' || run.status === 'failed') return;
+	// A redelivery of an earlier message while a retry waits out its backoff: the delayed message resumes it.
+	if (run.resumeAt !== null && run.resumeAt > clock() + RESUME_SLACK_MS) return;
+	const scenario = await rc.db
+		.select({ name: scenarios.name })
+		.from(scenarios)
+		.where(and(eq(scenarios.workspaceId, run.workspaceId), eq(scenarios.id, run.scenarioId)))
+		.get();
+	if (!scenario) {
+		await finishOrphan(rc, run, clock());
+		return;
+	}
+	const definition = await versionDefinition(rc.db, run.workspaceId, run.scenarioId, run.version);
+	const { settings } = await loadWidgetSettings(rc.db, run.workspaceId);
+	const timeZone = settings.businessHours.timeZone;
+	const locale = settings.locale;
+	let performed = 0;
+	for (;;) {
+		let event: ScenarioEvent;
+		if (run.status === 'queued') {
+			event = { type: 'start', variables: run.input };
+		} else if (run.pending !== null && run.state.status === 'waiting') {
+			if (performed >= ACTIONS_PER_DELIVERY || clock() - startedAt > DELIVERY_BUDGET_MS) {
+				await rc.queue.send({ runId: run.id, workspaceId: run.workspaceId });
+				return;
+			}
+			performed++;
+			const result = await resultOf(rc, run, run.pending, locale, clock());
+			event = { type: 'result', key: run.pending.key, ...result };
+		} else {
+			return;
+		}
+		const now = clock();
+		const { state, effects } = advanceScenario(definition, run.state, event, { timeZone }, now);
+		const next = nextRow(run, event, state, effects, now);
+		const written = await write(rc, run, next, scenario.name, now);
+		if (!written) return; // Another delivery took this turn: it goes on from here.
+		run = next;
+		const retry = effects.find((e) => e.kind === 'retry');
+		if (retry) {
+			await rc.queue.send({ runId: run.id, workspaceId: run.workspaceId }, { delaySeconds: retry.delaySeconds });
+			return;
+		}
+		if (run.status === 'succeeded' || run.status === 'failed') return;
+	}
+}
+
+/** The row after one step of the interpreter. */
+function nextRow(
+	run: RunRow,
+	event: ScenarioEvent,
+	state: ScenarioRunState,
+	effects: ScenarioEffect[],
+	now: number,
+): RunRow {
+	const log: RunLogEntry[] = [...run.log];
+	let pending: RunRow['pending'] = null;
+	let resumeAt: number | null = null;
+	for (const effect of effects) {
+		if (effect.kind === 'log') {
+			log.push({
+				at: now,
+				key: effect.key,
+				stepId: effect.stepId,
+				...(effect.output === undefined ? {} : { output: effect.output }),
+				...(effect.error === undefined ? {} : { error: effect.error }),
+			});
+		}
+		if (effect.kind === 'action') pending = effect;
+		if (effect.kind === 'retry') {
+			pending = effect;
+			resumeAt = now + effect.delaySeconds * 1000;
+		}
+	}
+	const failedAtAction = state.status === 'failed' && event.type === 'result' && !event.ok;
+	const ended = state.status === 'succeeded' || state.status === 'failed';
+	return {
+		...run,
+		status: state.status,
+		state,
+		// A run that failed at an action keeps it pending, with the state before the failure, for a retry.
+		pending: failedAtAction ? run.pending : pending,
+		retryState: failedAtAction ? run.state : null,
+		log,
+		error: state.error,
+		resumeAt,
+		turn: run.turn + 1,
+		updatedAt: now,
+		finishedAt: ended ? now : null,
+	};
+}
+
+/**
+ * Writes the run's next row if it is still at the turn read; with `scenario.run_ended` when it ended. False
+ * when another delivery wrote first.
+ */
+async function write(rc: RunnerContext, before: RunRow, after: RunRow, name: string, now: number): Promise<boolean> {
+	const { id: _id, workspaceId: _ws, createdAt: _c, ...set } = after;
+	const update = rc.db
+		.update(scenarioRuns)
+		.set(set)
+		.where(and(eq(scenarioRuns.id, before.id), eq(scenarioRuns.turn, before.turn)))
+		.returning({ id: scenarioRuns.id });
+	const ended = after.status === 'succeeded' || after.status === 'failed';
+	if (!ended) return (await update).length > 0;
+	const event = newEvent(
+		'scenario.run_ended',
+		after.workspaceId,
+		{ kind: 'scenario', id: after.scenarioId },
+		{
+			scenario: { id: after.scenarioId, name },
+			runId: after.id,
+			trigger: after.trigger,
+			status: after.status as 'succeeded' | 'failed',
+			error: after.error,
+		},
+		now,
+	);
+	const committed = await commit(rc.db, {
+		statements: [update as Statement],
+		events: [{ event, onlyIf: sql`changes() > 0` }],
+	});
+	await release(rc.env, committed.events);
+	return committed.events.length > 0;
+}
+
+/** A run whose scenario was deleted: it fails, saying so. */
+async function finishOrphan(rc: RunnerContext, run: RunRow, now: number) {
+	await rc.db
+		.update(scenarioRuns)
+		.set({
+			status: 'failed',
+			error: 'the scenario was deleted',
+			pending: null,
+			retryState: null,
+			turn: run.turn + 1,
+			updatedAt: now,
+			finishedAt: now,
+		})
+		.where(and(eq(scenarioRuns.id, run.id), eq(scenarioRuns.turn, run.turn)));
+}
+
+/** The pending action's result: the recorded one, or the action performed now and its result recorded. */
+async function resultOf(
+	rc: RunnerContext,
+	run: RunRow,
+	pending: PendingAction,
+	locale: Locale,
+	now: number,
+): Promise<RecordedResult> {
+	const key = recordKey(run, run.state, pending);
+	const recorded = await rc.db
+		.select({ result: scenarioSteps.result })
+		.from(scenarioSteps)
+		.where(and(eq(scenarioSteps.runId, run.id), eq(scenarioSteps.key, key)))
+		.get();
+	if (recorded) return recorded.result;
+	const performed = await performScenarioStep(
+		{
+			env: rc.env,
+			db: rc.db,
+			workspaceId: run.workspaceId,
+			actor: { kind: 'scenario', id: run.scenarioId },
+			conversationId: null,
+			contactId: null,
+			variables: run.state.variables,
+			locale,
+			now,
+			idempotencyKey: `${run.id}:${pending.key}`,
+			...(rc.transport ? { transport: rc.transport } : {}),
+		},
+		pending.step,
+	);
+	const result = recordable(performed);
+	// The first record of a key stands: a delivery racing this one reads what it recorded.
+	const [kept] = await rc.db
+		.insert(scenarioSteps)
+		.values({ runId: run.id, key, workspaceId: run.workspaceId, result, createdAt: now })
+		.onConflictDoUpdate({ target: [scenarioSteps.runId, scenarioSteps.key], set: { runId: run.id } })
+		.returning({ result: scenarioSteps.result });
+	return kept?.result ?? result;
+}
+
+function recordable(result: ActionResult): RecordedResult {
+	if (!result.ok) {
+		return {
+			ok: false,
+			error: result.error,
+			...(result.data === undefined ? {} : { data: result.data }),
+			...('retryable' in result && result.retryable ? { retryable: true } : {}),
+		};
+	}
+	if (('notFound' in result && result.notFound) || ('noDeal' in result && result.noDeal)) {
+		return { ok: true, notFound: true };
+	}
+	return { ok: true, ...('data' in result && result.data !== undefined ? { data: result.data } : {}) };
+}
+
+/**
+ * A run's message that exhausted its deliveries (the dead-letter queue's consumer): the run fails, saying so,
+ * and stays listed and retryable from where it stood.
+ */
+export async function deadLetter(rc: RunnerContext, message: ScenarioRunMessage): Promise<void> {
+	const run = await loadRun(rc.db, message);
+	if (!run || run.status === 'succeeded' || run.status === 'failed') return;
+	const now = (rc.now ?? Date.now)();
+	const error = `gave up after repeated delivery failures at ${run.state.waitingAt ?? 'its start'}`;
+	const failed: RunRow = {
+		...run,
+		status: 'failed',
+		error,
+		// A run that never started keeps its queued state: a retry starts it.
+		retryState: run.status === 'queued' ? run.state : null,
+		turn: run.turn + 1,
+		updatedAt: now,
+		finishedAt: now,
+	};
+	const scenario = await rc.db
+		.select({ name: scenarios.name })
+		.from(scenarios)
+		.where(and(eq(scenarios.workspaceId, run.workspaceId), eq(scenarios.id, run.scenarioId)))
+		.get();
+	await write(rc, run, failed, scenario?.name ?? run.scenarioId, now);
+}

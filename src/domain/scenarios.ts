@@ -1,0 +1,406 @@
+/**
+ * Scenarios as the workspace keeps them: settings (name, enabled, what triggers it), a draft definition and
+ * numbered versions (src/domain/versions.ts, shared with bots). Every scenario can be started by its webhooks
+ * and by an API call; its trigger says what else starts it: a domain event (with a condition on it), or a
+ * schedule (a cron expression in the workspace's time zone, fired by the Worker's Cron Trigger).
+ */
+import { z } from '@hono/zod-openapi';
+import { Cron } from 'croner';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { SCENARIO_TRIGGERS, scenarioRuns, scenarioSteps, scenarios, scenarioWebhooks } from '../db/schema';
+import { conditionProblems, conditionSchema, referencedFacts } from '../engines/conditions';
+import { type ScenarioDefinition, scenarioDefinitionSchema, scenarioProblems } from '../engines/scenario-definition';
+import { changesOf, type EventType, newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
+import { type ByNameCursor, byNameCursor } from '../lib/cursor';
+import { Conflict, Invalid } from '../lib/errors';
+import { iso, newId } from '../lib/ids';
+import type { Actor } from '../model/actor';
+import {
+	checkedAgainst,
+	deleteVersions,
+	getVersion,
+	guardedOwnerUpdate,
+	listVersions,
+	movedFields,
+	ownerPage,
+	ownerRow,
+	publishing,
+	raced,
+	versionRow,
+	versionSchema,
+} from './versions';
+import { loadWidgetSettings } from './widget-settings';
+
+/**
+ * The events a scenario can start on: what happens to conversations, contacts, deals and tasks. Automation's
+ * own events (bots, scenarios) are left out, so that no scenario can start itself in a loop.
+ */
+export const SCENARIO_EVENT_TYPES = [
+	'conversation.created',
+	'conversation.updated',
+	'message.created',
+	'contact.created',
+	'contact.updated',
+	'contact.merged',
+	'tag.applied',
+	'tag.removed',
+	'deal.created',
+	'deal.updated',
+	'deal.stage_changed',
+	'task.created',
+	'task.updated',
+	'note.created',
+] as const satisfies readonly EventType[];
+
+const cronSchema = z
+	.string()
+	.trim()
+	.min(9)
+	.max(100)
+	.refine((pattern) => nextFire(pattern, 'UTC', Date.now()) !== undefined, {
+		message: 'must be a cron expression with a next time, such as "0 9 * * 1-5" (minute hour day month weekday)',
+	})
+	.openapi({ description: 'Minute, hour, day of month, month, day of week.', example: '0 9 * * 1-5' });
+
+export const scenarioTriggerSchema = z
+	.discriminatedUnion('kind', [
+		z.strictObject({
+			kind: z.literal('webhook').openapi({ description: 'Only its webhooks and API calls start it.' }),
+		}),
+		z.strictObject({
+			kind: z.literal('event').openapi({ description: 'A domain event (its webhooks and API calls too).' }),
+			events: z
+				.array(z.enum(SCENARIO_EVENT_TYPES))
+				.min(1)
+				.max(SCENARIO_EVENT_TYPES.length)
+				.openapi({ description: 'The event types it starts on.', example: ['deal.stage_changed'] }),
+			condition: conditionSchema
+				.nullable()
+				.default(null)
+				.openapi({ description: 'Starts only when it holds, on `vars.event` (the event: `vars.event.payload…`).' }),
+		}),
+		z.strictObject({
+			kind: z.literal('schedule').openapi({ description: 'A schedule, in the workspace time zone.' }),
+			cron: cronSchema,
+		}),
+	])
+	.openapi('ScenarioTrigger', { description: 'What starts it, besides its webhooks and API calls.' });
+
+type ScenarioTrigger = z.infer<typeof scenarioTriggerSchema>;
+
+const scenarioSettings = {
+	name: z.string().trim().min(1).max(100).openapi({ description: 'Its name.', example: 'Order to conversation' }),
+	enabled: z.boolean().openapi({ description: 'Whether anything starts it (runs under way go on either way).' }),
+	trigger: scenarioTriggerSchema,
+};
+
+export const newScenarioSchema = z
+	.strictObject({
+		...scenarioSettings,
+		enabled: scenarioSettings.enabled.default(true),
+		trigger: scenarioTriggerSchema.default({ kind: 'webhook' }),
+		definition: z.unknown().openapi({ description: 'The draft: a `ScenarioDefinition`.', type: 'object' }),
+	})
+	.openapi('NewScenario');
+
+export const scenarioChangesSchema = z
+	.strictObject({
+		...scenarioSettings,
+		definition: z.unknown().openapi({ description: 'A new draft: a `ScenarioDefinition`.', type: 'object' }),
+	})
+	.partial()
+	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+	.openapi('ScenarioChanges', { minProperties: 1 });
+
+export const scenarioSchema = z
+	.object({
+		id: z.string().openapi({ description: 'The scenario id.', example: 'scn_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string().openapi({ description: 'Its name.' }),
+		enabled: z.boolean().openapi({ description: 'Whether anything starts it.' }),
+		trigger: z
+			.object({
+				kind: z.enum(SCENARIO_TRIGGERS).openapi({ description: 'What starts it besides webhooks and API calls.' }),
+				events: z.array(z.string()).openapi({ description: 'An `event` scenario’s event types; [] otherwise.' }),
+				condition: z
+					.record(z.string(), z.unknown())
+					.nullable()
+					.openapi({ description: 'An `event` scenario’s condition (a `Condition`), or null.' }),
+				cron: z.string().nullable().openapi({ description: 'A `schedule` scenario’s cron expression, or null.' }),
+				nextFireAt: z
+					.string()
+					.nullable()
+					.openapi({ description: 'When a published `schedule` scenario fires next (ISO 8601), or null.' }),
+			})
+			.openapi('ScenarioTriggerView'),
+		draft: scenarioDefinitionSchema.openapi({ description: 'The definition being edited.' }),
+		publishedVersion: z
+			.number()
+			.int()
+			.nullable()
+			.openapi({ description: 'The version new runs start with; null until published.' }),
+		lastVersion: z.number().int().openapi({ description: 'The latest version number; 0 before the first publish.' }),
+		createdAt: z.string().openapi({ description: 'When it was created (ISO 8601).' }),
+		updatedAt: z.string().openapi({ description: 'When its settings or draft last changed (ISO 8601).' }),
+	})
+	.openapi('Scenario');
+
+export const scenarioVersionSchema = versionSchema('ScenarioVersion', scenarioDefinitionSchema);
+
+export type ScenarioRow = typeof scenarios.$inferSelect;
+
+function scenarioView(row: ScenarioRow): z.infer<typeof scenarioSchema> {
+	return {
+		id: row.id,
+		name: row.name,
+		enabled: row.enabled,
+		trigger: {
+			kind: row.trigger,
+			events: row.eventTypes,
+			condition: row.condition as Record<string, unknown> | null,
+			cron: row.cron,
+			nextFireAt: row.nextFireAt === null ? null : iso(row.nextFireAt),
+		},
+		draft: row.draft,
+		publishedVersion: row.publishedVersion,
+		lastVersion: row.lastVersion,
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+	};
+}
+
+/** The first time after `after` that `cron` fires in `timeZone`; undefined when it never does again. */
+export function nextFire(cron: string, timeZone: string, after: number): number | undefined {
+	try {
+		return new Cron(cron, { timezone: timeZone, paused: true }).nextRun(new Date(after))?.getTime();
+	} catch {
+		return undefined;
+	}
+}
+
+/** The definition, checked: every problem (`definition.steps.3.url: …`) in one 422. */
+export function checkedScenario(definition: unknown): ScenarioDefinition {
+	return checkedAgainst(definition, scenarioProblems, scenarioDefinitionSchema);
+}
+
+/** The stored trigger columns; an event condition is checked as a bot's conditions are, and may read vars only. */
+async function triggerColumns(db: Database, workspaceId: string, trigger: ScenarioTrigger, published: boolean) {
+	if (trigger.kind === 'event' && trigger.condition !== null) {
+		const problems = conditionProblems(trigger.condition).map((p) => ({
+			path: ['trigger', 'condition', ...p.path],
+			message: p.message,
+		}));
+		const others = [...referencedFacts(trigger.condition)].filter((root) => root !== 'vars');
+		if (others.length > 0) {
+			problems.push({
+				path: ['trigger', 'condition'],
+				message: `an event condition reads vars.event only, not ${others.join(', ')}`,
+			});
+		}
+		if (problems.length > 0) {
+			throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+		}
+	}
+	const nextFireAt =
+		trigger.kind === 'schedule' && published
+			? (nextFire(trigger.cron, await workspaceTimeZone(db, workspaceId), Date.now()) ?? null)
+			: null;
+	return {
+		trigger: trigger.kind,
+		eventTypes: trigger.kind === 'event' ? [...trigger.events] : [],
+		condition: trigger.kind === 'event' ? trigger.condition : null,
+		cron: trigger.kind === 'schedule' ? trigger.cron : null,
+		nextFireAt,
+	};
+}
+
+/** The workspace's time zone (its business hours'), which schedules and templates read dates in. */
+export async function workspaceTimeZone(db: Database, workspaceId: string): Promise<string> {
+	return (await loadWidgetSettings(db, workspaceId)).settings.businessHours.timeZone;
+}
+
+export async function scenarioRow(db: Database, workspaceId: string, id: string): Promise<ScenarioRow> {
+	return ownerRow(db, scenarios, 'Scenario', workspaceId, id);
+}
+
+export async function getScenario(db: Database, workspaceId: string, id: string) {
+	return scenarioView(await scenarioRow(db, workspaceId, id));
+}
+
+export const scenarioCursor = byNameCursor;
+
+/** One page of the workspace's scenarios by name. */
+export async function listScenarios(db: Database, workspaceId: string, after: ByNameCursor | null, limit: number) {
+	return ownerPage(db, scenarios, workspaceId, after, limit, scenarioView);
+}
+
+const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
+
+export async function createScenario(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	input: z.infer<typeof newScenarioSchema>,
+	actor: Actor,
+	now = Date.now(),
+) {
+	const draft = checkedScenario(input.definition);
+	const row: ScenarioRow = {
+		id: newId('scn', now),
+		workspaceId,
+		name: input.name,
+		enabled: input.enabled,
+		...(await triggerColumns(db, workspaceId, input.trigger, false)),
+		draft,
+		publishedVersion: null,
+		lastVersion: 0,
+		createdAt: now,
+		updatedAt: now,
+	};
+	const event = newEvent('scenario.created', workspaceId, actor, { scenario: summary(row) }, now);
+	const committed = await commit(db, { statements: [db.insert(scenarios).values(row)], events: [event] });
+	await release(env, committed.events);
+	return scenarioView(row);
+}
+
+/** Changes a scenario's settings or draft, with a `scenario.updated` naming what moved; nothing when nothing does. */
+export async function updateScenario(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	changes: z.infer<typeof scenarioChangesSchema>,
+	actor: Actor,
+	now = Date.now(),
+) {
+	const current = await scenarioRow(db, workspaceId, id);
+	const set: Partial<ScenarioRow> = {};
+	if (changes.name !== undefined) set.name = changes.name;
+	if (changes.enabled !== undefined) set.enabled = changes.enabled;
+	if (changes.trigger !== undefined) {
+		Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger, current.publishedVersion !== null));
+	}
+	if (changes.definition !== undefined) set.draft = checkedScenario(changes.definition);
+	const moved = movedFields(current, set);
+	delete moved.nextFireAt;
+	if (Object.keys(moved).length === 0) return scenarioView(current);
+	const updatedAt = Math.max(now, current.updatedAt + 1);
+	const after: ScenarioRow = { ...current, ...set, updatedAt };
+	const event = newEvent(
+		'scenario.updated',
+		workspaceId,
+		actor,
+		{ scenario: summary(after), ...changesOf(moved) },
+		now,
+	);
+	const statements = guardedOwnerUpdate(db, scenarios, current, { ...set, updatedAt });
+	const committed = await commit(db, { statements, events: [event] }, raced('Scenario', id));
+	await release(env, committed.events);
+	return scenarioView(after);
+}
+
+/**
+ * Deletes a scenario with its versions and webhooks (their URLs answer 404 from now on) and its runs' records,
+ * with `scenario.deleted`. A run still queued finds no scenario and stops.
+ */
+export async function deleteScenario(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	actor: Actor,
+	now = Date.now(),
+) {
+	const current = await scenarioRow(db, workspaceId, id);
+	const event = newEvent('scenario.deleted', workspaceId, actor, { scenario: summary(current) }, now);
+	const statements = [
+		deleteVersions(db, current),
+		db
+			.delete(scenarioWebhooks)
+			.where(and(eq(scenarioWebhooks.workspaceId, workspaceId), eq(scenarioWebhooks.scenarioId, id))),
+		db
+			.delete(scenarioSteps)
+			.where(
+				and(
+					eq(scenarioSteps.workspaceId, workspaceId),
+					sql`${scenarioSteps.runId} IN (SELECT ${scenarioRuns.id} FROM ${scenarioRuns} WHERE ${scenarioRuns.scenarioId} = ${id})`,
+				),
+			),
+		db.delete(scenarioRuns).where(and(eq(scenarioRuns.workspaceId, workspaceId), eq(scenarioRuns.scenarioId, id))),
+		db.delete(scenarios).where(and(eq(scenarios.workspaceId, workspaceId), eq(scenarios.id, id))),
+	];
+	const committed = await commit(db, { statements, events: [event] });
+	await release(env, committed.events);
+}
+
+/**
+ * Publishes: without `version`, freezes the draft (checked again) as the next version; with one, makes that
+ * version current again (a rollback). A schedule starts counting from now when first published.
+ */
+export async function publishScenario(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	version: number | undefined,
+	operatorId: string | null,
+	actor: Actor,
+	now = Date.now(),
+) {
+	const current = await scenarioRow(db, workspaceId, id);
+	const updatedAt = Math.max(now, current.updatedAt + 1);
+	const { published, ownerSet, inserts } = await publishing(
+		db,
+		current,
+		'Scenario',
+		version,
+		checkedScenario,
+		operatorId,
+		now,
+	);
+	const nextFireAt =
+		current.cron === null
+			? null
+			: (current.nextFireAt ?? nextFire(current.cron, await workspaceTimeZone(db, workspaceId), now) ?? null);
+	const set = { ...ownerSet, nextFireAt, updatedAt };
+	const after: ScenarioRow = { ...current, ...set };
+	const event = newEvent(
+		'scenario.published',
+		workspaceId,
+		actor,
+		{ scenario: summary(current), version: published, rollback: version !== undefined },
+		now,
+	);
+	const statements = [...guardedOwnerUpdate(db, scenarios, current, set), ...inserts];
+	const committed = await commit(db, { statements, events: [event] }, raced('Scenario', id));
+	await release(env, committed.events);
+	return scenarioView(after);
+}
+
+export async function listScenarioVersions(db: Database, workspaceId: string, id: string) {
+	return listVersions(db, await scenarioRow(db, workspaceId, id));
+}
+
+export async function getScenarioVersion(db: Database, workspaceId: string, id: string, version: number) {
+	const v = await getVersion(db, await scenarioRow(db, workspaceId, id), 'Scenario', version);
+	return { ...v, definition: v.definition as ScenarioDefinition };
+}
+
+/** A scenario that cannot start now (unpublished, disabled): a 409 for a caller, a skip for a trigger. */
+export class NotRunnable extends Conflict {}
+
+/** A scenario ready to run: its published version, or why it cannot start. */
+export async function runnableScenario(db: Database, workspaceId: string, id: string) {
+	const row = await scenarioRow(db, workspaceId, id);
+	if (row.publishedVersion === null)
+		throw new Conflict(`Scenario ${id} has no published version yet: publish it first.`);
+	if (!row.enabled) throw new Conflict(`Scenario ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
+	return { row, version: row.publishedVersion };
+}
+
+/** The definition of one version of a scenario (what a run executes). */
+export async function versionDefinition(db: Database, workspaceId: string, id: string, version: number) {
+	const row = await versionRow(db, { id, workspaceId, publishedVersion: null, lastVersion: 0 }, 'Scenario', version);
+	return row.definition as ScenarioDefinition;
+}

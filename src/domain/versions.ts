@@ -1,0 +1,223 @@
+/**
+ * Versioning shared by every automation document (bots, scenarios): the owner row keeps a draft that builders
+ * edit, the version new runs start with (`publishedVersion`) and the latest number given (`lastVersion`).
+ * Publishing freezes the draft, checked again, as the next version in `automation_versions`; publishing an
+ * older version rolls back to it. A run copies its version's definition, so a publish, a rollback or a
+ * deletion never changes a run under way. The owners' own modules build the change around these statements
+ * (their guard, their event) and commit it once.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
+import { automationVersions, type bots, type scenarios } from '../db/schema';
+import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { iso } from '../lib/ids';
+
+/** The tables of versioned documents: each has the same id, workspace, name and version columns. */
+type OwnerTable = typeof bots | typeof scenarios;
+
+/** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
+export async function ownerRow<T extends OwnerTable>(
+	db: Database,
+	table: T,
+	label: string,
+	workspaceId: string,
+	id: string,
+): Promise<T['$inferSelect']> {
+	// One table's columns stand for both: drizzle builds the SQL from the table object passed.
+	const t = table as typeof bots;
+	const row = await db
+		.select()
+		.from(t)
+		.where(and(eq(t.workspaceId, workspaceId), eq(t.id, id)))
+		.get();
+	if (!row) throw new NotFound(`${label} ${id} not found.`);
+	return row as T['$inferSelect'];
+}
+
+/** One page of a workspace's owners by name, each shown through `view`. */
+export async function ownerPage<T extends OwnerTable, V>(
+	db: Database,
+	table: T,
+	workspaceId: string,
+	after: ByNameCursor | null,
+	limit: number,
+	view: (row: T['$inferSelect']) => V,
+) {
+	const t = table as typeof bots;
+	const rows = await db
+		.select()
+		.from(t)
+		.where(and(eq(t.workspaceId, workspaceId), afterByName(t.name, t.id, after)))
+		.orderBy(asc(t.name), asc(t.id))
+		.limit(limit + 1);
+	return pageOf(rows as T['$inferSelect'][], limit, view, (row) => ({ name: row.name, id: row.id }));
+}
+
+/**
+ * The update of an owner read at `current`, as batch statements: it writes only while the row still holds
+ * what was read (its `updatedAt`), and the batch fails otherwise (`raced` turns that into a 409).
+ */
+export function guardedOwnerUpdate<T extends OwnerTable>(
+	db: Database,
+	table: T,
+	current: T['$inferSelect'],
+	set: Partial<T['$inferSelect']>,
+): Statement[] {
+	const t = table as typeof bots;
+	return [
+		db
+			.update(t)
+			.set(set as Partial<typeof bots.$inferSelect>)
+			.where(and(eq(t.workspaceId, current.workspaceId), eq(t.id, current.id), eq(t.updatedAt, current.updatedAt))),
+		batchGuard(sql`changes() = 1`),
+	];
+}
+
+/** What versioning reads of an owner (a bot's or a scenario's row). */
+export interface VersionedRow {
+	id: string;
+	workspaceId: string;
+	publishedVersion: number | null;
+	lastVersion: number;
+}
+
+/** The API view of a version; `definition` only in one version's read. */
+export function versionSchema(name: string, definition: z.ZodType) {
+	return z
+		.object({
+			version: z.number().int().openapi({ description: 'The version number, from 1.' }),
+			published: z.boolean().openapi({ description: 'Whether new runs start with it now.' }),
+			publishedBy: z.string().nullable().openapi({ description: 'The operator who published it.' }),
+			createdAt: z.string().openapi({ description: 'When it was frozen (ISO 8601).' }),
+			definition: definition.optional().openapi({ description: 'Its definition (one version’s read only).' }),
+		})
+		.openapi(name);
+}
+
+/**
+ * A definition checked by its owner's `problems`: every problem (`definition.steps.3.url: …`) in one 422, or
+ * the parsed definition.
+ */
+export function checkedAgainst<T>(
+	definition: unknown,
+	problems: (definition: unknown) => Array<{ path: (string | number)[]; message: string }>,
+	schema: z.ZodType<T>,
+): T {
+	const found = problems(definition);
+	if (found.length > 0) {
+		const named = found.map((p) => ({ path: ['definition', ...p.path], message: p.message }));
+		throw new Invalid(named.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems: named });
+	}
+	return schema.parse(definition);
+}
+
+/** Turns a broken guard of a change to an owner read earlier into a 409 to retry. */
+export function raced(label: string, id: string) {
+	return (error: unknown): never => {
+		if (brokeGuard(error)) throw new Conflict(`${label} ${id} changed while this change was applied; retry.`);
+		throw error;
+	};
+}
+
+/**
+ * The fields of `set` whose value differs from `current`'s, as an event's changes (`{from, to}`); the draft
+ * is named as changed without being repeated, since it may be large.
+ */
+export function movedFields<Row extends object>(current: Row, set: Partial<Row>) {
+	const moved: Record<string, { from: unknown; to: unknown }> = {};
+	for (const [key, to] of Object.entries(set)) {
+		const from = current[key as keyof Row];
+		if (JSON.stringify(from) === JSON.stringify(to)) continue;
+		moved[key === 'draft' ? 'definition' : key] = key === 'draft' ? { from: null, to: null } : { from, to };
+	}
+	return moved;
+}
+
+/** One version's row; NotFound when the owner has no such version. */
+export async function versionRow(db: Database, owner: VersionedRow, label: string, version: number) {
+	const row = await db
+		.select()
+		.from(automationVersions)
+		.where(
+			and(
+				eq(automationVersions.workspaceId, owner.workspaceId),
+				eq(automationVersions.ownerId, owner.id),
+				eq(automationVersions.version, version),
+			),
+		)
+		.get();
+	if (!row) throw new NotFound(`${label} ${owner.id} has no version ${version}.`);
+	return row;
+}
+
+/**
+ * What publishing adds to the owner's change: without `version`, the draft frozen as the next version (its
+ * insert statement); with one, that existing version made current again (a rollback). `ownerSet` is what the
+ * owner's guarded update must set.
+ */
+export async function publishing(
+	db: Database,
+	owner: VersionedRow & { draft: unknown },
+	label: string,
+	version: number | undefined,
+	check: (definition: unknown) => unknown,
+	operatorId: string | null,
+	now: number,
+): Promise<{ published: number; ownerSet: { publishedVersion: number; lastVersion: number }; inserts: Statement[] }> {
+	if (version !== undefined) {
+		await versionRow(db, owner, label, version);
+		return { published: version, ownerSet: { publishedVersion: version, lastVersion: owner.lastVersion }, inserts: [] };
+	}
+	const published = owner.lastVersion + 1;
+	const insert = db.insert(automationVersions).values({
+		workspaceId: owner.workspaceId,
+		ownerId: owner.id,
+		version: published,
+		definition: check(owner.draft),
+		publishedBy: operatorId,
+		createdAt: now,
+	});
+	return { published, ownerSet: { publishedVersion: published, lastVersion: published }, inserts: [insert] };
+}
+
+/** The owner's versions, newest first (without their definitions). */
+export async function listVersions(db: Database, owner: VersionedRow) {
+	const rows = await db
+		.select({
+			version: automationVersions.version,
+			publishedBy: automationVersions.publishedBy,
+			createdAt: automationVersions.createdAt,
+		})
+		.from(automationVersions)
+		.where(and(eq(automationVersions.workspaceId, owner.workspaceId), eq(automationVersions.ownerId, owner.id)))
+		.orderBy(desc(automationVersions.version));
+	return {
+		data: rows.map((row) => ({
+			version: row.version,
+			published: row.version === owner.publishedVersion,
+			publishedBy: row.publishedBy,
+			createdAt: iso(row.createdAt),
+		})),
+	};
+}
+
+/** One version with its definition. */
+export async function getVersion(db: Database, owner: VersionedRow, label: string, version: number) {
+	const row = await versionRow(db, owner, label, version);
+	return {
+		version: row.version,
+		published: row.version === owner.publishedVersion,
+		publishedBy: row.publishedBy,
+		createdAt: iso(row.createdAt),
+		definition: row.definition,
+	};
+}
+
+/** The statement deleting every version of an owner (with the owner, in its change). */
+export function deleteVersions(db: Database, owner: VersionedRow) {
+	return db
+		.delete(automationVersions)
+		.where(and(eq(automationVersions.workspaceId, owner.workspaceId), eq(automationVersions.ownerId, owner.id)));
+}
