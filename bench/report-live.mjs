@@ -228,3 +228,59 @@ export function botsSection(results) {
 		'',
 	];
 }
+
+function scenarioRows(s) {
+	const r = s.runs;
+	const o = s.outbound;
+	return [
+		['webhook calls / runs succeeded / failed', `${r.calls} / ${r.succeeded} / ${r.failed}`],
+		['webhook accepted (202) p50 / p99', `${show(r.accepted.p50Ms, ' ms')} / ${show(r.accepted.p99Ms, ' ms')}`],
+		[
+			'webhook → run succeeded p50 / p99',
+			`${show(r.webhookToDone.p50Ms, ' ms')} / ${show(r.webhookToDone.p99Ms, ' ms')}`,
+		],
+		[
+			'GET /health (sequential) p50 / p99',
+			`${show(s.healthSequential.p50Ms, ' ms')} / ${show(s.healthSequential.p99Ms, ' ms')}`,
+		],
+		[
+			'webhook → done p50 / p99, × /health',
+			`${show(s.ratios.webhookToDoneP50, '×')} / ${show(s.ratios.webhookToDoneP99, '×')}`,
+		],
+		[
+			'runs completed per second (× /health rps)',
+			`${show(r.runsPerSecond)} (${show(s.ratios.runsPerSecondToHealthRps, '×')})`,
+		],
+		[
+			'outbound events / delivered / duplicates / forged',
+			`${o.events} / ${o.delivered} / ${o.duplicates} / ${o.forged}`,
+		],
+		[
+			'outbound deliveries per second (× /health rps)',
+			`${show(o.deliveriesPerSecond)} (${show(s.ratios.deliveriesPerSecondToHealthRps, '×')})`,
+		],
+	];
+}
+
+export function scenariosText(results) {
+	return results.scenarioRuns ? textTable(['scenario figure', 'value'], scenarioRows(results.scenarioRuns)) : null;
+}
+
+export function scenariosSection(results) {
+	const s = results.scenarioRuns;
+	const lines = ['## Scenarios and webhooks', ''];
+	if (!s) return [...lines, 'Scenarios: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`Runs: ${s.runs.calls} Standard Webhooks-signed calls to a scenario's webhook, 8 at a time, each run finding ` +
+			'or creating a contact (100 distinct) and setting a variable; webhook → done is each run’s finishedAt ' +
+			'minus its createdAt (both recorded by the Worker), compared with GET /health timed one at a time in the ' +
+			'same run; runs per second count from the first call to the last completion, against the closed-loop ' +
+			`/health throughput. Outbound: ${s.outbound.events} tags created 8 at a time, each a tag.created ` +
+			'delivered to a receiver on 127.0.0.1 that verifies every signature with svix; deliveries per second ' +
+			'count from the first event to the last delivery.',
+		'',
+		markdownTable(['figure', 'value'], scenarioRows(s)),
+		'',
+	];
+}

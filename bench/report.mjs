@@ -9,6 +9,8 @@ import {
 	fanoutText,
 	roomSection,
 	roomText,
+	scenariosSection,
+	scenariosText,
 } from './report-live.mjs';
 
 function scenarioRows(results) {
@@ -176,6 +178,8 @@ export function textReport(results) {
 	for (const table of fanoutText(results)) lines.push('', table);
 	const bots = botsText(results);
 	if (bots) lines.push('', bots);
+	const scenarios = scenariosText(results);
+	if (scenarios) lines.push('', scenarios);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
@@ -228,6 +232,7 @@ export function markdownReport(results) {
 		...roomSection(results),
 		...fanoutSection(results),
 		...botsSection(results),
+		...scenariosSection(results),
 		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];

@@ -1,12 +1,14 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
-//   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --only widget-config|bots]`
+//   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
+//   --webhook-events 500 --only widget-config|bots|scenarios]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
 // closed-loop load generator, where a request's time goes (Server-Timing, sequential requests), one
 // conversation room written from eight sockets at once, the fan-out of API messages to open visitor and
-// operator sockets at each size, bot replies and 1,000 bot delays, then the widget in Chromium, and writes bench/results/latest.{json,md} and a
-// dated copy.
+// operator sockets at each size, bot replies and 1,000 bot delays, 1,000 signed webhook calls run as scenarios
+// and outbound webhook deliveries to a local receiver, then the widget in Chromium, and writes
+// bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +24,7 @@ import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
 import { ratio } from './report-format.mjs';
+import { scenarioSection } from './scenarios.mjs';
 import { buildWidget, startWranglerDev } from './server.mjs';
 import { measureWidget } from './widget.mjs';
 
@@ -38,6 +41,9 @@ const WIDGET = { slug: 'bench-widget', count: 0 };
 // Bots: an echo bot's replies, and the conversations that each wait on a Delay.
 const BOT_REPLY = { slug: 'bench-bot-reply', count: 0 };
 const BOT_DELAYS = { slug: 'bench-bot-delays', count: 0 };
+// Scenarios: the runs of webhook calls, and the events delivered to a local receiver.
+const SCENARIO_RUNS = { slug: 'bench-scenario-runs', count: 0 };
+const WEBHOOKS = { slug: 'bench-webhooks', count: 0 };
 const MAX_D1_QUERIES_PER_PAGE = 3;
 // Conversations the active-rooms send loop cycles through (each had a message in the loop before it).
 const ACTIVE_ROOMS = 200;
@@ -61,6 +67,8 @@ const { values: options } = parseArgs({
 		'widget-visits': { type: 'string', default: '15' },
 		'bot-rounds': { type: 'string', default: '200' },
 		'bot-delays': { type: 'string', default: '1000' },
+		'scenario-calls': { type: 'string', default: '1000' },
+		'webhook-events': { type: 'string', default: '500' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
 		only: { type: 'string' },
 	},
@@ -78,6 +86,8 @@ const settings = {
 	widgetVisits: boundedInt(options['widget-visits'], 1, 100, 'widget-visits'),
 	botRounds: boundedInt(options['bot-rounds'], 10, 2_000, 'bot-rounds'),
 	botDelays: boundedInt(options['bot-delays'], 1, 5_000, 'bot-delays'),
+	scenarioCalls: boundedInt(options['scenario-calls'], 10, 5_000, 'scenario-calls'),
+	webhookEvents: boundedInt(options['webhook-events'], 10, 5_000, 'webhook-events'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 
@@ -257,6 +267,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		sizes: settings.fanoutConversations,
 	});
 	const bots = await botsOf(baseUrl, workspaces, warnings);
+	const scenarioRuns = await scenariosOf(baseUrl, workspaces, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
@@ -276,9 +287,23 @@ async function measure(baseUrl, workspaces, warnings) {
 		room,
 		fanout,
 		bots,
+		scenarioRuns,
 		widget,
 		d1QueriesPerListPage,
 	};
+}
+
+function scenariosOf(baseUrl, workspaces, health, warnings) {
+	return scenarioSection({
+		baseUrl,
+		runWorkspace: workspaces[SCENARIO_RUNS.slug],
+		webhookWorkspace: workspaces[WEBHOOKS.slug],
+		calls: settings.scenarioCalls,
+		events: settings.webhookEvents,
+		health,
+		warnings,
+		log,
+	});
 }
 
 function botsOf(baseUrl, workspaces, warnings) {
@@ -365,8 +390,8 @@ async function main() {
 		log('building the widget (vite build)');
 		buildWidget(ROOT);
 		const only = options.only;
-		if (only !== undefined && only !== 'widget-config' && only !== 'bots') {
-			throw new Error('--only takes widget-config or bots');
+		if (only !== undefined && !['widget-config', 'bots', 'scenarios'].includes(only)) {
+			throw new Error('--only takes widget-config, bots or scenarios');
 		}
 		log(only ? `seeding the ${only} workspaces` : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
@@ -376,7 +401,9 @@ async function main() {
 				? [WIDGET]
 				: only === 'bots'
 					? [BOT_REPLY, BOT_DELAYS]
-					: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS],
+					: only === 'scenarios'
+						? [WIDGET, SCENARIO_RUNS, WEBHOOKS]
+						: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
 		);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
@@ -391,6 +418,9 @@ async function main() {
 				WIDGET_FLOOD_LIMIT: 'off',
 				// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
 				PARLEY_SECRET: randomBytes(32).toString('base64url'),
+				// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
+				HTTPS_ONLY: 'off',
+				OUTBOUND_LOOPBACK: 'on',
 			},
 		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
@@ -398,6 +428,13 @@ async function main() {
 		if (only === 'widget-config') {
 			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			console.log(JSON.stringify({ health, widgetConfig }, null, '\t'));
+			return;
+		}
+		if (only === 'scenarios') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const scenarioRuns = await scenariosOf(server.baseUrl, workspaces, health, warnings);
+			console.log(JSON.stringify({ health, scenarioRuns, warnings }, null, '\t'));
 			return;
 		}
 		if (only === 'bots') {

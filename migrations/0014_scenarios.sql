@@ -37,7 +37,7 @@ CREATE TABLE `scenario_steps` (
 	`run_id` text NOT NULL,
 	`key` text NOT NULL,
 	`workspace_id` text NOT NULL,
-	`result` text NOT NULL,
+	`result` text,
 	`created_at` integer NOT NULL,
 	PRIMARY KEY(`run_id`, `key`)
 );

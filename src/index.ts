@@ -19,6 +19,7 @@ import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
+import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
 import { botsRoutes } from './routes/bots';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
@@ -39,6 +40,7 @@ import { tagSubresource, tagsRoutes } from './routes/tags';
 import { tasksRoutes } from './routes/tasks';
 import { team } from './routes/team';
 import { tokens } from './routes/tokens';
+import { webhooksRoutes } from './routes/webhooks';
 import { widget } from './routes/widget';
 import { workflows } from './routes/workflows';
 
@@ -154,6 +156,7 @@ app.route(
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/bots', botsRoutes);
 app.route('/v3/scenarios', scenariosRoutes);
+app.route('/v3/webhooks', webhooksRoutes);
 app.route('/v3/files', filesRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', conversationBots);
@@ -175,6 +178,7 @@ const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Prom
 	'parley-events': consumeEvents,
 	'parley-scenario-runs': consumeScenarioRuns,
 	'parley-scenario-runs-dlq': consumeDeadScenarioRuns,
+	'parley-webhook-deliveries': consumeWebhookDeliveries,
 };
 
 export default {

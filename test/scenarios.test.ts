@@ -246,7 +246,7 @@ describe('scenario runs on the Queue', () => {
 		expect(await count('SELECT count(*) AS n FROM contacts WHERE workspace_id = ?', workspaceId)).toBe(1);
 	});
 
-	it('repeats none of the completed steps when a message is delivered again', async () => {
+	it('repeats none of the completed steps when a message is delivered again, or twice at once', async () => {
 		const { token, workspaceId } = await seedWorkspace();
 		await funnel(token);
 		const { scenarioId } = await publishedScenario(token, orderScenario());
@@ -256,6 +256,8 @@ describe('scenario runs on the Queue', () => {
 		let snapshot: typeof scenarioRuns.$inferSelect | undefined;
 		const cut = runner(async () => {
 			snapshot = await db.select().from(scenarioRuns).where(eq(scenarioRuns.id, message.runId)).get();
+			// A second delivery of the message meanwhile finds the step claimed and leaves it to this one.
+			await expect(driveRun(r.rc, message)).rejects.toThrow('being performed');
 			return Response.json({ id: 'erp-1' });
 		});
 		await driveRun(cut.rc, message);

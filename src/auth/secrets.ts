@@ -62,6 +62,14 @@ export async function identitySecret(secret: string, workspaceId: string, versio
 	return `pis_${encodeBase64url(raw)}`;
 }
 
+/**
+ * A Standard Webhooks secret (`whsec_` + base64 of 32 key bytes) for one webhook: HMAC-SHA256(secret, label),
+ * e.g. `outbound-webhook:<id>:<version>`. Derived on demand and never stored; a new version is a new secret.
+ */
+export async function webhookSecret(secret: string, label: string): Promise<string> {
+	return `whsec_${encodeBase64(await hmac(new TextEncoder().encode(secret), label))}`;
+}
+
 /** Base64 (RFC 4648 §4), as HTTP basic authentication writes its credentials. */
 export function encodeBase64(bytes: Uint8Array): string {
 	let binary = '';

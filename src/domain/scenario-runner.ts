@@ -14,7 +14,7 @@
  * Waiting never blocks the consumer: a retry's backoff, or a run that has taken many actions in one delivery,
  * goes back on the Queue with a delay, and the delivery ends.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { ActionResult } from '../actions/context';
 import { performScenarioStep } from '../actions/scenario-steps';
 import type { Database, Statement } from '../db/client';
@@ -37,6 +37,11 @@ type Locale = 'en' | 'pt';
 export const ACTIONS_PER_DELIVERY = 25;
 /** A delivery's wall time after which the run goes back on the Queue (a consumer may run for 15 min). */
 const DELIVERY_BUDGET_MS = 60_000;
+/**
+ * How long a claimed step may go without its result before another delivery takes it over: longer than any
+ * action takes (an HTTP call is cut at 10 s), far shorter than the Queue's retries.
+ */
+const CLAIM_LEASE_MS = 60_000;
 /** How early a delayed message may arrive and still resume its run. */
 const RESUME_SLACK_MS = 1_000;
 
@@ -211,7 +216,12 @@ async function finishOrphan(rc: RunnerContext, run: RunRow, now: number) {
 		.where(and(eq(scenarioRuns.id, run.id), eq(scenarioRuns.turn, run.turn)));
 }
 
-/** The pending action's result: the recorded one, or the action performed now and its result recorded. */
+/**
+ * The pending action's result: the recorded one, or the action performed now and its result recorded. The try
+ * is claimed first (a row without a result), so two deliveries of one run never perform it both: the second
+ * throws for its Queue to retry, and by then reads the result, or takes over a claim older than
+ * CLAIM_LEASE_MS, whose delivery died mid-action.
+ */
 async function resultOf(
 	rc: RunnerContext,
 	run: RunRow,
@@ -220,12 +230,26 @@ async function resultOf(
 	now: number,
 ): Promise<RecordedResult> {
 	const key = recordKey(run, run.state, pending);
+	const at = and(eq(scenarioSteps.runId, run.id), eq(scenarioSteps.key, key));
 	const recorded = await rc.db
-		.select({ result: scenarioSteps.result })
+		.select({ result: scenarioSteps.result, claimedAt: scenarioSteps.createdAt })
 		.from(scenarioSteps)
-		.where(and(eq(scenarioSteps.runId, run.id), eq(scenarioSteps.key, key)))
+		.where(at)
 		.get();
-	if (recorded) return recorded.result;
+	if (recorded?.result) return recorded.result;
+	if (recorded && now - recorded.claimedAt < CLAIM_LEASE_MS) throw new StepInProgress(key);
+	const claimed = recorded
+		? await rc.db
+				.update(scenarioSteps)
+				.set({ createdAt: now })
+				.where(and(at, isNull(scenarioSteps.result), eq(scenarioSteps.createdAt, recorded.claimedAt)))
+				.returning({ key: scenarioSteps.key })
+		: await rc.db
+				.insert(scenarioSteps)
+				.values({ runId: run.id, key, workspaceId: run.workspaceId, result: null, createdAt: now })
+				.onConflictDoNothing()
+				.returning({ key: scenarioSteps.key });
+	if (claimed.length === 0) throw new StepInProgress(key);
 	const performed = await performScenarioStep(
 		{
 			env: rc.env,
@@ -243,13 +267,15 @@ async function resultOf(
 		pending.step,
 	);
 	const result = recordable(performed);
-	// The first record of a key stands: a delivery racing this one reads what it recorded.
-	const [kept] = await rc.db
-		.insert(scenarioSteps)
-		.values({ runId: run.id, key, workspaceId: run.workspaceId, result, createdAt: now })
-		.onConflictDoUpdate({ target: [scenarioSteps.runId, scenarioSteps.key], set: { runId: run.id } })
-		.returning({ result: scenarioSteps.result });
-	return kept?.result ?? result;
+	await rc.db.update(scenarioSteps).set({ result }).where(at);
+	return result;
+}
+
+/** Another delivery of the run is performing this step: this one is retried by the Queue a little later. */
+class StepInProgress extends Error {
+	constructor(key: string) {
+		super(`step ${key} is being performed by another delivery`);
+	}
 }
 
 function recordable(result: ActionResult): RecordedResult {

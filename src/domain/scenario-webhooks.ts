@@ -13,7 +13,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { deploymentSecret, encodeBase64 } from '../auth/secrets';
+import { deploymentSecret, webhookSecret } from '../auth/secrets';
 import { digestsEqual, sha256Hex } from '../auth/token';
 import type { Database } from '../db/client';
 import { scenarioWebhooks, WEBHOOK_AUTH } from '../db/schema';
@@ -81,20 +81,12 @@ function webhookView(row: WebhookRow, origin: string): z.infer<typeof webhookSch
 }
 
 /** The webhook's secret at `version`: derived, never stored (see the top of this file). */
-export async function webhookSecret(env: Pick<Env, 'PARLEY_SECRET'>, id: string, version: number): Promise<string> {
-	const key = await crypto.subtle.importKey(
-		'raw',
-		new TextEncoder().encode(deploymentSecret(env)),
-		{ name: 'HMAC', hash: 'SHA-256' },
-		false,
-		['sign'],
-	);
-	const raw = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`inbound-webhook:${id}:${version}`));
-	return `whsec_${encodeBase64(new Uint8Array(raw))}`;
+export function inboundSecret(env: Pick<Env, 'PARLEY_SECRET'>, id: string, version: number): Promise<string> {
+	return webhookSecret(deploymentSecret(env), `inbound-webhook:${id}:${version}`);
 }
 
 async function withSecret(env: Env, row: WebhookRow, origin: string) {
-	return { ...webhookView(row, origin), secret: await webhookSecret(env, row.id, row.secretVersion) };
+	return { ...webhookView(row, origin), secret: await inboundSecret(env, row.id, row.secretVersion) };
 }
 
 async function webhookRow(db: Database, workspaceId: string, scenarioId: string, id: string) {
@@ -210,7 +202,7 @@ export async function proveCall(
 	headers: Headers,
 	rawBody: string,
 ): Promise<CallerProof> {
-	const secret = await webhookSecret(env, webhook.id, webhook.secretVersion);
+	const secret = await inboundSecret(env, webhook.id, webhook.secretVersion);
 	if (headers.has('webhook-signature')) {
 		try {
 			new Webhook(secret).verify(rawBody, {

@@ -273,9 +273,18 @@ export const EVENT_PAYLOADS = {
 		status: z.enum(['succeeded', 'failed']),
 		error: z.string().nullable(),
 	}),
+	/** Parley stopped delivering to an outbound webhook endpoint: every try has failed for five days. */
+	'webhook_endpoint.disabled': z.object({
+		endpoint: z.object({ id: z.string(), url: z.string() }),
+		failingSince: z.string(),
+		reason: z.string(),
+	}),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
+
+/** Every event type, as an enum's values. */
+export const DOMAIN_EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as [EventType, ...EventType[]];
 export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
 
 const envelope = <T extends EventType>(type: T) =>
@@ -337,6 +346,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('scenario.published'),
 	envelope('scenario.deleted'),
 	envelope('scenario.run_ended'),
+	envelope('webhook_endpoint.disabled'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

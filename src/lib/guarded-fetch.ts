@@ -92,6 +92,11 @@ export function refusal(raw: string, settings: Settings): string | null {
 	return null;
 }
 
+/** Why this deployment would refuse to call `url`, or null: a check when an address is configured. */
+export function urlRefusal(env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string }, url: string): string | null {
+	return refusal(url, settingsOf(env));
+}
+
 /** The headers that may follow a redirect to another origin: none that carries a credential. */
 const PORTABLE = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
 

@@ -80,6 +80,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		description:
 			'Backend workflows: drafts, published versions, test runs, their inbound webhooks, their runs and retries.',
 	},
+	{
+		prefix: '/v3/webhooks',
+		name: 'Webhooks',
+		description: 'Outbound webhooks: endpoints, their signing secrets, deliveries and re-sends.',
+	},
 	{ prefix: '/v3/workflows', name: 'Workflows', description: 'The inbound webhook path that starts scenario runs.' },
 	{ prefix: '/v3/live', name: 'Live', description: 'The operators’ inbox feed (WebSocket).' },
 	{

@@ -2,6 +2,7 @@ import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
 import { startEventScenarios } from '../domain/scenario-triggers';
+import { fanOut } from '../domain/webhook-deliveries';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 
@@ -39,13 +40,14 @@ export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now
 
 /**
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
- * start on it. Rules and outbound webhooks will hang off here. Idempotent by event id (a bot start and a
+ * start on it; it goes to the workspace's outbound webhook endpoints. Rules will hang off here. Idempotent by event id (a bot start and a
  * scenario run are keyed by it).
  */
 async function react(env: Env, event: DomainEvent): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
 	await startEventScenarios(env, db, event);
+	await fanOut(env, db, event);
 }
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */

@@ -14,5 +14,6 @@ export * from './custom-fields';
 export * from './events';
 export * from './scenarios';
 export * from './versions';
+export * from './webhooks';
 export * from './widget';
 export * from './workspaces';

@@ -104,7 +104,11 @@ export interface RunLogEntry {
 	error?: string;
 }
 
-/** Each completed action's result, under its key: a redelivered message reads it instead of acting again. */
+/**
+ * Each action's result, under its key: a redelivered message reads it instead of acting again. A row without
+ * a result is a try under way, claimed at `created_at`: another delivery waits for it, or takes it over once
+ * the claim is old enough that its delivery must have died.
+ */
 export const scenarioSteps = sqliteTable(
 	'scenario_steps',
 	{
@@ -112,7 +116,7 @@ export const scenarioSteps = sqliteTable(
 		/** The step's key (`tag@each:3`), then the retry generation and the try: `tag@each:3#0.1`. */
 		key: text('key').notNull(),
 		workspaceId: text('workspace_id').notNull(),
-		result: text('result', { mode: 'json' }).$type<RecordedResult>().notNull(),
+		result: text('result', { mode: 'json' }).$type<RecordedResult>(),
 		createdAt: integer('created_at').notNull(),
 	},
 	(t) => [primaryKey({ columns: [t.runId, t.key] })],
