@@ -15,7 +15,7 @@ import { SYSTEM } from '../src/model/actor';
 import { api, db, expectError, seedWorkspace } from './factories';
 
 /** The deliveries' runner with a Queue that keeps what is sent, a clock and a receiver the test controls. */
-function courier(answer: (request: Request) => Response) {
+function courier(answer: (request: Request) => Response | Promise<Response>) {
 	const sent: Array<{ body: DeliveryMessage; delaySeconds?: number }> = [];
 	const received: Array<{ body: string; headers: Record<string, string> }> = [];
 	let now = Date.now();
@@ -237,7 +237,24 @@ describe('outbound webhooks', () => {
 		await expectError(await api(token, 'POST', `/v3/webhooks/${hook.id}/deliveries/${row.id}/resend`), 409);
 		up = true;
 		const pending = await deliveryOf(hook.id, event.id);
-		await attemptDelivery(c.dc, message(pending));
+		// A copy of the message arriving while the try is under way makes no second try.
+		let copies = 0;
+		const inner = courier(() => {
+			copies++;
+			return new Response('thanks');
+		});
+		const during = courier(async () => {
+			await attemptDelivery(inner.dc, message(pending));
+			return new Response('thanks');
+		});
+		await attemptDelivery(during.dc, message(pending));
+		expect(copies).toBe(0);
+		expect(during.received).toHaveLength(1);
+		expect((await deliveryOf(hook.id, event.id)).status).toBe('succeeded');
+		// Once more through the API, now that it arrived.
+		const again = await api(token, 'POST', `/v3/webhooks/${hook.id}/deliveries/${row.id}/resend`);
+		expect(again.status).toBe(200);
+		await attemptDelivery(c.dc, message(await deliveryOf(hook.id, event.id)));
 		expect((await deliveryOf(hook.id, event.id)).status).toBe('succeeded');
 		expect(c.received.at(-1)?.headers['webhook-id']).toBe(event.id);
 		// Bad input changes nothing.

@@ -42,6 +42,10 @@ const DELIVERY_BUDGET_MS = 60_000;
  * action takes (an HTTP call is cut at 10 s), far shorter than the Queue's retries.
  */
 const CLAIM_LEASE_MS = 60_000;
+/** When a delivery that found its step claimed by another looks again. */
+const IN_PROGRESS_RECHECK_SECONDS = 15;
+/** A run written this recently is being driven: a dead-lettered message of it fails nothing. */
+const LIVE_RUN_MS = 5 * 60_000;
 /** How early a delayed message may arrive and still resume its run. */
 const RESUME_SLACK_MS = 1_000;
 
@@ -75,8 +79,12 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 	const startedAt = clock();
 	let run = await loadRun(rc.db, message);
 	if (!run || run.status === 'succeeded' || run.status === 'failed') return;
-	// A redelivery of an earlier message while a retry waits out its backoff: the delayed message resumes it.
-	if (run.resumeAt !== null && run.resumeAt > clock() + RESUME_SLACK_MS) return;
+	// Early (a redelivered message while a retry waits out its backoff): back on the Queue until it is due, so
+	// the run goes on even if the delayed message was never sent. A copy too many finds the turn moved on.
+	if (run.resumeAt !== null && run.resumeAt > clock() + RESUME_SLACK_MS) {
+		await rc.queue.send(message, { delaySeconds: Math.ceil((run.resumeAt - clock()) / 1000) });
+		return;
+	}
 	const scenario = await rc.db
 		.select({ name: scenarios.name })
 		.from(scenarios)
@@ -101,7 +109,15 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 				return;
 			}
 			performed++;
-			const result = await resultOf(rc, run, run.pending, locale, clock());
+			let result: RecordedResult;
+			try {
+				result = await resultOf(rc, run, run.pending, locale, clock());
+			} catch (error) {
+				if (!(error instanceof StepInProgress)) throw error;
+				// Another delivery is performing the step: look again later, without spending a Queue retry.
+				await rc.queue.send(message, { delaySeconds: IN_PROGRESS_RECHECK_SECONDS });
+				return;
+			}
 			event = { type: 'result', key: run.pending.key, ...result };
 		} else {
 			return;
@@ -301,6 +317,7 @@ export async function deadLetter(rc: RunnerContext, message: ScenarioRunMessage)
 	const run = await loadRun(rc.db, message);
 	if (!run || run.status === 'succeeded' || run.status === 'failed') return;
 	const now = (rc.now ?? Date.now)();
+	if (now - run.updatedAt < LIVE_RUN_MS) return;
 	const error = `gave up after repeated delivery failures at ${run.state.waitingAt ?? 'its start'}`;
 	const failed: RunRow = {
 		...run,

@@ -62,7 +62,8 @@ const runFields = {
 		.nullable()
 		.openapi({ description: 'The webhook id, event id or fire time; null for an API call.' }),
 	status: z.enum(RUN_STATUSES).openapi({
-		description: '`queued`, `running`, `waiting` (for a retry’s backoff), `succeeded` or `failed`.',
+		description:
+			'`queued`, `waiting` (on an action’s result, or a retry’s backoff: see `waitingAt`), `running`, `succeeded` or `failed`.',
 	}),
 	error: z.string().nullable().openapi({ description: 'Why it failed, naming the step.' }),
 	retryable: z.boolean().openapi({ description: 'Whether `POST …/retry` can run it again from its failed step.' }),
@@ -237,7 +238,9 @@ export async function listRuns(
 /**
  * Runs a failed run again from its failed step: the state before the failing result is restored and the step
  * tried anew (its earlier tries stay recorded under their own keys). A run that failed for want of delivery
- * resumes where it stood. A run that failed otherwise (an End step, a bad template) cannot be retried: 409.
+ * resumes where it stood. A run that failed with no action pending (an End step or a bad template reached
+ * straight from the start or a condition) cannot be retried: 409. One that failed after an action's error
+ * path is retried from that action.
  */
 export async function retryRun(
 	db: Database,
@@ -257,7 +260,9 @@ export async function retryRun(
 		status: fresh ? ('queued' as const) : ('waiting' as const),
 		state: fresh ? newScenarioRun() : { ...state, status: 'waiting' as const, attempt: 0, error: null },
 		retryState: null,
-		retries: row.retries + 1,
+		// A retry of a failed step tries it anew (its failure stays recorded under the old generation); a run
+		// that failed for want of delivery replays what it recorded.
+		retries: row.retryState === null ? row.retries : row.retries + 1,
 		error: null,
 		resumeAt: null,
 		finishedAt: null,

@@ -394,8 +394,9 @@ export class NotRunnable extends Conflict {}
 export async function runnableScenario(db: Database, workspaceId: string, id: string) {
 	const row = await scenarioRow(db, workspaceId, id);
 	if (row.publishedVersion === null)
-		throw new Conflict(`Scenario ${id} has no published version yet: publish it first.`);
-	if (!row.enabled) throw new Conflict(`Scenario ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
+		throw new NotRunnable(`Scenario ${id} has no published version yet: publish it first.`);
+	if (!row.enabled)
+		throw new NotRunnable(`Scenario ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
 	return { row, version: row.publishedVersion };
 }
 

@@ -11,11 +11,11 @@
  * disabled, and the workspace is told with `webhook_endpoint.disabled`.
  *
  * A try is claimed before it is made (its number moves from n to n + 1 in D1), so a message delivered twice
- * makes one try; a delay longer than a Queue allows (12 h) is waited in several legs, each message naming the
- * try it is for.
+ * makes one try, and a watchdog message re-makes a try whose Worker died before it settled; a delay longer
+ * than a Queue allows (12 h) is waited in several legs, each message naming the try it is for.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../db/client';
 import { DELIVERY_STATUSES, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../db/schema';
@@ -36,6 +36,8 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 export const RESPONSE_WINDOW_MS = 15_000;
 /** The longest delay a Queue message may carry: longer waits go in legs. */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
+/** How long a claimed try may take before its watchdog message makes it again: the answer window and more. */
+const TRY_LEASE_MS = 60_000;
 /** How early a delayed message may arrive and still make its try. */
 const EARLY_SLACK_MS = 1_000;
 /** What is kept of a receiver's answer. */
@@ -145,12 +147,22 @@ export async function attemptDelivery(dc: DeliveryContext, message: DeliveryMess
 		await settle(dc.db, delivery, 'failed', null, clock());
 		return;
 	}
-	// The claim: the one delivery of this message that moves the count makes the try.
+	// The claim: the one message that moves the try's count and its due time to a lease makes the try; a copy
+	// arriving meanwhile finds another due time and is dropped. The watchdog, queued first, is due at the
+	// lease: it makes the try again only if this one never settled (its Worker died mid-try).
 	const attempt = delivery.attempts + 1;
+	const lease = clock() + TRY_LEASE_MS;
+	await dc.queue.send({ ...message, due: lease }, { delaySeconds: TRY_LEASE_MS / 1000 });
 	const claimed = await dc.db
 		.update(webhookDeliveries)
-		.set({ attempts: attempt, updatedAt: clock() })
-		.where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts)))
+		.set({ attempts: attempt, nextAttemptAt: lease, updatedAt: clock() })
+		.where(
+			and(
+				eq(webhookDeliveries.id, delivery.id),
+				eq(webhookDeliveries.attempts, delivery.attempts),
+				eq(webhookDeliveries.nextAttemptAt, message.due),
+			),
+		)
 		.returning({ id: webhookDeliveries.id });
 	if (claimed.length === 0) return;
 	const startedAt = clock();
@@ -168,9 +180,11 @@ export async function attemptDelivery(dc: DeliveryContext, message: DeliveryMess
 	});
 	if (outcome.error === null) {
 		await settle(dc.db, delivery, 'succeeded', null, at);
-		if (endpoint.failingSince !== null) {
-			await dc.db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
-		}
+		// Unconditionally: a failure of another delivery may have set it since the endpoint was read.
+		await dc.db
+			.update(webhookEndpoints)
+			.set({ failingSince: null })
+			.where(and(eq(webhookEndpoints.id, endpoint.id), isNotNull(webhookEndpoints.failingSince)));
 		return;
 	}
 	const failingSince = endpoint.failingSince ?? startedAt;
@@ -190,9 +204,10 @@ export async function attemptDelivery(dc: DeliveryContext, message: DeliveryMess
 		await settle(dc.db, delivery, 'failed', null, at);
 		return;
 	}
+	// The next try's message first: should the row's update then fail, the watchdog still makes a try.
 	const due = at + delay * 1000;
-	await settle(dc.db, delivery, 'pending', due, at);
 	await dc.queue.send({ ...message, due }, { delaySeconds: Math.min(MAX_QUEUE_DELAY_SECONDS, delay) });
+	await settle(dc.db, delivery, 'pending', due, at);
 }
 
 interface Outcome {
@@ -224,7 +239,14 @@ async function send(dc: DeliveryContext, endpoint: EndpointRow, delivery: Delive
 				},
 				body: delivery.body,
 			},
-			{ timeoutMs: RESPONSE_WINDOW_MS, maxBytes: 64 * 1024, ...(dc.transport ? { transport: dc.transport } : {}) },
+			{
+				timeoutMs: RESPONSE_WINDOW_MS,
+				// Only the start of the answer is kept; a redirect is an answer, not a new address to POST to.
+				maxBytes: KEPT_RESPONSE_CHARS * 4,
+				overflow: 'truncate',
+				followRedirects: false,
+				...(dc.transport ? { transport: dc.transport } : {}),
+			},
 		);
 		const kept = response.body.slice(0, KEPT_RESPONSE_CHARS);
 		const ok = response.status >= 200 && response.status < 300;
@@ -382,7 +404,7 @@ export async function getDelivery(db: Database, workspaceId: string, endpointId:
 
 /**
  * Sends a delivery again now (the same event id and body, signed anew), whatever became of it; its tries go
- * on from the count it has. A delivery with a try due already is a 409: it is being sent.
+ * on from the count it has. A delivery with a try due within a minute is a 409: it is being sent.
  */
 export async function resendDelivery(
 	db: Database,
@@ -395,7 +417,8 @@ export async function resendDelivery(
 	const row = await deliveryRow(db, workspaceId, endpointId, id);
 	const endpoint = await endpointRow(db, workspaceId, endpointId);
 	if (!endpoint.enabled) throw new Conflict(`Webhook endpoint ${endpointId} is disabled: enable it first.`);
-	if (row.status === 'pending' && row.nextAttemptAt !== null && row.nextAttemptAt <= now) {
+	// A try due within the last minute is being made (or its watchdog is about to make it).
+	if (row.status === 'pending' && row.nextAttemptAt !== null && Math.abs(now - row.nextAttemptAt) < TRY_LEASE_MS) {
 		throw new Conflict(`Delivery ${id} is being sent now.`);
 	}
 	const changed = await db

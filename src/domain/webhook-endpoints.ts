@@ -43,9 +43,10 @@ export const endpointChangesSchema = z
 		url,
 		events: eventTypes,
 		description: z.string().trim().max(200).openapi({ description: 'A note for people.' }),
-		enabled: z
-			.boolean()
-			.openapi({ description: 'Pause or resume deliveries; enabling clears a disabling by failures.' }),
+		enabled: z.boolean().openapi({
+			description:
+				'Stop or start deliveries: events while disabled are not sent, and tries still due fail. Enabling clears a disabling by failures.',
+		}),
 	})
 	.partial()
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

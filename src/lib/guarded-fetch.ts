@@ -104,8 +104,8 @@ function portableHeaders(headers: Record<string, string>): Record<string, string
 	return Object.fromEntries(Object.entries(headers).filter(([name]) => PORTABLE.has(name.toLowerCase())));
 }
 
-/** Reads a body up to the cap; over it, an OutboundError (the stream is cancelled). */
-async function cappedText(response: Response, maxBytes: number): Promise<string> {
+/** Reads a body up to the cap; over it, an OutboundError, or (`truncate`) what came up to the cap. */
+async function cappedText(response: Response, maxBytes: number, overflow: 'refuse' | 'truncate'): Promise<string> {
 	const reader = response.body?.getReader();
 	if (!reader) return '';
 	const chunks: Uint8Array[] = [];
@@ -113,11 +113,14 @@ async function cappedText(response: Response, maxBytes: number): Promise<string>
 	for (;;) {
 		const { done, value } = await reader.read();
 		if (done) break;
-		size += value.byteLength;
-		if (size > maxBytes) {
+		if (size + value.byteLength > maxBytes) {
 			await reader.cancel();
-			throw new OutboundError(`the response is larger than ${maxBytes} bytes`);
+			if (overflow === 'refuse') throw new OutboundError(`the response is larger than ${maxBytes} bytes`);
+			chunks.push(value.subarray(0, maxBytes - size));
+			size = maxBytes;
+			break;
 		}
+		size += value.byteLength;
 		chunks.push(value);
 	}
 	const all = new Uint8Array(size);
@@ -137,7 +140,15 @@ async function cappedText(response: Response, maxBytes: number): Promise<string>
 export async function guardedFetch(
 	env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string },
 	request: OutboundRequest,
-	options: { timeoutMs?: number; maxBytes?: number; transport?: typeof fetch } = {},
+	options: {
+		timeoutMs?: number;
+		maxBytes?: number;
+		transport?: typeof fetch;
+		/** false: a 3xx is the answer (a webhook delivery must reach its URL, not a GET somewhere else). */
+		followRedirects?: boolean;
+		/** `truncate`: a body over `maxBytes` is cut there instead of refused (only its start is wanted). */
+		overflow?: 'refuse' | 'truncate';
+	} = {},
 ): Promise<OutboundResponse> {
 	const settings = settingsOf(env);
 	const transport = options.transport ?? fetch;
@@ -158,7 +169,7 @@ export async function guardedFetch(
 				signal,
 			});
 			const location = response.headers.get('Location');
-			if (response.status >= 300 && response.status < 400 && location) {
+			if (response.status >= 300 && response.status < 400 && location && options.followRedirects !== false) {
 				await response.body?.cancel();
 				const from = new URL(url);
 				url = new URL(location, url).toString();
@@ -175,7 +186,7 @@ export async function guardedFetch(
 				}
 				continue;
 			}
-			const text = await cappedText(response, options.maxBytes ?? MAX_RESPONSE_BYTES);
+			const text = await cappedText(response, options.maxBytes ?? MAX_RESPONSE_BYTES, options.overflow ?? 'refuse');
 			return { status: response.status, headers: Object.fromEntries(response.headers), body: text, url };
 		}
 		throw new OutboundError(`more than ${MAX_REDIRECTS} redirects`);

@@ -32,9 +32,13 @@ type WebhookEnv = AppEnv & {
  * checked and counted as every /v3 call is; else the webhook's signature, secret, or openness.
  */
 const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, next) {
-	const webhook = await enabledWebhook(c.var.db, c.req.param('webhook_id') ?? '');
+	const id = c.req.param('webhook_id') ?? '';
+	const withToken = c.req.header('Authorization') !== undefined;
+	// A call without a token is counted before any lookup: made-up ids cost the caller, not D1.
+	if (!withToken) await enforceFloodLimit(c.env, `webhook:${id.slice(0, 64)}`, clientIp(c.req.raw.headers), 'other');
+	const webhook = await enabledWebhook(c.var.db, id);
 	c.set('webhook', webhook);
-	if (c.req.header('Authorization') !== undefined) {
+	if (withToken) {
 		c.set('proof', 'token');
 		return bearerAuth(c as never, async () => {
 			// Another workspace's token learns nothing about this webhook.
@@ -44,7 +48,6 @@ const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, n
 			await next();
 		});
 	}
-	await enforceFloodLimit(c.env, `webhook:${webhook.id}`, clientIp(c.req.raw.headers), 'other');
 	c.set('proof', await proveCall(c.env, webhook, c.req.raw.headers, await c.req.text()));
 	await next();
 });
