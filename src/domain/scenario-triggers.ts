@@ -10,7 +10,7 @@
  * minute finds it), then the next time after now, in the workspace's time zone. Minutes missed while nothing
  * swept (a deploy) fire once, not once each.
  */
-import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { scenarios } from '../db/schema';
 import { evaluate } from '../engines/conditions';
@@ -36,19 +36,42 @@ async function startedUnlessGone(start: () => Promise<unknown>): Promise<boolean
 	}
 }
 
-export async function startEventScenarios(env: Env, db: Database, event: DomainEvent): Promise<number> {
-	if (!TRIGGERING.has(event.type) || event.actor.kind === 'scenario') return 0;
-	const candidates = await db
-		.select({ id: scenarios.id, eventTypes: scenarios.eventTypes, condition: scenarios.condition })
+export type EventScenario = Pick<typeof scenarios.$inferSelect, 'id' | 'eventTypes' | 'condition'>;
+
+/**
+ * The enabled, published `event` scenarios of these workspaces, by workspace, in one statement: the events
+ * consumer reads them once per batch.
+ */
+export async function eventScenarios(db: Database, workspaceIds: string[]) {
+	const rows = await db
+		.select({
+			id: scenarios.id,
+			workspaceId: scenarios.workspaceId,
+			eventTypes: scenarios.eventTypes,
+			condition: scenarios.condition,
+		})
 		.from(scenarios)
 		.where(
 			and(
-				eq(scenarios.workspaceId, event.workspaceId),
+				inArray(scenarios.workspaceId, [...new Set(workspaceIds)]),
 				eq(scenarios.trigger, 'event'),
 				eq(scenarios.enabled, true),
 				isNotNull(scenarios.publishedVersion),
 			),
 		);
+	const byWorkspace = new Map<string, EventScenario[]>();
+	for (const row of rows) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
+	return byWorkspace;
+}
+
+export async function startEventScenarios(
+	env: Env,
+	db: Database,
+	event: DomainEvent,
+	listening?: EventScenario[],
+): Promise<number> {
+	if (!TRIGGERING.has(event.type) || event.actor.kind === 'scenario') return 0;
+	const candidates = listening ?? (await eventScenarios(db, [event.workspaceId])).get(event.workspaceId) ?? [];
 	let started = 0;
 	for (const scenario of candidates) {
 		if (!scenario.eventTypes.includes(event.type)) continue;

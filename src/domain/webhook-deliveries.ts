@@ -63,15 +63,38 @@ function wants(endpoint: Pick<EndpointRow, 'eventTypes'>, type: string): boolean
 	return endpoint.eventTypes.includes('*') || endpoint.eventTypes.includes(type);
 }
 
+export type ListeningEndpoint = Pick<EndpointRow, 'id' | 'eventTypes'>;
+
+/**
+ * The enabled endpoints of these workspaces, by workspace, in one statement: the events consumer reads them
+ * once per batch, so events of workspaces without endpoints (most) cost nothing each.
+ */
+export async function listeningEndpoints(db: Database, workspaceIds: string[]) {
+	const rows = await db
+		.select({
+			id: webhookEndpoints.id,
+			workspaceId: webhookEndpoints.workspaceId,
+			eventTypes: webhookEndpoints.eventTypes,
+		})
+		.from(webhookEndpoints)
+		.where(and(inArray(webhookEndpoints.workspaceId, [...new Set(workspaceIds)]), eq(webhookEndpoints.enabled, true)));
+	const byWorkspace = new Map<string, ListeningEndpoint[]>();
+	for (const row of rows) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
+	return byWorkspace;
+}
+
 /**
  * Records a delivery of the event for each enabled endpoint that wants it and queues them. Idempotent by
  * (endpoint, event): a redelivered event queues again only what is still waiting for its first try.
  */
-export async function fanOut(env: Env, db: Database, event: DomainEvent, now = Date.now()): Promise<number> {
-	const endpoints = await db
-		.select({ id: webhookEndpoints.id, eventTypes: webhookEndpoints.eventTypes })
-		.from(webhookEndpoints)
-		.where(and(eq(webhookEndpoints.workspaceId, event.workspaceId), eq(webhookEndpoints.enabled, true)));
+export async function fanOut(
+	env: Env,
+	db: Database,
+	event: DomainEvent,
+	now = Date.now(),
+	listening?: ListeningEndpoint[],
+): Promise<number> {
+	const endpoints = listening ?? (await listeningEndpoints(db, [event.workspaceId])).get(event.workspaceId) ?? [];
 	const targets = endpoints.filter((endpoint) => wants(endpoint, event.type));
 	if (targets.length === 0) return 0;
 	const body = deliveryBody(event);

@@ -1,13 +1,15 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
-import { startEventScenarios } from '../domain/scenario-triggers';
-import { fanOut } from '../domain/webhook-deliveries';
+import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/scenario-triggers';
+import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhook-deliveries';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 
 /** Rows per insert: D1 binds at most 100 parameters to a statement, and an event row takes 7. */
 const ROWS_PER_INSERT = 14;
+/** Workspace ids per read of a batch's listeners (a batch holds at most 100 events). */
+const WORKSPACES_PER_READ = 90;
 
 /**
  * Records events in the events log, idempotent by event id (the Queue and our outboxes deliver at least
@@ -38,22 +40,42 @@ export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now
 	await runBatch(db, inserts);
 }
 
+/** Who listens to a batch's events: its workspaces' event scenarios and webhook endpoints, read once. */
+interface Listeners {
+	scenarios: Map<string, EventScenario[]>;
+	endpoints: Map<string, ListeningEndpoint[]>;
+}
+
+async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
+	const db = openDatabase(env.DB);
+	const workspaceIds = [...new Set(list.map((event) => event.workspaceId))];
+	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map() };
+	// D1 binds at most 100 parameters to a statement: the ids go in slices that leave room for the others.
+	for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_READ) {
+		const slice = workspaceIds.slice(i, i + WORKSPACES_PER_READ);
+		const [scenarios, endpoints] = await Promise.all([eventScenarios(db, slice), listeningEndpoints(db, slice)]);
+		for (const [id, found] of scenarios) listeners.scenarios.set(id, found);
+		for (const [id, found] of endpoints) listeners.endpoints.set(id, found);
+	}
+	return listeners;
+}
+
 /**
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
- * start on it; it goes to the workspace's outbound webhook endpoints. Rules will hang off here. Idempotent by event id (a bot start and a
- * scenario run are keyed by it).
+ * start on it; it goes to the workspace's outbound webhook endpoints. Rules will hang off here. Idempotent by
+ * event id (a bot start, a scenario run and a delivery are keyed by it).
  */
-async function react(env: Env, event: DomainEvent): Promise<void> {
+async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
-	await startEventScenarios(env, db, event);
-	await fanOut(env, db, event);
+	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
+	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
 }
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */
 export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
 	await recordEvents(env, [event], now);
-	await react(env, event);
+	await react(env, event, await listenersOf(env, [event]));
 }
 
 /**
@@ -70,6 +92,14 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
 		await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
 		return;
 	}
+	let listeners: Listeners;
+	try {
+		listeners = await listenersOf(env, valid);
+	} catch (error) {
+		console.error('reading who listens to an event batch failed; the batch will be retried', error);
+		batch.retryAll({ delaySeconds: 5 });
+		return;
+	}
 	for (const [i, message] of batch.messages.entries()) {
 		const result = parsed[i];
 		if (!result?.success) {
@@ -78,7 +108,7 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
 			continue;
 		}
 		try {
-			await react(env, result.data);
+			await react(env, result.data, listeners);
 			message.ack();
 		} catch (error) {
 			// Recorded already (idempotent by id): the retry reacts again, and finds what a first try began.
