@@ -7,22 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { closeAll, connect, inPool, postJson, socketUrls, startVisitorConversation, withTimeout } from './fanout.mjs';
-import { latencySummary, timedRequest } from './load.mjs';
+import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio } from './report-format.mjs';
 
 const REPLY_TIMEOUT_MS = 10_000;
-
-async function api(baseUrl, token, method, path, body) {
-	const response = await fetch(`${baseUrl}${path}`, {
-		method,
-		headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-		body: body ? JSON.stringify(body) : undefined,
-		signal: AbortSignal.timeout(30_000),
-	});
-	const json = await response.json().catch(() => null);
-	if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-	return json;
-}
 
 async function liveBot(baseUrl, token, trigger, channels, definition) {
 	const bot = await api(baseUrl, token, 'POST', '/v3/bots', {
@@ -88,13 +76,6 @@ async function replyLatency({ baseUrl, workspace, rounds, conversations }) {
 		await closeAll(sockets);
 	}
 	return { rounds, conversations, timeouts, ...latencySummary(latencies) };
-}
-
-/** GET /health one request at a time: the baseline the sequential reply rounds are compared with. */
-async function sequentialHealth(baseUrl, requests) {
-	const latencies = [];
-	for (let i = 0; i < requests; i++) latencies.push((await timedRequest(`${baseUrl}/health`)).latencyMs);
-	return latencySummary(latencies);
 }
 
 /**

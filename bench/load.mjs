@@ -117,3 +117,23 @@ export function parseServerTiming(value) {
 	}
 	return entries;
 }
+
+/** A JSON call to the API with a token; throws with the status and answer unless it is 2xx. */
+export async function apiCall(baseUrl, token, method, path, body) {
+	const response = await fetch(`${baseUrl}${path}`, {
+		method,
+		headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+		body: body ? JSON.stringify(body) : undefined,
+		signal: AbortSignal.timeout(30_000),
+	});
+	const json = await response.json().catch(() => null);
+	if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+	return json;
+}
+
+/** GET /health one request at a time: the baseline sequential measurements are compared with. */
+export async function sequentialHealth(baseUrl, requests) {
+	const latencies = [];
+	for (let i = 0; i < requests; i++) latencies.push((await timedRequest(`${baseUrl}/health`)).latencyMs);
+	return latencySummary(latencies);
+}

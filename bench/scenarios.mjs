@@ -10,22 +10,10 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'svix';
 import { inPool } from './fanout.mjs';
-import { latencySummary, timedRequest } from './load.mjs';
+import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
 const DONE_TIMEOUT_MS = 300_000;
-
-async function api(baseUrl, token, method, path, body) {
-	const response = await fetch(`${baseUrl}${path}`, {
-		method,
-		headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-		body: body ? JSON.stringify(body) : undefined,
-		signal: AbortSignal.timeout(30_000),
-	});
-	const json = await response.json().catch(() => null);
-	if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-	return json;
-}
 
 /** Standard Webhooks headers for `body`, as a sender computes them from the webhook's secret. */
 function signed(secret, id, body) {
@@ -184,13 +172,6 @@ async function outboundDeliveries({ baseUrl, workspace, events, log }) {
 	} finally {
 		await local.close();
 	}
-}
-
-/** GET /health one request at a time: the baseline of the webhook-to-done latencies. */
-async function sequentialHealth(baseUrl, requests) {
-	const latencies = [];
-	for (let i = 0; i < requests; i++) latencies.push((await timedRequest(`${baseUrl}/health`)).latencyMs);
-	return latencySummary(latencies);
 }
 
 export async function scenarioSection({
