@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { scenarioRuns, scenarioSteps } from '../src/db/schema';
+import { scenarioRuns, scenarioSteps, scenarios } from '../src/db/schema';
 import { deadLetter, driveRun, type RunnerContext } from '../src/domain/scenario-runner';
 import { retryRun, type ScenarioRunMessage, startRun } from '../src/domain/scenario-runs';
 import { fireSchedules } from '../src/domain/scenario-triggers';
@@ -445,5 +445,13 @@ describe('scenario triggers', () => {
 		expect(new Date(next.trigger.nextFireAt).getTime() - fireAt.getTime()).toBe(24 * 3600_000);
 		const run = await runWhen(token, scenarioId, runs[0]?.id ?? '');
 		expect(run.variables.at).toBe(fireAt.toISOString());
+		// Disabled, then enabled again later: it counts from then rather than fire for what it missed.
+		await api(token, 'PATCH', `/v3/scenarios/${scenarioId}`, { enabled: false });
+		await db.update(scenarios).set({ nextFireAt: fireAt.getTime() }).where(eq(scenarios.id, scenarioId));
+		await api(token, 'PATCH', `/v3/scenarios/${scenarioId}`, { enabled: true });
+		const resumed = (await (await api(token, 'GET', `/v3/scenarios/${scenarioId}`)).json()) as {
+			trigger: { nextFireAt: string };
+		};
+		expect(Date.parse(resumed.trigger.nextFireAt)).toBeGreaterThan(Date.now());
 	});
 });

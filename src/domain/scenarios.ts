@@ -282,6 +282,11 @@ export async function updateScenario(
 		Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger, current.publishedVersion !== null));
 	}
 	if (changes.definition !== undefined) set.draft = checkedScenario(changes.definition);
+	// Enabled again: a schedule counts from now, rather than firing at once for the time it missed.
+	const cron = set.cron === undefined ? current.cron : set.cron;
+	if (changes.enabled === true && !current.enabled && cron !== null && current.publishedVersion !== null) {
+		set.nextFireAt = nextFire(cron, await workspaceTimeZone(db, workspaceId), now) ?? null;
+	}
 	const moved = movedFields(current, set);
 	delete moved.nextFireAt;
 	if (Object.keys(moved).length === 0) return scenarioView(current);
