@@ -1,0 +1,168 @@
+/**
+ * Classic automation rules, the pure half: the spec's triggers and how a domain event meets one. A rule is a
+ * trigger, an optional condition and an ordered list of actions; `firing(rule, event, facts)` says whether an
+ * event fires it, and why not when it does not, from the event and the facts its runner loaded (the contact,
+ * the conversation, the deal, business hours, the contact's previous conversation). The runner on the events
+ * Queue (to come) performs the actions.
+ *
+ * A rule never fires on a change it made itself (the event's actor is the rule), and a change made by any
+ * rule carries the chain's depth: past MAX_CHAIN_DEPTH rules stop firing, so two rules cannot loop.
+ * `conversation_waiting` is met by a timer, not by an event: `waitingFired` says when it fires.
+ */
+import { z } from '@hono/zod-openapi';
+import type { DomainEvent } from '../events/catalogue';
+import { type Condition, evaluate, type Facts } from './conditions';
+
+/** Rules triggering rules stop at this depth. */
+export const MAX_CHAIN_DEPTH = 3;
+
+export const ruleTriggerSchema = z
+	.discriminatedUnion('kind', [
+		z.strictObject({
+			kind: z.literal('new_contact').openapi({ description: 'A new contact without a recent conversation.' }),
+			windowDays: z
+				.int()
+				.min(1)
+				.max(365)
+				.default(30)
+				.openapi({ description: 'What “recent” means: a conversation in the last N days (30 by default).' }),
+		}),
+		z.strictObject({
+			kind: z.literal('conversation_assigned').openapi({ description: 'A conversation got an assignee.' }),
+		}),
+		z.strictObject({ kind: z.literal('conversation_closed').openapi({ description: 'A conversation was closed.' }) }),
+		z.strictObject({
+			kind: z
+				.literal('message_outside_hours')
+				.openapi({ description: 'A customer’s message outside the workspace’s business hours.' }),
+		}),
+		z.strictObject({
+			kind: z.literal('tag_applied').openapi({ description: 'A tag applied to a contact or a conversation.' }),
+			tag: z.string().trim().min(1).max(64).optional().openapi({ description: 'Only this tag (any when left out).' }),
+		}),
+		z.strictObject({
+			kind: z.literal('custom_field_updated').openapi({ description: 'A contact’s custom field changed.' }),
+			field: z.string().trim().min(1).max(40).openapi({ description: 'The field’s key.' }),
+		}),
+		z.strictObject({
+			kind: z
+				.literal('conversation_waiting')
+				.openapi({ description: 'A customer waiting this long without an operator’s reply.' }),
+			minutes: z.int().min(1).max(10_080).openapi({ description: 'How long, in minutes (up to a week).' }),
+		}),
+		z.strictObject({
+			kind: z.literal('deal_stage_changed').openapi({ description: 'A deal entering a stage.' }),
+			stageId: z.string().max(64).optional().openapi({ description: 'Only into this stage (any when left out).' }),
+		}),
+	])
+	.openapi('RuleTrigger', { description: 'What fires the rule.' });
+
+export type RuleTrigger = z.infer<typeof ruleTriggerSchema>;
+
+export interface RuleSnapshot {
+	id: string;
+	trigger: RuleTrigger;
+	condition: Condition | null;
+}
+
+/** What the runner knows beyond the event: what conditions read, and what some triggers need. */
+export interface RuleFacts extends Facts {
+	/** For `message_outside_hours`: whether the team is within business hours at the message's time. */
+	withinBusinessHours?: boolean;
+	/** For `new_contact`: when the contact's previous conversation started (ms); null when it has none. */
+	previousConversationAt?: number | null;
+}
+
+/**
+ * An event's place in a rule chain: 0 for a person's or the system's change, n for the n-th rule's. The
+ * runner (to come) stamps `chainDepth` on the events its actions cause; an unstamped rule event counts as 1.
+ */
+export function chainDepth(event: DomainEvent): number {
+	return event.actor.kind === 'rule' ? ((event as { chainDepth?: number }).chainDepth ?? 1) : 0;
+}
+
+type Firing = { fires: true; change: { from: unknown; to: unknown } | null } | { fires: false; why: string };
+
+const no = (why: string): Firing => ({ fires: false, why });
+
+/** Whether the event meets the trigger (before the condition), with the change it made when it has one. */
+function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firing {
+	const p = event.payload as Record<string, unknown>;
+	const changes = (p.changes ?? {}) as Record<string, { from: unknown; to: unknown } | undefined>;
+	switch (trigger.kind) {
+		case 'new_contact': {
+			if (event.type !== 'contact.created') return no('not a new contact');
+			const previous = facts.previousConversationAt ?? null;
+			const since = Date.parse(event.occurredAt) - trigger.windowDays * 86_400_000;
+			return previous !== null && previous >= since
+				? no(`the contact had a conversation in the last ${trigger.windowDays} days`)
+				: { fires: true, change: null };
+		}
+		case 'conversation_assigned': {
+			const change = changes.assigneeId;
+			if (event.type !== 'conversation.updated' || !change || change.to === null) return no('no assignment');
+			return { fires: true, change };
+		}
+		case 'conversation_closed': {
+			const change = changes.status;
+			if (event.type !== 'conversation.updated' || change?.to !== 'closed') return no('not a close');
+			return { fires: true, change };
+		}
+		case 'message_outside_hours': {
+			const message = p.message as { authorKind?: string } | undefined;
+			if (event.type !== 'message.created' || message?.authorKind !== 'contact') return no('not a customer message');
+			if (facts.withinBusinessHours !== false) return no('within business hours');
+			return { fires: true, change: null };
+		}
+		case 'tag_applied': {
+			const tag = (p.tag as { name?: string } | undefined)?.name;
+			if (event.type !== 'tag.applied') return no('not a tag applied');
+			if (trigger.tag !== undefined && tag?.toLowerCase() !== trigger.tag.toLowerCase())
+				return no(`not the tag ${trigger.tag}`);
+			return { fires: true, change: null };
+		}
+		case 'custom_field_updated': {
+			const change = changes[`customFields.${trigger.field}`];
+			if (event.type !== 'contact.updated' || !change) return no(`${trigger.field} did not change`);
+			return { fires: true, change };
+		}
+		case 'deal_stage_changed': {
+			if (event.type !== 'deal.stage_changed') return no('not a stage change');
+			const to = (p.to as { id?: string } | undefined)?.id;
+			if (trigger.stageId !== undefined && to !== trigger.stageId) return no('another stage');
+			return { fires: true, change: { from: p.from ?? null, to: p.to ?? null } };
+		}
+		case 'conversation_waiting':
+			return no('fired by its timer, not by events');
+	}
+}
+
+/**
+ * Whether the event fires the rule. The condition reads the facts, `vars.event` (the event) and
+ * `vars.change` (the changed attribute's previous and new value, for the triggers that have one).
+ */
+export function firing(rule: RuleSnapshot, event: DomainEvent, facts: RuleFacts): Firing {
+	if (event.actor.kind === 'rule' && event.actor.id === rule.id) return no('its own change');
+	if (chainDepth(event) >= MAX_CHAIN_DEPTH) return no(`a chain of ${MAX_CHAIN_DEPTH} rules stops here`);
+	const met = meets(rule.trigger, event, facts);
+	if (!met.fires) return met;
+	if (rule.condition !== null && !evaluate(rule.condition, { ...facts, vars: { event, change: met.change } })) {
+		return no('the condition does not hold');
+	}
+	return met;
+}
+
+/**
+ * `conversation_waiting`: fires once per waiting period. A period starts at the customer's first message after
+ * the last operator reply (or the conversation's start); it fires when `minutes` have passed since then with
+ * no reply, and not again until an operator replied and the customer wrote again.
+ */
+export function waitingFired(
+	minutes: number,
+	waiting: { since: number | null; firedFor: number | null },
+	now: number,
+): boolean {
+	if (waiting.since === null) return false;
+	if (waiting.firedFor === waiting.since) return false;
+	return now - waiting.since >= minutes * 60_000;
+}
