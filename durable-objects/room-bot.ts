@@ -335,16 +335,15 @@ export class RoomBot {
 		// A workspace without bots costs one read every BOTS_CACHE_MS, and nothing per message.
 		const candidates = await this.startable();
 		if (candidates.length === 0) return null;
-		const { channel } = await this.loadScene();
 		// New conversation: the customer's first message, before anyone of the team wrote (a conversation the
-		// team opened is theirs). Keyword: only while no person of the team has written in it.
-		const before = (kinds: string) =>
-			this.storage.sql
-				.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE author_kind IN (${kinds}) AND seq < ?`, row.seq)
-				.one().n;
-		const first = before("'contact', 'operator'") === 0;
-		const personHere = before("'operator'") > 0;
-		if (personHere) return null;
+		// team opened is theirs). Keyword: only while no person of the team has written in it. Each is a lookup
+		// that stops at the first row found, not a count of the log.
+		const wroteBefore = (kind: 'contact' | 'operator') =>
+			this.storage.sql.exec('SELECT 1 FROM log WHERE author_kind = ? AND seq < ? LIMIT 1', kind, row.seq).toArray()
+				.length > 0;
+		if (wroteBefore('operator')) return null;
+		const first = !wroteBefore('contact');
+		const { channel } = await this.loadScene();
 		for (const bot of candidates) {
 			if (bot.channels !== null && !bot.channels.includes(channel)) continue;
 			if (bot.trigger === 'new_conversation' && first) return { bot, trigger: 'new_conversation' };

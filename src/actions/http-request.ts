@@ -12,9 +12,9 @@ import { type ActionContext, type ActionResult, given, refused, refusedOn } from
 import { template, variableName } from './fields';
 import { presetProblems, presetRequest, presetSchema } from './presets';
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
-export const httpAuthSchema = z
+const httpAuthSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({
 			kind: z.literal('bearer').openapi({ description: '`Authorization: Bearer <token>`.' }),
@@ -68,7 +68,7 @@ const USER_AGENT = 'Parley-Automation/1 (+https://github.com/parley)';
  * Why a JSON body template is unsafe: a value not written with the `json` filter, which an answer holding a
  * quote could turn into more JSON (`", "admin": true`). Null for a body that is no JSON, or is safe.
  */
-export function jsonBodyProblem(body: string): string | null {
+function jsonBodyProblem(body: string): string | null {
 	if (!/^\s*[[{]/.test(body)) return null;
 	for (const [, expression] of body.matchAll(/\{\{-?([\s\S]*?)-?\}\}/g)) {
 		if (!/\|\s*json\s*$/.test(expression ?? '')) {
@@ -102,7 +102,7 @@ export function httpRequestProblems(request: HttpRequest): Array<{ path: string[
 }
 
 /** The request headers: the step's, then its authentication, then JSON defaults where it set none. */
-export function requestHeaders(request: HttpRequest): Record<string, string> {
+function requestHeaders(request: HttpRequest): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(request.headers ?? {})) {
 		if (given(value) !== undefined) headers[name] = value.trim();
@@ -126,7 +126,7 @@ function withDefaults<R extends { headers: Record<string, string> }>(request: R)
 }
 
 /** A response body as data: parsed when it is JSON, the text otherwise. */
-export function responseData(body: string, contentType: string | undefined): unknown {
+function responseData(body: string, contentType: string | undefined): unknown {
 	const looksJson = /\bjson\b/i.test(contentType ?? '') || /^\s*[[{]/.test(body);
 	if (!looksJson) return body;
 	try {

@@ -18,7 +18,7 @@
 import { z } from '@hono/zod-openapi';
 import { template } from './fields';
 
-export const PRESET_OPERATIONS = {
+const PRESET_OPERATIONS = {
 	hubspot: ['upsert_contact', 'create_deal', 'create_object_record'],
 	rd_station: ['upsert_contact', 'conversion'],
 	salesforce: ['create_opportunity', 'update_fields'],
@@ -36,7 +36,7 @@ const DEFAULT_BASE: Record<PresetProduct, string | null> = {
 };
 
 /** The Salesforce REST API version the presets speak. */
-export const SALESFORCE_API = 'v60.0';
+const SALESFORCE_API = 'v60.0';
 
 export const presetSchema = z
 	.strictObject({

@@ -9,8 +9,9 @@ import { Cron } from 'croner';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { SCENARIO_TRIGGERS, scenarioRuns, scenarioSteps, scenarios, scenarioWebhooks } from '../db/schema';
-import { conditionProblems, conditionSchema, referencedFacts } from '../engines/conditions';
+import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { type ScenarioDefinition, scenarioDefinitionSchema, scenarioProblems } from '../engines/scenario-definition';
+import { under } from '../engines/step-graph';
 import { changesOf, type EventType, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
@@ -187,17 +188,10 @@ export function checkedScenario(definition: unknown): ScenarioDefinition {
 /** The stored trigger columns; an event condition is checked as a bot's conditions are, and may read vars only. */
 async function triggerColumns(db: Database, workspaceId: string, trigger: ScenarioTrigger, published: boolean) {
 	if (trigger.kind === 'event' && trigger.condition !== null) {
-		const problems = conditionProblems(trigger.condition).map((p) => ({
-			path: ['trigger', 'condition', ...p.path],
-			message: p.message,
-		}));
-		const others = [...referencedFacts(trigger.condition)].filter((root) => root !== 'vars');
-		if (others.length > 0) {
-			problems.push({
-				path: ['trigger', 'condition'],
-				message: `an event condition reads vars.event only, not ${others.join(', ')}`,
-			});
-		}
+		const problems = under(
+			['trigger', 'condition'],
+			conditionProblemsWithin(trigger.condition, ['vars'], 'an event condition reads vars.event only'),
+		);
 		if (problems.length > 0) {
 			throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
 		}
@@ -407,6 +401,6 @@ export async function runnableScenario(db: Database, workspaceId: string, id: st
 
 /** The definition of one version of a scenario (what a run executes). */
 export async function versionDefinition(db: Database, workspaceId: string, id: string, version: number) {
-	const row = await versionRow(db, { id, workspaceId, publishedVersion: null, lastVersion: 0 }, 'Scenario', version);
+	const row = await versionRow(db, { id, workspaceId }, 'Scenario', version);
 	return row.definition as ScenarioDefinition;
 }

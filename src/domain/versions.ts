@@ -10,6 +10,7 @@ import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
 import { automationVersions, type bots, type scenarios } from '../db/schema';
+import { under } from '../engines/step-graph';
 import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso } from '../lib/ids';
@@ -107,7 +108,7 @@ export function checkedAgainst<T>(
 ): T {
 	const found = problems(definition);
 	if (found.length > 0) {
-		const named = found.map((p) => ({ path: ['definition', ...p.path], message: p.message }));
+		const named = under(['definition'], found);
 		throw new Invalid(named.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems: named });
 	}
 	return schema.parse(definition);
@@ -136,7 +137,12 @@ export function movedFields<Row extends object>(current: Row, set: Partial<Row>)
 }
 
 /** One version's row; NotFound when the owner has no such version. */
-export async function versionRow(db: Database, owner: VersionedRow, label: string, version: number) {
+export async function versionRow(
+	db: Database,
+	owner: Pick<VersionedRow, 'id' | 'workspaceId'>,
+	label: string,
+	version: number,
+) {
 	const row = await db
 		.select()
 		.from(automationVersions)

@@ -17,7 +17,7 @@ import {
 	updateContactAction,
 	updateDealAction,
 } from '../actions/index';
-import { conditionProblems, conditionSchema, referencedFacts, unsafePattern } from './conditions';
+import { conditionProblems, conditionProblemsWithin, conditionSchema, unsafePattern } from './conditions';
 import {
 	graphProblems,
 	type StepProblem,
@@ -26,11 +26,12 @@ import {
 	stepDocumentSchema,
 	stepLink,
 	stepProblems,
+	under,
 } from './step-graph';
 import { ANSWER_FORMATS } from './values';
 
 /** The longest a Delay waits (the spec's bot delay table: at most 7 days). */
-export const MAX_DELAY_SECONDS = 7 * 24 * 60 * 60;
+const MAX_DELAY_SECONDS = 7 * 24 * 60 * 60;
 
 const sendMessage = z.strictObject({
 	...stepCommon,
@@ -182,7 +183,7 @@ const end = z.strictObject({
 	message: template(4000).optional().openapi({ description: 'Said last.' }),
 });
 
-export const stepSchema = z.discriminatedUnion('type', [
+const stepSchema = z.discriminatedUnion('type', [
 	sendMessage,
 	dataEntry,
 	decision,
@@ -202,13 +203,11 @@ export const botDefinitionSchema = stepDocumentSchema(stepSchema, 'BotDefinition
 export type BotDefinition = z.infer<typeof botDefinitionSchema>;
 export type BotStep = BotDefinition['steps'][number];
 
-export type BotProblem = StepProblem;
-
 /**
  * Everything wrong with a definition, each problem at its path (`steps.3.validation.pattern`); empty when it
  * can be saved. The shape first; the graph and the contents only when the shape holds.
  */
-export function botProblems(definition: unknown): BotProblem[] {
+export function botProblems(definition: unknown): StepProblem[] {
 	const parsed = botDefinitionSchema.safeParse(definition);
 	if (!parsed.success) return shapeProblems(parsed.error);
 	const { start, steps } = parsed.data;
@@ -217,9 +216,7 @@ export function botProblems(definition: unknown): BotProblem[] {
 		const at = (...field: (string | number)[]) => ['steps', i, ...field];
 		if (step.type === 'decision') {
 			step.branches.forEach((branch, b) => {
-				for (const p of conditionProblems(branch.condition)) {
-					problems.push({ path: at('branches', b, 'condition', ...p.path), message: p.message });
-				}
+				problems.push(...under(at('branches', b, 'condition'), conditionProblems(branch.condition)));
 			});
 		}
 		if (step.type === 'data_entry') {
@@ -229,22 +226,16 @@ export function botProblems(definition: unknown): BotProblem[] {
 				if (problem) problems.push({ path: at('validation', 'pattern'), message: problem });
 			}
 			if (v?.integration) {
-				for (const p of httpRequestProblems(v.integration)) {
-					problems.push({ path: at('validation', 'integration', ...p.path), message: p.message });
-				}
+				problems.push(...under(at('validation', 'integration'), httpRequestProblems(v.integration)));
 			}
 			if (v?.condition) {
-				for (const p of conditionProblems(v.condition)) {
-					problems.push({ path: at('validation', 'condition', ...p.path), message: p.message });
-				}
 				// An answer is judged as it comes, on itself and the run's variables: nothing is loaded for it.
-				const others = [...referencedFacts(v.condition)].filter((root) => root !== 'answer' && root !== 'vars');
-				if (others.length > 0) {
-					problems.push({
-						path: at('validation', 'condition'),
-						message: `a custom validation reads answer and vars only, not ${others.join(', ')}`,
-					});
-				}
+				const within = conditionProblemsWithin(
+					v.condition,
+					['answer', 'vars'],
+					'a custom validation reads answer and vars only',
+				);
+				problems.push(...under(at('validation', 'condition'), within));
 			}
 			if (v?.minLength !== undefined && v.maxLength !== undefined && v.minLength > v.maxLength) {
 				problems.push({ path: at('validation', 'minLength'), message: 'is more than maxLength' });
@@ -263,7 +254,7 @@ export function botProblems(definition: unknown): BotProblem[] {
 			problems.push({ path: at('seconds'), message: `at most ${MAX_DELAY_SECONDS} (7 days)` });
 		}
 		if (step.type === 'integration') {
-			for (const p of httpRequestProblems(step)) problems.push({ path: at(...p.path), message: p.message });
+			problems.push(...under(at(), httpRequestProblems(step)));
 		}
 		if (step.type === 'assign') {
 			const problem = assignProblem(step);

@@ -11,7 +11,7 @@
  */
 
 import type { BotDefinition, BotStep } from './bot-definition';
-import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, referencedFacts } from './conditions';
+import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, mappedValues, referencedFacts } from './conditions';
 import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
 import { type AnswerFormat, checkAnswer } from './values';
@@ -28,8 +28,11 @@ type Waiting =
 	/** An answer the local checks took, waiting for its validation call (`value`: the answer as it would be kept). */
 	| { for: 'validation'; stepId: string; value: unknown };
 
+/** Where a bot run stands. */
+export const BOT_RUN_STATUSES = ['running', 'waiting', 'finished', 'transferred', 'stopped', 'failed'] as const;
+
 export interface RunState {
-	status: 'running' | 'waiting' | 'finished' | 'transferred' | 'stopped' | 'failed';
+	status: (typeof BOT_RUN_STATUSES)[number];
 	waiting: Waiting | null;
 	variables: Record<string, unknown>;
 	/** Invalid answers so far at the Data Entry step being asked. */
@@ -51,7 +54,7 @@ export type BotEvent =
 	/** An operator wrote in the conversation: the person takes over. */
 	| { type: 'takeover' };
 
-export type DataEntryInput = Extract<BotStep, { type: 'data_entry' }>['input'];
+type DataEntryInput = Extract<BotStep, { type: 'data_entry' }>['input'];
 
 /** A step's action with its templates rendered: what the runner performs for a `result`. */
 export type ActionStep = Extract<
@@ -398,7 +401,7 @@ function receiveAnswer(
 		// The answer passed the local checks; an outside system decides now (an order number that exists): its
 		// call sees the answer as `answer`, and a 2xx accepts it.
 		const variables = { ...m.state.variables, answer: value };
-		const request = renderStep(
+		const request = renderTemplates(
 			{ ...remote, id: step.id, type: 'integration' } as Extract<BotStep, { type: 'integration' }>,
 			(source) => renderTemplateSync(source, { ...m.context, variables, now: m.now }),
 		);
@@ -436,9 +439,7 @@ function receiveVerdict(
 		...(event.ok ? {} : { error: `refused by the validation call: ${event.error ?? 'failed'}` }),
 	});
 	if (!event.ok) return reject(m, step);
-	for (const [variable, path] of Object.entries(step.validation?.integration?.response ?? {})) {
-		m.state.variables[variable] = pathValue(event.data, path);
-	}
+	Object.assign(m.state.variables, mappedValues(step.validation?.integration?.response, event.data));
 	accept(m, step, waiting.value);
 }
 
@@ -477,28 +478,9 @@ function decide(m: Machine, step: Extract<BotStep, { type: 'decision' }>, facts:
 	run(m, choose(m, step, facts));
 }
 
-/** The step with every template rendered, for the runner to perform. */
+/** The step with every template rendered (`renderTemplates`), for the runner to perform. */
 function renderAction(m: Machine, step: ActionStep): ActionStep {
-	return renderStep(step, (source) => render(m, source));
-}
-
-/**
- * A step with `render` applied to every template: the fields `botProblems` checks as templates (everything but
- * ids, links and enumerations), and every value of a record of templates (custom fields, headers) whatever
- * its key.
- */
-export function renderStep<S extends BotStep>(step: S, render: (source: string) => string): S {
-	return renderTemplates(step, render);
-}
-
-/** The value at a dotted path of an integration's JSON answer (own properties only: data, never methods). */
-export function pathValue(data: unknown, path: string): unknown {
-	let value = data;
-	for (const key of path.split('.')) {
-		if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-		value = (value as Record<string, unknown>)[key];
-	}
-	return value;
+	return renderTemplates(step, (source) => render(m, source));
 }
 
 function receiveResult(m: Machine, step: BotStep, event: Extract<BotEvent, { type: 'result' }>) {
@@ -520,10 +502,7 @@ function receiveResult(m: Machine, step: BotStep, event: Extract<BotEvent, { typ
 		else stop(m, 'failed', `${step.id}: ${event.error ?? 'failed'}`);
 		return;
 	}
-	if (step.type === 'integration' && step.response) {
-		for (const [variable, path] of Object.entries(step.response))
-			m.state.variables[variable] = pathValue(event.data, path);
-	}
+	if (step.type === 'integration') Object.assign(m.state.variables, mappedValues(step.response, event.data));
 	if (step.type === 'create_deal' && event.data && typeof event.data === 'object' && 'id' in event.data) {
 		m.state.variables.deal_id = (event.data as { id: unknown }).id;
 	}

@@ -199,6 +199,21 @@ export const conditionSchema: z.ZodType<Condition> = z
 		description: 'A leaf comparing a fact with a value, or a group: `all` (AND), `any` (OR), `not`, nested.',
 	});
 
+/**
+ * `conditionProblems`, and, for a condition that may read only some roots (a scenario's: `vars`; a custom
+ * validation's: `answer` and `vars`), the roots it reads beyond them, said as `rule`.
+ */
+export function conditionProblemsWithin(
+	condition: unknown,
+	roots: readonly FactRoot[],
+	rule: string,
+): Array<{ path: (string | number)[]; message: string }> {
+	const problems = conditionProblems(condition);
+	if (problems.length > 0) return problems;
+	const others = [...referencedFacts(condition as Condition)].filter((root) => !roots.includes(root));
+	return others.length > 0 ? [{ path: [], message: `${rule}, not ${others.join(', ')}` }] : [];
+}
+
 /** Checks a condition's shape and bounds (depth, leaves): the problems, each with its path; empty when fine. */
 export function conditionProblems(condition: unknown): Array<{ path: (string | number)[]; message: string }> {
 	const parsed = conditionSchema.safeParse(condition);
@@ -240,14 +255,19 @@ export function referencedFacts(condition: Condition): Set<FactRoot> {
 /** The snapshot a condition is evaluated against: nested plain values under the fact roots. */
 export type Facts = Partial<Record<FactRoot, unknown>>;
 
-/** The value at a dotted path of the facts (own properties only); undefined when absent. */
-export function factValue(facts: Facts, path: string): unknown {
+/** The value at a dotted path of the facts, or of any JSON (own properties only); undefined when absent. */
+export function factValue(facts: unknown, path: string): unknown {
 	let value: unknown = facts;
 	for (const key of path.split('.')) {
 		if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
 		value = (value as Record<string, unknown>)[key];
 	}
 	return value;
+}
+
+/** A request's `response` mapping applied to its answer: each variable and the value at its path. */
+export function mappedValues(mapping: Record<string, string> | undefined, data: unknown): Record<string, unknown> {
+	return Object.fromEntries(Object.entries(mapping ?? {}).map(([name, path]) => [name, factValue(data, path)]));
 }
 
 /** A value as text to compare: JSON for an object (data from an integration may hold a `toString` key). */

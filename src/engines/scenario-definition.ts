@@ -14,7 +14,7 @@ import { z } from '@hono/zod-openapi';
 import { template, variableName } from '../actions/fields';
 import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
 import { createDealAction, tagAction, updateContactAction, updateDealAction } from '../actions/index';
-import { conditionProblems, conditionSchema, referencedFacts } from './conditions';
+import { conditionProblemsWithin, conditionSchema } from './conditions';
 import {
 	graphProblems,
 	type StepProblem,
@@ -23,6 +23,7 @@ import {
 	stepDocumentSchema,
 	stepLink,
 	stepProblems,
+	under,
 } from './step-graph';
 
 /** Items a Loop step goes through at most (the issue's cap), and steps a definition may hold. */
@@ -229,21 +230,20 @@ export function scenarioProblems(definition: unknown): StepProblem[] {
 		const at = (...field: (string | number)[]) => ['steps', i, ...field];
 		if (step.type === 'condition') {
 			for (const [b, branch] of step.branches.entries()) {
-				for (const p of conditionProblems(branch.condition)) {
-					problems.push({ path: at('branches', b, 'condition', ...p.path), message: p.message });
-				}
-				// A scenario has no visitor and no conversation of its own: what it knows is in its variables.
-				const others = [...referencedFacts(branch.condition)].filter((root) => root !== 'vars');
-				if (others.length > 0) {
-					problems.push({
-						path: at('branches', b, 'condition'),
-						message: `a scenario's conditions read vars only (a Find step puts a record there), not ${others.join(', ')}`,
-					});
-				}
+				problems.push(
+					...under(
+						at('branches', b, 'condition'),
+						conditionProblemsWithin(
+							branch.condition,
+							['vars'],
+							"a scenario's conditions read vars only (a Find step puts a record there)",
+						),
+					),
+				);
 			}
 		}
 		if (step.type === 'http_request') {
-			for (const p of httpRequestProblems(step)) problems.push({ path: at(...p.path), message: p.message });
+			problems.push(...under(at(), httpRequestProblems(step)));
 		}
 		if (step.type === 'update_deal' && step.dealVariable === undefined && step.contact === undefined) {
 			problems.push({ path: at('contact'), message: 'give the contact whose deal it is, or a dealVariable' });

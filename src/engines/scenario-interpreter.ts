@@ -10,8 +10,7 @@
  * runner re-enqueues the same action with that delay instead of sleeping. A failure with no retry left takes
  * the step's `onError`, else the enclosing loop's, else fails the run, with the message in `vars.error`.
  */
-import { pathValue } from './bot-interpreter';
-import { evaluate, factValue } from './conditions';
+import { evaluate, factValue, mappedValues } from './conditions';
 import type { ScenarioDefinition, ScenarioStep } from './scenario-definition';
 import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError } from './templates';
@@ -311,9 +310,6 @@ function receive(m: Machine, step: ActionStepOfScenario, event: Extract<Scenario
 		return run(m, elsewhere ?? step.next ?? afterChain(m));
 	}
 	if ('variable' in step && step.variable) m.state.variables[step.variable] = event.data;
-	if (step.type === 'http_request') {
-		for (const [name, path] of Object.entries(step.response ?? {}))
-			m.state.variables[name] = pathValue(event.data, path);
-	}
+	if (step.type === 'http_request') Object.assign(m.state.variables, mappedValues(step.response, event.data));
 	run(m, step.next ?? afterChain(m));
 }

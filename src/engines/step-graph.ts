@@ -39,7 +39,7 @@ const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound
 const LINK_LISTS = ['branches', 'choices'];
 
 /** The links out of a step, each with the field it is in (`branches.0.next`). */
-export function linksIn(step: object): StepLink[] {
+function linksIn(step: object): StepLink[] {
 	const fields = step as Record<string, unknown>;
 	const links: StepLink[] = [];
 	for (const key of LINK_FIELDS) {
@@ -96,6 +96,11 @@ export interface StepProblem {
 	message: string;
 }
 
+/** Problems found inside a field (a condition, a request), moved under the field's path. */
+export function under(path: (string | number)[], found: readonly StepProblem[]): StepProblem[] {
+	return found.map((p) => ({ path: [...path, ...p.path], message: p.message }));
+}
+
 export interface StepLink {
 	to: string;
 	field: (string | number)[];
@@ -110,7 +115,7 @@ export function shapeProblems(error: z.ZodError): StepProblem[] {
 }
 
 /** The templated fields of a step, each with its path: every string but the NOT_TEMPLATES fields'. */
-export function templatesIn(step: unknown): Array<{ source: string; field: (string | number)[] }> {
+function templatesIn(step: unknown): Array<{ source: string; field: (string | number)[] }> {
 	const found: Array<{ source: string; field: (string | number)[] }> = [];
 	const visit = (value: unknown, field: (string | number)[], record: boolean) => {
 		if (typeof value === 'string') found.push({ source: value, field });

@@ -19,8 +19,10 @@ import {
 } from '../domain/bots';
 import { loadWidgetSettings } from '../domain/widget-settings';
 import type { botDefinitionSchema } from '../engines/bot-definition';
-import { pathValue, renderStep } from '../engines/bot-interpreter';
+import { BOT_RUN_STATUSES } from '../engines/bot-interpreter';
 import { simulate } from '../engines/bot-simulation';
+import { mappedValues } from '../engines/conditions';
+import { renderTemplates, under } from '../engines/step-graph';
 import { renderTemplateSync, TemplateError } from '../engines/templates';
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
@@ -150,9 +152,7 @@ const simulationSchema = z
 		log: z
 			.array(z.record(z.string(), z.unknown()))
 			.openapi({ description: 'The step log: step id, input, output, error.' }),
-		status: z
-			.enum(['running', 'waiting', 'finished', 'transferred', 'stopped', 'failed'])
-			.openapi({ description: 'Where the run stands after the inputs.' }),
+		status: z.enum(BOT_RUN_STATUSES).openapi({ description: 'Where the run stands after the inputs.' }),
 		waitingAt: z.string().nullable().openapi({ description: 'The step waiting for an answer; null when it ended.' }),
 		reason: z.string().nullable().openapi({ description: 'Why it failed or stopped.' }),
 		variables: z.record(z.string(), z.unknown()).openapi({ description: 'The variables at the end.' }),
@@ -322,7 +322,7 @@ export const botsRoutes = createRouter()
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const { step, variables } = c.req.valid('json');
-			const problems = httpRequestProblems(step).map((p) => ({ path: ['step', ...p.path], message: p.message }));
+			const problems = under(['step'], httpRequestProblems(step));
 			if (problems.length > 0) {
 				throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
 			}
@@ -330,7 +330,7 @@ export const botsRoutes = createRouter()
 			const input = { timeZone: settings.businessHours.timeZone, variables, now: Date.now() };
 			let rendered: typeof step;
 			try {
-				rendered = renderStep({ ...step, id: 'test' }, (source) => renderTemplateSync(source, input));
+				rendered = renderTemplates({ ...step, id: 'test' }, (source) => renderTemplateSync(source, input));
 			} catch (error) {
 				if (error instanceof TemplateError)
 					throw new Invalid(`not a valid template: ${error.message}`, { field: ['step'] });
@@ -351,9 +351,7 @@ export const botsRoutes = createRouter()
 				rendered,
 			);
 			const data = 'data' in result ? result.data : null;
-			const mapped = Object.fromEntries(
-				Object.entries(result.ok ? (step.response ?? {}) : {}).map(([name, path]) => [name, pathValue(data, path)]),
-			);
+			const mapped = result.ok ? mappedValues(step.response, data) : {};
 			return c.json({ ok: result.ok, error: result.ok ? null : result.error, data, variables: mapped }, 200);
 		},
 	)

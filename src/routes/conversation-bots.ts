@@ -1,5 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { BOT_TRIGGERS } from '../db/schema';
 import { publishedBot } from '../domain/bots';
+import { BOT_RUN_STATUSES } from '../engines/bot-interpreter';
 import { Conflict, NotFound } from '../lib/errors';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -26,13 +28,9 @@ const runSchema = z
 				version: z.number().int().openapi({ description: 'The version.' }),
 			})
 			.openapi({ description: 'The bot and the version the run keeps to its end.' }),
-		trigger: z
-			.enum(['new_conversation', 'keyword', 'manual', 'deal_stage'])
-			.openapi({ description: 'What started it.' }),
+		trigger: z.enum(BOT_TRIGGERS).openapi({ description: 'What started it.' }),
 		startedBy: z.string().nullable().openapi({ description: 'The operator of a manual start.' }),
-		status: z
-			.enum(['running', 'waiting', 'finished', 'transferred', 'stopped', 'failed'])
-			.openapi({ description: 'Where it stands.' }),
+		status: z.enum(BOT_RUN_STATUSES).openapi({ description: 'Where it stands.' }),
 		waitingAt: z.string().nullable().openapi({ description: 'The step it waits at (an answer, a delay…).' }),
 		reason: z.string().nullable().openapi({ description: 'Why it stopped or failed.' }),
 		variables: z.record(z.string(), z.unknown()).openapi({ description: 'What it has collected.' }),
