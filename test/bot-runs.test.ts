@@ -340,8 +340,9 @@ describe('delays, errors and handoffs', () => {
 		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Your e-mail?');
 		const changed = structuredClone(emailBot);
 		(changed.steps[5] as { message: string }).message = 'Version two says bye.';
-		await api(token, 'PATCH', `/v3/bots/${botId}`, { definition: changed });
-		await api(token, 'POST', `/v3/bots/${botId}/publish`);
+		expect((await api(token, 'PATCH', `/v3/bots/${botId}`, { definition: changed })).status).toBe(200);
+		const published = await api(token, 'POST', `/v3/bots/${botId}/publish`);
+		expect(await published.json()).toMatchObject({ publishedVersion: 2 });
 		await visitorSend(visitor, conversationId, 'ana@example.com', crypto.randomUUID());
 		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Which plan?');
 		await visitorSend(visitor, conversationId, 'Free', crypto.randomUUID());

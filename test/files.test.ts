@@ -43,6 +43,7 @@ describe('visitor file uploads', () => {
 		const res = await fetchUpload(visitor, conversationId, PNG, 'name=../../receipt&clientMessageId=up-1');
 		expect(res.status).toBe(201);
 		const message = (await res.json()) as {
+			id: string;
 			text: string;
 			attachments: Array<{ url: string; name: string; contentType: string; size: number }>;
 		};
@@ -61,6 +62,7 @@ describe('visitor file uploads', () => {
 		// id are refused before they could replace the file.
 		const again = await fetchUpload(visitor, conversationId, PNG, 'name=receipt.png&clientMessageId=up-1');
 		expect(again.status).toBe(201);
+		expect(((await again.json()) as { id: string }).id).toBe(message.id);
 		const swapped = new TextEncoder().encode('%PDF-1.7 another file');
 		await expectError(
 			await fetchUpload(visitor, conversationId, swapped, 'name=receipt.png&clientMessageId=up-1'),

@@ -49,8 +49,20 @@ describe('tenant isolation', () => {
 		const own = await seedConversation(a.workspaceId);
 		await expectError(await api(a.token, 'PATCH', `/v3/conversations/${own}`, { assigneeId: b.operatorId }), 422);
 
-		// No run was recorded for B's webhook.
+		// No run was recorded for B's webhook; B's scenario is still enabled and its webhook's secret unchanged.
 		expect(await db.select().from(scenarioRuns).where(eq(scenarioRuns.scenarioId, scenarioId))).toEqual([]);
+		const bScenario = (await (await api(b.token, 'GET', `/v3/scenarios/${scenarioId}`)).json()) as { enabled: boolean };
+		expect(bScenario.enabled).toBe(true);
+		const bCall = await api(
+			null,
+			'POST',
+			`/v3/workflows/webhook/${webhook.id}`,
+			{ from: 'B' },
+			{
+				'X-Webhook-Secret': webhook.secret,
+			},
+		);
+		expect(bCall.status).toBe(202);
 
 		// B's conversation is untouched and B's admin token still works.
 		const after = (await (await api(b.token, 'GET', `/v3/conversations/${conv}`)).json()) as {

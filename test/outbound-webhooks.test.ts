@@ -102,7 +102,10 @@ describe('outbound webhooks', () => {
 					.sort(),
 			)
 			.toEqual([all.id, tags.id].sort());
-		expect(contactsOnly.id).toBeTruthy();
+		// The endpoint that wants only contact.created got nothing.
+		expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, contactsOnly.id))).toEqual(
+			[],
+		);
 		// The consumer's try fails, is recorded with its reason, and the next is scheduled.
 		await expect
 			.poll(async () => {
@@ -221,7 +224,10 @@ describe('outbound webhooks', () => {
 		const c = courier(() => (up ? new Response('thanks') : new Response('no', { status: 400 })));
 		const event = tagEvent(workspaceId, 'resend', c.at());
 		await fanOut({ ...env, WEBHOOK_DELIVERIES: c.dc.queue } as Env, db, event, c.at());
+		// Its first try is refused (a 4xx); the retries still to come are cut short here, as if all had failed.
+		await attemptDelivery(c.dc, message(await deliveryOf(hook.id, event.id)));
 		const row = await deliveryOf(hook.id, event.id);
+		expect(row).toMatchObject({ attempts: 1, status: 'pending' });
 		await db
 			.update(webhookDeliveries)
 			.set({ status: 'failed', nextAttemptAt: null })

@@ -2,11 +2,12 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { scenarioRuns, scenarioSteps, scenarios } from '../src/db/schema';
+import { events, scenarioRuns, scenarioSteps, scenarios } from '../src/db/schema';
 import { deadLetter, driveRun, type RunnerContext } from '../src/domain/scenario-runner';
 import { retryRun, type ScenarioRunMessage, startRun } from '../src/domain/scenario-runs';
-import { fireSchedules } from '../src/domain/scenario-triggers';
+import { fireSchedules, startEventScenarios } from '../src/domain/scenario-triggers';
 import { newScenarioRun } from '../src/engines/scenario-interpreter';
+import type { DomainEvent } from '../src/events/catalogue';
 import { api, db, expectError, publishedScenario, runWhen, seedOperator, seedWorkspace } from './factories';
 
 /** The order-to-conversation scenario of the issue: find or create the contact, open a conversation, say so, sell. */
@@ -148,10 +149,11 @@ describe('scenario definitions and versions', () => {
 		expect(scenario.publishedVersion).toBeNull();
 		// Not published yet: nothing can start it.
 		await expectError(await api(token, 'POST', `/v3/scenarios/${scenario.id}/runs`, order), 409);
-		await api(token, 'POST', `/v3/scenarios/${scenario.id}/publish`);
-		const edited = { ...orderScenario(), start: 'create' };
-		await api(token, 'PATCH', `/v3/scenarios/${scenario.id}`, { definition: edited });
-		await api(token, 'POST', `/v3/scenarios/${scenario.id}/publish`);
+		expect((await api(token, 'POST', `/v3/scenarios/${scenario.id}/publish`)).status).toBe(200);
+		const edited = orderScenario();
+		(edited.steps[3] as { text: string }).text = 'Order {{ orderId }} is on its way, {{ name }}!';
+		expect((await api(token, 'PATCH', `/v3/scenarios/${scenario.id}`, { definition: edited })).status).toBe(200);
+		expect((await api(token, 'POST', `/v3/scenarios/${scenario.id}/publish`)).status).toBe(200);
 		const versions = (await (await api(token, 'GET', `/v3/scenarios/${scenario.id}/versions`)).json()) as {
 			data: Array<{ version: number; published: boolean }>;
 		};
@@ -161,10 +163,19 @@ describe('scenario definitions and versions', () => {
 		]);
 		const rolledBack = await api(token, 'POST', `/v3/scenarios/${scenario.id}/versions/1/publish`);
 		expect(((await rolledBack.json()) as { publishedVersion: number }).publishedVersion).toBe(1);
+		const textOf = (definition: { steps: Array<{ id: string; text?: string }> }) =>
+			definition.steps.find((step) => step.id === 'tell')?.text;
 		const one = (await (await api(token, 'GET', `/v3/scenarios/${scenario.id}/versions/1`)).json()) as {
-			definition: { start: string };
+			definition: { steps: Array<{ id: string; text?: string }> };
 		};
-		expect(one.definition.start).toBe('find');
+		const two = (await (await api(token, 'GET', `/v3/scenarios/${scenario.id}/versions/2`)).json()) as typeof one;
+		expect(textOf(one.definition)).toBe('Order {{ orderId }} shipped, {{ name }}!');
+		expect(textOf(two.definition)).toBe('Order {{ orderId }} is on its way, {{ name }}!');
+		// The rollback leaves the draft as it was edited.
+		const now = (await (await api(token, 'GET', `/v3/scenarios/${scenario.id}`)).json()) as {
+			draft: { steps: Array<{ id: string; text?: string }> };
+		};
+		expect(textOf(now.draft)).toBe('Order {{ orderId }} is on its way, {{ name }}!');
 		// Only admins manage scenarios.
 		const agent = await seedOperator(
 			((await api(token, 'GET', '/v3/me').then((r) => r.json())) as { workspaceId: string }).workspaceId,
@@ -411,6 +422,21 @@ describe('scenario triggers', () => {
 		const [row] = await db.select().from(scenarioRuns).where(eq(scenarioRuns.scenarioId, scenarioId));
 		const run = await runWhen(token, scenarioId, row?.id ?? '');
 		expect(run).toMatchObject({ status: 'succeeded', trigger: 'event', variables: { tagged: 'vip' } });
+		// The same vip event delivered again starts no second run.
+		const [recorded] = await db
+			.select()
+			.from(events)
+			.where(eq(events.id, run.source as string));
+		if (!recorded) throw new Error('the event was not recorded');
+		await startEventScenarios(env, db, {
+			id: recorded.id,
+			type: 'tag.applied',
+			workspaceId: recorded.workspaceId,
+			occurredAt: new Date(recorded.occurredAt).toISOString(),
+			actor: recorded.actor ?? { kind: 'system', id: null },
+			payload: recorded.payload,
+		} as DomainEvent);
+		expect(await db.select().from(scenarioRuns).where(eq(scenarioRuns.scenarioId, scenarioId))).toHaveLength(1);
 	});
 
 	it('fires a scheduled scenario at the right local time, once per time', async () => {

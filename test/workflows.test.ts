@@ -102,10 +102,13 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 		expect(secret).not.toBe(closed.webhook.secret);
 		await expectError(await anonymous(closed.path, '{}', { 'X-Webhook-Secret': closed.webhook.secret }), 401);
 		expect((await anonymous(closed.path, '{}', { 'X-Webhook-Secret': secret })).status).toBe(202);
-		// Made open by its owner, then disabled: gone for everyone.
+		// Disabled: gone for everyone, token holders and anonymous callers of an open webhook alike.
 		const hook = `/v3/scenarios/${closed.scenarioId}/webhooks/${closed.webhook.id}`;
 		expect((await api(closed.token, 'PATCH', hook, { enabled: false })).status).toBe(200);
 		await expectError(await api(closed.token, 'POST', closed.path, {}), 404);
+		const openHook = `/v3/scenarios/${open.scenarioId}/webhooks/${open.webhook.id}`;
+		expect((await api(open.token, 'PATCH', openHook, { enabled: false })).status).toBe(200);
+		await expectError(await anonymous(open.path, '{}'), 404);
 	});
 
 	it('answers 413 over 256 KiB, 400 for a body that is not JSON, 422 for a JSON array, 404 for an unknown webhook', async () => {
@@ -125,6 +128,16 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 		const { message } = await expectError(await api(s.token, 'POST', s.path, {}), 409);
 		expect(message).toContain('disabled');
 		expect(await runsOf(s.scenarioId)).toHaveLength(0);
+		// A scenario never published has a webhook already, and nothing to run.
+		const draft = (await (await api(s.token, 'POST', '/v3/scenarios', { name: 'Draft', definition: echo })).json()) as {
+			id: string;
+		};
+		const hook = (await (
+			await api(s.token, 'POST', `/v3/scenarios/${draft.id}/webhooks`, { name: 'Early' })
+		).json()) as { id: string };
+		const unpublished = await expectError(await api(s.token, 'POST', `/v3/workflows/webhook/${hook.id}`, {}), 409);
+		expect(unpublished.message).toContain('no published version');
+		expect(await runsOf(draft.id)).toHaveLength(0);
 	});
 
 	it('keeps no run when the Queue refuses the message, and says so with 503', async () => {

@@ -14,6 +14,8 @@ describe('keyword triggers', () => {
 
 	it('match phrases across any spacing, and the first keyword that matches', () => {
 		expect(matchedKeyword('I need   a   Demo today', ['talk to sales', 'a demo'])).toBe('a demo');
+		expect(matchedKeyword('a demo, please', ['demo', 'a demo'])).toBe('demo');
+		expect(matchedKeyword('a demo, please', ['a demo', 'demo'])).toBe('a demo');
 		expect(matchedKeyword('hello', ['', ' '])).toBeNull();
 		expect(matchedKeyword('(a+)+ is no pattern here', ['(a+)+'])).toBe('(a+)+');
 		expect(foldText('  Ünïcode  Text ')).toBe('unicode text');

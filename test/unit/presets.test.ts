@@ -32,6 +32,7 @@ describe('integration presets', () => {
 		expect(rd).toMatchObject({
 			method: 'PATCH',
 			url: 'https://api.rd.services/platform/contacts/email:a%2Bb%40example.com',
+			headers: { Authorization: 'Bearer tok' },
 		});
 		expect(JSON.parse(rd.body ?? '')).toEqual({ name: 'Ana' });
 		const conversion = presetRequest(
@@ -60,6 +61,7 @@ describe('integration presets', () => {
 		expect(salesforce).toMatchObject({
 			method: 'PATCH',
 			url: 'https://acme.my.salesforce.com/services/data/v60.0/sobjects/Opportunity/006XX',
+			headers: { Authorization: 'Bearer tok' },
 		});
 		expect(JSON.parse(salesforce.body ?? '')).toEqual({ StageName: 'Qualification' });
 		const pipedrive = presetRequest(
