@@ -1,5 +1,4 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { BotTrigger } from '../src/db/schema';
 import type { RunnableBot } from '../src/domain/bots';
 import type { MessageTarget } from '../src/domain/live';
 import {
@@ -17,6 +16,7 @@ import { bodyOf, errorBody, httpStatus } from '../src/lib/error-status';
 import { AppError } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
+import type { BotRunTrigger } from '../src/model/bot-runs';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
 import { RoomFrames, send } from './room-frames';
@@ -339,7 +339,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		workspaceId: string,
 		conversationId: string,
 		bot: RunnableBot,
-		trigger: BotTrigger,
+		trigger: BotRunTrigger,
 		startedBy: string | null,
 		startKey: string | null = null,
 	): Promise<{ status: 'not_found' } | { status: 'started'; runId: string } | { status: 'busy'; runId: string }> {

@@ -1,6 +1,5 @@
 import { performAction } from '../src/actions';
 import { openDatabase } from '../src/db/client';
-import type { BotTrigger } from '../src/db/schema';
 import { loadFacts } from '../src/domain/automation-facts';
 import { type RunnableBot, runnableBots } from '../src/domain/bots';
 import { updateConversation } from '../src/domain/conversation-changes';
@@ -20,6 +19,7 @@ import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { AppError } from '../src/lib/errors';
 import { iso, newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
+import type { BotRunTrigger } from '../src/model/bot-runs';
 import { INPUT_KINDS, type Interactive, quickReplies } from '../src/model/messages';
 import type { ServerFrame } from '../src/protocol/live';
 import type { LogRow, RoomStore } from './room-store';
@@ -65,7 +65,7 @@ type RunRow = {
 	bot_id: string;
 	bot_name: string;
 	version: number;
-	trigger: BotTrigger;
+	trigger: BotRunTrigger;
 	started_by: string | null;
 	definition: string;
 	state: string;
@@ -96,7 +96,7 @@ interface Scene {
 export interface BotRunView {
 	id: string;
 	bot: { id: string; name: string; version: number };
-	trigger: BotTrigger;
+	trigger: BotRunTrigger;
 	startedBy: string | null;
 	status: RunState['status'];
 	waitingAt: string | null;
@@ -196,7 +196,7 @@ export class RoomBot {
 	 */
 	start(
 		bot: RunnableBot,
-		trigger: BotTrigger,
+		trigger: BotRunTrigger,
 		startedBy: string | null,
 		startKey: string | null,
 	): Promise<{ runId: string } | { busy: string }> {
@@ -331,7 +331,7 @@ export class RoomBot {
 	}
 
 	/** The bot a visitor's message starts, if any: the best by priority whose trigger it meets. */
-	private async triggered(row: LogRow): Promise<{ bot: RunnableBot; trigger: BotTrigger } | null> {
+	private async triggered(row: LogRow): Promise<{ bot: RunnableBot; trigger: BotRunTrigger } | null> {
 		// A workspace without bots costs one read every BOTS_CACHE_MS, and nothing per message.
 		const candidates = await this.startable();
 		if (candidates.length === 0) return null;
@@ -370,7 +370,7 @@ export class RoomBot {
 	/** Stores a new run with its start (and `seen`, the message that started it), then performs its effects. */
 	private async begin(
 		bot: RunnableBot,
-		trigger: BotTrigger,
+		trigger: BotRunTrigger,
 		startedBy: string | null,
 		seen: number,
 		startKey: string | null = null,

@@ -253,6 +253,7 @@ export class RoomOutbox {
 					lastMessageAt: summary.lastMessageAt,
 					unreadByOperators: summary.unreadByOperators,
 					unreadByContact: summary.unreadByContact,
+					waitingSince: summary.waitingSince,
 					lastActivityAt: sql`MAX(${conversations.lastActivityAt}, ${at})`,
 					updatedAt: sql`MAX(${conversations.updatedAt}, ${at})`,
 				})

@@ -55,6 +55,8 @@ export interface Summary {
 	lastMessageAt: number | null;
 	unreadByOperators: number;
 	unreadByContact: number;
+	/** When the customer started waiting for an operator (see `conversations.waiting_since`); null when not. */
+	waitingSince: number | null;
 }
 
 const SCHEMA = [
@@ -119,6 +121,11 @@ export class RoomStore {
 	 * moves a position, has them counted again.
 	 */
 	private unread: { byOperators: number; byContact: number } | null = null;
+	/**
+	 * The summary's `waitingSince`, found once per instance (the first contact message after the last operator
+	 * one) and then kept up by `append`: a contact's message starts a wait, an operator's ends it.
+	 */
+	private waiting: { since: number | null } | null = null;
 
 	/** The SCHEMA_VERSION this room's tables are at (undefined: none stored, no tables or older ones). */
 	private readonly version: unknown;
@@ -197,6 +204,7 @@ export class RoomStore {
 		if (!conversation) return 2;
 		this.migrate();
 		this.unread = null;
+		this.waiting = null;
 		const results = (messages?.results ?? []) as Array<Omit<LogRow, 'in_d1'>>;
 		// D1 keeps unread counts, not read positions: read up to just before the k-th last unread message.
 		const readSeq = (unread: number, counts: (m: Omit<LogRow, 'in_d1'>) => boolean) => {
@@ -287,6 +295,8 @@ export class RoomStore {
 		// Committed: the other side has one more message to read.
 		if (this.unread && row.author_kind === 'contact') this.unread.byOperators++;
 		else if (this.unread) this.unread.byContact++;
+		if (this.waiting && row.author_kind === 'contact') this.waiting.since ??= row.created_at;
+		else if (this.waiting && row.author_kind === 'operator') this.waiting.since = null;
 		return row;
 	}
 
@@ -326,11 +336,20 @@ export class RoomStore {
 			byOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
 			byContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
 		};
+		this.waiting ??= {
+			since: this.storage.sql
+				.exec<{ at: number | null }>(
+					`SELECT MIN(created_at) AS at FROM log WHERE author_kind = 'contact'
+					AND seq > COALESCE((SELECT MAX(seq) FROM log WHERE author_kind = 'operator'), 0)`,
+				)
+				.one().at,
+		};
 		return {
 			lastSeq: last.seq ?? 0,
 			lastMessageAt: last.at,
 			unreadByOperators: this.unread.byOperators,
 			unreadByContact: this.unread.byContact,
+			waitingSince: this.waiting.since,
 		};
 	}
 

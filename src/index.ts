@@ -7,6 +7,7 @@ import type { AppEnv } from './app-env';
 import { bearerAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
 import { MAX_FILE_BYTES } from './domain/files';
+import { purgeExecutions, sweepWaiting } from './domain/rule-runner';
 import { fireSchedules } from './domain/scenario-triggers';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
 import { sweepOutbox } from './events/outbox';
@@ -20,6 +21,7 @@ import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
+import { automationRulesRoutes } from './routes/automation-rules';
 import { botsRoutes } from './routes/bots';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
@@ -156,6 +158,7 @@ app.route(
 app.route('/v3/tasks', tasksRoutes);
 app.route('/v3/bots', botsRoutes);
 app.route('/v3/scenarios', scenariosRoutes);
+app.route('/v3/automation-rules', automationRulesRoutes);
 app.route('/v3/webhooks', webhooksRoutes);
 app.route('/v3/files', filesRoutes);
 app.route('/v3/conversations', conversations);
@@ -189,6 +192,11 @@ export default {
 		await consume(batch, env);
 	},
 	async scheduled(_controller, env) {
-		await Promise.all([sweepOutbox(env), fireSchedules(env, openDatabase(env.DB))]);
+		await Promise.all([
+			sweepOutbox(env),
+			fireSchedules(env, openDatabase(env.DB)),
+			sweepWaiting(env),
+			purgeExecutions(env),
+		]);
 	},
 } satisfies ExportedHandler<Env>;

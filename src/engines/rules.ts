@@ -3,14 +3,14 @@
  * trigger, an optional condition and an ordered list of actions; `firing(rule, event, facts)` says whether an
  * event fires it, and why not when it does not, from the event and the facts its runner loaded (the contact,
  * the conversation, the deal, business hours, the contact's previous conversation). The runner on the events
- * Queue (to come) performs the actions.
+ * Queue (src/domain/rule-runner.ts) performs the actions.
  *
- * A rule never fires on a change it made itself (the event's actor is the rule), and a change made by any
- * rule carries the chain's depth: past MAX_CHAIN_DEPTH rules stop firing, so two rules cannot loop.
- * `conversation_waiting` is met by a timer, not by an event: `waitingFired` says when it fires.
+ * A rule never fires on a change it made itself (the event's actor is the rule), and a change made by a rule
+ * carries the chain's depth in its actor: past MAX_CHAIN_DEPTH rules stop firing, so two rules cannot loop.
+ * `conversation_waiting` is met by the `conversation.waiting` event a sweep sends once per waiting period.
  */
 import { z } from '@hono/zod-openapi';
-import type { DomainEvent } from '../events/catalogue';
+import type { DomainEvent, EventType } from '../events/catalogue';
 import { type Condition, evaluate, type Facts } from './conditions';
 
 /** Rules triggering rules stop at this depth. */
@@ -19,7 +19,9 @@ export const MAX_CHAIN_DEPTH = 3;
 export const ruleTriggerSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({
-			kind: z.literal('new_contact').openapi({ description: 'A new contact without a recent conversation.' }),
+			kind: z.literal('new_contact').openapi({
+				description: 'A conversation from a contact without a recent one: a new contact, or one back after the window.',
+			}),
 			windowDays: z
 				.int()
 				.min(1)
@@ -58,6 +60,19 @@ export const ruleTriggerSchema = z
 	.openapi('RuleTrigger', { description: 'What fires the rule.' });
 
 export type RuleTrigger = z.infer<typeof ruleTriggerSchema>;
+export type RuleTriggerKind = RuleTrigger['kind'];
+
+/** The event types each trigger can be met by: the runner looks at a rule only for these. */
+export const TRIGGER_EVENTS: Record<RuleTriggerKind, readonly EventType[]> = {
+	new_contact: ['conversation.created'],
+	conversation_assigned: ['conversation.updated'],
+	conversation_closed: ['conversation.updated'],
+	message_outside_hours: ['message.created'],
+	tag_applied: ['tag.applied'],
+	custom_field_updated: ['contact.updated'],
+	conversation_waiting: ['conversation.waiting'],
+	deal_stage_changed: ['deal.stage_changed'],
+};
 
 export interface RuleSnapshot {
 	id: string;
@@ -69,21 +84,34 @@ export interface RuleSnapshot {
 export interface RuleFacts extends Facts {
 	/** For `message_outside_hours`: whether the team is within business hours at the message's time. */
 	withinBusinessHours?: boolean;
-	/** For `new_contact`: when the contact's previous conversation started (ms); null when it has none. */
+	/**
+	 * For `conversation_waiting`: when the customer started waiting now (ISO 8601), or null: an operator may
+	 * have replied between the sweep and the rule.
+	 */
+	stillWaitingSince?: string | null;
+	/** For `new_contact`: when the contact's conversation before this one started (ms); null when it has none. */
 	previousConversationAt?: number | null;
 }
 
 /**
- * An event's place in a rule chain: 0 for a person's or the system's change, n for the n-th rule's. The
- * runner (to come) stamps `chainDepth` on the events its actions cause; an unstamped rule event counts as 1.
+ * An event's place in a rule chain: 0 for a person's or the system's change, n for the n-th rule's (the
+ * runner stamps the depth on the actor its actions act as; a rule actor without one counts as 1).
  */
 export function chainDepth(event: DomainEvent): number {
-	return event.actor.kind === 'rule' ? ((event as { chainDepth?: number }).chainDepth ?? 1) : 0;
+	return event.actor.kind === 'rule' ? (event.actor.depth ?? 1) : 0;
 }
 
-type Firing = { fires: true; change: { from: unknown; to: unknown } | null } | { fires: false; why: string };
+/**
+ * Whether the event fires the rule: with the change it made, or why not. A refusal is `noted` when the event
+ * was the trigger's own kind (a customer's message within business hours, a close by the rule itself): the
+ * execution log says why the rule did not fire. Other events (a tag applied, for a close rule) are not noted.
+ */
+export type Firing =
+	| { fires: true; change: { from: unknown; to: unknown } | null }
+	| { fires: false; why: string; noted: boolean };
 
-const no = (why: string): Firing => ({ fires: false, why });
+const no = (why: string, noted = true): Firing => ({ fires: false, why, noted });
+const other = (why: string): Firing => no(why, false);
 
 /** Whether the event meets the trigger (before the condition), with the change it made when it has one. */
 function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firing {
@@ -91,7 +119,7 @@ function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firi
 	const changes = (p.changes ?? {}) as Record<string, { from: unknown; to: unknown } | undefined>;
 	switch (trigger.kind) {
 		case 'new_contact': {
-			if (event.type !== 'contact.created') return no('not a new contact');
+			if (event.type !== 'conversation.created') return other('not a new conversation');
 			const previous = facts.previousConversationAt ?? null;
 			const since = Date.parse(event.occurredAt) - trigger.windowDays * 86_400_000;
 			return previous !== null && previous >= since
@@ -100,40 +128,48 @@ function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firi
 		}
 		case 'conversation_assigned': {
 			const change = changes.assigneeId;
-			if (event.type !== 'conversation.updated' || !change || change.to === null) return no('no assignment');
+			if (event.type !== 'conversation.updated' || !change) return other('no assignment');
+			if (change.to === null) return no('unassigned, not assigned');
 			return { fires: true, change };
 		}
 		case 'conversation_closed': {
 			const change = changes.status;
-			if (event.type !== 'conversation.updated' || change?.to !== 'closed') return no('not a close');
+			if (event.type !== 'conversation.updated' || change?.to !== 'closed') return other('not a close');
 			return { fires: true, change };
 		}
 		case 'message_outside_hours': {
 			const message = p.message as { authorKind?: string } | undefined;
-			if (event.type !== 'message.created' || message?.authorKind !== 'contact') return no('not a customer message');
+			if (event.type !== 'message.created' || message?.authorKind !== 'contact') {
+				return other('not a customer message');
+			}
 			if (facts.withinBusinessHours !== false) return no('within business hours');
 			return { fires: true, change: null };
 		}
 		case 'tag_applied': {
 			const tag = (p.tag as { name?: string } | undefined)?.name;
-			if (event.type !== 'tag.applied') return no('not a tag applied');
-			if (trigger.tag !== undefined && tag?.toLowerCase() !== trigger.tag.toLowerCase())
-				return no(`not the tag ${trigger.tag}`);
+			if (event.type !== 'tag.applied') return other('not a tag applied');
+			if (trigger.tag !== undefined && tag?.toLowerCase() !== trigger.tag.toLowerCase()) {
+				return other(`not the tag ${trigger.tag}`);
+			}
 			return { fires: true, change: null };
 		}
 		case 'custom_field_updated': {
 			const change = changes[`customFields.${trigger.field}`];
-			if (event.type !== 'contact.updated' || !change) return no(`${trigger.field} did not change`);
+			if (event.type !== 'contact.updated' || !change) return other(`${trigger.field} did not change`);
 			return { fires: true, change };
 		}
 		case 'deal_stage_changed': {
-			if (event.type !== 'deal.stage_changed') return no('not a stage change');
+			if (event.type !== 'deal.stage_changed') return other('not a stage change');
 			const to = (p.to as { id?: string } | undefined)?.id;
-			if (trigger.stageId !== undefined && to !== trigger.stageId) return no('another stage');
+			if (trigger.stageId !== undefined && to !== trigger.stageId) return other('another stage');
 			return { fires: true, change: { from: p.from ?? null, to: p.to ?? null } };
 		}
-		case 'conversation_waiting':
-			return no('fired by its timer, not by events');
+		case 'conversation_waiting': {
+			if (event.type !== 'conversation.waiting') return other('not a wait');
+			if (p.minutes !== trigger.minutes) return other(`another wait than ${trigger.minutes} minutes`);
+			if (facts.stillWaitingSince !== p.waitingSince) return no('an operator has replied since');
+			return { fires: true, change: null };
+		}
 	}
 }
 
@@ -142,27 +178,12 @@ function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firi
  * `vars.change` (the changed attribute's previous and new value, for the triggers that have one).
  */
 export function firing(rule: RuleSnapshot, event: DomainEvent, facts: RuleFacts): Firing {
-	if (event.actor.kind === 'rule' && event.actor.id === rule.id) return no('its own change');
-	if (chainDepth(event) >= MAX_CHAIN_DEPTH) return no(`a chain of ${MAX_CHAIN_DEPTH} rules stops here`);
 	const met = meets(rule.trigger, event, facts);
 	if (!met.fires) return met;
+	if (event.actor.kind === 'rule' && event.actor.id === rule.id) return no('its own change');
+	if (chainDepth(event) >= MAX_CHAIN_DEPTH) return no(`a chain of ${MAX_CHAIN_DEPTH} rules stops here`);
 	if (rule.condition !== null && !evaluate(rule.condition, { ...facts, vars: { event, change: met.change } })) {
 		return no('the condition does not hold');
 	}
 	return met;
-}
-
-/**
- * `conversation_waiting`: fires once per waiting period. A period starts at the customer's first message after
- * the last operator reply (or the conversation's start); it fires when `minutes` have passed since then with
- * no reply, and not again until an operator replied and the customer wrote again.
- */
-export function waitingFired(
-	minutes: number,
-	waiting: { since: number | null; firedFor: number | null },
-	now: number,
-): boolean {
-	if (waiting.since === null) return false;
-	if (waiting.firedFor === waiting.since) return false;
-	return now - waiting.since >= minutes * 60_000;
 }

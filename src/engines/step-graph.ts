@@ -87,6 +87,11 @@ const NOT_TEMPLATES = new Set([
 	'items',
 	'as',
 	'outcome',
+	'botId',
+	'assigneeId',
+	'funnelId',
+	'stageId',
+	'operatorIds',
 ]);
 /** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
 const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
@@ -132,6 +137,14 @@ function templatesIn(step: unknown): Array<{ source: string; field: (string | nu
 	return found;
 }
 
+/** The invalid templates of a step (or a rule's action), each with its field. */
+export function templateProblems(step: unknown): StepProblem[] {
+	return templatesIn(step).flatMap(({ source, field }) => {
+		const problem = checkTemplate(source);
+		return problem ? [{ path: field, message: `not a valid template: ${problem}` }] : [];
+	});
+}
+
 /** A step with `render` applied to every template (the fields `templatesIn` finds): what a runner performs. */
 export function renderTemplates<S>(step: S, render: (source: string) => string): S {
 	const renderAll = (value: unknown, record: boolean): unknown => {
@@ -170,10 +183,7 @@ export function stepProblems<S extends { id: string }>(
 		for (const { to, field } of linksIn(step)) {
 			if (!index.has(to)) problems.push({ path: ['steps', i, ...field], message: `no step "${to}"` });
 		}
-		for (const { source, field } of templatesIn(step)) {
-			const problem = checkTemplate(source);
-			if (problem) problems.push({ path: ['steps', i, ...field], message: `not a valid template: ${problem}` });
-		}
+		problems.push(...under(['steps', i], templateProblems(step)));
 	}
 	return { problems, index };
 }

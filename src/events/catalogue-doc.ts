@@ -54,6 +54,11 @@ const SUMMARIES: Record<EventType, string> = {
 	'scenario.published': 'A scenario version was published (or an older one again).',
 	'scenario.deleted': 'A scenario was deleted.',
 	'scenario.run_ended': 'A scenario run succeeded or failed.',
+	'conversation.waiting': 'A customer has waited a rule’s time for an operator’s reply.',
+	'rule.created': 'An automation rule was created.',
+	'rule.updated': 'An automation rule changed (enabled, trigger, condition, actions…).',
+	'rule.deleted': 'An automation rule was deleted.',
+	'rule.notification': 'A rule notified operators (its `notify` action).',
 	'webhook_endpoint.disabled': 'Parley stopped delivering to an endpoint after five days of failures.',
 };
 

@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { iso, newId } from '../lib/ids';
 import { type Actor, actorSchema, SYSTEM } from '../model/actor';
+import { BOT_RUN_TRIGGERS } from '../model/bot-runs';
 import { CONVERSATION_STATUSES } from '../model/conversations';
 import { AUTHOR_KINDS, interactiveSchema } from '../model/messages';
 import { PRESENCE_REASONS, PRESENCE_STATUSES } from '../model/presence';
@@ -240,7 +241,7 @@ export const EVENT_PAYLOADS = {
 		runId: z.string(),
 		conversationId: z.string(),
 		version: z.number().int(),
-		trigger: z.enum(['new_conversation', 'keyword', 'manual', 'deal_stage']),
+		trigger: z.enum(BOT_RUN_TRIGGERS),
 	}),
 	/**
 	 * A run ended: `finished` (End Bot, or the flow ran out), `transferred` (Transfer to Agent: the conversation
@@ -273,6 +274,32 @@ export const EVENT_PAYLOADS = {
 		status: z.enum(['succeeded', 'failed']),
 		error: z.string().nullable(),
 	}),
+	/**
+	 * A customer has waited `minutes` for an operator's reply since `waitingSince` (its first message after the
+	 * last operator reply). Sent once per waiting period and threshold, for the thresholds the workspace's
+	 * `conversation_waiting` rules set, by a sweep that runs every minute.
+	 */
+	'conversation.waiting': z.object({
+		conversation: conversationSummary,
+		waitingSince: z.string(),
+		minutes: z.number().int(),
+	}),
+	'rule.created': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	/** Its name, priority, trigger, condition, actions or `enabled` changed. */
+	'rule.updated': z.object({
+		rule: z.object({ id: z.string(), name: z.string() }),
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	'rule.deleted': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	/** A rule's `notify` action: for the operators named (everyone when empty), on their live feed. */
+	'rule.notification': z.object({
+		rule: z.object({ id: z.string(), name: z.string() }),
+		text: z.string(),
+		operatorIds: z.array(z.string()),
+		conversationId: z.string().nullable(),
+		contactId: z.string().nullable(),
+	}),
 	/** Parley stopped delivering to an outbound webhook endpoint: every try has failed for five days. */
 	'webhook_endpoint.disabled': z.object({
 		endpoint: z.object({ id: z.string(), url: z.string() }),
@@ -304,6 +331,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('conversation.created'),
 	envelope('conversation.updated'),
 	envelope('conversation.read'),
+	envelope('conversation.waiting'),
 	envelope('message.created'),
 	envelope('contact.created'),
 	envelope('contact.updated'),
@@ -346,6 +374,10 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('scenario.published'),
 	envelope('scenario.deleted'),
 	envelope('scenario.run_ended'),
+	envelope('rule.created'),
+	envelope('rule.updated'),
+	envelope('rule.deleted'),
+	envelope('rule.notification'),
 	envelope('webhook_endpoint.disabled'),
 ]);
 
@@ -367,6 +399,7 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'contact.updated',
 	'contact.merged',
 	'member.status_changed',
+	'rule.notification',
 ];
 
 /**

@@ -81,6 +81,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 			'Backend workflows: drafts, published versions, test runs, their inbound webhooks, their runs and retries.',
 	},
 	{
+		prefix: '/v3/automation-rules',
+		name: 'Automation rules',
+		description: 'Classic rules (a trigger, a condition, actions) and the log of why each fired or did not.',
+	},
+	{
 		prefix: '/v3/webhooks',
 		name: 'Webhooks',
 		description: 'Outbound webhooks: endpoints, their signing secrets, deliveries and re-sends.',

@@ -15,6 +15,10 @@ export const actorSchema = z
 			.string()
 			.nullable()
 			.openapi({ description: "The operator's, contact's, bot's, scenario's or rule's id; null for the system." }),
+		depth: z.int().min(1).optional().openapi({
+			description:
+				"A rule's place in a chain of rules: 1 when a person's or the system's change fired it, 2 when another rule's did, and so on.",
+		}),
 	})
 	.openapi('Actor');
 

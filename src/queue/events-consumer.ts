@@ -1,6 +1,7 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
+import { enabledRules, type ListeningRule, runRules } from '../domain/rule-runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/scenario-triggers';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhook-deliveries';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
@@ -40,36 +41,43 @@ export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now
 	await runBatch(db, inserts);
 }
 
-/** Who listens to a batch's events: its workspaces' event scenarios and webhook endpoints, read once. */
+/** Who listens to a batch's events: its workspaces' event scenarios, webhook endpoints and rules, read once. */
 interface Listeners {
 	scenarios: Map<string, EventScenario[]>;
 	endpoints: Map<string, ListeningEndpoint[]>;
+	rules: Map<string, ListeningRule[]>;
 }
 
 async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 	const db = openDatabase(env.DB);
 	const workspaceIds = [...new Set(list.map((event) => event.workspaceId))];
-	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map() };
+	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map(), rules: new Map() };
 	// D1 binds at most 100 parameters to a statement: the ids go in slices that leave room for the others.
 	for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_READ) {
 		const slice = workspaceIds.slice(i, i + WORKSPACES_PER_READ);
-		const [scenarios, endpoints] = await Promise.all([eventScenarios(db, slice), listeningEndpoints(db, slice)]);
+		const [scenarios, endpoints, rules] = await Promise.all([
+			eventScenarios(db, slice),
+			listeningEndpoints(db, slice),
+			enabledRules(db, slice),
+		]);
 		for (const [id, found] of scenarios) listeners.scenarios.set(id, found);
 		for (const [id, found] of endpoints) listeners.endpoints.set(id, found);
+		for (const [id, found] of rules) listeners.rules.set(id, found);
 	}
 	return listeners;
 }
 
 /**
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
- * start on it; it goes to the workspace's outbound webhook endpoints. Rules will hang off here. Idempotent by
- * event id (a bot start, a scenario run and a delivery are keyed by it).
+ * start on it; it goes to the workspace's outbound webhook endpoints; the automation rules it meets run.
+ * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
+	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 }
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { BOT_TRIGGERS } from '../db/schema';
 import { publishedBot } from '../domain/bots';
 import { BOT_RUN_STATUSES } from '../engines/bot-interpreter';
 import { Conflict, NotFound } from '../lib/errors';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
+import { BOT_RUN_TRIGGERS } from '../model/bot-runs';
 
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The conversation id.') });
 
@@ -28,7 +28,7 @@ const runSchema = z
 				version: z.number().int().openapi({ description: 'The version.' }),
 			})
 			.openapi({ description: 'The bot and the version the run keeps to its end.' }),
-		trigger: z.enum(BOT_TRIGGERS).openapi({ description: 'What started it.' }),
+		trigger: z.enum(BOT_RUN_TRIGGERS).openapi({ description: 'What started it.' }),
 		startedBy: z.string().nullable().openapi({ description: 'The operator of a manual start.' }),
 		status: z.enum(BOT_RUN_STATUSES).openapi({ description: 'Where it stands.' }),
 		waitingAt: z.string().nullable().openapi({ description: 'The step it waits at (an answer, a delay…).' }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firing, MAX_CHAIN_DEPTH, type RuleSnapshot, ruleTriggerSchema, waitingFired } from '../../src/engines/rules';
+import { firing, MAX_CHAIN_DEPTH, type RuleSnapshot, ruleTriggerSchema } from '../../src/engines/rules';
 import { type DomainEvent, newEvent } from '../../src/events/catalogue';
 import type { Actor } from '../../src/model/actor';
 
@@ -34,7 +34,11 @@ describe('which events fire which rules', () => {
 			fires: true,
 			change: { from: null, to: 'op_2' },
 		});
-		expect(firing(rule({ kind: 'conversation_assigned' }), closed, {})).toEqual({ fires: false, why: 'no assignment' });
+		expect(firing(rule({ kind: 'conversation_assigned' }), closed, {})).toEqual({
+			fires: false,
+			why: 'no assignment',
+			noted: false,
+		});
 		expect(firing(rule({ kind: 'conversation_closed' }), closed, {}).fires).toBe(true);
 		const unassigned = updated({ assigneeId: { from: 'op_2', to: null } });
 		expect(firing(rule({ kind: 'conversation_assigned' }), unassigned, {}).fires).toBe(false);
@@ -82,41 +86,59 @@ describe('which events fire which rules', () => {
 			{ kind: 'custom_field_updated', field: 'plan' },
 			{ fact: 'vars.change.to', operator: 'eq', value: 'free' },
 		);
-		expect(firing(downgraded, plan, {})).toEqual({ fires: false, why: 'the condition does not hold' });
+		expect(firing(downgraded, plan, {})).toEqual({ fires: false, why: 'the condition does not hold', noted: true });
 		expect(firing(rule({ kind: 'custom_field_updated', field: 'size' }), plan, {}).fires).toBe(false);
 	});
 
 	it('fires for a new contact only without a conversation in the window', () => {
 		const at = Date.parse('2026-11-23T12:00:00Z');
-		const created = newEvent(
-			'contact.created',
-			'ws_1',
-			person,
-			{ contact: { id: 'ctc_1', name: null, email: null, phone: null, verified: false } },
-			at,
-		);
+		const started = newEvent('conversation.created', 'ws_1', person, { conversation }, at);
 		const r = rule({ kind: 'new_contact', windowDays: 7 });
-		expect(firing(r, created, { previousConversationAt: null }).fires).toBe(true);
-		expect(firing(r, created, { previousConversationAt: at - 8 * 86_400_000 }).fires).toBe(true);
-		expect(firing(r, created, { previousConversationAt: at - 6 * 86_400_000 }).fires).toBe(false);
+		expect(firing(r, started, { previousConversationAt: null }).fires).toBe(true);
+		expect(firing(r, started, { previousConversationAt: at - 8 * 86_400_000 }).fires).toBe(true);
+		expect(firing(r, started, { previousConversationAt: at - 6 * 86_400_000 })).toEqual({
+			fires: false,
+			why: 'the contact had a conversation in the last 7 days',
+			noted: true,
+		});
+		const created = newEvent('contact.created', 'ws_1', person, {
+			contact: { id: 'ctc_1', name: null, email: null, phone: null, verified: false },
+		});
+		expect(firing(r, created, { previousConversationAt: null })).toMatchObject({ fires: false, noted: false });
 	});
 
 	it('never fires on its own change, and chains stop at the depth limit', () => {
 		const r = rule({ kind: 'conversation_closed' });
-		const own = updated({ status: { from: 'open', to: 'closed' } }, { kind: 'rule', id: 'rule_1' });
-		expect(firing(r, own, {})).toEqual({ fires: false, why: 'its own change' });
-		const byAnother = updated({ status: { from: 'open', to: 'closed' } }, { kind: 'rule', id: 'rule_2' });
+		const own = updated({ status: { from: 'open', to: 'closed' } }, { kind: 'rule', id: 'rule_1', depth: 1 });
+		expect(firing(r, own, {})).toEqual({ fires: false, why: 'its own change', noted: true });
+		const byAnother = updated({ status: { from: 'open', to: 'closed' } }, { kind: 'rule', id: 'rule_2', depth: 1 });
 		expect(firing(r, byAnother, {}).fires).toBe(true);
-		const deep = { ...byAnother, chainDepth: MAX_CHAIN_DEPTH } as unknown as DomainEvent;
-		expect(firing(r, deep, {}).fires).toBe(false);
+		const deep = updated(
+			{ status: { from: 'open', to: 'closed' } },
+			{ kind: 'rule', id: 'rule_2', depth: MAX_CHAIN_DEPTH },
+		);
+		expect(firing(r, deep, {})).toMatchObject({ fires: false, why: `a chain of ${MAX_CHAIN_DEPTH} rules stops here` });
+		// Its own tag change is no close: not worth a line in the execution log.
+		const tagged = updated({ tags: { from: [], to: ['x'] } }, { kind: 'rule', id: 'rule_1', depth: 1 });
+		expect(firing(r, tagged, {})).toMatchObject({ fires: false, noted: false });
 	});
 
-	it('fires a waiting rule once per waiting period', () => {
-		const since = Date.parse('2026-11-23T12:00:00Z');
-		expect(waitingFired(15, { since, firedFor: null }, since + 14 * 60_000)).toBe(false);
-		expect(waitingFired(15, { since, firedFor: null }, since + 15 * 60_000)).toBe(true);
-		expect(waitingFired(15, { since, firedFor: since }, since + 60 * 60_000)).toBe(false);
-		expect(waitingFired(15, { since: since + 3600_000, firedFor: since }, since + 76 * 60_000)).toBe(true);
-		expect(waitingFired(15, { since: null, firedFor: since }, since + 76 * 60_000)).toBe(false);
+	it('fires a waiting rule on its own threshold while the customer still waits', () => {
+		const since = '2026-11-23T12:00:00.000Z';
+		const waiting = (minutes: number) =>
+			newEvent(
+				'conversation.waiting',
+				'ws_1',
+				{ kind: 'system', id: null },
+				{ conversation, waitingSince: since, minutes },
+			);
+		const r = rule({ kind: 'conversation_waiting', minutes: 15 });
+		expect(firing(r, waiting(15), { stillWaitingSince: since }).fires).toBe(true);
+		expect(firing(r, waiting(30), { stillWaitingSince: since })).toMatchObject({ fires: false, noted: false });
+		expect(firing(r, waiting(15), { stillWaitingSince: null })).toEqual({
+			fires: false,
+			why: 'an operator has replied since',
+			noted: true,
+		});
 	});
 });

@@ -44,6 +44,11 @@ export const conversations = sqliteTable(
 		 * workspace, so moving conversations between contacts can never collide.
 		 */
 		startKey: text('start_key'),
+		/**
+		 * When the customer started waiting for an operator: its first message after the last operator reply (a
+		 * bot's does not count); null while an operator has the last word. The room keeps it with the summary.
+		 */
+		waitingSince: integer('waiting_since'),
 	},
 	(t) => [
 		uniqueIndex('conversations_start_key').on(t.workspaceId, t.startKey),
@@ -52,6 +57,7 @@ export const conversations = sqliteTable(
 		index('conversations_assignee_activity').on(t.workspaceId, t.assigneeId, t.lastActivityAt, t.id),
 		index('conversations_group_activity').on(t.workspaceId, t.groupId, t.lastActivityAt, t.id),
 		index('conversations_contact').on(t.workspaceId, t.contactId),
+		index('conversations_waiting').on(t.workspaceId, t.waitingSince),
 	],
 );
 

@@ -12,6 +12,7 @@ export * from './conversations';
 export * from './crm';
 export * from './custom-fields';
 export * from './events';
+export * from './rules';
 export * from './scenarios';
 export * from './versions';
 export * from './webhooks';

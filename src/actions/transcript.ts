@@ -1,0 +1,71 @@
+/**
+ * A conversation's transcript as a note's text: one line per message, `YYYY-MM-DD HH:mm Author: text`, in the
+ * workspace's time zone. Only the latest messages that fit a note (20 000 characters) are kept, said so at the
+ * top. Read from D1, which has a message before its event leaves the room (room-outbox.ts writes, then sends).
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { contacts, conversations, messages, operators } from '../db/schema';
+import { workspaceTimeZone } from '../domain/scenarios';
+import { localDateTime } from '../engines/templates';
+
+/** A note's longest text. */
+const MAX_NOTE = 20_000;
+/** Messages read at most: a longer conversation keeps its latest. */
+const MAX_MESSAGES = 2_000;
+const CUT = '(earlier messages left out)\n';
+
+/** The transcript's text; null when the conversation has no message (or is not the workspace's). */
+export async function transcriptOf(db: Database, workspaceId: string, conversationId: string): Promise<string | null> {
+	const [rows, timeZone] = await Promise.all([
+		db
+			.select({
+				seq: messages.seq,
+				authorKind: messages.authorKind,
+				operatorName: operators.name,
+				contactName: contacts.name,
+				body: messages.body,
+				attachments: messages.attachments,
+				createdAt: messages.createdAt,
+			})
+			.from(messages)
+			.innerJoin(
+				conversations,
+				and(eq(conversations.id, messages.conversationId), eq(conversations.workspaceId, workspaceId)),
+			)
+			.leftJoin(contacts, and(eq(contacts.id, conversations.contactId), eq(contacts.workspaceId, workspaceId)))
+			.leftJoin(
+				operators,
+				and(
+					eq(operators.id, messages.authorId),
+					eq(operators.workspaceId, workspaceId),
+					eq(messages.authorKind, 'operator'),
+				),
+			)
+			.where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId)))
+			.orderBy(asc(messages.seq))
+			.limit(MAX_MESSAGES),
+		workspaceTimeZone(db, workspaceId),
+	]);
+	if (rows.length === 0) return null;
+	const lines = rows.map((row) => {
+		const { date, time } = localDateTime(row.createdAt, timeZone);
+		const author =
+			row.authorKind === 'contact'
+				? (row.contactName ?? 'Customer')
+				: row.authorKind === 'operator'
+					? (row.operatorName ?? 'Operator')
+					: row.authorKind === 'bot'
+						? 'Bot'
+						: 'Parley';
+		const files = row.attachments.length > 0 ? ` [${row.attachments.map((a) => a.name).join(', ')}]` : '';
+		return `${date} ${time} ${author}: ${row.body}${files}`;
+	});
+	let text = lines.join('\n');
+	if (text.length <= MAX_NOTE) return text;
+	while (lines.length > 1 && CUT.length + text.length > MAX_NOTE) {
+		lines.shift();
+		text = lines.join('\n');
+	}
+	return (CUT + text).slice(0, MAX_NOTE);
+}
