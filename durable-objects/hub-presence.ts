@@ -54,6 +54,13 @@ export class HubPresence {
 		private readonly publish: (events: DomainEvent[]) => void,
 		/** Whether the operator has a feed socket open, `except` one that is closing. */
 		private readonly hasFeed: (operatorId: string, except?: WebSocket) => boolean,
+		/** Told of every move of an effective status, once it is stored (assignment reacts to it). */
+		private readonly moved: (change: {
+			workspaceId: string;
+			operatorId: string;
+			to: PresenceStatus;
+			reason: PresenceReason;
+		}) => void = () => {},
 	) {}
 
 	all(): PresenceEntry[] {
@@ -103,6 +110,7 @@ export class HubPresence {
 			);
 			await this.timers.scheduleNextAlarm();
 			this.publish([event]);
+			this.moved({ workspaceId, operatorId, to: status, reason });
 			await this.deliver().catch((error: unknown) => {
 				console.error('presence event not delivered yet; the hub retries', error);
 			});

@@ -1,12 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
+import type { WaitingConversation } from '../src/domain/auto-assignment';
 import { isTokenActive } from '../src/domain/team';
 import type { DomainEvent } from '../src/events/catalogue';
 import { errorBody } from '../src/lib/error-status';
 import type { Actor } from '../src/model/actor';
 import type { PresenceStatus } from '../src/model/presence';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
+import { ASSIGNMENT_RETRY_TIMER, ASSIGNMENT_SCHEMA, HubAssignment, type QueuedView } from './hub-assignment';
 import {
 	HubPresence,
 	PRESENCE_DELIVER_TIMER,
@@ -46,6 +48,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 	/** The hub's timers (presence's grace periods and event retries) over its one alarm. */
 	private readonly timers: RoomTimers;
 	private readonly presence: HubPresence;
+	private readonly assignment: HubAssignment;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -58,13 +61,22 @@ export class WorkspaceHub extends DurableObject<Env> {
 			// Open ones only: a socket the hub closed is still listed until the client answers.
 			(operatorId, except) =>
 				ctx.getWebSockets(operatorId).some((socket) => socket !== except && socket.readyState === WebSocket.OPEN),
+			(moved) => this.presenceMoved(moved),
+		);
+		this.assignment = new HubAssignment(
+			ctx.storage,
+			env,
+			this.timers,
+			() => new Map(this.presence.all().map((p) => [p.operatorId, p.status])),
 		);
 		ctx.blockConcurrencyWhile(async () => {
 			// Which conversations an operator has opened sockets on, so a replaced token can close them all.
 			ctx.storage.sql.exec(
 				'CREATE TABLE IF NOT EXISTS room_sockets (operator_id TEXT NOT NULL, conversation_id TEXT NOT NULL, PRIMARY KEY (operator_id, conversation_id))',
 			);
-			for (const statement of [...TIMERS_SCHEMA, ...PRESENCE_SCHEMA]) ctx.storage.sql.exec(statement);
+			for (const statement of [...TIMERS_SCHEMA, ...PRESENCE_SCHEMA, ...ASSIGNMENT_SCHEMA]) {
+				ctx.storage.sql.exec(statement);
+			}
 			await this.timers.load();
 			// Sockets lost without a close (a restart) leave operators online with no feed: their grace starts now.
 			await this.presence.recover();
@@ -87,11 +99,41 @@ export class WorkspaceHub extends DurableObject<Env> {
 		await this.presence.removed(workspaceId, operatorId, actor);
 	}
 
+	/** Queues conversations waiting for an operator and assigns what can be (see hub-assignment.ts). */
+	enqueueForAssignment(workspaceId: string, waiting: WaitingConversation[]): Promise<void> {
+		return this.assignment.enqueue(workspaceId, waiting);
+	}
+
+	/** Something that may let a waiting conversation be taken happened (a close, a rule or member changed). */
+	assignmentChanged(workspaceId: string): Promise<void> {
+		return this.assignment.run(workspaceId);
+	}
+
+	/** The conversations waiting for an operator, longest first. */
+	assignmentQueue(): QueuedView[] {
+		return this.assignment.queue();
+	}
+
+	/**
+	 * Assignment reacts to presence at once: an operator available again may take waiting conversations; one
+	 * gone offline past its grace period (or removed) hands its unanswered ones back to the queue.
+	 */
+	private presenceMoved(moved: { workspaceId: string; operatorId: string; to: PresenceStatus; reason: string }) {
+		const work =
+			moved.to === 'offline' && (moved.reason === 'disconnected' || moved.reason === 'removed')
+				? this.assignment.operatorGone(moved.workspaceId, moved.operatorId)
+				: this.assignment.run(moved.workspaceId);
+		this.ctx.waitUntil(
+			work.catch((error: unknown) => console.error('assignment did not react to a presence change', error)),
+		);
+	}
+
 	/** Runs the hub's due timers: presence turning offline after its grace period, event delivery retries. */
 	override async alarm(): Promise<void> {
 		await this.timers.runDue({
 			[PRESENCE_OFFLINE_TIMER]: (payload) => this.presence.graceOver(payload),
 			[PRESENCE_DELIVER_TIMER]: () => this.presence.deliver(),
+			[ASSIGNMENT_RETRY_TIMER]: (payload) => this.assignment.retry(payload),
 		});
 		// A delivery given up after its retries is taken up again: events wait in the outbox until the Queue has them.
 		await this.presence.keepDelivering();

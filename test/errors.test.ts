@@ -42,6 +42,9 @@ describe('GET /v3/openapi.json', () => {
 		};
 		expect(doc.openapi).toBe('3.1.0');
 		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/v3/assignment/queue',
+			'/v3/assignment/rules',
+			'/v3/assignment/rules/{id}',
 			'/v3/automation-rules',
 			'/v3/automation-rules/executions',
 			'/v3/automation-rules/{id}',

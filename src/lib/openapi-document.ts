@@ -86,6 +86,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		description: 'Classic rules (a trigger, a condition, actions) and the log of why each fired or did not.',
 	},
 	{
+		prefix: '/v3/assignment',
+		name: 'Auto-assignment',
+		description: 'Routing rules (strategy, capacity, presence, business hours) and the queue of conversations waiting.',
+	},
+	{
 		prefix: '/v3/webhooks',
 		name: 'Webhooks',
 		description: 'Outbound webhooks: endpoints, their signing secrets, deliveries and re-sends.',

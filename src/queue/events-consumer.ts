@@ -1,5 +1,6 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
+import { assigningWorkspaces, assignmentSignal } from '../domain/auto-assignment';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
 import { enabledRules, type ListeningRule, runRules } from '../domain/rule-runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/scenario-triggers';
@@ -46,20 +47,24 @@ interface Listeners {
 	scenarios: Map<string, EventScenario[]>;
 	endpoints: Map<string, ListeningEndpoint[]>;
 	rules: Map<string, ListeningRule[]>;
+	/** The workspaces with auto-assignment on (an enabled assignment rule). */
+	assigning: Set<string>;
 }
 
 async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 	const db = openDatabase(env.DB);
 	const workspaceIds = [...new Set(list.map((event) => event.workspaceId))];
-	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map(), rules: new Map() };
+	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map(), rules: new Map(), assigning: new Set() };
 	// D1 binds at most 100 parameters to a statement: the ids go in slices that leave room for the others.
 	for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_READ) {
 		const slice = workspaceIds.slice(i, i + WORKSPACES_PER_READ);
-		const [scenarios, endpoints, rules] = await Promise.all([
+		const [scenarios, endpoints, rules, assigning] = await Promise.all([
 			eventScenarios(db, slice),
 			listeningEndpoints(db, slice),
 			enabledRules(db, slice),
+			assigningWorkspaces(db, slice),
 		]);
+		for (const id of assigning) listeners.assigning.add(id);
 		for (const [id, found] of scenarios) listeners.scenarios.set(id, found);
 		for (const [id, found] of endpoints) listeners.endpoints.set(id, found);
 		for (const [id, found] of rules) listeners.rules.set(id, found);
@@ -69,7 +74,8 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 
 /**
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
- * start on it; it goes to the workspace's outbound webhook endpoints; the automation rules it meets run.
+ * start on it; it goes to the workspace's outbound webhook endpoints; auto-assignment hears of it; the
+ * automation rules it meets run.
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
@@ -77,7 +83,17 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
+	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+}
+
+/** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */
+async function signalAssignment(env: Env, event: DomainEvent): Promise<void> {
+	const signal = await assignmentSignal(openDatabase(env.DB), event);
+	if (signal === null) return;
+	const hub = env.WORKSPACE_HUB.getByName(event.workspaceId);
+	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation]);
+	else await hub.assignmentChanged(event.workspaceId);
 }
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */

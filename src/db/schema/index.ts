@@ -6,6 +6,7 @@
  */
 export { CONVERSATION_STATUSES } from '../../model/conversations';
 export type { AttachmentMeta } from '../../model/messages';
+export * from './assignment';
 export * from './bots';
 export * from './contacts';
 export * from './conversations';

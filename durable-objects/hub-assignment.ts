@@ -1,0 +1,184 @@
+/**
+ * Auto-assignment, held by the workspace's hub: the queue of conversations waiting for an operator (longest
+ * waiting first), the round-robin cursor of each rule, and one loop that makes the decisions one at a time, so
+ * two conversations arriving together never land out of turn and no capacity is overrun. Each round reads the
+ * team from D1 once (operators, groups, capacities, open conversations: D1 is the record of who is assigned),
+ * takes presence from the hub, and then keeps loads up itself as it assigns.
+ *
+ * The loop runs when a conversation is queued, when an operator's presence moves, and when capacity may have
+ * been freed (a close, a hand-over, a member's change); a conversation nobody can take stays queued until one
+ * of those. A queue left non-empty by a failure has a timer that tries again.
+ */
+import { openDatabase } from '../src/db/client';
+import { enabledAssignmentRules } from '../src/domain/assignment-rules';
+import {
+	assignWaiting,
+	lastAgentOf,
+	releaseUnanswered,
+	teamSnapshot,
+	type WaitingConversation,
+} from '../src/domain/auto-assignment';
+import { choose, matchingRule, type OperatorSnapshot } from '../src/engines/assignment';
+import type { PresenceStatus } from '../src/model/presence';
+import type { RoomTimers } from './room-timers';
+
+export const ASSIGNMENT_SCHEMA = [
+	`CREATE TABLE IF NOT EXISTS assignment_queue (conversation_id TEXT PRIMARY KEY, contact_id TEXT NOT NULL,
+		channel TEXT NOT NULL, group_id TEXT, since INTEGER NOT NULL)`,
+	'CREATE INDEX IF NOT EXISTS assignment_queue_since ON assignment_queue (since, conversation_id)',
+	'CREATE TABLE IF NOT EXISTS assignment_cursors (rule_id TEXT PRIMARY KEY, operator_id TEXT NOT NULL)',
+];
+
+export const ASSIGNMENT_RETRY_TIMER = 'assignment-retry';
+
+/** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
+const ROUND = 200;
+
+type QueueRow = {
+	conversation_id: string;
+	contact_id: string;
+	channel: string;
+	group_id: string | null;
+	since: number;
+};
+
+export interface QueuedView {
+	conversationId: string;
+	since: number;
+}
+
+export class HubAssignment {
+	/** The loop under way, if any: a call that finds one asks it to go round once more. */
+	private running: Promise<void> | null = null;
+	private again = false;
+
+	constructor(
+		private readonly storage: DurableObjectStorage,
+		private readonly env: Env,
+		private readonly timers: RoomTimers,
+		/** Each operator's effective presence now. */
+		private readonly presence: () => ReadonlyMap<string, PresenceStatus>,
+	) {}
+
+	/** The conversations waiting, longest first. */
+	queue(): QueuedView[] {
+		return this.storage.sql
+			.exec<QueueRow>('SELECT * FROM assignment_queue ORDER BY since, conversation_id')
+			.toArray()
+			.map((row) => ({ conversationId: row.conversation_id, since: row.since }));
+	}
+
+	/** Queues conversations (a repeat keeps its first time) and runs the loop. */
+	async enqueue(workspaceId: string, waiting: readonly WaitingConversation[]): Promise<void> {
+		for (const w of waiting) {
+			this.storage.sql.exec(
+				'INSERT OR IGNORE INTO assignment_queue (conversation_id, contact_id, channel, group_id, since) VALUES (?, ?, ?, ?, ?)',
+				w.conversationId,
+				w.contactId,
+				w.channel,
+				w.groupId,
+				w.since,
+			);
+		}
+		await this.run(workspaceId);
+	}
+
+	/** An operator went offline past its grace period: its unanswered conversations go back to the queue. */
+	async operatorGone(workspaceId: string, operatorId: string): Promise<void> {
+		const db = openDatabase(this.env.DB);
+		await this.enqueue(workspaceId, await releaseUnanswered(this.env, db, workspaceId, operatorId));
+	}
+
+	/**
+	 * Runs the loop, or has the one under way go round again: whatever changed (a conversation queued, an
+	 * operator online) is seen by a round that starts after it. Resolves when the queue has been gone through.
+	 */
+	run(workspaceId: string): Promise<void> {
+		if (this.running) {
+			this.again = true;
+			return this.running;
+		}
+		this.running = (async () => {
+			try {
+				do {
+					this.again = false;
+					await this.round(workspaceId);
+				} while (this.again);
+			} catch (error) {
+				// D1 unreachable: the queue is kept, and a timer goes round again later.
+				console.error('auto-assignment round failed; retrying later', error);
+				this.timers.schedule(
+					{
+						id: ASSIGNMENT_RETRY_TIMER,
+						kind: ASSIGNMENT_RETRY_TIMER,
+						dueAt: Date.now() + 30_000,
+						payload: { workspaceId },
+					},
+					'earliest',
+				);
+				await this.timers.scheduleNextAlarm();
+			} finally {
+				this.running = null;
+			}
+		})();
+		return this.running;
+	}
+
+	/** The retry timer's handler. */
+	async retry(payload: unknown): Promise<void> {
+		await this.run((payload as { workspaceId: string }).workspaceId);
+	}
+
+	/** One pass over the queue, longest waiting first: each conversation assigned, or left for later. */
+	private async round(workspaceId: string): Promise<void> {
+		const waiting = this.storage.sql
+			.exec<QueueRow>('SELECT * FROM assignment_queue ORDER BY since, conversation_id LIMIT ?', ROUND)
+			.toArray();
+		if (waiting.length === 0) return;
+		const db = openDatabase(this.env.DB);
+		const now = Date.now();
+		const [rules, team] = await Promise.all([
+			enabledAssignmentRules(db, workspaceId),
+			teamSnapshot(db, workspaceId, this.presence(), now),
+		]);
+		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
+		let assigned = 0;
+		for (const row of waiting) {
+			const rule = matchingRule(rules, { conversation: { channel: row.channel, groupId: row.group_id } });
+			if (!rule) {
+				// No rule routes it (none left, or none matches): it is not auto-assigned.
+				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
+				continue;
+			}
+			const cursor =
+				this.storage.sql
+					.exec<{ operator_id: string }>('SELECT operator_id FROM assignment_cursors WHERE rule_id = ?', rule.id)
+					.toArray()[0]?.operator_id ?? null;
+			const lastAgentId =
+				rule.policy.strategy === 'last_agent' ? await lastAgentOf(db, workspaceId, row.contact_id) : null;
+			const decision = choose(rule.policy, {
+				operators: [...operators.values()],
+				cursor,
+				lastAgentId,
+				withinBusinessHours: team.withinBusinessHours,
+			});
+			if (decision.operatorId === null) continue;
+			const done = await assignWaiting(this.env, db, workspaceId, row.conversation_id, decision.operatorId, now);
+			this.storage.transactionSync(() => {
+				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
+				if (done && decision.cursor !== null) {
+					this.storage.sql.exec(
+						'INSERT INTO assignment_cursors (rule_id, operator_id) VALUES (?, ?) ON CONFLICT (rule_id) DO UPDATE SET operator_id = excluded.operator_id',
+						rule.id,
+						decision.cursor,
+					);
+				}
+			});
+			const chosen = operators.get(decision.operatorId);
+			if (done && chosen) chosen.load++;
+			if (done) assigned++;
+		}
+		// A full round that assigned something may have left more behind it.
+		if (waiting.length === ROUND && assigned > 0) this.again = true;
+	}
+}

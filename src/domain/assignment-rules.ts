@@ -1,0 +1,191 @@
+/**
+ * Auto-assignment rules as the workspace keeps them: a policy (a strategy and its options) and an optional
+ * condition on the conversation, with a priority. With no enabled rule, nothing is assigned automatically;
+ * with some, every conversation waiting for a person goes to the workspace's hub, which routes it by the first
+ * rule it matches (durable-objects/hub-assignment.ts).
+ */
+import { z } from '@hono/zod-openapi';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { assignmentRules, groups } from '../db/schema';
+import { existsInWorkspace } from '../db/scoped';
+import { ASSIGNMENT_STRATEGIES, type AssignmentRule } from '../engines/assignment';
+import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
+import { under } from '../engines/step-graph';
+import { Invalid, NotFound } from '../lib/errors';
+import { iso, newId } from '../lib/ids';
+
+export const assignmentPolicySchema = z
+	.strictObject({
+		strategy: z.enum(ASSIGNMENT_STRATEGIES).openapi({
+			description:
+				'`round_robin` (in turn), `load_balanced` (fewest open conversations), `last_agent` (who last served the contact), `group_based` (in turn within `groupId`).',
+		}),
+		fallback: z
+			.enum(['round_robin', 'load_balanced', 'group_based'])
+			.optional()
+			.openapi({ description: 'What `last_agent` does when that operator cannot take it (round robin by default).' }),
+		groupId: z
+			.string()
+			.max(64)
+			.nullable()
+			.default(null)
+			.openapi({ description: 'Only operators of this group (required by `group_based`).' }),
+		onlyOnline: z.boolean().default(true).openapi({ description: 'Only operators whose status is `online`.' }),
+		respectStatus: z.boolean().default(true).openapi({
+			description: 'Without `onlyOnline`: never `busy` or `offline` operators (`away` ones may take work).',
+		}),
+		considerBusinessHours: z
+			.boolean()
+			.default(false)
+			.openapi({ description: 'Outside the workspace’s business hours nobody is assigned: conversations wait.' }),
+	})
+	.refine((p) => p.strategy !== 'group_based' || p.groupId !== null, {
+		message: 'group_based needs a groupId',
+		path: ['groupId'],
+	})
+	.openapi('AssignmentPolicy');
+
+const settings = {
+	name: z.string().trim().min(1).max(100).openapi({ description: 'Its name.', example: 'Sales team in turn' }),
+	enabled: z.boolean().openapi({ description: 'A disabled rule routes nothing.' }),
+	priority: z.int().min(-1000).max(1000).openapi({ description: 'Rules are tried highest first.' }),
+	condition: conditionSchema.nullable().openapi({
+		description: 'Routes only conversations it holds for: reads `conversation.channel` and `conversation.groupId`.',
+	}),
+	policy: assignmentPolicySchema,
+};
+
+export const newAssignmentRuleSchema = z
+	.strictObject({
+		...settings,
+		enabled: settings.enabled.default(true),
+		priority: settings.priority.default(0),
+		condition: settings.condition.default(null),
+	})
+	.openapi('NewAssignmentRule');
+
+export const assignmentRuleChangesSchema = z
+	.strictObject(settings)
+	.partial()
+	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+	.openapi('AssignmentRuleChanges', { minProperties: 1 });
+
+export const assignmentRuleSchema = z
+	.object({
+		id: z.string().openapi({ description: 'The rule id.', example: 'asr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		name: z.string().openapi({ description: 'Its name.' }),
+		enabled: z.boolean().openapi({ description: 'Whether it routes conversations.' }),
+		priority: z.number().int().openapi({ description: 'Highest is tried first.' }),
+		condition: z
+			.record(z.string(), z.unknown())
+			.nullable()
+			.openapi({ description: 'Its condition (a `Condition`), or null for every conversation.' }),
+		policy: assignmentPolicySchema,
+		createdAt: z.string().openapi({ description: 'When it was created (ISO 8601).' }),
+		updatedAt: z.string().openapi({ description: 'When it last changed (ISO 8601).' }),
+	})
+	.openapi('AssignmentRule');
+
+type Row = typeof assignmentRules.$inferSelect;
+
+function view(row: Row): z.infer<typeof assignmentRuleSchema> {
+	return {
+		id: row.id,
+		name: row.name,
+		enabled: row.enabled,
+		priority: row.priority,
+		condition: row.condition as Record<string, unknown> | null,
+		policy: { ...row.policy, groupId: row.policy.groupId ?? null },
+		createdAt: iso(row.createdAt),
+		updatedAt: iso(row.updatedAt),
+	};
+}
+
+async function assertRule(
+	db: Database,
+	workspaceId: string,
+	rule: Partial<Pick<z.infer<typeof newAssignmentRuleSchema>, 'condition' | 'policy'>>,
+) {
+	if (rule.condition) {
+		const message = 'an assignment rule reads conversation.channel and conversation.groupId';
+		const problems = under(['condition'], conditionProblemsWithin(rule.condition, ['conversation'], message));
+		if (problems.length > 0) {
+			throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+		}
+	}
+	const groupId = rule.policy?.groupId;
+	if (groupId && !(await existsInWorkspace(db, groups, workspaceId, groupId))) {
+		throw new Invalid(`no group ${groupId} in this workspace`, { field: ['policy', 'groupId'] });
+	}
+}
+
+async function row(db: Database, workspaceId: string, id: string): Promise<Row> {
+	const found = await db
+		.select()
+		.from(assignmentRules)
+		.where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)))
+		.get();
+	if (!found) throw new NotFound(`Assignment rule ${id} not found.`);
+	return found;
+}
+
+export async function getAssignmentRule(db: Database, workspaceId: string, id: string) {
+	return view(await row(db, workspaceId, id));
+}
+
+/** The workspace's rules in the order they are tried. */
+export async function listAssignmentRules(db: Database, workspaceId: string) {
+	const rows = await db
+		.select()
+		.from(assignmentRules)
+		.where(eq(assignmentRules.workspaceId, workspaceId))
+		.orderBy(desc(assignmentRules.priority), asc(assignmentRules.createdAt), asc(assignmentRules.id));
+	return rows.map(view);
+}
+
+/** The enabled rules as the engine takes them, in the order they are tried. */
+export async function enabledAssignmentRules(db: Database, workspaceId: string): Promise<AssignmentRule[]> {
+	return (await listAssignmentRules(db, workspaceId))
+		.filter((r) => r.enabled)
+		.map((r) => ({
+			id: r.id,
+			priority: r.priority,
+			condition: r.condition as AssignmentRule['condition'],
+			policy: r.policy,
+		}));
+}
+
+export async function createAssignmentRule(
+	db: Database,
+	workspaceId: string,
+	input: z.infer<typeof newAssignmentRuleSchema>,
+	now = Date.now(),
+) {
+	await assertRule(db, workspaceId, input);
+	const created: Row = { id: newId('asr', now), workspaceId, ...input, createdAt: now, updatedAt: now };
+	await db.insert(assignmentRules).values(created);
+	return view(created);
+}
+
+export async function updateAssignmentRule(
+	db: Database,
+	workspaceId: string,
+	id: string,
+	changes: z.infer<typeof assignmentRuleChangesSchema>,
+	now = Date.now(),
+) {
+	const current = await row(db, workspaceId, id);
+	await assertRule(db, workspaceId, changes);
+	const after: Row = { ...current, ...changes, updatedAt: Math.max(now, current.updatedAt + 1) };
+	await db
+		.update(assignmentRules)
+		.set({ ...changes, updatedAt: after.updatedAt })
+		.where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)));
+	return view(after);
+}
+
+export async function deleteAssignmentRule(db: Database, workspaceId: string, id: string) {
+	await row(db, workspaceId, id);
+	await db.delete(assignmentRules).where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)));
+}

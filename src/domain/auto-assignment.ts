@@ -1,0 +1,261 @@
+/**
+ * Auto-assignment's reads and writes in D1, for the workspace's hub, which decides (durable-objects/
+ * hub-assignment.ts): the team as the strategies see it (enabled operators, their groups, capacities and open
+ * conversations), the contact's last operator, the guarded assignment itself, and an operator's unanswered
+ * conversations to hand back when it goes offline. D1 stays the record of who is assigned.
+ *
+ * And what the events consumer tells the hub: which events put a conversation in the queue (a new one no bot
+ * greets, a reopened one, one a bot transferred or an operator left unassigned) and which may let a waiting one
+ * be taken (a conversation closed or handed over, a member's capacity or groups changed).
+ */
+import { and, desc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { brokeGuard, type Database } from '../db/client';
+import { assignmentRules, conversations, operators } from '../db/schema';
+import type { OperatorSnapshot } from '../engines/assignment';
+import { availabilityAt } from '../engines/business-hours';
+import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
+import { commit, IF_CHANGED, release } from '../events/commit';
+import { SYSTEM } from '../model/actor';
+import type { PresenceStatus } from '../model/presence';
+import { runnableBots } from './bots';
+import { conversationSummary } from './conversations';
+import { assignmentGuard } from './members';
+import { loadWidgetSettings } from './widget-settings';
+
+/** A conversation waiting for an operator, as the hub's queue keeps it. */
+export interface WaitingConversation {
+	conversationId: string;
+	contactId: string;
+	channel: string;
+	groupId: string | null;
+	/** When it started waiting (ms): the queue is served longest waiting first. */
+	since: number;
+}
+
+/** The team as the strategies see it, presence aside: read once per round of decisions. */
+export async function teamSnapshot(
+	db: Database,
+	workspaceId: string,
+	presence: ReadonlyMap<string, PresenceStatus>,
+	now: number,
+): Promise<{ operators: OperatorSnapshot[]; withinBusinessHours: boolean }> {
+	// Written out: drizzle would render a column of the outer table unqualified, which the subquery's own reads.
+	const load = sql<number>`(SELECT count(*) FROM conversations c WHERE c.workspace_id = operators.workspace_id AND c.assignee_id = operators.id AND c.status != 'closed')`;
+	const groupIds = sql<string>`(SELECT json_group_array(og.group_id) FROM operator_groups og WHERE og.workspace_id = operators.workspace_id AND og.operator_id = operators.id)`;
+	const [rows, { settings }] = await Promise.all([
+		db
+			.select({ id: operators.id, disabledAt: operators.disabledAt, capacity: operators.capacity, load, groupIds })
+			.from(operators)
+			.where(eq(operators.workspaceId, workspaceId)),
+		loadWidgetSettings(db, workspaceId),
+	]);
+	return {
+		operators: rows.map((row) => ({
+			id: row.id,
+			enabled: row.disabledAt === null,
+			status: presence.get(row.id) ?? 'offline',
+			groupIds: JSON.parse(row.groupIds) as string[],
+			capacity: row.capacity,
+			load: row.load,
+		})),
+		withinBusinessHours: availabilityAt(settings.businessHours, new Date(now)).online,
+	};
+}
+
+/** The operator who last served the contact: the assignee of its most recently active conversation. */
+export async function lastAgentOf(db: Database, workspaceId: string, contactId: string): Promise<string | null> {
+	const row = await db
+		.select({ assigneeId: conversations.assigneeId })
+		.from(conversations)
+		.where(
+			and(
+				eq(conversations.workspaceId, workspaceId),
+				eq(conversations.contactId, contactId),
+				isNotNull(conversations.assigneeId),
+			),
+		)
+		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
+		.get();
+	return row?.assigneeId ?? null;
+}
+
+/**
+ * Assigns the conversation to the operator if it is still open and unassigned (a person may have taken it
+ * meanwhile) and the operator still enabled, with its `conversation.updated`. Returns whether it did.
+ */
+export async function assignWaiting(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+	operatorId: string,
+	now = Date.now(),
+): Promise<boolean> {
+	const current = await db
+		.select()
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, conversationId)))
+		.get();
+	if (!current || current.assigneeId !== null || current.status === 'closed') return false;
+	const event = newEvent(
+		'conversation.updated',
+		workspaceId,
+		SYSTEM,
+		{
+			conversation: conversationSummary({ ...current, assigneeId: operatorId }),
+			...changesOf({ assigneeId: { from: null, to: operatorId } }),
+		},
+		now,
+	);
+	const guard = assignmentGuard(workspaceId, { assigneeId: operatorId });
+	const update = db
+		.update(conversations)
+		.set({ assigneeId: operatorId, updatedAt: now, lastActivityAt: sql`MAX(${conversations.lastActivityAt}, ${now})` })
+		.where(
+			and(
+				eq(conversations.workspaceId, workspaceId),
+				eq(conversations.id, conversationId),
+				isNull(conversations.assigneeId),
+				ne(conversations.status, 'closed'),
+			),
+		);
+	try {
+		const committed = await commit(db, {
+			statements: [...(guard ? [guard] : []), update],
+			events: [{ event, onlyIf: IF_CHANGED }],
+		});
+		await release(env, committed.events);
+		return committed.events.length > 0;
+	} catch (error) {
+		// The operator was disabled or deleted at that moment: the conversation waits for another.
+		if (brokeGuard(error)) return false;
+		throw error;
+	}
+}
+
+/**
+ * The operator's open conversations whose customer waits for an answer (the last word is the customer's):
+ * unassigned, each with its `conversation.updated`, when the operator went offline past its grace period.
+ * Returns them for the queue.
+ */
+export async function releaseUnanswered(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	operatorId: string,
+	now = Date.now(),
+): Promise<WaitingConversation[]> {
+	const rows = await db
+		.select()
+		.from(conversations)
+		.where(
+			and(
+				eq(conversations.workspaceId, workspaceId),
+				eq(conversations.assigneeId, operatorId),
+				ne(conversations.status, 'closed'),
+				isNotNull(conversations.waitingSince),
+			),
+		)
+		.limit(500);
+	const released: WaitingConversation[] = [];
+	for (const row of rows) {
+		const event = newEvent(
+			'conversation.updated',
+			workspaceId,
+			SYSTEM,
+			{
+				conversation: conversationSummary({ ...row, assigneeId: null }),
+				...changesOf({ assigneeId: { from: operatorId, to: null } }),
+			},
+			now,
+		);
+		const update = db
+			.update(conversations)
+			.set({ assigneeId: null, updatedAt: now })
+			.where(
+				and(
+					eq(conversations.workspaceId, workspaceId),
+					eq(conversations.id, row.id),
+					eq(conversations.assigneeId, operatorId),
+					isNotNull(conversations.waitingSince),
+				),
+			);
+		const committed = await commit(db, { statements: [update], events: [{ event, onlyIf: IF_CHANGED }] });
+		await release(env, committed.events);
+		if (committed.events.length > 0) {
+			released.push({
+				conversationId: row.id,
+				contactId: row.contactId,
+				channel: row.channel,
+				groupId: row.groupId,
+				since: row.waitingSince ?? now,
+			});
+		}
+	}
+	return released;
+}
+
+/** Which of these workspaces have auto-assignment on: an enabled assignment rule. */
+export async function assigningWorkspaces(db: Database, workspaceIds: string[]): Promise<string[]> {
+	if (workspaceIds.length === 0) return [];
+	const rows = await db
+		.selectDistinct({ workspaceId: assignmentRules.workspaceId })
+		.from(assignmentRules)
+		.where(and(inArray(assignmentRules.workspaceId, workspaceIds), eq(assignmentRules.enabled, true)));
+	return rows.map((r) => r.workspaceId);
+}
+
+/** What an event means for assignment: a conversation to queue, a chance for waiting ones, or nothing. */
+export type AssignmentSignal = { kind: 'waiting'; conversation: WaitingConversation } | { kind: 'capacity' } | null;
+
+/**
+ * Reads an event for assignment. A new conversation waits unless a bot greets it (the bot's Transfer to
+ * Agent queues it then); a conversation reopened, transferred by a bot, or unassigned by a person (not by the
+ * hub's own hand-back) waits too. A close, a reassignment or a member's change may free room.
+ */
+export async function assignmentSignal(db: Database, event: DomainEvent): Promise<AssignmentSignal> {
+	const waiting = (c: { id: string; contactId: string; channel: string; groupId: string | null }) => ({
+		kind: 'waiting' as const,
+		conversation: {
+			conversationId: c.id,
+			contactId: c.contactId,
+			channel: c.channel,
+			groupId: c.groupId,
+			since: Date.parse(event.occurredAt),
+		},
+	});
+	switch (event.type) {
+		case 'conversation.created': {
+			const { conversation } = event.payload;
+			if (conversation.assigneeId !== null || conversation.status === 'closed') return null;
+			const greeters = await runnableBots(db, event.workspaceId, ['new_conversation']);
+			if (greeters.some((bot) => bot.channels === null || bot.channels.includes(conversation.channel))) return null;
+			return waiting(conversation);
+		}
+		case 'conversation.updated': {
+			const { conversation, changes } = event.payload;
+			const open = conversation.status !== 'closed' && conversation.assigneeId === null;
+			const unassignedByPerson = changes.assigneeId !== undefined && event.actor.kind !== 'system';
+			if (open && (changes.status?.to === 'open' || unassignedByPerson)) return waiting(conversation);
+			if (changes.status?.to === 'closed' || changes.assigneeId !== undefined) return { kind: 'capacity' };
+			return null;
+		}
+		case 'bot.run_ended': {
+			if (event.payload.status !== 'transferred') return null;
+			const row = await db
+				.select()
+				.from(conversations)
+				.where(
+					and(eq(conversations.workspaceId, event.workspaceId), eq(conversations.id, event.payload.conversationId)),
+				)
+				.get();
+			return row && row.assigneeId === null && row.status !== 'closed' ? waiting(row) : null;
+		}
+		case 'member.updated':
+		case 'member.deleted':
+		case 'group.updated':
+			return { kind: 'capacity' };
+		default:
+			return null;
+	}
+}

@@ -1,0 +1,245 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { contacts, conversations, operators } from '../src/db/schema';
+import type { WaitingConversation } from '../src/domain/auto-assignment';
+import { newId } from '../src/lib/ids';
+import type { PresenceStatus } from '../src/model/presence';
+import { api, db, reply, seedOperator, seedWorkspace, startVisitor, startVisitorConversation } from './factories';
+
+/** Operators whose presence is written straight into the hub (with no grace period running: a console stands in). */
+async function team(workspaceId: string, statuses: PresenceStatus[], capacity: number | null = null) {
+	const ids: string[] = [];
+	for (const _ of statuses)
+		ids.push((await seedOperator(workspaceId, ['conversations:read', 'messages:send'])).operatorId);
+	if (capacity !== null) for (const id of ids) await db.update(operators).set({ capacity }).where(eq(operators.id, id));
+	await runInDurableObject(env.WORKSPACE_HUB.getByName(workspaceId), async (_instance, state) => {
+		for (const [i, id] of ids.entries()) {
+			state.storage.sql.exec(
+				'INSERT OR REPLACE INTO presence (operator_id, workspace_id, status, chosen, changed_at) VALUES (?, ?, ?, ?, ?)',
+				id,
+				workspaceId,
+				statuses[i],
+				statuses[i],
+				Date.now(),
+			);
+		}
+	});
+	return ids;
+}
+
+async function assignmentRule(token: string, policy: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+	const res = await api(token, 'POST', '/v3/assignment/rules', { name: 'Route', policy, ...extra });
+	expect(res.status, await res.clone().text()).toBe(201);
+	return ((await res.json()) as { id: string }).id;
+}
+
+/** `n` open, unassigned conversations written straight to D1, each with its own contact (or `contactId`'s). */
+async function waitingConversations(
+	workspaceId: string,
+	n: number,
+	contactId?: string,
+): Promise<WaitingConversation[]> {
+	const now = Date.now();
+	const list: WaitingConversation[] = [];
+	const statements = [];
+	for (let i = 0; i < n; i++) {
+		const contact = contactId ?? newId('ctc', now);
+		const id = newId('conv', now);
+		if (!contactId)
+			statements.push(
+				db.insert(contacts).values({ id: contact, workspaceId, customFields: {}, createdAt: now, updatedAt: now }),
+			);
+		statements.push(
+			db.insert(conversations).values({
+				id,
+				workspaceId,
+				contactId: contact,
+				channel: 'widget',
+				status: 'open',
+				createdAt: now,
+				updatedAt: now,
+				statusChangedAt: now,
+				lastActivityAt: now,
+			}),
+		);
+		list.push({ conversationId: id, contactId: contact, channel: 'widget', groupId: null, since: now + i });
+	}
+	for (let i = 0; i < statements.length; i += 50) {
+		const slice = statements.slice(i, i + 50);
+		await db.batch(slice as [(typeof slice)[number], ...typeof slice]);
+	}
+	return list;
+}
+
+/** Open conversations per assignee in the workspace (null: unassigned). */
+async function loads(workspaceId: string): Promise<Map<string | null, number>> {
+	const { results } = await env.DB.prepare(
+		"SELECT assignee_id, count(*) AS n FROM conversations WHERE workspace_id = ? AND status != 'closed' GROUP BY assignee_id",
+	)
+		.bind(workspaceId)
+		.all<{ assignee_id: string | null; n: number }>();
+	return new Map(results.map((r) => [r.assignee_id, r.n]));
+}
+
+const hub = (workspaceId: string) => env.WORKSPACE_HUB.getByName(workspaceId);
+
+describe('auto-assignment', () => {
+	it('spreads 1,000 conversations arriving together evenly over 5 online operators (round robin)', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const ops = await team(workspaceId, ['online', 'online', 'online', 'online', 'online']);
+		await assignmentRule(token, { strategy: 'round_robin' });
+		const waiting = await waitingConversations(workspaceId, 1000);
+		await Promise.all(waiting.map((w) => hub(workspaceId).enqueueForAssignment(workspaceId, [w])));
+		const counts = await loads(workspaceId);
+		expect(counts.get(null) ?? 0).toBe(0);
+		const perOperator = ops.map((id) => counts.get(id) ?? 0);
+		expect(perOperator.reduce((a, b) => a + b, 0)).toBe(1000);
+		expect(Math.max(...perOperator) - Math.min(...perOperator)).toBeLessThanOrEqual(1);
+	}, 120_000);
+
+	it('gives each conversation to the least loaded operator (load balanced)', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [a, b, c] = await team(workspaceId, ['online', 'online', 'online']);
+		await assignmentRule(token, { strategy: 'load_balanced' });
+		// Loads before: a 3, b 0, c 1.
+		for (const [op, n] of [
+			[a, 3],
+			[c, 1],
+		] as const) {
+			for (const w of await waitingConversations(workspaceId, n)) {
+				await db.update(conversations).set({ assigneeId: op }).where(eq(conversations.id, w.conversationId));
+			}
+		}
+		const waiting = await waitingConversations(workspaceId, 5);
+		for (const w of waiting) await hub(workspaceId).enqueueForAssignment(workspaceId, [w]);
+		const counts = await loads(workspaceId);
+		expect([a, b, c].map((id) => counts.get(id as string))).toEqual([3, 3, 3]);
+	});
+
+	it('returns a contact to the operator who last served it (last agent), else falls back', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [, second] = await team(workspaceId, ['online', 'online']);
+		await assignmentRule(token, { strategy: 'last_agent', fallback: 'round_robin' });
+		const [earlier] = await waitingConversations(workspaceId, 1);
+		if (!earlier) throw new Error('no conversation');
+		await db
+			.update(conversations)
+			.set({ assigneeId: second, status: 'closed' })
+			.where(eq(conversations.id, earlier.conversationId));
+		const again = await waitingConversations(workspaceId, 3, earlier.contactId);
+		for (const w of again) await hub(workspaceId).enqueueForAssignment(workspaceId, [w]);
+		const counts = await loads(workspaceId);
+		expect(counts.get(second as string)).toBe(3);
+	});
+
+	it('never exceeds a capacity, queues the rest, and assigns one the moment a conversation closes', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const ops = await team(workspaceId, ['online', 'online'], 2);
+		await assignmentRule(token, { strategy: 'round_robin' });
+		const waiting = await waitingConversations(workspaceId, 6);
+		await Promise.all(waiting.map((w) => hub(workspaceId).enqueueForAssignment(workspaceId, [w])));
+		const counts = await loads(workspaceId);
+		expect(ops.map((id) => counts.get(id))).toEqual([2, 2]);
+		expect(counts.get(null)).toBe(2);
+		const queue = (await (await api(token, 'GET', '/v3/assignment/queue')).json()) as {
+			data: Array<{ conversationId: string }>;
+		};
+		expect(queue.data.map((q) => q.conversationId)).toEqual(waiting.slice(4).map((w) => w.conversationId));
+
+		// An operator closes one: the longest waiting conversation is theirs at once.
+		const { results } = await env.DB.prepare('SELECT id FROM conversations WHERE assignee_id = ? LIMIT 1')
+			.bind(ops[0])
+			.all<{ id: string }>();
+		expect((await api(token, 'PATCH', `/v3/conversations/${results[0]?.id}`, { status: 'closed' })).status).toBe(200);
+		await expect
+			.poll(
+				async () =>
+					(
+						await env.DB.prepare('SELECT assignee_id FROM conversations WHERE id = ?')
+							.bind(waiting[4]?.conversationId)
+							.first<{ assignee_id: string | null }>()
+					)?.assignee_id,
+			)
+			.toBe(ops[0]);
+		expect((await loads(workspaceId)).get(ops[0] as string)).toBe(2);
+	});
+
+	it('never gives work to offline or busy operators', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [online, offline, busy, away] = await team(workspaceId, ['online', 'offline', 'busy', 'away']);
+		await assignmentRule(token, { strategy: 'round_robin', onlyOnline: false, respectStatus: true });
+		const waiting = await waitingConversations(workspaceId, 8);
+		for (const w of waiting) await hub(workspaceId).enqueueForAssignment(workspaceId, [w]);
+		const counts = await loads(workspaceId);
+		expect(counts.get(offline as string)).toBeUndefined();
+		expect(counts.get(busy as string)).toBeUndefined();
+		// Away operators may take work when only online ones is off; the online one shares with them.
+		expect([counts.get(online as string), counts.get(away as string)]).toEqual([4, 4]);
+	});
+
+	it('assigns a waiting conversation when an operator comes online, and takes it back when it goes offline unanswered', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		await assignmentRule(token, { strategy: 'round_robin' });
+		const ana = await seedOperator(workspaceId, ['conversations:read', 'messages:send']);
+		// A visitor writes while nobody is online: the conversation waits in the queue.
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Anyone?');
+		await expect
+			.poll(
+				async () =>
+					(
+						(await (await api(token, 'GET', '/v3/assignment/queue')).json()) as {
+							data: Array<{ conversationId: string }>;
+						}
+					).data.map((q) => q.conversationId),
+				{
+					interval: 500,
+				},
+			)
+			.toEqual([conversationId]);
+		// Ana comes online (no console open: her grace period starts, 1 s in tests): the conversation is hers.
+		expect((await api(ana.token, 'PUT', '/v3/me/status', { status: 'online' })).status).toBe(200);
+		const assignee = async () =>
+			(
+				await env.DB.prepare('SELECT assignee_id FROM conversations WHERE id = ?')
+					.bind(conversationId)
+					.first<{ assignee_id: string | null }>()
+			)?.assignee_id;
+		await expect.poll(assignee).toBe(ana.operatorId);
+		// She never answers and her console is gone past the grace period: back to the queue.
+		await expect.poll(assignee).toBeNull();
+		const queued = await runInDurableObject(hub(workspaceId), (_i, state) =>
+			state.storage.sql.exec<{ conversation_id: string }>('SELECT conversation_id FROM assignment_queue').toArray(),
+		);
+		expect(queued.map((q) => q.conversation_id)).toEqual([conversationId]);
+
+		// A conversation someone answered stays hers when she goes.
+		const answered = await startVisitorConversation(await startVisitor(workspaceId), 'Hello');
+		await reply(token, answered, 'Hi, how can I help?');
+		await expect
+			.poll(
+				async () =>
+					(
+						await env.DB.prepare('SELECT waiting_since FROM conversations WHERE id = ?')
+							.bind(answered)
+							.first<{ waiting_since: number | null }>()
+					)?.waiting_since,
+			)
+			.toBeNull();
+		expect((await api(ana.token, 'PUT', '/v3/me/status', { status: 'online' })).status).toBe(200);
+		const answeredBy = async () =>
+			(
+				await env.DB.prepare('SELECT assignee_id FROM conversations WHERE id = ?')
+					.bind(answered)
+					.first<{ assignee_id: string | null }>()
+			)?.assignee_id;
+		await expect.poll(answeredBy).toBe(ana.operatorId);
+		await expect
+			.poll(async () => (await hub(workspaceId).presenceOf()).find((p) => p.operatorId === ana.operatorId)?.status)
+			.toBe('offline');
+		await expect.poll(assignee).toBeNull();
+		expect(await answeredBy()).toBe(ana.operatorId);
+	});
+});
