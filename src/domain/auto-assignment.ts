@@ -210,8 +210,8 @@ export type AssignmentSignal = { kind: 'waiting'; conversation: WaitingConversat
 
 /**
  * Reads an event for assignment. A new conversation waits unless a bot greets it (the bot's Transfer to
- * Agent queues it then); a conversation reopened, transferred by a bot, or unassigned by a person (not by the
- * hub's own hand-back) waits too. A close, a reassignment or a member's change may free room.
+ * Agent queues it then); a conversation reopened, routed to a group, transferred by a bot, or unassigned by a
+ * person (not by the hub's own hand-back) waits too. A close, a reassignment or a member's change may free room.
  */
 export async function assignmentSignal(db: Database, event: DomainEvent): Promise<AssignmentSignal> {
 	const waiting = (c: { id: string; contactId: string; channel: string; groupId: string | null }) => ({
@@ -236,7 +236,9 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			const { conversation, changes } = event.payload;
 			const open = conversation.status !== 'closed' && conversation.assigneeId === null;
 			const unassignedByPerson = changes.assigneeId !== undefined && event.actor.kind !== 'system';
-			if (open && (changes.status?.to === 'open' || unassignedByPerson)) return waiting(conversation);
+			// Routed to a group (by a person, a bot or a rule): a group rule picks its operator.
+			const routed = changes.groupId !== undefined && conversation.groupId !== null;
+			if (open && (changes.status?.to === 'open' || unassignedByPerson || routed)) return waiting(conversation);
 			if (changes.status?.to === 'closed' || changes.assigneeId !== undefined) return { kind: 'capacity' };
 			return null;
 		}
