@@ -5,10 +5,10 @@
  * `rule.updated`, `rule.deleted`), and each execution is kept 30 days for `GET …/executions`.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq } from 'drizzle-orm';
 import { assignProblem } from '../actions/assign';
 import { type RuleAction, ruleActionSchema } from '../actions/rule-actions';
-import { batchGuard, type Database } from '../db/client';
+import type { Database } from '../db/client';
 import {
 	automationRules,
 	bots,
@@ -25,10 +25,10 @@ import { type StepProblem, templateProblems, under } from '../engines/step-graph
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
-import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { Conflict, Invalid } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { movedFields, raced } from './versions';
+import { guardedOwnerUpdate, movedFields, ownerRow, raced } from './versions';
 
 /** Rules a workspace may keep: each event is matched against all of them. */
 export const MAX_RULES = 100;
@@ -211,14 +211,8 @@ async function assertRule(
 	if (problems.length > 0) throw new Invalid(problemMessage(problems), { problems });
 }
 
-async function ruleRow(db: Database, workspaceId: string, id: string): Promise<RuleRow> {
-	const row = await db
-		.select()
-		.from(automationRules)
-		.where(and(eq(automationRules.workspaceId, workspaceId), eq(automationRules.id, id)))
-		.get();
-	if (!row) throw new NotFound(`Automation rule ${id} not found.`);
-	return row;
+function ruleRow(db: Database, workspaceId: string, id: string): Promise<RuleRow> {
+	return ownerRow(db, automationRules, 'Automation rule', workspaceId, id);
 }
 
 export async function getRule(db: Database, workspaceId: string, id: string) {
@@ -299,19 +293,7 @@ export async function updateRule(
 	const after: RuleRow = { ...current, ...set, updatedAt };
 	const event = newEvent('rule.updated', workspaceId, actor, { rule: summary(after), ...changesOf(moved) }, now);
 	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
-	const statements = [
-		db
-			.update(automationRules)
-			.set({ ...set, updatedAt })
-			.where(
-				and(
-					eq(automationRules.workspaceId, workspaceId),
-					eq(automationRules.id, id),
-					eq(automationRules.updatedAt, current.updatedAt),
-				),
-			),
-		batchGuard(sql`changes() = 1`),
-	];
+	const statements = guardedOwnerUpdate(db, automationRules, current, { ...set, updatedAt });
 	const committed = await commit(db, { statements, events: [event] }, raced('Automation rule', id));
 	await release(env, committed.events);
 	return ruleView(after);

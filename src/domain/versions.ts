@@ -9,14 +9,17 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
-import { automationVersions, type bots, type scenarios } from '../db/schema';
+import { type automationRules, automationVersions, type bots, type scenarios } from '../db/schema';
 import { under } from '../engines/step-graph';
 import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso } from '../lib/ids';
 
-/** The tables of versioned documents: each has the same id, workspace, name and version columns. */
-type OwnerTable = typeof bots | typeof scenarios;
+/**
+ * The tables of automation documents: each has the same id, workspace, name and `updated_at` columns (the
+ * versioned ones, bots and scenarios, their version columns too; rules use the row and update helpers only).
+ */
+type OwnerTable = typeof bots | typeof scenarios | typeof automationRules;
 
 /** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
 export async function ownerRow<T extends OwnerTable>(
