@@ -13,7 +13,7 @@ import { openDatabase } from '../src/db/client';
 import { enabledAssignmentRules } from '../src/domain/assignment-rules';
 import {
 	assignWaiting,
-	lastAgentOf,
+	lastAgentsOf,
 	releaseUnanswered,
 	teamSnapshot,
 	type WaitingConversation,
@@ -141,6 +141,14 @@ export class HubAssignment {
 			enabledAssignmentRules(db, workspaceId),
 			teamSnapshot(db, workspaceId, this.presence(), now),
 		]);
+		// The round's contacts' last operators in one read, kept up as the round assigns.
+		const lastAgents = rules.some((r) => r.policy.strategy === 'last_agent')
+			? await lastAgentsOf(
+					db,
+					workspaceId,
+					waiting.map((row) => row.contact_id),
+				)
+			: new Map<string, string>();
 		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
 		let assigned = 0;
 		for (const row of waiting) {
@@ -154,8 +162,7 @@ export class HubAssignment {
 				this.storage.sql
 					.exec<{ operator_id: string }>('SELECT operator_id FROM assignment_cursors WHERE rule_id = ?', rule.id)
 					.toArray()[0]?.operator_id ?? null;
-			const lastAgentId =
-				rule.policy.strategy === 'last_agent' ? await lastAgentOf(db, workspaceId, row.contact_id) : null;
+			const lastAgentId = lastAgents.get(row.contact_id) ?? null;
 			const decision = choose(rule.policy, {
 				operators: [...operators.values()],
 				cursor,
@@ -174,9 +181,11 @@ export class HubAssignment {
 					);
 				}
 			});
+			if (!done) continue;
+			assigned++;
+			lastAgents.set(row.contact_id, decision.operatorId);
 			const chosen = operators.get(decision.operatorId);
-			if (done && chosen) chosen.load++;
-			if (done) assigned++;
+			if (chosen) chosen.load++;
 		}
 		// A full round that assigned something may have left more behind it.
 		if (waiting.length === ROUND && assigned > 0) this.again = true;

@@ -120,7 +120,7 @@ describe('auto-assignment', () => {
 
 	it('returns a contact to the operator who last served it (last agent), else falls back', async () => {
 		const { token, workspaceId } = await seedWorkspace();
-		const [, second] = await team(workspaceId, ['online', 'online']);
+		const [other, second] = await team(workspaceId, ['online', 'online']);
 		await assignmentRule(token, { strategy: 'last_agent', fallback: 'round_robin' });
 		const [earlier] = await waitingConversations(workspaceId, 1);
 		if (!earlier) throw new Error('no conversation');
@@ -132,6 +132,19 @@ describe('auto-assignment', () => {
 		for (const w of again) await hub(workspaceId).enqueueForAssignment(workspaceId, [w]);
 		const counts = await loads(workspaceId);
 		expect(counts.get(second as string)).toBe(3);
+
+		// The last agent gone offline: the next conversation falls back to round robin, to the one online.
+		await runInDurableObject(hub(workspaceId), async (_instance, state) => {
+			state.storage.sql.exec(
+				"UPDATE presence SET status = 'offline', chosen = 'offline' WHERE operator_id = ?",
+				second,
+			);
+		});
+		const [later] = await waitingConversations(workspaceId, 1, earlier.contactId);
+		await hub(workspaceId).enqueueForAssignment(workspaceId, [later as WaitingConversation]);
+		const after = await loads(workspaceId);
+		expect(after.get(other as string)).toBe(1);
+		expect(after.get(second as string)).toBe(3);
 	});
 
 	it('never exceeds a capacity, queues the rest, and assigns one the moment a conversation closes', async () => {
@@ -240,6 +253,17 @@ describe('auto-assignment', () => {
 		await expect
 			.poll(async () => (await hub(workspaceId).presenceOf()).find((p) => p.operatorId === ana.operatorId)?.status)
 			.toBe('offline');
+		// The unanswered one was hers again meanwhile, then handed back a second time.
+		const moves = async (to: string | null) =>
+			(
+				await env.DB.prepare(
+					"SELECT count(*) AS n FROM events WHERE type = 'conversation.updated' AND json_extract(payload, '$.conversation.id') = ? AND json_extract(payload, '$.changes.assigneeId.to') IS ?",
+				)
+					.bind(conversationId, to)
+					.first<{ n: number }>()
+			)?.n;
+		await expect.poll(() => moves(ana.operatorId)).toBe(2);
+		await expect.poll(() => moves(null)).toBe(2);
 		await expect.poll(assignee).toBeNull();
 		expect(await answeredBy()).toBe(ana.operatorId);
 	});

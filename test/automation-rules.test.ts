@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { sweepWaiting } from '../src/domain/rule-runner';
+import { ExecutionBusy, sweepWaiting } from '../src/domain/rule-runner';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { processEvent } from '../src/queue/events-consumer';
 import {
@@ -172,7 +172,25 @@ describe('rule triggers and actions', () => {
 			tags: string[];
 		};
 		expect(conversation.tags).toContain('after-hours');
-		// The rule's own message is no customer's: it does not fire again on it.
+		// The rule's own message is no customer's: delivered again on purpose, it sends no second reply.
+		type Row = { id: string; type: string; workspace_id: string; occurred_at: number; actor: string; payload: string };
+		const ownEvent = () =>
+			env.DB.prepare(
+				"SELECT id, type, workspace_id, occurred_at, actor, payload FROM events WHERE type = 'message.created' AND json_extract(payload, '$.message.conversationId') = ? AND json_extract(payload, '$.message.authorKind') = 'bot'",
+			)
+				.bind(conversationId)
+				.first<Row>();
+		await expect.poll(ownEvent).not.toBeNull();
+		const own = await ownEvent();
+		await processEvent(env, {
+			id: own?.id,
+			type: own?.type,
+			workspaceId: own?.workspace_id,
+			occurredAt: new Date(own?.occurred_at ?? 0).toISOString(),
+			actor: JSON.parse(own?.actor ?? '{}'),
+			payload: JSON.parse(own?.payload ?? '{}'),
+		} as DomainEvent);
+		// Handled to the end above: a firing would have claimed an execution row before its first action.
 		expect(await executionsOf(ruleId)).toHaveLength(1);
 
 		// Within hours (a controlled clock: the message's own time is what counts), the rule says why it did not fire.
@@ -268,6 +286,23 @@ describe('rule triggers and actions', () => {
 			.bind(workspaceId, visitorConversation?.contact_id)
 			.first<{ n: number }>();
 		expect(deals?.n).toBe(1);
+
+		// Without `newDeal`, a contact with no open deal gets the note itself.
+		const patched = await api(token, 'PATCH', `/v3/automation-rules/${ruleId}`, { actions: [{ type: 'save_to_crm' }] });
+		expect(patched.status).toBe(200);
+		const stranger = await startVisitor(workspaceId);
+		const other = await startVisitorConversation(stranger, 'Just browsing');
+		await closeConversation(token, other);
+		const all = await executionsWhen(ruleId, (list) => list.filter((e) => e.status !== 'running').length === 3);
+		const strangerContact = await env.DB.prepare('SELECT contact_id FROM conversations WHERE id = ?')
+			.bind(other)
+			.first<{ contact_id: string }>();
+		expect(all[2]?.outcomes[0]?.data).toMatchObject({ subject: { kind: 'contact', id: strangerContact?.contact_id } });
+		const contactNote = await env.DB.prepare('SELECT subject_kind, text FROM notes WHERE id = ?')
+			.bind(all[2]?.outcomes[0]?.data?.noteId)
+			.first<{ subject_kind: string; text: string }>();
+		expect(contactNote).toMatchObject({ subject_kind: 'contact' });
+		expect(contactNote?.text).toContain('Customer: Just browsing');
 	});
 
 	it('notifies the team when a tag is applied, and updates the contact when a custom field moves', async () => {
@@ -444,6 +479,46 @@ describe('rule executions', () => {
 			.bind(workspaceId)
 			.first<{ n: number }>();
 		expect(tasks?.n).toBe(1);
+	});
+
+	it('leaves a fresh claim to its delivery, and takes over a dead one where it stopped', async () => {
+		const { token, workspaceId, conversationId } = await liveConversation();
+		const ruleId = await createRule(token, {
+			trigger: { kind: 'tag_applied', tag: 'resume' },
+			actions: [
+				{ type: 'apply_tag', tag: 'first' },
+				{ type: 'apply_tag', tag: 'second' },
+			],
+		});
+		const event = newEvent(
+			'tag.applied',
+			workspaceId,
+			{ kind: 'operator', id: null },
+			{ tag: { id: 'tag_r', name: 'resume' }, target: { kind: 'conversation', id: conversationId } },
+		);
+		// Another delivery claimed it and did the first action.
+		const now = Date.now();
+		await env.DB.prepare(
+			"INSERT INTO rule_executions (id, workspace_id, rule_id, event_id, event_type, conversation_id, contact_id, status, reason, outcomes, depth, created_at, updated_at) VALUES ('rex_claimed', ?, ?, ?, 'tag.applied', ?, NULL, 'running', NULL, ?, 1, ?, ?)",
+		)
+			.bind(workspaceId, ruleId, event.id, conversationId, JSON.stringify([{ type: 'apply_tag', ok: true }]), now, now)
+			.run();
+		await expect(processEvent(env, event)).rejects.toBeInstanceOf(ExecutionBusy);
+		// Its worker died two minutes ago: this delivery takes over at the second action.
+		await env.DB.prepare('UPDATE rule_executions SET updated_at = ? WHERE id = ?')
+			.bind(now - 120_000, 'rex_claimed')
+			.run();
+		await processEvent(env, event);
+		const [execution] = await executionsOf(ruleId);
+		expect(execution?.status).toBe('succeeded');
+		expect(execution?.outcomes.map((o) => o.type)).toEqual(['apply_tag', 'apply_tag']);
+		const { results } = await env.DB.prepare(
+			'SELECT t.name FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ?',
+		)
+			.bind(conversationId)
+			.all<{ name: string }>();
+		expect(results.map((r) => r.name)).toContain('second');
+		expect(results.map((r) => r.name)).not.toContain('first');
 	});
 
 	it('logs a failing action and still runs the others', async () => {

@@ -5,11 +5,10 @@
  * templates are rendered before it runs (`contact`, `conversation`, `vars.event`, `vars.change`).
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq } from 'drizzle-orm';
-import { deals, funnels } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
+import { conversations } from '../db/schema';
 import { publishedBot } from '../domain/bots';
-import { getConversation } from '../domain/conversations';
-import { createDeal } from '../domain/crm';
+import { createDeal, latestOpenDeal } from '../domain/crm';
 import { addNote } from '../domain/notes';
 import { createTask } from '../domain/tasks';
 import { newEvent } from '../events/catalogue';
@@ -94,7 +93,7 @@ export const ruleActionSchema = z
 export type RuleAction = z.infer<typeof ruleActionSchema>;
 
 /** What a rule's actions run with beyond the kernel's context: the rule, for its notification. */
-export interface RuleActionContext extends ActionContext {
+interface RuleActionContext extends ActionContext {
 	rule: { id: string; name: string };
 }
 
@@ -134,7 +133,12 @@ function performCreateTask(ctx: ActionContext, action: z.infer<typeof createTask
 		if (title === undefined) return refused('title: rendered empty');
 		let assigneeId = action.assigneeId;
 		if (assigneeId === undefined && ctx.conversationId !== null) {
-			assigneeId = (await getConversation(ctx.db, ctx.workspaceId, ctx.conversationId)).assigneeId ?? undefined;
+			const row = await ctx.db
+				.select({ assigneeId: conversations.assigneeId })
+				.from(conversations)
+				.where(and(eq(conversations.workspaceId, ctx.workspaceId), eq(conversations.id, ctx.conversationId)))
+				.get();
+			assigneeId = row?.assigneeId ?? undefined;
 		}
 		if (assigneeId === undefined) return refused('assigneeId: the conversation has no assignee to give it to');
 		const task = await createTask(
@@ -155,39 +159,22 @@ function performCreateTask(ctx: ActionContext, action: z.infer<typeof createTask
 	});
 }
 
-/** The contact's open deal a note goes to: the most recently changed one; null when it has none. */
-async function openDealOf(ctx: ActionContext, contactId: string): Promise<string | null> {
-	const row = await ctx.db
-		.select({ id: deals.id })
-		.from(deals)
-		.where(and(eq(deals.workspaceId, ctx.workspaceId), eq(deals.contactId, contactId), eq(deals.status, 'open')))
-		.orderBy(desc(deals.updatedAt), desc(deals.id))
-		.get();
-	return row?.id ?? null;
-}
-
 function performSaveToCrm(ctx: ActionContext, action: z.infer<typeof saveToCrm>): Promise<ActionResult> {
 	return refusedOn(async () => {
 		const conversationId = needs(ctx, 'conversationId');
 		const contactId = needs(ctx, 'contactId');
 		const text = await transcriptOf(ctx.db, ctx.workspaceId, conversationId);
 		if (text === null) return refused('the conversation has no messages to save');
-		let dealId = await openDealOf(ctx, contactId);
+		let dealId = await latestOpenDeal(ctx.db, ctx.workspaceId, contactId);
 		let created = false;
 		if (dealId === null && action.newDeal !== undefined) {
 			const name = given(action.newDeal.name);
 			if (name === undefined) return refused('newDeal.name: rendered empty');
-			const funnel = await ctx.db
-				.select({ id: funnels.id })
-				.from(funnels)
-				.where(and(eq(funnels.workspaceId, ctx.workspaceId), eq(funnels.id, action.newDeal.funnelId)))
-				.get();
-			if (!funnel) return refused(`newDeal.funnelId: no funnel ${action.newDeal.funnelId}`);
 			const deal = await createDeal(
 				ctx.env,
 				ctx.db,
 				ctx.workspaceId,
-				{ funnel: funnel.id, stage: action.newDeal.stageId, name, contactId, customFields: {} },
+				{ funnel: action.newDeal.funnelId, stage: action.newDeal.stageId, name, contactId, customFields: {} },
 				ctx.actor,
 				ctx.now,
 			);

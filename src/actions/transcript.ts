@@ -61,11 +61,14 @@ export async function transcriptOf(db: Database, workspaceId: string, conversati
 		const files = row.attachments.length > 0 ? ` [${row.attachments.map((a) => a.name).join(', ')}]` : '';
 		return `${date} ${time} ${author}: ${row.body}${files}`;
 	});
-	let text = lines.join('\n');
+	const text = lines.join('\n');
 	if (text.length <= MAX_NOTE) return text;
-	while (lines.length > 1 && CUT.length + text.length > MAX_NOTE) {
-		lines.shift();
-		text = lines.join('\n');
+	// The latest lines that fit after the cut notice, counted from the end (each line and its newline).
+	let first = lines.length - 1;
+	let length = CUT.length + (lines[first]?.length ?? 0);
+	while (first > 0 && length + 1 + (lines[first - 1]?.length ?? 0) <= MAX_NOTE) {
+		first--;
+		length += 1 + (lines[first]?.length ?? 0);
 	}
-	return (CUT + text).slice(0, MAX_NOTE);
+	return (CUT + lines.slice(first).join('\n')).slice(0, MAX_NOTE);
 }

@@ -5,9 +5,8 @@
  * no error: the step's `onNoDeal` path is taken.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, inArray } from 'drizzle-orm';
-import { type DealProduct, deals } from '../db/schema';
-import { getDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm';
+import type { DealProduct } from '../db/schema';
+import { getDeal, latestOpenDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm';
 import { parseAmount } from '../engines/values';
 import { NotFound } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
@@ -54,20 +53,7 @@ async function targetDeal(ctx: ActionContext, action: UpdateDealAction): Promise
 	}
 	if (ctx.contactId === null) return null;
 	const funnelIds = await resolveFunnels(ctx.db, ctx.workspaceId, action.funnels ?? [], 'funnels');
-	const row = await ctx.db
-		.select({ id: deals.id })
-		.from(deals)
-		.where(
-			and(
-				eq(deals.workspaceId, ctx.workspaceId),
-				eq(deals.contactId, ctx.contactId),
-				eq(deals.status, 'open'),
-				funnelIds.length > 0 ? inArray(deals.funnelId, funnelIds) : undefined,
-			),
-		)
-		.orderBy(desc(deals.updatedAt), desc(deals.id))
-		.get();
-	return row?.id ?? null;
+	return latestOpenDeal(ctx.db, ctx.workspaceId, ctx.contactId, funnelIds);
 }
 
 export function performUpdateDeal(ctx: ActionContext, action: UpdateDealAction): Promise<ActionResult> {

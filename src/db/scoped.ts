@@ -48,7 +48,7 @@ export async function assertAllInWorkspace(
 		found.has(id) ? [] : [{ path: [field, index], message: `no ${what} ${id} in this workspace` }],
 	);
 	if (problems.length > 0) {
-		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+		throw Invalid.fromProblems(problems);
 	}
 }
 

@@ -6,14 +6,15 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { type Database, runBatch } from '../db/client';
 import { assignmentRules, groups } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { ASSIGNMENT_STRATEGIES, type AssignmentRule } from '../engines/assignment';
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { under } from '../engines/step-graph';
-import { Invalid, NotFound } from '../lib/errors';
+import { Invalid } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
+import { guardedOwnerUpdate, ownerRow, raced } from './versions';
 
 export const assignmentPolicySchema = z
 	.strictObject({
@@ -111,7 +112,7 @@ async function assertRule(
 		const message = 'an assignment rule reads conversation.channel and conversation.groupId';
 		const problems = under(['condition'], conditionProblemsWithin(rule.condition, ['conversation'], message));
 		if (problems.length > 0) {
-			throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+			throw Invalid.fromProblems(problems);
 		}
 	}
 	const groupId = rule.policy?.groupId;
@@ -120,43 +121,44 @@ async function assertRule(
 	}
 }
 
-async function row(db: Database, workspaceId: string, id: string): Promise<Row> {
-	const found = await db
-		.select()
-		.from(assignmentRules)
-		.where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)))
-		.get();
-	if (!found) throw new NotFound(`Assignment rule ${id} not found.`);
-	return found;
+function row(db: Database, workspaceId: string, id: string): Promise<Row> {
+	return ownerRow(db, assignmentRules, 'Assignment rule', workspaceId, id);
+}
+
+/** After a change of the rules, waiting conversations are looked at again (a new rule may route them). */
+async function reconsider(env: Env, workspaceId: string) {
+	await env.WORKSPACE_HUB.getByName(workspaceId).assignmentChanged(workspaceId);
 }
 
 export async function getAssignmentRule(db: Database, workspaceId: string, id: string) {
 	return view(await row(db, workspaceId, id));
 }
 
-/** The workspace's rules in the order they are tried. */
-export async function listAssignmentRules(db: Database, workspaceId: string) {
-	const rows = await db
+/** The workspace's rules (the enabled ones only, with `enabled`) in the order they are tried. */
+function rulesOf(db: Database, workspaceId: string, enabled?: true) {
+	return db
 		.select()
 		.from(assignmentRules)
-		.where(eq(assignmentRules.workspaceId, workspaceId))
+		.where(and(eq(assignmentRules.workspaceId, workspaceId), enabled ? eq(assignmentRules.enabled, true) : undefined))
 		.orderBy(desc(assignmentRules.priority), asc(assignmentRules.createdAt), asc(assignmentRules.id));
-	return rows.map(view);
+}
+
+export async function listAssignmentRules(db: Database, workspaceId: string) {
+	return (await rulesOf(db, workspaceId)).map(view);
 }
 
 /** The enabled rules as the engine takes them, in the order they are tried. */
 export async function enabledAssignmentRules(db: Database, workspaceId: string): Promise<AssignmentRule[]> {
-	return (await listAssignmentRules(db, workspaceId))
-		.filter((r) => r.enabled)
-		.map((r) => ({
-			id: r.id,
-			priority: r.priority,
-			condition: r.condition as AssignmentRule['condition'],
-			policy: r.policy,
-		}));
+	return (await rulesOf(db, workspaceId, true)).map((r) => ({
+		id: r.id,
+		priority: r.priority,
+		condition: r.condition,
+		policy: r.policy,
+	}));
 }
 
 export async function createAssignmentRule(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	input: z.infer<typeof newAssignmentRuleSchema>,
@@ -165,10 +167,12 @@ export async function createAssignmentRule(
 	await assertRule(db, workspaceId, input);
 	const created: Row = { id: newId('asr', now), workspaceId, ...input, createdAt: now, updatedAt: now };
 	await db.insert(assignmentRules).values(created);
+	await reconsider(env, workspaceId);
 	return view(created);
 }
 
 export async function updateAssignmentRule(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	id: string,
@@ -178,10 +182,14 @@ export async function updateAssignmentRule(
 	const current = await row(db, workspaceId, id);
 	await assertRule(db, workspaceId, changes);
 	const after: Row = { ...current, ...changes, updatedAt: Math.max(now, current.updatedAt + 1) };
-	await db
-		.update(assignmentRules)
-		.set({ ...changes, updatedAt: after.updatedAt })
-		.where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)));
+	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
+	const statements = guardedOwnerUpdate(db, assignmentRules, current, { ...changes, updatedAt: after.updatedAt });
+	try {
+		await runBatch(db, statements);
+	} catch (error) {
+		raced('Assignment rule', id)(error);
+	}
+	await reconsider(env, workspaceId);
 	return view(after);
 }
 

@@ -8,18 +8,19 @@
  * greets, a reopened one, one a bot transferred or an operator left unassigned) and which may let a waiting one
  * be taken (a conversation closed or handed over, a member's capacity or groups changed).
  */
-import { and, desc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
-import { brokeGuard, type Database } from '../db/client';
+import { and, desc, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { batchGuard, brokeGuard, type Database, sameIds } from '../db/client';
 import { assignmentRules, conversations, operators } from '../db/schema';
 import type { OperatorSnapshot } from '../engines/assignment';
 import { availabilityAt } from '../engines/business-hours';
-import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
+import type { DomainEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { SYSTEM } from '../model/actor';
 import type { PresenceStatus } from '../model/presence';
 import { runnableBots } from './bots';
-import { conversationSummary } from './conversations';
+import { conversationsMoved } from './conversations';
 import { assignmentGuard } from './members';
+import { operatorLoad } from './presence';
 import { loadWidgetSettings } from './widget-settings';
 
 /** A conversation waiting for an operator, as the hub's queue keeps it. */
@@ -39,12 +40,17 @@ export async function teamSnapshot(
 	presence: ReadonlyMap<string, PresenceStatus>,
 	now: number,
 ): Promise<{ operators: OperatorSnapshot[]; withinBusinessHours: boolean }> {
-	// Written out: drizzle would render a column of the outer table unqualified, which the subquery's own reads.
-	const load = sql<number>`(SELECT count(*) FROM conversations c WHERE c.workspace_id = operators.workspace_id AND c.assignee_id = operators.id AND c.status != 'closed')`;
+	// Written out, as `operatorLoad` is (see there).
 	const groupIds = sql<string>`(SELECT json_group_array(og.group_id) FROM operator_groups og WHERE og.workspace_id = operators.workspace_id AND og.operator_id = operators.id)`;
 	const [rows, { settings }] = await Promise.all([
 		db
-			.select({ id: operators.id, disabledAt: operators.disabledAt, capacity: operators.capacity, load, groupIds })
+			.select({
+				id: operators.id,
+				disabledAt: operators.disabledAt,
+				capacity: operators.capacity,
+				load: operatorLoad,
+				groupIds,
+			})
 			.from(operators)
 			.where(eq(operators.workspaceId, workspaceId)),
 		loadWidgetSettings(db, workspaceId),
@@ -62,21 +68,33 @@ export async function teamSnapshot(
 	};
 }
 
-/** The operator who last served the contact: the assignee of its most recently active conversation. */
-export async function lastAgentOf(db: Database, workspaceId: string, contactId: string): Promise<string | null> {
-	const row = await db
-		.select({ assigneeId: conversations.assigneeId })
-		.from(conversations)
-		.where(
-			and(
-				eq(conversations.workspaceId, workspaceId),
-				eq(conversations.contactId, contactId),
-				isNotNull(conversations.assigneeId),
-			),
-		)
-		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
-		.get();
-	return row?.assigneeId ?? null;
+/**
+ * The operator who last served each contact: the assignee of its most recently active conversation. One
+ * query for a round's contacts (90 at a time: D1's bind limit).
+ */
+export async function lastAgentsOf(
+	db: Database,
+	workspaceId: string,
+	contactIds: readonly string[],
+): Promise<Map<string, string>> {
+	const last = new Map<string, string>();
+	const unique = [...new Set(contactIds)];
+	for (let i = 0; i < unique.length; i += 90) {
+		const rows = await db
+			.select({ contactId: conversations.contactId, assigneeId: conversations.assigneeId })
+			.from(conversations)
+			.where(
+				and(
+					eq(conversations.workspaceId, workspaceId),
+					inArray(conversations.contactId, unique.slice(i, i + 90)),
+					isNotNull(conversations.assigneeId),
+				),
+			)
+			.orderBy(desc(conversations.lastActivityAt), desc(conversations.id));
+		// Newest first: the first row of each contact is its last agent.
+		for (const row of rows) if (!last.has(row.contactId)) last.set(row.contactId, row.assigneeId as string);
+	}
+	return last;
 }
 
 /**
@@ -97,16 +115,7 @@ export async function assignWaiting(
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, conversationId)))
 		.get();
 	if (!current || current.assigneeId !== null || current.status === 'closed') return false;
-	const event = newEvent(
-		'conversation.updated',
-		workspaceId,
-		SYSTEM,
-		{
-			conversation: conversationSummary({ ...current, assigneeId: operatorId }),
-			...changesOf({ assigneeId: { from: null, to: operatorId } }),
-		},
-		now,
-	);
+	const [event] = conversationsMoved(workspaceId, SYSTEM, [current], 'assigneeId', operatorId, now) as [DomainEvent];
 	const guard = assignmentGuard(workspaceId, { assigneeId: operatorId });
 	const update = db
 		.update(conversations)
@@ -135,8 +144,9 @@ export async function assignWaiting(
 
 /**
  * The operator's open conversations whose customer waits for an answer (the last word is the customer's):
- * unassigned, each with its `conversation.updated`, when the operator went offline past its grace period.
- * Returns them for the queue.
+ * unassigned in one batch, each with its `conversation.updated`, when the operator went offline past its grace
+ * period. Returns them for the queue. A batch that finds the set changed since its read (a reply, a close)
+ * is refused and read again.
  */
 export async function releaseUnanswered(
 	env: Env,
@@ -145,54 +155,36 @@ export async function releaseUnanswered(
 	operatorId: string,
 	now = Date.now(),
 ): Promise<WaitingConversation[]> {
-	const rows = await db
-		.select()
-		.from(conversations)
-		.where(
-			and(
-				eq(conversations.workspaceId, workspaceId),
-				eq(conversations.assigneeId, operatorId),
-				ne(conversations.status, 'closed'),
-				isNotNull(conversations.waitingSince),
-			),
-		)
-		.limit(500);
-	const released: WaitingConversation[] = [];
-	for (const row of rows) {
-		const event = newEvent(
-			'conversation.updated',
-			workspaceId,
-			SYSTEM,
-			{
-				conversation: conversationSummary({ ...row, assigneeId: null }),
-				...changesOf({ assigneeId: { from: operatorId, to: null } }),
-			},
-			now,
-		);
-		const update = db
-			.update(conversations)
-			.set({ assigneeId: null, updatedAt: now })
-			.where(
-				and(
-					eq(conversations.workspaceId, workspaceId),
-					eq(conversations.id, row.id),
-					eq(conversations.assigneeId, operatorId),
-					isNotNull(conversations.waitingSince),
-				),
-			);
-		const committed = await commit(db, { statements: [update], events: [{ event, onlyIf: IF_CHANGED }] });
-		await release(env, committed.events);
-		if (committed.events.length > 0) {
-			released.push({
-				conversationId: row.id,
-				contactId: row.contactId,
-				channel: row.channel,
-				groupId: row.groupId,
-				since: row.waitingSince ?? now,
-			});
+	const unanswered = and(
+		eq(conversations.workspaceId, workspaceId),
+		eq(conversations.assigneeId, operatorId),
+		ne(conversations.status, 'closed'),
+		isNotNull(conversations.waitingSince),
+	) as SQL;
+	for (let attempt = 1; ; attempt++) {
+		const rows = await db.select().from(conversations).where(unanswered).limit(500);
+		if (rows.length === 0) return [];
+		const ids = rows.map((row) => row.id);
+		const these = and(unanswered, inArray(conversations.id, ids)) as SQL;
+		const statements = [
+			batchGuard(sameIds(sql`SELECT id FROM ${conversations} WHERE ${these}`, ids)),
+			db.update(conversations).set({ assigneeId: null, updatedAt: now }).where(these),
+		];
+		try {
+			const events = conversationsMoved(workspaceId, SYSTEM, rows, 'assigneeId', null, now);
+			await release(env, (await commit(db, { statements, events })).events);
+		} catch (error) {
+			if (brokeGuard(error) && attempt < 3) continue;
+			throw error;
 		}
+		return rows.map((row) => ({
+			conversationId: row.id,
+			contactId: row.contactId,
+			channel: row.channel,
+			groupId: row.groupId,
+			since: row.waitingSince ?? now,
+		}));
 	}
-	return released;
 }
 
 /** Which of these workspaces have auto-assignment on: an enabled assignment rule. */
@@ -206,7 +198,7 @@ export async function assigningWorkspaces(db: Database, workspaceIds: string[]):
 }
 
 /** What an event means for assignment: a conversation to queue, a chance for waiting ones, or nothing. */
-export type AssignmentSignal = { kind: 'waiting'; conversation: WaitingConversation } | { kind: 'capacity' } | null;
+type AssignmentSignal = { kind: 'waiting'; conversation: WaitingConversation } | { kind: 'capacity' } | null;
 
 /**
  * Reads an event for assignment. A new conversation waits unless a bot greets it (the bot's Transfer to
@@ -239,7 +231,9 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			// Routed to a group (by a person, a bot or a rule): a group rule picks its operator.
 			const routed = changes.groupId !== undefined && conversation.groupId !== null;
 			if (open && (changes.status?.to === 'open' || unassignedByPerson || routed)) return waiting(conversation);
-			if (changes.status?.to === 'closed' || changes.assigneeId !== undefined) return { kind: 'capacity' };
+			// A close, or a conversation taken from someone, frees room; an assignment from nobody frees none.
+			const handedOver = changes.assigneeId !== undefined && changes.assigneeId.from !== null;
+			if (changes.status?.to === 'closed' || handedOver) return { kind: 'capacity' };
 			return null;
 		}
 		case 'bot.run_ended': {

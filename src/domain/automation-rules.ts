@@ -31,7 +31,7 @@ import type { Actor } from '../model/actor';
 import { guardedOwnerUpdate, movedFields, ownerRow, raced } from './versions';
 
 /** Rules a workspace may keep: each event is matched against all of them. */
-export const MAX_RULES = 100;
+const MAX_RULES = 100;
 
 /** What a rule's condition may read: the records its event is about, the clock, the team, `vars.event`/`vars.change`. */
 const RULE_FACT_ROOTS = ['vars', 'contact', 'conversation', 'businessHours', 'agents', 'deal'] as const;
@@ -119,7 +119,7 @@ export const executionFiltersSchema = z.strictObject({
 	status: z.enum(RULE_EXECUTION_STATUSES).optional().openapi({ description: 'Only with this status.' }),
 });
 
-export type RuleRow = typeof automationRules.$inferSelect;
+type RuleRow = typeof automationRules.$inferSelect;
 type ExecutionRow = typeof ruleExecutions.$inferSelect;
 
 function ruleView(row: RuleRow): z.infer<typeof ruleSchema> {
@@ -152,9 +152,6 @@ function executionView(row: ExecutionRow): z.infer<typeof ruleExecutionSchema> {
 		finishedAt: row.status === 'running' ? null : isoOrNull(row.updatedAt),
 	};
 }
-
-const problemMessage = (problems: readonly StepProblem[]) =>
-	problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ');
 
 /** The actions' ids that name no record of the workspace (a bot, an operator, a group, a funnel). */
 async function referenceProblems(db: Database, workspaceId: string, actions: readonly RuleAction[]) {
@@ -208,7 +205,7 @@ async function assertRule(
 		}
 	}
 	if (problems.length === 0 && rule.actions) problems.push(...(await referenceProblems(db, workspaceId, rule.actions)));
-	if (problems.length > 0) throw new Invalid(problemMessage(problems), { problems });
+	if (problems.length > 0) throw Invalid.fromProblems(problems);
 }
 
 function ruleRow(db: Database, workspaceId: string, id: string): Promise<RuleRow> {

@@ -6,7 +6,7 @@
  * the stage before and after, the trigger rules and bots react to.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import {
 	batchGuard,
 	brokeGuard,
@@ -683,6 +683,32 @@ export const productsTotal = (products: readonly DealProduct[]) =>
  * `deal.created` event: what the API and a bot's `create_deal` both call. Its value defaults to its products'
  * total; its custom values are checked against the deal definitions, required ones included.
  */
+/**
+ * The contact's open deal an automation acts on: the most recently changed one (in these funnels, when given);
+ * null when it has none.
+ */
+export async function latestOpenDeal(
+	db: Database,
+	workspaceId: string,
+	contactId: string,
+	funnelIds: readonly string[] = [],
+): Promise<string | null> {
+	const row = await db
+		.select({ id: deals.id })
+		.from(deals)
+		.where(
+			and(
+				eq(deals.workspaceId, workspaceId),
+				eq(deals.contactId, contactId),
+				eq(deals.status, 'open'),
+				funnelIds.length > 0 ? inArray(deals.funnelId, [...funnelIds]) : undefined,
+			),
+		)
+		.orderBy(desc(deals.updatedAt), desc(deals.id))
+		.get();
+	return row?.id ?? null;
+}
+
 export async function createDeal(
 	env: Env,
 	db: Database,

@@ -398,7 +398,7 @@ export function checkCustomValues(
 		}
 	}
 	if (problems.length > 0) {
-		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+		throw Invalid.fromProblems(problems);
 	}
 	return result as CheckedCustomValues;
 }

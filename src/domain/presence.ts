@@ -68,6 +68,12 @@ export async function presenceRemoved(env: Env, workspaceId: string, operatorId:
 }
 
 /**
+ * An operator's load in a select from `operators`: the open and pending conversations assigned to it. Written
+ * out, as drizzle would render a column of the outer table unqualified, which the subquery would read as its own.
+ */
+export const operatorLoad = sql<number>`(SELECT count(*) FROM conversations c WHERE c.workspace_id = operators.workspace_id AND c.assignee_id = operators.id AND c.status != 'closed')`;
+
+/**
  * Who can take a conversation now: online, enabled, in the group when one is given, and under its capacity
  * (open and pending conversations assigned to it), least loaded first. One hub call and one D1 statement.
  */
@@ -81,7 +87,7 @@ export async function availableOperators(
 		.filter((p) => p.status === 'online')
 		.map((p) => p.operatorId);
 	if (online.length === 0) return [];
-	const load = sql<number>`(SELECT count(*) FROM conversations c WHERE c.workspace_id = operators.workspace_id AND c.assignee_id = operators.id AND c.status != 'closed')`;
+	const load = operatorLoad;
 	const rows: Array<{ id: string; name: string; capacity: number | null; load: number }> = [];
 	for (let i = 0; i < online.length; i += 90) {
 		rows.push(

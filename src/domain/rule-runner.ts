@@ -16,17 +16,17 @@
  * the conversations that have waited each threshold, once per waiting period (its id says which).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { refusedOn } from '../actions/context';
 import { performRuleAction, type RuleAction } from '../actions/rule-actions';
 import { type Database, openDatabase } from '../db/client';
 import { automationRules, conversations, type RuleActionOutcome, ruleExecutions } from '../db/schema';
 import { availabilityAt } from '../engines/business-hours';
 import { type FactRoot, referencedFacts } from '../engines/conditions';
-import { chainDepth, firing, type RuleFacts, type RuleSnapshot, TRIGGER_EVENTS } from '../engines/rules';
+import { chainDepth, firing, mayFire, type RuleFacts, type RuleSnapshot } from '../engines/rules';
 import { renderTemplates } from '../engines/step-graph';
 import { renderTemplateSync, type TemplateInput } from '../engines/templates';
 import type { DomainEvent } from '../events/catalogue';
 import { deliverEvents } from '../events/deliver';
-import { AppError } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { loadFacts } from './automation-facts';
@@ -65,7 +65,9 @@ export async function enabledRules(db: Database, workspaceIds: string[]): Promis
 			condition: row.condition,
 			actions: row.actions,
 		};
-		byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), rule]);
+		const list = byWorkspace.get(row.workspaceId);
+		if (list) list.push(rule);
+		else byWorkspace.set(row.workspaceId, [rule]);
 	}
 	return byWorkspace;
 }
@@ -165,7 +167,8 @@ async function sceneOf(
 
 /** Runs the rules this event meets. Throws when a fault of ours stops one (the delivery is retried). */
 export async function runRules(env: Env, db: Database, event: DomainEvent, rules: ListeningRule[], now = Date.now()) {
-	const candidates = rules.filter((rule) => TRIGGER_EVENTS[rule.trigger.kind].includes(event.type));
+	// Asked of the event alone first: an event no rule may fire on costs no query.
+	const candidates = rules.filter((rule) => mayFire(rule, event));
 	if (candidates.length === 0) return;
 	const scene = await sceneOf(env, db, event, candidates, now);
 	let busy = false;
@@ -268,15 +271,24 @@ async function execute(
 		now,
 	};
 	const outcomes = [...claimed.outcomes];
+	const done = () => (outcomes.every((o) => o.ok) ? 'succeeded' : 'failed');
+	// Each outcome is written as soon as it is known; the last write also ends the execution.
 	for (let i = outcomes.length; i < rule.actions.length; i++) {
 		const action = rule.actions[i] as RuleAction;
 		outcomes.push(await performOne(env, db, event, rule, scene, actor, action, input, i, now));
-		await db.update(ruleExecutions).set({ outcomes, updatedAt: Date.now() }).where(eq(ruleExecutions.id, claimed.id));
+		const last = i === rule.actions.length - 1;
+		await db
+			.update(ruleExecutions)
+			.set({ outcomes, updatedAt: Math.max(Date.now(), now + 1), ...(last ? { status: done() } : {}) })
+			.where(eq(ruleExecutions.id, claimed.id));
 	}
-	await db
-		.update(ruleExecutions)
-		.set({ status: outcomes.every((o) => o.ok) ? 'succeeded' : 'failed', updatedAt: Math.max(Date.now(), now + 1) })
-		.where(eq(ruleExecutions.id, claimed.id));
+	// Taken over with every outcome written but not the end: only the end is left to write.
+	if (claimed.outcomes.length >= rule.actions.length) {
+		await db
+			.update(ruleExecutions)
+			.set({ status: done(), updatedAt: Math.max(Date.now(), now + 1) })
+			.where(eq(ruleExecutions.id, claimed.id));
+	}
 }
 
 /** One action, its templates rendered: done or refused (with why). A fault of ours is thrown. */
@@ -298,8 +310,9 @@ async function performOne(
 	} catch (error) {
 		return { type: action.type, ok: false, error: `a template failed: ${(error as Error).message}` };
 	}
-	try {
-		const result = await performRuleAction(
+	// A refusal by the workspace's data (no conversation, an unpublished bot) is the action's outcome.
+	const result = await refusedOn(() =>
+		performRuleAction(
 			{
 				env,
 				db,
@@ -314,16 +327,12 @@ async function performOne(
 				rule: { id: rule.id, name: rule.name },
 			},
 			rendered,
-		);
-		if (!result.ok) return { type: action.type, ok: false, error: result.error };
-		return 'data' in result && result.data !== undefined
-			? { type: action.type, ok: true, data: result.data }
-			: { type: action.type, ok: true };
-	} catch (error) {
-		// A missing conversation or contact (`needs`) is the action's refusal, not a fault of ours.
-		if (error instanceof AppError) return { type: action.type, ok: false, error: error.message };
-		throw error;
-	}
+		),
+	);
+	if (!result.ok) return { type: action.type, ok: false, error: result.error };
+	return 'data' in result && result.data !== undefined
+		? { type: action.type, ok: true, data: result.data }
+		: { type: action.type, ok: true };
 }
 
 /**
@@ -343,10 +352,11 @@ export async function sweepWaiting(env: Env, now = Date.now()): Promise<number> 
 		.where(and(eq(automationRules.triggerKind, 'conversation_waiting'), eq(automationRules.enabled, true)));
 	let sent = 0;
 	for (const { workspaceId, minutes } of thresholds) {
-		// D1 binds a JS number as a REAL: cast, or 15 would read "15.0" in the id.
+		// Built once, in SQL, for the check and the event. D1 binds a JS number as a REAL: cast, or 15 reads "15.0".
 		const eventId = sql<string>`'evt_wait_' || ${conversations.id} || '_' || ${conversations.waitingSince} || '_' || CAST(${minutes} AS INTEGER)`;
 		const rows = await db
 			.select({
+				eventId,
 				id: conversations.id,
 				contactId: conversations.contactId,
 				channel: conversations.channel,
@@ -366,7 +376,7 @@ export async function sweepWaiting(env: Env, now = Date.now()): Promise<number> 
 			)
 			.limit(WAITING_PER_SWEEP);
 		const list: DomainEvent[] = rows.map((row) => ({
-			id: `evt_wait_${row.id}_${row.waitingSince}_${minutes}`,
+			id: row.eventId,
 			type: 'conversation.waiting',
 			workspaceId,
 			occurredAt: iso(now),

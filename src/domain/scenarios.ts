@@ -193,7 +193,7 @@ async function triggerColumns(db: Database, workspaceId: string, trigger: Scenar
 			conditionProblemsWithin(trigger.condition, ['vars'], 'an event condition reads vars.event only'),
 		);
 		if (problems.length > 0) {
-			throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+			throw Invalid.fromProblems(problems);
 		}
 	}
 	const nextFireAt =

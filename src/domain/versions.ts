@@ -9,7 +9,13 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
-import { type automationRules, automationVersions, type bots, type scenarios } from '../db/schema';
+import {
+	type assignmentRules,
+	type automationRules,
+	automationVersions,
+	type bots,
+	type scenarios,
+} from '../db/schema';
 import { under } from '../engines/step-graph';
 import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
@@ -19,7 +25,7 @@ import { iso } from '../lib/ids';
  * The tables of automation documents: each has the same id, workspace, name and `updated_at` columns (the
  * versioned ones, bots and scenarios, their version columns too; rules use the row and update helpers only).
  */
-type OwnerTable = typeof bots | typeof scenarios | typeof automationRules;
+type OwnerTable = typeof bots | typeof scenarios | typeof automationRules | typeof assignmentRules;
 
 /** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
 export async function ownerRow<T extends OwnerTable>(
@@ -112,7 +118,7 @@ export function checkedAgainst<T>(
 	const found = problems(definition);
 	if (found.length > 0) {
 		const named = under(['definition'], found);
-		throw new Invalid(named.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems: named });
+		throw Invalid.fromProblems(named);
 	}
 	return schema.parse(definition);
 }

@@ -316,7 +316,7 @@ async function assertDefinedFields(db: Database, workspaceId: string, fields: Wi
 		}
 	});
 	if (problems.length > 0) {
-		throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+		throw Invalid.fromProblems(problems);
 	}
 }
 

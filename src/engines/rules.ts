@@ -10,7 +10,7 @@
  * `conversation_waiting` is met by the `conversation.waiting` event a sweep sends once per waiting period.
  */
 import { z } from '@hono/zod-openapi';
-import type { DomainEvent, EventType } from '../events/catalogue';
+import type { DomainEvent } from '../events/catalogue';
 import { type Condition, evaluate, type Facts } from './conditions';
 
 /** Rules triggering rules stop at this depth. */
@@ -60,19 +60,6 @@ export const ruleTriggerSchema = z
 	.openapi('RuleTrigger', { description: 'What fires the rule.' });
 
 export type RuleTrigger = z.infer<typeof ruleTriggerSchema>;
-export type RuleTriggerKind = RuleTrigger['kind'];
-
-/** The event types each trigger can be met by: the runner looks at a rule only for these. */
-export const TRIGGER_EVENTS: Record<RuleTriggerKind, readonly EventType[]> = {
-	new_contact: ['conversation.created'],
-	conversation_assigned: ['conversation.updated'],
-	conversation_closed: ['conversation.updated'],
-	message_outside_hours: ['message.created'],
-	tag_applied: ['tag.applied'],
-	custom_field_updated: ['contact.updated'],
-	conversation_waiting: ['conversation.waiting'],
-	deal_stage_changed: ['deal.stage_changed'],
-};
 
 export interface RuleSnapshot {
 	id: string;
@@ -106,7 +93,7 @@ export function chainDepth(event: DomainEvent): number {
  * was the trigger's own kind (a customer's message within business hours, a close by the rule itself): the
  * execution log says why the rule did not fire. Other events (a tag applied, for a close rule) are not noted.
  */
-export type Firing =
+type Firing =
 	| { fires: true; change: { from: unknown; to: unknown } | null }
 	| { fires: false; why: string; noted: boolean };
 
@@ -171,6 +158,15 @@ function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firi
 			return { fires: true, change: null };
 		}
 	}
+}
+
+/**
+ * Whether the event may fire the rule, from the event alone: what the runner asks before it loads any facts.
+ * A refusal that does not hang on facts (`other`) is never recorded, so a rule it refuses costs no query.
+ */
+export function mayFire(rule: RuleSnapshot, event: DomainEvent): boolean {
+	const met = meets(rule.trigger, event, {});
+	return met.fires || met.noted;
 }
 
 /**

@@ -118,7 +118,11 @@ export class Invalid extends AppError {
 
 	/** Every problem zod found (ten at most), each with its field. */
 	static fromIssues(issues: readonly z.core.$ZodIssue[], source?: InputSource): Invalid {
-		const problems = problemsOf(issues, source);
+		return Invalid.fromProblems(problemsOf(issues, source));
+	}
+
+	/** Every problem, each with its field, as one error: `actions.0.text: …; condition: …`. */
+	static fromProblems(problems: readonly FieldProblem[]): Invalid {
 		return new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
 	}
 }

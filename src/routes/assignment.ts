@@ -47,11 +47,6 @@ const queueSchema = z
 	})
 	.openapi('AssignmentQueue');
 
-/** After a change of the rules, waiting conversations are looked at again (a new rule may route them). */
-async function reconsider(env: Env, workspaceId: string) {
-	await env.WORKSPACE_HUB.getByName(workspaceId).assignmentChanged(workspaceId);
-}
-
 export const assignmentRoutes = createRouter()
 	.openapi(
 		createRoute({
@@ -82,9 +77,7 @@ export const assignmentRoutes = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const rule = await createAssignmentRule(c.var.db, workspaceId, c.req.valid('json'));
-			await reconsider(c.env, workspaceId);
-			return c.json(rule, 201);
+			return c.json(await createAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('json')), 201);
 		},
 	)
 	.openapi(
@@ -109,15 +102,13 @@ export const assignmentRoutes = createRouter()
 			request: { params: idParams, body: jsonBody(assignmentRuleChangesSchema, { priority: 10 }) },
 			responses: {
 				200: jsonResponse('The rule as it now is.', assignmentRuleSchema, { ...example, priority: 10 }),
-				...errorResponses(400, 403, 404, 413, 415, 422),
+				...errorResponses(400, 403, 404, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			const rule = await updateAssignmentRule(c.var.db, workspaceId, id, c.req.valid('json'));
-			await reconsider(c.env, workspaceId);
-			return c.json(rule, 200);
+			return c.json(await updateAssignmentRule(c.env, c.var.db, workspaceId, id, c.req.valid('json')), 200);
 		},
 	)
 	.openapi(

@@ -324,7 +324,7 @@ export const botsRoutes = createRouter()
 			const { step, variables } = c.req.valid('json');
 			const problems = under(['step'], httpRequestProblems(step));
 			if (problems.length > 0) {
-				throw new Invalid(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), { problems });
+				throw Invalid.fromProblems(problems);
 			}
 			const { settings } = await loadWidgetSettings(c.var.db, workspaceId);
 			const input = { timeZone: settings.businessHours.timeZone, variables, now: Date.now() };
