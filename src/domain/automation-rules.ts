@@ -28,7 +28,7 @@ import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor'
 import { Conflict, Invalid } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { guardedOwnerUpdate, movedFields, ownerRow, raced } from './versions';
+import { guardedOwnerUpdate, movedFields, ownerRow, ownerSummary, raced } from './versions';
 
 /** Rules a workspace may keep: each event is matched against all of them. */
 const MAX_RULES = 100;
@@ -226,8 +226,6 @@ export async function listRules(db: Database, workspaceId: string) {
 	return rows.map(ruleView);
 }
 
-const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
-
 export async function createRule(
 	env: Env,
 	db: Database,
@@ -255,7 +253,7 @@ export async function createRule(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('rule.created', workspaceId, actor, { rule: summary(row) }, now);
+	const event = newEvent('rule.created', workspaceId, actor, { rule: ownerSummary(row) }, now);
 	const committed = await commit(db, { statements: [db.insert(automationRules).values(row)], events: [event] });
 	await release(env, committed.events);
 	return ruleView(row);
@@ -288,7 +286,7 @@ export async function updateRule(
 	if (Object.keys(moved).length === 0) return ruleView(current);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
 	const after: RuleRow = { ...current, ...set, updatedAt };
-	const event = newEvent('rule.updated', workspaceId, actor, { rule: summary(after), ...changesOf(moved) }, now);
+	const event = newEvent('rule.updated', workspaceId, actor, { rule: ownerSummary(after), ...changesOf(moved) }, now);
 	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
 	const statements = guardedOwnerUpdate(db, automationRules, current, { ...set, updatedAt });
 	const committed = await commit(db, { statements, events: [event] }, raced('Automation rule', id));
@@ -306,7 +304,7 @@ export async function deleteRule(
 	now = Date.now(),
 ) {
 	const current = await ruleRow(db, workspaceId, id);
-	const event = newEvent('rule.deleted', workspaceId, actor, { rule: summary(current) }, now);
+	const event = newEvent('rule.deleted', workspaceId, actor, { rule: ownerSummary(current) }, now);
 	const statements = [
 		db.delete(ruleExecutions).where(and(eq(ruleExecutions.workspaceId, workspaceId), eq(ruleExecutions.ruleId, id))),
 		db.delete(automationRules).where(and(eq(automationRules.workspaceId, workspaceId), eq(automationRules.id, id))),

@@ -15,6 +15,7 @@ import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
+import { channelName } from '../model/conversations';
 import { resolveStage } from './crm';
 import {
 	checkedAgainst,
@@ -25,16 +26,16 @@ import {
 	movedFields,
 	ownerPage,
 	ownerRow,
+	ownerSummary,
 	publishing,
 	raced,
 	versionRow,
 	versionSchema,
 } from './versions';
 
-const channelName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name');
 const keyword = z.string().trim().min(1).max(60);
 
-export const botTriggerSchema = z
+const botTriggerSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({
 			kind: z.literal('new_conversation').openapi({ description: "The customer's first message." }),
@@ -120,7 +121,7 @@ export const botSchema = z
 	})
 	.openapi('Bot');
 
-export type BotView = z.infer<typeof botSchema>;
+type BotView = z.infer<typeof botSchema>;
 
 export const botVersionSchema = versionSchema('BotVersion', botDefinitionSchema);
 
@@ -176,8 +177,6 @@ export async function listBots(db: Database, workspaceId: string, after: ByNameC
 	return ownerPage(db, bots, workspaceId, after, limit, botView);
 }
 
-const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
-
 export async function createBot(
 	env: Env,
 	db: Database,
@@ -201,7 +200,7 @@ export async function createBot(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('bot.created', workspaceId, actor, { bot: summary(row) }, now);
+	const event = newEvent('bot.created', workspaceId, actor, { bot: ownerSummary(row) }, now);
 	const committed = await commit(db, { statements: [db.insert(bots).values(row)], events: [event] });
 	await release(env, committed.events);
 	return botView(row);
@@ -229,7 +228,7 @@ export async function updateBot(
 	if (Object.keys(moved).length === 0) return botView(current);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
 	const after: BotRow = { ...current, ...set, updatedAt };
-	const event = newEvent('bot.updated', workspaceId, actor, { bot: summary(after), ...changesOf(moved) }, now);
+	const event = newEvent('bot.updated', workspaceId, actor, { bot: ownerSummary(after), ...changesOf(moved) }, now);
 	const statements = guardedOwnerUpdate(db, bots, current, { ...set, updatedAt });
 	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));
 	await release(env, committed.events);
@@ -246,7 +245,7 @@ export async function deleteBot(
 	now = Date.now(),
 ) {
 	const current = await botRow(db, workspaceId, id);
-	const event = newEvent('bot.deleted', workspaceId, actor, { bot: summary(current) }, now);
+	const event = newEvent('bot.deleted', workspaceId, actor, { bot: ownerSummary(current) }, now);
 	const statements = [
 		deleteVersions(db, current),
 		db.delete(bots).where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id))),
@@ -271,22 +270,14 @@ export async function publishBot(
 ): Promise<BotView> {
 	const current = await botRow(db, workspaceId, id);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const { published, ownerSet, inserts } = await publishing(
-		db,
-		current,
-		'Bot',
-		version,
-		checkedDefinition,
-		operatorId,
-		now,
-	);
+	const { ownerSet, inserts } = await publishing(db, current, 'Bot', version, checkedDefinition, operatorId, now);
 	const statements = [...guardedOwnerUpdate(db, bots, current, { ...ownerSet, updatedAt }), ...inserts];
 	const after: BotRow = { ...current, ...ownerSet, updatedAt };
 	const event = newEvent(
 		'bot.published',
 		workspaceId,
 		actor,
-		{ bot: summary(current), version: published, rollback: version !== undefined },
+		{ bot: ownerSummary(current), version: ownerSet.publishedVersion, rollback: version !== undefined },
 		now,
 	);
 	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));

@@ -9,6 +9,7 @@ import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor'
 import { NotFound } from '../lib/errors';
 import { iso, isoOrNull } from '../lib/ids';
 import type { Actor } from '../model/actor';
+import { channelName } from '../model/conversations';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 import { contactReferenceSchema, contactSchema, contactView, originSchema } from './contacts';
 
@@ -153,11 +154,7 @@ export type ConversationFilters = z.infer<typeof conversationFiltersSchema>;
 export const newConversationSchema = z
 	.strictObject({
 		contact: contactReferenceSchema.openapi({ description: 'Who the conversation is with.' }),
-		channel: z
-			.string()
-			.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name')
-			.default('api')
-			.openapi({ description: 'A lower-case channel name, for reporting.' }),
+		channel: channelName.default('api').openapi({ description: 'A lower-case channel name, for reporting.' }),
 		assigneeId: id.nullable().optional().openapi({ description: 'Assign it to this operator at once.' }),
 		groupId: id.nullable().optional().openapi({ description: 'Route it to this group at once.' }),
 		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Tags to start with.' }),

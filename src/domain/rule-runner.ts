@@ -27,6 +27,7 @@ import { renderTemplates } from '../engines/step-graph';
 import { renderTemplateSync, type TemplateInput } from '../engines/templates';
 import type { DomainEvent } from '../events/catalogue';
 import { deliverEvents } from '../events/deliver';
+import { groupBy } from '../lib/group-by';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { loadFacts } from './automation-facts';
@@ -50,26 +51,20 @@ export class ExecutionBusy extends Error {}
 
 /** The enabled rules of these workspaces, each workspace's in run order (priority, then age). */
 export async function enabledRules(db: Database, workspaceIds: string[]): Promise<Map<string, ListeningRule[]>> {
-	const byWorkspace = new Map<string, ListeningRule[]>();
-	if (workspaceIds.length === 0) return byWorkspace;
+	if (workspaceIds.length === 0) return new Map();
 	const rows = await db
-		.select()
+		.select({
+			workspaceId: automationRules.workspaceId,
+			id: automationRules.id,
+			name: automationRules.name,
+			trigger: automationRules.trigger,
+			condition: automationRules.condition,
+			actions: automationRules.actions,
+		})
 		.from(automationRules)
 		.where(and(inArray(automationRules.workspaceId, workspaceIds), eq(automationRules.enabled, true)))
 		.orderBy(sql`${automationRules.priority} DESC, ${automationRules.createdAt}, ${automationRules.id}`);
-	for (const row of rows) {
-		const rule: ListeningRule = {
-			id: row.id,
-			name: row.name,
-			trigger: row.trigger,
-			condition: row.condition,
-			actions: row.actions,
-		};
-		const list = byWorkspace.get(row.workspaceId);
-		if (list) list.push(rule);
-		else byWorkspace.set(row.workspaceId, [rule]);
-	}
-	return byWorkspace;
+	return groupBy<ListeningRule & { workspaceId: string }>(rows, (row) => row.workspaceId);
 }
 
 /** The conversation and the contact an event is about (a contact's conversation is looked up later). */

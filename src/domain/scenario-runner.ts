@@ -18,7 +18,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { ActionResult } from '../actions/context';
 import { performScenarioStep } from '../actions/scenario-steps';
 import type { Database, Statement } from '../db/client';
-import { type RecordedResult, type RunLogEntry, scenarioRuns, scenarioSteps, scenarios } from '../db/schema';
+import { type RecordedResult, type RunLogEntry, scenarioRuns, scenarioSteps } from '../db/schema';
 import {
 	advanceScenario,
 	type ScenarioEffect,
@@ -28,13 +28,13 @@ import {
 import { newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import type { RunRow, ScenarioRunMessage } from './scenario-runs';
-import { versionDefinition } from './scenarios';
+import { runVersion, scenarioName } from './scenarios';
 import { loadWidgetSettings } from './widget-settings';
 
 type Locale = 'en' | 'pt';
 
 /** Actions one delivery performs before the run goes back on the Queue, so no delivery runs for long. */
-export const ACTIONS_PER_DELIVERY = 25;
+const ACTIONS_PER_DELIVERY = 25;
 /** A delivery's wall time after which the run goes back on the Queue (a consumer may run for 15 min). */
 const DELIVERY_BUDGET_MS = 60_000;
 /**
@@ -61,7 +61,7 @@ export interface RunnerContext {
 }
 
 /** The key a try's result is recorded under: the step's key, then the retry generation and the try. */
-export function recordKey(run: Pick<RunRow, 'retries'>, state: ScenarioRunState, pending: PendingAction): string {
+function recordKey(run: Pick<RunRow, 'retries'>, state: ScenarioRunState, pending: PendingAction): string {
 	return `${pending.key}#${run.retries}.${state.attempt}`;
 }
 
@@ -85,16 +85,12 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 		await rc.queue.send(message, { delaySeconds: Math.ceil((run.resumeAt - clock()) / 1000) });
 		return;
 	}
-	const scenario = await rc.db
-		.select({ name: scenarios.name })
-		.from(scenarios)
-		.where(and(eq(scenarios.workspaceId, run.workspaceId), eq(scenarios.id, run.scenarioId)))
-		.get();
+	const scenario = await runVersion(rc.db, run.workspaceId, run.scenarioId, run.version);
 	if (!scenario) {
 		await finishOrphan(rc, run, clock());
 		return;
 	}
-	const definition = await versionDefinition(rc.db, run.workspaceId, run.scenarioId, run.version);
+	const { definition } = scenario;
 	const { settings } = await loadWidgetSettings(rc.db, run.workspaceId);
 	const timeZone = settings.businessHours.timeZone;
 	const locale = settings.locale;
@@ -303,7 +299,8 @@ function recordable(result: ActionResult): RecordedResult {
 			...('retryable' in result && result.retryable ? { retryable: true } : {}),
 		};
 	}
-	if (('notFound' in result && result.notFound) || ('noDeal' in result && result.noDeal)) {
+	// performScenarioStep answers an update_deal that found no deal as `notFound`, as a Find.
+	if ('notFound' in result && result.notFound) {
 		return { ok: true, notFound: true };
 	}
 	return { ok: true, ...('data' in result && result.data !== undefined ? { data: result.data } : {}) };
@@ -329,10 +326,5 @@ export async function deadLetter(rc: RunnerContext, message: ScenarioRunMessage)
 		updatedAt: now,
 		finishedAt: now,
 	};
-	const scenario = await rc.db
-		.select({ name: scenarios.name })
-		.from(scenarios)
-		.where(and(eq(scenarios.workspaceId, run.workspaceId), eq(scenarios.id, run.scenarioId)))
-		.get();
-	await write(rc, run, failed, scenario?.name ?? run.scenarioId, now);
+	await write(rc, run, failed, await scenarioName(rc.db, run.workspaceId, run.scenarioId), now);
 }

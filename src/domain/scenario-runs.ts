@@ -20,7 +20,7 @@ export const scenarioRunMessageSchema = z.object({ runId: z.string(), workspaceI
 export type ScenarioRunMessage = z.infer<typeof scenarioRunMessageSchema>;
 
 /** Deeper than any real event payload; a body nested thousands deep would only cost every later reader. */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 /** A run's input (a webhook body, an API call's variables): any JSON object, not nested too deep. */
 export const runInputSchema = z
@@ -112,7 +112,7 @@ export function runAccepted(run: RunRow): z.infer<typeof runAcceptedSchema> {
 	return { runId: run.id, scenarioId: run.scenarioId, status: run.status, createdAt: iso(run.createdAt) };
 }
 
-export interface RunStart {
+interface RunStart {
 	workspaceId: string;
 	scenarioId: string;
 	trigger: RunTrigger;

@@ -16,6 +16,7 @@ import { scenarios } from '../db/schema';
 import { evaluate } from '../engines/conditions';
 import type { DomainEvent } from '../events/catalogue';
 import { NotFound } from '../lib/errors';
+import { groupBy } from '../lib/group-by';
 import { iso } from '../lib/ids';
 import { startRun } from './scenario-runs';
 import { NotRunnable, nextFire, SCENARIO_EVENT_TYPES, workspaceTimeZone } from './scenarios';
@@ -59,9 +60,7 @@ export async function eventScenarios(db: Database, workspaceIds: string[]) {
 				isNotNull(scenarios.publishedVersion),
 			),
 		);
-	const byWorkspace = new Map<string, EventScenario[]>();
-	for (const row of rows) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
-	return byWorkspace;
+	return groupBy<EventScenario & { workspaceId: string }>(rows, (row) => row.workspaceId);
 }
 
 export async function startEventScenarios(
@@ -115,6 +114,8 @@ export async function fireSchedules(env: Env, db: Database, now = Date.now()): P
 		.orderBy(scenarios.nextFireAt)
 		.limit(SCHEDULES_PER_SWEEP);
 	let fired = 0;
+	// Read once per workspace of the sweep, not once per scenario.
+	const timeZones = new Map<string, string>();
 	for (const scenario of due) {
 		const at = scenario.nextFireAt as number;
 		await startedUnlessGone(() =>
@@ -127,7 +128,11 @@ export async function fireSchedules(env: Env, db: Database, now = Date.now()): P
 				input: { firedAt: iso(at) },
 			}),
 		);
-		const timeZone = await workspaceTimeZone(db, scenario.workspaceId);
+		let timeZone = timeZones.get(scenario.workspaceId);
+		if (timeZone === undefined) {
+			timeZone = await workspaceTimeZone(db, scenario.workspaceId);
+			timeZones.set(scenario.workspaceId, timeZone);
+		}
 		const next = nextFire(scenario.cron ?? '', timeZone, Math.max(now, at)) ?? null;
 		await db
 			.update(scenarios)

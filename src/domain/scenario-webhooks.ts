@@ -19,7 +19,7 @@ import type { Database } from '../db/client';
 import { scenarioWebhooks, WEBHOOK_AUTH } from '../db/schema';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
-import { scenarioRow } from './scenarios';
+import { assertScenario } from './scenarios';
 
 /** The header a sender that cannot sign may put the secret in. */
 export const SECRET_HEADER = 'X-Webhook-Secret';
@@ -81,7 +81,7 @@ function webhookView(row: WebhookRow, origin: string): z.infer<typeof webhookSch
 }
 
 /** The webhook's secret at `version`: derived, never stored (see the top of this file). */
-export function inboundSecret(env: Pick<Env, 'PARLEY_SECRET'>, id: string, version: number): Promise<string> {
+function inboundSecret(env: Pick<Env, 'PARLEY_SECRET'>, id: string, version: number): Promise<string> {
 	return webhookSecret(deploymentSecret(env), `inbound-webhook:${id}:${version}`);
 }
 
@@ -114,7 +114,7 @@ export async function createWebhook(
 	origin: string,
 	now = Date.now(),
 ) {
-	await scenarioRow(db, workspaceId, scenarioId);
+	await assertScenario(db, workspaceId, scenarioId);
 	const row: WebhookRow = {
 		id: newId('wh', now),
 		workspaceId,
@@ -130,7 +130,7 @@ export async function createWebhook(
 }
 
 export async function listWebhooks(db: Database, workspaceId: string, scenarioId: string, origin: string) {
-	await scenarioRow(db, workspaceId, scenarioId);
+	await assertScenario(db, workspaceId, scenarioId);
 	const rows = await db
 		.select()
 		.from(scenarioWebhooks)

@@ -8,14 +8,22 @@ import { z } from '@hono/zod-openapi';
 import { Cron } from 'croner';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { SCENARIO_TRIGGERS, scenarioRuns, scenarioSteps, scenarios, scenarioWebhooks } from '../db/schema';
+import {
+	automationVersions,
+	SCENARIO_TRIGGERS,
+	scenarioRuns,
+	scenarioSteps,
+	scenarios,
+	scenarioWebhooks,
+} from '../db/schema';
+import { existsInWorkspace } from '../db/scoped';
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { type ScenarioDefinition, scenarioDefinitionSchema, scenarioProblems } from '../engines/scenario-definition';
 import { under } from '../engines/step-graph';
 import { changesOf, type EventType, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
-import { Conflict, Invalid } from '../lib/errors';
+import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import {
@@ -27,9 +35,9 @@ import {
 	movedFields,
 	ownerPage,
 	ownerRow,
+	ownerSummary,
 	publishing,
 	raced,
-	versionRow,
 	versionSchema,
 } from './versions';
 import { loadWidgetSettings } from './widget-settings';
@@ -65,7 +73,7 @@ const cronSchema = z
 	})
 	.openapi({ description: 'Minute, hour, day of month, month, day of week.', example: '0 9 * * 1-5' });
 
-export const scenarioTriggerSchema = z
+const scenarioTriggerSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({
 			kind: z.literal('webhook').openapi({ description: 'Only its webhooks and API calls start it.' }),
@@ -149,7 +157,7 @@ export const scenarioSchema = z
 
 export const scenarioVersionSchema = versionSchema('ScenarioVersion', scenarioDefinitionSchema);
 
-export type ScenarioRow = typeof scenarios.$inferSelect;
+type ScenarioRow = typeof scenarios.$inferSelect;
 
 function scenarioView(row: ScenarioRow): z.infer<typeof scenarioSchema> {
 	return {
@@ -214,8 +222,13 @@ export async function workspaceTimeZone(db: Database, workspaceId: string): Prom
 	return (await loadWidgetSettings(db, workspaceId)).settings.businessHours.timeZone;
 }
 
-export async function scenarioRow(db: Database, workspaceId: string, id: string): Promise<ScenarioRow> {
+async function scenarioRow(db: Database, workspaceId: string, id: string): Promise<ScenarioRow> {
 	return ownerRow(db, scenarios, 'Scenario', workspaceId, id);
+}
+
+/** NotFound unless the scenario is the workspace's: a check that reads no draft. */
+export async function assertScenario(db: Database, workspaceId: string, id: string): Promise<void> {
+	if (!(await existsInWorkspace(db, scenarios, workspaceId, id))) throw new NotFound(`Scenario ${id} not found.`);
 }
 
 export async function getScenario(db: Database, workspaceId: string, id: string) {
@@ -228,8 +241,6 @@ export const scenarioCursor = byNameCursor;
 export async function listScenarios(db: Database, workspaceId: string, after: ByNameCursor | null, limit: number) {
 	return ownerPage(db, scenarios, workspaceId, after, limit, scenarioView);
 }
-
-const summary = (row: { id: string; name: string }) => ({ id: row.id, name: row.name });
 
 export async function createScenario(
 	env: Env,
@@ -252,7 +263,7 @@ export async function createScenario(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('scenario.created', workspaceId, actor, { scenario: summary(row) }, now);
+	const event = newEvent('scenario.created', workspaceId, actor, { scenario: ownerSummary(row) }, now);
 	const committed = await commit(db, { statements: [db.insert(scenarios).values(row)], events: [event] });
 	await release(env, committed.events);
 	return scenarioView(row);
@@ -290,7 +301,7 @@ export async function updateScenario(
 		'scenario.updated',
 		workspaceId,
 		actor,
-		{ scenario: summary(after), ...changesOf(moved) },
+		{ scenario: ownerSummary(after), ...changesOf(moved) },
 		now,
 	);
 	const statements = guardedOwnerUpdate(db, scenarios, current, { ...set, updatedAt });
@@ -312,7 +323,7 @@ export async function deleteScenario(
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
-	const event = newEvent('scenario.deleted', workspaceId, actor, { scenario: summary(current) }, now);
+	const event = newEvent('scenario.deleted', workspaceId, actor, { scenario: ownerSummary(current) }, now);
 	const statements = [
 		deleteVersions(db, current),
 		db
@@ -349,15 +360,7 @@ export async function publishScenario(
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
 	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const { published, ownerSet, inserts } = await publishing(
-		db,
-		current,
-		'Scenario',
-		version,
-		checkedScenario,
-		operatorId,
-		now,
-	);
+	const { ownerSet, inserts } = await publishing(db, current, 'Scenario', version, checkedScenario, operatorId, now);
 	const nextFireAt =
 		current.cron === null
 			? null
@@ -368,7 +371,7 @@ export async function publishScenario(
 		'scenario.published',
 		workspaceId,
 		actor,
-		{ scenario: summary(current), version: published, rollback: version !== undefined },
+		{ scenario: ownerSummary(current), version: ownerSet.publishedVersion, rollback: version !== undefined },
 		now,
 	);
 	const statements = [...guardedOwnerUpdate(db, scenarios, current, set), ...inserts];
@@ -399,8 +402,35 @@ export async function runnableScenario(db: Database, workspaceId: string, id: st
 	return { row, version: row.publishedVersion };
 }
 
-/** The definition of one version of a scenario (what a run executes). */
-export async function versionDefinition(db: Database, workspaceId: string, id: string, version: number) {
-	const row = await versionRow(db, { id, workspaceId }, 'Scenario', version);
-	return row.definition as ScenarioDefinition;
+/**
+ * What a run of one version executes: the scenario's name and that version's definition, in one query; null
+ * when the scenario is gone, NotFound when it has no such version.
+ */
+export async function runVersion(db: Database, workspaceId: string, id: string, version: number) {
+	const row = await db
+		.select({ name: scenarios.name, definition: automationVersions.definition })
+		.from(scenarios)
+		.leftJoin(
+			automationVersions,
+			and(
+				eq(automationVersions.workspaceId, scenarios.workspaceId),
+				eq(automationVersions.ownerId, scenarios.id),
+				eq(automationVersions.version, version),
+			),
+		)
+		.where(and(eq(scenarios.workspaceId, workspaceId), eq(scenarios.id, id)))
+		.get();
+	if (!row) return null;
+	if (row.definition === null) throw new NotFound(`Scenario ${id} has no version ${version}.`);
+	return { name: row.name, definition: row.definition as ScenarioDefinition };
+}
+
+/** A scenario's name, for a run's ending event; its id when the scenario is gone. */
+export async function scenarioName(db: Database, workspaceId: string, id: string): Promise<string> {
+	const row = await db
+		.select({ name: scenarios.name })
+		.from(scenarios)
+		.where(and(eq(scenarios.workspaceId, workspaceId), eq(scenarios.id, id)))
+		.get();
+	return row?.name ?? id;
 }

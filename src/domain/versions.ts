@@ -27,6 +27,11 @@ import { iso } from '../lib/ids';
  */
 type OwnerTable = typeof bots | typeof scenarios | typeof automationRules | typeof assignmentRules;
 
+/** An owner as its events name it: `{ id, name }`. */
+export function ownerSummary(row: { id: string; name: string }) {
+	return { id: row.id, name: row.name };
+}
+
 /** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
 export async function ownerRow<T extends OwnerTable>(
 	db: Database,
@@ -86,7 +91,7 @@ export function guardedOwnerUpdate<T extends OwnerTable>(
 }
 
 /** What versioning reads of an owner (a bot's or a scenario's row). */
-export interface VersionedRow {
+interface VersionedRow {
 	id: string;
 	workspaceId: string;
 	publishedVersion: number | null;
@@ -180,10 +185,10 @@ export async function publishing(
 	check: (definition: unknown) => unknown,
 	operatorId: string | null,
 	now: number,
-): Promise<{ published: number; ownerSet: { publishedVersion: number; lastVersion: number }; inserts: Statement[] }> {
+): Promise<{ ownerSet: { publishedVersion: number; lastVersion: number }; inserts: Statement[] }> {
 	if (version !== undefined) {
 		await versionRow(db, owner, label, version);
-		return { published: version, ownerSet: { publishedVersion: version, lastVersion: owner.lastVersion }, inserts: [] };
+		return { ownerSet: { publishedVersion: version, lastVersion: owner.lastVersion }, inserts: [] };
 	}
 	const published = owner.lastVersion + 1;
 	const insert = db.insert(automationVersions).values({
@@ -194,7 +199,7 @@ export async function publishing(
 		publishedBy: operatorId,
 		createdAt: now,
 	});
-	return { published, ownerSet: { publishedVersion: published, lastVersion: published }, inserts: [insert] };
+	return { ownerSet: { publishedVersion: published, lastVersion: published }, inserts: [insert] };
 }
 
 /** The owner's versions, newest first (without their definitions). */

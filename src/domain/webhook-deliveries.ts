@@ -23,6 +23,7 @@ import { type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, NotFound, ServiceUnavailable } from '../lib/errors';
+import { groupBy } from '../lib/group-by';
 import { guardedFetch, OutboundError } from '../lib/guarded-fetch';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import { SYSTEM } from '../model/actor';
@@ -31,9 +32,9 @@ import { activeSecrets, type EndpointRow, endpointRow, endpointSecret } from './
 /** Seconds before each try: the first at once, then the Standard Webhooks schedule, then daily. */
 export const RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400, 86_400] as const;
 /** Failing this long (every try since) disables an endpoint. */
-export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
+const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 /** How long a receiver has to answer. */
-export const RESPONSE_WINDOW_MS = 15_000;
+const RESPONSE_WINDOW_MS = 15_000;
 /** The longest delay a Queue message may carry: longer waits go in legs. */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 /** How long a claimed try may take before its watchdog message makes it again: the answer window and more. */
@@ -78,9 +79,7 @@ export async function listeningEndpoints(db: Database, workspaceIds: string[]) {
 		})
 		.from(webhookEndpoints)
 		.where(and(inArray(webhookEndpoints.workspaceId, [...new Set(workspaceIds)]), eq(webhookEndpoints.enabled, true)));
-	const byWorkspace = new Map<string, ListeningEndpoint[]>();
-	for (const row of rows) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
-	return byWorkspace;
+	return groupBy<ListeningEndpoint & { workspaceId: string }>(rows, (row) => row.workspaceId);
 }
 
 /**

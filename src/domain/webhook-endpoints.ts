@@ -16,7 +16,7 @@ import { urlRefusal } from '../lib/guarded-fetch';
 import { iso, isoOrNull, newId } from '../lib/ids';
 
 /** How long a rotated-out secret goes on signing, unless the rotation says otherwise. */
-export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
+const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
 const MAX_ENDPOINTS = 50;
 
 const eventTypes = z

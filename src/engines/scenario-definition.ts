@@ -14,6 +14,7 @@ import { z } from '@hono/zod-openapi';
 import { template, variableName } from '../actions/fields';
 import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
 import { createDealAction, tagAction, updateContactAction, updateDealAction } from '../actions/index';
+import { channelName } from '../model/conversations';
 import { conditionProblemsWithin, conditionSchema } from './conditions';
 import {
 	graphProblems,
@@ -26,8 +27,8 @@ import {
 	under,
 } from './step-graph';
 
-/** Items a Loop step goes through at most (the issue's cap), and steps a definition may hold. */
-export const MAX_LOOP_ITEMS = 1_000;
+/** Items a Loop step goes through at most (the issue's cap); steps a definition may hold is step-graph's MAX_STEPS. */
+const MAX_LOOP_ITEMS = 1_000;
 const onError = stepLink.optional().openapi({ description: 'Taken when the step fails; the run fails otherwise.' });
 const keep = variableName.optional().openapi({ description: 'The variable that keeps what the step found or made.' });
 const ref = (what: string) =>
@@ -82,11 +83,7 @@ const createConversation = z.strictObject({
 	...stepCommon,
 	type: z.literal('create_conversation').openapi({ description: 'Create Conversation with the contact.' }),
 	contact: ref('contact'),
-	channel: z
-		.string()
-		.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name')
-		.default('api')
-		.openapi({ description: 'Its channel (`api` by default).' }),
+	channel: channelName.default('api').openapi({ description: 'Its channel (`api` by default).' }),
 	message: template(10_000).optional().openapi({ description: 'Its first message, from the team (a bot).' }),
 	variable: keep,
 	next: stepLink.optional(),
@@ -195,7 +192,7 @@ const end = z.strictObject({
 	reason: template(400).optional().openapi({ description: 'Why, for a failed run.' }),
 });
 
-export const scenarioStepSchema = z.discriminatedUnion('type', [
+const scenarioStepSchema = z.discriminatedUnion('type', [
 	findContact,
 	createContact,
 	updateContact,

@@ -106,7 +106,7 @@ export function under(path: (string | number)[], found: readonly StepProblem[]):
 	return found.map((p) => ({ path: [...path, ...p.path], message: p.message }));
 }
 
-export interface StepLink {
+interface StepLink {
 	to: string;
 	field: (string | number)[];
 }

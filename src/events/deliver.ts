@@ -1,3 +1,4 @@
+import { groupBy } from '../lib/group-by';
 import type { DomainEvent } from './catalogue';
 import { LIVE_FEED_TYPES } from './catalogue';
 
@@ -41,11 +42,8 @@ export async function deliverEvents(env: Env, events: DomainEvent[], live = true
 }
 
 async function publishLive(env: Env, events: DomainEvent[]): Promise<void> {
-	const byWorkspace = new Map<string, DomainEvent[]>();
-	for (const event of events) {
-		if (!LIVE_FEED_TYPES.includes(event.type)) continue;
-		byWorkspace.set(event.workspaceId, [...(byWorkspace.get(event.workspaceId) ?? []), event]);
-	}
+	const live = events.filter((event) => LIVE_FEED_TYPES.includes(event.type));
+	const byWorkspace = groupBy(live, (event) => event.workspaceId);
 	await Promise.all(
 		[...byWorkspace].map(async ([workspaceId, list]) => {
 			try {

@@ -23,6 +23,7 @@ import {
 	webhookWithSecretSchema,
 } from '../domain/scenario-webhooks';
 import {
+	assertScenario,
 	checkedScenario,
 	createScenario,
 	deleteScenario,
@@ -541,7 +542,7 @@ export const scenariosRoutes = createRouter()
 			const { id } = c.req.valid('param');
 			const { cursor, limit, status } = c.req.valid('query');
 			const { workspaceId } = c.var.caller;
-			await getScenario(c.var.db, workspaceId, id);
+			await assertScenario(c.var.db, workspaceId, id);
 			const after = readCursor(cursor, newestFirstCursor);
 			return c.json(await listRuns(c.var.db, workspaceId, id, status, after, limit), 200);
 		},
