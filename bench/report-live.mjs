@@ -1,6 +1,7 @@
 // The report's sections on a message's path: where a request's time goes (Server-Timing), one conversation
-// room written from eight sockets, and the fan-out at each size with the ratio between sizes. Each comes as
-// plain text (stdout) and as Markdown lines (bench/results).
+// room written from eight sockets, the fan-out at each size with the ratio between sizes, and what runs behind
+// the messages: bots, scenarios and webhooks, auto-assignment and automation rules. Each comes as plain text
+// (stdout) and as Markdown lines (bench/results).
 import { latencies, markdownTable, show, textTable } from './report-format.mjs';
 
 const BREAKDOWN_TITLES = {
@@ -281,6 +282,81 @@ export function scenariosSection(results) {
 			'count from the first event to the last delivery.',
 		'',
 		markdownTable(['figure', 'value'], scenarioRows(s)),
+		'',
+	];
+}
+
+function automationRows(a) {
+	const live = a.assignment.underCreation;
+	const drain = a.assignment.drain;
+	const r = a.rules;
+	const ms = (l) => `${show(l.p50Ms, ' ms')} / ${show(l.p99Ms, ' ms')}`;
+	return [
+		[
+			`conversations started / assigned (${a.assignment.operators} operators)`,
+			`${live.conversations} / ${live.assigned}`,
+		],
+		['round robin shares (largest − smallest)', `${live.perOperator.join(', ')} (${live.spread})`],
+		['conversations started per second', show(live.creationsPerSecond)],
+		['start → assigned on the feed p50 / p99', ms(live.startToAssigned)],
+		['GET /health (sequential) p50 / p99', ms(a.healthSequential)],
+		[
+			'start → assigned p50 / p99, × /health',
+			`${show(a.ratios.assignedP50, '×')} / ${show(a.ratios.assignedP99, '×')}`,
+		],
+		[
+			'assignments per second while visitors start conversations (× /health rps)',
+			`${show(live.decisionsPerSecond)} (${show(a.ratios.decisionsPerSecondToHealthRps, '×')})`,
+		],
+		[
+			'queued while the team is away / assigned before it came back',
+			`${drain.queueLength} / ${drain.assignedWhileAway}`,
+		],
+		[
+			'queue drained per second once online (× /health rps)',
+			`${show(drain.decisionsPerSecond)} (${show(a.ratios.drainPerSecondToHealthRps, '×')}), last after ${show(drain.onlineToLast, ' ms')}`,
+		],
+		[
+			'tags applied / rule executions succeeded / failed / skipped',
+			`${r.events} / ${r.succeeded} / ${r.failed} / ${r.skipped}`,
+		],
+		['tag applied → execution finished p50 / p99', ms(r.tagToDone)],
+		[
+			'tag → finished p50 / p99, × /health',
+			`${show(a.ratios.tagToDoneP50, '×')} / ${show(a.ratios.tagToDoneP99, '×')}`,
+		],
+		[
+			'rule executions per second (× /health rps)',
+			`${show(r.executionsPerSecond)} (${show(a.ratios.executionsPerSecondToHealthRps, '×')})`,
+		],
+	];
+}
+
+export function automationText(results) {
+	return results.automation ? textTable(['automation figure', 'value'], automationRows(results.automation)) : null;
+}
+
+export function automationSection(results) {
+	const a = results.automation;
+	const lines = ['## Auto-assignment and automation rules', ''];
+	if (!a) return [...lines, 'Automation: not measured (see the warnings).', ''];
+	return [
+		...lines,
+		`Assignment: ${a.assignment.operators} operators online, each with its inbox feed socket open, and a ` +
+			`round-robin assignment rule; ${a.assignment.underCreation.conversations} visitors start a conversation ` +
+			"through the widget endpoints, 8 at a time. Start → assigned runs from the start of the visitor's " +
+			"requests to the conversation's assignment arriving on the admin's inbox feed; it goes through the " +
+			'events Queue (batches wait up to 1 s locally) and the workspace Durable Object. Assignments per second ' +
+			'count from the first start to the last assignment. Then the five set themselves away, as many ' +
+			'conversations wait in the queue, and all five come back online at once: the drain counts from the ' +
+			'first "online" to the last assignment. Rules: a rule on the tag `urgent` that answers the customer ' +
+			`and tags the conversation \`triaged\`, the tag applied through the API to ${a.rules.events} seeded ` +
+			"conversations, 8 at a time; tag → finished runs from the PATCH's start to the execution's finishedAt " +
+			'(recorded by the Worker); executions per second count from the first PATCH to the last execution. ' +
+			'Latencies are compared with GET /health timed one at a time, rates with its closed-loop throughput, both ' +
+			'in the same run.',
+		'',
+		markdownTable(['figure', 'value'], automationRows(a)),
 		'',
 	];
 }

@@ -1,6 +1,8 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
 import { markdownTable, show, textTable } from './report-format.mjs';
 import {
+	automationSection,
+	automationText,
 	botsSection,
 	botsText,
 	breakdownSection,
@@ -180,6 +182,8 @@ export function textReport(results) {
 	if (bots) lines.push('', bots);
 	const scenarios = scenariosText(results);
 	if (scenarios) lines.push('', scenarios);
+	const automation = automationText(results);
+	if (automation) lines.push('', automation);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
@@ -233,6 +237,7 @@ export function markdownReport(results) {
 		...fanoutSection(results),
 		...botsSection(results),
 		...scenariosSection(results),
+		...automationSection(results),
 		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];

@@ -1,13 +1,16 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
-//   --webhook-events 500 --only widget-config|bots|scenarios]`
+//   --webhook-events 500 --assignment-conversations 300 --rule-events 500
+//   --only widget-config|bots|scenarios|automation]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
 // closed-loop load generator, where a request's time goes (Server-Timing, sequential requests), one
 // conversation room written from eight sockets at once, the fan-out of API messages to open visitor and
 // operator sockets at each size, bot replies and 1,000 bot delays, 1,000 signed webhook calls run as scenarios
-// and outbound webhook deliveries to a local receiver, then the widget in Chromium, and writes
+// and outbound webhook deliveries to a local receiver, auto-assignment of conversations visitors start (and
+// of a queue drained when the team comes online) and automation rules run from the events Queue, then the
+// widget in Chromium, and writes
 // bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,6 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
+import { automationSection } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
 import { writeDatasetSql } from './dataset.mjs';
@@ -69,6 +73,8 @@ const { values: options } = parseArgs({
 		'bot-delays': { type: 'string', default: '1000' },
 		'scenario-calls': { type: 'string', default: '1000' },
 		'webhook-events': { type: 'string', default: '500' },
+		'assignment-conversations': { type: 'string', default: '300' },
+		'rule-events': { type: 'string', default: '500' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
 		only: { type: 'string' },
 	},
@@ -88,8 +94,14 @@ const settings = {
 	botDelays: boundedInt(options['bot-delays'], 1, 5_000, 'bot-delays'),
 	scenarioCalls: boundedInt(options['scenario-calls'], 10, 5_000, 'scenario-calls'),
 	webhookEvents: boundedInt(options['webhook-events'], 10, 5_000, 'webhook-events'),
+	assignmentConversations: boundedInt(options['assignment-conversations'], 10, 5_000, 'assignment-conversations'),
+	ruleEvents: boundedInt(options['rule-events'], 10, 5_000, 'rule-events'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
+// Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
+// holds one seeded conversation per tag the rules section applies.
+const ASSIGNMENT = { slug: 'bench-assignment', count: 0 };
+const RULES = { slug: 'bench-rules', count: settings.ruleEvents };
 
 function boundedInt(text, min, max, name) {
 	const value = Number(text);
@@ -271,6 +283,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	});
 	const bots = await botsOf(baseUrl, workspaces, warnings);
 	const scenarioRuns = await scenariosOf(baseUrl, workspaces, health, warnings);
+	const automation = await automationOf(baseUrl, workspaces, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
@@ -291,6 +304,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		fanout,
 		bots,
 		scenarioRuns,
+		automation,
 		widget,
 		d1QueriesPerListPage,
 	};
@@ -303,6 +317,19 @@ function scenariosOf(baseUrl, workspaces, health, warnings) {
 		webhookWorkspace: workspaces[WEBHOOKS.slug],
 		calls: settings.scenarioCalls,
 		events: settings.webhookEvents,
+		health,
+		warnings,
+		log,
+	});
+}
+
+function automationOf(baseUrl, workspaces, health, warnings) {
+	return automationSection({
+		baseUrl,
+		assignmentWorkspace: workspaces[ASSIGNMENT.slug],
+		rulesWorkspace: workspaces[RULES.slug],
+		conversations: settings.assignmentConversations,
+		events: settings.ruleEvents,
 		health,
 		warnings,
 		log,
@@ -393,8 +420,8 @@ async function main() {
 		log('building the widget (vite build)');
 		buildWidget(ROOT);
 		const only = options.only;
-		if (only !== undefined && !['widget-config', 'bots', 'scenarios'].includes(only)) {
-			throw new Error('--only takes widget-config, bots or scenarios');
+		if (only !== undefined && !['widget-config', 'bots', 'scenarios', 'automation'].includes(only)) {
+			throw new Error('--only takes widget-config, bots, scenarios or automation');
 		}
 		log(only ? `seeding the ${only} workspaces` : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
@@ -406,7 +433,9 @@ async function main() {
 					? [BOT_REPLY, BOT_DELAYS]
 					: only === 'scenarios'
 						? [WIDGET, SCENARIO_RUNS, WEBHOOKS]
-						: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+						: only === 'automation'
+							? [WIDGET, ASSIGNMENT, RULES]
+							: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS, ASSIGNMENT, RULES],
 		);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
@@ -438,6 +467,13 @@ async function main() {
 			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			const scenarioRuns = await scenariosOf(server.baseUrl, workspaces, health, warnings);
 			console.log(JSON.stringify({ health, scenarioRuns, warnings }, null, '\t'));
+			return;
+		}
+		if (only === 'automation') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const automation = await automationOf(server.baseUrl, workspaces, health, warnings);
+			console.log(JSON.stringify({ health, automation, warnings }, null, '\t'));
 			return;
 		}
 		if (only === 'bots') {

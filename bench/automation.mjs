@@ -1,0 +1,250 @@
+// The automation section of `npm run bench`: auto-assignment and automation rules, each against GET /health
+// in the same run.
+// - assignment under creation: 5 operators online (each with its inbox feed socket open, as a console holds
+//   it), a round-robin assignment rule, then N conversations started by visitors through the widget endpoints,
+//   8 at a time. Each conversation's start to its assignment arriving on the admin's inbox feed
+//   (`conversation.updated` with an assignee) gives the latency (p50/p99); decisions per second count from
+//   the first start to the last assignment; the spread is the largest minus the smallest operator's share.
+// - queue drain: the same operators set themselves away, N more conversations wait in the queue, then all
+//   five come back online at once: decisions per second from the first "online" to the last assignment.
+// - rule executions: a rule on `tag_applied` (urgent) that answers the customer and tags the conversation
+//   `triaged`; the tag applied through the API to N seeded conversations, 8 at a time. Each execution's own
+//   finishedAt minus its PATCH's start gives the latency; executions per second count from the first PATCH to
+//   the last execution finished.
+import { performance } from 'node:perf_hooks';
+import { inPool, startVisitorConversation, withTimeout } from './fanout.mjs';
+import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
+import { ratio, round } from './report-format.mjs';
+
+const DONE_TIMEOUT_MS = 300_000;
+const OPERATORS = 5;
+const FEED_OPEN_TIMEOUT_MS = 15_000;
+
+/**
+ * Opens the inbox feed of `token` and resolves once its first frame (everyone's presence) arrived; every
+ * later `event` frame goes to `onEvent` with its arrival time (Date.now(), comparable with the Worker's ISO
+ * times: both run on this machine).
+ */
+async function openFeed(baseUrl, token, onEvent) {
+	const socket = await withTimeout(
+		new Promise((resolve, reject) => {
+			const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/v3/live`, {
+				headers: { Authorization: `Bearer ${token}` },
+			});
+			let open = false;
+			socket.addEventListener('message', (message) => {
+				const at = Date.now();
+				const frame = JSON.parse(message.data);
+				if (frame.type === 'presence' && !open) {
+					open = true;
+					resolve(socket);
+				} else if (frame.type === 'event') onEvent(frame.event, at);
+			});
+			socket.addEventListener('error', () => open || reject(new Error('inbox feed: refused or failed')));
+			socket.addEventListener('close', (event) => open || reject(new Error(`inbox feed closed (${event.code})`)));
+		}),
+		FEED_OPEN_TIMEOUT_MS,
+	);
+	if (!socket) throw new Error(`inbox feed: no presence frame within ${FEED_OPEN_TIMEOUT_MS / 1000} s`);
+	return socket;
+}
+
+/** Waits until `done()` holds or DONE_TIMEOUT_MS passed, checking every `everyMs`. */
+async function until(done, everyMs = 100) {
+	const deadline = Date.now() + DONE_TIMEOUT_MS;
+	while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, everyMs));
+}
+
+/** The team: OPERATORS members with their own tokens and feed sockets, online. */
+async function team(baseUrl, admin) {
+	const members = [];
+	for (let i = 0; i < OPERATORS; i++) {
+		const member = await api(baseUrl, admin, 'POST', '/v3/team/members', {
+			email: `agent-${i}@bench.example`,
+			name: `Agent ${i}`,
+			permissions: ['conversations:read', 'messages:send'],
+		});
+		const { token } = await api(baseUrl, admin, 'POST', `/v3/team/members/${member.id}/token`);
+		const socket = await openFeed(baseUrl, token, () => {});
+		members.push({ id: member.id, token, socket });
+	}
+	return members;
+}
+
+const setStatus = (baseUrl, members, status) =>
+	Promise.all(members.map((m) => api(baseUrl, m.token, 'PUT', '/v3/me/status', { status })));
+
+/** Starts `n` visitor conversations 8 at a time; returns when each started (Date.now()), by id. */
+async function startConversations(baseUrl, workspaceId, n, label) {
+	const startedAt = new Map();
+	await inPool(n, 8, async (i) => {
+		const at = Date.now();
+		const { conversationId } = await startVisitorConversation(baseUrl, workspaceId, `${label} ${i}`);
+		startedAt.set(conversationId, at);
+	});
+	return startedAt;
+}
+
+async function assignment({ baseUrl, workspace, conversations, log }) {
+	/** The first assignment of each conversation seen on the admin's feed: when, and to whom. */
+	const assigned = new Map();
+	const watcher = await openFeed(baseUrl, workspace.token, (event, at) => {
+		if (event.type !== 'conversation.updated') return;
+		const to = event.payload.changes?.assigneeId?.to;
+		const id = event.payload.conversation.id;
+		if (to && !assigned.has(id)) assigned.set(id, { at, to });
+	});
+	// The admin watching is present too: busy, so that only the five agents take conversations.
+	await api(baseUrl, workspace.token, 'PUT', '/v3/me/status', { status: 'busy' });
+	const members = await team(baseUrl, workspace.token);
+	try {
+		await setStatus(baseUrl, members, 'online');
+		await api(baseUrl, workspace.token, 'POST', '/v3/assignment/rules', {
+			name: 'Everyone in turn',
+			policy: { strategy: 'round_robin' },
+		});
+
+		log(`assignment: ${conversations} conversations started by visitors while ${OPERATORS} operators are online`);
+		const began = Date.now();
+		const created = await startConversations(baseUrl, workspace.workspaceId, conversations, 'Hello');
+		const createdSeconds = (Date.now() - began) / 1000;
+		await until(() => [...created.keys()].every((id) => assigned.has(id)));
+		const live = [...created].filter(([id]) => assigned.has(id));
+		const perOperator = members.map((m) => live.filter(([id]) => assigned.get(id).to === m.id).length);
+		const lastLive = Math.max(...live.map(([id]) => assigned.get(id).at));
+		const underCreation = {
+			conversations,
+			assigned: live.length,
+			toOthers: live.length - perOperator.reduce((a, b) => a + b, 0),
+			perOperator,
+			spread: Math.max(...perOperator) - Math.min(...perOperator),
+			creationsPerSecond: round(conversations / Math.max(0.001, createdSeconds), 1),
+			startToAssigned: latencySummary(live.map(([id, at]) => assigned.get(id).at - at)),
+			decisionsPerSecond: round(live.length / Math.max(0.001, (lastLive - began) / 1000), 1),
+		};
+
+		log(`assignment: ${conversations} conversations queued while everyone is away, then everyone back online`);
+		await setStatus(baseUrl, members, 'away');
+		const queueBegan = Date.now();
+		const queued = await startConversations(baseUrl, workspace.workspaceId, conversations, 'Anyone there?');
+		const queuedSeconds = (Date.now() - queueBegan) / 1000;
+		await until(async () => {
+			const queue = await api(baseUrl, workspace.token, 'GET', '/v3/assignment/queue');
+			return queue.data.length >= conversations;
+		}, 250);
+		const queueLength = (await api(baseUrl, workspace.token, 'GET', '/v3/assignment/queue')).data.length;
+		if (queueLength < conversations) throw new Error(`assignment: ${queueLength} of ${conversations} queued`);
+		const assignedWhileAway = [...queued.keys()].filter((id) => assigned.has(id)).length;
+		const online = Date.now();
+		await setStatus(baseUrl, members, 'online');
+		await until(() => [...queued.keys()].every((id) => assigned.has(id)));
+		const drained = [...queued.keys()].filter((id) => assigned.has(id));
+		const lastDrained = Math.max(...drained.map((id) => assigned.get(id).at));
+		const drain = {
+			conversations,
+			creationsPerSecond: round(conversations / Math.max(0.001, queuedSeconds), 1),
+			queueLength,
+			assignedWhileAway,
+			assigned: drained.length,
+			onlineToLast: round(lastDrained - online, 1),
+			decisionsPerSecond: round(drained.length / Math.max(0.001, (lastDrained - online) / 1000), 1),
+		};
+		return { operators: OPERATORS, underCreation, drain };
+	} finally {
+		await Promise.allSettled([watcher, ...members.map((m) => m.socket)].map((s) => s.close(1000, 'bench done')));
+	}
+}
+
+/** Every execution of the rule, through the API's pages. */
+async function allExecutions(baseUrl, token, ruleId) {
+	const executions = [];
+	let cursor = null;
+	do {
+		const page = await api(
+			baseUrl,
+			token,
+			'GET',
+			`/v3/automation-rules/executions?ruleId=${ruleId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+		);
+		executions.push(...page.data);
+		cursor = page.nextCursor;
+	} while (cursor);
+	return executions;
+}
+
+async function ruleExecutions({ baseUrl, workspace, events, log }) {
+	const ids = workspace.conversationIds.slice(0, events);
+	if (ids.length < events) throw new Error(`rules: ${events} events need as many seeded conversations`);
+	const rule = await api(baseUrl, workspace.token, 'POST', '/v3/automation-rules', {
+		name: 'Urgent: answer and triage',
+		trigger: { kind: 'tag_applied', tag: 'urgent' },
+		actions: [
+			{ type: 'send_message', text: 'Thanks {{ contact.name | default: "there" }}, this one goes first.' },
+			{ type: 'apply_tag', tag: 'triaged' },
+		],
+	});
+	log(`rules: the tag "urgent" applied to ${events} conversations, 8 at a time`);
+	const patchedAt = new Map();
+	const began = Date.now();
+	await inPool(events, 8, async (i) => {
+		patchedAt.set(ids[i], Date.now());
+		await api(baseUrl, workspace.token, 'PATCH', `/v3/conversations/${ids[i]}`, { tags: ['urgent'] });
+	});
+	log(`rules: ${events} tags applied in ${((Date.now() - began) / 1000).toFixed(1)} s; waiting for the executions`);
+	let executions = [];
+	await until(async () => {
+		executions = await allExecutions(baseUrl, workspace.token, rule.id);
+		return executions.length >= events && executions.every((e) => e.status !== 'running');
+	}, 1000);
+	const done = executions.filter((e) => e.status === 'succeeded');
+	const finished = done.map((e) => Date.parse(e.finishedAt));
+	return {
+		events,
+		executions: executions.length,
+		succeeded: done.length,
+		failed: executions.filter((e) => e.status === 'failed').length,
+		skipped: executions.filter((e) => e.status === 'skipped').length,
+		actionsPerExecution: 2,
+		tagToDone: latencySummary(done.map((e) => Date.parse(e.finishedAt) - patchedAt.get(e.conversationId))),
+		executionsPerSecond: round(done.length / Math.max(0.001, (Math.max(...finished) - began) / 1000), 1),
+	};
+}
+
+export async function automationSection({
+	baseUrl,
+	assignmentWorkspace,
+	rulesWorkspace,
+	conversations,
+	events,
+	health,
+	warnings,
+	log,
+}) {
+	const started = performance.now();
+	const routing = await assignment({ baseUrl, workspace: assignmentWorkspace, conversations, log });
+	const { underCreation: live, drain } = routing;
+	if (live.assigned !== conversations) warnings.push(`assignment: ${live.assigned} of ${conversations} assigned`);
+	if (live.spread > 1) warnings.push(`assignment: round robin spread ${live.spread} (${live.perOperator.join(', ')})`);
+	if (drain.assignedWhileAway > 0) warnings.push(`assignment: ${drain.assignedWhileAway} assigned while all away`);
+	if (drain.assigned !== conversations) warnings.push(`assignment: ${drain.assigned} of ${conversations} drained`);
+	const rules = await ruleExecutions({ baseUrl, workspace: rulesWorkspace, events, log });
+	if (rules.succeeded !== events) {
+		warnings.push(`rules: ${rules.succeeded} of ${events} executions succeeded (${rules.failed} failed)`);
+	}
+	const healthSequential = await sequentialHealth(baseUrl, 200);
+	log(`automation: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+	return {
+		assignment: routing,
+		rules,
+		healthSequential,
+		ratios: {
+			assignedP50: ratio(live.startToAssigned.p50Ms, healthSequential.p50Ms),
+			assignedP99: ratio(live.startToAssigned.p99Ms, healthSequential.p99Ms),
+			decisionsPerSecondToHealthRps: health ? ratio(live.decisionsPerSecond, health.rps) : null,
+			drainPerSecondToHealthRps: health ? ratio(drain.decisionsPerSecond, health.rps) : null,
+			tagToDoneP50: ratio(rules.tagToDone.p50Ms, healthSequential.p50Ms),
+			tagToDoneP99: ratio(rules.tagToDone.p99Ms, healthSequential.p99Ms),
+			executionsPerSecondToHealthRps: health ? ratio(rules.executionsPerSecond, health.rps) : null,
+		},
+	};
+}
