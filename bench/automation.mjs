@@ -2,11 +2,12 @@
 // in the same run.
 // - assignment under creation: 5 operators online (each with its inbox feed socket open, as a console holds
 //   it), a round-robin assignment rule, then N conversations started by visitors through the widget endpoints,
-//   8 at a time. Each conversation's start to its assignment arriving on the admin's inbox feed
-//   (`conversation.updated` with an assignee) gives the latency (p50/p99); decisions per second count from
-//   the first start to the last assignment; the spread is the largest minus the smallest operator's share.
+//   8 at a time. Each assignment is seen on the admin's inbox feed (`conversation.updated` with an assignee),
+//   whose event says when it was made (`occurredAt`): start → assigned and start → on the feed (p50/p99);
+//   decisions per second count from the first start to the last assignment made; the spread is the largest
+//   minus the smallest operator's share.
 // - queue drain: the same operators set themselves away, N more conversations wait in the queue, then all
-//   five come back online at once: decisions per second from the first "online" to the last assignment.
+//   five come back online at once: decisions per second from the first "online" to the last assignment made.
 // - rule executions: a rule on `tag_applied` (urgent) that answers the customer and tags the conversation
 //   `triaged`; the tag applied through the API to N seeded conversations, 8 at a time. Each execution's own
 //   finishedAt minus its PATCH's start gives the latency; executions per second count from the first PATCH to
@@ -86,13 +87,13 @@ async function startConversations(baseUrl, workspaceId, n, label) {
 }
 
 async function assignment({ baseUrl, workspace, conversations, log }) {
-	/** The first assignment of each conversation seen on the admin's feed: when, and to whom. */
+	/** The first assignment of each conversation seen on the admin's feed: made when, seen when, and to whom. */
 	const assigned = new Map();
-	const watcher = await openFeed(baseUrl, workspace.token, (event, at) => {
+	const watcher = await openFeed(baseUrl, workspace.token, (event, seen) => {
 		if (event.type !== 'conversation.updated') return;
 		const to = event.payload.changes?.assigneeId?.to;
 		const id = event.payload.conversation.id;
-		if (to && !assigned.has(id)) assigned.set(id, { at, to });
+		if (to && !assigned.has(id)) assigned.set(id, { at: Date.parse(event.occurredAt), seen, to });
 	});
 	// The admin watching is present too: busy, so that only the five agents take conversations.
 	await api(baseUrl, workspace.token, 'PUT', '/v3/me/status', { status: 'busy' });
@@ -120,6 +121,7 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 			spread: Math.max(...perOperator) - Math.min(...perOperator),
 			creationsPerSecond: round(conversations / Math.max(0.001, createdSeconds), 1),
 			startToAssigned: latencySummary(live.map(([id, at]) => assigned.get(id).at - at)),
+			startToFeed: latencySummary(live.map(([id, at]) => assigned.get(id).seen - at)),
 			decisionsPerSecond: round(live.length / Math.max(0.001, (lastLive - began) / 1000), 1),
 		};
 

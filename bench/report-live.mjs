@@ -298,7 +298,8 @@ function automationRows(a) {
 		],
 		['round robin shares (largest − smallest)', `${live.perOperator.join(', ')} (${live.spread})`],
 		['conversations started per second', show(live.creationsPerSecond)],
-		['start → assigned on the feed p50 / p99', ms(live.startToAssigned)],
+		['start → assigned p50 / p99', ms(live.startToAssigned)],
+		["start → on the admin's inbox feed p50 / p99", ms(live.startToFeed)],
 		['GET /health (sequential) p50 / p99', ms(a.healthSequential)],
 		[
 			'start → assigned p50 / p99, × /health',
@@ -314,7 +315,7 @@ function automationRows(a) {
 		],
 		[
 			'queue drained per second once online (× /health rps)',
-			`${show(drain.decisionsPerSecond)} (${show(a.ratios.drainPerSecondToHealthRps, '×')}), last after ${show(drain.onlineToLast, ' ms')}`,
+			`${show(drain.decisionsPerSecond)} (${show(a.ratios.drainPerSecondToHealthRps, '×')}), the last ${show(drain.onlineToLast, ' ms')} after`,
 		],
 		[
 			'tags applied / rule executions succeeded / failed / skipped',
@@ -345,11 +346,12 @@ export function automationSection(results) {
 		`Assignment: ${a.assignment.operators} operators online, each with its inbox feed socket open, and a ` +
 			`round-robin assignment rule; ${a.assignment.underCreation.conversations} visitors start a conversation ` +
 			"through the widget endpoints, 8 at a time. Start → assigned runs from the start of the visitor's " +
-			"requests to the conversation's assignment arriving on the admin's inbox feed; it goes through the " +
-			'events Queue (batches wait up to 1 s locally) and the workspace Durable Object. Assignments per second ' +
-			'count from the first start to the last assignment. Then the five set themselves away, as many ' +
-			'conversations wait in the queue, and all five come back online at once: the drain counts from the ' +
-			'first "online" to the last assignment. Rules: a rule on the tag `urgent` that answers the customer ' +
+			"requests to the time the assignment was made (its event's occurredAt, seen on the admin's inbox feed): " +
+			'the creation goes through the events Queue (batches wait up to 1 s locally) to the workspace Durable ' +
+			'Object, and the assignment reaches the feed through the Queue again. Assignments per second count from ' +
+			'the first start to the last assignment made. Then the five set themselves away, as many conversations ' +
+			'wait in the queue, and all five come back online at once: the drain counts from the first "online" to ' +
+			'the last assignment made. Rules: a rule on the tag `urgent` that answers the customer ' +
 			`and tags the conversation \`triaged\`, the tag applied through the API to ${a.rules.events} seeded ` +
 			"conversations, 8 at a time; tag → finished runs from the PATCH's start to the execution's finishedAt " +
 			'(recorded by the Worker); executions per second count from the first PATCH to the last execution. ' +

@@ -5,9 +5,10 @@
  * team from D1 once (operators, groups, capacities, open conversations: D1 is the record of who is assigned),
  * takes presence from the hub, and then keeps loads up itself as it assigns.
  *
- * The loop runs when a conversation is queued, when an operator's presence moves, and when capacity may have
- * been freed (a close, a hand-over, a member's change); a conversation nobody can take stays queued until one
- * of those. A queue left non-empty by a failure has a timer that tries again.
+ * The loop runs when a conversation is queued, when an operator's presence moves, when capacity may have been
+ * freed (a close, a hand-over, a member's change) and when the rules or the business hours change; a
+ * conversation nobody can take stays queued until one of those. Two timers go round again by themselves: one
+ * after a failure, and one at the opening of business hours when a rule keeps conversations waiting for them.
  */
 import { openDatabase } from '../src/db/client';
 import { enabledAssignmentRules } from '../src/domain/assignment-rules';
@@ -30,6 +31,8 @@ export const ASSIGNMENT_SCHEMA = [
 ];
 
 export const ASSIGNMENT_RETRY_TIMER = 'assignment-retry';
+/** A round when business hours open, for conversations that wait for them (a retry timer by kind). */
+const OPENING_TIMER = 'assignment-opening';
 
 /** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
 const ROUND = 200;
@@ -124,7 +127,7 @@ export class HubAssignment {
 		return this.running;
 	}
 
-	/** The retry timer's handler. */
+	/** The handler of both timers: a round. */
 	async retry(payload: unknown): Promise<void> {
 		await this.run((payload as { workspaceId: string }).workspaceId);
 	}
@@ -151,6 +154,7 @@ export class HubAssignment {
 			: new Map<string, string>();
 		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
 		let assigned = 0;
+		let waitsForHours = false;
 		for (const row of waiting) {
 			const rule = matchingRule(rules, { conversation: { channel: row.channel, groupId: row.group_id } });
 			if (!rule) {
@@ -169,7 +173,10 @@ export class HubAssignment {
 				lastAgentId,
 				withinBusinessHours: team.withinBusinessHours,
 			});
-			if (decision.operatorId === null) continue;
+			if (decision.operatorId === null) {
+				waitsForHours ||= rule.policy.considerBusinessHours && !team.withinBusinessHours;
+				continue;
+			}
 			const done = await assignWaiting(this.env, db, workspaceId, row.conversation_id, decision.operatorId, now);
 			this.storage.transactionSync(() => {
 				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
@@ -189,5 +196,13 @@ export class HubAssignment {
 		}
 		// A full round that assigned something may have left more behind it.
 		if (waiting.length === ROUND && assigned > 0) this.again = true;
+		// Nothing else may happen when the hours open (the team already online): the hub wakes itself then.
+		if (waitsForHours && team.opensAt !== null) {
+			this.timers.schedule(
+				{ id: OPENING_TIMER, kind: ASSIGNMENT_RETRY_TIMER, dueAt: team.opensAt, payload: { workspaceId } },
+				'replace',
+			);
+			await this.timers.scheduleNextAlarm();
+		}
 	}
 }

@@ -1,4 +1,4 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,16 @@ import { contacts, conversations, operators } from '../src/db/schema';
 import type { WaitingConversation } from '../src/domain/auto-assignment';
 import { newId } from '../src/lib/ids';
 import type { PresenceStatus } from '../src/model/presence';
-import { api, db, reply, seedOperator, seedWorkspace, startVisitor, startVisitorConversation } from './factories';
+import {
+	api,
+	db,
+	reply,
+	seedOperator,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	visitorSend,
+} from './factories';
 
 /** Operators whose presence is written straight into the hub (with no grace period running: a console stands in). */
 async function team(workspaceId: string, statuses: PresenceStatus[], capacity: number | null = null) {
@@ -84,6 +93,21 @@ async function loads(workspaceId: string): Promise<Map<string | null, number>> {
 }
 
 const hub = (workspaceId: string) => env.WORKSPACE_HUB.getByName(workspaceId);
+
+/** Who the conversation is assigned to, as D1 records it. */
+async function assigneeOf(conversationId: string): Promise<string | null | undefined> {
+	const row = await env.DB.prepare('SELECT assignee_id FROM conversations WHERE id = ?')
+		.bind(conversationId)
+		.first<{ assignee_id: string | null }>();
+	return row?.assignee_id;
+}
+
+const queued = async (workspaceId: string) => (await hub(workspaceId).assignmentQueue()).map((q) => q.conversationId);
+
+/** Open all day every day, except on `holidays`: closed now when today is one, open again at UTC midnight. */
+const allDay = [{ start: '00:00', end: '24:00' }];
+const allWeek = { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay, sat: allDay, sun: allDay };
+const today = () => new Date().toISOString().slice(0, 10);
 
 describe('auto-assignment', () => {
 	it('spreads 1,000 conversations arriving together evenly over 5 online operators (round robin)', async () => {
@@ -266,5 +290,125 @@ describe('auto-assignment', () => {
 		await expect.poll(() => moves(null)).toBe(2);
 		await expect.poll(assignee).toBeNull();
 		expect(await answeredBy()).toBe(ana.operatorId);
+	});
+
+	it('keeps conversations waiting outside business hours and assigns them when the hours open', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [ana] = await team(workspaceId, ['online']);
+		const closed = { timeZone: 'UTC', weekly: allWeek, holidays: [today()] };
+		expect((await api(token, 'PUT', '/v3/widget/settings', { businessHours: closed })).status).toBe(200);
+		await assignmentRule(token, { strategy: 'round_robin', considerBusinessHours: true });
+		const [first] = await waitingConversations(workspaceId, 1);
+		if (!first) throw new Error('no conversation');
+		await hub(workspaceId).enqueueForAssignment(workspaceId, [first]);
+		// Ana is online, but today is a holiday: it waits, and the hub wakes itself at midnight, when it opens.
+		expect(await assigneeOf(first.conversationId)).toBeNull();
+		expect(await queued(workspaceId)).toEqual([first.conversationId]);
+		const midnight = Date.parse(`${today()}T00:00:00Z`) + 86_400_000;
+		const opening = await runInDurableObject(hub(workspaceId), async (_instance, state) =>
+			state.storage.sql.exec<{ due_at: number }>("SELECT due_at FROM timers WHERE id = 'assignment-opening'").toArray(),
+		);
+		expect(opening).toEqual([{ due_at: midnight }]);
+
+		// Midnight comes (the holiday is over; its timer brought forward to now): the alarm assigns it, nobody else.
+		await env.DB.prepare(
+			"UPDATE widget_settings SET settings = json_set(settings, '$.businessHours.holidays', json('[]')) WHERE workspace_id = ?",
+		)
+			.bind(workspaceId)
+			.run();
+		await runInDurableObject(hub(workspaceId), async (_instance, state) => {
+			state.storage.sql.exec("UPDATE timers SET due_at = ? WHERE id = 'assignment-opening'", Date.now());
+		});
+		expect(await runDurableObjectAlarm(hub(workspaceId))).toBe(true);
+		expect(await assigneeOf(first.conversationId)).toBe(ana);
+		expect(await queued(workspaceId)).toEqual([]);
+
+		// Closed again, then the admin opens the hours by hand: what waited is assigned at once, with no timer.
+		expect((await api(token, 'PUT', '/v3/widget/settings', { businessHours: closed })).status).toBe(200);
+		const [second] = await waitingConversations(workspaceId, 1);
+		await hub(workspaceId).enqueueForAssignment(workspaceId, [second as WaitingConversation]);
+		expect(await assigneeOf(second?.conversationId as string)).toBeNull();
+		const open = { ...closed, holidays: [] };
+		expect((await api(token, 'PUT', '/v3/widget/settings', { businessHours: open })).status).toBe(200);
+		expect(await assigneeOf(second?.conversationId as string)).toBe(ana);
+	});
+
+	it('queues a conversation its greeter bot transfers to a person, and not before', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [ana] = await team(workspaceId, ['online']);
+		await assignmentRule(token, { strategy: 'round_robin' });
+		const created = await api(token, 'POST', '/v3/bots', {
+			name: 'Greeter',
+			trigger: { kind: 'new_conversation' },
+			definition: {
+				start: 'email',
+				steps: [
+					{ id: 'email', type: 'data_entry', prompt: 'Your e-mail?', input: 'email', variable: 'email', next: 'bye' },
+					{ id: 'bye', type: 'transfer', message: 'Thanks! A person will help you now.' },
+				],
+			},
+		});
+		expect(created.status).toBe(201);
+		const { id: botId } = (await created.json()) as { id: string };
+		expect((await api(token, 'POST', `/v3/bots/${botId}/publish`)).status).toBe(200);
+
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hi');
+		const runStatus = async () => {
+			const res = await api(token, 'GET', `/v3/conversations/${conversationId}/bot-runs`);
+			return ((await res.json()) as { data: Array<{ status: string }> }).data[0]?.status;
+		};
+		// The bot has it: asking, nobody assigned, nothing queued (the creation's event is handled by then).
+		await expect.poll(runStatus, { interval: 500 }).toBe('waiting');
+		await expect
+			.poll(async () =>
+				env.DB.prepare(
+					"SELECT count(*) AS n FROM events WHERE type = 'conversation.created' AND json_extract(payload, '$.conversation.id') = ?",
+				)
+					.bind(conversationId)
+					.first<number>('n'),
+			)
+			.toBe(1);
+		expect(await assigneeOf(conversationId)).toBeNull();
+		expect(await queued(workspaceId)).toEqual([]);
+
+		// The visitor answers; the bot transfers: the conversation enters the queue and is Ana's.
+		expect((await visitorSend(visitor, conversationId, 'ana@example.com', crypto.randomUUID())).status).toBe(201);
+		await expect.poll(() => assigneeOf(conversationId)).toBe(ana);
+		expect(await runStatus()).toBe('transferred');
+	});
+
+	it("routes a conversation a rule sends to a group to that group's operator (group based)", async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [ana, bia] = await team(workspaceId, ['online', 'online']);
+		const group = await api(token, 'POST', '/v3/team/groups', { name: 'Billing', memberIds: [bia] });
+		expect(group.status).toBe(201);
+		const { id: groupId } = (await group.json()) as { id: string };
+		await assignmentRule(
+			token,
+			{ strategy: 'group_based', groupId },
+			{ condition: { fact: 'conversation.groupId', operator: 'eq', value: groupId } },
+		);
+		const rule = await api(token, 'POST', '/v3/automation-rules', {
+			name: 'Billing questions',
+			trigger: { kind: 'tag_applied', tag: 'billing' },
+			actions: [{ type: 'assign', groupId }],
+		});
+		expect(rule.status, await rule.clone().text()).toBe(201);
+
+		const [waiting] = await waitingConversations(workspaceId, 1);
+		const conversationId = waiting?.conversationId as string;
+		// Outside the group, no assignment rule routes it.
+		await hub(workspaceId).enqueueForAssignment(workspaceId, [waiting as WaitingConversation]);
+		expect(await assigneeOf(conversationId)).toBeNull();
+
+		// Tagged billing: the rule routes it to the group, and the group's rule gives it to Bia, never to Ana.
+		expect((await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { tags: ['billing'] })).status).toBe(200);
+		await expect.poll(() => assigneeOf(conversationId)).toBe(bia);
+		const row = await env.DB.prepare('SELECT group_id FROM conversations WHERE id = ?')
+			.bind(conversationId)
+			.first<{ group_id: string }>();
+		expect(row?.group_id).toBe(groupId);
+		expect((await loads(workspaceId)).get(ana as string)).toBeUndefined();
 	});
 });

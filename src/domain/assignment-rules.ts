@@ -125,8 +125,11 @@ function row(db: Database, workspaceId: string, id: string): Promise<Row> {
 	return ownerRow(db, assignmentRules, 'Assignment rule', workspaceId, id);
 }
 
-/** After a change of the rules, waiting conversations are looked at again (a new rule may route them). */
-async function reconsider(env: Env, workspaceId: string) {
+/**
+ * After a change of the rules or the business hours, waiting conversations are looked at again (a new rule may
+ * route them, new hours may have opened).
+ */
+export async function reconsiderAssignment(env: Env, workspaceId: string) {
 	await env.WORKSPACE_HUB.getByName(workspaceId).assignmentChanged(workspaceId);
 }
 
@@ -167,7 +170,7 @@ export async function createAssignmentRule(
 	await assertRule(db, workspaceId, input);
 	const created: Row = { id: newId('asr', now), workspaceId, ...input, createdAt: now, updatedAt: now };
 	await db.insert(assignmentRules).values(created);
-	await reconsider(env, workspaceId);
+	await reconsiderAssignment(env, workspaceId);
 	return view(created);
 }
 
@@ -189,11 +192,13 @@ export async function updateAssignmentRule(
 	} catch (error) {
 		raced('Assignment rule', id)(error);
 	}
-	await reconsider(env, workspaceId);
+	await reconsiderAssignment(env, workspaceId);
 	return view(after);
 }
 
-export async function deleteAssignmentRule(db: Database, workspaceId: string, id: string) {
+export async function deleteAssignmentRule(env: Env, db: Database, workspaceId: string, id: string) {
 	await row(db, workspaceId, id);
 	await db.delete(assignmentRules).where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)));
+	// A rule of lower priority may route what this one held back.
+	await reconsiderAssignment(env, workspaceId);
 }

@@ -12,7 +12,7 @@ import { and, desc, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from 'dr
 import { batchGuard, brokeGuard, type Database, sameIds } from '../db/client';
 import { assignmentRules, conversations, operators } from '../db/schema';
 import type { OperatorSnapshot } from '../engines/assignment';
-import { availabilityAt } from '../engines/business-hours';
+import { nextOpening } from '../engines/business-hours';
 import type { DomainEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { SYSTEM } from '../model/actor';
@@ -39,7 +39,7 @@ export async function teamSnapshot(
 	workspaceId: string,
 	presence: ReadonlyMap<string, PresenceStatus>,
 	now: number,
-): Promise<{ operators: OperatorSnapshot[]; withinBusinessHours: boolean }> {
+): Promise<{ operators: OperatorSnapshot[]; withinBusinessHours: boolean; opensAt: number | null }> {
 	// Written out, as `operatorLoad` is (see there).
 	const groupIds = sql<string>`(SELECT json_group_array(og.group_id) FROM operator_groups og WHERE og.workspace_id = operators.workspace_id AND og.operator_id = operators.id)`;
 	const [rows, { settings }] = await Promise.all([
@@ -55,6 +55,9 @@ export async function teamSnapshot(
 			.where(eq(operators.workspaceId, workspaceId)),
 		loadWidgetSettings(db, workspaceId),
 	]);
+	// Open now, or when it next opens (null: not within weeks): what waits for the hours is looked at then.
+	const opening = nextOpening(settings.businessHours, new Date(now));
+	const withinBusinessHours = opening !== null && opening.getTime() === now;
 	return {
 		operators: rows.map((row) => ({
 			id: row.id,
@@ -64,7 +67,8 @@ export async function teamSnapshot(
 			capacity: row.capacity,
 			load: row.load,
 		})),
-		withinBusinessHours: availabilityAt(settings.businessHours, new Date(now)).online,
+		withinBusinessHours,
+		opensAt: withinBusinessHours ? null : (opening?.getTime() ?? null),
 	};
 }
 

@@ -95,3 +95,50 @@ export function availabilityAt(schedule: BusinessSchedule, at: Date): Availabili
 	if (local.weekday === 'sat' || local.weekday === 'sun') return { online: false, period: 'weekend' };
 	return { online: false, period: 'out_of_hours' };
 }
+
+/** How far ahead `nextOpening` looks: a schedule closed for longer is treated as never opening. */
+const OPENING_HORIZON_DAYS = 45;
+
+/** `timeZone`'s offset from UTC at `at`, in ms (local wall time minus UTC, to the minute). */
+function offsetAt(timeZone: string, at: number): number {
+	const local = localTime(timeZone, new Date(at));
+	return Date.parse(`${local.date}T00:00:00Z`) + local.minutes * 60_000 - (at - (at % 60_000));
+}
+
+/**
+ * The instant of wall time `minutes` after midnight on the local date `ymd` (a UTC midnight standing for it)
+ * in `timeZone`. A wall time a daylight-saving shift skips comes out one offset later, inside the day anyway.
+ */
+function instantOf(timeZone: string, ymd: number, minutes: number): number {
+	const wall = ymd + minutes * 60_000;
+	const guess = wall - offsetAt(timeZone, wall);
+	return wall - offsetAt(timeZone, guess);
+}
+
+/**
+ * When the team next comes within its schedule after `from`: `from` itself when it is open now, null when no
+ * interval opens in the next OPENING_HORIZON_DAYS days (no intervals at all, or holidays all the way).
+ *
+ * @example nextOpening(schedule, new Date('2026-11-21T22:00:00Z')) // Monday 09:00 in the schedule's zone
+ */
+export function nextOpening(schedule: BusinessSchedule, from: Date): Date | null {
+	if (availabilityAt(schedule, from).online) return from;
+	const today = localTime(schedule.timeZone, from);
+	const [year, month, day] = today.date.split('-').map(Number) as [number, number, number];
+	for (let offset = 0; offset <= OPENING_HORIZON_DAYS; offset++) {
+		// Calendar days in local terms: a UTC midnight per local date, whatever the zone's shifts.
+		const ymd = Date.UTC(year, month - 1, day + offset);
+		const date = new Date(ymd).toISOString().slice(0, 10);
+		if (schedule.holidays.includes(date)) continue;
+		const weekday = WEEKDAYS[(new Date(ymd).getUTCDay() + 6) % 7] as Weekday;
+		const starts = schedule.weekly[weekday]
+			.map((interval) => minutesOf(interval.start))
+			.filter((start) => offset > 0 || start > today.minutes)
+			.sort((a, b) => a - b);
+		for (const start of starts) {
+			const at = instantOf(schedule.timeZone, ymd, start);
+			if (at > from.getTime() && availabilityAt(schedule, new Date(at)).online) return new Date(at);
+		}
+	}
+	return null;
+}

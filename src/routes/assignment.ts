@@ -122,7 +122,7 @@ export const assignmentRoutes = createRouter()
 			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404) },
 		}),
 		async (c) => {
-			await deleteAssignmentRule(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id);
+			await deleteAssignmentRule(c.env, c.var.db, c.var.caller.workspaceId, c.req.valid('param').id);
 			return c.body(null, 204);
 		},
 	)

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { deploymentSecret, identitySecret } from '../auth/secrets';
+import { reconsiderAssignment } from '../domain/assignment-rules';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
 import { forgetWorkspaceLimits } from '../domain/visitor-limits';
@@ -94,6 +95,13 @@ export const widget = createRouter()
 				throw new ServiceUnavailable(
 					'The settings were saved but the widget cannot see them yet; repeat the same request.',
 					{ cause: error },
+				);
+			}
+			// New hours may have opened: conversations waiting for them are looked at again (they would be at
+			// the next opening or queue change anyway, so a hub that cannot be reached now fails nothing).
+			if (c.req.valid('json').businessHours !== undefined) {
+				await reconsiderAssignment(c.env, workspaceId).catch((error) =>
+					console.error('could not nudge auto-assignment after new business hours', error),
 				);
 			}
 			return c.json(saved.settings, 200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availabilityAt, type BusinessSchedule, isKnownTimeZone } from '../../src/engines/business-hours';
+import { availabilityAt, type BusinessSchedule, isKnownTimeZone, nextOpening } from '../../src/engines/business-hours';
 
 const nineToSix = [{ start: '09:00', end: '18:00' }];
 const schedule = (timeZone: string, holidays: string[] = []): BusinessSchedule => ({
@@ -102,4 +102,40 @@ describe('isKnownTimeZone', () => {
 		expect(isKnownTimeZone('UTC')).toBe(true);
 		expect(isKnownTimeZone('Mars/Olympus')).toBe(false);
 	});
+});
+
+describe('nextOpening', () => {
+	const cases: [string, BusinessSchedule, string, string | null][] = [
+		['open now: now', schedule('UTC'), '2026-11-23T10:00:00Z', '2026-11-23T10:00:00.000Z'],
+		['before opening: today at 09:00', schedule('UTC'), '2026-11-23T07:15:00Z', '2026-11-23T09:00:00.000Z'],
+		['after closing: tomorrow at 09:00', schedule('UTC'), '2026-11-23T18:00:00Z', '2026-11-24T09:00:00.000Z'],
+		['Friday evening: Saturday at 10:00', schedule('UTC'), '2026-11-20T19:00:00Z', '2026-11-21T10:00:00.000Z'],
+		['Saturday afternoon: Monday at 09:00', schedule('UTC'), '2026-11-21T13:00:00Z', '2026-11-23T09:00:00.000Z'],
+		['over a holiday Monday', schedule('UTC', ['2026-11-23']), '2026-11-22T12:00:00Z', '2026-11-24T09:00:00.000Z'],
+		// 09:00 in São Paulo (UTC-3) is 12:00 UTC; at 22:00 UTC it is still the local Friday evening.
+		[
+			'São Paulo, Friday evening local',
+			schedule('America/Sao_Paulo'),
+			'2026-11-20T23:00:00Z',
+			'2026-11-21T13:00:00.000Z',
+		],
+		// Sunday 15:30 UTC is Monday 00:30 in Tokyo: it opens at 09:00 local, 00:00 UTC.
+		['Tokyo after local midnight', schedule('Asia/Tokyo'), '2026-11-22T15:30:00Z', '2026-11-23T00:00:00.000Z'],
+		// Paris moves to UTC+2 on Sunday 2026-03-29: Monday 09:00 is 07:00 UTC, not 08:00.
+		['Paris over the DST switch', schedule('Europe/Paris'), '2026-03-28T12:00:00Z', '2026-03-30T07:00:00.000Z'],
+		[
+			'a schedule with no hours: never',
+			{ timeZone: 'UTC', weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] }, holidays: [] },
+			'2026-11-23T10:00:00Z',
+			null,
+		],
+	];
+
+	for (const [name, sched, from, expected] of cases) {
+		it(name, () => {
+			const opening = nextOpening(sched, new Date(from));
+			expect(opening?.toISOString() ?? null).toBe(expected);
+			if (opening) expect(availabilityAt(sched, opening).online).toBe(true);
+		});
+	}
 });
