@@ -9,6 +9,7 @@ import type { PresenceStatus } from '../src/model/presence';
 import {
 	api,
 	db,
+	expectError,
 	reply,
 	seedOperator,
 	seedWorkspace,
@@ -410,5 +411,90 @@ describe('auto-assignment', () => {
 			.first<{ group_id: string }>();
 		expect(row?.group_id).toBe(groupId);
 		expect((await loads(workspaceId)).get(ana as string)).toBeUndefined();
+	});
+});
+
+describe('assignment rules API', () => {
+	/** The workspace's assignment_rule.* events, oldest first: type, actor and payload. */
+	async function ruleEvents(workspaceId: string) {
+		const { results } = await env.DB.prepare(
+			"SELECT type, actor, payload FROM events WHERE workspace_id = ? AND type LIKE 'assignment_rule.%' ORDER BY occurred_at, id",
+		)
+			.bind(workspaceId)
+			.all<{ type: string; actor: string; payload: string }>();
+		return results.map((r) => ({ type: r.type, actor: JSON.parse(r.actor), ...JSON.parse(r.payload) }));
+	}
+
+	it('creates, lists in the order tried, changes and deletes rules, announcing each change', async () => {
+		const { token, workspaceId, operatorId } = await seedWorkspace();
+		const low = await assignmentRule(token, { strategy: 'round_robin' });
+		const high = await assignmentRule(token, { strategy: 'load_balanced' }, { priority: 5, name: 'First' });
+		const listed = (await (await api(token, 'GET', '/v3/assignment/rules')).json()) as {
+			data: Array<{ id: string; policy: Record<string, unknown> }>;
+		};
+		expect(listed.data.map((r) => r.id)).toEqual([high, low]);
+		// Options left out are their defaults.
+		expect(listed.data[1]?.policy).toEqual({
+			strategy: 'round_robin',
+			groupId: null,
+			onlyOnline: true,
+			respectStatus: true,
+			considerBusinessHours: false,
+		});
+
+		const patched = await api(token, 'PATCH', `/v3/assignment/rules/${low}`, { enabled: false, priority: 9 });
+		expect(await patched.json()).toMatchObject({ id: low, enabled: false, priority: 9 });
+		// A change that moves nothing is not announced.
+		expect((await api(token, 'PATCH', `/v3/assignment/rules/${low}`, { priority: 9 })).status).toBe(200);
+		expect((await api(token, 'GET', `/v3/assignment/rules/${low}`)).status).toBe(200);
+		expect((await api(token, 'DELETE', `/v3/assignment/rules/${low}`)).status).toBe(204);
+		await expectError(await api(token, 'GET', `/v3/assignment/rules/${low}`), 404);
+
+		// Recorded by the events consumer, from the Queue.
+		await expect.poll(async () => (await ruleEvents(workspaceId)).length).toBe(4);
+		const events = await ruleEvents(workspaceId);
+		expect(events.map((e) => e.type)).toEqual([
+			'assignment_rule.created',
+			'assignment_rule.created',
+			'assignment_rule.updated',
+			'assignment_rule.deleted',
+		]);
+		expect(events.every((e) => e.actor.kind === 'operator' && e.actor.id === operatorId)).toBe(true);
+		expect(events[2]).toMatchObject({
+			rule: { id: low, name: 'Route' },
+			changed: ['enabled', 'priority'],
+			changes: { enabled: { from: true, to: false }, priority: { from: 0, to: 9 } },
+		});
+	});
+
+	it('points every invalid field out and stores nothing; members and other workspaces cannot reach rules', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const broken = await api(token, 'POST', '/v3/assignment/rules', {
+			name: 'Broken',
+			condition: { fact: 'contact.email', operator: 'is_set' },
+			policy: { strategy: 'group_based' },
+		});
+		const { message } = await expectError(broken, 422);
+		expect(message).toContain('json.policy.groupId: group_based needs a groupId');
+		const unknownGroup = await api(token, 'POST', '/v3/assignment/rules', {
+			name: 'Nobody',
+			condition: { fact: 'contact.email', operator: 'is_set' },
+			policy: { strategy: 'group_based', groupId: 'grp_nope' },
+		});
+		const problems = (await expectError(unknownGroup, 422)).message;
+		expect(problems).toContain('json.condition: an assignment rule reads conversation.channel');
+		expect(problems).toContain('json.policy.groupId: no group grp_nope in this workspace');
+		expect((await (await api(token, 'GET', '/v3/assignment/rules')).json()) as unknown).toEqual({ data: [] });
+
+		const id = await assignmentRule(token, { strategy: 'round_robin' });
+		const member = await seedOperator(workspaceId, ['conversations:read']);
+		await expectError(await api(member.token, 'GET', '/v3/assignment/rules'), 403);
+		await expectError(await api(member.token, 'DELETE', `/v3/assignment/rules/${id}`), 403);
+		// The queue is for whoever reads conversations.
+		expect((await api(member.token, 'GET', '/v3/assignment/queue')).status).toBe(200);
+		const other = await seedWorkspace();
+		await expectError(await api(other.token, 'PATCH', `/v3/assignment/rules/${id}`, { priority: 1 }), 404);
+		await expectError(await api(other.token, 'DELETE', `/v3/assignment/rules/${id}`), 404);
+		expect((await api(token, 'GET', `/v3/assignment/rules/${id}`)).status).toBe(200);
 	});
 });

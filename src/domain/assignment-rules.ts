@@ -6,15 +6,18 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq } from 'drizzle-orm';
-import { type Database, runBatch } from '../db/client';
+import type { Database } from '../db/client';
 import { assignmentRules, groups } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { ASSIGNMENT_STRATEGIES, type AssignmentRule } from '../engines/assignment';
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { under } from '../engines/step-graph';
+import { changesOf, newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
 import { Invalid } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
-import { guardedOwnerUpdate, ownerRow, raced } from './versions';
+import type { Actor } from '../model/actor';
+import { guardedOwnerUpdate, movedFields, ownerRow, ownerSummary, raced } from './versions';
 
 export const assignmentPolicySchema = z
 	.strictObject({
@@ -103,22 +106,21 @@ function view(row: Row): z.infer<typeof assignmentRuleSchema> {
 	};
 }
 
+/** Every problem of the rule at once (its condition, its policy's group), or nothing: one 422 names them all. */
 async function assertRule(
 	db: Database,
 	workspaceId: string,
 	rule: Partial<Pick<z.infer<typeof newAssignmentRuleSchema>, 'condition' | 'policy'>>,
 ) {
-	if (rule.condition) {
-		const message = 'an assignment rule reads conversation.channel and conversation.groupId';
-		const problems = under(['condition'], conditionProblemsWithin(rule.condition, ['conversation'], message));
-		if (problems.length > 0) {
-			throw Invalid.fromProblems(problems);
-		}
-	}
+	const message = 'an assignment rule reads conversation.channel and conversation.groupId';
+	const problems = rule.condition
+		? under(['condition'], conditionProblemsWithin(rule.condition, ['conversation'], message))
+		: [];
 	const groupId = rule.policy?.groupId;
 	if (groupId && !(await existsInWorkspace(db, groups, workspaceId, groupId))) {
-		throw new Invalid(`no group ${groupId} in this workspace`, { field: ['policy', 'groupId'] });
+		problems.push({ path: ['policy', 'groupId'], message: `no group ${groupId} in this workspace` });
 	}
+	if (problems.length > 0) throw Invalid.fromProblems(problems);
 }
 
 function row(db: Database, workspaceId: string, id: string): Promise<Row> {
@@ -165,40 +167,51 @@ export async function createAssignmentRule(
 	db: Database,
 	workspaceId: string,
 	input: z.infer<typeof newAssignmentRuleSchema>,
+	actor: Actor,
 	now = Date.now(),
 ) {
 	await assertRule(db, workspaceId, input);
 	const created: Row = { id: newId('asr', now), workspaceId, ...input, createdAt: now, updatedAt: now };
-	await db.insert(assignmentRules).values(created);
+	const event = newEvent('assignment_rule.created', workspaceId, actor, { rule: ownerSummary(created) }, now);
+	const committed = await commit(db, { statements: [db.insert(assignmentRules).values(created)], events: [event] });
+	await release(env, committed.events);
 	await reconsiderAssignment(env, workspaceId);
 	return view(created);
 }
 
+/** Changes a rule, with an `assignment_rule.updated` naming each field from and to; nothing when nothing moves. */
 export async function updateAssignmentRule(
 	env: Env,
 	db: Database,
 	workspaceId: string,
 	id: string,
 	changes: z.infer<typeof assignmentRuleChangesSchema>,
+	actor: Actor,
 	now = Date.now(),
 ) {
 	const current = await row(db, workspaceId, id);
 	await assertRule(db, workspaceId, changes);
+	const moved = movedFields(current, changes);
+	if (Object.keys(moved).length === 0) return view(current);
 	const after: Row = { ...current, ...changes, updatedAt: Math.max(now, current.updatedAt + 1) };
+	const payload = { rule: ownerSummary(after), ...changesOf(moved) };
+	const event = newEvent('assignment_rule.updated', workspaceId, actor, payload, now);
 	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
 	const statements = guardedOwnerUpdate(db, assignmentRules, current, { ...changes, updatedAt: after.updatedAt });
-	try {
-		await runBatch(db, statements);
-	} catch (error) {
-		raced('Assignment rule', id)(error);
-	}
+	const committed = await commit(db, { statements, events: [event] }, raced('Assignment rule', id));
+	await release(env, committed.events);
 	await reconsiderAssignment(env, workspaceId);
 	return view(after);
 }
 
-export async function deleteAssignmentRule(env: Env, db: Database, workspaceId: string, id: string) {
-	await row(db, workspaceId, id);
-	await db.delete(assignmentRules).where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id)));
+export async function deleteAssignmentRule(env: Env, db: Database, workspaceId: string, id: string, actor: Actor) {
+	const current = await row(db, workspaceId, id);
+	const event = newEvent('assignment_rule.deleted', workspaceId, actor, { rule: ownerSummary(current) }, Date.now());
+	const statements = [
+		db.delete(assignmentRules).where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id))),
+	];
+	const committed = await commit(db, { statements, events: [event] });
+	await release(env, committed.events);
 	// A rule of lower priority may route what this one held back.
 	await reconsiderAssignment(env, workspaceId);
 }

@@ -59,6 +59,9 @@ const SUMMARIES: Record<EventType, string> = {
 	'rule.updated': 'An automation rule changed (enabled, trigger, condition, actions…).',
 	'rule.deleted': 'An automation rule was deleted.',
 	'rule.notification': 'A rule notified operators (its `notify` action).',
+	'assignment_rule.created': 'An auto-assignment rule was created.',
+	'assignment_rule.updated': 'An auto-assignment rule changed (enabled, priority, condition, policy…).',
+	'assignment_rule.deleted': 'An auto-assignment rule was deleted.',
 	'webhook_endpoint.disabled': 'Parley stopped delivering to an endpoint after five days of failures.',
 };
 

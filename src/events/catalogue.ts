@@ -292,6 +292,14 @@ export const EVENT_PAYLOADS = {
 		changes: z.record(z.string(), change(z.unknown())),
 	}),
 	'rule.deleted': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	'assignment_rule.created': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	/** Its name, priority, condition, policy or `enabled` changed. */
+	'assignment_rule.updated': z.object({
+		rule: z.object({ id: z.string(), name: z.string() }),
+		changed: z.array(z.string()),
+		changes: z.record(z.string(), change(z.unknown())),
+	}),
+	'assignment_rule.deleted': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
 	/** A rule's `notify` action: for the operators named (everyone when empty), on their live feed. */
 	'rule.notification': z.object({
 		rule: z.object({ id: z.string(), name: z.string() }),
@@ -378,6 +386,9 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('rule.updated'),
 	envelope('rule.deleted'),
 	envelope('rule.notification'),
+	envelope('assignment_rule.created'),
+	envelope('assignment_rule.updated'),
+	envelope('assignment_rule.deleted'),
 	envelope('webhook_endpoint.disabled'),
 ]);
 

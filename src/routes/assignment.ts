@@ -12,6 +12,7 @@ import {
 import { iso } from '../lib/ids';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
+import { operatorActor } from '../model/actor';
 
 const example: z.input<typeof assignmentRuleSchema> = {
 	id: 'asr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
@@ -76,8 +77,9 @@ export const assignmentRoutes = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId } = c.var.caller;
-			return c.json(await createAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('json')), 201);
+			const { workspaceId, operatorId } = c.var.caller;
+			const actor = operatorActor(operatorId);
+			return c.json(await createAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('json'), actor), 201);
 		},
 	)
 	.openapi(
@@ -106,9 +108,10 @@ export const assignmentRoutes = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId } = c.var.caller;
+			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			return c.json(await updateAssignmentRule(c.env, c.var.db, workspaceId, id, c.req.valid('json')), 200);
+			const actor = operatorActor(operatorId);
+			return c.json(await updateAssignmentRule(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor), 200);
 		},
 	)
 	.openapi(
@@ -122,7 +125,8 @@ export const assignmentRoutes = createRouter()
 			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404) },
 		}),
 		async (c) => {
-			await deleteAssignmentRule(c.env, c.var.db, c.var.caller.workspaceId, c.req.valid('param').id);
+			const { workspaceId, operatorId } = c.var.caller;
+			await deleteAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
 			return c.body(null, 204);
 		},
 	)
