@@ -334,7 +334,7 @@ describe('auto-assignment', () => {
 		expect(await assigneeOf(second?.conversationId as string)).toBe(ana);
 	});
 
-	it('queues a conversation its greeter bot transfers to a person, and not before', async () => {
+	it('queues a conversation its greeter bot transfers to a person, not before, and one the team opens at once', async () => {
 		const { token, workspaceId } = await seedWorkspace();
 		const [ana] = await team(workspaceId, ['online']);
 		await assignmentRule(token, { strategy: 'round_robin' });
@@ -377,6 +377,16 @@ describe('auto-assignment', () => {
 		expect((await visitorSend(visitor, conversationId, 'ana@example.com', crypto.randomUUID())).status).toBe(201);
 		await expect.poll(() => assigneeOf(conversationId)).toBe(ana);
 		expect(await runStatus()).toBe('transferred');
+
+		// A conversation the team opens is not greeted: it waits for a person at once.
+		const opened = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'bia@example.com' },
+			channel: 'widget',
+			message: { text: 'Hi Bia, about your order…' },
+		});
+		expect(opened.status, await opened.clone().text()).toBe(201);
+		const { id: openedId } = (await opened.json()) as { id: string };
+		await expect.poll(() => assigneeOf(openedId)).toBe(ana);
 	});
 
 	it("routes a conversation a rule sends to a group to that group's operator (group based)", async () => {

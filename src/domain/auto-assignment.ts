@@ -204,10 +204,18 @@ export async function assigningWorkspaces(db: Database, workspaceIds: string[]):
 /** What an event means for assignment: a conversation to queue, a chance for waiting ones, or nothing. */
 type AssignmentSignal = { kind: 'waiting'; conversation: WaitingConversation } | { kind: 'capacity' } | null;
 
+/** Whether a greeter bot (a `new_conversation` one for the channel) would take the customer's first message. */
+async function greeted(db: Database, workspaceId: string, channel: string): Promise<boolean> {
+	const greeters = await runnableBots(db, workspaceId, ['new_conversation']);
+	return greeters.some((bot) => bot.channels === null || bot.channels.includes(channel));
+}
+
 /**
- * Reads an event for assignment. A new conversation waits unless a bot greets it (the bot's Transfer to
- * Agent queues it then); a conversation reopened, routed to a group, transferred by a bot, or unassigned by a
- * person (not by the hub's own hand-back) waits too. A close, a reassignment or a member's change may free room.
+ * Reads an event for assignment. A new conversation waits, unless a greeter bot may take it: then its first
+ * message decides, as the room decides whether the bot greets: the customer's goes to the bot (whose
+ * Transfer to Agent, or failure, queues it), anyone else's means the team opened it, and it waits. A
+ * conversation reopened, routed to a group, or unassigned by a person (not by the hub's own hand-back) waits
+ * too. A close, a reassignment or a member's change may free room.
  */
 export async function assignmentSignal(db: Database, event: DomainEvent): Promise<AssignmentSignal> {
 	const waiting = (c: { id: string; contactId: string; channel: string; groupId: string | null }) => ({
@@ -220,13 +228,28 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			since: Date.parse(event.occurredAt),
 		},
 	});
+	/** The conversation as D1 has it now, when it is still open and unassigned. */
+	const unassigned = async (conversationId: string) => {
+		const row = await db
+			.select()
+			.from(conversations)
+			.where(and(eq(conversations.workspaceId, event.workspaceId), eq(conversations.id, conversationId)))
+			.get();
+		return row && row.assigneeId === null && row.status !== 'closed' ? row : null;
+	};
 	switch (event.type) {
 		case 'conversation.created': {
 			const { conversation } = event.payload;
 			if (conversation.assigneeId !== null || conversation.status === 'closed') return null;
-			const greeters = await runnableBots(db, event.workspaceId, ['new_conversation']);
-			if (greeters.some((bot) => bot.channels === null || bot.channels.includes(conversation.channel))) return null;
+			if (await greeted(db, event.workspaceId, conversation.channel)) return null;
 			return waiting(conversation);
+		}
+		case 'message.created': {
+			// Only the first message of a conversation a greeter was waiting for, when it is not the customer's.
+			const { message } = event.payload;
+			if (message.seq !== 1 || message.authorKind === 'contact') return null;
+			const row = await unassigned(message.conversationId);
+			return row && (await greeted(db, event.workspaceId, row.channel)) ? waiting(row) : null;
 		}
 		case 'conversation.updated': {
 			const { conversation, changes } = event.payload;
@@ -241,15 +264,10 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			return null;
 		}
 		case 'bot.run_ended': {
-			if (event.payload.status !== 'transferred') return null;
-			const row = await db
-				.select()
-				.from(conversations)
-				.where(
-					and(eq(conversations.workspaceId, event.workspaceId), eq(conversations.id, event.payload.conversationId)),
-				)
-				.get();
-			return row && row.assigneeId === null && row.status !== 'closed' ? waiting(row) : null;
+			// Transferred to a person, or failed: either way the customer needs one now.
+			if (event.payload.status !== 'transferred' && event.payload.status !== 'failed') return null;
+			const row = await unassigned(event.payload.conversationId);
+			return row ? waiting(row) : null;
 		}
 		case 'member.updated':
 		case 'member.deleted':
