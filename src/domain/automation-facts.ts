@@ -19,7 +19,7 @@ import type { FactRoot, Facts } from '../engines/conditions';
 import { tagNamesOfContact } from './contact-records';
 import { tagNames } from './conversations';
 import { availableOperators } from './presence';
-import { loadWidgetSettings } from './widget-settings';
+import { loadWidgetSettings, type StoredWidgetSettings } from './widget-settings';
 
 export interface FactScope {
 	workspaceId: string;
@@ -27,6 +27,10 @@ export interface FactScope {
 	contactId: string | null;
 	variables: Readonly<Record<string, unknown>>;
 	now: number;
+	/** Facts the caller has read already (the rules' scene reads the conversation): not read again. */
+	known?: Partial<Record<FactRoot, unknown>>;
+	/** The workspace's widget settings, when the caller reads them anyway (for business hours). */
+	settings?: Promise<StoredWidgetSettings>;
 }
 
 /** Loads the facts under `roots` (besides `answer` and `vars`, which the run has), in parallel. */
@@ -36,15 +40,16 @@ export async function loadFacts(env: Env, db: Database, scope: FactScope, roots:
 		conversation: async () =>
 			scope.conversationId === null ? undefined : conversationFacts(db, scope.workspaceId, scope.conversationId),
 		businessHours: async () => {
-			const { settings } = await loadWidgetSettings(db, scope.workspaceId);
+			const { settings } = await (scope.settings ?? loadWidgetSettings(db, scope.workspaceId));
 			const { online, period } = availabilityAt(settings.businessHours, new Date(scope.now));
 			return { open: online, period };
 		},
 		agents: async () => ({ available: (await availableOperators(env, db, scope.workspaceId)).length }),
 		deal: () => dealFacts(db, scope),
 	};
+	const known = scope.known ?? {};
 	const wanted = [...new Set(roots)].filter((root) => loaders[root] !== undefined);
-	const values = await Promise.all(wanted.map((root) => loaders[root]?.()));
+	const values = await Promise.all(wanted.map((root) => (root in known ? known[root] : loaders[root]?.())));
 	return Object.fromEntries(wanted.map((root, i) => [root, values[i]]).filter(([, value]) => value !== undefined));
 }
 
@@ -65,7 +70,11 @@ async function contactFacts(db: Database, workspaceId: string, id: string) {
 	return row ? { ...row, tags: JSON.parse(row.tags ?? '[]') as string[] } : undefined;
 }
 
-async function conversationFacts(db: Database, workspaceId: string, id: string) {
+/**
+ * A conversation's facts, with what a rule's scene needs besides (its contact, when it began, since when its
+ * customer waits), in one read.
+ */
+export async function conversationRecord(db: Database, workspaceId: string, id: string) {
 	const row = await db
 		.select({
 			id: conversations.id,
@@ -74,11 +83,20 @@ async function conversationFacts(db: Database, workspaceId: string, id: string) 
 			assigneeId: conversations.assigneeId,
 			groupId: conversations.groupId,
 			tags: tagNames,
+			contactId: conversations.contactId,
+			createdAt: conversations.createdAt,
+			waitingSince: conversations.waitingSince,
 		})
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();
-	return row ? { ...row, tags: JSON.parse(row.tags) as string[] } : undefined;
+	if (!row) return undefined;
+	const { contactId, createdAt, waitingSince, tags, ...facts } = row;
+	return { facts: { ...facts, tags: JSON.parse(tags) as string[] }, contactId, createdAt, waitingSince };
+}
+
+async function conversationFacts(db: Database, workspaceId: string, id: string) {
+	return (await conversationRecord(db, workspaceId, id))?.facts;
 }
 
 async function dealFacts(db: Database, scope: FactScope) {

@@ -30,7 +30,7 @@ import { deliverEvents } from '../events/deliver';
 import { groupBy } from '../lib/group-by';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { loadFacts } from './automation-facts';
+import { conversationRecord, loadFacts } from './automation-facts';
 import { conversationSummary, latestConversation } from './conversations';
 import { loadWidgetSettings } from './widget-settings';
 
@@ -103,18 +103,9 @@ async function sceneOf(
 	now: number,
 ): Promise<Scene> {
 	let { conversationId, contactId } = subjectsOf(event);
+	// The conversation read once: its facts, its contact, when it began and since when its customer waits.
 	const conversation =
-		conversationId === null
-			? undefined
-			: await db
-					.select({
-						contactId: conversations.contactId,
-						createdAt: conversations.createdAt,
-						waitingSince: conversations.waitingSince,
-					})
-					.from(conversations)
-					.where(and(eq(conversations.workspaceId, event.workspaceId), eq(conversations.id, conversationId)))
-					.get();
+		conversationId === null ? undefined : await conversationRecord(db, event.workspaceId, conversationId);
 	if (conversationId !== null && !conversation) conversationId = null;
 	contactId ??= conversation?.contactId ?? null;
 	// A contact's or a deal's event: its actions act in the contact's latest open conversation, if it has one.
@@ -124,9 +115,19 @@ async function sceneOf(
 	const roots = new Set<FactRoot>(['contact', 'conversation']);
 	for (const rule of rules) if (rule.condition) for (const root of referencedFacts(rule.condition)) roots.add(root);
 	const kinds = new Set(rules.map((r) => r.trigger.kind));
-	const [facts, { settings }, previous] = await Promise.all([
-		loadFacts(env, db, { workspaceId: event.workspaceId, conversationId, contactId, variables: {}, now }, roots),
-		loadWidgetSettings(db, event.workspaceId),
+	const settings = loadWidgetSettings(db, event.workspaceId);
+	const scope = {
+		workspaceId: event.workspaceId,
+		conversationId,
+		contactId,
+		variables: {},
+		now,
+		known: conversation ? { conversation: conversation.facts } : {},
+		settings,
+	};
+	const [facts, { settings: widget }, previous] = await Promise.all([
+		loadFacts(env, db, scope, roots),
+		settings,
 		kinds.has('new_contact') && conversationId !== null && contactId !== null && conversation
 			? db
 					.select({ at: sql<number | null>`max(${conversations.createdAt})` })
@@ -145,7 +146,7 @@ async function sceneOf(
 	const ruleFacts: RuleFacts = { ...facts, previousConversationAt: previous?.at ?? null };
 	if (event.type === 'message.created') {
 		ruleFacts.withinBusinessHours = availabilityAt(
-			settings.businessHours,
+			widget.businessHours,
 			new Date(event.payload.message.createdAt),
 		).online;
 	}
@@ -155,8 +156,8 @@ async function sceneOf(
 		conversationId,
 		contactId,
 		facts: ruleFacts,
-		timeZone: settings.businessHours.timeZone,
-		locale: settings.locale,
+		timeZone: widget.businessHours.timeZone,
+		locale: widget.locale,
 	};
 }
 

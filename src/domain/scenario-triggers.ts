@@ -118,7 +118,7 @@ export async function fireSchedules(env: Env, db: Database, now = Date.now()): P
 	const timeZones = new Map<string, string>();
 	for (const scenario of due) {
 		const at = scenario.nextFireAt as number;
-		await startedUnlessGone(() =>
+		const started = await startedUnlessGone(() =>
 			startRun(db, env.SCENARIO_RUNS, {
 				workspaceId: scenario.workspaceId,
 				scenarioId: scenario.id,
@@ -138,7 +138,8 @@ export async function fireSchedules(env: Env, db: Database, now = Date.now()): P
 			.update(scenarios)
 			.set({ nextFireAt: next })
 			.where(and(eq(scenarios.id, scenario.id), sql`${scenarios.nextFireAt} = ${at}`));
-		fired++;
+		// A scenario deleted or unpublished meanwhile moves on without a run: not a fire.
+		if (started) fired++;
 	}
 	return fired;
 }
