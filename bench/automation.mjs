@@ -18,6 +18,15 @@ import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
 const DONE_TIMEOUT_MS = 300_000;
+/** Shorter spans than this make no rate: a few timer ticks would decide it. */
+const MIN_SPAN_MS = 50;
+
+/** The latest of `times`, or null when there are none. */
+const latest = (times) => (times.length === 0 ? null : Math.max(...times));
+
+/** `count` per second over `fromMs`..`toMs`, or null when the span is missing or too short to mean anything. */
+const perSecond = (count, fromMs, toMs) =>
+	toMs === null || toMs - fromMs < MIN_SPAN_MS ? null : round(count / ((toMs - fromMs) / 1000), 1);
 const OPERATORS = 5;
 const FEED_OPEN_TIMEOUT_MS = 15_000;
 
@@ -112,7 +121,7 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 		await until(() => [...created.keys()].every((id) => assigned.has(id)));
 		const live = [...created].filter(([id]) => assigned.has(id));
 		const perOperator = members.map((m) => live.filter(([id]) => assigned.get(id).to === m.id).length);
-		const lastLive = Math.max(...live.map(([id]) => assigned.get(id).at));
+		const lastLive = latest(live.map(([id]) => assigned.get(id).at));
 		const underCreation = {
 			conversations,
 			assigned: live.length,
@@ -122,7 +131,7 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 			creationsPerSecond: round(conversations / Math.max(0.001, createdSeconds), 1),
 			startToAssigned: latencySummary(live.map(([id, at]) => assigned.get(id).at - at)),
 			startToFeed: latencySummary(live.map(([id, at]) => assigned.get(id).seen - at)),
-			decisionsPerSecond: round(live.length / Math.max(0.001, (lastLive - began) / 1000), 1),
+			decisionsPerSecond: perSecond(live.length, began, lastLive),
 		};
 
 		log(`assignment: ${conversations} conversations queued while everyone is away, then everyone back online`);
@@ -141,15 +150,15 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 		await setStatus(baseUrl, members, 'online');
 		await until(() => [...queued.keys()].every((id) => assigned.has(id)));
 		const drained = [...queued.keys()].filter((id) => assigned.has(id));
-		const lastDrained = Math.max(...drained.map((id) => assigned.get(id).at));
+		const lastDrained = latest(drained.map((id) => assigned.get(id).at));
 		const drain = {
 			conversations,
 			creationsPerSecond: round(conversations / Math.max(0.001, queuedSeconds), 1),
 			queueLength,
 			assignedWhileAway,
 			assigned: drained.length,
-			onlineToLast: round(lastDrained - online, 1),
-			decisionsPerSecond: round(drained.length / Math.max(0.001, (lastDrained - online) / 1000), 1),
+			onlineToLast: lastDrained === null ? null : lastDrained - online,
+			decisionsPerSecond: perSecond(drained.length, online, lastDrained),
 		};
 		return { operators: OPERATORS, underCreation, drain };
 	} finally {
@@ -199,7 +208,7 @@ async function ruleExecutions({ baseUrl, workspace, events, log }) {
 		return executions.length >= events && executions.every((e) => e.status !== 'running');
 	}, 1000);
 	const done = executions.filter((e) => e.status === 'succeeded');
-	const finished = done.map((e) => Date.parse(e.finishedAt));
+
 	return {
 		events,
 		executions: executions.length,
@@ -208,7 +217,7 @@ async function ruleExecutions({ baseUrl, workspace, events, log }) {
 		skipped: executions.filter((e) => e.status === 'skipped').length,
 		actionsPerExecution: 2,
 		tagToDone: latencySummary(done.map((e) => Date.parse(e.finishedAt) - patchedAt.get(e.conversationId))),
-		executionsPerSecond: round(done.length / Math.max(0.001, (Math.max(...finished) - began) / 1000), 1),
+		executionsPerSecond: perSecond(done.length, began, latest(done.map((e) => Date.parse(e.finishedAt)))),
 	};
 }
 

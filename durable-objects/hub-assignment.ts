@@ -33,6 +33,7 @@ export const ASSIGNMENT_SCHEMA = [
 export const ASSIGNMENT_RETRY_TIMER = 'assignment-retry';
 /** A round when business hours open, for conversations that wait for them (a retry timer by kind). */
 const OPENING_TIMER = 'assignment-opening';
+const DAY_MS = 86_400_000;
 
 /** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
 const ROUND = 200;
@@ -177,7 +178,8 @@ export class HubAssignment {
 				waitsForHours ||= rule.policy.considerBusinessHours && !team.withinBusinessHours;
 				continue;
 			}
-			const done = await assignWaiting(this.env, db, workspaceId, row.conversation_id, decision.operatorId, now);
+			// Stamped when made (a round of 200 takes a while), not when the round began.
+			const done = await assignWaiting(this.env, db, workspaceId, row.conversation_id, decision.operatorId);
 			this.storage.transactionSync(() => {
 				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
 				if (done && decision.cursor !== null) {
@@ -196,10 +198,12 @@ export class HubAssignment {
 		}
 		// A full round that assigned something may have left more behind it.
 		if (waiting.length === ROUND && assigned > 0) this.again = true;
-		// Nothing else may happen when the hours open (the team already online): the hub wakes itself then.
-		if (waitsForHours && team.opensAt !== null) {
+		// Nothing else may happen when the hours open (the team already online): the hub wakes itself then, or
+		// looks again in a day when the schedule opens beyond nextOpening's horizon.
+		if (waitsForHours) {
+			const dueAt = team.opensAt ?? now + DAY_MS;
 			this.timers.schedule(
-				{ id: OPENING_TIMER, kind: ASSIGNMENT_RETRY_TIMER, dueAt: team.opensAt, payload: { workspaceId } },
+				{ id: OPENING_TIMER, kind: ASSIGNMENT_RETRY_TIMER, dueAt, payload: { workspaceId } },
 				'replace',
 			);
 			await this.timers.scheduleNextAlarm();

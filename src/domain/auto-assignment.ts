@@ -212,10 +212,10 @@ async function greeted(db: Database, workspaceId: string, channel: string): Prom
 
 /**
  * Reads an event for assignment. A new conversation waits, unless a greeter bot may take it: then its first
- * message decides, as the room decides whether the bot greets: the customer's goes to the bot (whose
- * Transfer to Agent, or failure, queues it), anyone else's means the team opened it, and it waits. A
- * conversation reopened, routed to a group, or unassigned by a person (not by the hub's own hand-back) waits
- * too. A close, a reassignment or a member's change may free room.
+ * message decides, as the room decides whether the bot greets: an operator's means the team opened it, and it
+ * waits; otherwise the greeter takes the customer's first message. A conversation a bot transfers to a person
+ * (or a bot fails in), reopened, routed to a group, or unassigned by a person (not by the hub's own hand-back)
+ * waits too. A close, a reassignment or a member's change may free room.
  */
 export async function assignmentSignal(db: Database, event: DomainEvent): Promise<AssignmentSignal> {
 	const waiting = (c: { id: string; contactId: string; channel: string; groupId: string | null }) => ({
@@ -245,9 +245,10 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			return waiting(conversation);
 		}
 		case 'message.created': {
-			// Only the first message of a conversation a greeter was waiting for, when it is not the customer's.
+			// Only an operator's first message: the room greets a customer's first message unless an operator wrote
+			// before it (a bot's or a rule's opening message does not stop the greeter).
 			const { message } = event.payload;
-			if (message.seq !== 1 || message.authorKind === 'contact') return null;
+			if (message.seq !== 1 || message.authorKind !== 'operator') return null;
 			const row = await unassigned(message.conversationId);
 			return row && (await greeted(db, event.workspaceId, row.channel)) ? waiting(row) : null;
 		}

@@ -105,14 +105,30 @@ function offsetAt(timeZone: string, at: number): number {
 	return Date.parse(`${local.date}T00:00:00Z`) + local.minutes * 60_000 - (at - (at % 60_000));
 }
 
+/** The wall time at `at` in `timeZone`, as a UTC-based number (ms, to the minute). */
+function wallAt(timeZone: string, at: number): number {
+	return at - (at % 60_000) + offsetAt(timeZone, at);
+}
+
 /**
  * The instant of wall time `minutes` after midnight on the local date `ymd` (a UTC midnight standing for it)
- * in `timeZone`. A wall time a daylight-saving shift skips comes out one offset later, inside the day anyway.
+ * in `timeZone`. A wall time the spring daylight-saving shift skips comes out as the shift itself: the first
+ * minute whose wall time is past it (02:30 on the night clocks jump from 02:00 to 03:00 opens at 03:00).
  */
 function instantOf(timeZone: string, ymd: number, minutes: number): number {
 	const wall = ymd + minutes * 60_000;
-	const guess = wall - offsetAt(timeZone, wall);
-	return wall - offsetAt(timeZone, guess);
+	const at = wall - offsetAt(timeZone, wall - offsetAt(timeZone, wall));
+	if (wallAt(timeZone, at) === wall) return at;
+	// In a gap: the wall time rises with the instant across it (no zone shifts twice in a day), so search the
+	// minute in a window wider than any offset.
+	let low = (wall - 15 * 3_600_000) / 60_000;
+	let high = (wall + 15 * 3_600_000) / 60_000;
+	while (low < high) {
+		const middle = Math.floor((low + high) / 2);
+		if (wallAt(timeZone, middle * 60_000) >= wall) high = middle;
+		else low = middle + 1;
+	}
+	return low * 60_000;
 }
 
 /**

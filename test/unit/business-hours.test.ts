@@ -105,6 +105,20 @@ describe('isKnownTimeZone', () => {
 });
 
 describe('nextOpening', () => {
+	const everyDay = (day: { start: string; end: string }[]) => ({
+		mon: day,
+		tue: day,
+		wed: day,
+		thu: day,
+		fri: day,
+		sat: day,
+		sun: day,
+	});
+	const gapSchedule = (timeZone: string): BusinessSchedule => ({
+		timeZone,
+		weekly: everyDay([{ start: '02:30', end: '06:00' }]),
+		holidays: [],
+	});
 	const cases: [string, BusinessSchedule, string, string | null][] = [
 		['open now: now', schedule('UTC'), '2026-11-23T10:00:00Z', '2026-11-23T10:00:00.000Z'],
 		['before opening: today at 09:00', schedule('UTC'), '2026-11-23T07:15:00Z', '2026-11-23T09:00:00.000Z'],
@@ -112,7 +126,7 @@ describe('nextOpening', () => {
 		['Friday evening: Saturday at 10:00', schedule('UTC'), '2026-11-20T19:00:00Z', '2026-11-21T10:00:00.000Z'],
 		['Saturday afternoon: Monday at 09:00', schedule('UTC'), '2026-11-21T13:00:00Z', '2026-11-23T09:00:00.000Z'],
 		['over a holiday Monday', schedule('UTC', ['2026-11-23']), '2026-11-22T12:00:00Z', '2026-11-24T09:00:00.000Z'],
-		// 09:00 in São Paulo (UTC-3) is 12:00 UTC; at 22:00 UTC it is still the local Friday evening.
+		// Friday 23:00 UTC is 20:00 in São Paulo (UTC−3): it opens on Saturday at 10:00 there, 13:00 UTC.
 		[
 			'São Paulo, Friday evening local',
 			schedule('America/Sao_Paulo'),
@@ -123,6 +137,21 @@ describe('nextOpening', () => {
 		['Tokyo after local midnight', schedule('Asia/Tokyo'), '2026-11-22T15:30:00Z', '2026-11-23T00:00:00.000Z'],
 		// Paris moves to UTC+2 on Sunday 2026-03-29: Monday 09:00 is 07:00 UTC, not 08:00.
 		['Paris over the DST switch', schedule('Europe/Paris'), '2026-03-28T12:00:00Z', '2026-03-30T07:00:00.000Z'],
+		// Opening inside the hour the spring shift skips (02:00 → 03:00): it opens when the clocks jump.
+		[
+			'New York, a start the clocks skip',
+			gapSchedule('America/New_York'),
+			'2026-03-08T01:00:00Z',
+			'2026-03-08T07:00:00.000Z',
+		],
+		['Paris, a start the clocks skip', gapSchedule('Europe/Paris'), '2026-03-28T23:00:00Z', '2026-03-29T01:00:00.000Z'],
+		// 01:30 comes twice when New York falls back: the first one.
+		[
+			'New York, a start that comes twice',
+			{ ...gapSchedule('America/New_York'), weekly: everyDay([{ start: '01:30', end: '03:00' }]) },
+			'2026-11-01T03:00:00Z',
+			'2026-11-01T05:30:00.000Z',
+		],
 		[
 			'a schedule with no hours: never',
 			{ timeZone: 'UTC', weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] }, holidays: [] },
