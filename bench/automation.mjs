@@ -14,7 +14,7 @@
 //   the last execution finished.
 import { performance } from 'node:perf_hooks';
 import { inPool, startVisitorConversation, withTimeout } from './fanout.mjs';
-import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
+import { allPages, apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
 const DONE_TIMEOUT_MS = 300_000;
@@ -166,23 +166,6 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 	}
 }
 
-/** Every execution of the rule, through the API's pages. */
-async function allExecutions(baseUrl, token, ruleId) {
-	const executions = [];
-	let cursor = null;
-	do {
-		const page = await api(
-			baseUrl,
-			token,
-			'GET',
-			`/v3/automation-rules/executions?ruleId=${ruleId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
-		);
-		executions.push(...page.data);
-		cursor = page.nextCursor;
-	} while (cursor);
-	return executions;
-}
-
 async function ruleExecutions({ baseUrl, workspace, events, log }) {
 	const ids = workspace.conversationIds.slice(0, events);
 	if (ids.length < events) throw new Error(`rules: ${events} events need as many seeded conversations`);
@@ -204,7 +187,11 @@ async function ruleExecutions({ baseUrl, workspace, events, log }) {
 	log(`rules: ${events} tags applied in ${((Date.now() - began) / 1000).toFixed(1)} s; waiting for the executions`);
 	let executions = [];
 	await until(async () => {
-		executions = await allExecutions(baseUrl, workspace.token, rule.id);
+		executions = await allPages(
+			baseUrl,
+			workspace.token,
+			`/v3/automation-rules/executions?ruleId=${rule.id}&limit=100`,
+		);
 		return executions.length >= events && executions.every((e) => e.status !== 'running');
 	}, 1000);
 	const done = executions.filter((e) => e.status === 'succeeded');

@@ -131,6 +131,18 @@ export async function apiCall(baseUrl, token, method, path, body) {
 	return json;
 }
 
+/** Every item of a paged API list (`path` with its query, without `cursor`), following `nextCursor`. */
+export async function allPages(baseUrl, token, path) {
+	const items = [];
+	let cursor = null;
+	do {
+		const page = await apiCall(baseUrl, token, 'GET', `${path}${cursor ? `&cursor=${cursor}` : ''}`);
+		items.push(...page.data);
+		cursor = page.nextCursor;
+	} while (cursor);
+	return items;
+}
+
 /** GET /health one request at a time: the baseline sequential measurements are compared with. */
 export async function sequentialHealth(baseUrl, requests) {
 	const latencies = [];

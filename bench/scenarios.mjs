@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'svix';
 import { inPool } from './fanout.mjs';
-import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
+import { allPages, apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
 const DONE_TIMEOUT_MS = 300_000;
@@ -21,23 +21,6 @@ function signed(secret, id, body) {
 	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
 	const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
 	return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
-}
-
-/** Every run of the scenario, through the API's pages. */
-async function allRuns(baseUrl, token, scenarioId) {
-	const runs = [];
-	let cursor = null;
-	do {
-		const page = await api(
-			baseUrl,
-			token,
-			'GET',
-			`/v3/scenarios/${scenarioId}/runs?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
-		);
-		runs.push(...page.data);
-		cursor = page.nextCursor;
-	} while (cursor);
-	return runs;
 }
 
 async function webhookRuns({ baseUrl, workspace, calls, log }) {
@@ -96,7 +79,7 @@ async function webhookRuns({ baseUrl, workspace, calls, log }) {
 	const deadline = Date.now() + DONE_TIMEOUT_MS;
 	let runs = [];
 	for (;;) {
-		runs = await allRuns(baseUrl, workspace.token, scenario.id);
+		runs = await allPages(baseUrl, workspace.token, `/v3/scenarios/${scenario.id}/runs?limit=100`);
 		const open = runs.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').length;
 		if ((runs.length >= calls && open === 0) || Date.now() > deadline) break;
 		await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -61,6 +61,16 @@ const botSummary = z.object({ id: z.string(), name: z.string() });
 
 const scenarioSummary = z.object({ id: z.string(), name: z.string() });
 
+/** An automation or an assignment rule, as its events name it. */
+const ruleSummary = z.object({ id: z.string(), name: z.string() });
+
+/** A rule's settings changed: each field from and to. */
+const ruleUpdated = z.object({
+	rule: ruleSummary,
+	changed: z.array(z.string()),
+	changes: z.record(z.string(), change(z.unknown())),
+});
+
 const dealSummary = z.object({
 	id: z.string(),
 	name: z.string(),
@@ -284,25 +294,17 @@ export const EVENT_PAYLOADS = {
 		waitingSince: z.string(),
 		minutes: z.number().int(),
 	}),
-	'rule.created': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	'rule.created': z.object({ rule: ruleSummary }),
 	/** Its name, priority, trigger, condition, actions or `enabled` changed. */
-	'rule.updated': z.object({
-		rule: z.object({ id: z.string(), name: z.string() }),
-		changed: z.array(z.string()),
-		changes: z.record(z.string(), change(z.unknown())),
-	}),
-	'rule.deleted': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
-	'assignment_rule.created': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	'rule.updated': ruleUpdated,
+	'rule.deleted': z.object({ rule: ruleSummary }),
+	'assignment_rule.created': z.object({ rule: ruleSummary }),
 	/** Its name, priority, condition, policy or `enabled` changed. */
-	'assignment_rule.updated': z.object({
-		rule: z.object({ id: z.string(), name: z.string() }),
-		changed: z.array(z.string()),
-		changes: z.record(z.string(), change(z.unknown())),
-	}),
-	'assignment_rule.deleted': z.object({ rule: z.object({ id: z.string(), name: z.string() }) }),
+	'assignment_rule.updated': ruleUpdated,
+	'assignment_rule.deleted': z.object({ rule: ruleSummary }),
 	/** A rule's `notify` action: for the operators named (everyone when empty), on their live feed. */
 	'rule.notification': z.object({
-		rule: z.object({ id: z.string(), name: z.string() }),
+		rule: ruleSummary,
 		text: z.string(),
 		operatorIds: z.array(z.string()),
 		conversationId: z.string().nullable(),
