@@ -12,12 +12,10 @@ import { existsInWorkspace } from '../db/scoped';
 import { ASSIGNMENT_STRATEGIES, type AssignmentRule } from '../engines/assignment';
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { under } from '../engines/step-graph';
-import { changesOf, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
 import { Invalid } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { guardedOwnerUpdate, movedFields, ownerRow, ownerSummary, raced } from './versions';
+import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from './versions';
 
 export const assignmentPolicySchema = z
 	.strictObject({
@@ -123,8 +121,15 @@ async function assertRule(
 	if (problems.length > 0) throw Invalid.fromProblems(problems);
 }
 
+const ASSIGNMENT_RULE: OwnerKind<typeof assignmentRules> = {
+	table: assignmentRules,
+	label: 'Assignment rule',
+	events: 'assignment_rule',
+	key: 'rule',
+};
+
 function row(db: Database, workspaceId: string, id: string): Promise<Row> {
-	return ownerRow(db, assignmentRules, 'Assignment rule', workspaceId, id);
+	return ownerRow(db, assignmentRules, ASSIGNMENT_RULE.label, workspaceId, id);
 }
 
 /**
@@ -172,9 +177,7 @@ export async function createAssignmentRule(
 ) {
 	await assertRule(db, workspaceId, input);
 	const created: Row = { id: newId('asr', now), workspaceId, ...input, createdAt: now, updatedAt: now };
-	const event = newEvent('assignment_rule.created', workspaceId, actor, { rule: ownerSummary(created) }, now);
-	const committed = await commit(db, { statements: [db.insert(assignmentRules).values(created)], events: [event] });
-	await release(env, committed.events);
+	await createOwner(env, db, ASSIGNMENT_RULE, created, actor, now);
 	await reconsiderAssignment(env, workspaceId);
 	return view(created);
 }
@@ -191,27 +194,15 @@ export async function updateAssignmentRule(
 ) {
 	const current = await row(db, workspaceId, id);
 	await assertRule(db, workspaceId, changes);
-	const moved = movedFields(current, changes);
-	if (Object.keys(moved).length === 0) return view(current);
-	const after: Row = { ...current, ...changes, updatedAt: Math.max(now, current.updatedAt + 1) };
-	const payload = { rule: ownerSummary(after), ...changesOf(moved) };
-	const event = newEvent('assignment_rule.updated', workspaceId, actor, payload, now);
-	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
-	const statements = guardedOwnerUpdate(db, assignmentRules, current, { ...changes, updatedAt: after.updatedAt });
-	const committed = await commit(db, { statements, events: [event] }, raced('Assignment rule', id));
-	await release(env, committed.events);
+	const after = await updateOwner(env, db, ASSIGNMENT_RULE, current, changes, actor, now);
+	if (after === current) return view(current);
 	await reconsiderAssignment(env, workspaceId);
 	return view(after);
 }
 
 export async function deleteAssignmentRule(env: Env, db: Database, workspaceId: string, id: string, actor: Actor) {
 	const current = await row(db, workspaceId, id);
-	const event = newEvent('assignment_rule.deleted', workspaceId, actor, { rule: ownerSummary(current) }, Date.now());
-	const statements = [
-		db.delete(assignmentRules).where(and(eq(assignmentRules.workspaceId, workspaceId), eq(assignmentRules.id, id))),
-	];
-	const committed = await commit(db, { statements, events: [event] });
-	await release(env, committed.events);
+	await deleteOwner(env, db, ASSIGNMENT_RULE, current, [], actor, Date.now());
 	// A rule of lower priority may route what this one held back.
 	await reconsiderAssignment(env, workspaceId);
 }

@@ -22,13 +22,11 @@ import { existsInWorkspace } from '../db/scoped';
 import { type Condition, conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { ruleTriggerSchema } from '../engines/rules';
 import { type StepProblem, templateProblems, under } from '../engines/step-graph';
-import { changesOf, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
-import { guardedOwnerUpdate, movedFields, ownerRow, ownerSummary, raced } from './versions';
+import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from './versions';
 
 /** Rules a workspace may keep: each event is matched against all of them. */
 const MAX_RULES = 100;
@@ -208,8 +206,15 @@ async function assertRule(
 	if (problems.length > 0) throw Invalid.fromProblems(problems);
 }
 
+const RULE: OwnerKind<typeof automationRules> = {
+	table: automationRules,
+	label: 'Automation rule',
+	events: 'rule',
+	key: 'rule',
+};
+
 function ruleRow(db: Database, workspaceId: string, id: string): Promise<RuleRow> {
-	return ownerRow(db, automationRules, 'Automation rule', workspaceId, id);
+	return ownerRow(db, automationRules, RULE.label, workspaceId, id);
 }
 
 export async function getRule(db: Database, workspaceId: string, id: string) {
@@ -253,9 +258,7 @@ export async function createRule(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('rule.created', workspaceId, actor, { rule: ownerSummary(row) }, now);
-	const committed = await commit(db, { statements: [db.insert(automationRules).values(row)], events: [event] });
-	await release(env, committed.events);
+	await createOwner(env, db, RULE, row, actor, now);
 	return ruleView(row);
 }
 
@@ -281,17 +284,8 @@ export async function updateRule(
 	}
 	if (changes.condition !== undefined) set.condition = changes.condition;
 	if (changes.actions !== undefined) set.actions = changes.actions;
-	const moved = movedFields(current, set);
-	delete moved.triggerKind;
-	if (Object.keys(moved).length === 0) return ruleView(current);
-	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const after: RuleRow = { ...current, ...set, updatedAt };
-	const event = newEvent('rule.updated', workspaceId, actor, { rule: ownerSummary(after), ...changesOf(moved) }, now);
-	// Applied only to the rule as read: a change that raced this one makes it a 409 to retry.
-	const statements = guardedOwnerUpdate(db, automationRules, current, { ...set, updatedAt });
-	const committed = await commit(db, { statements, events: [event] }, raced('Automation rule', id));
-	await release(env, committed.events);
-	return ruleView(after);
+	// The trigger kind is the trigger's, kept apart for the listeners' query: not announced on its own.
+	return ruleView(await updateOwner(env, db, RULE, current, set, actor, now, ['triggerKind']));
 }
 
 /** Deletes a rule and its executions' records, with `rule.deleted`; executions under way finish. */
@@ -304,13 +298,10 @@ export async function deleteRule(
 	now = Date.now(),
 ) {
 	const current = await ruleRow(db, workspaceId, id);
-	const event = newEvent('rule.deleted', workspaceId, actor, { rule: ownerSummary(current) }, now);
-	const statements = [
-		db.delete(ruleExecutions).where(and(eq(ruleExecutions.workspaceId, workspaceId), eq(ruleExecutions.ruleId, id))),
-		db.delete(automationRules).where(and(eq(automationRules.workspaceId, workspaceId), eq(automationRules.id, id))),
-	];
-	const committed = await commit(db, { statements, events: [event] });
-	await release(env, committed.events);
+	const executions = db
+		.delete(ruleExecutions)
+		.where(and(eq(ruleExecutions.workspaceId, workspaceId), eq(ruleExecutions.ruleId, id)));
+	await deleteOwner(env, db, RULE, current, [executions], actor, now);
 }
 
 /** One page of executions, newest first, filtered by rule, conversation or status. */

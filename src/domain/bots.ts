@@ -9,8 +9,6 @@ import { and, asc, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots } from '../db/schema';
 import { type BotDefinition, botDefinitionSchema, botProblems } from '../engines/bot-definition';
-import { changesOf, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
@@ -19,16 +17,16 @@ import { channelName } from '../model/conversations';
 import { resolveStage } from './crm';
 import {
 	checkedAgainst,
+	createOwner,
+	deleteOwner,
 	deleteVersions,
 	getVersion,
-	guardedOwnerUpdate,
 	listVersions,
-	movedFields,
+	type OwnerKind,
 	ownerPage,
 	ownerRow,
-	ownerSummary,
-	publishing,
-	raced,
+	publishOwner,
+	updateOwner,
 	versionRow,
 	versionSchema,
 } from './versions';
@@ -162,8 +160,10 @@ async function triggerColumns(db: Database, workspaceId: string, trigger: z.infe
 	return { trigger: trigger.kind, keywords: trigger.kind === 'keyword' ? trigger.keywords : [], stageId };
 }
 
+const BOT: OwnerKind<typeof bots> = { table: bots, label: 'Bot', events: 'bot', key: 'bot' };
+
 async function botRow(db: Database, workspaceId: string, id: string): Promise<BotRow> {
-	return ownerRow(db, bots, 'Bot', workspaceId, id);
+	return ownerRow(db, bots, BOT.label, workspaceId, id);
 }
 
 export async function getBot(db: Database, workspaceId: string, id: string): Promise<BotView> {
@@ -200,9 +200,7 @@ export async function createBot(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('bot.created', workspaceId, actor, { bot: ownerSummary(row) }, now);
-	const committed = await commit(db, { statements: [db.insert(bots).values(row)], events: [event] });
-	await release(env, committed.events);
+	await createOwner(env, db, BOT, row, actor, now);
 	return botView(row);
 }
 
@@ -224,15 +222,7 @@ export async function updateBot(
 	if (changes.priority !== undefined) set.priority = changes.priority;
 	if (changes.trigger !== undefined) Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger));
 	if (changes.definition !== undefined) set.draft = checkedDefinition(changes.definition);
-	const moved = movedFields(current, set);
-	if (Object.keys(moved).length === 0) return botView(current);
-	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const after: BotRow = { ...current, ...set, updatedAt };
-	const event = newEvent('bot.updated', workspaceId, actor, { bot: ownerSummary(after), ...changesOf(moved) }, now);
-	const statements = guardedOwnerUpdate(db, bots, current, { ...set, updatedAt });
-	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));
-	await release(env, committed.events);
-	return botView(after);
+	return botView(await updateOwner(env, db, BOT, current, set, actor, now));
 }
 
 /** Deletes a bot and its versions, with `bot.deleted`; runs under way keep the definition they copied. */
@@ -245,13 +235,7 @@ export async function deleteBot(
 	now = Date.now(),
 ) {
 	const current = await botRow(db, workspaceId, id);
-	const event = newEvent('bot.deleted', workspaceId, actor, { bot: ownerSummary(current) }, now);
-	const statements = [
-		deleteVersions(db, current),
-		db.delete(bots).where(and(eq(bots.workspaceId, workspaceId), eq(bots.id, id))),
-	];
-	const committed = await commit(db, { statements, events: [event] });
-	await release(env, committed.events);
+	await deleteOwner(env, db, BOT, current, [deleteVersions(db, current)], actor, now);
 }
 
 /**
@@ -269,20 +253,7 @@ export async function publishBot(
 	now = Date.now(),
 ): Promise<BotView> {
 	const current = await botRow(db, workspaceId, id);
-	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const { ownerSet, inserts } = await publishing(db, current, 'Bot', version, checkedDefinition, operatorId, now);
-	const statements = [...guardedOwnerUpdate(db, bots, current, { ...ownerSet, updatedAt }), ...inserts];
-	const after: BotRow = { ...current, ...ownerSet, updatedAt };
-	const event = newEvent(
-		'bot.published',
-		workspaceId,
-		actor,
-		{ bot: ownerSummary(current), version: ownerSet.publishedVersion, rollback: version !== undefined },
-		now,
-	);
-	const committed = await commit(db, { statements, events: [event] }, raced('Bot', id));
-	await release(env, committed.events);
-	return botView(after);
+	return botView(await publishOwner(env, db, BOT, current, version, checkedDefinition, operatorId, actor, now));
 }
 
 /** The bot's versions, newest first (without their definitions). */

@@ -20,24 +20,23 @@ import { existsInWorkspace } from '../db/scoped';
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { type ScenarioDefinition, scenarioDefinitionSchema, scenarioProblems } from '../engines/scenario-definition';
 import { under } from '../engines/step-graph';
-import { changesOf, type EventType, newEvent } from '../events/catalogue';
-import { commit, release } from '../events/commit';
+import type { EventType } from '../events/catalogue';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import {
 	checkedAgainst,
+	createOwner,
+	deleteOwner,
 	deleteVersions,
 	getVersion,
-	guardedOwnerUpdate,
 	listVersions,
-	movedFields,
+	type OwnerKind,
 	ownerPage,
 	ownerRow,
-	ownerSummary,
-	publishing,
-	raced,
+	publishOwner,
+	updateOwner,
 	versionSchema,
 } from './versions';
 import { loadWidgetSettings } from './widget-settings';
@@ -222,8 +221,15 @@ export async function workspaceTimeZone(db: Database, workspaceId: string): Prom
 	return (await loadWidgetSettings(db, workspaceId)).settings.businessHours.timeZone;
 }
 
+const SCENARIO: OwnerKind<typeof scenarios> = {
+	table: scenarios,
+	label: 'Scenario',
+	events: 'scenario',
+	key: 'scenario',
+};
+
 async function scenarioRow(db: Database, workspaceId: string, id: string): Promise<ScenarioRow> {
-	return ownerRow(db, scenarios, 'Scenario', workspaceId, id);
+	return ownerRow(db, scenarios, SCENARIO.label, workspaceId, id);
 }
 
 /** NotFound unless the scenario is the workspace's: a check that reads no draft. */
@@ -263,9 +269,7 @@ export async function createScenario(
 		createdAt: now,
 		updatedAt: now,
 	};
-	const event = newEvent('scenario.created', workspaceId, actor, { scenario: ownerSummary(row) }, now);
-	const committed = await commit(db, { statements: [db.insert(scenarios).values(row)], events: [event] });
-	await release(env, committed.events);
+	await createOwner(env, db, SCENARIO, row, actor, now);
 	return scenarioView(row);
 }
 
@@ -292,22 +296,8 @@ export async function updateScenario(
 	if (changes.enabled === true && !current.enabled && cron !== null && current.publishedVersion !== null) {
 		set.nextFireAt = nextFire(cron, await workspaceTimeZone(db, workspaceId), now) ?? null;
 	}
-	const moved = movedFields(current, set);
-	delete moved.nextFireAt;
-	if (Object.keys(moved).length === 0) return scenarioView(current);
-	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const after: ScenarioRow = { ...current, ...set, updatedAt };
-	const event = newEvent(
-		'scenario.updated',
-		workspaceId,
-		actor,
-		{ scenario: ownerSummary(after), ...changesOf(moved) },
-		now,
-	);
-	const statements = guardedOwnerUpdate(db, scenarios, current, { ...set, updatedAt });
-	const committed = await commit(db, { statements, events: [event] }, raced('Scenario', id));
-	await release(env, committed.events);
-	return scenarioView(after);
+	// The next fire time follows from the schedule and `enabled`: not announced on its own.
+	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, ['nextFireAt']));
 }
 
 /**
@@ -323,8 +313,7 @@ export async function deleteScenario(
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
-	const event = newEvent('scenario.deleted', workspaceId, actor, { scenario: ownerSummary(current) }, now);
-	const statements = [
+	const dependants = [
 		deleteVersions(db, current),
 		db
 			.delete(scenarioWebhooks)
@@ -338,10 +327,8 @@ export async function deleteScenario(
 				),
 			),
 		db.delete(scenarioRuns).where(and(eq(scenarioRuns.workspaceId, workspaceId), eq(scenarioRuns.scenarioId, id))),
-		db.delete(scenarios).where(and(eq(scenarios.workspaceId, workspaceId), eq(scenarios.id, id))),
 	];
-	const committed = await commit(db, { statements, events: [event] });
-	await release(env, committed.events);
+	await deleteOwner(env, db, SCENARIO, current, dependants, actor, now);
 }
 
 /**
@@ -359,25 +346,14 @@ export async function publishScenario(
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
-	const updatedAt = Math.max(now, current.updatedAt + 1);
-	const { ownerSet, inserts } = await publishing(db, current, 'Scenario', version, checkedScenario, operatorId, now);
 	const nextFireAt =
 		current.cron === null
 			? null
 			: (current.nextFireAt ?? nextFire(current.cron, await workspaceTimeZone(db, workspaceId), now) ?? null);
-	const set = { ...ownerSet, nextFireAt, updatedAt };
-	const after: ScenarioRow = { ...current, ...set };
-	const event = newEvent(
-		'scenario.published',
-		workspaceId,
-		actor,
-		{ scenario: ownerSummary(current), version: ownerSet.publishedVersion, rollback: version !== undefined },
-		now,
-	);
-	const statements = [...guardedOwnerUpdate(db, scenarios, current, set), ...inserts];
-	const committed = await commit(db, { statements, events: [event] }, raced('Scenario', id));
-	await release(env, committed.events);
-	return scenarioView(after);
+	const published = await publishOwner(env, db, SCENARIO, current, version, checkedScenario, operatorId, actor, now, {
+		nextFireAt,
+	});
+	return scenarioView(published);
 }
 
 export async function listScenarioVersions(db: Database, workspaceId: string, id: string) {

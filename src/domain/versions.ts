@@ -3,8 +3,12 @@
  * edit, the version new runs start with (`publishedVersion`) and the latest number given (`lastVersion`).
  * Publishing freezes the draft, checked again, as the next version in `automation_versions`; publishing an
  * older version rolls back to it. A run copies its version's definition, so a publish, a rollback or a
- * deletion never changes a run under way. The owners' own modules build the change around these statements
- * (their guard, their event) and commit it once.
+ * deletion never changes a run under way.
+ *
+ * The life of every automation owner (bots, scenarios, automation and assignment rules) is here too: created,
+ * changed only while still as read (a 409 otherwise), deleted with what hangs on it, published; each change
+ * committed once with its event (`bot.updated` naming each field from and to). The owners' modules build the
+ * rows and say what their change sets.
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
@@ -17,9 +21,12 @@ import {
 	type scenarios,
 } from '../db/schema';
 import { under } from '../engines/step-graph';
+import { changesOf, type EventPayload, newEvent } from '../events/catalogue';
+import { commit, release } from '../events/commit';
 import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso } from '../lib/ids';
+import type { Actor } from '../model/actor';
 
 /**
  * The tables of automation documents: each has the same id, workspace, name and `updated_at` columns (the
@@ -28,8 +35,93 @@ import { iso } from '../lib/ids';
 type OwnerTable = typeof bots | typeof scenarios | typeof automationRules | typeof assignmentRules;
 
 /** An owner as its events name it: `{ id, name }`. */
-export function ownerSummary(row: { id: string; name: string }) {
+function ownerSummary(row: { id: string; name: string }) {
 	return { id: row.id, name: row.name };
+}
+
+/**
+ * One kind of owner: its table, its name in errors (`Bot bot_… not found.`), and its events: `bot.created`,
+ * `.updated`, `.deleted` (and `.published` when versioned), each naming it under `key` (`{ bot: { id, name } }`).
+ */
+export interface OwnerKind<T extends OwnerTable> {
+	table: T;
+	label: string;
+	events: 'bot' | 'scenario' | 'rule' | 'assignment_rule';
+	key: 'bot' | 'scenario' | 'rule';
+}
+
+type OwnerEvent = 'created' | 'updated' | 'deleted' | 'published';
+
+/** Commits an owner's change with its one event, then releases the event. */
+async function commitOwnerChange<T extends OwnerTable>(
+	env: Env,
+	db: Database,
+	kind: OwnerKind<T>,
+	owner: T['$inferSelect'],
+	what: OwnerEvent,
+	details: Record<string, unknown>,
+	statements: Statement[],
+	actor: Actor,
+	now: number,
+	raceOf?: string,
+) {
+	// The payload's shape follows the kind: `{ [key]: summary, ...details }` is each of these events' schema.
+	const payload = { [kind.key]: ownerSummary(owner), ...details } as EventPayload<'bot.created'>;
+	const event = newEvent(`${kind.events}.${what}` as 'bot.created', owner.workspaceId, actor, payload, now);
+	const committed = await commit(db, { statements, events: [event] }, raceOf ? raced(kind.label, raceOf) : undefined);
+	await release(env, committed.events);
+}
+
+/** Inserts a new owner, with its `….created`. */
+export async function createOwner<T extends OwnerTable>(
+	env: Env,
+	db: Database,
+	kind: OwnerKind<T>,
+	row: T['$inferSelect'],
+	actor: Actor,
+	now: number,
+) {
+	const insert = db.insert(kind.table as typeof bots).values(row as typeof bots.$inferInsert);
+	await commitOwnerChange(env, db, kind, row, 'created', {}, [insert], actor, now);
+}
+
+/**
+ * Applies `set` to the owner read as `current` (only while it still is: a 409 otherwise), with a `….updated`
+ * naming each field that moved, from and to, except `unannounced` ones (derived from others). Nothing is
+ * written when nothing moves. Returns the owner as it now is.
+ */
+export async function updateOwner<T extends OwnerTable>(
+	env: Env,
+	db: Database,
+	kind: OwnerKind<T>,
+	current: T['$inferSelect'],
+	set: Partial<T['$inferSelect']>,
+	actor: Actor,
+	now: number,
+	unannounced: readonly string[] = [],
+): Promise<T['$inferSelect']> {
+	const moved = movedFields(current, set);
+	for (const key of unannounced) delete moved[key];
+	if (Object.keys(moved).length === 0) return current;
+	const after = { ...current, ...set, updatedAt: Math.max(now, current.updatedAt + 1) };
+	const statements = guardedOwnerUpdate(db, kind.table, current, { ...set, updatedAt: after.updatedAt });
+	await commitOwnerChange(env, db, kind, after, 'updated', changesOf(moved), statements, actor, now, current.id);
+	return after;
+}
+
+/** Deletes the owner after `dependants` (the statements removing what hangs on it), with its `….deleted`. */
+export async function deleteOwner<T extends OwnerTable>(
+	env: Env,
+	db: Database,
+	kind: OwnerKind<T>,
+	current: T['$inferSelect'],
+	dependants: Statement[],
+	actor: Actor,
+	now: number,
+) {
+	const t = kind.table as typeof bots;
+	const remove = db.delete(t).where(and(eq(t.workspaceId, current.workspaceId), eq(t.id, current.id)));
+	await commitOwnerChange(env, db, kind, current, 'deleted', {}, [...dependants, remove], actor, now);
 }
 
 /** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
@@ -74,7 +166,7 @@ export async function ownerPage<T extends OwnerTable, V>(
  * The update of an owner read at `current`, as batch statements: it writes only while the row still holds
  * what was read (its `updatedAt`), and the batch fails otherwise (`raced` turns that into a 409).
  */
-export function guardedOwnerUpdate<T extends OwnerTable>(
+function guardedOwnerUpdate<T extends OwnerTable>(
 	db: Database,
 	table: T,
 	current: T['$inferSelect'],
@@ -129,7 +221,7 @@ export function checkedAgainst<T>(
 }
 
 /** Turns a broken guard of a change to an owner read earlier into a 409 to retry. */
-export function raced(label: string, id: string) {
+function raced(label: string, id: string) {
 	return (error: unknown): never => {
 		if (brokeGuard(error)) throw new Conflict(`${label} ${id} changed while this change was applied; retry.`);
 		throw error;
@@ -140,7 +232,7 @@ export function raced(label: string, id: string) {
  * The fields of `set` whose value differs from `current`'s, as an event's changes (`{from, to}`); the draft
  * is named as changed without being repeated, since it may be large.
  */
-export function movedFields<Row extends object>(current: Row, set: Partial<Row>) {
+function movedFields<Row extends object>(current: Row, set: Partial<Row>) {
 	const moved: Record<string, { from: unknown; to: unknown }> = {};
 	for (const [key, to] of Object.entries(set)) {
 		const from = current[key as keyof Row];
@@ -177,7 +269,7 @@ export async function versionRow(
  * insert statement); with one, that existing version made current again (a rollback). `ownerSet` is what the
  * owner's guarded update must set.
  */
-export async function publishing(
+async function publishing(
 	db: Database,
 	owner: VersionedRow & { draft: unknown },
 	label: string,
@@ -200,6 +292,30 @@ export async function publishing(
 		createdAt: now,
 	});
 	return { ownerSet: { publishedVersion: published, lastVersion: published }, inserts: [insert] };
+}
+
+/**
+ * Publishes a versioned owner (`publishing`), with `set` for what its own columns need besides, and its
+ * `….published` naming the version and whether it was a rollback. Returns the owner as it now is.
+ */
+export async function publishOwner<T extends typeof bots | typeof scenarios>(
+	env: Env,
+	db: Database,
+	kind: OwnerKind<T>,
+	current: T['$inferSelect'],
+	version: number | undefined,
+	check: (definition: unknown) => unknown,
+	operatorId: string | null,
+	actor: Actor,
+	now: number,
+	set: Partial<T['$inferSelect']> = {},
+): Promise<T['$inferSelect']> {
+	const { ownerSet, inserts } = await publishing(db, current, kind.label, version, check, operatorId, now);
+	const changes = { ...ownerSet, ...set, updatedAt: Math.max(now, current.updatedAt + 1) };
+	const statements = [...guardedOwnerUpdate(db, kind.table, current, changes), ...inserts];
+	const details = { version: ownerSet.publishedVersion, rollback: version !== undefined };
+	await commitOwnerChange(env, db, kind, current, 'published', details, statements, actor, now, current.id);
+	return { ...current, ...changes };
 }
 
 /** The owner's versions, newest first (without their definitions). */
