@@ -5,9 +5,9 @@
 //   run (p50 of sequential requests, and the closed loop's throughput).
 // - outbound deliveries: N events (tags created, 8 at a time) delivered to a local receiver that verifies each
 //   signature with `svix`; deliveries per second from the first event to the last delivery received.
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { Webhook as Signer } from 'standardwebhooks';
 import { Webhook } from 'svix';
 import { inPool } from './fanout.mjs';
 import { allPages, apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
@@ -15,12 +15,15 @@ import { ratio, round } from './report-format.mjs';
 
 const DONE_TIMEOUT_MS = 300_000;
 
-/** Standard Webhooks headers for `body`, as a sender computes them from the webhook's secret. */
+/** Standard Webhooks headers for `body`, as a sender signs them with the standard's own library. */
 function signed(secret, id, body) {
-	const timestamp = Math.floor(Date.now() / 1000);
-	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-	const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-	return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+	const at = new Date();
+	const signature = new Signer(secret).sign(id, at, body);
+	return {
+		'webhook-id': id,
+		'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+		'webhook-signature': signature,
+	};
 }
 
 async function webhookRuns({ baseUrl, workspace, calls, log }) {

@@ -91,7 +91,8 @@ const webhookExample: z.input<typeof webhookSchema> = {
 	createdAt: example.createdAt,
 };
 
-const runExample: z.input<typeof runSchema> = {
+/** A run as a page lists it; one run's read adds its input, variables and log. */
+const runSummaryExample: z.input<typeof runSummarySchema> = {
 	id: 'run_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 	scenarioId: example.id,
 	version: 1,
@@ -102,6 +103,10 @@ const runExample: z.input<typeof runSchema> = {
 	retryable: false,
 	createdAt: example.createdAt,
 	finishedAt: '2026-11-23T12:00:00.210Z',
+};
+
+const runExample: z.input<typeof runSchema> = {
+	...runSummaryExample,
 	input: { orderId: '1042', name: 'Ada', email: 'ada@example.com' },
 	variables: {
 		orderId: '1042',
@@ -518,23 +523,7 @@ export const scenariosRoutes = createRouter()
 				}),
 			},
 			responses: {
-				200: jsonResponse('A page of runs.', runPage, {
-					data: [
-						{
-							id: runExample.id,
-							scenarioId: example.id,
-							version: 1,
-							trigger: 'webhook',
-							source: webhookExample.id,
-							status: 'succeeded',
-							error: null,
-							retryable: false,
-							createdAt: example.createdAt,
-							finishedAt: runExample.finishedAt,
-						},
-					],
-					nextCursor: null,
-				}),
+				200: jsonResponse('A page of runs.', runPage, { data: [runSummaryExample], nextCursor: null }),
 				...errorResponses(403, 404, 422),
 			},
 		}),

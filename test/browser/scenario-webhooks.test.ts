@@ -2,9 +2,9 @@
 // off, loopback allowed): an order system signs its call to a scenario's webhook, the real scenario-runs
 // Queue runs it (contact, conversation, message, deal, and a call to the order system's local HTTP server),
 // and the workspace's outbound webhook tells a local receiver the run ended, signed, checked with svix.
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook as Signer } from 'standardwebhooks';
 import { Webhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, workspace } from './harness';
@@ -38,12 +38,15 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** Standard Webhooks headers for `body`, computed as any sender's library would. */
+/** Standard Webhooks headers for `body`, as a sender signs them with the standard's own library. */
 function signed(secret: string, id: string, body: string) {
-	const timestamp = Math.floor(Date.now() / 1000);
-	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-	const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-	return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+	const at = new Date();
+	const signature = new Signer(secret).sign(id, at, body);
+	return {
+		'webhook-id': id,
+		'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+		'webhook-signature': signature,
+	};
 }
 
 describe('an order system’s signed webhook, run as a scenario, told back by a signed outbound webhook', () => {
