@@ -361,7 +361,8 @@ describe('auto-assignment', () => {
 			const res = await api(token, 'GET', `/v3/conversations/${conversationId}/bot-runs`);
 			return ((await res.json()) as { data: Array<{ status: string }> }).data[0]?.status;
 		};
-		// The bot has it: asking, nobody assigned, nothing queued (the creation's event is handled by then).
+		// The bot has it: asking, nobody assigned, nothing queued. The consumer reacts to the creation right after
+		// recording it, in the same batch: once it is recorded, a second is ample for an assignment to show.
 		await expect.poll(runStatus, { interval: 500 }).toBe('waiting');
 		await expect
 			.poll(async () =>
@@ -372,6 +373,7 @@ describe('auto-assignment', () => {
 					.first<number>('n'),
 			)
 			.toBe(1);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
 		expect(await assigneeOf(conversationId)).toBeNull();
 		expect(await queued(workspaceId)).toEqual([]);
 
