@@ -19,6 +19,8 @@ export default defineConfig(async () => {
 									RATE_LIMIT_PER_MINUTE: '40',
 									// A short grace so the presence test sees a dropped feed go offline quickly.
 									PRESENCE_GRACE_SECONDS: '1',
+									// The 2,000-contact campaign goes out within one minute's budget.
+									CAMPAIGN_MESSAGES_PER_MINUTE: '5000',
 									// .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
 									PARLEY_SECRET: 'test-secret-not-for-production-32-bytes-or-more',
 								},

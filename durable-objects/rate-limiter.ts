@@ -11,9 +11,12 @@ import { FixedWindow } from './fixed-window';
 export class RateLimiter extends DurableObject<Env> {
 	private readonly window = new FixedWindow();
 
-	/** Counts one request and says whether it fits in the current window. */
-	hit(limit: number, windowSeconds = 60): RateLimitDecision {
-		return this.window.hit(limit, windowSeconds, Date.now());
+	/**
+	 * Counts one request (or `units` at once: a campaign batch's next messages) and says whether it fits in the
+	 * current window; `units` get what is left of it.
+	 */
+	hit(limit: number, windowSeconds = 60, units = 1): RateLimitDecision {
+		return this.window.hit(limit, windowSeconds, Date.now(), units);
 	}
 
 	/**

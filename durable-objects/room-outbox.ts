@@ -241,6 +241,9 @@ export class RoomOutbox {
 		}
 		const inserts = statements.length;
 		const at = summary.lastMessageAt ?? 0;
+		// The batch is in seq order and D1 receives the messages in order, so the first operator message of the
+		// first batch that has one is the conversation's first response; a later one never replaces it.
+		const firstResponse = rows.find((m) => m.authorKind === 'operator')?.createdAt;
 		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
 		const reopenAt = room.reopened_at === written?.reopenedAt ? null : room.reopened_at;
 		const reopen = reopenAt === null ? null : reopenStatements(db, room, reopenAt, Date.now());
@@ -254,6 +257,9 @@ export class RoomOutbox {
 					unreadByOperators: summary.unreadByOperators,
 					unreadByContact: summary.unreadByContact,
 					waitingSince: summary.waitingSince,
+					...(firstResponse === undefined
+						? {}
+						: { firstResponseAt: sql`COALESCE(${conversations.firstResponseAt}, CAST(${firstResponse} AS INTEGER))` }),
 					lastActivityAt: sql`MAX(${conversations.lastActivityAt}, ${at})`,
 					updatedAt: sql`MAX(${conversations.updatedAt}, ${at})`,
 				})

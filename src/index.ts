@@ -6,6 +6,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
+import { sweepCampaigns } from './domain/campaign-sending';
 import { MAX_FILE_BYTES } from './domain/files';
 import { purgeExecutions, sweepWaiting } from './domain/rule-runner';
 import { fireSchedules } from './domain/scenario-triggers';
@@ -18,12 +19,14 @@ import { answerMethodNotAllowed } from './lib/method-not-allowed';
 import { apiDocument } from './lib/openapi-document';
 import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
+import { consumeCampaignSends } from './queue/campaign-sends-consumer';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
 import { assignmentRoutes } from './routes/assignment';
 import { automationRulesRoutes } from './routes/automation-rules';
 import { botsRoutes } from './routes/bots';
+import { campaignsRoutes } from './routes/campaigns';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
 import { conversations } from './routes/conversations';
@@ -38,6 +41,7 @@ import { noteSubresource } from './routes/notes';
 import { publicConversations } from './routes/public-conversations';
 import { publicMessages } from './routes/public-messages';
 import { publicWidget } from './routes/public-widget';
+import { reportsRoutes } from './routes/reports';
 import { scenariosRoutes } from './routes/scenarios';
 import { tagSubresource, tagsRoutes } from './routes/tags';
 import { tasksRoutes } from './routes/tasks';
@@ -157,6 +161,8 @@ app.route(
 	}),
 );
 app.route('/v3/tasks', tasksRoutes);
+app.route('/v3/campaigns', campaignsRoutes);
+app.route('/v3/reports', reportsRoutes);
 app.route('/v3/bots', botsRoutes);
 app.route('/v3/scenarios', scenariosRoutes);
 app.route('/v3/automation-rules', automationRulesRoutes);
@@ -181,6 +187,7 @@ answerMethodNotAllowed(app);
 /** Queue names as wrangler.toml declares them: one consumer function per queue. */
 const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
 	'parley-events': consumeEvents,
+	'parley-campaign-sends': consumeCampaignSends,
 	'parley-scenario-runs': consumeScenarioRuns,
 	'parley-scenario-runs-dlq': consumeDeadScenarioRuns,
 	'parley-webhook-deliveries': consumeWebhookDeliveries,
@@ -199,6 +206,7 @@ export default {
 			fireSchedules(env, openDatabase(env.DB)),
 			sweepWaiting(env),
 			purgeExecutions(env),
+			sweepCampaigns(env),
 		]);
 	},
 } satisfies ExportedHandler<Env>;

@@ -16,6 +16,7 @@ import { nextOpening } from '../engines/business-hours';
 import type { DomainEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { SYSTEM } from '../model/actor';
+import { CAMPAIGN_START } from '../model/campaigns';
 import type { PresenceStatus } from '../model/presence';
 import { runnableBots } from './bots';
 import { conversationsMoved } from './conversations';
@@ -241,6 +242,9 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 		case 'conversation.created': {
 			const { conversation } = event.payload;
 			if (conversation.assigneeId !== null || conversation.status === 'closed') return null;
+			// A campaign's conversation waits for the contact's answer (below): thousands of unanswered campaign
+			// messages must not fill the team's capacity.
+			if (event.actor.kind === 'campaign') return null;
 			if (await greeted(db, event.workspaceId, conversation.channel)) return null;
 			return waiting(conversation);
 		}
@@ -248,6 +252,11 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			// Only an operator's first message: the room greets a customer's first message unless an operator wrote
 			// before it (a bot's or a rule's opening message does not stop the greeter).
 			const { message } = event.payload;
+			if (message.seq === 2 && message.authorKind === 'contact') {
+				// The contact answering the campaign message that opened the conversation (seq 1): now it waits.
+				const row = await unassigned(message.conversationId);
+				return row?.startKey?.startsWith(CAMPAIGN_START) ? waiting(row) : null;
+			}
 			if (message.seq !== 1 || message.authorKind !== 'operator') return null;
 			const row = await unassigned(message.conversationId);
 			return row && (await greeted(db, event.workspaceId, row.channel)) ? waiting(row) : null;

@@ -6,8 +6,7 @@
  * the values it was computed from.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import {
 	batchGuard,
 	brokeGuard,
@@ -25,21 +24,19 @@ import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
+import { type ContactFilters, contactsMatching, criteriaOfQuery, QUERY_SOURCE } from './contact-filters';
 import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
-import { booleanParam, conversationsMoved, tagNameSchema } from './conversations';
+import { conversationsMoved } from './conversations';
 import { dealsMoved } from './crm';
 import {
 	type CheckedCustomValues,
-	checkCustomValues,
 	checkedCustomValues,
 	customChangeEntries,
 	customFieldsUnchanged,
 	customFieldsWrite,
 	customValueChanges,
-	customValueEquals,
 	definitionGone,
 	definitionsGuard,
-	definitionsOf,
 } from './custom-fields';
 import { phoneNumber } from './widget-settings';
 
@@ -103,51 +100,6 @@ export const contactChangesSchema = contactFields
 /** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
 export const contactUpsertSchema = contactFields.openapi('ContactUpsert');
 
-const since = (what: string) =>
-	z.iso
-		.datetime({ offset: true })
-		.transform((at) => Date.parse(at))
-		.optional()
-		.openapi({ description: `Only contacts ${what} at or after this instant.`, example: '2026-11-01T00:00:00Z' });
-
-/** Filters of the contact list. Strict: a misspelt filter is refused rather than silently ignored. */
-export const contactFiltersSchema = z.strictObject({
-	q: z
-		.string()
-		.trim()
-		.min(1)
-		.max(200)
-		.optional()
-		.openapi({ description: 'Only contacts whose name, e-mail or phone contains this text (any case).' }),
-	tag: tagNameSchema.optional().openapi({ description: 'Only contacts carrying this tag.' }),
-	utmSource: z.string().max(255).optional().openapi({ description: 'Only this campaign source (utm_source).' }),
-	utmMedium: z.string().max(255).optional().openapi({ description: 'Only this campaign medium (utm_medium).' }),
-	utmCampaign: z.string().max(255).optional().openapi({ description: 'Only this campaign (utm_campaign).' }),
-	hasGclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only contacts that came (or did not come) from a search-ad click.' }),
-	hasFbclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only contacts that came (or did not come) from a social-ad click.' }),
-	touch: z.enum(['first', 'last', 'any']).default('any').openapi({
-		description: 'Which origin the campaign filters look at: the first visit, the latest, or either (the default).',
-	}),
-	customField: z
-		.string()
-		.regex(/^[A-Za-z][A-Za-z0-9_]{0,39}:.+$/, 'must be key:value')
-		.max(1100)
-		.optional()
-		.openapi({
-			description:
-				'Only contacts whose custom field `key` holds `value` (as its definition reads it: `plan:pro`, `seats:10`, `trial:true`).',
-			example: 'plan:pro',
-		}),
-	createdSince: since('created'),
-	updatedSince: since('updated'),
-});
-
-export type ContactFilters = z.infer<typeof contactFiltersSchema>;
-
 // The outer row is named by its table, as drizzle leaves a bare column name in a select list, which the
 // subquery would take for one of its own.
 export const tagNamesOfContact = sql<
@@ -176,47 +128,6 @@ export async function getContact(db: Database, workspaceId: string, id: string):
 	return recordView(row);
 }
 
-/** A value of an origin column (JSON), for the campaign filters. */
-function originValue(column: AnySQLiteColumn, key: string): SQL {
-	return sql`json_extract(${column}, ${`$.${key}`})`;
-}
-
-/** A campaign filter on the touch asked for: the first origin, the latest, or either. */
-function onTouch(touch: ContactFilters['touch'], test: (column: AnySQLiteColumn) => SQL): SQL {
-	if (touch === 'first') return test(contacts.firstOrigin);
-	if (touch === 'last') return test(contacts.lastOrigin);
-	return sql`(${test(contacts.firstOrigin)} OR ${test(contacts.lastOrigin)})`;
-}
-
-/**
- * `LIKE` text matching `text` anywhere, with its own `%`, `_` and `\` taken literally. SQLite's `LIKE` ignores
- * the case of ASCII letters only (D1 has no ICU): "ângela" does not find "Ângela", "angela" does not either.
- */
-function containing(text: string): string {
-	return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * The condition of the `customField` filter (`key:value`): the value read as the key's definition reads a
- * written one, so `seats:10` finds the number 10 and `trial:true` the boolean. An undefined key or a value
- * its field could never hold is a 422 on the query.
- */
-async function customFieldFilter(db: Database, workspaceId: string, filter: string): Promise<SQL> {
-	const split = filter.indexOf(':');
-	const key = filter.slice(0, split);
-	let checked: CheckedCustomValues;
-	try {
-		checked = checkCustomValues(await definitionsOf(db, workspaceId, 'contact'), 'contact', {
-			[key]: filter.slice(split + 1),
-		});
-	} catch (error) {
-		if (!(error instanceof Invalid)) throw error;
-		const problem = error.problems[0]?.message ?? error.message;
-		throw new Invalid(`${key} ${problem}`, { field: ['customField'], source: 'query', cause: error });
-	}
-	return customValueEquals(contacts.customFields, key, checked[key] ?? '');
-}
-
 /**
  * One page of the workspace's contacts, newest first, in a single statement (two with a custom field filter,
  * which reads the field's definition first). Keyset pagination on
@@ -231,36 +142,9 @@ export async function listContacts(
 	limit: number,
 ) {
 	const c = contacts;
-	const campaign = (key: string, value: string | undefined) =>
-		value === undefined ? undefined : onTouch(filters.touch, (column) => sql`${originValue(column, key)} = ${value}`);
-	const click = (key: string, wanted: boolean | undefined) =>
-		wanted === undefined
-			? undefined
-			: onTouch(
-					filters.touch,
-					(column) => sql`(${originValue(column, key)} IS NOT NULL AND ${originValue(column, key)} != '')`,
-				);
-	const negated = (condition: SQL | undefined, wanted: boolean | undefined) =>
-		condition === undefined || wanted !== false ? condition : sql`NOT ${condition}`;
-	const pattern = filters.q === undefined ? undefined : containing(filters.q);
-	const custom =
-		filters.customField === undefined ? undefined : await customFieldFilter(db, workspaceId, filters.customField);
 	const where = and(
-		custom,
+		await contactsMatching(db, workspaceId, criteriaOfQuery(filters), QUERY_SOURCE),
 		eq(c.workspaceId, workspaceId),
-		pattern === undefined
-			? undefined
-			: sql`(${c.name} LIKE ${pattern} ESCAPE '\\' OR ${c.email} LIKE ${pattern} ESCAPE '\\' OR ${c.phone} LIKE ${pattern} ESCAPE '\\')`,
-		filters.tag === undefined
-			? undefined
-			: sql`EXISTS (SELECT 1 FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = ${c.id} AND t.workspace_id = ${workspaceId} AND t.name = ${filters.tag})`,
-		campaign('utmSource', filters.utmSource),
-		campaign('utmMedium', filters.utmMedium),
-		campaign('utmCampaign', filters.utmCampaign),
-		negated(click('gclid', filters.hasGclid), filters.hasGclid),
-		negated(click('fbclid', filters.hasFbclid), filters.hasFbclid),
-		filters.createdSince === undefined ? undefined : gte(c.createdAt, filters.createdSince),
-		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
 		afterNewestFirst(c.createdAt, c.id, after),
 	);
 	const rows = await db

@@ -132,6 +132,16 @@ function instantOf(timeZone: string, ymd: number, minutes: number): number {
 }
 
 /**
+ * The instant a local wall time names in `timeZone`: `minutes` after midnight of `date` (YYYY-MM-DD). A wall
+ * time that a daylight-saving shift skips is the shift itself (see `instantOf`).
+ *
+ * @example zonedInstant('America/Sao_Paulo', '2026-12-01', 9 * 60) // 2026-12-01T12:00:00Z
+ */
+export function zonedInstant(timeZone: string, date: string, minutes: number): number {
+	return instantOf(timeZone, Date.parse(`${date}T00:00:00Z`), minutes);
+}
+
+/**
  * When the team next comes within its schedule after `from`: `from` itself when it is open now, null when no
  * interval opens in the next OPENING_HORIZON_DAYS days (no intervals at all, or holidays all the way).
  *

@@ -63,6 +63,16 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Bots',
 		description: 'Conversational flows: drafts, published versions, rollbacks, simulation and integration tests.',
 	},
+	{
+		prefix: '/v3/campaigns',
+		name: 'Campaigns',
+		description: 'Bulk messages to an audience of contacts: drafts, schedules, sending, cancelling, recipients.',
+	},
+	{
+		prefix: '/v3/reports',
+		name: 'Reports',
+		description: 'Conversations by status, channel, team and campaign origin; campaign results. JSON or CSV.',
+	},
 	{ prefix: '/v3/files', name: 'Files', description: 'Files visitors sent in conversations.' },
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },

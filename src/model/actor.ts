@@ -4,17 +4,16 @@
  */
 import { z } from '@hono/zod-openapi';
 
-export const ACTOR_KINDS = ['operator', 'contact', 'bot', 'scenario', 'rule', 'system'] as const;
+export const ACTOR_KINDS = ['operator', 'contact', 'bot', 'scenario', 'rule', 'campaign', 'system'] as const;
 
 export const actorSchema = z
 	.object({
 		kind: z
 			.enum(ACTOR_KINDS)
-			.openapi({ description: 'Who: an operator, the contact, a bot, a scenario, a rule, or the system.' }),
-		id: z
-			.string()
-			.nullable()
-			.openapi({ description: "The operator's, contact's, bot's, scenario's or rule's id; null for the system." }),
+			.openapi({ description: 'Who: an operator, the contact, a bot, a scenario, a rule, a campaign, or the system.' }),
+		id: z.string().nullable().openapi({
+			description: "The operator's, contact's, bot's, scenario's, rule's or campaign's id; null for the system.",
+		}),
 		depth: z.int().min(1).optional().openapi({
 			description:
 				"A rule's place in a chain of rules: 1 when a person's or the system's change fired it, 2 when another rule's did, and so on.",

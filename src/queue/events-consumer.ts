@@ -1,6 +1,7 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
 import { assigningWorkspaces, assignmentSignal } from '../domain/auto-assignment';
+import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaign-results';
 import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
 import { enabledRules, type ListeningRule, runRules } from '../domain/rule-runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/scenario-triggers';
@@ -49,22 +50,32 @@ interface Listeners {
 	rules: Map<string, ListeningRule[]>;
 	/** The workspaces with auto-assignment on (an enabled assignment rule). */
 	assigning: Set<string>;
+	/** The workspaces with a campaign started within the reply window: a contact's message may be a reply. */
+	campaigning: Set<string>;
 }
 
 async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 	const db = openDatabase(env.DB);
 	const workspaceIds = [...new Set(list.map((event) => event.workspaceId))];
-	const listeners: Listeners = { scenarios: new Map(), endpoints: new Map(), rules: new Map(), assigning: new Set() };
+	const listeners: Listeners = {
+		scenarios: new Map(),
+		endpoints: new Map(),
+		rules: new Map(),
+		assigning: new Set(),
+		campaigning: new Set(),
+	};
 	// D1 binds at most 100 parameters to a statement: the ids go in slices that leave room for the others.
 	for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_READ) {
 		const slice = workspaceIds.slice(i, i + WORKSPACES_PER_READ);
-		const [scenarios, endpoints, rules, assigning] = await Promise.all([
+		const [scenarios, endpoints, rules, assigning, campaigning] = await Promise.all([
 			eventScenarios(db, slice),
 			listeningEndpoints(db, slice),
 			enabledRules(db, slice),
 			assigningWorkspaces(db, slice),
+			campaigningWorkspaces(db, slice),
 		]);
 		for (const id of assigning) listeners.assigning.add(id);
+		for (const id of campaigning) listeners.campaigning.add(id);
 		for (const [id, found] of scenarios) listeners.scenarios.set(id, found);
 		for (const [id, found] of endpoints) listeners.endpoints.set(id, found);
 		for (const [id, found] of rules) listeners.rules.set(id, found);
@@ -75,7 +86,7 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 /**
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
  * start on it; it goes to the workspace's outbound webhook endpoints; auto-assignment hears of it; the
- * automation rules it meets run.
+ * automation rules it meets run; a contact's message is recorded as the reply to the campaigns that reached it.
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
@@ -85,6 +96,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */

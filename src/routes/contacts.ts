@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
+import { contactFiltersSchema } from '../domain/contact-filters';
 import {
 	type ContactKey,
 	contactChangesSchema,
-	contactFiltersSchema,
 	contactRecordSchema,
 	contactUpsertSchema,
 	createContact,

@@ -1,6 +1,7 @@
 /** Conversations (the summary row a room keeps up to date), their tags and their messages. */
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { CONVERSATION_STATUSES } from '../../model/conversations';
+import { AD_CLICKS, CONVERSATION_STATUSES } from '../../model/conversations';
 import { type AttachmentMeta, AUTHOR_KINDS, type Interactive } from '../../model/messages';
 import { contacts, tags } from './contacts';
 
@@ -49,6 +50,13 @@ export const conversations = sqliteTable(
 		 * bot's does not count); null while an operator has the last word. The room keeps it with the summary.
 		 */
 		waitingSince: integer('waiting_since'),
+		/** An operator's first message (a bot's or a campaign's does not count): the first-response time's end. */
+		firstResponseAt: integer('first_response_at'),
+		/** Which ad click brought the visitor (`search`, `social` or `none`), from the click ids: what reports group by. */
+		adClick: text('ad_click', { enum: AD_CLICKS }).generatedAlwaysAs(
+			sql`CASE WHEN gclid IS NOT NULL AND gclid != '' THEN 'search' WHEN fbclid IS NOT NULL AND fbclid != '' THEN 'social' ELSE 'none' END`,
+			{ mode: 'virtual' },
+		),
 	},
 	(t) => [
 		uniqueIndex('conversations_start_key').on(t.workspaceId, t.startKey),
@@ -58,6 +66,22 @@ export const conversations = sqliteTable(
 		index('conversations_group_activity').on(t.workspaceId, t.groupId, t.lastActivityAt, t.id),
 		index('conversations_contact').on(t.workspaceId, t.contactId),
 		index('conversations_waiting').on(t.workspaceId, t.waitingSince),
+		// The reports: every column they group or filter by, after the creation time they range over, so a
+		// year of conversations is one walk of this index and never of the table.
+		index('conversations_report').on(
+			t.workspaceId,
+			t.createdAt,
+			t.status,
+			t.channel,
+			t.assigneeId,
+			t.groupId,
+			t.adClick,
+			t.utmSource,
+			t.utmMedium,
+			t.utmCampaign,
+			t.firstResponseAt,
+			t.statusChangedAt,
+		),
 	],
 );
 

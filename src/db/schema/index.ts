@@ -8,6 +8,7 @@ export { CONVERSATION_STATUSES } from '../../model/conversations';
 export type { AttachmentMeta } from '../../model/messages';
 export * from './assignment';
 export * from './bots';
+export * from './campaigns';
 export * from './contacts';
 export * from './conversations';
 export * from './crm';

@@ -1,5 +1,5 @@
 /** The widget's settings and the visitors it handed over to an external messaging app. */
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const HANDOFF_CHANNELS = ['whatsapp'] as const;
 
@@ -20,7 +20,11 @@ export const messagingHandoffs = sqliteTable(
 		sessionId: text('session_id'),
 		createdAt: integer('created_at').notNull(),
 	},
-	(t) => [primaryKey({ columns: [t.workspaceId, t.ref] })],
+	(t) => [
+		primaryKey({ columns: [t.workspaceId, t.ref] }),
+		// The reports count handoffs over a date range.
+		index('messaging_handoffs_created').on(t.workspaceId, t.createdAt),
+	],
 );
 
 export const widgetSettings = sqliteTable('widget_settings', {
