@@ -34,18 +34,20 @@ describe('GET /v3/conversations', () => {
 		const res = await api(token, 'GET', '/v3/conversations?limit=5');
 		expect(res.status).toBe(200);
 		const entries = parse(res.headers.get('Server-Timing'));
-		expect(names(entries)).toEqual(['d1', 'token-gate', 'd1-1', 'hops', 'total']);
+		expect(names(entries)).toEqual(['d1', 'token-gate', 'd1-1', 'd1-rows', 'hops', 'total']);
 		// The gate's first sight of the token reads its row: counted with the page's statement.
 		expect(entries[0]).toEqual({ name: 'd1', desc: '2 queries' });
 		// The tag names come from a correlated subquery in the column list: the table read is still conversations.
 		expect(entries[2]?.desc).toBe('select conversations');
-		for (const timedEntry of [entries[1], entries[2], entries[4]]) {
+		// The query builder reads through `raw`, whose answer does not say how many rows it read.
+		expect(entries[3]?.desc).toBe('0+ read');
+		for (const timedEntry of [entries[1], entries[2], entries[5]]) {
 			expect(timedEntry?.dur).toBeGreaterThanOrEqual(0);
 		}
 		// The gate, then the page: two waits, one after the other.
-		expect(entries[3]?.desc).toBe('2');
+		expect(entries[4]?.desc).toBe('2');
 		const waited = (entries[1]?.dur ?? 0) + (entries[2]?.dur ?? 0);
-		expect(entries[4]?.dur).toBeGreaterThanOrEqual(waited - 0.3);
+		expect(entries[5]?.dur).toBeGreaterThanOrEqual(waited - 0.3);
 		// The next request finds the token in the gate's memory: the page is its only statement.
 		const again = parse((await api(token, 'GET', '/v3/conversations?limit=5')).headers.get('Server-Timing'));
 		expect(again[0]).toEqual({ name: 'd1', desc: '1 queries' });
@@ -67,6 +69,7 @@ describe('POST /v3/messages', () => {
 			'room-open',
 			'room-stored',
 			'room-d1',
+			// No D1 round trip of its own (the room's are counted, not traced here): no rows entry.
 			'hops',
 			'total',
 		]);
@@ -88,6 +91,7 @@ describe('the trace of a D1 handle', () => {
 			['d1-1', 'batch 2: select'],
 			['d1-2', 'select'],
 			['d1-3', 'select'],
+			['d1-rows', '0 read'],
 			['hops', '2'],
 			['total', undefined],
 		]);
@@ -111,8 +115,19 @@ describe('the trace of a D1 handle', () => {
 		for (let i = 0; i < 25; i++) await traced.run(sql`SELECT ${i}`);
 		const entries = parse(timingEntries(traced).join(', '));
 		expect(entries).toHaveLength(19);
-		expect(entries.at(-3)).toEqual({ name: 'more', desc: '9 entries' });
+		expect(entries.at(-4)).toEqual({ name: 'more', desc: '10 entries' });
+		expect(entries.at(-3)).toEqual({ name: 'd1-rows', desc: '0 read' });
 		expect(entries.at(-2)).toEqual({ name: 'hops', desc: '25' });
+	});
+
+	it('counts the rows D1 read for the statements that say', async () => {
+		const { workspaceId } = await seedWorkspace();
+		for (let i = 0; i < 3; i++) await seedConversation(workspaceId);
+		const traced = open();
+		await traced.all(sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId}`);
+		await runBatch(traced, [sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId} LIMIT 2`]);
+		const entries = parse(timingEntries(traced).join(', '));
+		expect(entries.find((e) => e.name === 'd1-rows')).toEqual({ name: 'd1-rows', desc: '5 read' });
 	});
 
 	it('is a no-op on a handle opened without a trace', async () => {

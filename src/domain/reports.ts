@@ -193,7 +193,7 @@ function dayOf(range: Range, column: SQL): SQL {
 
 /** Median, 90th percentile and average (seconds) of `duration` over the conversations `where` selects. */
 async function durationsOf(db: Database, duration: SQL, where: SQL | undefined) {
-	const row = await db.get<{ n: number; median: number | null; p90: number | null; average: number | null }>(sql`
+	const [row] = await db.all<{ n: number; median: number | null; p90: number | null; average: number | null }>(sql`
 		WITH measured AS (SELECT ${duration} AS d FROM ${conversations} WHERE ${where}),
 		ranked AS (SELECT d, ROW_NUMBER() OVER (ORDER BY d) AS rn, COUNT(*) OVER () AS n FROM measured)
 		SELECT COUNT(*) AS n, MAX(CASE WHEN rn = (50 * n + 99) / 100 THEN d END) AS median,
@@ -382,16 +382,13 @@ export async function conversationReport(
 	};
 }
 
-/** The workspace's operators' and groups' names, for the buckets. */
+/** The workspace's operators' and groups' names, for the buckets (in SQL, so D1 reports the rows it read). */
 async function namesOf(db: Database, workspaceId: string) {
-	const [ops, grps] = await Promise.all([
-		db.select({ id: operators.id, name: operators.name }).from(operators).where(eq(operators.workspaceId, workspaceId)),
-		db.select({ id: groups.id, name: groups.name }).from(groups).where(eq(groups.workspaceId, workspaceId)),
-	]);
-	return {
-		operators: new Map(ops.map((o) => [o.id, o.name])),
-		groups: new Map(grps.map((g) => [g.id, g.name])),
-	};
+	const rows = await db.all<{ kind: 'operator' | 'group'; id: string; name: string }>(sql`
+		SELECT 'operator' AS kind, ${operators.id} AS id, ${operators.name} AS name FROM ${operators} WHERE ${operators.workspaceId} = ${workspaceId}
+		UNION ALL SELECT 'group', ${groups.id}, ${groups.name} FROM ${groups} WHERE ${groups.workspaceId} = ${workspaceId}`);
+	const of = (kind: 'operator' | 'group') => new Map(rows.filter((r) => r.kind === kind).map((r) => [r.id, r.name]));
+	return { operators: of('operator'), groups: of('group') };
 }
 
 /**

@@ -2,12 +2,14 @@
  * Where a request's time went, sent back in `Server-Timing` next to the D1 statement count:
  *
  *     d1;desc="4 queries", token-gate;dur=1.2, post-message;dur=11.0, room-open;dur=0, room-stored;dur=1,
- *     room-d1;dur=6, hops;desc="2", total;dur=12.6
+ *     room-d1;dur=6, d1-rows;desc="3+ read", hops;desc="2", total;dur=12.6
  *
  * - `d1-N`: the N-th D1 round trip sent through the request's handle (a statement, or a batch as
  *   `desc="batch 2: insert messages"`), described by its verb and first table, never by its values;
  * - a name given to `timed` (`token-gate`, `post-message`): any other awaited hop;
  * - names merged by `addSpans`: what a Durable Object measured inside its own call;
+ * - `d1-rows`: the rows D1 read for the request (`meta.rows_read` of each answer; `+` when an answer did not
+ *   say, as drizzle's query builder reads through `raw`);
  * - `hops`: the round trips the request waited for one after another (two sent together count once);
  * - `total`: from the `database` middleware to the header, the handler and its middleware included.
  *
@@ -36,6 +38,9 @@ class RequestTrace {
 	private readonly started = performance.now();
 	private readonly spans: Span[] = [];
 	private roundTrips = 0;
+	/** Rows D1 says its statements read (`meta.rows_read`), and the statements whose answer does not say. */
+	private rowsRead = 0;
+	private unmeasured = 0;
 
 	/** Waits for `promise` and records how long that took as a span. */
 	async time<T>(name: string, desc: string | undefined, promise: Promise<T>): Promise<T> {
@@ -58,13 +63,23 @@ class RequestTrace {
 		this.spans.push({ name, dur });
 	}
 
+	/** Counts the rows a D1 answer read; null for one that does not say (`raw`, `first`). */
+	read(result: { meta?: { rows_read?: number } } | null): void {
+		const rows = result?.meta?.rows_read;
+		if (typeof rows === 'number') this.rowsRead += rows;
+		else this.unmeasured++;
+	}
+
 	/** The header's entries after the D1 count. */
 	entries(): string[] {
 		const spans = [...this.spans].sort(
 			(a, b) => (a.start ?? Number.POSITIVE_INFINITY) - (b.start ?? Number.POSITIVE_INFINITY),
 		);
-		// Room for the D1 count, `hops`, `total` and, when cut, the count of the rest.
-		const fits = MAX_ENTRIES - 3 - (spans.length > MAX_ENTRIES - 3 ? 1 : 0);
+		// A `+` when some statement's answer did not say how many rows it read.
+		const rows = this.roundTrips === 0 ? [] : [`d1-rows;desc="${this.rowsRead}${this.unmeasured > 0 ? '+' : ''} read"`];
+		// Room for the D1 count, the rows, `hops`, `total` and, when cut, the count of the rest.
+		const room = MAX_ENTRIES - 3 - rows.length;
+		const fits = room - (spans.length > room ? 1 : 0);
 		const shown = spans.slice(0, fits).map(({ name, desc, dur }) => {
 			const entry = `${name};dur=${dur.toFixed(1)}`;
 			return desc === undefined ? entry : `${entry};desc="${desc}"`;
@@ -72,6 +87,7 @@ class RequestTrace {
 		if (spans.length > fits) shown.push(`more;desc="${spans.length - fits} entries"`);
 		return [
 			...shown,
+			...rows,
 			`hops;desc="${sequentialHops(spans)}"`,
 			`total;dur=${(performance.now() - this.started).toFixed(1)}`,
 		];
@@ -150,11 +166,14 @@ function metricName(name: string): string {
 function tracedD1(d1: D1Database, trace: RequestTrace): D1Database {
 	const traced: Pick<D1Database, 'prepare' | 'batch' | 'exec' | 'withSession'> = {
 		prepare: (query) => new TracedStatement(d1.prepare(query), query, trace) as unknown as D1PreparedStatement,
-		batch: (statements) =>
-			trace.d1(
+		batch: async <T>(statements: D1PreparedStatement[]) => {
+			const results = await trace.d1<D1Result<T>[]>(
 				describeBatch(statements.map((s) => (s instanceof TracedStatement ? s.query : ''))),
-				d1.batch(statements.map((s) => (s instanceof TracedStatement ? s.statement : s))),
-			),
+				d1.batch<T>(statements.map((s) => (s instanceof TracedStatement ? s.statement : s))),
+			);
+			for (const result of results) trace.read(result);
+			return results;
+		},
 		exec: (query) => trace.d1(describeStatement(query), d1.exec(query)),
 		withSession: (constraint) => d1.withSession(constraint),
 	};
@@ -175,19 +194,25 @@ class TracedStatement {
 
 	first(column?: string) {
 		const result = column === undefined ? this.statement.first() : this.statement.first(column);
+		this.trace.read(null);
 		return this.trace.d1(describeStatement(this.query), result);
 	}
 
-	run() {
-		return this.trace.d1(describeStatement(this.query), this.statement.run());
+	async run() {
+		const result = await this.trace.d1(describeStatement(this.query), this.statement.run());
+		this.trace.read(result);
+		return result;
 	}
 
-	all() {
-		return this.trace.d1(describeStatement(this.query), this.statement.all());
+	async all() {
+		const result = await this.trace.d1(describeStatement(this.query), this.statement.all());
+		this.trace.read(result);
+		return result;
 	}
 
 	raw(options?: { columnNames?: boolean }) {
 		const result = options?.columnNames ? this.statement.raw({ columnNames: true }) : this.statement.raw();
+		this.trace.read(null);
 		return this.trace.d1(describeStatement(this.query), result);
 	}
 }
