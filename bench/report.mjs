@@ -1,4 +1,5 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
+import { campaignsSection, campaignsText } from './report-campaigns.mjs';
 import { markdownTable, show, textTable } from './report-format.mjs';
 import {
 	automationSection,
@@ -184,6 +185,8 @@ export function textReport(results) {
 	if (scenarios) lines.push('', scenarios);
 	const automation = automationText(results);
 	if (automation) lines.push('', automation);
+	const campaigns = campaignsText(results);
+	if (campaigns) lines.push('', campaigns);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
@@ -238,6 +241,7 @@ export function markdownReport(results) {
 		...botsSection(results),
 		...scenariosSection(results),
 		...automationSection(results),
+		...campaignsSection(results),
 		...widgetSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];

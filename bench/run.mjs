@@ -1,7 +1,7 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
-//   --webhook-events 500 --assignment-conversations 300 --rule-events 500
-//   --only widget-config|bots|scenarios|automation]`
+//   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
+//   --only widget-config|bots|scenarios|automation|campaigns]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -9,7 +9,8 @@
 // conversation room written from eight sockets at once, the fan-out of API messages to open visitor and
 // operator sockets at each size, bot replies and 1,000 bot delays, 1,000 signed webhook calls run as scenarios
 // and outbound webhook deliveries to a local receiver, auto-assignment of conversations visitors start (and
-// of a queue drained when the team comes online) and automation rules run from the events Queue, then the
+// of a queue drained when the team comes online) and automation rules run from the events Queue, the
+// conversations report over a year of 100,000 conversations and a campaign sent to 1,000 contacts, then the
 // widget in Chromium, and writes
 // bench/results/latest.{json,md} and a dated copy.
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/
 import { automationSection } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
+import { campaignSection, seedReportYear } from './campaigns.mjs';
 import { writeDatasetSql } from './dataset.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
@@ -75,6 +77,7 @@ const { values: options } = parseArgs({
 		'webhook-events': { type: 'string', default: '500' },
 		'assignment-conversations': { type: 'string', default: '300' },
 		'rule-events': { type: 'string', default: '500' },
+		'campaign-contacts': { type: 'string', default: '1000' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
 		only: { type: 'string' },
 	},
@@ -96,12 +99,17 @@ const settings = {
 	webhookEvents: boundedInt(options['webhook-events'], 10, 5_000, 'webhook-events'),
 	assignmentConversations: boundedInt(options['assignment-conversations'], 10, 5_000, 'assignment-conversations'),
 	ruleEvents: boundedInt(options['rule-events'], 10, 5_000, 'rule-events'),
+	campaignContacts: boundedInt(options['campaign-contacts'], 10, 10_000, 'campaign-contacts'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
 // holds one seeded conversation per tag the rules section applies.
 const ASSIGNMENT = { slug: 'bench-assignment', count: 0 };
 const RULES = { slug: 'bench-rules', count: settings.ruleEvents };
+// Campaigns and reports: the report workspace's year is written by SQL of its own (bench/campaigns.mjs); the
+// campaign goes to every contact of its workspace (one per seeded conversation).
+const REPORTS = { slug: 'bench-reports', count: 0 };
+const CAMPAIGN = { slug: 'bench-campaign', count: settings.campaignContacts };
 
 function boundedInt(text, min, max, name) {
 	const value = Number(text);
@@ -284,6 +292,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	const bots = await botsOf(baseUrl, workspaces, warnings);
 	const scenarioRuns = await scenariosOf(baseUrl, workspaces, health, warnings);
 	const automation = await automationOf(baseUrl, workspaces, health, warnings);
+	const campaigns = await campaignsOf(baseUrl, workspaces, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
@@ -305,6 +314,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		bots,
 		scenarioRuns,
 		automation,
+		campaigns,
 		widget,
 		d1QueriesPerListPage,
 	};
@@ -330,6 +340,17 @@ function automationOf(baseUrl, workspaces, health, warnings) {
 		rulesWorkspace: workspaces[RULES.slug],
 		conversations: settings.assignmentConversations,
 		events: settings.ruleEvents,
+		health,
+		warnings,
+		log,
+	});
+}
+
+function campaignsOf(baseUrl, workspaces, health, warnings) {
+	return campaignSection({
+		baseUrl,
+		reportWorkspace: workspaces[REPORTS.slug],
+		campaignWorkspace: workspaces[CAMPAIGN.slug],
 		health,
 		warnings,
 		log,
@@ -420,8 +441,8 @@ async function main() {
 		log('building the widget (vite build)');
 		buildWidget(ROOT);
 		const only = options.only;
-		if (only !== undefined && !['widget-config', 'bots', 'scenarios', 'automation'].includes(only)) {
-			throw new Error('--only takes widget-config, bots, scenarios or automation');
+		if (only !== undefined && !['widget-config', 'bots', 'scenarios', 'automation', 'campaigns'].includes(only)) {
+			throw new Error('--only takes widget-config, bots, scenarios, automation or campaigns');
 		}
 		log(only ? `seeding the ${only} workspaces` : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
@@ -435,8 +456,14 @@ async function main() {
 						? [WIDGET, SCENARIO_RUNS, WEBHOOKS]
 						: only === 'automation'
 							? [WIDGET, ASSIGNMENT, RULES]
-							: [SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS, ASSIGNMENT, RULES],
+							: only === 'campaigns'
+								? [WIDGET, REPORTS, CAMPAIGN]
+								: [
+										...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+										...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN],
+									],
 		);
+		if (workspaces[REPORTS.slug]) await seedReportYear(persistTo, workspaces[REPORTS.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');
@@ -453,6 +480,8 @@ async function main() {
 				// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
 				HTTPS_ONLY: 'off',
 				OUTBOUND_LOOPBACK: 'on',
+				// The campaign's throughput is measured, not the workspace's sending limit.
+				CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
 			},
 		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
@@ -474,6 +503,13 @@ async function main() {
 			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			const automation = await automationOf(server.baseUrl, workspaces, health, warnings);
 			console.log(JSON.stringify({ health, automation, warnings }, null, '\t'));
+			return;
+		}
+		if (only === 'campaigns') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const campaigns = await campaignsOf(server.baseUrl, workspaces, health, warnings);
+			console.log(JSON.stringify({ health, campaigns, warnings }, null, '\t'));
 			return;
 		}
 		if (only === 'bots') {
