@@ -3,7 +3,7 @@
  * quote or a line break quoted, and text that a spreadsheet would read as a formula (`=`, `+`, `-`, `@`
  * first: a utm value is whatever a link said) prefixed with an apostrophe, so opening an export runs nothing.
  */
-import { stringify } from 'csv-stringify/sync';
+import { stringify } from 'csv-stringify/browser/esm/sync';
 
 export type CsvValue = string | number | null;
 
