@@ -6,7 +6,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { bearerAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
-import { sweepCampaigns } from './domain/campaign-sending';
+import { sweepCampaigns } from './domain/campaign-schedule';
 import { MAX_FILE_BYTES } from './domain/files';
 import { purgeExecutions, sweepWaiting } from './domain/rule-runner';
 import { fireSchedules } from './domain/scenario-triggers';

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { sendCampaignBatch, sweepCampaigns } from '../src/domain/campaign-sending';
+import { sweepCampaigns } from '../src/domain/campaign-schedule';
+import { sendCampaignBatch } from '../src/domain/campaign-sending';
 import {
 	api,
 	expectError,

@@ -11,13 +11,11 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../db/client';
 import { campaignRecipients, campaigns, contacts } from '../db/schema';
-import { zonedInstant } from '../engines/business-hours';
 import { renderTemplate, TemplateError } from '../engines/templates';
-import { AppError, Conflict, Invalid } from '../lib/errors';
-import { groupBy } from '../lib/group-by';
+import { AppError, Conflict } from '../lib/errors';
 import type { Actor } from '../model/actor';
 import { CAMPAIGN_START, campaignStartKey } from '../model/campaigns';
-import { audienceCondition, type CampaignAudience, type CampaignRow, campaignRow } from './campaigns';
+import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
 import { startConversation } from './conversation-start';
 import { posted } from './live';
 import { workspaceTimeZone } from './scenarios';
@@ -32,8 +30,6 @@ const CLAIM_MS = 60_000;
 const SENDS_PER_CALL = 100;
 /** How long after a campaign's message a contact's message counts as a reply. */
 export const REPLY_WINDOW_MS = 7 * 86_400_000;
-/** A sending campaign with no progress for this long has its unfinished batches queued again by the sweep. */
-const STALLED_MS = 5 * 60_000;
 
 export const campaignBatchSchema = z.object({
 	workspaceId: z.string(),
@@ -61,8 +57,8 @@ export async function audienceOf(db: Database, row: CampaignRow): Promise<SQL | 
 }
 
 /**
- * Starts sending: fixes the audience and queues its batches. `from` is the state it must still be in (a
- * draft or a scheduled campaign; the sweep only starts scheduled ones that are due); a 409 when it moved on.
+ * Starts sending: fixes the audience and queues its batches. The campaign must still be in the state `row` was
+ * read in (a draft or a scheduled campaign); a 409 when it moved on.
  */
 export async function startSending(env: Env, db: Database, row: CampaignRow, now: number): Promise<void> {
 	const { workspaceId, id } = row;
@@ -89,7 +85,7 @@ export async function startSending(env: Env, db: Database, row: CampaignRow, now
 	if (targeted === 0) await finishIfDone(db, id, now);
 }
 
-async function queueBatches(env: Env, workspaceId: string, campaignId: string, batches: readonly number[]) {
+export async function queueBatches(env: Env, workspaceId: string, campaignId: string, batches: readonly number[]) {
 	for (let i = 0; i < batches.length; i += SENDS_PER_CALL) {
 		await env.CAMPAIGN_SENDS.sendBatch(
 			batches.slice(i, i + SENDS_PER_CALL).map((batch) => ({ body: { workspaceId, campaignId, batch } })),
@@ -102,27 +98,6 @@ async function finishIfDone(db: Database, campaignId: string, now: number): Prom
 	await db.run(sql`UPDATE campaigns SET status = 'sent', finished_at = CAST(${now} AS INTEGER), updated_at = CAST(${now} AS INTEGER)
 		WHERE id = ${campaignId} AND status = 'sending'
 		AND NOT EXISTS (SELECT 1 FROM campaign_recipients WHERE campaign_id = ${campaignId} AND status IN ('pending', 'sending'))`);
-}
-
-/**
- * Cancels a scheduled or sending campaign: what is not claimed yet is never sent (a batch stops at its next
- * claim; the few messages already claimed finish). A 409 for a campaign in any other state.
- */
-export async function cancelCampaign(db: Database, workspaceId: string, id: string, now = Date.now()) {
-	const row = await campaignRow(db, workspaceId, id);
-	if (row.status !== 'scheduled' && row.status !== 'sending') {
-		throw new Conflict(`Campaign ${id} is ${row.status}: only a scheduled or a sending campaign can be cancelled.`);
-	}
-	const results = await runBatch(db, [
-		db
-			.update(campaigns)
-			.set({ status: 'cancelled', finishedAt: now, updatedAt: now })
-			.where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, row.status))),
-		sql`UPDATE campaign_recipients SET status = 'cancelled'
-			WHERE campaign_id = ${id} AND status = 'pending'
-			AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${id} AND status = 'cancelled')`,
-	]);
-	if ((results[0]?.meta.changes ?? 0) === 0) throw new Conflict(`Campaign ${id} changed state meanwhile; try again.`);
 }
 
 interface Claimed {
@@ -338,87 +313,4 @@ export async function sendCampaignBatch(
 	}
 	await finishIfDone(db, campaign.id, clock());
 	return sent;
-}
-
-/**
- * The minute's sweep: starts the scheduled campaigns that are due, and queues again the unfinished batches of
- * a sending campaign that made no progress for STALLED_MS (a batch whose queueing failed, or that ran out of
- * retries). Both are safe to repeat.
- */
-export async function sweepCampaigns(env: Env, now = Date.now()): Promise<number> {
-	const db = openDatabase(env.DB);
-	const due = await db
-		.select()
-		.from(campaigns)
-		.where(and(eq(campaigns.status, 'scheduled'), sql`${campaigns.sendAt} <= CAST(${now} AS INTEGER)`))
-		.limit(50);
-	let started = 0;
-	for (const row of due) {
-		try {
-			await startSending(env, db, row, now);
-			started++;
-		} catch (error) {
-			if (!(error instanceof Conflict)) console.error('starting a scheduled campaign failed', row.id, error);
-		}
-	}
-	const stalled = await db.all<{ workspaceId: string; campaignId: string; batch: number }>(sql`
-		SELECT DISTINCT r.workspace_id AS workspaceId, r.campaign_id AS campaignId, r.batch AS batch
-		FROM campaigns c JOIN campaign_recipients r ON r.campaign_id = c.id AND r.status IN ('pending', 'sending')
-		WHERE c.status = 'sending' AND c.updated_at < CAST(${now - STALLED_MS} AS INTEGER) LIMIT 500`);
-	for (const [campaignId, rows] of groupBy(stalled, (r) => r.campaignId)) {
-		await queueBatches(
-			env,
-			rows[0]?.workspaceId as string,
-			campaignId,
-			rows.map((r) => r.batch),
-		);
-		await db.update(campaigns).set({ updatedAt: now }).where(eq(campaigns.id, campaignId));
-	}
-	return started;
-}
-
-/**
- * Sends a draft or scheduled campaign now (`sendAt` left out, or a time already past) or schedules it for
- * `sendAt`: an instant with its offset, or a local `YYYY-MM-DDTHH:mm` read in the workspace time zone.
- */
-export async function sendOrSchedule(
-	env: Env,
-	db: Database,
-	workspaceId: string,
-	id: string,
-	sendAt: string | undefined,
-	timeZone: string,
-	now = Date.now(),
-): Promise<void> {
-	const row = await campaignRow(db, workspaceId, id);
-	if (row.status !== 'draft' && row.status !== 'scheduled') {
-		throw new Conflict(`Campaign ${id} is ${row.status}: only a draft or a scheduled campaign can be sent.`);
-	}
-	const at = sendAt === undefined ? now : instantOf(sendAt, timeZone);
-	if (at <= now) {
-		await startSending(env, db, row, now);
-		return;
-	}
-	const scheduled = await db
-		.update(campaigns)
-		.set({ status: 'scheduled', sendAt: at, updatedAt: now })
-		.where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, row.status)))
-		.returning({ id: campaigns.id });
-	if (scheduled.length === 0) throw new Conflict(`Campaign ${id} changed state meanwhile; try again.`);
-}
-
-/** A `sendAt` as an instant: a local time is read in the workspace time zone. */
-function instantOf(sendAt: string, timeZone: string): number {
-	const local = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})$/.exec(sendAt);
-	if (!local) return Date.parse(sendAt);
-	const [, date, hours, minutes] = local as unknown as [string, string, string, string];
-	// A real day and time only: Date.parse would roll 2030-02-30 over into March.
-	const day = Date.parse(`${date}T00:00:00Z`);
-	const real =
-		!Number.isNaN(day) &&
-		new Date(day).toISOString().slice(0, 10) === date &&
-		Number(hours) < 24 &&
-		Number(minutes) < 60;
-	if (!real) throw new Invalid('is not a real date and time', { field: ['sendAt'] });
-	return zonedInstant(timeZone, date, Number(hours) * 60 + Number(minutes));
 }

@@ -11,7 +11,7 @@ import {
 	testSendSchema,
 	testSentSchema,
 } from '../domain/campaign-results';
-import { cancelCampaign, sendOrSchedule } from '../domain/campaign-sending';
+import { cancelCampaign, sendOrSchedule } from '../domain/campaign-schedule';
 import {
 	type CampaignView,
 	campaignChangesSchema,

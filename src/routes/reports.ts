@@ -2,11 +2,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import { campaignReport, campaignReportSchema } from '../domain/campaign-results';
+import { campaignReportRows, conversationReportRows } from '../domain/report-csv';
 import {
 	type ConversationReport,
 	conversationReport,
 	conversationReportQuerySchema,
-	conversationReportRows,
 	conversationReportSchema,
 } from '../domain/reports';
 import { workspaceTimeZone } from '../domain/scenarios';
@@ -137,13 +137,6 @@ export const reportsRoutes = createRouter()
 		}),
 		async (c) => {
 			const report = await campaignReport(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id);
-			const rows = (): CsvValue[][] => [
-				['metric', 'value'],
-				...Object.entries(report)
-					.filter(([key]) => key !== 'wonValue')
-					.map(([key, value]): CsvValue[] => [key, value as CsvValue]),
-				...report.wonValue.map((v): CsvValue[] => [`wonValue.${v.currency ?? 'none'}`, v.valueCents]),
-			];
-			return respond(c, report, rows, `campaign-${report.campaignId}.csv`);
+			return respond(c, report, () => campaignReportRows(report), `campaign-${report.campaignId}.csv`);
 		},
 	);
