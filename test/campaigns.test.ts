@@ -1,10 +1,17 @@
 import { env } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { conversations } from '../src/db/schema';
+import { assignmentSignal } from '../src/domain/auto-assignment';
 import { sweepCampaigns } from '../src/domain/campaign-schedule';
 import { sendCampaignBatch } from '../src/domain/campaign-sending';
+import { newEvent } from '../src/events/catalogue';
+import { campaignStartKey } from '../src/model/campaigns';
 import {
 	api,
+	db,
 	expectError,
+	seedConversation,
 	seedCustomFields,
 	seedOperator,
 	seedWorkspace,
@@ -215,8 +222,11 @@ describe('sending at scale', () => {
 		const campaign = await createCampaign(token, { audience: { kind: 'filter' } });
 		// Fixed by hand, as a start would, but with no batch queued: only the call below sends.
 		await fixAudience(campaign.id, workspaceId);
-		const sent = await sendCampaignBatch(env, { workspaceId, campaignId: campaign.id, batch: 0 }, 12);
-		expect(sent).toBe(12);
+		const outcome = await sendCampaignBatch(env, { workspaceId, campaignId: campaign.id, batch: 0 }, 12);
+		expect(outcome.sent).toBe(12);
+		// The rest waits for the limiter's next window, at most a minute away.
+		expect(outcome.deferredSeconds).toBeGreaterThanOrEqual(1);
+		expect(outcome.deferredSeconds).toBeLessThanOrEqual(60);
 		const list = await recipients(campaign.id);
 		expect(list.filter((r) => r.status === 'sent')).toHaveLength(12);
 		expect(list.filter((r) => r.status === 'pending')).toHaveLength(18);
@@ -255,7 +265,10 @@ describe('cancelling and opting out', () => {
 		expect(cancelled.status).toBe(200);
 		expect(((await cancelled.json()) as Campaign).status).toBe('cancelled');
 		// A batch delivered after the cancel sends nothing.
-		expect(await sendCampaignBatch(env, { workspaceId, campaignId: campaign.id, batch: 3 })).toBe(0);
+		expect(await sendCampaignBatch(env, { workspaceId, campaignId: campaign.id, batch: 3 })).toEqual({
+			sent: 0,
+			deferredSeconds: null,
+		});
 		// Whatever batches were in flight finish their claims; then nothing moves.
 		await expect.poll(async () => (await recipients(campaign.id)).filter((r) => r.status === 'sending').length).toBe(0);
 		const list = await recipients(campaign.id);
@@ -440,5 +453,60 @@ describe('permissions and isolation', () => {
 		await expectError(await api(marketer.token, 'GET', `/v3/reports/campaigns/${campaign.id}`), 403);
 		expect((await api(reader.token, 'GET', `/v3/reports/campaigns/${campaign.id}`)).status).toBe(200);
 		await expectError(await api(other.token, 'GET', `/v3/reports/campaigns/${campaign.id}`), 404);
+	});
+});
+
+describe('campaign conversations and auto-assignment', () => {
+	it('queue a conversation a campaign opened only when the contact answers, whatever came before', async () => {
+		const { workspaceId, operatorId } = await seedWorkspace();
+		const opened = await seedConversation(workspaceId);
+		const row = await db.select().from(conversations).where(eq(conversations.id, opened)).get();
+		const contactId = row?.contactId as string;
+		await db
+			.update(conversations)
+			.set({ startKey: campaignStartKey('cmp_test', contactId) })
+			.where(eq(conversations.id, opened));
+		const other = await seedConversation(workspaceId);
+		const summary = { contactId, channel: 'widget', status: 'open' as const, assigneeId: null, groupId: null };
+		const signal = async (event: Parameters<typeof assignmentSignal>[1]) =>
+			(await assignmentSignal(db, event))?.kind ?? null;
+		const message = (conversationId: string, seq: number, authorKind: 'contact' | 'bot') =>
+			newEvent(
+				'message.created',
+				workspaceId,
+				{ kind: authorKind === 'bot' ? 'campaign' : 'contact', id: null },
+				{
+					message: {
+						id: `msg_${seq}`,
+						conversationId,
+						seq,
+						authorKind,
+						authorId: null,
+						text: 'Hi',
+						attachmentCount: 0,
+						interactive: null,
+						createdAt: new Date().toISOString(),
+					},
+				},
+			);
+
+		// Opened by a campaign: nobody is needed yet, nor for the campaigns' messages.
+		const created = newEvent(
+			'conversation.created',
+			workspaceId,
+			{ kind: 'campaign', id: 'cmp_test' },
+			{
+				conversation: { id: opened, ...summary },
+			},
+		);
+		expect(await signal(created)).toBeNull();
+		expect(await signal(message(opened, 2, 'bot'))).toBeNull();
+		// The contact answers after two campaign messages: now it waits for a person.
+		expect(await signal(message(opened, 3, 'contact'))).toBe('waiting');
+		// A contact's later message elsewhere queues nothing (those conversations were queued when they began).
+		expect(await signal(message(other, 3, 'contact'))).toBeNull();
+		// Someone took it: nothing to queue.
+		await db.update(conversations).set({ assigneeId: operatorId }).where(eq(conversations.id, opened));
+		expect(await signal(message(opened, 4, 'contact'))).toBeNull();
 	});
 });

@@ -252,8 +252,10 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			// Only an operator's first message: the room greets a customer's first message unless an operator wrote
 			// before it (a bot's or a rule's opening message does not stop the greeter).
 			const { message } = event.payload;
-			if (message.seq === 2 && message.authorKind === 'contact') {
-				// The contact answering the campaign message that opened the conversation (seq 1): now it waits.
+			if (message.seq > 1 && message.authorKind === 'contact') {
+				// The contact answering in a conversation a campaign opened: now it waits. Not only at seq 2: a second
+				// campaign may have written there first. A conversation already queued is queued once (the hub
+				// ignores a repeat), and one someone took is left alone.
 				const row = await unassigned(message.conversationId);
 				return row?.startKey?.startsWith(CAMPAIGN_START) ? waiting(row) : null;
 			}

@@ -256,24 +256,31 @@ async function record(db: Database, campaignId: string, outcomes: Array<[string,
 	await runBatch(db, statements);
 }
 
+/** What one delivery of a batch did: the messages that went out, and when the rest was queued again for. */
+export interface BatchOutcome {
+	sent: number;
+	/** The delay of the batch queued again for the next window (the workspace's limit was reached); else null. */
+	deferredSeconds: number | null;
+}
+
 /**
  * Sends one batch of a campaign, CLAIM_SIZE recipients at a time within the workspace's rate limit
  * (`perMinute` messages a minute over all its campaigns). Over the limit, the batch is queued again for the
- * next window instead. Returns how many messages went out.
+ * next window instead.
  */
 export async function sendCampaignBatch(
 	env: Env,
 	message: CampaignBatch,
 	perMinute = Number(env.CAMPAIGN_MESSAGES_PER_MINUTE),
 	clock: () => number = Date.now,
-): Promise<number> {
+): Promise<BatchOutcome> {
 	const db = openDatabase(env.DB);
 	const campaign = await db
 		.select()
 		.from(campaigns)
 		.where(and(eq(campaigns.id, message.campaignId), eq(campaigns.workspaceId, message.workspaceId)))
 		.get();
-	if (campaign?.status !== 'sending') return 0;
+	if (campaign?.status !== 'sending') return { sent: 0, deferredSeconds: null };
 	const sending: Sending = { env, db, campaign, timeZone: await workspaceTimeZone(db, campaign.workspaceId), now: 0 };
 	const limiter = env.RATE_LIMITER.getByName(`campaigns:${campaign.workspaceId}`);
 	let sent = 0;
@@ -281,7 +288,7 @@ export async function sendCampaignBatch(
 		const allowance = await limiter.hit(perMinute, 60, CLAIM_SIZE);
 		if (allowance.granted === 0) {
 			await env.CAMPAIGN_SENDS.send(message, { delaySeconds: allowance.resetSeconds });
-			return sent;
+			return { sent, deferredSeconds: allowance.resetSeconds };
 		}
 		sending.now = clock();
 		const claimed = await claim(db, message, allowance.granted, sending.now);
@@ -312,5 +319,5 @@ export async function sendCampaignBatch(
 		if (claimed.length < allowance.granted) break;
 	}
 	await finishIfDone(db, campaign.id, clock());
-	return sent;
+	return { sent, deferredSeconds: null };
 }
