@@ -1,11 +1,15 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { RateLimitDecision } from '../src/domain/rate-limits';
+import { failed, type ThrottlePolicy, type ThrottleState, waitMs } from '../src/domain/sign-in-throttle';
 import { FixedWindow } from './fixed-window';
+
+const THROTTLE_KEY = 'sign-in';
 
 /**
  * One instance per counted thing that has no token (a visitor, an address in a workspace), so every isolate in
  * every location counts against the same number. A fixed window per minute, in memory (see `FixedWindow`): an
- * instance stores nothing, so the many that see a handful of hits and never come back cost nothing once gone.
+ * instance stores nothing, so the many that see a handful of hits and never come back cost nothing once gone;
+ * except failed console sign-ins, whose lock must outlive the object's eviction: kept in storage until forgotten.
  * (API tokens are counted by their `TokenGate`, which checks them too.)
  */
 export class RateLimiter extends DurableObject<Env> {
@@ -20,8 +24,29 @@ export class RateLimiter extends DurableObject<Env> {
 	}
 
 	/**
-	 * Only an instance stored by an older release (which kept its window in storage, with an alarm at the
-	 * window's end) has an alarm: it clears what that release left behind.
+	 * Milliseconds a console sign-in counted by this instance (an e-mail's, or a client address's) must still wait
+	 * (src/domain/sign-in-throttle.ts); 0 when it may try now.
+	 */
+	async signInWait(policy: ThrottlePolicy): Promise<number> {
+		return waitMs(await this.ctx.storage.get<ThrottleState>(THROTTLE_KEY), Date.now(), policy);
+	}
+
+	/** Counts a failed sign-in, kept in storage until `lockMs` after it (the alarm then clears it). */
+	async signInFailed(policy: ThrottlePolicy): Promise<void> {
+		const now = Date.now();
+		const state = failed(await this.ctx.storage.get<ThrottleState>(THROTTLE_KEY), now, policy);
+		await this.ctx.storage.put(THROTTLE_KEY, state);
+		await this.ctx.storage.setAlarm(now + policy.lockMs);
+	}
+
+	/** A good sign-in: the e-mail's failures are forgotten. */
+	async signInSucceeded(): Promise<void> {
+		await this.ctx.storage.deleteAll();
+	}
+
+	/**
+	 * The alarm `signInFailed` sets once its failures are forgotten; and (from an older release, which kept its
+	 * window in storage with an alarm at the window's end) one that clears what that release left behind.
 	 */
 	override async alarm(): Promise<void> {
 		await this.ctx.storage.deleteAll();

@@ -6,7 +6,7 @@
 import { operatorLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
-import { isTokenActive } from '../src/domain/team';
+import { isCredentialActive } from '../src/domain/team';
 import { spendVisitorMessage, visitorLimits } from '../src/domain/visitor-limits';
 import { sessionReaches } from '../src/domain/visitor-sessions';
 import { Forbidden, TooManyRequests, Unauthorized } from '../src/lib/errors';
@@ -118,7 +118,7 @@ export function visitorTag(visitorId: string): string {
 export async function assertCredential(env: Env, who: SocketIdentity): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (who.role === 'operator') {
-		if (!who.tokenId || !(await isTokenActive(db, who.workspaceId, who.tokenId))) {
+		if (!who.tokenId || !(await isCredentialActive(db, who.workspaceId, who.tokenId))) {
 			throw new Unauthorized('The token this socket was opened with is revoked; reconnect with the new one.');
 		}
 		return;

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Caller } from '../src/app-env';
-import { callerByTokenHash, type GateAnswer } from '../src/auth/credentials';
+import { callerBySessionHash, callerByTokenHash, type GateAnswer } from '../src/auth/credentials';
 import { openDatabase } from '../src/db/client';
 import type { RateLimitDecision, WindowCount } from '../src/domain/rate-limits';
 import { FixedWindow } from './fixed-window';
@@ -11,9 +11,10 @@ const REVALIDATE_MS = 30_000;
 const SUSPEND_MS = 60_000;
 
 /**
- * One per API token, named by the token's hash: every request made with the token passes through it once,
- * to learn whom the token acts for and to count against its budget (one call, where a D1 read then a rate
- * limiter call were two hops in a row).
+ * One per API token or console session, named by its hash: every request made with it passes through it once,
+ * to learn whom it acts for and to count against its budget (one call, where a D1 read then a rate limiter
+ * call were two hops in a row). A console session is checked the same way, with its own budget; signing out
+ * or an admin revoking it suspends its gate like a regenerated token's.
  *
  * The token's row is read from D1 when the gate first sees the token, then kept in memory. A change to a
  * token's validity (a regeneration, an admin issuing the operator a new token) first `suspend`s the gate:
@@ -35,10 +36,10 @@ export class TokenGate extends DurableObject<Env> {
 	 * Whom the token acts for (null for an unknown or revoked token, which counts nothing), and its request
 	 * counted against `limit` a minute.
 	 */
-	async authorize(tokenHash: string, limit: number): Promise<GateAnswer> {
+	async authorize(hash: string, limit: number, kind: 'token' | 'session' = 'token'): Promise<GateAnswer> {
 		const now = Date.now();
 		const fresh = this.cached !== null && now - this.cached.readAt < REVALIDATE_MS && now >= this.suspendedUntil;
-		const caller = fresh ? (this.cached?.caller ?? null) : await this.read(tokenHash);
+		const caller = fresh ? (this.cached?.caller ?? null) : await this.read(hash, kind);
 		const d1Statements = fresh ? 0 : 1;
 		if (!caller) return { caller: null, rate: null, d1Statements };
 		return { caller, rate: this.window.hit(limit, 60, Date.now()), d1Statements };
@@ -66,14 +67,16 @@ export class TokenGate extends DurableObject<Env> {
 		this.window.absorb(count);
 	}
 
-	private read(tokenHash: string): Promise<Caller | null> {
+	private read(hash: string, kind: 'token' | 'session'): Promise<Caller | null> {
 		const suspended = Date.now() < this.suspendedUntil;
 		// While suspended, each request reads for itself: one begun before the change committed must not answer
 		// a request sent after it.
 		if (this.reading && !suspended) return this.reading;
 		const generation = this.generation;
 		const readAt = Date.now();
-		const reading = callerByTokenHash(openDatabase(this.env.DB), tokenHash).then((caller) => {
+		const db = openDatabase(this.env.DB);
+		const lookup = kind === 'token' ? callerByTokenHash(db, hash) : callerBySessionHash(db, hash, readAt);
+		const reading = lookup.then((caller) => {
 			if (generation === this.generation && !suspended) this.cached = { caller, readAt };
 			return caller;
 		});

@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
 import type { WaitingConversation } from '../src/domain/auto-assignment';
-import { isTokenActive } from '../src/domain/team';
+import { isCredentialActive } from '../src/domain/team';
 import type { DomainEvent } from '../src/events/catalogue';
 import { errorBody } from '../src/lib/error-status';
 import type { Actor } from '../src/model/actor';
@@ -185,7 +185,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 		subscriber.workspaceId = workspaceId;
 		try {
 			const db = openDatabase(this.env.DB);
-			active = await isTokenActive(db, workspaceId, url.searchParams.get('tokenId') ?? '');
+			active = await isCredentialActive(db, workspaceId, url.searchParams.get('tokenId') ?? '');
 			// Set before the socket is accepted (this opening counts): from then on every room pushes to the feed.
 			if (active) await this.syncFeedFlag(workspaceId);
 		} finally {

@@ -1,5 +1,5 @@
 // `npm run dev`: builds the widget (and rebuilds it on change), applies the local D1 migrations, makes sure
-// the demo workspace exists, prints a working Token V3, then serves everything with `wrangler dev` (D1,
+// the demo workspace exists, prints a working Token V3 and the demo admin's console password, then serves everything with `wrangler dev` (D1,
 // Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
 import { spawn, spawnSync } from 'node:child_process';
 import { parseDevArgs } from './dev-args.mjs';
@@ -20,17 +20,19 @@ const viteArgs = ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'w
 if (spawnSync(bin('vite'), viteArgs, { stdio: 'inherit' }).status !== 0) process.exit(1);
 ensureDevSecret();
 applyMigrations();
-const { workspaceId, token } = await seedWorkspace({ slug: 'demo' });
+const { workspaceId, token, email, password } = await seedWorkspace({ slug: 'demo' });
 const baseUrl = `${protocol}://localhost:${port}`;
 
 console.log(`
   Parley is starting on ${baseUrl}
 
+  Console        ${baseUrl}/console
+                 e-mail ${email}   password ${password}
   Demo site      ${baseUrl}/demo   (the widget on a pretend shop)
   API base URL   ${baseUrl}/v3
   Workspace id   ${workspaceId}
   Token V3       ${token}
-                 (a fresh token each start; the previous one is revoked)
+                 (a fresh token and password each start: the previous ones stop working)
 
   Try:  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v3/conversations
 `);

@@ -1,7 +1,7 @@
 // Helpers for the scripts that work on the local D1 database that `wrangler dev` uses
 // (.wrangler/state, or the folder given as persistTo). No Cloudflare account is involved.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateToken, hashToken, tokenHint } from '../src/auth/token.ts';
 import { newId } from '../src/lib/ids.ts';
@@ -39,18 +39,31 @@ export function literal(value) {
 }
 
 /**
- * Finds or creates the workspace `slug` with an admin operator, then issues that admin a fresh Token V3
- * (revoking the previous one: an operator holds one active token). Returns ids and the plaintext token.
+ * Finds or creates the workspace `slug` with an admin operator (`admin@<slug>.local`), then issues that admin a
+ * fresh Token V3 (revoking the previous one: an operator holds one active token) and a fresh console password.
+ * Returns ids, the admin's e-mail, and the plaintext token and password.
  */
 export async function seedWorkspace({ slug = 'demo', persistTo } = {}) {
 	const [seeded] = await seedWorkspaces([slug], persistTo);
-	return { workspaceId: seeded.workspaceId, operatorId: seeded.operatorId, token: seeded.token };
+	return seeded;
+}
+
+/**
+ * A password's stored form, as src/auth/passwords.ts makes and checks it: `pbkdf2-sha256$<iterations>$<salt>$<key>`,
+ * base64url without padding (Node's pbkdf2 here: the script cannot import that module, whose imports have no
+ * extensions).
+ */
+function passwordHash(password) {
+	const iterations = 600_000;
+	const salt = randomBytes(16);
+	const key = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+	return `pbkdf2-sha256$${iterations}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 /**
  * seedWorkspace for many slugs in one wrangler run (each run costs a second or two): every statement finds
  * its rows by slug, so creating is idempotent, and the closing SELECT reads back the ids. Returns
- * `{ slug, workspaceId, operatorId, token }` in the order of `slugs`.
+ * `{ slug, workspaceId, operatorId, email, token, password }` in the order of `slugs`.
  */
 export async function seedWorkspaces(slugs, persistTo) {
 	for (const slug of slugs) {
@@ -61,6 +74,7 @@ export async function seedWorkspaces(slugs, persistTo) {
 	const now = Date.now();
 	const statements = [];
 	const tokens = new Map();
+	const passwords = new Map();
 	for (const slug of slugs) {
 		const email = literal(`admin@${slug}.local`);
 		const admin = `SELECT o.id FROM operators o JOIN workspaces w ON o.workspace_id = w.id WHERE w.slug = ${literal(slug)} AND o.email = ${email}`;
@@ -68,11 +82,14 @@ export async function seedWorkspaces(slugs, persistTo) {
 		const token = generateToken();
 		const tokenId = newId('tok', now);
 		tokens.set(slug, token);
+		const password = randomBytes(12).toString('base64url');
+		passwords.set(slug, password);
 		statements.push(
 			`INSERT OR IGNORE INTO workspaces (id, slug, name, created_at) VALUES (${literal(newId('ws', now))}, ${literal(slug)}, ${literal(name)}, ${now})`,
 			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
 			`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = (${admin}) AND revoked_at IS NULL`,
 			`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) SELECT ${literal(tokenId)}, o.workspace_id, o.id, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now} FROM operators o WHERE o.id = (${admin})`,
+			`INSERT INTO operator_passwords (operator_id, workspace_id, hash, updated_at) SELECT o.id, o.workspace_id, ${literal(passwordHash(password))}, ${now} FROM operators o WHERE o.id = (${admin}) ON CONFLICT (operator_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
 		);
 	}
 	statements.push(
@@ -83,7 +100,14 @@ export async function seedWorkspaces(slugs, persistTo) {
 	return slugs.map((slug) => {
 		const row = rows.find((found) => found.slug === slug);
 		if (!row) throw new Error(`workspace "${slug}" was not seeded`);
-		return { slug, workspaceId: row.workspaceId, operatorId: row.operatorId, token: tokens.get(slug) };
+		return {
+			slug,
+			workspaceId: row.workspaceId,
+			operatorId: row.operatorId,
+			email: `admin@${slug}.local`,
+			token: tokens.get(slug),
+			password: passwords.get(slug),
+		};
 	});
 }
 

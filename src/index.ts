@@ -4,8 +4,9 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
-import { bearerAuth } from './auth/middleware';
+import { operatorAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
+import { apiLog, purgeApiLogs } from './domain/api-logs';
 import { sweepCampaigns } from './domain/campaign-schedule';
 import { MAX_FILE_BYTES } from './domain/files';
 import { purgeExecutions, sweepWaiting } from './domain/rule-runner';
@@ -19,16 +20,20 @@ import { answerMethodNotAllowed } from './lib/method-not-allowed';
 import { apiDocument } from './lib/openapi-document';
 import { requestLog } from './lib/request-log';
 import { openTracedDatabase, timingEntries } from './lib/server-timing';
+import { consumeApiLogs } from './queue/api-logs-consumer';
 import { consumeCampaignSends } from './queue/campaign-sends-consumer';
 import { consumeEvents } from './queue/events-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
+import { apiLogsRoutes } from './routes/api-logs';
 import { assignmentRoutes } from './routes/assignment';
+import { publicAuth, sessionAuth } from './routes/auth';
 import { automationRulesRoutes } from './routes/automation-rules';
 import { botsRoutes } from './routes/bots';
 import { campaignsRoutes } from './routes/campaigns';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
+import { consolePages } from './routes/console';
 import { conversations } from './routes/conversations';
 import { dealsRoutes, funnelsRoutes } from './routes/crm';
 import { customFieldsRoutes } from './routes/custom-fields';
@@ -46,6 +51,7 @@ import { scenariosRoutes } from './routes/scenarios';
 import { tagSubresource, tagsRoutes } from './routes/tags';
 import { tasksRoutes } from './routes/tasks';
 import { team } from './routes/team';
+import { teamAccess } from './routes/team-access';
 import { tokens } from './routes/tokens';
 import { webhooksRoutes } from './routes/webhooks';
 import { widget } from './routes/widget';
@@ -93,6 +99,13 @@ const fileBodyLimit = bodyLimit({
 	},
 });
 
+const apiBodyLimit = bodyLimit({
+	maxSize: 1024 * 1024,
+	onError: () => {
+		throw new PayloadTooLarge('A request body may be at most 1 MiB.');
+	},
+});
+
 // The public widget endpoints: open CORS (any site embeds the widget; no cookies), small bodies.
 app.use(
 	'/widget/*',
@@ -123,22 +136,18 @@ app.use(
 	},
 );
 
-// Every other /v3 request (the document above answers first and public): D1, then the token, then the
-// caller's rate limit, then the body size.
+// Every other /v3 request (the document above answers first and public): D1, the API log (written once answered),
+// then the token or the console's session, then the caller's rate limit, then the body size.
 // A scenario's inbound webhook takes the webhook's own secret as well as a Token V3: it checks the token
 // itself when one is sent (src/routes/workflows.ts), so it answers before the bearer check below.
 app.use('/v3/workflows/webhook/*', database);
 app.route('/v3/workflows', workflows);
-app.use('/v3/*', database, bearerAuth);
-app.use(
-	'/v3/*',
-	bodyLimit({
-		maxSize: 1024 * 1024,
-		onError: () => {
-			throw new PayloadTooLarge('A request body may be at most 1 MiB.');
-		},
-	}),
-);
+// Signing in to the console and setting a password: no credential yet, so they answer before the check below.
+app.use('/v3/auth/sign-in', database, apiBodyLimit);
+app.use('/v3/auth/set-password', database, apiBodyLimit);
+app.route('/v3/auth', publicAuth);
+app.use('/v3/*', database, apiLog, operatorAuth);
+app.use('/v3/*', apiBodyLimit);
 
 app.route('/v3/contacts', contactsRoutes);
 app.route('/v3/contacts', tagSubresource('contact', 'contacts:write'));
@@ -175,6 +184,9 @@ app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);
+app.route('/v3/team', teamAccess);
+app.route('/v3/auth', sessionAuth);
+app.route('/v3/api-logs', apiLogsRoutes);
 app.route('/v3/tokens', tokens);
 app.route('/v3/live', live);
 app.route('/v3/me', me);
@@ -182,10 +194,12 @@ app.route('/widget', publicWidget);
 app.route('/widget', publicConversations);
 app.route('/widget', publicMessages);
 app.route('/demo', demo);
+app.route('/console', consolePages);
 answerMethodNotAllowed(app);
 
 /** Queue names as wrangler.toml declares them: one consumer function per queue. */
 const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
+	'parley-api-logs': consumeApiLogs,
 	'parley-events': consumeEvents,
 	'parley-campaign-sends': consumeCampaignSends,
 	'parley-scenario-runs': consumeScenarioRuns,
@@ -207,6 +221,7 @@ export default {
 			sweepWaiting(env),
 			purgeExecutions(env),
 			sweepCampaigns(env),
+			purgeApiLogs(openDatabase(env.DB)),
 		]);
 	},
 } satisfies ExportedHandler<Env>;

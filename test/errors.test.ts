@@ -42,9 +42,14 @@ describe('GET /v3/openapi.json', () => {
 		};
 		expect(doc.openapi).toBe('3.1.0');
 		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/v3/api-logs',
 			'/v3/assignment/queue',
 			'/v3/assignment/rules',
 			'/v3/assignment/rules/{id}',
+			'/v3/auth/password',
+			'/v3/auth/session',
+			'/v3/auth/set-password',
+			'/v3/auth/sign-in',
 			'/v3/automation-rules',
 			'/v3/automation-rules/executions',
 			'/v3/automation-rules/{id}',
@@ -116,8 +121,11 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/team/groups/{id}',
 			'/v3/team/members',
 			'/v3/team/members/{id}',
+			'/v3/team/members/{id}/password-link',
 			'/v3/team/members/{id}/token',
 			'/v3/team/presence',
+			'/v3/team/sessions',
+			'/v3/team/sessions/{id}',
 			'/v3/tokens/regenerate',
 			'/v3/webhooks',
 			'/v3/webhooks/{id}',
@@ -146,7 +154,9 @@ describe('GET /v3/openapi.json', () => {
 		expect(doc.components.schemas).toHaveProperty('Interactive');
 		expect(doc.components.schemas).toHaveProperty('MessagingHandoff');
 		expect(doc.components.securitySchemes).toHaveProperty('TokenV3');
-		expect(doc.paths['/v3/messages']?.post?.security).toEqual([{ TokenV3: [] }]);
+		expect(doc.components.securitySchemes).toHaveProperty('ConsoleSession');
+		expect(doc.paths['/v3/messages']?.post?.security).toEqual([{ TokenV3: [] }, { ConsoleSession: [] }]);
+		expect(doc.paths['/v3/auth/sign-in']?.post?.security).toEqual([]);
 	});
 });
 

@@ -1,9 +1,18 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
+import { hashPassword } from '../src/auth/passwords';
 import type { Permission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
-import { apiTokens, contacts, conversations, customFields, operators, workspaces } from '../src/db/schema';
+import {
+	apiTokens,
+	contacts,
+	conversations,
+	customFields,
+	operatorPasswords,
+	operators,
+	workspaces,
+} from '../src/db/schema';
 import { newTokenRow } from '../src/domain/team';
 import { newId } from '../src/lib/ids';
 
@@ -305,4 +314,48 @@ export async function runWhen(
 		log: Array<{ stepId: string; key: string; output?: unknown; error?: string }>;
 		retryable: boolean;
 	};
+}
+
+/** Gives an operator a console password (stored as sign-in would store it). */
+export async function seedPassword(workspaceId: string, operatorId: string, password: string): Promise<void> {
+	const hash = await hashPassword(password);
+	await db.insert(operatorPasswords).values({ operatorId, workspaceId, hash, updatedAt: Date.now() });
+}
+
+/** The e-mail `seedOperator` gave an operator. */
+export function seededEmail(operatorId: string): string {
+	return `${operatorId.toLowerCase()}@acme.test`;
+}
+
+export interface ConsoleSignIn {
+	/** `__Host-parley_session=<value>`, for a Cookie header. */
+	cookie: string;
+	csrfToken: string;
+}
+
+/** Signs in as the console does (from its own origin) and returns the cookie and CSRF token. */
+export async function consoleSignIn(email: string, password: string, workspaceId?: string): Promise<ConsoleSignIn> {
+	const res = await api(null, 'POST', '/v3/auth/sign-in', { email, password, workspaceId }, { Origin: CONSOLE_ORIGIN });
+	if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+	const cookie = (res.headers.get('Set-Cookie') ?? '').split(';')[0] ?? '';
+	const { csrfToken } = (await res.json()) as { csrfToken: string };
+	return { cookie, csrfToken };
+}
+
+export const CONSOLE_ORIGIN = 'https://parley.test';
+
+/** A request as the console makes it: the session cookie, its own Origin, and the CSRF token. */
+export function consoleApi(
+	session: ConsoleSignIn,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+) {
+	return api(null, method, path, body, {
+		Cookie: session.cookie,
+		Origin: CONSOLE_ORIGIN,
+		'X-CSRF-Token': session.csrfToken,
+		...headers,
+	});
 }

@@ -13,7 +13,8 @@ interface Me {
 	groups: { id: string; name: string }[];
 	capacity: number | null;
 	status: string;
-	token: { id: string; createdAt: string; ageDays: number; rotateAfter: string; rotationDue: boolean };
+	token: { id: string; hint: string; createdAt: string; ageDays: number; rotateAfter: string; rotationDue: boolean };
+	via: string;
 }
 
 /** Moves the operator's token's issue date `days` back, as if it had been issued then. */
@@ -45,13 +46,15 @@ describe('GET /v3/me', () => {
 			status: 'offline',
 			token: {
 				id: tokenRow?.id,
+				hint: tokenRow?.hint,
 				createdAt: new Date(createdAt).toISOString(),
 				ageDays: 12,
 				rotateAfter: new Date(createdAt + 90 * DAY_MS).toISOString(),
 				rotationDue: false,
 			},
+			via: 'token',
 		});
-		// One statement for the token (bearerAuth), one for the operator.
+		// One statement for the token (operatorAuth), one for the operator.
 		expect(d1Timing(res)).toBe('d1;desc="2 queries"');
 	});
 

@@ -23,7 +23,10 @@ describe('TokenGate', () => {
 		const { hash, gate } = await gateOf(token);
 		await awayFromMinuteBoundary();
 		const first = await gate.authorize(hash, LIMIT);
-		expect(first).toMatchObject({ caller: { operatorId, workspaceId, tokenHash: hash }, d1Statements: 1 });
+		expect(first).toMatchObject({
+			caller: { operatorId, workspaceId, credential: { kind: 'token', hash } },
+			d1Statements: 1,
+		});
 		expect(first.rate?.remaining).toBe(LIMIT - 1);
 		const second = await gate.authorize(hash, LIMIT);
 		expect(second).toMatchObject({ caller: { operatorId }, d1Statements: 0 });

@@ -1,7 +1,7 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import type { Database } from '../db/client';
-import { apiTokens, operators } from '../db/schema';
+import { apiTokens, consoleSessions, operators } from '../db/schema';
 import type { RateLimitDecision, WindowCount } from '../domain/rate-limits';
 import { digestsEqual } from './token';
 
@@ -21,9 +21,10 @@ export interface GateAnswer {
 export async function callerByTokenHash(db: Database, tokenHash: string): Promise<Caller | null> {
 	const row = await db
 		.select({
-			tokenId: apiTokens.id,
-			tokenHash: apiTokens.tokenHash,
-			tokenCreatedAt: apiTokens.createdAt,
+			id: apiTokens.id,
+			hash: apiTokens.tokenHash,
+			createdAt: apiTokens.createdAt,
+			hint: apiTokens.hint,
 			workspaceId: apiTokens.workspaceId,
 			operatorId: operators.id,
 			permissions: operators.permissions,
@@ -39,24 +40,66 @@ export async function callerByTokenHash(db: Database, tokenHash: string): Promis
 		)
 		.where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
 		.get();
-	if (!row || !digestsEqual(row.tokenHash, tokenHash)) return null;
+	if (!row || !digestsEqual(row.hash, tokenHash)) return null;
+	const { workspaceId, operatorId, permissions, id, hash, createdAt, hint } = row;
+	return { workspaceId, operatorId, permissions, credential: { kind: 'token', id, hash, createdAt, hint } };
+}
+
+/** How often a session's `last_seen_at` is brought up to date (the admin's list of sessions shows it). */
+const SEEN_EVERY_MS = 5 * 60_000;
+
+/**
+ * The operator a console session acts for, found by the hash of its cookie; null when it is unknown, signed out,
+ * revoked, expired, or its operator is disabled. Notes that it was seen, at most every five minutes.
+ */
+export async function callerBySessionHash(db: Database, sessionHash: string, now: number): Promise<Caller | null> {
+	const row = await db
+		.select({
+			id: consoleSessions.id,
+			hash: consoleSessions.tokenHash,
+			createdAt: consoleSessions.createdAt,
+			lastSeenAt: consoleSessions.lastSeenAt,
+			workspaceId: consoleSessions.workspaceId,
+			operatorId: operators.id,
+			permissions: operators.permissions,
+		})
+		.from(consoleSessions)
+		.innerJoin(
+			operators,
+			and(
+				eq(operators.id, consoleSessions.operatorId),
+				eq(operators.workspaceId, consoleSessions.workspaceId),
+				isNull(operators.disabledAt),
+			),
+		)
+		.where(
+			and(
+				eq(consoleSessions.tokenHash, sessionHash),
+				isNull(consoleSessions.revokedAt),
+				gt(consoleSessions.expiresAt, now),
+			),
+		)
+		.get();
+	if (!row || !digestsEqual(row.hash, sessionHash)) return null;
+	if (now - row.lastSeenAt > SEEN_EVERY_MS) {
+		await db.update(consoleSessions).set({ lastSeenAt: now }).where(eq(consoleSessions.id, row.id));
+	}
+	const { workspaceId, operatorId, permissions, id, hash, createdAt } = row;
 	return {
-		workspaceId: row.workspaceId,
-		operatorId: row.operatorId,
-		tokenId: row.tokenId,
-		tokenHash: row.tokenHash,
-		tokenCreatedAt: row.tokenCreatedAt,
-		permissions: row.permissions,
+		workspaceId,
+		operatorId,
+		permissions,
+		credential: { kind: 'session', id, hash, createdAt, hint: 'console' },
 	};
 }
 
 /**
- * Call before committing a change to these tokens' validity: their gates read D1 for every request until well
+ * Call before committing a change to these tokens' or sessions' validity: their gates read D1 for every request until well
  * after the commit (see `TokenGate.suspend`). Throws when a gate cannot be reached, so that the change is not
  * made while a gate may still answer from what it read before. Returns the tokens' counts, for their successor.
  */
-export async function suspendGates(env: Env, tokenHashes: readonly string[]): Promise<WindowCount[]> {
-	return Promise.all(tokenHashes.map((hash) => env.TOKEN_GATE.getByName(hash).suspend()));
+export async function suspendGates(env: Env, hashes: readonly string[]): Promise<WindowCount[]> {
+	return Promise.all(hashes.map((hash) => env.TOKEN_GATE.getByName(hash).suspend()));
 }
 
 /**

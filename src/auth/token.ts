@@ -39,7 +39,7 @@ function checksum(random: string): string {
 }
 
 /** Uniform base62 characters by rejection sampling (bytes >= 248 would bias the modulo). */
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
 	let out = '';
 	while (out.length < length) {
 		for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {

@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import { tokenAge } from '../auth/token-age';
 import type { Database } from '../db/client';
+import { apiTokens } from '../db/schema';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso } from '../lib/ids';
 import { getMember, memberSchema } from './members';
@@ -25,6 +27,9 @@ export const callerProfileSchema = z
 					description: 'The token’s id (never the token itself).',
 					example: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 				}),
+				hint: z
+					.string()
+					.openapi({ description: 'Its prefix and last characters, safe to show.', example: 'prly_…x9Qe' }),
 				createdAt: z.string().openapi({ description: 'When this token was issued (ISO-8601 UTC).' }),
 				ageDays: z.number().int().openapi({ description: 'Whole days since the token was issued.', example: 12 }),
 				rotateAfter: z.string().openapi({
@@ -33,7 +38,14 @@ export const callerProfileSchema = z
 				}),
 				rotationDue: z.boolean().openapi({ description: 'Whether the token is older than 90 days: regenerate it.' }),
 			})
-			.openapi({ description: 'The token this request was made with.' }),
+			.nullable()
+			.openapi({
+				description:
+					'The token this request was made with; from the console (a session), the operator’s active token, or null when it has none.',
+			}),
+		via: z
+			.enum(['token', 'session'])
+			.openapi({ description: 'How this request authenticated: a Token V3, or the console’s session.' }),
 	})
 	.openapi('CallerProfile');
 
@@ -49,7 +61,7 @@ export async function describeCaller(env: Env, db: Database, caller: Caller, now
 		}),
 		teamPresence(env, caller.workspaceId),
 	]);
-	const age = tokenAge(caller.tokenCreatedAt, now);
+	const token = caller.credential.kind === 'token' ? caller.credential : await activeToken(db, caller);
 	return {
 		operator: { id: operator.id, name: operator.name, email: operator.email },
 		workspaceId: caller.workspaceId,
@@ -57,12 +69,35 @@ export async function describeCaller(env: Env, db: Database, caller: Caller, now
 		groups: operator.groups,
 		capacity: operator.capacity,
 		status: presence.find((p) => p.operatorId === caller.operatorId)?.status ?? 'offline',
-		token: {
-			id: caller.tokenId,
-			createdAt: iso(caller.tokenCreatedAt),
-			ageDays: age.ageDays,
-			rotateAfter: iso(age.rotateAfter),
-			rotationDue: age.rotationDue,
-		},
+		token: token && describeToken(token, now),
+		via: caller.credential.kind,
 	};
+}
+
+function describeToken(token: { id: string; hint: string; createdAt: number }, now: number) {
+	const age = tokenAge(token.createdAt, now);
+	return {
+		id: token.id,
+		hint: token.hint,
+		createdAt: iso(token.createdAt),
+		ageDays: age.ageDays,
+		rotateAfter: iso(age.rotateAfter),
+		rotationDue: age.rotationDue,
+	};
+}
+
+/** The operator's active token (an operator holds at most one), for the console's Integrations page. */
+async function activeToken(db: Database, caller: Caller) {
+	const row = await db
+		.select({ id: apiTokens.id, hint: apiTokens.hint, createdAt: apiTokens.createdAt })
+		.from(apiTokens)
+		.where(
+			and(
+				eq(apiTokens.workspaceId, caller.workspaceId),
+				eq(apiTokens.operatorId, caller.operatorId),
+				isNull(apiTokens.revokedAt),
+			),
+		)
+		.get();
+	return row ?? null;
 }

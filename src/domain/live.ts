@@ -2,6 +2,7 @@
  * The Worker's side of the live conversation objects: the one write path for messages (every sender goes
  * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
  */
+import type { Caller } from '../app-env';
 import { openDatabase } from '../db/client';
 import { Conflict, Invalid, NotFound, UpgradeRequired } from '../lib/errors';
 import type { Participant } from '../protocol/live';
@@ -118,9 +119,12 @@ export interface RoomSocket {
 	conversationId: string;
 	role: Participant;
 	operatorId?: string;
-	/** The token an operator's socket is opened with: the room checks it is still active before each send. */
+	/**
+	 * The credential an operator's socket is opened with (a token's or a console session's id): the room checks
+	 * it is still active before each send.
+	 */
 	tokenId?: string;
-	/** That token's hash: the gate its socket sends are counted by (the operator's budget). */
+	/** Its hash: the gate its socket sends are counted by (the operator's budget). */
 	tokenHash?: string;
 	/** Whether the participant may send messages on the socket (an operator needs `messages:send`). */
 	canSend: boolean;
@@ -165,13 +169,13 @@ export async function connectToRoom(env: Env, request: Request, socket: RoomSock
 export async function connectToFeed(
 	env: Env,
 	request: Request,
-	caller: { workspaceId: string; operatorId: string; tokenId: string; permissions: readonly string[] },
+	caller: Pick<Caller, 'workspaceId' | 'operatorId' | 'credential' | 'permissions'>,
 ): Promise<Response> {
 	assertUpgrade(request);
 	const url = new URL('https://hub.internal/feed');
 	url.searchParams.set('workspaceId', caller.workspaceId);
 	url.searchParams.set('operatorId', caller.operatorId);
-	url.searchParams.set('tokenId', caller.tokenId);
+	url.searchParams.set('tokenId', caller.credential.id);
 	for (const permission of caller.permissions) url.searchParams.append('permission', permission);
 	return env.WORKSPACE_HUB.getByName(caller.workspaceId).fetch(url, { headers: upgradeHeaders(request) });
 }

@@ -16,7 +16,18 @@ import {
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
-import { apiTokens, conversations, deals, groups, operatorGroups, operators, tasks } from '../db/schema';
+import {
+	apiTokens,
+	consoleSessions,
+	conversations,
+	deals,
+	groups,
+	operatorGroups,
+	operatorPasswords,
+	operators,
+	passwordLinks,
+	tasks,
+} from '../db/schema';
 import { assertAllInWorkspace, existsInWorkspace, linksGuard, rowsLinkedTo } from '../db/scoped';
 import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
@@ -278,13 +289,28 @@ export async function createMember(
 	return getMember(db, workspaceId, row.id);
 }
 
-/** The hashes of the member's active tokens: the gates a change of what it may do must suspend first. */
+/**
+ * The hashes of the member's active tokens and console sessions: the gates a change of what it may do must
+ * suspend first.
+ */
 async function activeTokenHashes(db: Database, workspaceId: string, operatorId: string): Promise<string[]> {
 	const rows = await db
 		.select({ hash: apiTokens.tokenHash })
 		.from(apiTokens)
 		.where(
 			and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.operatorId, operatorId), isNull(apiTokens.revokedAt)),
+		)
+		.union(
+			db
+				.select({ hash: consoleSessions.tokenHash })
+				.from(consoleSessions)
+				.where(
+					and(
+						eq(consoleSessions.workspaceId, workspaceId),
+						eq(consoleSessions.operatorId, operatorId),
+						isNull(consoleSessions.revokedAt),
+					),
+				),
 		);
 	return rows.map((r) => r.hash);
 }
@@ -370,7 +396,7 @@ export async function updateMember(
 }
 
 /**
- * Deletes a member: its tokens and group memberships go, every conversation assigned to it is unassigned
+ * Deletes a member: its tokens, console sessions, password and group memberships go, every conversation assigned to it is unassigned
  * (each with its `conversation.updated`), its deals lose their owner (each with its `deal.updated`) and its
  * tasks go to the operator deleting it (each with its `task.updated`), in one batch with `member.deleted`. Its gates are
  * suspended first and its sockets closed after. A member cannot delete itself (409).
@@ -409,6 +435,14 @@ export async function deleteMember(
 			.delete(operatorGroups)
 			.where(and(eq(operatorGroups.workspaceId, workspaceId), eq(operatorGroups.operatorId, id))),
 		db.delete(apiTokens).where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.operatorId, id))),
+		// Its console sign-ins, password and password links go with it.
+		db
+			.delete(consoleSessions)
+			.where(and(eq(consoleSessions.workspaceId, workspaceId), eq(consoleSessions.operatorId, id))),
+		db
+			.delete(operatorPasswords)
+			.where(and(eq(operatorPasswords.workspaceId, workspaceId), eq(operatorPasswords.operatorId, id))),
+		db.delete(passwordLinks).where(and(eq(passwordLinks.workspaceId, workspaceId), eq(passwordLinks.operatorId, id))),
 		db.delete(operators).where(operatorIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [

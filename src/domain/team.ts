@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import { carryBudget, suspendGates } from '../auth/credentials';
 import { generateToken, hashToken, tokenHint } from '../auth/token';
 import { type Database, runBatch } from '../db/client';
-import { apiTokens, operators } from '../db/schema';
+import { apiTokens, consoleSessions, operators } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { NotFound, Unauthorized } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
@@ -85,8 +85,11 @@ export async function issueTokenFor(env: Env, db: Database, workspaceId: string,
  * racing regenerations cannot both succeed. The old token's gate is suspended first and its budget carried.
  */
 export async function regenerateToken(env: Env, db: Database, caller: Caller) {
-	const { workspaceId, operatorId, tokenId } = caller;
-	const counts = await suspendGates(env, [caller.tokenHash]);
+	const { workspaceId, operatorId, credential } = caller;
+	// From the console (a session), the operator's token is replaced, or a first one generated.
+	if (credential.kind === 'session') return issueTokenFor(env, db, workspaceId, operatorId);
+	const tokenId = credential.id;
+	const counts = await suspendGates(env, [credential.hash]);
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
 	const [, inserted] = await runBatch(db, [
@@ -105,15 +108,33 @@ export async function regenerateToken(env: Env, db: Database, caller: Caller) {
 }
 
 /**
- * Whether a token is still active (not revoked, its operator not disabled): what a conversation socket opened
- * with it checks before each send, and the inbox feed when it accepts one.
+ * Whether a credential is still active: a token (`tok_…`) not revoked, or a console session (`ses_…`) not
+ * signed out, revoked or expired; its operator not disabled. What a conversation socket opened with it checks
+ * before each send, and the inbox feed when it accepts one.
  */
-export async function isTokenActive(db: Database, workspaceId: string, tokenId: string): Promise<boolean> {
+export async function isCredentialActive(db: Database, workspaceId: string, credentialId: string): Promise<boolean> {
+	const enabled = isNull(operators.disabledAt);
+	if (credentialId.startsWith('ses_')) {
+		const row = await db
+			.select({ id: consoleSessions.id })
+			.from(consoleSessions)
+			.innerJoin(operators, and(eq(operators.id, consoleSessions.operatorId), enabled))
+			.where(
+				and(
+					eq(consoleSessions.workspaceId, workspaceId),
+					eq(consoleSessions.id, credentialId),
+					isNull(consoleSessions.revokedAt),
+					gt(consoleSessions.expiresAt, Date.now()),
+				),
+			)
+			.get();
+		return row !== undefined;
+	}
 	const row = await db
 		.select({ id: apiTokens.id })
 		.from(apiTokens)
-		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), isNull(operators.disabledAt)))
-		.where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)))
+		.innerJoin(operators, and(eq(operators.id, apiTokens.operatorId), enabled))
+		.where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, credentialId), isNull(apiTokens.revokedAt)))
 		.get();
 	return row !== undefined;
 }

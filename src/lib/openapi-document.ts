@@ -81,7 +81,21 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'Widget settings',
 		description: 'How the widget looks and behaves, identity verification and messaging-app handoffs.',
 	},
-	{ prefix: '/v3/team', name: 'Team', description: 'Operators and their tokens.' },
+	{
+		prefix: '/v3/team',
+		name: 'Team',
+		description: 'Operators, their groups and tokens, their console sessions and password links.',
+	},
+	{
+		prefix: '/v3/auth',
+		name: 'Console sign-in',
+		description: 'The operator console’s sign-in, session, sign-out and passwords (a session cookie, not a token).',
+	},
+	{
+		prefix: '/v3/api-logs',
+		name: 'API log',
+		description: 'Every /v3 request of the last 30 days: who, which credential, what, the answer and its time.',
+	},
 	{ prefix: '/v3/tokens', name: 'Tokens', description: 'The calling token.' },
 	{ prefix: '/v3/me', name: 'Tokens', description: 'The calling token.' },
 	{
@@ -116,7 +130,8 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 
 const HEADERS: JsonObject = {
 	RateLimit: {
-		description: 'What is left of the per-token budget: `"per-token";r=<remaining>;t=<seconds until reset>`.',
+		description:
+			'What is left of the caller\'s budget: `"per-token";r=<remaining>;t=<seconds until reset>` (`"per-session"` for the console).',
 		schema: { type: 'string', example: '"per-token";r=119;t=60' },
 	},
 	'RateLimit-Policy': {
@@ -176,6 +191,13 @@ const SECURITY_SCHEMES: JsonObject = {
 		description: "The webhook's secret itself, for a sender that cannot sign.",
 	},
 	TokenV3: { type: 'http', scheme: 'bearer', bearerFormat: 'Token V3 (prly_…)', description: TOKEN_FORMAT },
+	ConsoleSession: {
+		type: 'apiKey',
+		in: 'cookie',
+		name: '__Host-parley_session',
+		description:
+			'The operator console’s session cookie, set by `POST /v3/auth/sign-in`: accepted only from the console’s own origin, and with `X-CSRF-Token` (from the sign-in answer) on every request that changes something. Integrations send a Token V3.',
+	},
 	ParleySession: {
 		type: 'apiKey',
 		in: 'header',
@@ -286,8 +308,8 @@ function credentialSentence(operation: JsonObject, byToken: boolean, security: J
 	if (byToken) {
 		const permission = operation['x-required-permission'];
 		return typeof permission === 'string' && permission !== 'none'
-			? `**Permission:** a Token V3 whose operator holds \`${permission}\` (or \`admin\`).`
-			: '**Permission:** any valid Token V3.';
+			? `**Permission:** a Token V3 (or the console's session) whose operator holds \`${permission}\` (or \`admin\`).`
+			: "**Permission:** any valid Token V3 (or the console's session).";
 	}
 	if (security.some((r) => isObject(r) && 'ParleySessionQuery' in r)) {
 		return '**Credential:** the visitor session, as the `session.<token>` subprotocol or the `session` query parameter.';

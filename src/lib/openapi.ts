@@ -85,7 +85,8 @@ export function jsonResponse<T extends z.ZodType>(description: string, schema: T
 	} as const;
 }
 
-export const bearerSecurity = [{ TokenV3: [] }];
+/** A Token V3, or the operator console's session cookie (src/auth/middleware.ts accepts either on /v3). */
+export const bearerSecurity: Array<Record<string, string[]>> = [{ TokenV3: [] }, { ConsoleSession: [] }];
 
 /**
  * A route for Token V3 callers whose operator holds `permission` (or `admin`): the guard, the security

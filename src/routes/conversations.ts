@@ -239,7 +239,7 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { workspaceId, operatorId, tokenId, tokenHash, permissions } = c.var.caller;
+			const { workspaceId, operatorId, credential, permissions } = c.var.caller;
 			// A plain GET is told so first; then D1, before the room: a made-up id must not create a room.
 			assertUpgrade(c.req.raw);
 			await assertConversationInWorkspace(c.var.db, workspaceId, c.req.valid('param').id);
@@ -248,8 +248,8 @@ export const conversations = createRouter()
 				conversationId: c.req.valid('param').id,
 				role: 'operator',
 				operatorId,
-				tokenId,
-				tokenHash,
+				tokenId: credential.id,
+				tokenHash: credential.hash,
 				canSend: hasPermission(permissions, 'messages:send'),
 				ip: clientIp(c.req.raw.headers),
 				after: c.req.valid('query').after,

@@ -29,11 +29,13 @@ export const me = createRouter()
 					status: 'online',
 					token: {
 						id: 'tok_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+						hint: 'prly_…x9Qe',
 						createdAt: '2026-09-01T12:00:00.000Z',
 						ageDays: 83,
 						rotateAfter: '2026-11-30T12:00:00.000Z',
 						rotationDue: false,
 					},
+					via: 'token',
 				}),
 				...errorResponses(),
 			},

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env';
-import { bearerAuth } from '../auth/middleware';
+import { operatorAuth } from '../auth/middleware';
 import { runAccepted, runAcceptedSchema, runInputSchema, startRun } from '../domain/scenario-runs';
 import { type CallerProof, enabledWebhook, proveCall, SECRET_HEADER } from '../domain/scenario-webhooks';
 import { clientIp, enforceFloodLimit } from '../domain/visitor-limits';
@@ -40,7 +40,7 @@ const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, n
 	c.set('webhook', webhook);
 	if (withToken) {
 		c.set('proof', 'token');
-		return bearerAuth(c as never, async () => {
+		return operatorAuth(c as never, async () => {
 			// Another workspace's token learns nothing about this webhook.
 			if (c.var.caller.workspaceId !== webhook.workspaceId) {
 				throw new NotFound(`Webhook ${webhook.id} not found (or disabled).`);

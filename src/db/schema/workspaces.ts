@@ -37,7 +37,8 @@ export const operators = sqliteTable(
 		disabledAt: integer('disabled_at'),
 		createdAt: integer('created_at').notNull(),
 	},
-	(t) => [uniqueIndex('operators_workspace_email').on(t.workspaceId, t.email)],
+	// By e-mail alone too: a console sign-in does not say which workspace.
+	(t) => [uniqueIndex('operators_workspace_email').on(t.workspaceId, t.email), index('operators_email').on(t.email)],
 );
 
 /** Groups of operators (teams) that conversations are routed to. */
