@@ -1,4 +1,4 @@
-// `npm run dev`: builds the widget (and rebuilds it on change), applies the local D1 migrations, makes sure
+// `npm run dev`: builds the widget and the console (and rebuilds them on change), applies the local D1 migrations, makes sure
 // the demo workspace exists, prints a working Token V3 and the demo admin's console password, then serves everything with `wrangler dev` (D1,
 // Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,8 +16,8 @@ try {
 }
 const { port, ip, protocol, wranglerArgs } = devArgs;
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
-const viteArgs = ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'];
-if (spawnSync(bin('vite'), viteArgs, { stdio: 'inherit' }).status !== 0) process.exit(1);
+const build = new URL('./build.mjs', import.meta.url).pathname;
+if (spawnSync(process.execPath, [build, '--quiet'], { stdio: 'inherit' }).status !== 0) process.exit(1);
 ensureDevSecret();
 applyMigrations();
 const { workspaceId, token, email, password } = await seedWorkspace({ slug: 'demo' });
@@ -37,8 +37,8 @@ console.log(`
   Try:  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v3/conversations
 `);
 
-// Rebuilds widget/ into dist/public on every change; wrangler dev serves the new files at once.
-const watcher = spawn(bin('vite'), [...viteArgs, '--watch'], { stdio: 'inherit' });
+// Rebuilds widget/ and console/ into dist/public on every change; wrangler dev serves the new files at once.
+const watcher = spawn(process.execPath, [build, '--quiet', '--watch'], { stdio: 'inherit' });
 const args = [
 	'dev',
 	'--port',

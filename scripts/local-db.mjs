@@ -74,7 +74,10 @@ export async function seedWorkspaces(slugs, persistTo) {
 	const now = Date.now();
 	const statements = [];
 	const tokens = new Map();
-	const passwords = new Map();
+	// One password for the admins seeded together (hashing is deliberately slow: 60 test workspaces would take
+	// 20 s one by one); each seed makes a new one.
+	const password = randomBytes(12).toString('base64url');
+	const hash = passwordHash(password);
 	for (const slug of slugs) {
 		const email = literal(`admin@${slug}.local`);
 		const admin = `SELECT o.id FROM operators o JOIN workspaces w ON o.workspace_id = w.id WHERE w.slug = ${literal(slug)} AND o.email = ${email}`;
@@ -82,14 +85,12 @@ export async function seedWorkspaces(slugs, persistTo) {
 		const token = generateToken();
 		const tokenId = newId('tok', now);
 		tokens.set(slug, token);
-		const password = randomBytes(12).toString('base64url');
-		passwords.set(slug, password);
 		statements.push(
 			`INSERT OR IGNORE INTO workspaces (id, slug, name, created_at) VALUES (${literal(newId('ws', now))}, ${literal(slug)}, ${literal(name)}, ${now})`,
 			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
 			`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = (${admin}) AND revoked_at IS NULL`,
 			`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) SELECT ${literal(tokenId)}, o.workspace_id, o.id, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now} FROM operators o WHERE o.id = (${admin})`,
-			`INSERT INTO operator_passwords (operator_id, workspace_id, hash, updated_at) SELECT o.id, o.workspace_id, ${literal(passwordHash(password))}, ${now} FROM operators o WHERE o.id = (${admin}) ON CONFLICT (operator_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+			`INSERT INTO operator_passwords (operator_id, workspace_id, hash, updated_at) SELECT o.id, o.workspace_id, ${literal(hash)}, ${now} FROM operators o WHERE o.id = (${admin}) ON CONFLICT (operator_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
 		);
 	}
 	statements.push(
@@ -106,7 +107,7 @@ export async function seedWorkspaces(slugs, persistTo) {
 			operatorId: row.operatorId,
 			email: `admin@${slug}.local`,
 			token: tokens.get(slug),
-			password: passwords.get(slug),
+			password,
 		};
 	});
 }

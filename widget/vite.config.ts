@@ -15,7 +15,8 @@ export default defineConfig({
 	publicDir: 'public',
 	build: {
 		outDir: '../dist/public',
-		emptyOutDir: true,
+		// The console builds into dist/public/console beside it: scripts/build.mjs empties dist/public once first.
+		emptyOutDir: false,
 		target: 'es2022',
 		modulePreload: false,
 		reportCompressedSize: true,

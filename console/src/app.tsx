@@ -1,0 +1,49 @@
+import { Redirect, Route, Switch } from 'wouter-preact';
+import { t } from './i18n';
+import { ApiSettings } from './pages/api-settings';
+import { Inbox } from './pages/inbox';
+import { SetPassword } from './pages/set-password';
+import { SignIn } from './pages/sign-in';
+import { type ConsoleSession, useSession } from './session';
+import { Problem } from './ui/problem';
+import { Shell } from './ui/shell';
+
+/** The set-password page is open to anyone with a link; every other page needs a session (else: sign in). */
+export function App() {
+	const session = useSession();
+	let signedIn: preact.JSX.Element;
+	if (session.isPending) signedIn = <p class="centered muted">{t('common.loading')}</p>;
+	else if (session.error)
+		signedIn = (
+			<div class="centered">
+				<Problem error={session.error} retry={() => session.refetch()} />
+			</div>
+		);
+	else if (!session.data) signedIn = <SignIn />;
+	else signedIn = <Pages session={session.data} />;
+	return (
+		<Switch>
+			<Route path="/set-password" component={SetPassword} />
+			<Route>{signedIn}</Route>
+		</Switch>
+	);
+}
+
+function Pages({ session }: { session: ConsoleSession }) {
+	return (
+		<Shell session={session}>
+			<Switch>
+				<Route path="/">
+					<Inbox session={session} />
+				</Route>
+				<Route path="/conversations/:id">{(params) => <Inbox session={session} openId={params.id} />}</Route>
+				<Route path="/settings/api">
+					<ApiSettings session={session} />
+				</Route>
+				<Route>
+					<Redirect to="/" />
+				</Route>
+			</Switch>
+		</Shell>
+	);
+}

@@ -1,0 +1,84 @@
+import { useState } from 'preact/hooks';
+import { api, ok, type Schemas } from '../api/client';
+import { t } from '../i18n';
+import { useSignedIn } from '../session';
+import { Problem } from '../ui/problem';
+
+/** E-mail and password; when they open several workspaces, which one. */
+export function SignIn() {
+	const signedIn = useSignedIn();
+	const [email, setEmail] = useState('');
+	const [password, setPassword] = useState('');
+	const [choices, setChoices] = useState<Schemas['WorkspaceChoice']['workspaces'] | null>(null);
+	const [error, setError] = useState<unknown>(null);
+	const [busy, setBusy] = useState(false);
+
+	const submit = async (workspaceId?: string) => {
+		setBusy(true);
+		setError(null);
+		try {
+			const {
+				data,
+				response,
+				error: failure,
+			} = await api.POST('/v3/auth/sign-in', {
+				body: { email, password, ...(workspaceId ? { workspaceId } : {}) },
+			});
+			if (response.status === 300) {
+				setChoices((failure as Schemas['WorkspaceChoice'] | undefined)?.workspaces ?? null);
+				return;
+			}
+			signedIn(await ok(Promise.resolve({ data, error: failure, response })));
+		} catch (caught) {
+			setError(caught);
+		} finally {
+			setBusy(false);
+		}
+	};
+
+	return (
+		<div class="centered">
+			<form
+				class="card"
+				onSubmit={(event) => {
+					event.preventDefault();
+					void submit();
+				}}
+			>
+				<h1>{t('signIn.title')}</h1>
+				<label for="email">{t('signIn.email')}</label>
+				<input
+					id="email"
+					type="email"
+					autoComplete="username"
+					required
+					value={email}
+					onInput={(e) => setEmail(e.currentTarget.value)}
+				/>
+				<label for="password">{t('signIn.password')}</label>
+				<input
+					id="password"
+					type="password"
+					autoComplete="current-password"
+					required
+					value={password}
+					onInput={(e) => setPassword(e.currentTarget.value)}
+				/>
+				{error !== null && <Problem error={error} />}
+				{choices && (
+					<fieldset>
+						<legend>{t('signIn.chooseWorkspace')}</legend>
+						{choices.map((choice) => (
+							<button type="button" key={choice.id} onClick={() => submit(choice.id)} disabled={busy}>
+								{choice.name}
+							</button>
+						))}
+					</fieldset>
+				)}
+				<button class="primary" type="submit" disabled={busy}>
+					{t('signIn.submit')}
+				</button>
+			</form>
+		</div>
+	);
+}

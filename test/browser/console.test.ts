@@ -1,0 +1,176 @@
+// The operator console in a real Chromium against `wrangler dev`: signing in, the live inbox with a visitor on
+// the widget in another page, the conversation's actions, keyboard-only use, and the API page.
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { api, workspace } from './harness';
+import { baseUrl, browserContexts, conversations, kw, logText, sendFromWidget, widgetPage } from './widget-page';
+
+const newContext = browserContexts();
+let context: BrowserContext;
+
+beforeEach(async () => {
+	context = await newContext();
+});
+
+/** The console's sign-in page, filled in and sent. */
+async function signIn(page: Page, email: string, password: string) {
+	await page.goto(`${baseUrl}/console/`);
+	await page.getByLabel('E-mail').fill(email);
+	await page.getByLabel('Password').fill(password);
+	await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A console page signed in as the workspace's admin, on the inbox. */
+async function consolePage(n: number): Promise<Page> {
+	const { email, password } = workspace(n);
+	const page = await context.newPage();
+	await signIn(page, email, password);
+	await page.getByRole('link', { name: 'Inbox' }).waitFor();
+	return page;
+}
+
+/** A visitor on the customer's site (its own browser context) who has sent `text`, and its conversation id. */
+async function visitorSays(n: number, text: string) {
+	const visitorContext = await newContext();
+	const { page } = await widgetPage(visitorContext, workspace(n).workspaceId);
+	await kw(page, 'open');
+	await sendFromWidget(page, text);
+	await expect
+		.poll(async () => (await conversations(workspace(n).token)).length, { timeout: 15_000 })
+		.toBeGreaterThan(0);
+	const [latest] = await conversations(workspace(n).token);
+	return { visitor: page, conversationId: latest?.id ?? '' };
+}
+
+/** The rows of the inbox's conversation list. */
+function conversationRows(page: Page) {
+	return page.getByRole('listbox', { name: 'Conversations' }).getByRole('option');
+}
+
+describe('signing in', () => {
+	it('refuses a wrong password in place, then signs in and lands on the inbox', async () => {
+		const { email, password } = workspace(61);
+		const page = await context.newPage();
+		await signIn(page, email, 'not the password at all');
+		await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong e-mail or password.');
+		await page.getByLabel('Password').fill(password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.getByRole('link', { name: 'Inbox' }).waitFor();
+		const cookies = await context.cookies(baseUrl);
+		expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['__Host-parley_session', true, 'Lax']]);
+		// A reload keeps the session; signing out ends it.
+		await page.reload();
+		await page.getByRole('button', { name: 'Sign out' }).click();
+		await page.getByRole('button', { name: 'Sign in' }).waitFor();
+	});
+
+	it('slows down repeated failures: the fifth try in a row is refused before the password is checked', async () => {
+		const { email, password } = workspace(62);
+		const page = await context.newPage();
+		for (let i = 0; i < 4; i++) {
+			await signIn(page, email, `wrong password ${i}`);
+			await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong e-mail or password.');
+		}
+		await signIn(page, email, password);
+		await expect
+			.poll(() => page.getByRole('alert').textContent())
+			.toMatch(/Too many failed sign-ins: try again in \d+ s\./);
+	});
+});
+
+describe('the inbox', () => {
+	it('shows a visitor’s message live, and the reply reaches the widget on the other page', async () => {
+		const page = await consolePage(63);
+		const { visitor, conversationId } = await visitorSays(63, 'Is the Ridge 2 tent in stock?');
+		const row = conversationRows(page).first();
+		await row.click();
+		await expect.poll(() => page.url()).toBe(`${baseUrl}/console/conversations/${conversationId}`);
+		const messages = page.locator('.messages');
+		await expect.poll(() => messages.textContent()).toContain('Is the Ridge 2 tent in stock?');
+		await visitor.bringToFront();
+		await sendFromWidget(visitor, 'Size L please');
+		await expect.poll(() => messages.textContent(), { timeout: 15_000 }).toContain('Size L please');
+		await page.getByLabel('Reply').fill('Yes, in green and orange.');
+		await page.getByRole('button', { name: 'Send' }).click();
+		await expect.poll(() => logText(visitor), { timeout: 15_000 }).toContain('Yes, in green and orange.');
+		await expect.poll(() => page.locator('.message.pending').count()).toBe(0);
+	});
+
+	it('assigns to me, closes and reopens, each seen by the API', async () => {
+		const page = await consolePage(64);
+		const { conversationId } = await visitorSays(64, 'Hello there');
+		const { token, operatorId } = workspace(64);
+		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
+		const state = async () => {
+			const { body } = await api(baseUrl, token, 'GET', `/v3/conversations/${conversationId}`);
+			const { status, assigneeId } = body as { status: string; assigneeId: string | null };
+			return `${status} ${assigneeId}`;
+		};
+		await page.getByRole('button', { name: 'Assign to me' }).click();
+		await expect.poll(state).toBe(`open ${operatorId}`);
+		await page.getByRole('button', { name: 'Close', exact: true }).click();
+		await expect.poll(state).toBe(`closed ${operatorId}`);
+		await page.getByRole('button', { name: 'Reopen' }).click();
+		await expect.poll(state).toBe(`open ${operatorId}`);
+	});
+
+	it('works from the keyboard alone: next conversation, assign, reply, close', async () => {
+		const page = await consolePage(65);
+		await visitorSays(65, 'first visitor');
+		await visitorSays(65, 'second visitor');
+		const { token, operatorId } = workspace(65);
+		await page.bringToFront();
+		await expect.poll(() => conversationRows(page).count(), { timeout: 15_000 }).toBe(2);
+		await page.keyboard.press('j');
+		await expect.poll(() => page.url()).toContain('/console/conversations/');
+		const id = page.url().split('/').at(-1) ?? '';
+		await page.keyboard.press('a');
+		await page.keyboard.press('r');
+		await page.keyboard.type('Typed without a mouse');
+		await page.keyboard.press('Enter');
+		await expect
+			.poll(async () => {
+				const { body } = await api(baseUrl, token, 'GET', `/v3/conversations/${id}/messages`);
+				return (body as { data: { text: string }[] }).data.map((m) => m.text);
+			})
+			.toContain('Typed without a mouse');
+		// Escape leaves the composer, so the next keys are shortcuts again.
+		await page.keyboard.press('Escape');
+		await page.keyboard.press('x');
+		await expect
+			.poll(async () => {
+				const { body } = await api(baseUrl, token, 'GET', `/v3/conversations/${id}`);
+				const { status, assigneeId } = body as { status: string; assigneeId: string };
+				return `${status} ${assigneeId}`;
+			})
+			.toBe(`closed ${operatorId}`);
+		await page.keyboard.press('j');
+		await expect.poll(() => page.url()).not.toContain(id);
+	});
+});
+
+describe('Integrations > API', () => {
+	it('regenerates the token: the old one is refused, and the API log shows the calls', async () => {
+		const { token } = workspace(66);
+		const page = await consolePage(66);
+		expect((await api(baseUrl, token, 'GET', '/v3/me')).status).toBe(200);
+		await page.getByRole('link', { name: 'API' }).click();
+		page.once('dialog', (dialog) => dialog.accept());
+		await page.getByRole('button', { name: 'Regenerate token' }).click();
+		const issued = (await page.getByTestId('issued-token').textContent()) ?? '';
+		expect(issued).toMatch(/^prly_/);
+		expect((await api(baseUrl, token, 'GET', '/v3/me')).status).toBe(401);
+		expect((await api(baseUrl, issued, 'GET', '/v3/me')).status).toBe(200);
+		await expect
+			.poll(
+				async () => {
+					await page.reload();
+					await page.locator('tbody tr').first().waitFor();
+					return page.locator('table').textContent();
+				},
+				{ timeout: 20_000 },
+			)
+			.toMatch(/POST \/v3\/tokens\/regenerate.*201/s);
+		expect(await page.locator('table').textContent()).toContain(`prly_…${issued.slice(-4)}`);
+	});
+});
