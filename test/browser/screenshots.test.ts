@@ -151,4 +151,41 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await page.locator('parley-widget .choices button').first().waitFor();
 		await shot(page, 'bot');
 	});
+
+	it('the operator console: the inbox with a conversation open, and Settings › API', async () => {
+		const { workspaceId, token, email, password } = workspace(48);
+		const visitor = await demo(workspaceId);
+		await visitor.locator('parley-widget .launcher').click();
+		await sendFromWidget(visitor, 'Hi! Does the Ridge 2 tent fit two people with packs inside?');
+		await expect.poll(async () => (await conversations(token)).length).toBeGreaterThan(0);
+		const id = (await conversations(token))[0]?.id as string;
+		await api(baseUrl, token, 'POST', '/v3/messages', {
+			conversationId: id,
+			text: 'It does: the two vestibules take a 40 L pack each. Want the footprint too?',
+		});
+		await sendFromWidget(visitor, 'Yes please, in green.');
+		const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
+		const page = await context.newPage();
+		await page.goto(`${baseUrl}/console/`);
+		await page.getByLabel('E-mail').fill(email);
+		await page.getByLabel('Password').fill(password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.getByRole('listbox', { name: 'Conversations' }).getByRole('option').first().click();
+		await expect.poll(() => page.locator('.messages').textContent()).toContain('Yes please, in green.');
+		await page.getByLabel('Reply').fill('Green it is: adding the footprint to your cart now.');
+		await shot(page, 'console-inbox');
+		await page.getByRole('link', { name: 'API' }).click();
+		// The API log is written off the requests' path (a Queue batch a few seconds later).
+		await expect
+			.poll(
+				async () => {
+					await page.reload();
+					await page.getByRole('heading', { name: 'API log' }).waitFor();
+					return page.locator('tbody tr').count();
+				},
+				{ timeout: 30_000, interval: 2_000 },
+			)
+			.toBeGreaterThan(3);
+		await shot(page, 'console-api');
+	});
 });
