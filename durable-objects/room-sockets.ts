@@ -3,7 +3,7 @@
  * HTTP routes make (credential still valid, permission, rate and size limits), since a socket can outlive
  * the token or session that opened it.
  */
-import { operatorLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
+import { credentialLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
 import { visitorClientId } from '../src/domain/messages';
 import { isCredentialActive } from '../src/domain/team';
@@ -86,7 +86,7 @@ export function frameLength(data: string | ArrayBuffer): number {
  * identity to store, or throws TooManyRequests.
  */
 export function spendSocketBudget(env: Env, who: SocketIdentity, now: number): SocketIdentity {
-	const limit = who.role === 'contact' ? visitorLimits(env).messagesPerVisitor : operatorLimit(env);
+	const limit = who.role === 'contact' ? visitorLimits(env).messagesPerVisitor : credentialLimit(env, who.tokenId);
 	const window = now - (now % SOCKET_WINDOW_MS);
 	const used = who.sendWindow === window ? who.sendsInWindow : 0;
 	if (used >= limit) {
@@ -160,7 +160,7 @@ export function storedClientId(who: Pick<SocketIdentity, 'role' | 'operatorId' |
 export async function spendOperatorSend(
 	env: Env,
 	socket: WebSocket,
-	who: Pick<SocketIdentity, 'tokenHash' | 'operatorId'>,
+	who: Pick<SocketIdentity, 'tokenId' | 'tokenHash' | 'operatorId'>,
 	now: number,
 ): Promise<void> {
 	const window = now - (now % SOCKET_WINDOW_MS);
@@ -170,8 +170,8 @@ export async function spendOperatorSend(
 		return;
 	}
 	// A socket opened before token gates existed has no hash: it counts in a gate named after its operator.
-	const gate = who.tokenHash ?? `operator:${who.operatorId}`;
-	const decision = await spendOperatorBudget(env, gate, leaseSize(operatorLimit(env)));
+	const gate = { tokenId: who.tokenId, tokenHash: who.tokenHash ?? `operator:${who.operatorId}` };
+	const decision = await spendOperatorBudget(env, gate, leaseSize(credentialLimit(env, who.tokenId)));
 	if (!decision.allowed) throw overBudget(decision);
 	const after = socket.deserializeAttachment() as SocketIdentity;
 	const carried = after.leaseWindow === window ? after.leased : 0;

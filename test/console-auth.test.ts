@@ -19,6 +19,7 @@ import {
 	seedPassword,
 	seedWorkspace,
 } from './factories';
+import { openSocket, tryUpgrade } from './sockets';
 
 const PASSWORD = 'correct horse battery';
 
@@ -298,6 +299,31 @@ describe('the console session on /v3', () => {
 		await expectError(await api(admin.token, 'GET', '/v3/me'), 401);
 		expect((await api(token, 'GET', '/v3/me')).status).toBe(200);
 		expect((await consoleApi(session, 'GET', '/v3/conversations')).status).toBe(200);
+	});
+});
+
+describe('the console session on the live sockets', () => {
+	it('opens the feed and a conversation socket with the cookie, and sends on the session’s own budget', async () => {
+		const admin = await consoleAdmin();
+		const session = await consoleSignIn(admin.email, PASSWORD);
+		const cookie = { Cookie: session.cookie, Origin: CONSOLE_ORIGIN, 'Sec-WebSocket-Protocol': 'parley.v1' };
+		const conversation = await api(admin.token, 'POST', '/v3/conversations', {
+			contact: { email: 'ana@example.com' },
+			message: { text: 'Hello', author: 'contact' },
+		});
+		const { id } = (await conversation.json()) as { id: string };
+		const feed = await openSocket('/v3/live', cookie);
+		await feed.next('presence');
+		const room = await openSocket(`/v3/conversations/${id}/live`, cookie);
+		await room.next('synced');
+		// More sends than a token's budget in the tests (40 a minute): the session's own (600) applies.
+		for (let i = 0; i < 45; i++) room.send({ type: 'message', text: `reply ${i}`, clientMessageId: `c${i}` });
+		await room.next('ack', (frame) => frame.clientMessageId === 'c44');
+		expect(room.frames.filter((frame) => frame.type === 'error')).toEqual([]);
+		const refused = await tryUpgrade('/v3/live', { ...cookie, Origin: 'https://evil.example' });
+		expect(refused.status).toBe(403);
+		feed.close();
+		room.close();
 	});
 });
 

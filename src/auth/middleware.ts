@@ -112,8 +112,17 @@ function throwIfOverBudget(c: Context<AppEnv>): void {
  * Counts `units` against the operator's per-minute budget at once, through the gate of the token the operator
  * acts with: sends on a conversation socket spend the budget its HTTP requests spend.
  */
-export async function spendOperatorBudget(env: Env, tokenHash: string, units: number): Promise<RateLimitDecision> {
-	return env.TOKEN_GATE.getByName(tokenHash).spend(operatorLimit(env), units);
+export async function spendOperatorBudget(
+	env: Env,
+	gate: { tokenId: string | null; tokenHash: string },
+	units: number,
+): Promise<RateLimitDecision> {
+	return env.TOKEN_GATE.getByName(gate.tokenHash).spend(credentialLimit(env, gate.tokenId), units);
+}
+
+/** The budget a minute of the credential with this id: a console session's (`ses_…`), else a token's. */
+export function credentialLimit(env: Env, credentialId: string | null): number {
+	return credentialId?.startsWith('ses_') ? consoleLimit(env) : operatorLimit(env);
 }
 
 /** A console session's requests a minute: a person clicking through the console, its live sockets apart. */

@@ -124,8 +124,17 @@ describe('the inbox', () => {
 		await page.keyboard.press('j');
 		await expect.poll(() => page.url()).toContain('/console/conversations/');
 		const id = page.url().split('/').at(-1) ?? '';
+		// The conversation is on screen (its shortcuts listen from then on).
+		await expect.poll(() => page.locator('.messages').textContent()).toMatch(/visitor/);
 		await page.keyboard.press('a');
+		await expect
+			.poll(async () => {
+				const { body } = await api(baseUrl, token, 'GET', `/v3/conversations/${id}`);
+				return (body as { assigneeId: string | null }).assigneeId;
+			})
+			.toBe(operatorId);
 		await page.keyboard.press('r');
+		await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('composer');
 		await page.keyboard.type('Typed without a mouse');
 		await page.keyboard.press('Enter');
 		await expect

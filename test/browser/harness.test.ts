@@ -12,8 +12,8 @@ afterAll(closeBrowser);
 
 describe('browser harness', () => {
 	it('seeds the e2e workspaces', () => {
-		expect(inject('workspaces').map((w) => w.slug)).toEqual(Array.from({ length: 60 }, (_, i) => `e2e-${i + 1}`));
-		expect(workspace(60).token).toMatch(/^prly_/);
+		expect(inject('workspaces').map((w) => w.slug)).toEqual(Array.from({ length: 66 }, (_, i) => `e2e-${i + 1}`));
+		expect(workspace(66).token).toMatch(/^prly_/);
 	});
 
 	it('opens a host page with the snippet that reaches the Worker cross-origin', async () => {
