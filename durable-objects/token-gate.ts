@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Caller } from '../src/app-env';
+import type { Caller, Credential } from '../src/app-env';
 import { callerBySessionHash, callerByTokenHash, type GateAnswer } from '../src/auth/credentials';
 import { openDatabase } from '../src/db/client';
 import type { RateLimitDecision, WindowCount } from '../src/domain/rate-limits';
@@ -36,7 +36,7 @@ export class TokenGate extends DurableObject<Env> {
 	 * Whom the token acts for (null for an unknown or revoked token, which counts nothing), and its request
 	 * counted against `limit` a minute.
 	 */
-	async authorize(hash: string, limit: number, kind: 'token' | 'session' = 'token'): Promise<GateAnswer> {
+	async authorize(hash: string, limit: number, kind: Credential['kind'] = 'token'): Promise<GateAnswer> {
 		const now = Date.now();
 		const fresh = this.cached !== null && now - this.cached.readAt < REVALIDATE_MS && now >= this.suspendedUntil;
 		const caller = fresh ? (this.cached?.caller ?? null) : await this.read(hash, kind);
@@ -67,7 +67,7 @@ export class TokenGate extends DurableObject<Env> {
 		this.window.absorb(count);
 	}
 
-	private read(hash: string, kind: 'token' | 'session'): Promise<Caller | null> {
+	private read(hash: string, kind: Credential['kind']): Promise<Caller | null> {
 		const suspended = Date.now() < this.suspendedUntil;
 		// While suspended, each request reads for itself: one begun before the change committed must not answer
 		// a request sent after it.

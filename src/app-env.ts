@@ -1,4 +1,5 @@
 import type { Database } from './db/client';
+import type { CREDENTIAL_KINDS } from './db/schema';
 import type { RateLimitDecision } from './domain/rate-limits';
 
 /**
@@ -6,7 +7,7 @@ import type { RateLimitDecision } from './domain/rate-limits';
  * cookie). Either is checked and counted by a `TokenGate` named after its SHA-256.
  */
 export interface Credential {
-	kind: 'token' | 'session';
+	kind: (typeof CREDENTIAL_KINDS)[number];
 	/** `tok_…` or `ses_…`: what an operator's sockets re-check before they act (`isCredentialActive`). */
 	id: string;
 	/** Its SHA-256 (hex): the name of its `TokenGate`, which checks it and counts its requests. */

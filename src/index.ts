@@ -27,7 +27,7 @@ import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-r
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
 import { apiLogsRoutes } from './routes/api-logs';
 import { assignmentRoutes } from './routes/assignment';
-import { publicAuth, sessionAuth } from './routes/auth';
+import { publicAuth, sessionRoutes } from './routes/auth';
 import { automationRulesRoutes } from './routes/automation-rules';
 import { botsRoutes } from './routes/bots';
 import { campaignsRoutes } from './routes/campaigns';
@@ -185,7 +185,7 @@ app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);
 app.route('/v3/team', teamAccess);
-app.route('/v3/auth', sessionAuth);
+app.route('/v3/auth', sessionRoutes);
 app.route('/v3/api-logs', apiLogsRoutes);
 app.route('/v3/tokens', tokens);
 app.route('/v3/live', live);

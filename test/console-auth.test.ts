@@ -114,7 +114,7 @@ describe('console sign-in', () => {
 		}
 	});
 
-	it('locks an e-mail for 15 minutes after ten failures, and the lock outlives the object in memory', async () => {
+	it('locks an e-mail for 15 minutes after ten failures, as its object’s storage records them', async () => {
 		const admin = await consoleAdmin();
 		const key = await sha256Hex(`sign-in:${admin.email}`);
 		const limiter = env.RATE_LIMITER.getByName(`sign-in:${key}`);

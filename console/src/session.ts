@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'preact/hooks';
-import { ApiError, api, ok, onSignedOut, type Schemas, useCsrfToken } from './api/client';
+import { ApiError, api, ok, onSignedOut, type Schemas, setCsrfToken } from './api/client';
 
 export type ConsoleSession = Schemas['ConsoleSession'];
 
@@ -20,7 +20,7 @@ export function useSession() {
 		staleTime: Number.POSITIVE_INFINITY,
 	});
 	useEffect(() => onSignedOut(() => client.setQueryData(['session'], null)), [client]);
-	if (query.data) useCsrfToken(query.data.csrfToken);
+	if (query.data) setCsrfToken(query.data.csrfToken);
 	return query;
 }
 
@@ -28,7 +28,7 @@ export function useSession() {
 export function useSignedIn() {
 	const client = useQueryClient();
 	return (session: ConsoleSession) => {
-		useCsrfToken(session.csrfToken);
+		setCsrfToken(session.csrfToken);
 		// What another operator's session read is not this one's to show.
 		client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
 		client.setQueryData(['session'], session);

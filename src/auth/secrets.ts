@@ -41,13 +41,24 @@ async function hmac(keyBytes: Uint8Array, message: string): Promise<Uint8Array> 
 	return new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message)));
 }
 
+/** Keys already derived in this isolate, by label, with the secret they came from. */
+const derived = new Map<string, { secret: string; key: Promise<CryptoKey> }>();
+
 /**
  * An HMAC-SHA256 key for one purpose, e.g. `deriveKey(env.PARLEY_SECRET, 'visitor-session')`.
- * Its raw bytes are HMAC-SHA256(secret, label); the key itself is not extractable.
+ * Its raw bytes are HMAC-SHA256(secret, label); the key itself is not extractable. Derived once per isolate
+ * and label (two imports and an HMAC that every visitor session and console request would otherwise repeat).
  */
-export async function deriveKey(secret: string, label: string): Promise<CryptoKey> {
-	const raw = await hmac(new TextEncoder().encode(secret), label);
-	return crypto.subtle.importKey('raw', raw, HMAC_SHA256, false, ['sign', 'verify']);
+export function deriveKey(secret: string, label: string): Promise<CryptoKey> {
+	const known = derived.get(label);
+	if (known?.secret === secret) return known.key;
+	const key = hmac(new TextEncoder().encode(secret), label).then((raw) =>
+		crypto.subtle.importKey('raw', raw, HMAC_SHA256, false, ['sign', 'verify']),
+	);
+	// A failure is not kept: the next call derives again.
+	key.catch(() => derived.delete(label));
+	derived.set(label, { secret, key });
+	return key;
 }
 
 /**

@@ -8,7 +8,7 @@
  * password: when one password opens more than one, the caller is asked to choose.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { RateLimiter } from '../../durable-objects/rate-limiter';
 import type { Caller } from '../app-env';
 import { csrfToken, hashSession, newSessionValue, SESSION_DAYS } from '../auth/console-session';
@@ -17,6 +17,7 @@ import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH }
 import { randomBase62, sha256Hex } from '../auth/token';
 import { batchGuard, brokeGuard, type Database, runBatch } from '../db/client';
 import { consoleSessions, operatorPasswords, operators, passwordLinks, workspaces } from '../db/schema';
+import { existsInWorkspace } from '../db/scoped';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound, TooManyRequests, Unauthorized } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
@@ -101,15 +102,36 @@ interface Client {
 	ip: string;
 }
 
-function throttles(env: Env, emailHash: string, ip: string): Array<[DurableObjectStub<RateLimiter>, ThrottlePolicy]> {
+/** The columns of a member the console is told about (operators joined with workspaces). */
+const MEMBER = {
+	operatorId: operators.id,
+	name: operators.name,
+	email: operators.email,
+	permissions: operators.permissions,
+	workspaceId: operators.workspaceId,
+	workspaceName: workspaces.name,
+};
+interface Member {
+	operatorId: string;
+	name: string;
+	email: string;
+	permissions: string[];
+	workspaceId: string;
+	workspaceName: string;
+}
+
+type Throttle = [DurableObjectStub<RateLimiter>, ThrottlePolicy];
+
+/** The e-mail's throttle first (a good sign-in clears it), then the client address's. */
+function throttles(env: Env, emailHash: string, ip: string): [Throttle, Throttle] {
 	return [
 		[env.RATE_LIMITER.getByName(`sign-in:${emailHash}`), EMAIL_POLICY],
 		[env.RATE_LIMITER.getByName(`sign-in-address:${ip}`), ADDRESS_POLICY],
 	];
 }
 
-async function assertNotThrottled(env: Env, emailHash: string, ip: string): Promise<void> {
-	const waits = await Promise.all(throttles(env, emailHash, ip).map(([limiter, policy]) => limiter.signInWait(policy)));
+async function assertNotThrottled(limiters: Throttle[]): Promise<void> {
+	const waits = await Promise.all(limiters.map(([limiter, policy]) => limiter.signInWait(policy)));
 	const wait = Math.max(...waits);
 	if (wait > 0) {
 		const seconds = Math.ceil(wait / 1000);
@@ -129,15 +151,10 @@ export async function signIn(
 	now = Date.now(),
 ): Promise<{ session: ConsoleSessionView; cookie: string } | { choose: z.infer<typeof workspaceChoiceSchema> }> {
 	const email = input.email.toLowerCase();
-	const emailHash = await sha256Hex(`sign-in:${email}`);
-	await assertNotThrottled(env, emailHash, client.ip);
+	const limiters = throttles(env, await sha256Hex(`sign-in:${email}`), client.ip);
+	await assertNotThrottled(limiters);
 	const members = await db
-		.select({
-			operatorId: operators.id,
-			workspaceId: operators.workspaceId,
-			workspaceName: workspaces.name,
-			hash: operatorPasswords.hash,
-		})
+		.select({ ...MEMBER, hash: operatorPasswords.hash })
 		.from(operators)
 		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
 		.leftJoin(operatorPasswords, eq(operatorPasswords.operatorId, operators.id))
@@ -155,12 +172,11 @@ export async function signIn(
 		(members.length > 0 ? members : [null]).map((member) => checkPassword(input.password, member?.hash ?? null)),
 	);
 	const opened = members.filter((_, i) => checks[i]?.matches);
-	const limiters = throttles(env, emailHash, client.ip);
 	if (opened.length === 0) {
 		await Promise.all(limiters.map(([limiter, policy]) => limiter.signInFailed(policy)));
 		throw new Unauthorized(WRONG, false);
 	}
-	await limiters[0]?.[0].signInSucceeded();
+	await limiters[0][0].signInSucceeded();
 	if (opened.length > 1) {
 		return { choose: { workspaces: opened.map((m) => ({ id: m.workspaceId, name: m.workspaceName })) } };
 	}
@@ -171,7 +187,7 @@ export async function signIn(
 		: [];
 	const { cookie, row } = await newSession(member.workspaceId, member.operatorId, client, now);
 	await runBatch(db, [...rehash, db.insert(consoleSessions).values(row)]);
-	return { session: await sessionView(env, db, row), cookie };
+	return { session: await sessionView(env, member, row), cookie };
 }
 
 async function newSession(workspaceId: string, operatorId: string, client: Client, now: number) {
@@ -200,26 +216,13 @@ function passwordUpsert(db: Database, workspaceId: string, operatorId: string, h
 /** What the console is told about a session: who, where, what it may do, and the CSRF token. */
 async function sessionView(
 	env: Env,
-	db: Database,
-	session: { workspaceId: string; operatorId: string; tokenHash: string; expiresAt: number },
+	member: Member,
+	session: { tokenHash: string; expiresAt: number },
 ): Promise<ConsoleSessionView> {
-	const row = await db
-		.select({
-			id: operators.id,
-			name: operators.name,
-			email: operators.email,
-			permissions: operators.permissions,
-			workspaceName: workspaces.name,
-		})
-		.from(operators)
-		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
-		.where(and(eq(operators.workspaceId, session.workspaceId), eq(operators.id, session.operatorId)))
-		.get();
-	if (!row) throw new Unauthorized('The console session has ended: sign in again.', false);
 	return {
-		operator: { id: row.id, name: row.name, email: row.email },
-		workspace: { id: session.workspaceId, name: row.workspaceName },
-		permissions: row.permissions,
+		operator: { id: member.operatorId, name: member.name, email: member.email },
+		workspace: { id: member.workspaceId, name: member.workspaceName },
+		permissions: member.permissions,
 		csrfToken: await csrfToken(env, session.tokenHash),
 		expiresAt: iso(session.expiresAt),
 	};
@@ -227,16 +230,19 @@ async function sessionView(
 
 /** The signed-in caller's session, as sign-in described it (a reloaded console asks for it). */
 export async function currentSession(env: Env, db: Database, caller: Caller): Promise<ConsoleSessionView> {
-	if (caller.credential.kind !== 'session') {
+	const { credential } = caller;
+	if (credential.kind !== 'session') {
 		throw new Conflict('This request was made with an API token, not a console session.');
 	}
 	const row = await db
-		.select({ expiresAt: consoleSessions.expiresAt })
+		.select({ ...MEMBER, expiresAt: consoleSessions.expiresAt })
 		.from(consoleSessions)
-		.where(and(eq(consoleSessions.workspaceId, caller.workspaceId), eq(consoleSessions.id, caller.credential.id)))
+		.innerJoin(operators, eq(operators.id, consoleSessions.operatorId))
+		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
+		.where(and(eq(consoleSessions.workspaceId, caller.workspaceId), eq(consoleSessions.id, credential.id)))
 		.get();
 	if (!row) throw new Unauthorized('The console session has ended: sign in again.', false);
-	return sessionView(env, db, { ...caller, tokenHash: caller.credential.hash, expiresAt: row.expiresAt });
+	return sessionView(env, row, { tokenHash: credential.hash, expiresAt: row.expiresAt });
 }
 
 /**
@@ -263,24 +269,8 @@ export async function signOut(env: Env, db: Database, caller: Caller, now = Date
 
 /** An admin ends one session of the workspace (404 for another workspace's or an unknown one). */
 export async function revokeSession(env: Env, db: Database, workspaceId: string, id: string, now = Date.now()) {
-	const exists = await db
-		.select({ id: consoleSessions.id })
-		.from(consoleSessions)
-		.where(and(eq(consoleSessions.workspaceId, workspaceId), eq(consoleSessions.id, id)))
-		.get();
-	if (!exists) throw new NotFound(`Session ${id} not found.`);
+	if (!(await existsInWorkspace(db, consoleSessions, workspaceId, id))) throw new NotFound(`Session ${id} not found.`);
 	await revokeSessions(env, db, workspaceId, eq(consoleSessions.id, id), now);
-}
-
-/** Ends every session of these operators (a member disabled, removed, or given a new password). */
-export function revokeOperatorSessions(
-	env: Env,
-	db: Database,
-	workspaceId: string,
-	operatorIds: string[],
-	now = Date.now(),
-) {
-	return revokeSessions(env, db, workspaceId, inArray(consoleSessions.operatorId, operatorIds), now);
 }
 
 export const sessionSchema = z
@@ -413,9 +403,10 @@ export async function setPasswordWithLink(
 ) {
 	const tokenHash = await sha256Hex(input.token);
 	const link = await db
-		.select({ id: passwordLinks.id, workspaceId: passwordLinks.workspaceId, operatorId: passwordLinks.operatorId })
+		.select({ ...MEMBER, id: passwordLinks.id })
 		.from(passwordLinks)
 		.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
+		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
 		.where(and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)))
 		.get();
 	const expired = new Invalid('This link has expired or was already used: ask an admin for a new one.', {
@@ -424,7 +415,7 @@ export async function setPasswordWithLink(
 	if (!link) throw expired;
 	const { workspaceId, operatorId } = link;
 	const hash = await hashPassword(input.password);
-	await revokeOperatorSessions(env, db, workspaceId, [operatorId], now);
+	await revokeSessions(env, db, workspaceId, eq(consoleSessions.operatorId, operatorId), now);
 	const { cookie, row } = await newSession(workspaceId, operatorId, client, now);
 	try {
 		await runBatch(db, [
@@ -440,7 +431,7 @@ export async function setPasswordWithLink(
 		if (brokeGuard(error)) throw expired;
 		throw error;
 	}
-	return { session: await sessionView(env, db, row), cookie };
+	return { session: await sessionView(env, link, row), cookie };
 }
 
 /** The signed-in operator changes its own password (the current one checked); its other sessions end. */
@@ -460,13 +451,11 @@ export async function changePassword(
 		.get();
 	const check = await checkPassword(input.currentPassword, stored?.hash ?? null);
 	if (!check.matches) throw new Invalid('The current password is wrong.', { field: ['currentPassword'] });
-	const others =
-		caller.credential.kind === 'session'
-			? and(
-					inArray(consoleSessions.operatorId, [caller.operatorId]),
-					sql`${consoleSessions.id} <> ${caller.credential.id}`,
-				)
-			: inArray(consoleSessions.operatorId, [caller.operatorId]);
+	const { credential } = caller;
+	const others = and(
+		eq(consoleSessions.operatorId, caller.operatorId),
+		credential.kind === 'session' ? ne(consoleSessions.id, credential.id) : undefined,
+	);
 	const hash = await hashPassword(input.newPassword);
 	await revokeSessions(env, db, caller.workspaceId, others, now);
 	await runBatch(db, [passwordUpsert(db, caller.workspaceId, caller.operatorId, hash, now)]);

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env';
 import { sessionCookie } from '../auth/console-session';
@@ -39,8 +40,14 @@ const ownOriginOnly = createMiddleware<AppEnv>(async function ownOriginOnly(c, n
 	await next();
 });
 
-function client(c: { req: { header(name: string): string | undefined; raw: Request } }) {
+function client(c: Context<AppEnv>) {
 	return { userAgent: c.req.header('User-Agent') ?? '', ip: clientIp(c.req.raw.headers) };
+}
+
+/** Sets the new session's cookie; the answer, which carries the CSRF token, is never cached. */
+function startSession(c: Context<AppEnv>, cookie: string): void {
+	c.header('Set-Cookie', sessionCookie(new URL(c.req.url), c.env, cookie));
+	c.header('Cache-Control', 'no-store');
 }
 
 /** Signing in and setting a password: no credential yet (mounted ahead of `operatorAuth`). */
@@ -70,8 +77,7 @@ export const publicAuth = createRouter()
 		async (c) => {
 			const outcome = await signIn(c.env, c.var.db, c.req.valid('json'), client(c));
 			if ('choose' in outcome) return c.json(outcome.choose, 300);
-			c.header('Set-Cookie', sessionCookie(new URL(c.req.url), c.env, outcome.cookie));
-			c.header('Cache-Control', 'no-store');
+			startSession(c, outcome.cookie);
 			return c.json(outcome.session, 200);
 		},
 	)
@@ -93,14 +99,13 @@ export const publicAuth = createRouter()
 		}),
 		async (c) => {
 			const { session, cookie } = await setPasswordWithLink(c.env, c.var.db, c.req.valid('json'), client(c));
-			c.header('Set-Cookie', sessionCookie(new URL(c.req.url), c.env, cookie));
-			c.header('Cache-Control', 'no-store');
+			startSession(c, cookie);
 			return c.json(session, 200);
 		},
 	);
 
 /** The signed-in console's own session (behind `operatorAuth`). */
-export const sessionAuth = createRouter()
+export const sessionRoutes = createRouter()
 	.openapi(
 		createRoute({
 			method: 'get',

@@ -20,7 +20,7 @@ export class ApiError extends Error {
 
 let csrfToken = '';
 
-export function useCsrfToken(token: string): void {
+export function setCsrfToken(token: string): void {
 	csrfToken = token;
 }
 
@@ -40,9 +40,11 @@ export function onSignedOut(listener: () => void): () => void {
 	return () => signedOutListeners.delete(listener);
 }
 
-/** The data of an openapi-fetch answer, or an ApiError with the API's own message. */
-export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-	let answer: { data?: T; error?: unknown; response: Response };
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** The data of an openapi-fetch answer (or of one on its way), or an ApiError with the API's own message. */
+export async function ok<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<T> {
+	let answer: Answer<T>;
 	try {
 		answer = await pending;
 	} catch {

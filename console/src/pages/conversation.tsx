@@ -4,6 +4,7 @@ import { api, ok, type Schemas } from '../api/client';
 import { t, when } from '../i18n';
 import { type LiveSocket, openLive } from '../live';
 import type { ConsoleSession } from '../session';
+import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 
 type Message = Schemas['Message'];
@@ -126,19 +127,9 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const data = conversation.data;
 	const closed = data?.status === 'closed';
 
-	useEffect(() => {
-		const onKey = (event: KeyboardEvent) => {
-			const target = event.target as HTMLElement;
-			if (event.altKey || event.ctrlKey || event.metaKey || target.closest('input, textarea, select')) return;
-			if (event.key === 'r') composer.current?.focus();
-			else if (event.key === 'a') change.mutate({ assigneeId: session.operator.id });
-			else if (event.key === 'x') change.mutate({ status: closed ? 'open' : 'closed' });
-			else return;
-			event.preventDefault();
-		};
-		document.addEventListener('keydown', onKey);
-		return () => document.removeEventListener('keydown', onKey);
-	});
+	const assignToMe = () => change.mutate({ assigneeId: session.operator.id });
+	const closeOrReopen = () => change.mutate({ status: closed ? 'open' : 'closed' });
+	useShortcuts({ r: () => composer.current?.focus(), a: assignToMe, x: closeOrReopen });
 
 	return (
 		<section class="conversation" aria-label={id}>
@@ -148,15 +139,11 @@ export function ConversationView({ id, session }: { id: string; session: Console
 				<button
 					type="button"
 					disabled={!data || data.assigneeId === session.operator.id || change.isPending}
-					onClick={() => change.mutate({ assigneeId: session.operator.id })}
+					onClick={assignToMe}
 				>
 					{t('conversation.assignToMe')}
 				</button>
-				<button
-					type="button"
-					disabled={!data || change.isPending}
-					onClick={() => change.mutate({ status: closed ? 'open' : 'closed' })}
-				>
+				<button type="button" disabled={!data || change.isPending} onClick={closeOrReopen}>
 					{closed ? t('conversation.reopen') : t('conversation.close')}
 				</button>
 			</header>

@@ -6,6 +6,7 @@ import { api, ok, type Schemas } from '../api/client';
 import { t, when } from '../i18n';
 import { openLive } from '../live';
 import type { ConsoleSession } from '../session';
+import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
 
@@ -84,18 +85,9 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 		virtual.scrollToIndex(index);
 		navigate(`/conversations/${row.id}`);
 	};
-	useEffect(() => {
-		const onKey = (event: KeyboardEvent) => {
-			const target = event.target as HTMLElement;
-			if (event.altKey || event.ctrlKey || event.metaKey || target.closest('input, textarea, select')) return;
-			if (event.key === 'j' || event.key === 'ArrowDown') open(Math.min(rows.length - 1, openIndex + 1));
-			else if (event.key === 'k' || event.key === 'ArrowUp') open(Math.max(0, openIndex - 1));
-			else return;
-			event.preventDefault();
-		};
-		document.addEventListener('keydown', onKey);
-		return () => document.removeEventListener('keydown', onKey);
-	});
+	const next = () => open(Math.min(rows.length - 1, openIndex + 1));
+	const previous = () => open(Math.max(0, openIndex - 1));
+	useShortcuts({ j: next, ArrowDown: next, k: previous, ArrowUp: previous });
 
 	return (
 		<div class={`inbox${openId ? ' has-open' : ''}`}>

@@ -3,6 +3,7 @@ import { useLocation } from 'wouter-preact';
 import { api, ok } from '../api/client';
 import { t } from '../i18n';
 import { useSignedIn } from '../session';
+import { useSubmit } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 
 /** The page an invitation or reset link opens: the token is in the fragment, never sent to a server log. */
@@ -11,21 +12,11 @@ export function SetPassword() {
 	const [, navigate] = useLocation();
 	const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
 	const [password, setPassword] = useState('');
-	const [error, setError] = useState<unknown>(null);
-	const [busy, setBusy] = useState(false);
-	const submit = async () => {
-		setBusy(true);
-		setError(null);
-		try {
-			signedIn(await ok(api.POST('/v3/auth/set-password', { body: { token, password } })));
-			history.replaceState(null, '', location.pathname);
-			navigate('/');
-		} catch (caught) {
-			setError(caught);
-		} finally {
-			setBusy(false);
-		}
-	};
+	const { busy, error, submit } = useSubmit(async () => {
+		signedIn(await ok(api.POST('/v3/auth/set-password', { body: { token, password } })));
+		history.replaceState(null, '', location.pathname);
+		navigate('/');
+	});
 	return (
 		<div class="centered">
 			<form

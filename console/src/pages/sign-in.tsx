@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { t } from '../i18n';
 import { useSignedIn } from '../session';
+import { useSubmit } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 
 /** E-mail and password; when they open several workspaces, which one. */
@@ -10,31 +11,17 @@ export function SignIn() {
 	const [email, setEmail] = useState('');
 	const [password, setPassword] = useState('');
 	const [choices, setChoices] = useState<Schemas['WorkspaceChoice']['workspaces'] | null>(null);
-	const [error, setError] = useState<unknown>(null);
-	const [busy, setBusy] = useState(false);
-
-	const submit = async (workspaceId?: string) => {
-		setBusy(true);
-		setError(null);
-		try {
-			const {
-				data,
-				response,
-				error: failure,
-			} = await api.POST('/v3/auth/sign-in', {
-				body: { email, password, ...(workspaceId ? { workspaceId } : {}) },
-			});
-			if (response.status === 300) {
-				setChoices((failure as Schemas['WorkspaceChoice'] | undefined)?.workspaces ?? null);
-				return;
-			}
-			signedIn(await ok(Promise.resolve({ data, error: failure, response })));
-		} catch (caught) {
-			setError(caught);
-		} finally {
-			setBusy(false);
+	const { busy, error, submit } = useSubmit(async (workspaceId?: string) => {
+		const answer = await api.POST('/v3/auth/sign-in', {
+			body: { email, password, ...(workspaceId ? { workspaceId } : {}) },
+		});
+		// 300: the password opens several workspaces (openapi-fetch hands a non-2xx body over as `error`).
+		if (answer.response.status === 300) {
+			setChoices((answer.error as Schemas['WorkspaceChoice'] | undefined)?.workspaces ?? null);
+			return;
 		}
-	};
+		signedIn(await ok(answer));
+	});
 
 	return (
 		<div class="centered">
