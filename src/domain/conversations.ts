@@ -1,11 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, inArray, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { CONVERSATION_STATUSES, contacts, conversations } from '../db/schema';
 import { existsInWorkspace } from '../db/scoped';
 import { changesOf, type DomainEvent, type EventPayload, newEvent } from '../events/catalogue';
-import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { NotFound } from '../lib/errors';
 import { iso, isoOrNull } from '../lib/ids';
 import type { Actor } from '../model/actor';
@@ -125,32 +123,6 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 export const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 const id = z.string().min(1).max(64);
 
-/** Filters of the inbox list. Strict: a misspelt filter is refused rather than silently ignored. */
-export const conversationFiltersSchema = z.strictObject({
-	status: z.enum(STATUSES).optional().openapi({ description: 'Only conversations in this status.' }),
-	assigneeId: id.optional().openapi({ description: 'An operator id, or `none` for unassigned.' }),
-	groupId: id.optional().openapi({ description: 'A group id, or `none` for conversations routed to no group.' }),
-	contactId: id.optional().openapi({ description: "Only this contact's conversations." }),
-	channel: z.string().max(32).optional().openapi({ description: 'Only this channel (`widget`, `api`…).' }),
-	tag: tagNameSchema.optional().openapi({ description: 'Only conversations carrying this tag.' }),
-	utmSource: z.string().max(255).optional().openapi({ description: 'Only this campaign source (utm_source).' }),
-	utmMedium: z.string().max(255).optional().openapi({ description: 'Only this campaign medium (utm_medium).' }),
-	utmCampaign: z.string().max(255).optional().openapi({ description: 'Only this campaign (utm_campaign).' }),
-	hasGclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only conversations that came (or did not come) from a search-ad click.' }),
-	hasFbclid: booleanParam
-		.optional()
-		.openapi({ description: 'Only conversations that came (or did not come) from a social-ad click.' }),
-	updatedSince: z.iso
-		.datetime({ offset: true })
-		.transform((at) => Date.parse(at))
-		.optional()
-		.openapi({ description: 'Only conversations updated at or after this instant.', example: '2026-11-01T00:00:00Z' }),
-});
-
-export type ConversationFilters = z.infer<typeof conversationFiltersSchema>;
-
 export const newConversationSchema = z
 	.strictObject({
 		contact: contactReferenceSchema.openapi({ description: 'Who the conversation is with.' }),
@@ -185,64 +157,6 @@ export const conversationChangesSchema = z
 	.openapi('ConversationChanges', { minProperties: 1 });
 
 export type ConversationChanges = z.infer<typeof conversationChangesSchema>;
-
-function presence(column: AnySQLiteColumn, wanted: boolean | undefined): SQL | undefined {
-	if (wanted === undefined) return undefined;
-	return wanted ? isNotNull(column) : isNull(column);
-}
-
-/**
- * One page of the inbox, most recent activity first, in a single statement. Keyset pagination on
- * (last_activity_at, id) walks the `conversations_activity` index, so the cost of a page does not grow
- * with the table, and rows inserted while a client pages cannot shift or repeat what it sees.
- */
-export async function listConversations(
-	db: Database,
-	workspaceId: string,
-	filters: ConversationFilters,
-	after: NewestFirstCursor | null,
-	limit: number,
-) {
-	const c = conversations;
-	const where = and(
-		eq(c.workspaceId, workspaceId),
-		filters.status === undefined ? undefined : eq(c.status, filters.status),
-		filters.assigneeId === undefined
-			? undefined
-			: filters.assigneeId === 'none'
-				? isNull(c.assigneeId)
-				: eq(c.assigneeId, filters.assigneeId),
-		filters.groupId === undefined
-			? undefined
-			: filters.groupId === 'none'
-				? isNull(c.groupId)
-				: eq(c.groupId, filters.groupId),
-		filters.contactId === undefined ? undefined : eq(c.contactId, filters.contactId),
-		filters.channel === undefined ? undefined : eq(c.channel, filters.channel),
-		filters.tag === undefined
-			? undefined
-			: sql`EXISTS (SELECT 1 FROM conversation_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.conversation_id = ${c.id} AND t.workspace_id = ${workspaceId} AND t.name = ${filters.tag})`,
-		filters.utmSource === undefined ? undefined : eq(c.utmSource, filters.utmSource),
-		filters.utmMedium === undefined ? undefined : eq(c.utmMedium, filters.utmMedium),
-		filters.utmCampaign === undefined ? undefined : eq(c.utmCampaign, filters.utmCampaign),
-		presence(c.gclid, filters.hasGclid),
-		presence(c.fbclid, filters.hasFbclid),
-		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
-		afterNewestFirst(c.lastActivityAt, c.id, after),
-	);
-	const rows = await db
-		.select(conversationColumns)
-		.from(c)
-		.where(where)
-		.orderBy(desc(c.lastActivityAt), desc(c.id))
-		.limit(limit + 1);
-	return pageOf(
-		rows,
-		limit,
-		(r) => conversationView(r.conversation, r.tagNames),
-		(r) => ({ at: r.conversation.lastActivityAt, id: r.conversation.id }),
-	);
-}
 
 /** A conversation with its contact embedded, in one statement; NotFound outside the workspace. */
 /**

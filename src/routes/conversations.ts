@@ -1,17 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { hasPermission } from '../auth/permissions';
 import { updateConversation } from '../domain/conversation-changes';
+import {
+	conversationFiltersSchema,
+	conversationRowSchema,
+	includeParam,
+	listConversations,
+} from '../domain/conversation-list';
 import { startConversation } from '../domain/conversation-start';
 import {
 	assertConversationInWorkspace,
 	conversationChangesSchema,
-	conversationFiltersSchema,
 	conversationForWriter,
-	conversationSchema,
 	conversationWithContactSchema,
 	conversationWriteResultSchema,
 	getConversation,
-	listConversations,
 	newConversationSchema,
 } from '../domain/conversations';
 import { assertUpgrade, connectToRoom, markRead } from '../domain/live';
@@ -23,9 +26,9 @@ import { conversationExample, conversationWithContactExample, messageExample } f
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
 
-const listQuery = conversationFiltersSchema.extend(pageQuery(25));
+const listQuery = conversationFiltersSchema.extend({ include: includeParam }).extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
-const conversationPage = pageSchema('ConversationPage', conversationSchema);
+const conversationPage = pageSchema('ConversationPage', conversationRowSchema);
 const messagePage = pageSchema('MessagePage', messageSchema, 'This page, oldest first.');
 
 const readBody = z
@@ -62,9 +65,10 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { limit, cursor, ...filters } = c.req.valid('query');
+			const { limit, cursor, include, ...filters } = c.req.valid('query');
 			const after = readCursor(cursor, newestFirstCursor);
-			return c.json(await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit), 200);
+			const page = await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit, include);
+			return c.json(page, 200);
 		},
 	)
 	.openapi(

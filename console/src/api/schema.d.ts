@@ -5937,9 +5937,47 @@ export interface components {
         };
         ConversationPage: {
             /** @description This page. */
-            data: components["schemas"]["Conversation"][];
+            data: components["schemas"]["ConversationRow"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        ConversationRow: components["schemas"]["Conversation"] & {
+            /** @description With `include=contact`: who the conversation is with. */
+            contact?: {
+                id: string;
+                name: string | null;
+                email: string | null;
+                phone: string | null;
+            };
+            /** @description With `include=lastMessage`: the last message; null before the first. */
+            lastMessage?: {
+                seq: number;
+                /** @enum {string} */
+                authorKind: "contact" | "operator" | "bot" | "system";
+                /** @description Its first 140 characters. */
+                text: string;
+            } | null;
+        };
+        /** @description The campaign origin of the visit it started in. */
+        Origin: {
+            /** @description utm_source of the landing URL. */
+            utmSource: string | null;
+            /** @description utm_medium of the landing URL. */
+            utmMedium: string | null;
+            /** @description utm_campaign of the landing URL. */
+            utmCampaign: string | null;
+            /** @description utm_content of the landing URL. */
+            utmContent: string | null;
+            /** @description utm_term of the landing URL. */
+            utmTerm: string | null;
+            /** @description The Google Ads click id (a search-ad click). */
+            gclid: string | null;
+            /** @description The Meta click id (a social-ad click). */
+            fbclid: string | null;
+            /** @description The first page of the visit. */
+            landingUrl: string | null;
+            /** @description The page that linked to it. */
+            referrer: string | null;
         };
         Conversation: {
             /**
@@ -5982,27 +6020,6 @@ export interface components {
             lastMessageAt: string | null;
             /** @description Its last message or change, whichever is later: the inbox order. */
             lastActivityAt: string;
-        };
-        /** @description The campaign origin of the visit it started in. */
-        Origin: {
-            /** @description utm_source of the landing URL. */
-            utmSource: string | null;
-            /** @description utm_medium of the landing URL. */
-            utmMedium: string | null;
-            /** @description utm_campaign of the landing URL. */
-            utmCampaign: string | null;
-            /** @description utm_content of the landing URL. */
-            utmContent: string | null;
-            /** @description utm_term of the landing URL. */
-            utmTerm: string | null;
-            /** @description The Google Ads click id (a search-ad click). */
-            gclid: string | null;
-            /** @description The Meta click id (a social-ad click). */
-            fbclid: string | null;
-            /** @description The first page of the visit. */
-            landingUrl: string | null;
-            /** @description The page that linked to it. */
-            referrer: string | null;
         };
         ConversationWithContact: components["schemas"]["Conversation"] & {
             contact: components["schemas"]["Contact"];
@@ -30486,6 +30503,8 @@ export interface operations {
                 hasFbclid?: "true" | "false";
                 /** @description Only conversations updated at or after this instant. */
                 updatedSince?: string;
+                /** @description What each row carries besides the conversation, comma-separated: `contact` (its name, e-mail and phone), `lastMessage` (who wrote it and its first 140 characters). */
+                include?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
