@@ -48,3 +48,33 @@ describe('GET /v3/conversations?include=', () => {
 		expect(body.message).toContain('messages');
 	});
 });
+
+describe('GET /v3/conversations/{id}/messages?before=', () => {
+	it('answers the newest messages before a seq, oldest first, so a console scrolls back page by page', async () => {
+		const { token, conversationId } = await liveConversation();
+		for (let i = 2; i <= 12; i++) await reply(token, conversationId, `reply ${i}`);
+		const page = async (query: string) => {
+			const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages?${query}`);
+			expect(res.status).toBe(200);
+			const body = (await res.json()) as { data: { seq: number }[]; nextCursor: string | null };
+			return { seqs: body.data.map((m) => m.seq), nextCursor: body.nextCursor };
+		};
+		expect(await page('before=13&limit=5')).toEqual({ seqs: [8, 9, 10, 11, 12], nextCursor: null });
+		expect(await page('before=8&limit=5')).toEqual({ seqs: [3, 4, 5, 6, 7], nextCursor: null });
+		expect(await page('before=3&limit=5')).toEqual({ seqs: [1, 2], nextCursor: null });
+	});
+
+	it('refuses before together with a cursor, and a conversation of another workspace', async () => {
+		const { token, conversationId } = await liveConversation();
+		const other = await seedWorkspace();
+		expect(
+			(
+				await expectError(
+					await api(token, 'GET', `/v3/conversations/${conversationId}/messages?before=2&cursor=x`),
+					422,
+				)
+			).message,
+		).toContain('before');
+		await expectError(await api(other.token, 'GET', `/v3/conversations/${conversationId}/messages?before=5`), 404);
+	});
+});

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { messages } from '../db/schema';
 import { iso } from '../lib/ids';
@@ -97,4 +97,27 @@ export async function listMessages(
 		)
 		.orderBy(asc(messages.seq))
 		.limit(limit);
+}
+
+/** The `limit` messages just before `beforeSeq`, oldest first: scrolling back from the newest. */
+export async function messagesBefore(
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+	beforeSeq: number,
+	limit: number,
+): Promise<MessageRow[]> {
+	const rows = await db
+		.select()
+		.from(messages)
+		.where(
+			and(
+				eq(messages.workspaceId, workspaceId),
+				eq(messages.conversationId, conversationId),
+				lt(messages.seq, beforeSeq),
+			),
+		)
+		.orderBy(desc(messages.seq))
+		.limit(limit);
+	return rows.reverse();
 }

@@ -18,9 +18,10 @@ import {
 	newConversationSchema,
 } from '../domain/conversations';
 import { assertUpgrade, connectToRoom, markRead } from '../domain/live';
-import { listMessages, messageSchema, messageView } from '../domain/messages';
+import { listMessages, messageSchema, messagesBefore, messageView } from '../domain/messages';
 import { clientIp } from '../domain/visitor-limits';
 import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '../lib/cursor';
+import { Invalid } from '../lib/errors';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { conversationExample, conversationWithContactExample, messageExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -28,6 +29,12 @@ import { operatorActor } from '../model/actor';
 
 const listQuery = conversationFiltersSchema.extend({ include: includeParam }).extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
+const beforeParam = z.coerce
+	.number()
+	.int()
+	.min(1)
+	.optional()
+	.openapi({ description: 'Only messages with a `seq` below this one: the newest `limit` of them.', example: 120 });
 const conversationPage = pageSchema('ConversationPage', conversationRowSchema);
 const messagePage = pageSchema('MessagePage', messageSchema, 'This page, oldest first.');
 
@@ -168,11 +175,12 @@ export const conversations = createRouter()
 			path: '/{id}/messages',
 			operationId: 'listConversationMessages',
 			summary: "A conversation's messages, oldest first",
-			description: 'Every message of the conversation in `seq` order, paged with an opaque cursor.',
+			description:
+				'Every message of the conversation in `seq` order, paged with an opaque cursor. With `before`, the `limit` messages just before that `seq` instead (still oldest first, no cursor): how a console scrolls back from the newest.',
 			...requires('conversations:read'),
 			request: {
 				params: idParams,
-				query: z.object(pageQuery(50)),
+				query: z.object({ ...pageQuery(50), before: beforeParam }),
 			},
 			responses: {
 				200: jsonResponse('A page of messages.', messagePage, { data: [messageExample], nextCursor: null }),
@@ -181,8 +189,15 @@ export const conversations = createRouter()
 		}),
 		async (c) => {
 			const { id } = c.req.valid('param');
-			const { limit, cursor } = c.req.valid('query');
+			const { limit, cursor, before } = c.req.valid('query');
 			const { workspaceId } = c.var.caller;
+			if (before !== undefined) {
+				if (cursor !== undefined)
+					throw new Invalid('give either cursor or before, not both', { field: ['before'], source: 'query' });
+				const rows = await messagesBefore(c.var.db, workspaceId, id, before, limit);
+				if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
+				return c.json({ data: rows.map(messageView), nextCursor: null }, 200);
+			}
 			const after = readCursor(cursor, messagesCursor) ?? { seq: 0 };
 			const rows = await listMessages(c.var.db, workspaceId, id, after.seq, limit + 1);
 			// An empty page is only a 404 when the conversation itself is not ours: checked only then.

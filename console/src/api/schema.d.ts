@@ -1769,7 +1769,7 @@ export interface paths {
         };
         /**
          * A conversation's messages, oldest first
-         * @description Every message of the conversation in `seq` order, paged with an opaque cursor.
+         * @description Every message of the conversation in `seq` order, paged with an opaque cursor. With `before`, the `limit` messages just before that `seq` instead (still oldest first, no cursor): how a console scrolls back from the newest.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
          */
@@ -31508,6 +31508,8 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
+                /** @description Only messages with a `seq` below this one: the newest `limit` of them. */
+                before?: number;
             };
             header?: never;
             path: {
