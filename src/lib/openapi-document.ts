@@ -96,6 +96,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'API log',
 		description: 'Every /v3 request of the last 30 days: who, which credential, what, the answer and its time.',
 	},
+	{
+		prefix: '/v3/directory',
+		name: 'Team',
+		description: 'Operators, their groups and tokens, their console sessions and password links.',
+	},
 	{ prefix: '/v3/tokens', name: 'Tokens', description: 'The calling token.' },
 	{ prefix: '/v3/me', name: 'Tokens', description: 'The calling token.' },
 	{

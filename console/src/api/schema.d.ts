@@ -2210,6 +2210,28 @@ export interface paths {
         patch: operations["updateTeamGroup"];
         trace?: never;
     };
+    "/v3/directory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's names: operators, groups, bots to start by hand, custom field labels
+         * @description What an operator needs to name people and offer choices (assign to, start a bot, label a custom field) without the admins’ full records: names and ids only, no e-mails, permissions or definitions.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["getDirectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/team/sessions": {
         parameters: {
             query?: never;
@@ -6804,6 +6826,38 @@ export interface components {
             name?: string;
             /** @description Replaces its members. */
             memberIds?: string[];
+        };
+        Directory: {
+            /** @description Every operator of the workspace, by name. */
+            operators: {
+                id: string;
+                name: string;
+                /** @description The groups it belongs to. */
+                groupIds: string[];
+                /** @description Disabled: kept so earlier messages and assignments keep a name. */
+                disabled: boolean;
+            }[];
+            /** @description Every group, by name. */
+            groups: {
+                id: string;
+                name: string;
+            }[];
+            /** @description The bots an operator may start by hand: enabled, published, with the manual trigger. */
+            bots: {
+                id: string;
+                name: string;
+            }[];
+            /** @description How contacts’ and deals’ custom fields are labelled and what they hold. */
+            customFields: {
+                /** @enum {string} */
+                entity: "contact" | "deal";
+                key: string;
+                label: string;
+                /** @enum {string} */
+                type: "text" | "number" | "date" | "boolean" | "select";
+                options: string[] | null;
+                required: boolean;
+            }[];
         };
         ConsoleSessionPage: {
             /** @description This page, newest first. */
@@ -36660,6 +36714,168 @@ export interface operations {
                      *       "error": "Unprocessable Entity",
                      *       "message": "json.text: Too small: expected string to have >=1 characters",
                      *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDirectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operators": [
+                     *         {
+                     *           "id": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "name": "Ana",
+                     *           "groupIds": [
+                     *             "grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T"
+                     *           ],
+                     *           "disabled": false
+                     *         }
+                     *       ],
+                     *       "groups": [
+                     *         {
+                     *           "id": "grp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "name": "Support"
+                     *         }
+                     *       ],
+                     *       "bots": [
+                     *         {
+                     *           "id": "bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "name": "Qualify a lead"
+                     *         }
+                     *       ],
+                     *       "customFields": [
+                     *         {
+                     *           "entity": "contact",
+                     *           "key": "plan",
+                     *           "label": "Plan",
+                     *           "type": "select",
+                     *           "options": [
+                     *             "free",
+                     *             "pro"
+                     *           ],
+                     *           "required": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Directory"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
