@@ -74,17 +74,17 @@ export const conversationRowSchema = conversationSchema
 	.extend({
 		contact: z
 			.object({
-				id: z.string(),
-				name: z.string().nullable(),
-				email: z.string().nullable(),
-				phone: z.string().nullable(),
+				id: z.string().openapi({ description: 'The contact id.' }),
+				name: z.string().nullable().openapi({ description: 'Full name; null when unknown.' }),
+				email: z.string().nullable().openapi({ description: 'E-mail address; null when unknown.' }),
+				phone: z.string().nullable().openapi({ description: 'Phone number; null when unknown.' }),
 			})
 			.optional()
 			.openapi({ description: 'With `include=contact`: who the conversation is with.' }),
 		lastMessage: z
 			.object({
-				seq: z.number().int(),
-				authorKind: z.enum(AUTHOR_KINDS),
+				seq: z.number().int().openapi({ description: 'Its place in the conversation.' }),
+				authorKind: z.enum(AUTHOR_KINDS).openapi({ description: 'Who wrote it.' }),
 				text: z.string().openapi({ description: `Its first ${PREVIEW_LENGTH} characters.` }),
 			})
 			.nullable()

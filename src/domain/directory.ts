@@ -14,8 +14,8 @@ export const directorySchema = z
 		operators: z
 			.array(
 				z.object({
-					id: z.string(),
-					name: z.string(),
+					id: z.string().openapi({ description: 'The operator id.' }),
+					name: z.string().openapi({ description: 'Its name.' }),
 					groupIds: z.array(z.string()).openapi({ description: 'The groups it belongs to.' }),
 					disabled: z
 						.boolean()
@@ -23,19 +23,34 @@ export const directorySchema = z
 				}),
 			)
 			.openapi({ description: 'Every operator of the workspace, by name.' }),
-		groups: z.array(z.object({ id: z.string(), name: z.string() })).openapi({ description: 'Every group, by name.' }),
+		groups: z
+			.array(
+				z.object({
+					id: z.string().openapi({ description: 'The group id.' }),
+					name: z.string().openapi({ description: 'Its name.' }),
+				}),
+			)
+			.openapi({ description: 'Every group, by name.' }),
 		bots: z
-			.array(z.object({ id: z.string(), name: z.string() }))
+			.array(
+				z.object({
+					id: z.string().openapi({ description: 'The bot id.' }),
+					name: z.string().openapi({ description: 'Its name.' }),
+				}),
+			)
 			.openapi({ description: 'The bots an operator may start by hand: enabled, published, with the manual trigger.' }),
 		customFields: z
 			.array(
 				z.object({
-					entity: z.enum(CUSTOM_FIELD_ENTITIES),
-					key: z.string(),
-					label: z.string(),
-					type: z.enum(CUSTOM_FIELD_TYPES),
-					options: z.array(z.string()).nullable(),
-					required: z.boolean(),
+					entity: z.enum(CUSTOM_FIELD_ENTITIES).openapi({ description: 'What holds the values: contacts or deals.' }),
+					key: z.string().openapi({ description: 'The name values are stored under (in `customFields`).' }),
+					label: z.string().openapi({ description: 'What people see.' }),
+					type: z.enum(CUSTOM_FIELD_TYPES).openapi({ description: 'What a value must be.' }),
+					options: z
+						.array(z.string())
+						.nullable()
+						.openapi({ description: 'The choices of a `select` field; else null.' }),
+					required: z.boolean().openapi({ description: 'Whether every record must have a value.' }),
 				}),
 			)
 			.openapi({ description: 'How contacts’ and deals’ custom fields are labelled and what they hold.' }),

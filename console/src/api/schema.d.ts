@@ -5966,15 +5966,23 @@ export interface components {
         ConversationRow: components["schemas"]["Conversation"] & {
             /** @description With `include=contact`: who the conversation is with. */
             contact?: {
+                /** @description The contact id. */
                 id: string;
+                /** @description Full name; null when unknown. */
                 name: string | null;
+                /** @description E-mail address; null when unknown. */
                 email: string | null;
+                /** @description Phone number; null when unknown. */
                 phone: string | null;
             };
             /** @description With `include=lastMessage`: the last message; null before the first. */
             lastMessage?: {
+                /** @description Its place in the conversation. */
                 seq: number;
-                /** @enum {string} */
+                /**
+                 * @description Who wrote it.
+                 * @enum {string}
+                 */
                 authorKind: "contact" | "operator" | "bot" | "system";
                 /** @description Its first 140 characters. */
                 text: string;
@@ -6830,7 +6838,9 @@ export interface components {
         Directory: {
             /** @description Every operator of the workspace, by name. */
             operators: {
+                /** @description The operator id. */
                 id: string;
+                /** @description Its name. */
                 name: string;
                 /** @description The groups it belongs to. */
                 groupIds: string[];
@@ -6839,23 +6849,37 @@ export interface components {
             }[];
             /** @description Every group, by name. */
             groups: {
+                /** @description The group id. */
                 id: string;
+                /** @description Its name. */
                 name: string;
             }[];
             /** @description The bots an operator may start by hand: enabled, published, with the manual trigger. */
             bots: {
+                /** @description The bot id. */
                 id: string;
+                /** @description Its name. */
                 name: string;
             }[];
             /** @description How contacts’ and deals’ custom fields are labelled and what they hold. */
             customFields: {
-                /** @enum {string} */
+                /**
+                 * @description What holds the values: contacts or deals.
+                 * @enum {string}
+                 */
                 entity: "contact" | "deal";
+                /** @description The name values are stored under (in `customFields`). */
                 key: string;
+                /** @description What people see. */
                 label: string;
-                /** @enum {string} */
+                /**
+                 * @description What a value must be.
+                 * @enum {string}
+                 */
                 type: "text" | "number" | "date" | "boolean" | "select";
+                /** @description The choices of a `select` field; else null. */
                 options: string[] | null;
+                /** @description Whether every record must have a value. */
                 required: boolean;
             }[];
         };
