@@ -2,6 +2,9 @@ import { Redirect, Route, Switch } from 'wouter-preact';
 import { t } from './i18n';
 import { ApiSettings } from './pages/api-settings';
 import { Inbox } from './pages/inbox';
+import { Contacts } from './pages/records/contacts';
+import { DealsBoard } from './pages/records/deals';
+import { TasksToday } from './pages/records/tasks';
 import { SetPassword } from './pages/set-password';
 import { SignIn } from './pages/sign-in';
 import { type ConsoleSession, useSession } from './session';
@@ -37,6 +40,12 @@ function Pages({ session }: { session: ConsoleSession }) {
 					<Inbox session={session} />
 				</Route>
 				<Route path="/conversations/:id">{(params) => <Inbox session={session} openId={params.id} />}</Route>
+				<Route path="/contacts">
+					<Contacts />
+				</Route>
+				<Route path="/contacts/:id">{(params) => <Contacts openId={params.id} />}</Route>
+				<Route path="/deals" component={DealsBoard} />
+				<Route path="/tasks" component={TasksToday} />
 				<Route path="/settings/api">
 					<ApiSettings session={session} />
 				</Route>

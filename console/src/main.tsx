@@ -4,6 +4,7 @@ import { Router } from 'wouter-preact';
 import { ApiError } from './api/client';
 import { App } from './app';
 import './styles.css';
+import './pages/workspace.css';
 
 const queries = new QueryClient({
 	defaultOptions: {

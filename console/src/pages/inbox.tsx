@@ -3,66 +3,73 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { api, ok, type Schemas } from '../api/client';
+import { contactLabel, operatorName, useDirectory } from '../api/queries';
+import { useFeedEvent } from '../feed';
 import { t, when } from '../i18n';
-import { openLive } from '../live';
 import type { ConsoleSession } from '../session';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
+import { filterQuery, InboxFilterBar, type InboxFilters, savedFilters, saveFilters } from './inbox-filters';
 
-type View = 'mine' | 'unassigned' | 'all';
-type Status = 'open' | 'pending' | 'closed' | '';
-type Conversation = Schemas['Conversation'];
+type Row = Schemas['ConversationRow'];
 
-const ROW_HEIGHT = 64;
+const ROW_HEIGHT = 76;
 
 /** Events of the inbox feed that change what a list shows. */
-const LIST_EVENTS = new Set(['conversation.created', 'conversation.updated', 'conversation.read', 'message.created']);
+const LIST_EVENTS = new Set([
+	'conversation.created',
+	'conversation.updated',
+	'conversation.read',
+	'message.created',
+	'tag.applied',
+	'tag.removed',
+	'contact.updated',
+]);
 
 /**
- * The inbox: the views operators expect (mine, unassigned, all) by status, a virtualised list (only the rows on
- * screen exist, so ten thousand scroll like ten), kept live by the workspace's feed, and the open conversation.
- * Keys (outside a text field): j / k next and previous, a assign to me, x close or reopen, r reply (Escape leaves it).
+ * The inbox: the views operators expect (mine, unassigned, all) with status, tag, group, channel and origin
+ * filters; a virtualised list (only the rows on screen exist, so ten thousand scroll like ten) kept live by
+ * the workspace's feed; and the open conversation. Keys (outside a text field): j / k next and previous.
  */
 export function Inbox({ session, openId }: { session: ConsoleSession; openId?: string }) {
-	const [view, setView] = useState<View>('all');
-	const [status, setStatus] = useState<Status>('open');
+	const [filters, setFilters] = useState<InboxFilters>(savedFilters);
 	const [, navigate] = useLocation();
 	const client = useQueryClient();
-	const filters = {
-		...(status ? { status } : {}),
-		...(view === 'mine' ? { assigneeId: session.operator.id } : view === 'unassigned' ? { assigneeId: 'none' } : {}),
-	};
+	const directory = useDirectory();
+	const query = filterQuery(filters, session.operator.id);
 	const list = useInfiniteQuery({
-		queryKey: ['conversations', filters],
+		queryKey: ['conversations', query],
 		queryFn: ({ pageParam }) =>
 			ok(
 				api.GET('/v3/conversations', {
-					params: { query: { ...filters, limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
+					params: {
+						query: {
+							...query,
+							include: 'contact,lastMessage',
+							limit: 100,
+							...(pageParam ? { cursor: pageParam } : {}),
+						},
+					},
 				}),
 			),
 		initialPageParam: '',
 		getNextPageParam: (last) => last.nextCursor ?? undefined,
 	});
 	const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data]);
+	const changeFilters = (next: InboxFilters) => {
+		saveFilters(next);
+		setFilters(next);
+	};
 
-	// The feed: any change to a conversation refreshes the lists (at most every half second).
-	useEffect(() => {
-		let pending: ReturnType<typeof setTimeout> | undefined;
-		const feed = openLive(() => '/v3/live', {
-			onFrame(frame) {
-				const event = frame.event as { type?: string } | undefined;
-				if (frame.type !== 'event' || !event?.type || !LIST_EVENTS.has(event.type)) return;
-				clearTimeout(pending);
-				pending = setTimeout(() => client.invalidateQueries({ queryKey: ['conversations'] }), 500);
-			},
-			onOpen: () => client.invalidateQueries({ queryKey: ['conversations'] }),
-		});
-		return () => {
-			clearTimeout(pending);
-			feed.close();
-		};
-	}, [client]);
+	// Any change to a conversation refreshes the lists, at most every half second.
+	const pending = useRef<ReturnType<typeof setTimeout>>();
+	useFeedEvent((event) => {
+		if (event !== 'reconnected' && !LIST_EVENTS.has(event.type)) return;
+		clearTimeout(pending.current);
+		pending.current = setTimeout(() => client.invalidateQueries({ queryKey: ['conversations'] }), 500);
+	});
+	useEffect(() => () => clearTimeout(pending.current), []);
 
 	const scroller = useRef<HTMLDivElement>(null);
 	const virtual = useVirtualizer({
@@ -92,22 +99,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	return (
 		<div class={`inbox${openId ? ' has-open' : ''}`}>
 			<section class="list-pane" aria-label={t('inbox.list')}>
-				<div class="views">
-					{(['mine', 'unassigned', 'all'] as const).map((name) => (
-						<button type="button" key={name} aria-pressed={view === name} onClick={() => setView(name)}>
-							{t(`inbox.${name}`)}
-						</button>
-					))}
-					<label class="visually-hidden" for="status">
-						{t('inbox.status')}
-					</label>
-					<select id="status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
-						<option value="open">{t('inbox.status.open')}</option>
-						<option value="pending">{t('inbox.status.pending')}</option>
-						<option value="closed">{t('inbox.status.closed')}</option>
-						<option value="">{t('inbox.status.any')}</option>
-					</select>
-				</div>
+				<InboxFilterBar filters={filters} onChange={changeFilters} />
 				{list.error && <Problem error={list.error} retry={() => list.refetch()} />}
 				<div class="rows" ref={scroller} role="listbox" aria-label={t('inbox.list')} tabIndex={-1}>
 					{list.isSuccess && rows.length === 0 && (
@@ -117,30 +109,16 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 					)}
 					<div style={{ height: `${virtual.getTotalSize()}px`, position: 'relative' }}>
 						{items.map((item) => {
-							const row = rows[item.index] as Conversation;
+							const row = rows[item.index] as Row;
 							return (
-								<button
-									type="button"
-									role="option"
+								<InboxRow
 									key={row.id}
-									class="row"
-									aria-selected={row.id === openId}
-									style={{ position: 'absolute', top: 0, transform: `translateY(${item.start}px)` }}
-									onClick={() => open(item.index)}
-								>
-									<div class="top">
-										<strong>{row.contactId ? row.contactId.slice(-8) : row.id.slice(-8)}</strong>
-										{row.unreadByOperators > 0 && (
-											<span class="badge">
-												{row.unreadByOperators}
-												<span class="visually-hidden"> {t('inbox.unread', { n: row.unreadByOperators })}</span>
-											</span>
-										)}
-									</div>
-									<div class="muted">
-										{row.channel} · {row.status} · {when(row.lastActivityAt)}
-									</div>
-								</button>
+									row={row}
+									selected={row.id === openId}
+									assignee={row.assigneeId ? operatorName(directory.data, row.assigneeId) : null}
+									top={item.start}
+									onOpen={() => open(item.index)}
+								/>
 							);
 						})}
 					</div>
@@ -152,5 +130,44 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 				<p class="centered muted">{t('inbox.pick')}</p>
 			)}
 		</div>
+	);
+}
+
+function InboxRow(props: { row: Row; selected: boolean; assignee: string | null; top: number; onOpen(): void }) {
+	const { row } = props;
+	const preview = row.lastMessage
+		? `${row.lastMessage.authorKind === 'contact' ? '' : `${t(`author.${row.lastMessage.authorKind}`)}: `}${row.lastMessage.text}`
+		: '';
+	return (
+		<button
+			type="button"
+			role="option"
+			class={`row${row.unreadByOperators > 0 ? ' unread' : ''}`}
+			aria-selected={props.selected}
+			style={{ position: 'absolute', top: 0, transform: `translateY(${props.top}px)` }}
+			onClick={props.onOpen}
+		>
+			<div class="top">
+				<strong class="name">{row.contact ? contactLabel(row.contact) : row.id.slice(-8)}</strong>
+				<span class="muted time">{when(row.lastActivityAt)}</span>
+				{row.unreadByOperators > 0 && (
+					<span class="badge">
+						{row.unreadByOperators}
+						<span class="visually-hidden"> {t('inbox.unread', { n: row.unreadByOperators })}</span>
+					</span>
+				)}
+			</div>
+			<div class="preview">{preview || <span class="muted">{t('inbox.noMessages')}</span>}</div>
+			<div class="muted meta">
+				{row.channel}
+				{row.status !== 'open' && ` · ${t(`inbox.status.${row.status}`)}`}
+				{props.assignee && ` · ${props.assignee}`}
+				{row.tags.map((tag) => (
+					<span class="chip" key={tag}>
+						{tag}
+					</span>
+				))}
+			</div>
+		</button>
 	);
 }

@@ -2,11 +2,17 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { api } from '../api/client';
+import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
 import type { ConsoleSession } from '../session';
+import { PresencePicker } from './presence';
 
-/** The frame around every signed-in page: the navigation, who is signed in, and signing out. */
+/**
+ * The frame around every signed-in page: the navigation, who is signed in with their status, and signing
+ * out. It holds the inbox feed open, which is what keeps the operator online for the team.
+ */
 export function Shell({ session, children }: { session: ConsoleSession; children: ComponentChildren }) {
+	useFeedConnection();
 	const [location] = useLocation();
 	const client = useQueryClient();
 	const current = (path: string) =>
@@ -15,22 +21,26 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 		await api.DELETE('/v3/auth/session');
 		client.setQueryData(['session'], null);
 	};
-	const isAdmin = session.permissions.includes('admin');
+	const can = (permission: string) =>
+		session.permissions.includes('admin') || session.permissions.includes(permission as 'admin');
+	const link = (path: string, label: string) => (
+		<Link href={path} aria-current={current(path) ? 'page' : undefined}>
+			{label}
+		</Link>
+	);
 	return (
 		<div class="shell">
 			<nav aria-label={t('nav.main')}>
 				<strong>{t('app.name')}</strong>
-				<Link href="/" aria-current={current('/') ? 'page' : undefined}>
-					{t('nav.inbox')}
-				</Link>
-				{isAdmin && (
-					<Link href="/settings/api" aria-current={current('/settings/api') ? 'page' : undefined}>
-						{t('nav.settingsApi')}
-					</Link>
-				)}
+				{link('/', t('nav.inbox'))}
+				{link('/contacts', t('nav.contacts'))}
+				{can('crm:access') && link('/deals', t('nav.deals'))}
+				{link('/tasks', t('nav.tasks'))}
+				{can('admin') && link('/settings/api', t('nav.settingsApi'))}
 				<div class="who">
 					<div>{session.operator.name}</div>
 					<div class="muted">{session.workspace.name}</div>
+					<PresencePicker operatorId={session.operator.id} />
 					<button type="button" onClick={signOut}>
 						{t('nav.signOut')}
 					</button>

@@ -1,0 +1,96 @@
+/**
+ * The workspace's inbox feed (`GET /v3/live`), opened once while signed in: it keeps the operator online for
+ * the team, carries the team's presence, and tells every page of the changes it shows. Pages subscribe with
+ * `useFeedEvent`; presence is a small store read with `usePresence`.
+ */
+import { useEffect, useRef, useSyncExternalStore } from 'preact/compat';
+import { type LiveSocket, openLive } from './live';
+
+export interface FeedEvent {
+	id: string;
+	type: string;
+	actor?: { kind: string; id: string | null };
+	payload: Record<string, unknown>;
+}
+export type PresenceStatus = 'online' | 'away' | 'busy' | 'offline';
+
+type Listener = (event: FeedEvent | 'reconnected') => void;
+
+const listeners = new Set<Listener>();
+const presenceListeners = new Set<() => void>();
+let presence = new Map<string, PresenceStatus>();
+let socket: LiveSocket | null = null;
+let users = 0;
+// At-least-once delivery: an event seen again (after a reconnect) is dropped by id.
+const seen: string[] = [];
+
+function publishPresence(next: Map<string, PresenceStatus>) {
+	presence = next;
+	for (const listener of presenceListeners) listener();
+}
+
+function open() {
+	socket = openLive(() => '/v3/live', {
+		onOpen: () => {
+			for (const listener of listeners) listener('reconnected');
+		},
+		onFrame(frame) {
+			if (frame.type === 'presence') {
+				const entries = frame.presence as { operatorId: string; status: PresenceStatus }[];
+				publishPresence(new Map(entries.map((e) => [e.operatorId, e.status])));
+				return;
+			}
+			if (frame.type !== 'event') return;
+			const event = frame.event as FeedEvent;
+			if (seen.includes(event.id)) return;
+			seen.push(event.id);
+			if (seen.length > 500) seen.shift();
+			if (event.type === 'member.status_changed') {
+				const operatorId = event.payload.memberId as string | undefined;
+				const status = (event.payload.changes as { status?: { to?: PresenceStatus } })?.status?.to;
+				if (operatorId && status) publishPresence(new Map(presence).set(operatorId, status));
+			}
+			for (const listener of listeners) listener(event);
+		},
+	});
+}
+
+/** Keeps the feed open while a signed-in page is mounted (the shell), and closes it when the last one leaves. */
+export function useFeedConnection(): void {
+	useEffect(() => {
+		users++;
+		if (!socket) open();
+		return () => {
+			users--;
+			if (users === 0) {
+				socket?.close();
+				socket = null;
+				publishPresence(new Map());
+			}
+		};
+	}, []);
+}
+
+/** Calls `handler` with each new event of the feed, and with `'reconnected'` when it reopened (events may be lost). */
+export function useFeedEvent(handler: Listener): void {
+	const current = useRef(handler);
+	current.current = handler;
+	useEffect(() => {
+		const listener: Listener = (event) => current.current(event);
+		listeners.add(listener);
+		return () => {
+			listeners.delete(listener);
+		};
+	}, []);
+}
+
+/** Every operator's presence, live; one never seen online is absent (offline). */
+export function usePresence(): ReadonlyMap<string, PresenceStatus> {
+	return useSyncExternalStore(
+		(notify) => {
+			presenceListeners.add(notify);
+			return () => presenceListeners.delete(notify);
+		},
+		() => presence,
+	);
+}

@@ -1,0 +1,171 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'wouter-preact';
+import { api, ok, type Schemas } from '../api/client';
+import { useDirectory } from '../api/queries';
+import { t, when } from '../i18n';
+import type { ConsoleSession } from '../session';
+import { Editable } from '../ui/editable';
+import { Problem } from '../ui/problem';
+import { TagEditor } from '../ui/tag-editor';
+
+type Contact = Schemas['ContactRecord'];
+type Origin = Contact['firstOrigin'];
+
+function useSessionData(): ConsoleSession | undefined {
+	return useQueryClient().getQueryData<ConsoleSession>(['session']) ?? undefined;
+}
+
+/**
+ * The contact beside a conversation (and on its own page): what it said about itself kept apart from what a
+ * site verified, its tags and custom fields (edited in place), where it came from, its other conversations
+ * and its deals.
+ */
+export function ContactPanel({ contactId, conversationId }: { contactId: string; conversationId?: string }) {
+	const client = useQueryClient();
+	const session = useSessionData();
+	const directory = useDirectory();
+	const can = (permission: string) =>
+		session?.permissions.includes('admin') || session?.permissions.includes(permission as 'admin');
+	const contact = useQuery({
+		queryKey: ['contact', contactId],
+		queryFn: () => ok(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } })),
+	});
+	const others = useQuery({
+		queryKey: ['conversations', { contactId }],
+		queryFn: () =>
+			ok(api.GET('/v3/conversations', { params: { query: { contactId, limit: 10, include: 'lastMessage' } } })),
+	});
+	const deals = useQuery({
+		queryKey: ['deals', { contactId }],
+		queryFn: () => ok(api.GET('/v3/deals', { params: { query: { contactId, limit: 10 } } })),
+		enabled: Boolean(can('crm:access')),
+	});
+	const save = async (body: Schemas['ContactChanges']) => {
+		const updated = await ok(api.PATCH('/v3/contacts/{id}', { params: { path: { id: contactId } }, body }));
+		client.setQueryData(['contact', contactId], updated);
+		void client.invalidateQueries({ queryKey: ['conversations'] });
+	};
+	const data = contact.data;
+	const readOnly = !can('contacts:write');
+	const fields = directory.data?.customFields.filter((f) => f.entity === 'contact') ?? [];
+
+	return (
+		<aside class="contact-panel" aria-label={t('contact.panel')}>
+			{contact.error && <Problem error={contact.error} retry={() => contact.refetch()} />}
+			{data && (
+				<>
+					<h3>
+						{data.name ?? t('contact.anonymous', { id: data.id.slice(-5) })}
+						{data.verified && <span class="chip verified">{t('contact.verified')}</span>}
+					</h3>
+					<Editable
+						label={t('contact.name')}
+						value={data.name}
+						disabled={readOnly}
+						onSave={(v) => save({ name: v || null })}
+					/>
+					<Editable
+						label={t('contact.email')}
+						type="email"
+						value={data.email}
+						disabled={readOnly}
+						onSave={(v) => save({ email: v || null })}
+					/>
+					<Editable
+						label={t('contact.phone')}
+						type="tel"
+						value={data.phone}
+						disabled={readOnly}
+						onSave={(v) => save({ phone: v || null })}
+					/>
+					{(data.claimedEmail || data.claimedPhone) && (
+						<p class="muted small">
+							{t('contact.claimed', { what: [data.claimedEmail, data.claimedPhone].filter(Boolean).join(', ') })}
+						</p>
+					)}
+					<TagEditor
+						label={t('contact.tags')}
+						tags={data.tags}
+						path={(name) => ({ kind: 'contact', id: contactId, name })}
+						onChanged={() => client.invalidateQueries({ queryKey: ['contact', contactId] })}
+					/>
+					{fields.length > 0 && <h4>{t('contact.customFields')}</h4>}
+					{fields.map((field) => (
+						<Editable
+							key={field.key}
+							label={field.label}
+							value={data.customFields[field.key] == null ? null : String(data.customFields[field.key])}
+							type={field.type === 'number' ? 'number' : field.type === 'date' ? 'date' : 'text'}
+							options={field.type === 'boolean' ? ['true', 'false'] : field.options}
+							disabled={readOnly}
+							onSave={(v) => save({ customFields: { [field.key]: customValue(field.type, v) } })}
+						/>
+					))}
+					<h4>{t('contact.origin')}</h4>
+					<OriginLine label={t('contact.firstOrigin')} origin={data.firstOrigin} />
+					<OriginLine label={t('contact.lastOrigin')} origin={data.lastOrigin} />
+				</>
+			)}
+			<h4>{t('contact.conversations')}</h4>
+			<ul class="plain">
+				{others.data?.data
+					.filter((c) => c.id !== conversationId)
+					.map((c) => (
+						<li key={c.id}>
+							<Link href={`/conversations/${c.id}`}>
+								{when(c.lastActivityAt)} · {t(`inbox.status.${c.status}`)}
+							</Link>
+							{c.lastMessage && <div class="muted small ellipsis">{c.lastMessage.text}</div>}
+						</li>
+					))}
+				{others.data && others.data.data.filter((c) => c.id !== conversationId).length === 0 && (
+					<li class="muted">{t('contact.noOtherConversations')}</li>
+				)}
+			</ul>
+			{can('crm:access') && (
+				<>
+					<h4>{t('contact.deals')}</h4>
+					{deals.error && <Problem error={deals.error} />}
+					<ul class="plain">
+						{deals.data?.data.map((deal) => (
+							<li key={deal.id}>
+								<Link href={`/deals?deal=${deal.id}`}>{deal.name}</Link>
+								<span class="muted small">
+									{' '}
+									· {deal.stage.name} · {t(`deal.status.${deal.status}` as 'deal.status.open')}
+								</span>
+							</li>
+						))}
+						{deals.data?.data.length === 0 && <li class="muted">{t('contact.noDeals')}</li>}
+					</ul>
+				</>
+			)}
+		</aside>
+	);
+}
+
+/** A custom value as its field's type wants it: numbers and booleans are not strings; empty clears it. */
+function customValue(type: string, value: string): string | number | boolean | null {
+	if (value === '') return null;
+	if (type === 'number') return Number(value);
+	if (type === 'boolean') return value === 'true';
+	return value;
+}
+
+function OriginLine({ label, origin }: { label: string; origin: Origin }) {
+	if (!origin) return null;
+	const o = origin as Record<string, string | null>;
+	const parts = [
+		o.utmSource && `${o.utmSource}${o.utmMedium ? ` / ${o.utmMedium}` : ''}`,
+		o.utmCampaign,
+		o.gclid && t('inbox.origin.search'),
+		o.fbclid && t('inbox.origin.social'),
+		o.referrer && !o.utmSource ? o.referrer : null,
+	].filter(Boolean);
+	return (
+		<p class="small">
+			<span class="muted">{label}: </span>
+			{parts.length ? parts.join(' · ') : t('contact.direct')}
+		</p>
+	);
+}

@@ -1,0 +1,147 @@
+/**
+ * One conversation's messages as the console shows them: the newest page first (the socket's backlog from a
+ * little before the end), earlier pages on demand over HTTP, live messages each once by `seq`, who is typing,
+ * and an outbox that loses nothing: a reply is kept (in this browser's storage) until the room acknowledges
+ * it, and re-sent with the same client id, which the room deduplicates, whenever the socket is back.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ok, type Schemas } from '../api/client';
+import { type LiveSocket, openLive } from '../live';
+
+export type Message = Schemas['Message'];
+export interface Pending {
+	clientMessageId: string;
+	text: string;
+}
+
+/** How many of the newest messages a conversation opens with; earlier ones come a page at a time. */
+const OPENING_PAGE = 50;
+
+function outboxKey(id: string) {
+	return `parley.outbox.${id}`;
+}
+function readOutbox(id: string): Pending[] {
+	try {
+		return JSON.parse(localStorage.getItem(outboxKey(id)) ?? '[]') as Pending[];
+	} catch {
+		return [];
+	}
+}
+function writeOutbox(id: string, pending: Pending[]) {
+	if (pending.length === 0) localStorage.removeItem(outboxKey(id));
+	else localStorage.setItem(outboxKey(id), JSON.stringify(pending));
+}
+
+export function useConversationLive(id: string, lastMessageSeq: number | undefined) {
+	const [messages, setMessages] = useState<Message[]>([]);
+	const [pending, setPending] = useState<Pending[]>(() => readOutbox(id));
+	const [visitorTyping, setVisitorTyping] = useState(false);
+	const [teamTyping, setTeamTyping] = useState<string[]>([]);
+	const [error, setError] = useState<unknown>(null);
+	const [earliest, setEarliest] = useState<number | null>(null);
+	const [loadingEarlier, setLoadingEarlier] = useState(false);
+	const socket = useRef<LiveSocket | null>(null);
+	const lastSeq = useRef(0);
+	const pendingRef = useRef(pending);
+	pendingRef.current = pending;
+	const opened = lastMessageSeq !== undefined;
+
+	useEffect(() => {
+		if (!opened) return;
+		lastSeq.current = Math.max(0, (lastMessageSeq ?? 0) - OPENING_PAGE);
+		setEarliest(lastSeq.current + 1);
+		const typingTimers = new Map<string, ReturnType<typeof setTimeout>>();
+		const typingFor = (who: string, typing: boolean) => {
+			clearTimeout(typingTimers.get(who));
+			if (who === 'contact') setVisitorTyping(typing);
+			else setTeamTyping((all) => (typing ? [...new Set([...all, who])] : all.filter((o) => o !== who)));
+			// A "stopped" frame can be lost with a closed tab: typing fades by itself.
+			if (typing)
+				typingTimers.set(
+					who,
+					setTimeout(() => typingFor(who, false), 6000),
+				);
+		};
+		const live = openLive(() => `/v3/conversations/${id}/live?after=${lastSeq.current}`, {
+			onOpen() {
+				for (const item of pendingRef.current)
+					live.send({ type: 'message', text: item.text, clientMessageId: item.clientMessageId });
+			},
+			onFrame(frame) {
+				if (frame.type === 'message' || frame.type === 'ack') {
+					const message = frame.message as Message;
+					if (message.seq > lastSeq.current) {
+						lastSeq.current = message.seq;
+						setMessages((all) => [...all, message]);
+					}
+					if (message.authorKind === 'contact') typingFor('contact', false);
+					if (frame.type === 'ack') {
+						const acked = frame.clientMessageId as string;
+						setPending((all) => {
+							const left = all.filter((p) => p.clientMessageId !== acked);
+							writeOutbox(id, left);
+							return left;
+						});
+					}
+				} else if (frame.type === 'synced') {
+					markRead();
+				} else if (frame.type === 'typing') {
+					typingFor(frame.author === 'contact' ? 'contact' : String(frame.operatorId), frame.typing === true);
+				} else if (frame.type === 'error') {
+					setError(new Error(String(frame.message)));
+				}
+			},
+		});
+		socket.current = live;
+		return () => {
+			for (const timer of typingTimers.values()) clearTimeout(timer);
+			live.close();
+		};
+	}, [id, opened]);
+
+	function markRead() {
+		if (document.hasFocus() && lastSeq.current > 0) socket.current?.send({ type: 'read', seq: lastSeq.current });
+	}
+
+	const send = (text: string) => {
+		const item = { clientMessageId: crypto.randomUUID(), text };
+		const next = [...pendingRef.current, item];
+		writeOutbox(id, next);
+		setPending(next);
+		socket.current?.send({ type: 'message', text, clientMessageId: item.clientMessageId });
+	};
+	const typing = () => socket.current?.send({ type: 'typing', typing: true });
+
+	/** The page of messages just before the earliest shown. */
+	const loadEarlier = async () => {
+		if (earliest === null || earliest <= 1 || loadingEarlier) return;
+		setLoadingEarlier(true);
+		try {
+			const page = await ok(
+				api.GET('/v3/conversations/{id}/messages', {
+					params: { path: { id }, query: { before: earliest, limit: OPENING_PAGE } },
+				}),
+			);
+			setMessages((all) => [...page.data, ...all]);
+			setEarliest(page.data[0]?.seq ?? 1);
+		} catch (caught) {
+			setError(caught);
+		} finally {
+			setLoadingEarlier(false);
+		}
+	};
+
+	return {
+		messages,
+		pending,
+		visitorTyping,
+		teamTyping,
+		error,
+		send,
+		typing,
+		markRead,
+		loadEarlier,
+		hasEarlier: earliest !== null && earliest > 1,
+		loadingEarlier,
+	};
+}

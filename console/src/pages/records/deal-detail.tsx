@@ -1,0 +1,109 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { api, ok, type Schemas } from '../../api/client';
+import { operatorName, useDirectory } from '../../api/queries';
+import { t, when } from '../../i18n';
+import { Editable } from '../../ui/editable';
+import { Problem } from '../../ui/problem';
+import { money } from './deals';
+
+/** One deal beside the board: its fields edited in place, won or lost, its owner, its contact and notes. */
+export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
+	const client = useQueryClient();
+	const directory = useDirectory();
+	const deal = useQuery({
+		queryKey: ['deal', id],
+		queryFn: () => ok(api.GET('/v3/deals/{id}', { params: { path: { id } } })),
+	});
+	const notes = useQuery({
+		queryKey: ['deal-notes', id],
+		queryFn: () => ok(api.GET('/v3/deals/{id}/notes', { params: { path: { id }, query: { limit: 50 } } })),
+	});
+	const save = async (body: Schemas['DealChanges']) => {
+		const updated = await ok(api.PATCH('/v3/deals/{id}', { params: { path: { id } }, body }));
+		client.setQueryData(['deal', id], updated);
+		void client.invalidateQueries({ queryKey: ['deals'] });
+	};
+	const status = useMutation({ mutationFn: (next: 'open' | 'won' | 'lost') => save({ status: next }) });
+	const [note, setNote] = useState('');
+	const addNote = useMutation({
+		mutationFn: () => ok(api.POST('/v3/deals/{id}/notes', { params: { path: { id } }, body: { text: note.trim() } })),
+		onSuccess: () => {
+			setNote('');
+			void client.invalidateQueries({ queryKey: ['deal-notes', id] });
+		},
+	});
+	const data = deal.data;
+	return (
+		<aside class="records-detail deal-detail" aria-label={t('deals.detail')}>
+			<button type="button" class="close" onClick={onClose} aria-label={t('common.close')}>
+				×
+			</button>
+			{deal.error && <Problem error={deal.error} retry={() => deal.refetch()} />}
+			{data && (
+				<>
+					<h3>{data.name}</h3>
+					<p class="muted">
+						{data.stage.name} · {t(`deal.status.${data.status}`)} {money(data)}
+					</p>
+					<div class="action-row">
+						{(['won', 'lost', 'open'] as const)
+							.filter((s) => s !== data.status)
+							.map((s) => (
+								<button type="button" key={s} disabled={status.isPending} onClick={() => status.mutate(s)}>
+									{t(`deals.mark.${s}`)}
+								</button>
+							))}
+					</div>
+					{status.error && <Problem error={status.error} />}
+					<Editable label={t('deals.name')} value={data.name} onSave={(v) => save({ name: v })} />
+					<Editable
+						label={t('deals.value')}
+						type="number"
+						value={data.value === null ? null : String(data.value / 100)}
+						onSave={(v) => save({ value: v === '' ? null : Math.round(Number(v) * 100) })}
+					/>
+					<Editable
+						label={t('deals.owner')}
+						value={data.ownerId ?? ''}
+						display={data.ownerId ? operatorName(directory.data, data.ownerId) : null}
+						options={
+							directory.data?.operators.filter((o) => !o.disabled).map((o) => ({ value: o.id, label: o.name })) ?? []
+						}
+						onSave={(v) => save({ ownerId: v || null })}
+					/>
+					{data.contactId && (
+						<p>
+							<Link href={`/contacts/${data.contactId}`}>{t('deals.contact')}</Link>
+						</p>
+					)}
+					<h4>{t('deals.notes')}</h4>
+					<form
+						onSubmit={(e) => {
+							e.preventDefault();
+							if (note.trim()) addNote.mutate();
+						}}
+					>
+						<label for="deal-note" class="visually-hidden">
+							{t('deals.addNote')}
+						</label>
+						<textarea id="deal-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+						<button type="submit" disabled={!note.trim() || addNote.isPending}>
+							{t('deals.addNote')}
+						</button>
+					</form>
+					{addNote.error && <Problem error={addNote.error} />}
+					<ul class="plain notes">
+						{notes.data?.data.map((n) => (
+							<li key={n.id}>
+								<div class="muted small">{when(n.createdAt)}</div>
+								{n.text}
+							</li>
+						))}
+					</ul>
+				</>
+			)}
+		</aside>
+	);
+}

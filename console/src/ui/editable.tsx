@@ -1,0 +1,95 @@
+import { useId, useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { Problem } from './problem';
+
+/**
+ * A value shown as text, edited in place: click (or Enter on) the value, change it, Enter or Save keeps it,
+ * Escape drops the change. An error from the API stays beside the field with its message.
+ */
+export function Editable(props: {
+	label: string;
+	value: string | null;
+	type?: 'text' | 'email' | 'tel' | 'number' | 'date';
+	/** Choices instead of free text: plain values, or values with the label shown for them. */
+	options?: readonly (string | { value: string; label: string })[] | null;
+	/** What to show for the value when it is not the value itself (an operator's name for its id). */
+	display?: string | null;
+	disabled?: boolean;
+	onSave(value: string): Promise<unknown>;
+}) {
+	const [editing, setEditing] = useState(false);
+	const [draft, setDraft] = useState('');
+	const [error, setError] = useState<unknown>(null);
+	const [busy, setBusy] = useState(false);
+	const id = useId();
+	const start = () => {
+		if (props.disabled) return;
+		setDraft(props.value ?? '');
+		setError(null);
+		setEditing(true);
+	};
+	const save = async () => {
+		setBusy(true);
+		try {
+			await props.onSave(draft.trim());
+			setEditing(false);
+			setError(null);
+		} catch (caught) {
+			setError(caught);
+		} finally {
+			setBusy(false);
+		}
+	};
+	return (
+		<div class="field">
+			<label for={id} class="field-label">
+				{props.label}
+			</label>
+			{editing ? (
+				<form
+					class="field-edit"
+					onSubmit={(e) => {
+						e.preventDefault();
+						void save();
+					}}
+				>
+					{props.options ? (
+						<select id={id} value={draft} onChange={(e) => setDraft(e.currentTarget.value)}>
+							<option value="">—</option>
+							{props.options.map((option) => {
+								const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
+								return (
+									<option key={value} value={value}>
+										{label}
+									</option>
+								);
+							})}
+						</select>
+					) : (
+						<input
+							id={id}
+							type={props.type ?? 'text'}
+							value={draft}
+							ref={(el) => el?.focus()}
+							onInput={(e) => setDraft(e.currentTarget.value)}
+							onKeyDown={(e) => {
+								if (e.key === 'Escape') setEditing(false);
+							}}
+						/>
+					)}
+					<button type="submit" class="primary" disabled={busy}>
+						{t('common.save')}
+					</button>
+					<button type="button" onClick={() => setEditing(false)}>
+						{t('common.cancel')}
+					</button>
+				</form>
+			) : (
+				<button type="button" id={id} class="field-value" disabled={props.disabled} onClick={start}>
+					{(props.display ?? props.value) || <span class="muted">{t('common.empty')}</span>}
+				</button>
+			)}
+			{error !== null && <Problem error={error} />}
+		</div>
+	);
+}
