@@ -152,7 +152,9 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await shot(page, 'bot');
 	});
 
-	it('the operator console: the inbox with a conversation open, and Settings › API', async () => {
+	it('the operator console: the inbox with a conversation open, Settings › API and the deals board', {
+		timeout: 180_000,
+	}, async () => {
 		const { workspaceId, token, email, password } = workspace(48);
 		const visitor = await demo(workspaceId);
 		await visitor.locator('parley-widget .launcher').click();
@@ -164,7 +166,14 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 			text: 'It does: the two vestibules take a 40 L pack each. Want the footprint too?',
 		});
 		await sendFromWidget(visitor, 'Yes please, in green.');
-		const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
+		const conversation = (await api(baseUrl, token, 'GET', `/v3/conversations/${id}`)).body as { contactId: string };
+		await api(baseUrl, token, 'PATCH', `/v3/contacts/${conversation.contactId}`, {
+			name: 'Marta Ribeiro',
+			email: 'marta@example.com',
+		});
+		await api(baseUrl, token, 'PUT', `/v3/conversations/${id}/tags/tents`);
+		await api(baseUrl, token, 'PUT', `/v3/contacts/${conversation.contactId}/tags/returning`);
+		const context = await browser.newContext({ viewport: { width: 1440, height: 860 } });
 		const page = await context.newPage();
 		await page.goto(`${baseUrl}/console/`);
 		await page.getByLabel('E-mail').fill(email);
@@ -181,11 +190,39 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 				async () => {
 					await page.reload();
 					await page.getByRole('heading', { name: 'API log' }).waitFor();
+					// The rows come after the heading, once the log's own request has answered.
+					await page.locator('tbody tr').first().waitFor();
 					return page.locator('tbody tr').count();
 				},
 				{ timeout: 30_000, interval: 2_000 },
 			)
 			.toBeGreaterThan(3);
 		await shot(page, 'console-api');
+
+		const funnel = (
+			await api(baseUrl, token, 'POST', '/v3/funnels', {
+				name: 'Group trips',
+				stages: ['New', 'Quote sent', 'Negotiation', 'Booked'],
+			})
+		).body as { id: string };
+		const deals: [string, string, number][] = [
+			['Scouts troop 14: 12 tents', 'New', 480_000],
+			['Alpine club spring trip', 'Quote sent', 1_250_000],
+			['Ridge 2 x 4 for Marta', 'Quote sent', 190_000],
+			['School camp, 60 sleeping bags', 'Negotiation', 720_000],
+			['Trail runners stoves', 'Booked', 86_000],
+		];
+		for (const [name, stage, value] of deals)
+			await api(baseUrl, token, 'POST', '/v3/deals', {
+				funnel: funnel.id,
+				stage,
+				name,
+				value,
+				currency: 'EUR',
+				contactId: conversation.contactId,
+			});
+		await page.getByRole('link', { name: 'Deals' }).click();
+		await page.getByRole('article', { name: 'Trail runners stoves' }).waitFor();
+		await shot(page, 'console-deals');
 	});
 });
