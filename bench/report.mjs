@@ -1,5 +1,6 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
 import { campaignsSection, campaignsText } from './report-campaigns.mjs';
+import { consoleSection, consoleText } from './report-console.mjs';
 import { markdownTable, show, textTable } from './report-format.mjs';
 import {
 	automationSection,
@@ -189,6 +190,8 @@ export function textReport(results) {
 	if (campaigns) lines.push('', campaigns);
 	if (results.widget)
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
+	const consoleTable = consoleText(results);
+	if (consoleTable) lines.push('', consoleTable);
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
 	return lines.join('\n');
 }
@@ -243,6 +246,7 @@ export function markdownReport(results) {
 		...automationSection(results),
 		...campaignsSection(results),
 		...widgetSection(results),
+		...consoleSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];
 	if (results.warnings.length > 0) {

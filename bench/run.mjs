@@ -1,7 +1,7 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
 //   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
-//   --only widget-config|bots|scenarios|automation|campaigns]`
+//   --console-loads 10 --only widget-config|bots|scenarios|automation|campaigns|console]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -11,8 +11,9 @@
 // and outbound webhook deliveries to a local receiver, auto-assignment of conversations visitors start (and
 // of a queue drained when the team comes online) and automation rules run from the events Queue, the
 // conversations report over a year of 100,000 conversations and a campaign sent to 1,000 contacts, then the
-// widget in Chromium, and writes
-// bench/results/latest.{json,md} and a dated copy.
+// widget and the operator console (cold loads of the inbox over 10,000 conversations, its scroll) in Chromium,
+// and writes bench/results/latest.{json,md} and a dated copy. `--only console` writes
+// bench/results/console.{json,md} instead, leaving the full run's files as they are.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,13 +26,15 @@ import { automationSection } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
 import { campaignSection, seedReportYear } from './campaigns.mjs';
+import { measureConsole } from './console.mjs';
 import { writeDatasetSql } from './dataset.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
+import { consoleMarkdown } from './report-console.mjs';
 import { ratio } from './report-format.mjs';
 import { scenarioSection } from './scenarios.mjs';
-import { buildWidget, startWranglerDev } from './server.mjs';
+import { buildAssets, startWranglerDev } from './server.mjs';
 import { measureWidget } from './widget.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -78,7 +81,9 @@ const { values: options } = parseArgs({
 		'assignment-conversations': { type: 'string', default: '300' },
 		'rule-events': { type: 'string', default: '500' },
 		'campaign-contacts': { type: 'string', default: '1000' },
-		// `widget-config`: only GET /health and the widget's config read, printed, no results written.
+		'console-loads': { type: 'string', default: '10' },
+		// `widget-config`: only GET /health and the widget's config read, printed, no results written. The other
+		// sections print theirs; `console` also writes bench/results/console.{json,md} (never latest.*).
 		only: { type: 'string' },
 	},
 });
@@ -100,6 +105,7 @@ const settings = {
 	assignmentConversations: boundedInt(options['assignment-conversations'], 10, 5_000, 'assignment-conversations'),
 	ruleEvents: boundedInt(options['rule-events'], 10, 5_000, 'rule-events'),
 	campaignContacts: boundedInt(options['campaign-contacts'], 10, 10_000, 'campaign-contacts'),
+	consoleLoads: boundedInt(options['console-loads'], 1, 100, 'console-loads'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
@@ -110,6 +116,8 @@ const RULES = { slug: 'bench-rules', count: settings.ruleEvents };
 // campaign goes to every contact of its workspace (one per seeded conversation).
 const REPORTS = { slug: 'bench-reports', count: 0 };
 const CAMPAIGN = { slug: 'bench-campaign', count: settings.campaignContacts };
+// The console's inbox over a realistic list: its admin signs in with the seeded password.
+const CONSOLE = { slug: 'bench-console', count: 10_000 };
 
 function boundedInt(text, min, max, name) {
 	const value = Number(text);
@@ -138,11 +146,13 @@ async function seed(persistTo, all) {
 		all.map((w) => w.slug),
 		persistTo,
 	);
-	const workspaces = seeded.map(({ slug, workspaceId, token }, i) => ({
+	const workspaces = seeded.map(({ slug, workspaceId, token, email, password }, i) => ({
 		slug,
 		count: all[i].count,
 		workspaceId,
 		token,
+		email,
+		password,
 	}));
 	const file = path.join(persistTo, 'bench-dataset.sql');
 	const ids = await writeDatasetSql(file, workspaces);
@@ -294,6 +304,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	const automation = await automationOf(baseUrl, workspaces, health, warnings);
 	const campaigns = await campaignsOf(baseUrl, workspaces, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
+	const consoleFigures = await consoleResult(baseUrl, workspaces[CONSOLE.slug], health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
 	for (const [name, s] of [
@@ -316,6 +327,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		automation,
 		campaigns,
 		widget,
+		console: consoleFigures,
 		d1QueriesPerListPage,
 	};
 }
@@ -408,6 +420,60 @@ async function widgetResult(baseUrl, workspace, health, warnings) {
 	}
 }
 
+/** Runs the console section in Chromium; like the widget's, a failure is a warning and a null result. */
+async function consoleResult(baseUrl, workspace, health, warnings) {
+	log(
+		`measuring the console in Chromium: ${settings.consoleLoads} cold loads of the inbox over ${workspace.count} conversations, then its scroll`,
+	);
+	try {
+		const { problems, ...figures } = await measureConsole({
+			baseUrl,
+			email: workspace.email,
+			password: workspace.password,
+			conversations: workspace.count,
+			loads: settings.consoleLoads,
+			healthP50Ms: health.p50Ms,
+		});
+		warnings.push(...problems);
+		return figures;
+	} catch (error) {
+		warnings.push(`console failed: ${error.message}`);
+		return null;
+	}
+}
+
+/** The header every results file carries: when, on what, with what. */
+function runFacts(server) {
+	const cpus = os.cpus();
+	return {
+		date: new Date().toISOString(),
+		machine: {
+			hostname: os.hostname(),
+			cpuModel: cpus[0]?.model ?? 'unknown',
+			cpus: cpus.length,
+			memoryGiB: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
+			platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+		},
+		node: process.version,
+		wrangler: packageVersion('wrangler'),
+		workerd: packageVersion('workerd'),
+		localObservability: server.localObservability,
+		settings,
+	};
+}
+
+/** `--only console`: its own files, so a partial run never replaces the full run's latest.{json,md}. */
+async function writeConsoleResults(results) {
+	await mkdir(RESULTS, { recursive: true });
+	const files = [
+		[path.join(RESULTS, 'console.json'), `${JSON.stringify(results, null, '\t')}\n`],
+		[path.join(RESULTS, 'console.md'), consoleMarkdown(results)],
+	];
+	for (const [file, content] of files) await writeFile(file, content);
+	console.log(JSON.stringify(results, null, '\t'));
+	log(`wrote ${files.map(([file]) => path.relative(ROOT, file)).join(', ')}`);
+}
+
 async function writeResults(results, text) {
 	await mkdir(RESULTS, { recursive: true });
 	const json = `${JSON.stringify(results, null, '\t')}\n`;
@@ -438,11 +504,12 @@ async function main() {
 		});
 	}
 	try {
-		log('building the widget (vite build)');
-		buildWidget(ROOT);
+		log('building the widget and the console (vite build)');
+		buildAssets(ROOT);
 		const only = options.only;
-		if (only !== undefined && !['widget-config', 'bots', 'scenarios', 'automation', 'campaigns'].includes(only)) {
-			throw new Error('--only takes widget-config, bots, scenarios, automation or campaigns');
+		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console'];
+		if (only !== undefined && !sections.includes(only)) {
+			throw new Error(`--only takes ${sections.join(', ')}`);
 		}
 		log(only ? `seeding the ${only} workspaces` : `seeding ${LARGE.count} + ${SMALL.count} conversations`);
 		const seedStarted = performance.now();
@@ -458,10 +525,12 @@ async function main() {
 							? [WIDGET, ASSIGNMENT, RULES]
 							: only === 'campaigns'
 								? [WIDGET, REPORTS, CAMPAIGN]
-								: [
-										...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-										...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN],
-									],
+								: only === 'console'
+									? [WIDGET, CONSOLE]
+									: [
+											...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+											...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE],
+										],
 		);
 		if (workspaces[REPORTS.slug]) await seedReportYear(persistTo, workspaces[REPORTS.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
@@ -512,6 +581,14 @@ async function main() {
 			console.log(JSON.stringify({ health, campaigns, warnings }, null, '\t'));
 			return;
 		}
+		if (only === 'console') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const figures = await consoleResult(server.baseUrl, workspaces[CONSOLE.slug], health, warnings);
+			const results = { ...runFacts(server), health, console: figures, valid: warnings.length === 0, warnings };
+			await writeConsoleResults(results);
+			return;
+		}
 		if (only === 'bots') {
 			const warnings = [];
 			const bots = await botsOf(server.baseUrl, workspaces, warnings);
@@ -520,21 +597,8 @@ async function main() {
 		}
 		const warnings = [];
 		const figures = await measure(server.baseUrl, workspaces, warnings);
-		const cpus = os.cpus();
 		const results = {
-			date: new Date().toISOString(),
-			machine: {
-				hostname: os.hostname(),
-				cpuModel: cpus[0]?.model ?? 'unknown',
-				cpus: cpus.length,
-				memoryGiB: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
-				platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-			},
-			node: process.version,
-			wrangler: packageVersion('wrangler'),
-			workerd: packageVersion('workerd'),
-			localObservability: server.localObservability,
-			settings,
+			...runFacts(server),
 			dataset: {
 				largeConversations: LARGE.count,
 				smallConversations: SMALL.count,

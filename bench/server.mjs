@@ -19,18 +19,26 @@ const OUTPUT_TAIL_CHARS = 8_000;
  */
 const LOCAL_OBSERVABILITY = process.env.PARLEY_BENCH_LOCAL_OBSERVABILITY === 'true' ? 'true' : 'false';
 
-/** Builds widget.js and the chat into dist/public, which `wrangler dev` serves; the widget section needs them. */
-export function buildWidget(root) {
-	const build = spawnSync(VITE, ['build', '--config', 'widget/vite.config.ts', '--logLevel', 'warn'], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	if (build.status !== 0) {
-		throw new Error(`the widget build (npm run build) failed: ${build.error ?? ''}\n${build.stdout}\n${build.stderr}`);
-	}
-	if (!existsSync(path.join(root, 'dist', 'public', 'widget.js'))) {
-		throw new Error('the widget build wrote no dist/public/widget.js: see widget/vite.config.ts');
+/** What each build must leave in dist/public, which `wrangler dev` serves: the widget and console sections load them. */
+const BUILDS = [
+	['widget/vite.config.ts', 'widget.js'],
+	['console/vite.config.ts', 'console/index.html'],
+];
+
+/** Builds widget.js and the chat, then the operator console, into dist/public (as `npm run build` does). */
+export function buildAssets(root) {
+	for (const [config, output] of BUILDS) {
+		const build = spawnSync(VITE, ['build', '--config', config, '--logLevel', 'warn'], {
+			cwd: root,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		if (build.status !== 0) {
+			throw new Error(`the build of ${config} failed: ${build.error ?? ''}\n${build.stdout}\n${build.stderr}`);
+		}
+		if (!existsSync(path.join(root, 'dist', 'public', output))) {
+			throw new Error(`the build of ${config} wrote no dist/public/${output}`);
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import { MAX_FILE_BYTES } from './domain/files';
 import { purgeExecutions, sweepWaiting } from './domain/rule-runner';
 import { fireSchedules } from './domain/scenario-triggers';
 import { clientIp, enforceFloodLimit } from './domain/visitor-limits';
+import { MAX_LOGO_BYTES } from './domain/widget-logo';
 import { sweepOutbox } from './events/outbox';
 import { notFound, onError } from './lib/error-handler';
 import { PayloadTooLarge } from './lib/errors';
@@ -106,6 +107,12 @@ const apiBodyLimit = bodyLimit({
 		throw new PayloadTooLarge('A request body may be at most 1 MiB.');
 	},
 });
+const logoBodyLimit = bodyLimit({
+	maxSize: MAX_LOGO_BYTES,
+	onError: () => {
+		throw new PayloadTooLarge(`A logo may be at most ${MAX_LOGO_BYTES / 1024} KiB.`);
+	},
+});
 
 // The public widget endpoints: open CORS (any site embeds the widget; no cookies), small bodies.
 app.use(
@@ -148,7 +155,10 @@ app.use('/v3/auth/sign-in', database, apiBodyLimit);
 app.use('/v3/auth/set-password', database, apiBodyLimit);
 app.route('/v3/auth', publicAuth);
 app.use('/v3/*', database, apiLog, operatorAuth);
-app.use('/v3/*', apiBodyLimit);
+app.use('/v3/*', async function apiBodyLimits(c, next) {
+	// The logo has a smaller limit of its own, stopped before its bytes are read whole.
+	return (c.req.path === '/v3/widget/logo' ? logoBodyLimit : apiBodyLimit)(c, next);
+});
 
 app.route('/v3/contacts', contactsRoutes);
 app.route('/v3/contacts', tagSubresource('contact', 'contacts:write'));

@@ -136,6 +136,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/widget/handoffs/{ref}',
 			'/v3/widget/identity-secret',
 			'/v3/widget/info',
+			'/v3/widget/logo',
 			'/v3/widget/settings',
 			'/v3/workflows/webhook/{webhook_id}',
 			'/widget/{workspaceId}/config',
@@ -146,6 +147,7 @@ describe('GET /v3/openapi.json', () => {
 			'/widget/{workspaceId}/conversations/{id}/read',
 			'/widget/{workspaceId}/handoffs',
 			'/widget/{workspaceId}/identify',
+			'/widget/{workspaceId}/logo/{file}',
 			'/widget/{workspaceId}/reset',
 			'/widget/{workspaceId}/sessions',
 		]);

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { widgetSettings, workspaces } from '../db/schema';
+import { widgetSettings } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
 import { Conflict, type FieldProblem, Invalid } from '../lib/errors';
 import { customFieldKey } from '../model/custom-fields';
@@ -112,6 +112,12 @@ export const visitorLimitsSchema = z
 	})
 	.openapi('VisitorLimits');
 
+/**
+ * Where the Worker serves an uploaded logo (src/domain/widget-logo.ts), kept as a path: the same value then
+ * works on `http://localhost` in development and on the deployment's https origin, whatever its name.
+ */
+export const UPLOADED_LOGO_PATH = /^\/widget\/([A-Za-z0-9_-]{1,64})\/logo\/[0-9a-f]{64}\.(?:png|jpg|webp|gif)$/;
+
 export const widgetSettingsSchema = z
 	.strictObject({
 		primaryColor: hexColor.openapi({ description: 'The launcher and accent color.' }),
@@ -121,11 +127,16 @@ export const widgetSettingsSchema = z
 		ctaText: z.string().max(80).openapi({ description: 'The call to action beside the launcher.' }),
 		offlineMessage: z.string().max(1000).openapi({ description: 'Shown when the team is away.' }),
 		displayName: z.string().max(80).openapi({ description: 'The team name atop the chat.' }),
-		/** The logo shown atop the chat: an https URL (200x200 PNG recommended). */
+		/** The logo shown atop the chat: an https URL, or the path of one uploaded with PUT /v3/widget/logo. */
 		logoUrl: z
-			.url({ protocol: /^https$/, error: 'must be an https URL' })
+			.union([z.url({ protocol: /^https$/ }), z.string().regex(UPLOADED_LOGO_PATH)], {
+				error: 'must be an https URL or the path of a logo uploaded with PUT /v3/widget/logo',
+			})
 			.nullable()
-			.openapi({ description: 'The logo atop the chat: an https URL (200x200 PNG recommended); null for none.' }),
+			.openapi({
+				description:
+					'The logo atop the chat (200x200 PNG recommended); null for none. An https URL, or, for a logo uploaded with `PUT /v3/widget/logo`, its path on this API (`/widget/{workspaceId}/logo/{sha256}.{ext}`), which the widget resolves against the origin it was loaded from.',
+			}),
 		position: z.enum(['right', 'left']).openapi({ description: 'Which bottom corner the launcher sits in.' }),
 		/** The language the widget falls back to when the visitor's browser speaks neither Portuguese nor English. */
 		locale: z
@@ -267,6 +278,10 @@ export async function updateWidgetSettings(db: Database, workspaceId: string, up
 	const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current.settings, update));
 	if (!merged.success) throw Invalid.fromIssues(merged.error.issues);
 	if (update.customFields !== undefined) await assertDefinedFields(db, workspaceId, update.customFields);
+	const logoOwner = update.logoUrl ? UPLOADED_LOGO_PATH.exec(update.logoUrl)?.[1] : undefined;
+	if (logoOwner !== undefined && logoOwner !== workspaceId) {
+		throw Invalid.fromProblems([{ path: ['logoUrl'], message: "is another workspace's logo" }]);
+	}
 	// Strictly increasing, so it can serve as the version the widget compares.
 	const updatedAt = Math.max(Date.now(), (current.updatedAt ?? 0) + 1);
 	const saved =
@@ -318,66 +333,6 @@ async function assertDefinedFields(db: Database, workspaceId: string, fields: Wi
 	if (problems.length > 0) {
 		throw Invalid.fromProblems(problems);
 	}
-}
-
-/** KV key of a workspace's public widget config (what the widget fetches). */
-export function publicConfigKey(workspaceId: string): string {
-	return `widget-config:${workspaceId}`;
-}
-
-/**
- * What a visitor's browser may see: the settings but the abuse limits (no help to a flood), stamped with the
- * workspace and version.
- */
-export function publicWidgetConfig(workspaceId: string, settings: WidgetSettings, updatedAt: number) {
-	const { limits: _limits, ...visible } = settings;
-	return { workspaceId, version: updatedAt, ...visible };
-}
-
-/**
- * The public config as the widget fetches it: from KV (the edge copy every settings change rewrites), or on
- * a miss (a workspace that never saved settings) built from D1 and written back. Null for no workspace.
- */
-export async function readPublicConfig(
-	db: Database,
-	kv: KVNamespace,
-	workspaceId: string,
-): Promise<{ json: string; version: number } | null> {
-	const cached = await kv.get(publicConfigKey(workspaceId));
-	if (cached !== null) return { json: cached, version: versionOf(cached) };
-	if (!(await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()))
-		return null;
-	const { settings, updatedAt } = await loadWidgetSettings(db, workspaceId);
-	// Version 0: the defaults, until the first save.
-	const json = JSON.stringify(publicWidgetConfig(workspaceId, settings, updatedAt ?? 0));
-	// The copy is only a cache: a refused write (KV allows about one write a second per key) must not fail
-	// the read that D1 has just answered. The next miss tries again.
-	await publishPublicConfig(db, kv, workspaceId, json).catch((error: unknown) => {
-		console.error({ level: 'error', msg: 'public widget config not cached', workspaceId, error: String(error) });
-	});
-	return { json, version: updatedAt ?? 0 };
-}
-
-/**
- * Writes a public config to KV without ever leaving an older one there. KV has no compare-and-set, so: no
- * write over a copy of the same or a newer version; and after the write, D1 is read again: a save that
- * committed meanwhile (whose own KV write may have landed before ours) is written over ours. A save that
- * commits after that second read writes its copy after ours, so it wins either way.
- */
-export async function publishPublicConfig(db: Database, kv: KVNamespace, workspaceId: string, json: string) {
-	const key = publicConfigKey(workspaceId);
-	const version = versionOf(json);
-	const present = await kv.get(key);
-	if (present !== null && versionOf(present) >= version) return;
-	await kv.put(key, json);
-	const latest = await loadWidgetSettings(db, workspaceId);
-	if ((latest.updatedAt ?? 0) > version) {
-		await kv.put(key, JSON.stringify(publicWidgetConfig(workspaceId, latest.settings, latest.updatedAt ?? 0)));
-	}
-}
-
-function versionOf(json: string): number {
-	return (JSON.parse(json) as { version: number }).version;
 }
 
 /**

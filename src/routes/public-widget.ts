@@ -14,12 +14,9 @@ import { recordHandoff } from '../domain/messaging-handoffs';
 import { beginVisit, identifySchema, identifyVisitor } from '../domain/visitor-identity';
 import { clientIp, spendSessionStart } from '../domain/visitor-limits';
 import { contactConversationIds, endSession } from '../domain/visitor-sessions';
-import {
-	DEFAULT_WIDGET_SETTINGS,
-	publicWidgetConfig,
-	publicWidgetConfigSchema,
-	readPublicConfig,
-} from '../domain/widget-settings';
+import { publicWidgetConfig, readPublicConfig } from '../domain/widget-config';
+import { LOGO_TYPES, logoResponse } from '../domain/widget-logo';
+import { DEFAULT_WIDGET_SETTINGS, publicWidgetConfigSchema } from '../domain/widget-settings';
 import { NotFound } from '../lib/errors';
 import { errorResponses, jsonBody, jsonResponse, noCredential, optionalSession, visitorSession } from '../lib/openapi';
 import { contactExample, handoffExample } from '../lib/openapi-examples';
@@ -195,5 +192,41 @@ export const publicWidget = createRouter()
 			const conversationIds = await contactConversationIds(c.var.db, session.workspaceId, session.contactId);
 			await disconnectVisitor(c.env, conversationIds, session.id);
 			return c.body(null, 204);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/logo/{file}',
+			operationId: 'getWidgetLogo',
+			summary: 'The widget’s uploaded logo (what `logoUrl` names after PUT /v3/widget/logo)',
+			description:
+				"Public and cached for a year (`immutable`): the name is the SHA-256 of the image. Served with its sniffed type, `nosniff` and a `default-src 'none'` policy, so it is only ever an image.",
+			...noCredential,
+			request: {
+				params: workspaceParam.extend({
+					file: z
+						.string()
+						.max(80)
+						.openapi({
+							param: { name: 'file', in: 'path', description: 'The SHA-256 of the image and its extension.' },
+							example: `${'3f7a9c2e4b1d8f60'.repeat(4)}.png`,
+						}),
+				}),
+			},
+			responses: {
+				200: {
+					description: 'The image.',
+					content: Object.fromEntries(
+						LOGO_TYPES.map((type) => [type, { schema: z.string().openapi({ format: 'binary' }) }]),
+					),
+					headers: { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } },
+				},
+				...errorResponses(404),
+			},
+		}),
+		(c) => {
+			const { workspaceId, file } = c.req.valid('param');
+			return logoResponse(c.env, workspaceId, file);
 		},
 	);

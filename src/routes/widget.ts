@@ -3,19 +3,16 @@ import { deploymentSecret, identitySecret } from '../auth/secrets';
 import { reconsiderAssignment } from '../domain/assignment-rules';
 import { disableIdentitySecret, rotateIdentitySecret } from '../domain/identity-settings';
 import { findHandoff, handoffSchema } from '../domain/messaging-handoffs';
-import { forgetWorkspaceLimits } from '../domain/visitor-limits';
+import { saveWidgetSettings } from '../domain/widget-config';
+import { LOGO_TYPES, MAX_LOGO_BYTES, MAX_LOGO_SIDE, removeLogo, uploadLogo } from '../domain/widget-logo';
 import {
 	DEFAULT_WIDGET_SETTINGS,
 	loadWidgetSettings,
-	publicWidgetConfig,
-	publishPublicConfig,
-	updateWidgetSettings,
 	widgetAvailability,
 	widgetSettingsSchema,
 	widgetSettingsUpdateSchema,
 } from '../domain/widget-settings';
 import { widgetSnippet } from '../domain/widget-snippet';
-import { ServiceUnavailable } from '../lib/errors';
 import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { handoffExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -85,18 +82,7 @@ export const widget = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const saved = await updateWidgetSettings(c.var.db, workspaceId, c.req.valid('json'));
-			forgetWorkspaceLimits(workspaceId);
-			// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
-			try {
-				const config = publicWidgetConfig(workspaceId, saved.settings, saved.updatedAt);
-				await publishPublicConfig(c.var.db, c.env.WIDGET_CONFIG, workspaceId, JSON.stringify(config));
-			} catch (error) {
-				throw new ServiceUnavailable(
-					'The settings were saved but the widget cannot see them yet; repeat the same request.',
-					{ cause: error },
-				);
-			}
+			const saved = await saveWidgetSettings(c.var.db, c.env, workspaceId, c.req.valid('json'));
 			// New hours may have opened: conversations waiting for them are looked at again (they would be at
 			// the next opening or queue change anyway, so a hub that cannot be reached now fails nothing).
 			if (c.req.valid('json').businessHours !== undefined) {
@@ -106,6 +92,56 @@ export const widget = createRouter()
 			}
 			return c.json(saved.settings, 200);
 		},
+	)
+	.openapi(
+		createRoute({
+			method: 'put',
+			path: '/logo',
+			operationId: 'uploadWidgetLogo',
+			summary: 'Upload the logo atop the chat (the raw image as the body); logoUrl then names it',
+			description: `The body is the image itself, ${MAX_LOGO_BYTES / 1024} KiB at most (200x200 px recommended, PNG with a transparent background): PNG, JPEG, WebP or GIF, told by its first bytes, which must agree with the Content-Type (SVG is refused: it can carry script). At most ${MAX_LOGO_SIDE} px a side. It is stored under the hash of its bytes and served at \`GET /widget/{workspaceId}/logo/{sha256}.{ext}\`; \`logoUrl\` becomes that path, and the public config the widget loads is rewritten before the answer. The logo it replaces is kept until the next change, for configs cached meanwhile.`,
+			...requires('admin'),
+			request: {
+				body: {
+					required: true,
+					description: 'The image’s bytes.',
+					content: Object.fromEntries(
+						LOGO_TYPES.map((type) => [
+							type,
+							{ schema: z.string().openapi({ format: 'binary' }), example: '(the image’s bytes)' },
+						]),
+					),
+				},
+			},
+			responses: {
+				200: jsonResponse('The full settings, `logoUrl` naming the new logo.', widgetSettingsSchema, {
+					...DEFAULT_WIDGET_SETTINGS,
+					logoUrl: `/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/${'3f7a9c2e4b1d8f60'.repeat(4)}.png`,
+				}),
+				...errorResponses(403, 409, 413, 415, 422, 503),
+			},
+		}),
+		async (c) => {
+			const bytes = new Uint8Array(await c.req.arrayBuffer());
+			const { workspaceId } = c.var.caller;
+			return c.json(await uploadLogo(c.var.db, c.env, workspaceId, bytes, c.req.header('Content-Type')), 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'delete',
+			path: '/logo',
+			operationId: 'removeWidgetLogo',
+			summary: 'Take the logo off the widget (logoUrl becomes null)',
+			description:
+				'Clears `logoUrl`, whether it named an uploaded logo or an https URL, and rewrites the public config. An uploaded image stays served until the next logo change, for configs cached meanwhile.',
+			...requires('admin'),
+			responses: {
+				200: jsonResponse('The full settings, without a logo.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS),
+				...errorResponses(403, 409, 503),
+			},
+		}),
+		async (c) => c.json(await removeLogo(c.var.db, c.env, c.var.caller.workspaceId), 200),
 	)
 	.openapi(
 		createRoute({

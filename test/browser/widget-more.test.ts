@@ -90,6 +90,28 @@ describe('appearance', () => {
 		expect((await page.locator('parley-widget .panel').boundingBox())?.x).toBe(20);
 		expect(await page.locator('parley-widget .panel').getAttribute('aria-label')).toBe('Chat with Acme Help');
 	});
+
+	it('shows a logo uploaded to the Worker, its path resolved against the Worker (plain http here)', async () => {
+		const { workspaceId, token } = workspace(67);
+		const png = Buffer.from(
+			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+			'base64',
+		);
+		const upload = await fetch(`${baseUrl}/v3/widget/logo`, {
+			method: 'PUT',
+			headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'image/png' },
+			body: png,
+		});
+		const { logoUrl } = (await upload.json()) as { logoUrl: string };
+		expect(logoUrl).toMatch(/^\/widget\//);
+		const { page } = await widgetPage(context, workspaceId);
+		await page.locator('parley-widget .launcher').click();
+		const logo = page.locator('parley-widget header img');
+		expect(await logo.evaluate((img: HTMLImageElement) => img.src)).toBe(`${baseUrl}${logoUrl}`);
+		// Loaded and drawn, not a broken image: the customer's page is on another origin.
+		await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+		expect(await logo.isVisible()).toBe(true);
+	});
 });
 
 describe('keyboard only', () => {

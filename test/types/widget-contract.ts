@@ -5,7 +5,8 @@
  */
 import type { Interactive, MessageView } from '../../src/domain/messages';
 import type { OriginInput } from '../../src/domain/visitor-sessions';
-import type { publicWidgetConfig, WidgetSettings } from '../../src/domain/widget-settings';
+import type { publicWidgetConfig } from '../../src/domain/widget-config';
+import type { WidgetSettings } from '../../src/domain/widget-settings';
 import type { ServerFrame } from '../../src/protocol/live';
 import type { ConversationStarted, SessionResponse } from '../../src/protocol/widget-api';
 import type * as Widget from '../../widget/src/api-types';

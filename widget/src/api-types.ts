@@ -93,6 +93,7 @@ export interface WidgetConfig {
 	ctaText: string;
 	offlineMessage: string;
 	displayName: string;
+	/** An https URL, or an uploaded logo's path on the Worker (`/widget/{ws}/logo/…`): resolve it against the Worker. */
 	logoUrl: string | null;
 	position: 'right' | 'left';
 	locale: 'en' | 'pt';

@@ -1948,6 +1948,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/widget/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the logo atop the chat (the raw image as the body); logoUrl then names it
+         * @description The body is the image itself, 512 KiB at most (200x200 px recommended, PNG with a transparent background): PNG, JPEG, WebP or GIF, told by its first bytes, which must agree with the Content-Type (SVG is refused: it can carry script). At most 2048 px a side. It is stored under the hash of its bytes and served at `GET /widget/{workspaceId}/logo/{sha256}.{ext}`; `logoUrl` becomes that path, and the public config the widget loads is rewritten before the answer. The logo it replaces is kept until the next change, for configs cached meanwhile.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        put: operations["uploadWidgetLogo"];
+        post?: never;
+        /**
+         * Take the logo off the widget (logoUrl becomes null)
+         * @description Clears `logoUrl`, whether it named an uploaded logo or an https URL, and rewrites the public config. An uploaded image stays served until the next logo change, for configs cached meanwhile.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        delete: operations["removeWidgetLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/widget/info": {
         parameters: {
             query?: never;
@@ -2562,6 +2590,28 @@ export interface paths {
          *     **Credential:** the visitor’s `Parley-Session` header.
          */
         post: operations["resetVisitorSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/{workspaceId}/logo/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The widget’s uploaded logo (what `logoUrl` names after PUT /v3/widget/logo)
+         * @description Public and cached for a year (`immutable`): the name is the SHA-256 of the image. Served with its sniffed type, `nosniff` and a `default-src 'none'` policy, so it is only ever an image.
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        get: operations["getWidgetLogo"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6367,10 +6417,7 @@ export interface components {
             offlineMessage: string;
             /** @description The team name atop the chat. */
             displayName: string;
-            /**
-             * Format: uri
-             * @description The logo atop the chat: an https URL (200x200 PNG recommended); null for none.
-             */
+            /** @description The logo atop the chat (200x200 PNG recommended); null for none. An https URL, or, for a logo uploaded with `PUT /v3/widget/logo`, its path on this API (`/widget/{workspaceId}/logo/{sha256}.{ext}`), which the widget resolves against the origin it was loaded from. */
             logoUrl: string | null;
             /**
              * @description Which bottom corner the launcher sits in.
@@ -6525,10 +6572,7 @@ export interface components {
             offlineMessage?: string;
             /** @description The team name atop the chat. */
             displayName?: string;
-            /**
-             * Format: uri
-             * @description The logo atop the chat: an https URL (200x200 PNG recommended); null for none.
-             */
+            /** @description The logo atop the chat (200x200 PNG recommended); null for none. An https URL, or, for a logo uploaded with `PUT /v3/widget/logo`, its path on this API (`/widget/{workspaceId}/logo/{sha256}.{ext}`), which the widget resolves against the origin it was loaded from. */
             logoUrl?: string | null;
             /**
              * @description Which bottom corner the launcher sits in.
@@ -7075,10 +7119,7 @@ export interface components {
             offlineMessage: string;
             /** @description The team name atop the chat. */
             displayName: string;
-            /**
-             * Format: uri
-             * @description The logo atop the chat: an https URL (200x200 PNG recommended); null for none.
-             */
+            /** @description The logo atop the chat (200x200 PNG recommended); null for none. An https URL, or, for a logo uploaded with `PUT /v3/widget/logo`, its path on this API (`/widget/{workspaceId}/logo/{sha256}.{ext}`), which the widget resolves against the origin it was loaded from. */
             logoUrl: string | null;
             /**
              * @description Which bottom corner the launcher sits in.
@@ -33737,6 +33778,548 @@ export interface operations {
             };
         };
     };
+    uploadWidgetLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image’s bytes. */
+        requestBody: {
+            content: {
+                /** @example (the image’s bytes) */
+                "image/png": string;
+                /** @example (the image’s bytes) */
+                "image/jpeg": string;
+                /** @example (the image’s bytes) */
+                "image/webp": string;
+                /** @example (the image’s bytes) */
+                "image/gif": string;
+            };
+        };
+        responses: {
+            /** @description The full settings, `logoUrl` naming the new logo. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "primaryColor": "#1f6feb",
+                     *       "backgroundColor": "#ffffff",
+                     *       "textColor": "#1f2328",
+                     *       "welcomeMessage": "Hi there! How can we help?",
+                     *       "ctaText": "Chat with us",
+                     *       "offlineMessage": "We're away right now. Leave a message and we'll get back to you.",
+                     *       "displayName": "Support",
+                     *       "logoUrl": "/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/3f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f60.png",
+                     *       "position": "right",
+                     *       "locale": "en",
+                     *       "autoMessage": null,
+                     *       "closedConversationReply": "reopen",
+                     *       "businessHours": {
+                     *         "enabled": false,
+                     *         "timeZone": "UTC",
+                     *         "weekly": {
+                     *           "mon": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "tue": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "wed": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "thu": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "fri": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "sat": [],
+                     *           "sun": []
+                     *         },
+                     *         "holidays": []
+                     *       },
+                     *       "periodMessages": {
+                     *         "inHours": "We typically reply in a few minutes.",
+                     *         "outOfHours": "We're outside business hours. Leave a message and we'll reply as soon as we're back.",
+                     *         "weekend": "It's the weekend. Leave a message and we'll reply on Monday.",
+                     *         "holiday": "We're closed for a holiday. Leave a message and we'll reply when we're back."
+                     *       },
+                     *       "messagingBubble": {
+                     *         "enabled": false,
+                     *         "phoneNumber": null,
+                     *         "prefilledMessage": ""
+                     *       },
+                     *       "requiredFields": [],
+                     *       "customFields": [],
+                     *       "limits": {
+                     *         "sessionsPerIp": null,
+                     *         "messagesPerIp": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WidgetSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency was briefly unavailable; nothing half-done was kept. Retry. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The settings were saved but the widget cannot see them yet; repeat the same request.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeWidgetLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The full settings, without a logo. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "primaryColor": "#1f6feb",
+                     *       "backgroundColor": "#ffffff",
+                     *       "textColor": "#1f2328",
+                     *       "welcomeMessage": "Hi there! How can we help?",
+                     *       "ctaText": "Chat with us",
+                     *       "offlineMessage": "We're away right now. Leave a message and we'll get back to you.",
+                     *       "displayName": "Support",
+                     *       "logoUrl": null,
+                     *       "position": "right",
+                     *       "locale": "en",
+                     *       "autoMessage": null,
+                     *       "closedConversationReply": "reopen",
+                     *       "businessHours": {
+                     *         "enabled": false,
+                     *         "timeZone": "UTC",
+                     *         "weekly": {
+                     *           "mon": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "tue": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "wed": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "thu": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "fri": [
+                     *             {
+                     *               "start": "09:00",
+                     *               "end": "18:00"
+                     *             }
+                     *           ],
+                     *           "sat": [],
+                     *           "sun": []
+                     *         },
+                     *         "holidays": []
+                     *       },
+                     *       "periodMessages": {
+                     *         "inHours": "We typically reply in a few minutes.",
+                     *         "outOfHours": "We're outside business hours. Leave a message and we'll reply as soon as we're back.",
+                     *         "weekend": "It's the weekend. Leave a message and we'll reply on Monday.",
+                     *         "holiday": "We're closed for a holiday. Leave a message and we'll reply when we're back."
+                     *       },
+                     *       "messagingBubble": {
+                     *         "enabled": false,
+                     *         "phoneNumber": null,
+                     *         "prefilledMessage": ""
+                     *       },
+                     *       "requiredFields": [],
+                     *       "customFields": [],
+                     *       "limits": {
+                     *         "sessionsPerIp": null,
+                     *         "messagesPerIp": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WidgetSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency was briefly unavailable; nothing half-done was kept. Retry. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "The settings were saved but the widget cannot see them yet; repeat the same request.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWidgetInfo: {
         parameters: {
             query?: never;
@@ -39530,6 +40113,118 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWidgetLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace whose widget this is. */
+                workspaceId: string;
+                /** @description The SHA-256 of the image and its extension. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

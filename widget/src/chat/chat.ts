@@ -81,7 +81,7 @@ export class ChatPanel implements Chat {
 		this.panel.addEventListener('keydown', (event) => {
 			if (event.key === 'Escape') host.requestClose();
 		});
-		this.header = new PanelHeader(t, {
+		this.header = new PanelHeader(t, host.api, {
 			list: () => showList(this, this.view !== 'list'),
 			close: () => host.requestClose(),
 		});

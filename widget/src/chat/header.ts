@@ -15,8 +15,14 @@ export class PanelHeader {
 	private readonly logo = document.createElement('img');
 	private readonly title = document.createElement('h2');
 	private readonly status = document.createElement('p');
+	private brokenLogo = '';
 
-	constructor(t: Translate<ChatWord>, actions: { list(): void; close(): void }) {
+	/** `api`: the Worker's origin, which an uploaded logo's path (`/widget/{ws}/logo/…`) is relative to. */
+	constructor(
+		t: Translate<ChatWord>,
+		private readonly api: string,
+		actions: { list(): void; close(): void },
+	) {
 		const who = document.createElement('div');
 		who.className = 'who';
 		who.append(this.title, this.status);
@@ -30,6 +36,11 @@ export class PanelHeader {
 		this.listButton.setAttribute('aria-label', t('conversations'));
 		this.listButton.addEventListener('click', actions.list);
 		this.logo.alt = '';
+		// A config cached from before a logo change may name an image no longer served: no broken icon.
+		this.logo.addEventListener('error', () => {
+			this.brokenLogo = this.logo.src;
+			this.logo.hidden = true;
+		});
 		this.element.append(this.logo, who, this.listButton, close);
 		this.banner.className = 'banner';
 		this.banner.setAttribute('role', 'status');
@@ -44,8 +55,9 @@ export class PanelHeader {
 
 	render(config: WidgetConfig, availability: WidgetAvailability, hasConversations: boolean): void {
 		this.title.textContent = config.displayName;
-		this.logo.hidden = !config.logoUrl;
-		if (config.logoUrl) this.logo.src = config.logoUrl;
+		const src = config.logoUrl ? new URL(config.logoUrl, this.api).href : '';
+		this.logo.hidden = !src || src === this.brokenLogo;
+		if (src && this.logo.src !== src) this.logo.src = src;
 		// Without business hours there is no schedule to tell about (the welcome message says hello).
 		this.status.hidden = !config.businessHours.enabled;
 		const state = document.createElement('span');
