@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { api } from '../api/client';
 import { t } from '../i18n';
+import { SettingsNav } from '../pages/settings/nav';
 import type { ConsoleSession } from '../session';
 
 /** The frame around every signed-in page: the navigation, who is signed in, and signing out. */
@@ -23,11 +24,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				<Link href="/" aria-current={current('/') ? 'page' : undefined}>
 					{t('nav.inbox')}
 				</Link>
-				{isAdmin && (
-					<Link href="/settings/api" aria-current={current('/settings/api') ? 'page' : undefined}>
-						{t('nav.settingsApi')}
-					</Link>
-				)}
+				{isAdmin && <SettingsNav current={current} />}
 				<div class="who">
 					<div>{session.operator.name}</div>
 					<div class="muted">{session.workspace.name}</div>
