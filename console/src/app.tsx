@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'preact/compat';
 import { Redirect, Route, Switch } from 'wouter-preact';
 import { t } from './i18n';
 import { ApiSettings } from './pages/api-settings';
@@ -10,6 +11,8 @@ import { SignIn } from './pages/sign-in';
 import { type ConsoleSession, useSession } from './session';
 import { Problem } from './ui/problem';
 import { Shell } from './ui/shell';
+
+const SettingsPages = lazy(() => import('./pages/settings'));
 
 /** The set-password page is open to anyone with a link; every other page needs a session (else: sign in). */
 export function App() {
@@ -48,6 +51,11 @@ function Pages({ session }: { session: ConsoleSession }) {
 				<Route path="/tasks" component={TasksToday} />
 				<Route path="/settings/api">
 					<ApiSettings session={session} />
+				</Route>
+				<Route path="/settings/*">
+					<Suspense fallback={<p class="centered muted">{t('common.loading')}</p>}>
+						<SettingsPages session={session} />
+					</Suspense>
 				</Route>
 				<Route>
 					<Redirect to="/" />

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
+import { widgetSnippet } from '../domain/widget-snippet';
 
 /**
  * The console's pages: every /console path that is not a built file (those, under /console/assets/, are served
@@ -27,10 +28,61 @@ const SECURITY_HEADERS: Record<string, string> = {
 	'Cache-Control': 'no-cache',
 };
 
-export const consolePages = new Hono<AppEnv>().get('*', async (c) => {
-	const page = await c.env.ASSETS.fetch(new URL('/console/index.html', c.req.url));
-	if (!page.ok) return c.text('The console is not built: run `npm run build`.', 503);
-	const headers = new Headers(page.headers);
-	for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
-	return new Response(page.body, { status: 200, headers });
-});
+/**
+ * The live preview Settings > Widget frames: the real widget on a blank page, embedded with the real snippet,
+ * for the workspace in `?workspaceId=`. The console sends the form's unsaved values with `postMessage`, which
+ * the page passes on as a second `kw('init', ...)` (the options it accepts). Only the console's own pages may
+ * frame it; it is not for search engines. Its two scripts run by a nonce, as nothing else inline may.
+ */
+function previewPage(origin: string, workspaceId: string, nonce: string): string {
+	const listen = `(function(){var ws=${JSON.stringify(workspaceId)};
+kw('on','ready',function(){document.documentElement.dataset.ready='1'});
+addEventListener('message',function(e){if(e.source!==parent||e.origin!==location.origin)return;var m=e.data;
+if(!m||m.type!=='parley-preview'||typeof m.options!=='object')return;
+kw('init',Object.assign({},m.options,{workspaceId:ws}));if(m.open)kw('open')})})();`;
+	const snippet = widgetSnippet(origin, workspaceId).replace('<script>', `<script nonce="${nonce}">`);
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>Widget preview</title>
+<style>html,body{height:100%;margin:0}body{font:14px system-ui,sans-serif;background:#eef0f4;color:#8a8f98}
+.site{max-width:520px;margin:0 auto;padding:28px 24px}.bar{height:12px;border-radius:6px;background:#dfe2e8;margin:12px 0}
+.hero{height:90px;border-radius:12px;background:#e5e8ee;margin:18px 0}</style></head>
+<body><div class="site" aria-hidden="true"><div class="bar" style="width:40%"></div><div class="hero"></div>
+<div class="bar"></div><div class="bar" style="width:85%"></div><div class="bar" style="width:70%"></div></div>
+${snippet}<script nonce="${nonce}">${listen}</script></body></html>`;
+}
+
+const PREVIEW_HEADERS: Record<string, string> = {
+	'X-Frame-Options': 'SAMEORIGIN',
+	'X-Robots-Tag': 'noindex',
+	'Referrer-Policy': 'same-origin',
+	'X-Content-Type-Options': 'nosniff',
+	'Cache-Control': 'no-store',
+};
+
+export const consolePages = new Hono<AppEnv>()
+	.get('/preview', (c) => {
+		const workspaceId = c.req.query('workspaceId') ?? '';
+		if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) return c.text('workspaceId is missing or malformed.', 400);
+		const nonce = crypto.randomUUID().replaceAll('-', '');
+		const origin = new URL(c.req.url).origin;
+		return c.html(previewPage(origin, workspaceId, nonce), 200, {
+			...PREVIEW_HEADERS,
+			'Content-Security-Policy': [
+				"default-src 'self'",
+				`script-src 'self' 'nonce-${nonce}'`,
+				// The widget styles its shadow root with <style> elements; the logo is any https image.
+				"style-src 'self' 'unsafe-inline'",
+				"img-src 'self' https: data: blob:",
+				"connect-src 'self'",
+				"frame-ancestors 'self'",
+				"base-uri 'none'",
+				"form-action 'self'",
+			].join('; '),
+		});
+	})
+	.get('*', async (c) => {
+		const page = await c.env.ASSETS.fetch(new URL('/console/index.html', c.req.url));
+		if (!page.ok) return c.text('The console is not built: run `npm run build`.', 503);
+		const headers = new Headers(page.headers);
+		for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
+		return new Response(page.body, { status: 200, headers });
+	});

@@ -1,5 +1,5 @@
 // Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
-// workspaces e2e-1..e2e-60, shared by every browser test file (they run one after another).
+// workspaces e2e-1..e2e-74, shared by every browser test file (they run one after another).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,7 @@ declare module 'vitest' {
 	interface ProvidedContext {
 		/** The Worker under test, e.g. `http://127.0.0.1:43117` (no trailing slash). */
 		baseUrl: string;
-		/** `e2e-1`..`e2e-67` in order, each with an admin operator and its Token V3. */
+		/** `e2e-1`..`e2e-75` in order, each with an admin operator and its Token V3. */
 		workspaces: SeededWorkspace[];
 	}
 }
@@ -22,7 +22,7 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
-const WORKSPACE_COUNT = 67;
+const WORKSPACE_COUNT = 75;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {

@@ -225,4 +225,29 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await page.getByRole('article', { name: 'Trail runners stoves' }).waitFor();
 		await shot(page, 'console-deals');
 	});
+
+	it('the operator console: Settings › Widget with the live preview', async () => {
+		const { token, email, password } = workspace(74);
+		await putSettings(token, {
+			displayName: 'Acme Outdoor',
+			primaryColor: '#2d6a4f',
+			welcomeMessage: 'Hi! Questions about gear or sizes? We usually answer within minutes.',
+			ctaText: 'Questions about sizes? Ask us',
+			messagingBubble: { enabled: true, phoneNumber: '+5511999998888', prefilledMessage: 'Hi Acme!' },
+		});
+		const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+		const page = await context.newPage();
+		await page.goto(`${baseUrl}/console/`);
+		await page.getByLabel('E-mail').fill(email);
+		await page.getByLabel('Password').fill(password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.getByRole('link', { name: 'Widget' }).click();
+		const frame = page.frameLocator('iframe[title="Preview of the widget"]');
+		await frame.locator('parley-widget .launcher').waitFor();
+		// An unsaved edit, which the preview already shows.
+		await page.getByLabel('Primary color', { exact: true }).fill('#c2410c');
+		await page.getByRole('button', { name: 'Open the chat' }).click();
+		await frame.locator('parley-widget .composer textarea').waitFor();
+		await shot(page, 'console-settings-widget');
+	});
 });

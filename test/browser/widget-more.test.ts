@@ -92,7 +92,7 @@ describe('appearance', () => {
 	});
 
 	it('shows a logo uploaded to the Worker, its path resolved against the Worker (plain http here)', async () => {
-		const { workspaceId, token } = workspace(67);
+		const { workspaceId, token } = workspace(75);
 		const png = Buffer.from(
 			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
 			'base64',

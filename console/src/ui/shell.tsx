@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter-preact';
 import { api } from '../api/client';
 import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
+import { SettingsNav } from '../pages/settings/nav';
 import type { ConsoleSession } from '../session';
 import { PresencePicker } from './presence';
 
@@ -36,7 +37,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{link('/contacts', t('nav.contacts'))}
 				{can('crm:access') && link('/deals', t('nav.deals'))}
 				{link('/tasks', t('nav.tasks'))}
-				{can('admin') && link('/settings/api', t('nav.settingsApi'))}
+				{can('admin') && <SettingsNav current={current} />}
 				<div class="who">
 					<div>{session.operator.name}</div>
 					<div class="muted">{session.workspace.name}</div>

@@ -1,0 +1,29 @@
+import { Redirect, Route, Switch } from 'wouter-preact';
+import type { ConsoleSession } from '../../session';
+import { HoursPage } from './hours';
+import { TeamPage } from './team';
+import { WebhooksPage } from './webhooks';
+import { WidgetSettingsPage } from './widget';
+import './settings.css';
+
+/**
+ * The settings pages (admins), a chunk of their own that the console loads the first time one is opened, so
+ * the inbox's first load does not carry them. Settings › API stays in the main bundle (src/app.tsx).
+ */
+export default function SettingsPages({ session }: { session: ConsoleSession }) {
+	return (
+		<Switch>
+			<Route path="/settings/widget">
+				<WidgetSettingsPage session={session} />
+			</Route>
+			<Route path="/settings/hours" component={HoursPage} />
+			<Route path="/settings/team">
+				<TeamPage session={session} />
+			</Route>
+			<Route path="/settings/webhooks" component={WebhooksPage} />
+			<Route>
+				<Redirect to="/" />
+			</Route>
+		</Switch>
+	);
+}
