@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PNG_1X1 } from '../images';
 import { api, workspace } from './harness';
 import { baseUrl, browserContexts, widgetPage } from './widget-page';
 
@@ -43,6 +44,33 @@ async function widgetSettings(token: string) {
 }
 
 describe('Settings › Widget', () => {
+	it('uploads a logo that the form then shows, refuses an SVG in place, and removes it', async () => {
+		const { token } = workspace(76);
+		const page = await consolePage(76);
+		await page.getByRole('link', { name: 'Widget' }).click();
+		const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
+		await page.getByLabel('Logo', { exact: true }).setInputFiles({
+			name: 'logo.svg',
+			mimeType: 'image/svg+xml',
+			buffer: Buffer.from(svg),
+		});
+		await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/PNG|JPEG|type/i);
+		expect(((await widgetSettings(token)) as { logoUrl?: string | null }).logoUrl ?? null).toBeNull();
+
+		await page.getByLabel('Logo', { exact: true }).setInputFiles({
+			name: 'logo.png',
+			mimeType: 'image/png',
+			buffer: Buffer.from(PNG_1X1),
+		});
+		await expect
+			.poll(async () => ((await widgetSettings(token)) as { logoUrl?: string | null }).logoUrl)
+			.toMatch(/^\/widget\/ws_\w+\/logo\/[0-9a-f]{64}\.png$/);
+		const preview = page.locator('.logo-slot img');
+		await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+		await page.getByRole('button', { name: 'Remove the logo' }).click();
+		await expect.poll(async () => ((await widgetSettings(token)) as { logoUrl?: string | null }).logoUrl).toBeNull();
+	});
+
 	it('previews a new primary color live, saves it, and a customer page embedding the widget shows it', async () => {
 		const { workspaceId, token } = workspace(67);
 		const page = await consolePage(67);

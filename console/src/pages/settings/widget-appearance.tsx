@@ -1,6 +1,7 @@
 import { t } from '../../i18n';
 import { ColorField, FieldProblem, invalid, Section } from './form';
 import type { WidgetSettings } from './widget-draft';
+import { LogoUpload } from './widget-logo';
 
 export interface SectionProps {
 	draft: WidgetSettings;
@@ -59,8 +60,7 @@ export function Appearance(props: SectionProps) {
 	return (
 		<Section id="appearance" title={t('widget.appearance')} intro={t('widget.appearance.intro')}>
 			<TextSetting {...props} field="displayName" label={t('widget.displayName')} max={80} />
-			{/* The logo: an https URL for now; an upload (PUT /v3/widget/logo) is to take this place. */}
-			<div class="logo-slot" data-slot="logo-upload">
+			<div class="logo-slot">
 				{draft.logoUrl ? (
 					<img src={draft.logoUrl} alt="" width={48} height={48} />
 				) : (
@@ -68,10 +68,10 @@ export function Appearance(props: SectionProps) {
 						{(draft.displayName || '?').slice(0, 1).toUpperCase()}
 					</span>
 				)}
+				<LogoUpload logoUrl={draft.logoUrl} onSaved={(saved) => change((s) => ({ ...s, logoUrl: saved.logoUrl }))} />
 				<TextSetting
 					{...props}
 					field="logoUrl"
-					type="url"
 					label={t('widget.logoUrl')}
 					hint={t('widget.logoUrl.hint')}
 					max={2000}
