@@ -46,8 +46,10 @@ export function Editable(props: {
 				{props.label}
 			</label>
 			{editing ? (
+				// The API checks the value and says what is wrong, in its own words, for every field alike.
 				<form
 					class="field-edit"
+					noValidate
 					onSubmit={(e) => {
 						e.preventDefault();
 						void save();
