@@ -38,6 +38,11 @@ const messageSummary = z.object({
 	 * events queued before the field existed still parse.
 	 */
 	interactive: interactiveSchema.nullable().default(null),
+	/**
+	 * A private note: the team's, never shown to the visitor, and no reply to it. Defaulted: events queued
+	 * before the field existed were all ordinary messages.
+	 */
+	private: z.boolean().default(false),
 	createdAt: z.string(),
 });
 

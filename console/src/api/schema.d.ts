@@ -1909,7 +1909,7 @@ export interface paths {
         put?: never;
         /**
          * Send an operator message into a conversation
-         * @description Posts as the token's operator; the visitor's widget receives it live. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.
+         * @description Posts as the token's operator; the visitor's widget receives it live, unless it is a private note (`private: true`), which only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
          */
@@ -2583,7 +2583,7 @@ export interface paths {
         };
         /**
          * History of one of the visitor’s conversations, after a seq
-         * @description Messages in `seq` order, as a visitor sees them.
+         * @description Messages in `seq` order, as a visitor sees them: the team’s private notes are left out, so `seq` may skip numbers.
          *
          *     **Credential:** the visitor’s `Parley-Session` header.
          */
@@ -6123,6 +6123,8 @@ export interface components {
             interactive: components["schemas"]["Interactive"];
             /** @description The sender's own id for retries; a visitor sees only its own. */
             clientMessageId: string | null;
+            /** @description A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads). */
+            private: boolean;
             /**
              * @description When it was stored (ISO 8601).
              * @example 2026-11-21T12:00:00.000Z
@@ -6295,6 +6297,8 @@ export interface components {
                  */
                 max: 5;
             } | null;
+            /** @description A private note for the team: numbered and stored like any message, shown to operators, never to the visitor; no reply to the customer (first response, waiting time and bots ignore it). Cannot carry `interactive`. Default: `false`. */
+            private?: boolean;
         };
         WidgetSettings: {
             /**
@@ -31522,6 +31526,7 @@ export interface operations {
                      *           "attachments": [],
                      *           "interactive": null,
                      *           "clientMessageId": null,
+                     *           "private": false,
                      *           "createdAt": "2026-11-21T12:00:00.000Z"
                      *         }
                      *       ],
@@ -32931,6 +32936,7 @@ export interface operations {
                      *       "attachments": [],
                      *       "interactive": null,
                      *       "clientMessageId": null,
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */
@@ -39490,6 +39496,7 @@ export interface operations {
                      *         "attachments": [],
                      *         "interactive": null,
                      *         "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *         "private": false,
                      *         "createdAt": "2026-11-21T12:00:00.000Z"
                      *       }
                      *     }
@@ -39687,6 +39694,7 @@ export interface operations {
                      *           "attachments": [],
                      *           "interactive": null,
                      *           "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *           "private": false,
                      *           "createdAt": "2026-11-21T12:00:00.000Z"
                      *         }
                      *       ]
@@ -39845,6 +39853,7 @@ export interface operations {
                      *       "attachments": [],
                      *       "interactive": null,
                      *       "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */
@@ -40052,6 +40061,7 @@ export interface operations {
                      *       ],
                      *       "interactive": null,
                      *       "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */
