@@ -19,7 +19,10 @@ export const messageSchema = z
 	.object({
 		id: z.string().openapi({ description: 'The message id.', example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		conversationId: z.string().openapi({ description: 'The conversation it belongs to.' }),
-		seq: z.number().int().openapi({ description: 'Position in the conversation, from 1, without gaps.' }),
+		seq: z.number().int().openapi({
+			description:
+				'Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers.',
+		}),
 		authorKind: z
 			.enum(AUTHOR_KINDS)
 			.openapi({ description: 'Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.' }),

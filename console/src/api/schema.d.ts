@@ -6240,7 +6240,7 @@ export interface components {
             id: string;
             /** @description The conversation it belongs to. */
             conversationId: string;
-            /** @description Position in the conversation, from 1, without gaps. */
+            /** @description Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers. */
             seq: number;
             /**
              * @description Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.
