@@ -144,13 +144,15 @@ export class ConversationRoom extends DurableObject<Env> {
 				interactive: input.interactive === null ? null : JSON.stringify(input.interactive),
 				client_message_id: input.clientMessageId,
 				created_at: now,
+				private: input.private ? 1 : 0,
 			},
 			(row) => [messageEvent(input, row)],
 			visitor && !startsNew,
 		);
-		// A visitor's message may be a bot's answer or trigger, an operator's takes over from a bot: the bots
-		// look at it later (their watchdog is stored with it, so a lost instance's successor still does), unless
-		// it plainly concerns no bot: then it is marked looked at now, in the same commit.
+		// A visitor's message may be a bot's answer or trigger, an operator's takes over from a bot (a private
+		// note does not: `RoomBot.look` passes over it): the bots look at it later (their watchdog is stored with
+		// it, so a lost instance's successor still does), unless it plainly concerns no bot: then it is marked
+		// looked at now, in the same commit.
 		const forBots = (input.authorKind === 'contact' || input.authorKind === 'operator') && !this.bot.settle(row);
 		if (forBots) this.bot.guard();
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
@@ -198,7 +200,8 @@ export class ConversationRoom extends DurableObject<Env> {
 			existing.body === input.text &&
 			existing.author_id === input.authorId &&
 			existing.attachments === JSON.stringify(input.attachments) &&
-			existing.interactive === (input.interactive === null ? null : JSON.stringify(input.interactive));
+			existing.interactive === (input.interactive === null ? null : JSON.stringify(input.interactive)) &&
+			existing.private === (input.private ? 1 : 0);
 		if (!same) return { status: 'conflict' };
 		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
 		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
@@ -289,15 +292,17 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (identity.operatorId) tags.push(operatorTag(identity.operatorId));
 		this.ctx.acceptWebSocket(server, tags);
 		server.serializeAttachment(identity);
-		const backlog = this.store.after(after, MAX_BACKLOG);
+		// A visitor's backlog leaves the private notes out: its seqs have gaps there, which the widget never
+		// waits for (it asks for what comes after the last seq it saw, whatever that is).
+		const backlog = this.store.after(after, MAX_BACKLOG, identity.role);
 		for (const row of backlog) {
 			const message = messageView(row, conversationId);
 			send(server, { type: 'message', message: identity.role === 'contact' ? visitorView(message) : message });
 		}
-		// Complete: everything up to the last message was sent. Otherwise up to the last one sent: the client
-		// reconnects from there for the rest.
+		// Complete: everything up to the last message this socket may see was sent. Otherwise up to the last
+		// one sent: the client reconnects from there for the rest.
 		const complete = backlog.length < MAX_BACKLOG;
-		const lastSeq = complete ? this.store.lastSeq() : (backlog.at(-1)?.seq ?? after);
+		const lastSeq = complete ? this.store.lastSeq(identity.role) : (backlog.at(-1)?.seq ?? after);
 		send(server, { type: 'synced', lastSeq, complete });
 		// A bot's typing pause under way: this socket would otherwise see the message without the "typing…".
 		if (this.bot.typing()) send(server, { type: 'typing', author: 'operator', operatorId: null, typing: true });
@@ -457,16 +462,20 @@ export class ConversationRoom extends DurableObject<Env> {
 		return this.importStatements + this.outbox.statementsSent;
 	}
 
-	/** Sends a frame to every socket (but `except`), in each side's view: visitors never see operator ids. */
+	/**
+	 * Sends a frame to every socket (but `except`), in each side's view: visitors never see operator ids, nor
+	 * a private note at all.
+	 */
 	private broadcast(frame: ServerFrame, except?: WebSocket): void {
 		const forTeam = JSON.stringify(frame);
+		for (const socket of this.ctx.getWebSockets('operator')) if (socket !== except) trySend(socket, forTeam);
+		if (frame.type === 'message' && frame.message.private) return;
 		const forVisitor =
 			frame.type === 'message'
 				? JSON.stringify({ ...frame, message: visitorView(frame.message) })
 				: frame.type === 'typing'
 					? JSON.stringify({ ...frame, operatorId: null })
 					: forTeam;
-		for (const socket of this.ctx.getWebSockets('operator')) if (socket !== except) trySend(socket, forTeam);
 		for (const socket of this.ctx.getWebSockets('contact')) if (socket !== except) trySend(socket, forVisitor);
 	}
 }

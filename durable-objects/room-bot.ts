@@ -321,6 +321,8 @@ export class RoomBot {
 
 	/** One message: an event for the run under way, or a trigger. Marks it looked at with what it caused. */
 	private async look(row: LogRow): Promise<void> {
+		// A private note is the team talking among itself: no answer, no trigger, no takeover.
+		if (row.private === 1) return this.setSeen(row.seq);
 		const active = this.active();
 		if (row.author_kind === 'operator' && active) return this.feed(active, { type: 'takeover' }, row.seq);
 		if (row.author_kind !== 'contact') return this.setSeen(row.seq);
@@ -336,11 +338,12 @@ export class RoomBot {
 		const candidates = await this.startable();
 		if (candidates.length === 0) return null;
 		// New conversation: the customer's first message, before anyone of the team wrote (a conversation the
-		// team opened is theirs). Keyword: only while no person of the team has written in it. Each is a lookup
-		// that stops at the first row found, not a count of the log.
+		// team opened is theirs). Keyword: only while no person of the team has written in it (to the customer: a
+		// private note is not). Each is a lookup that stops at the first row found, not a count of the log.
 		const wroteBefore = (kind: 'contact' | 'operator') =>
-			this.storage.sql.exec('SELECT 1 FROM log WHERE author_kind = ? AND seq < ? LIMIT 1', kind, row.seq).toArray()
-				.length > 0;
+			this.storage.sql
+				.exec('SELECT 1 FROM log WHERE author_kind = ? AND private = 0 AND seq < ? LIMIT 1', kind, row.seq)
+				.toArray().length > 0;
 		if (wroteBefore('operator')) return null;
 		const first = !wroteBefore('contact');
 		const { channel } = await this.loadScene();

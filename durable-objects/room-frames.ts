@@ -142,6 +142,8 @@ export class RoomFrames {
 			text: f.text,
 			attachments: [],
 			clientMessageId: storedClientId(who, f.clientMessageId),
+			// A visitor's `private: true` is refused by `checkMessage` (422), as over HTTP it could not be sent.
+			private: f.private ?? false,
 		});
 		// Checked once here, for the replay and the post alike; a refusal is answered as over HTTP.
 		if (!checked.ok) throw invalidMessage(checked.problems);

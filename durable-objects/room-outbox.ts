@@ -1,6 +1,7 @@
 import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages, workspaces } from '../src/db/schema';
+import { isTeamReply } from '../src/domain/messages';
 import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
@@ -9,8 +10,8 @@ import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;
 const QUEUE_BATCH = 100;
-/** A message row binds 11 values and D1 at most 100 per statement. */
-const ROWS_PER_INSERT = 9;
+/** A message row binds 12 values and D1 at most 100 per statement. */
+const ROWS_PER_INSERT = 8;
 /** How long a flush may take before the alarm assumes the object was evicted mid-way and finishes it. */
 const WATCHDOG_MS = 30_000;
 /** How long a change left for the next flush (a throttled read receipt) may wait for it. */
@@ -227,6 +228,7 @@ export class RoomOutbox {
 			attachments: JSON.parse(m.attachments),
 			interactive: m.interactive === null ? null : JSON.parse(m.interactive),
 			clientMessageId: m.client_message_id,
+			private: m.private === 1,
 			createdAt: m.created_at,
 		}));
 		// Several messages per statement (D1 binds at most 100 values to one), not one statement each.
@@ -242,8 +244,9 @@ export class RoomOutbox {
 		const inserts = statements.length;
 		const at = summary.lastMessageAt ?? 0;
 		// The batch is in seq order and D1 receives the messages in order, so the first operator message of the
-		// first batch that has one is the conversation's first response; a later one never replaces it.
-		const firstResponse = rows.find((m) => m.authorKind === 'operator')?.createdAt;
+		// first batch that has one is the conversation's first response; a later one never replaces it. A private
+		// note answers no one: it is not a response.
+		const firstResponse = rows.find(isTeamReply)?.createdAt;
 		// A visitor's message may reopen the conversation: decided in D1, in the same batch as the message.
 		const reopenAt = room.reopened_at === written?.reopenedAt ? null : room.reopened_at;
 		const reopen = reopenAt === null ? null : reopenStatements(db, room, reopenAt, Date.now());

@@ -36,6 +36,8 @@ export type LogRow = {
 	client_message_id: string | null;
 	created_at: number;
 	in_d1: number;
+	/** 1 for a private note (the team's, never the visitor's to see), 0 otherwise. */
+	private: number;
 };
 
 export type NewLogRow = Omit<LogRow, 'seq' | 'in_d1'>;
@@ -68,7 +70,8 @@ const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS log (
 		seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, author_kind TEXT NOT NULL, author_id TEXT,
 		body TEXT NOT NULL, attachments TEXT NOT NULL, client_message_id TEXT UNIQUE,
-		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0, interactive TEXT)`,
+		created_at INTEGER NOT NULL, in_d1 INTEGER NOT NULL DEFAULT 0, interactive TEXT,
+		private INTEGER NOT NULL DEFAULT 0)`,
 	'CREATE INDEX IF NOT EXISTS log_not_in_d1 ON log (seq) WHERE in_d1 = 0',
 	'CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL)',
 	// The room's timers (`RoomTimers`): a room from before they existed gets the table on its next start.
@@ -82,7 +85,7 @@ const SCHEMA = [
  * starts without running its DDL again (a dozen statements on every wake from hibernation otherwise). Bump
  * it with any change to either.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 export const SCHEMA_VERSION_KEY = 'schema-version';
 
 /**
@@ -92,7 +95,11 @@ export const SCHEMA_VERSION_KEY = 'schema-version';
 const ADDED_COLUMNS: Array<{ table: string; column: string; definition: string }> = [
 	{ table: 'log', column: 'interactive', definition: 'TEXT' },
 	{ table: 'room', column: 'reopened_at', definition: 'INTEGER' },
+	{ table: 'log', column: 'private', definition: 'INTEGER NOT NULL DEFAULT 0' },
 ];
+
+/** What a visitor's socket reads of the log: everything but the team's private notes. */
+const SEEN_BY_CONTACT = 'private = 0';
 
 /**
  * The conversation room's SQLite storage. Every method is synchronous (the SQLite API is), so a sequence of
@@ -196,7 +203,7 @@ export class RoomStore {
 				.bind(conversationId, workspaceId),
 			db
 				.prepare(
-					'SELECT seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
+					'SELECT seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, private FROM messages WHERE conversation_id = ? AND workspace_id = ? ORDER BY seq',
 				)
 				.bind(conversationId, workspaceId),
 		]);
@@ -218,7 +225,7 @@ export class RoomStore {
 			this.storage.transactionSync(() => {
 				for (const m of results) {
 					this.storage.sql.exec(
-						'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
+						'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, private, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
 						m.seq,
 						m.id,
 						m.author_kind,
@@ -228,13 +235,14 @@ export class RoomStore {
 						m.interactive,
 						m.client_message_id,
 						m.created_at,
+						m.private,
 					);
 				}
 				this.storage.sql.exec(
 					'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq) VALUES (1, ?, ?, ?, ?)',
 					workspaceId,
 					conversationId,
-					readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact'),
+					readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact' && m.private === 0),
 					readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
 				);
 				// The history is no bot's input: the bots look at the messages from here on (`RoomBot`).
@@ -244,8 +252,10 @@ export class RoomStore {
 		return 2;
 	}
 
-	lastSeq(): number {
-		return this.storage.sql.exec<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM log').one().seq ?? 0;
+	/** The last message's seq; for the contact, the last one it may see (a private note after it is not its). */
+	lastSeq(seenBy: Participant = 'operator'): number {
+		const where = seenBy === 'contact' ? `WHERE ${SEEN_BY_CONTACT}` : '';
+		return this.storage.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM log ${where}`).one().seq ?? 0;
 	}
 
 	byClientId(clientMessageId: string): LogRow | null {
@@ -255,8 +265,16 @@ export class RoomStore {
 		);
 	}
 
-	after(seq: number, limit: number): LogRow[] {
-		return this.storage.sql.exec<LogRow>('SELECT * FROM log WHERE seq > ? ORDER BY seq LIMIT ?', seq, limit).toArray();
+	/**
+	 * The messages after `seq`, in order; for the contact, without the private notes, so that a backlog of
+	 * `limit` is `limit` messages it sees (a cut one filtered afterwards could hold none, and a reconnect from
+	 * the same seq would get the same notes forever).
+	 */
+	after(seq: number, limit: number, seenBy: Participant = 'operator'): LogRow[] {
+		const visible = seenBy === 'contact' ? `AND ${SEEN_BY_CONTACT}` : '';
+		return this.storage.sql
+			.exec<LogRow>(`SELECT * FROM log WHERE seq > ? ${visible} ORDER BY seq LIMIT ?`, seq, limit)
+			.toArray();
 	}
 
 	/**
@@ -269,7 +287,7 @@ export class RoomStore {
 			this.storage.transactionSync(() => {
 				const row: LogRow = { ...message, seq: this.lastSeq() + 1, in_d1: 0 };
 				this.storage.sql.exec(
-					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
+					'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, private, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
 					row.seq,
 					row.id,
 					row.author_kind,
@@ -279,6 +297,7 @@ export class RoomStore {
 					row.interactive,
 					row.client_message_id,
 					row.created_at,
+					row.private,
 				);
 				this.storage.sql.exec('UPDATE room SET summary_version = summary_version + 1 WHERE id = 1');
 				if (reopen) {
@@ -292,11 +311,12 @@ export class RoomStore {
 				return row;
 			}),
 		);
-		// Committed: the other side has one more message to read.
+		// Committed: the other side has one more message to read (a note is nobody's to read but the team's own).
 		if (this.unread && row.author_kind === 'contact') this.unread.byOperators++;
-		else if (this.unread) this.unread.byContact++;
+		else if (this.unread && row.private === 0) this.unread.byContact++;
+		// A note is no answer: the customer goes on waiting.
 		if (this.waiting && row.author_kind === 'contact') this.waiting.since ??= row.created_at;
-		else if (this.waiting && row.author_kind === 'operator') this.waiting.since = null;
+		else if (this.waiting && row.author_kind === 'operator' && row.private === 0) this.waiting.since = null;
 		return row;
 	}
 
@@ -334,13 +354,13 @@ export class RoomStore {
 			this.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM log WHERE ${where} AND seq > ?`, after).one().n;
 		this.unread ??= {
 			byOperators: count("author_kind = 'contact'", room?.operator_read_seq ?? 0),
-			byContact: count("author_kind != 'contact'", room?.contact_read_seq ?? 0),
+			byContact: count(`author_kind != 'contact' AND ${SEEN_BY_CONTACT}`, room?.contact_read_seq ?? 0),
 		};
 		this.waiting ??= {
 			since: this.storage.sql
 				.exec<{ at: number | null }>(
 					`SELECT MIN(created_at) AS at FROM log WHERE author_kind = 'contact'
-					AND seq > COALESCE((SELECT MAX(seq) FROM log WHERE author_kind = 'operator'), 0)`,
+					AND seq > COALESCE((SELECT MAX(seq) FROM log WHERE author_kind = 'operator' AND private = 0), 0)`,
 				)
 				.one().at,
 		};
@@ -440,6 +460,7 @@ export function messageView(row: LogRow, conversationId: string): MessageView {
 		attachments: JSON.parse(row.attachments) as AttachmentMeta[],
 		interactive: row.interactive === null ? null : (JSON.parse(row.interactive) as Interactive),
 		clientMessageId: row.client_message_id,
+		private: row.private === 1,
 		createdAt: iso(row.created_at),
 	};
 }

@@ -32,6 +32,7 @@ import { publicAuth, sessionRoutes } from './routes/auth';
 import { automationRulesRoutes } from './routes/automation-rules';
 import { botsRoutes } from './routes/bots';
 import { campaignsRoutes } from './routes/campaigns';
+import { cannedRepliesRoutes } from './routes/canned-replies';
 import { consolePages } from './routes/console';
 import { contactsRoutes } from './routes/contacts';
 import { conversationBots } from './routes/conversation-bots';
@@ -181,6 +182,7 @@ app.route(
 	}),
 );
 app.route('/v3/tasks', tasksRoutes);
+app.route('/v3/canned-replies', cannedRepliesRoutes);
 app.route('/v3/campaigns', campaignsRoutes);
 app.route('/v3/reports', reportsRoutes);
 app.route('/v3/bots', botsRoutes);

@@ -417,6 +417,7 @@ describe('auto-assignment', () => {
 					authorId: null,
 					text: 'Hi',
 					attachmentCount: 0,
+					private: false,
 					interactive: null,
 					createdAt: new Date().toISOString(),
 				},

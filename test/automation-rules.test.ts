@@ -213,6 +213,7 @@ describe('rule triggers and actions', () => {
 					authorId: null,
 					text: 'hello?',
 					attachmentCount: 0,
+					private: false,
 					interactive: null,
 					createdAt: new Date(mondayNoon).toISOString(),
 				},

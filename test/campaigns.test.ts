@@ -484,6 +484,7 @@ describe('campaign conversations and auto-assignment', () => {
 						authorId: null,
 						text: 'Hi',
 						attachmentCount: 0,
+						private: false,
 						interactive: null,
 						createdAt: new Date().toISOString(),
 					},

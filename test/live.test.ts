@@ -72,11 +72,11 @@ describe('conversation WebSockets', () => {
 		const statementsSent = () =>
 			runInDurableObject(room, (instance) => (instance as unknown as RoomInternals).outbox.statementsSent);
 		const before = await statementsSent();
-		// Wide enough that however slowly this machine takes the nine frames, the copy waits for all of them.
+		// Wide enough that however slowly this machine takes the eight frames, the copy waits for all of them.
 		ConversationRoom.socketFlushDelayMs = 2_000;
 		try {
-			for (let i = 1; i <= 9; i++) operator.send({ type: 'message', text: `burst ${i}`, clientMessageId: `b-${i}` });
-			await expect.poll(() => operator.frames.filter((f) => f.type === 'ack').length).toBe(9);
+			for (let i = 1; i <= 8; i++) operator.send({ type: 'message', text: `burst ${i}`, clientMessageId: `b-${i}` });
+			await expect.poll(() => operator.frames.filter((f) => f.type === 'ack').length).toBe(8);
 			// Every ack came before any copy to D1.
 			expect(await statementsSent()).toBe(before);
 			// D1 read directly: polling the API for two seconds would spend the token's rate limit.
@@ -85,8 +85,8 @@ describe('conversation WebSockets', () => {
 					.bind(conversationId)
 					.first<{ n: number }>()
 					.then((row) => row?.n);
-			await expect.poll(inD1, { interval: 100 }).toBe(10);
-			// Then one insert statement for the nine messages and one update of the conversation's summary.
+			await expect.poll(inD1, { interval: 100 }).toBe(9);
+			// Then one insert statement for the eight messages and one update of the conversation's summary.
 			expect((await statementsSent()) - before).toBe(2);
 		} finally {
 			ConversationRoom.socketFlushDelayMs = SOCKET_FLUSH_DELAY_MS;
@@ -353,7 +353,7 @@ describe('conversation WebSockets', () => {
 });
 
 describe('the conversation outbox', () => {
-	it('writes a backlog longer than one insert statement holds (nine rows), all of it in order', async () => {
+	it('writes a backlog longer than one insert statement holds (eight rows), all of it in order', async () => {
 		const { token, conversationId } = await liveConversation();
 		const texts = Array.from({ length: 20 }, (_, i) => `backlog ${i + 1}`);
 		await withTableOffline('messages', async () => {

@@ -2,6 +2,8 @@
  * A conversation's transcript as a note's text: one line per message, `YYYY-MM-DD HH:mm Author: text`, in the
  * workspace's time zone. Only the latest messages that fit a note (20 000 characters) are kept, said so at the
  * top. Read from D1, which has a message before its event leaves the room (room-outbox.ts writes, then sends).
+ * The team's private notes are kept, marked `Author (private note):`: the CRM note is the team's too, and the
+ * mark keeps them apart from what was said to the customer.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
@@ -26,6 +28,7 @@ export async function transcriptOf(db: Database, workspaceId: string, conversati
 				contactName: contacts.name,
 				body: messages.body,
 				attachments: messages.attachments,
+				private: messages.private,
 				createdAt: messages.createdAt,
 			})
 			.from(messages)
@@ -59,7 +62,8 @@ export async function transcriptOf(db: Database, workspaceId: string, conversati
 						? 'Bot'
 						: 'Parley';
 		const files = row.attachments.length > 0 ? ` [${row.attachments.map((a) => a.name).join(', ')}]` : '';
-		return `${date} ${time} ${author}: ${row.body}${files}`;
+		const note = row.private ? ' (private note)' : '';
+		return `${date} ${time} ${author}${note}: ${row.body}${files}`;
 	});
 	const text = lines.join('\n');
 	if (text.length <= MAX_NOTE) return text;

@@ -252,6 +252,8 @@ export async function assignmentSignal(db: Database, event: DomainEvent): Promis
 			// Only an operator's first message: the room greets a customer's first message unless an operator wrote
 			// before it (a bot's or a rule's opening message does not stop the greeter).
 			const { message } = event.payload;
+			// A private note says nothing to the customer: it neither opens the conversation to the team nor answers.
+			if (message.private) return null;
 			if (message.seq > 1 && message.authorKind === 'contact') {
 				// The contact answering in a conversation a campaign opened: now it waits. Not only at seq 2: a second
 				// campaign may have written there first. A conversation already queued is queued once (the hub

@@ -30,6 +30,11 @@ export interface MessageCommand {
 	/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
 	clientMessageId: string | null;
 	/**
+	 * A private note: the team's message to itself, stored and numbered like any other but never shown to the
+	 * visitor, and no reply (see `isReply`). Only an operator writes one.
+	 */
+	private?: boolean;
+	/**
 	 * Who caused it, when that is not the author: a rule or a scenario posting as a bot, say. Defaults to the
 	 * author (see `messageActor`).
 	 */
@@ -46,6 +51,7 @@ const commandSchema = z
 		attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS),
 		interactive: interactiveSchema.nullable().default(null),
 		clientMessageId: z.string().min(1).max(200).nullable(),
+		private: z.boolean().default(false),
 		actor: actorSchema.optional(),
 	})
 	.superRefine((command, ctx) => {
@@ -62,10 +68,24 @@ const commandSchema = z
 		if (command.authorKind === 'contact' && command.authorId !== null) {
 			ctx.addIssue({ code: 'custom', path: ['authorId'], message: "the contact's messages carry no author id" });
 		}
+		// A note is a person of the team writing to the team: a visitor, a bot or the system has no one to hide from.
+		if (command.private && command.authorKind !== 'operator') {
+			ctx.addIssue({ code: 'custom', path: ['private'], message: 'only an operator writes a private note' });
+		}
+		// The visitor never sees a note, so it could never answer what one asks.
+		if (command.private && command.interactive !== null) {
+			ctx.addIssue({ code: 'custom', path: ['interactive'], message: 'a private note asks the visitor nothing' });
+		}
 	});
 
-/** A command as the room stores it: text trimmed and well-formed, interactive parsed (null for none). */
-export type CheckedMessage = Omit<MessageCommand, 'interactive'> & { interactive: Interactive | null };
+/**
+ * A command as the room stores it: text trimmed and well-formed, interactive parsed (null for none), `private`
+ * said (false for an ordinary message).
+ */
+export type CheckedMessage = Omit<MessageCommand, 'interactive' | 'private'> & {
+	interactive: Interactive | null;
+	private: boolean;
+};
 
 /**
  * Checks a message command: its problems, each with its field, or the command as it is stored. Text is made

@@ -3,7 +3,8 @@ import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { messages } from '../db/schema';
 import { iso } from '../lib/ids';
-import { AUTHOR_KINDS, attachmentSchema, interactiveSchema } from '../model/messages';
+import { AUTHOR_KINDS, type AuthorKind, attachmentSchema, interactiveSchema } from '../model/messages';
+import type { Participant } from '../protocol/live';
 
 export {
 	AUTHOR_KINDS,
@@ -18,7 +19,10 @@ export const messageSchema = z
 	.object({
 		id: z.string().openapi({ description: 'The message id.', example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		conversationId: z.string().openapi({ description: 'The conversation it belongs to.' }),
-		seq: z.number().int().openapi({ description: 'Position in the conversation, from 1, without gaps.' }),
+		seq: z.number().int().openapi({
+			description:
+				'Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers.',
+		}),
 		authorKind: z
 			.enum(AUTHOR_KINDS)
 			.openapi({ description: 'Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.' }),
@@ -33,6 +37,10 @@ export const messageSchema = z
 			.string()
 			.nullable()
 			.openapi({ description: "The sender's own id for retries; a visitor sees only its own." }),
+		private: z.boolean().openapi({
+			description:
+				'A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads).',
+		}),
 		createdAt: z
 			.string()
 			.openapi({ description: 'When it was stored (ISO 8601).', example: '2026-11-21T12:00:00.000Z' }),
@@ -54,6 +62,7 @@ export function messageView(row: MessageRow): MessageView {
 		attachments: row.attachments,
 		interactive: row.interactive ?? null,
 		clientMessageId: row.clientMessageId,
+		private: row.private,
 		createdAt: iso(row.createdAt),
 	};
 }
@@ -77,13 +86,25 @@ export function visitorView(message: MessageView): MessageView {
 	};
 }
 
-/** A page of a conversation's messages, oldest first, after sequence number `afterSeq`. */
+/**
+ * Whether a message is a reply to the customer's side of the conversation: a note is not, so it never counts
+ * as a first response, ends no wait and takes over from no bot.
+ */
+export function isTeamReply(message: { authorKind: AuthorKind; private: boolean }): boolean {
+	return message.authorKind === 'operator' && !message.private;
+}
+
+/**
+ * A page of a conversation's messages, oldest first, after sequence number `afterSeq`. `seenBy: 'contact'`
+ * leaves the private notes out (what the visitor's widget reads): its page then skips their seqs.
+ */
 export async function listMessages(
 	db: Database,
 	workspaceId: string,
 	conversationId: string,
 	afterSeq: number,
 	limit: number,
+	seenBy: Participant = 'operator',
 ): Promise<MessageRow[]> {
 	return db
 		.select()
@@ -93,6 +114,7 @@ export async function listMessages(
 				eq(messages.workspaceId, workspaceId),
 				eq(messages.conversationId, conversationId),
 				gt(messages.seq, afterSeq),
+				seenBy === 'contact' ? eq(messages.private, false) : undefined,
 			),
 		)
 		.orderBy(asc(messages.seq))

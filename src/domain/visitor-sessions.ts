@@ -4,7 +4,7 @@
  * row says which contact it speaks as, and a conversation is the visitor's only when it is that contact's.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, isNull, sql } from 'drizzle-orm';
 import { deploymentSecret } from '../auth/secrets';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../auth/visitor-session';
 import type { Database, Statement } from '../db/client';
@@ -235,49 +235,77 @@ export const visitorConversationSchema = z
 	})
 	.openapi('VisitorConversation');
 
+/**
+ * A conversation's columns with its last message the visitor may see, in the same statement: the summary row's
+ * `last_message_seq` and `_at` count the team's private notes, whose seq and time are not the visitor's.
+ */
+function lastSeen(column: 'seq' | 'created_at') {
+	// Written out: drizzle leaves the columns of a one-table select unqualified, which inside the subquery would
+	// name the messages' own.
+	return sql<
+		number | null
+	>`(SELECT m.${sql.raw(column)} FROM messages m WHERE m.workspace_id = conversations.workspace_id
+		AND m.conversation_id = conversations.id AND m.private = 0 ORDER BY m.seq DESC LIMIT 1)`;
+}
+const visitorColumns = {
+	...getTableColumns(conversations),
+	lastSeenSeq: lastSeen('seq'),
+	lastSeenAt: lastSeen('created_at'),
+};
+type VisitorConversationRow = typeof conversations.$inferSelect & {
+	lastSeenSeq: number | null;
+	lastSeenAt: number | null;
+};
+
 /** The visitor's conversations, most recent first: only what a visitor may see of them. */
 export async function visitorConversations(db: Database, session: SessionRow) {
 	if (!session.contactId) return [];
 	const rows = await db
-		.select()
+		.select(visitorColumns)
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, session.workspaceId), eq(conversations.contactId, session.contactId)))
 		.orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
 		.limit(50);
-	return rows.map(visitorConversationView);
+	return rows.map(seenByVisitor);
 }
 
-function visitorConversationView(c: typeof conversations.$inferSelect): z.infer<typeof visitorConversationSchema> {
+function seenByVisitor(c: VisitorConversationRow): z.infer<typeof visitorConversationSchema> {
 	return {
 		id: c.id,
 		status: c.status,
-		lastMessageSeq: c.lastMessageSeq,
+		lastMessageSeq: c.lastSeenSeq ?? 0,
 		unread: c.unreadByContact,
 		createdAt: iso(c.createdAt),
-		lastMessageAt: isoOrNull(c.lastMessageAt),
+		lastMessageAt: isoOrNull(c.lastSeenAt),
 	};
 }
 
+function ofVisitor(session: SessionRow, conversationId: string) {
+	return and(
+		eq(conversations.workspaceId, session.workspaceId),
+		eq(conversations.id, conversationId),
+		eq(conversations.contactId, session.contactId ?? ''),
+	);
+}
+
 /**
- * One of the visitor's conversations as the visitor sees it; NotFound unless it is the session's contact's
- * (the same answer as for a missing one), which makes it the access check of every conversation route.
+ * NotFound unless the conversation is the session's contact's (the same answer as for a missing one): the access
+ * check of every conversation route, one read of the conversation's row alone.
  */
-export async function visitorConversation(db: Database, session: SessionRow, conversationId: string) {
+export async function visitorConversation(db: Database, session: SessionRow, conversationId: string): Promise<void> {
 	const row = session.contactId
-		? await db
-				.select()
-				.from(conversations)
-				.where(
-					and(
-						eq(conversations.workspaceId, session.workspaceId),
-						eq(conversations.id, conversationId),
-						eq(conversations.contactId, session.contactId),
-					),
-				)
-				.get()
+		? await db.select({ id: conversations.id }).from(conversations).where(ofVisitor(session, conversationId)).get()
 		: undefined;
 	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
-	return visitorConversationView(row);
+}
+
+/** One of the visitor's conversations as the visitor sees it (NotFound as `visitorConversation`). */
+export async function visitorConversationView(db: Database, session: SessionRow, conversationId: string) {
+	const row = session.contactId
+		? await db.select(visitorColumns).from(conversations).where(ofVisitor(session, conversationId)).get()
+		: undefined;
+	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
+	return seenByVisitor(row);
 }
 
 /** The contact row of a session (after ensureContact). */

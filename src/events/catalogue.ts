@@ -38,6 +38,11 @@ const messageSummary = z.object({
 	 * events queued before the field existed still parse.
 	 */
 	interactive: interactiveSchema.nullable().default(null),
+	/**
+	 * A private note: the team's, never shown to the visitor, and no reply to it. Defaulted: events queued
+	 * before the field existed were all ordinary messages.
+	 */
+	private: z.boolean().default(false),
 	createdAt: z.string(),
 });
 
@@ -103,6 +108,14 @@ const taskSummary = z.object({
 });
 
 const tagSummary = z.object({ id: z.string(), name: z.string() });
+
+/** A canned reply as its events name it (its text, a template, is read with `GET /v3/canned-replies/{id}`). */
+const cannedReplySummary = z.object({
+	id: z.string(),
+	shortcut: z.string(),
+	title: z.string().nullable(),
+	authorId: z.string(),
+});
 
 /** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
 const tagTarget = z.object({ kind: z.enum(['contact', 'conversation']), id: z.string() });
@@ -225,6 +238,14 @@ export const EVENT_PAYLOADS = {
 		changes: z.record(z.string(), change(z.unknown())),
 	}),
 	'task.deleted': z.object({ task: taskSummary }),
+	'canned_reply.created': z.object({ cannedReply: cannedReplySummary }),
+	/** Its shortcut, title or text changed (`changes.text` holds the template before and after). */
+	'canned_reply.updated': z.object({
+		cannedReply: cannedReplySummary,
+		changed: z.array(z.enum(['shortcut', 'title', 'text'])),
+		changes: z.record(z.string(), change(z.string().nullable())),
+	}),
+	'canned_reply.deleted': z.object({ cannedReply: cannedReplySummary }),
 	'custom_field.created': z.object({ customField: customFieldSummary }),
 	/** A definition's label, options or required flag changed (its key and type never do). */
 	'custom_field.updated': z.object({
@@ -370,6 +391,9 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('task.created'),
 	envelope('task.updated'),
 	envelope('task.deleted'),
+	envelope('canned_reply.created'),
+	envelope('canned_reply.updated'),
+	envelope('canned_reply.deleted'),
 	envelope('custom_field.created'),
 	envelope('custom_field.updated'),
 	envelope('custom_field.deleted'),

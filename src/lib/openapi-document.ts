@@ -75,7 +75,16 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	},
 	{ prefix: '/v3/files', name: 'Files', description: 'Files visitors sent in conversations.' },
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
-	{ prefix: '/v3/messages', name: 'Messages', description: 'Operator messages into a conversation.' },
+	{
+		prefix: '/v3/messages',
+		name: 'Messages',
+		description: 'Operator messages into a conversation, and the team’s private notes there.',
+	},
+	{
+		prefix: '/v3/canned-replies',
+		name: 'Canned replies',
+		description: 'The team’s saved answers, inserted in the composer with `/shortcut`: list, save, change, render.',
+	},
 	{
 		prefix: '/v3/widget',
 		name: 'Widget settings',

@@ -83,6 +83,7 @@ export const messageExample: z.input<typeof messageSchema> = {
 	attachments: [],
 	interactive: null,
 	clientMessageId: null,
+	private: false,
 	createdAt: at,
 };
 

@@ -18,6 +18,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
 		type: z.literal('message'),
 		text: messageText(MAX_OPERATOR_TEXT),
 		clientMessageId: z.string().min(1).max(64),
+		/** A private note for the team (operators' sockets only): never sent to the visitor. */
+		private: z.boolean().optional(),
 	}),
 ]);
 

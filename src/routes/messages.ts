@@ -21,6 +21,10 @@ const sendBody = z
 			description:
 				'Quick-reply buttons, a data-entry prompt or a 1-5 rating; `text` is the question. The visitor answers with an ordinary message.',
 		}),
+		private: z.boolean().default(false).openapi({
+			description:
+				'A private note for the team: numbered and stored like any message, shown to operators, never to the visitor; no reply to the customer (first response, waiting time and bots ignore it). Cannot carry `interactive`.',
+		}),
 	})
 	.openapi('NewMessage');
 
@@ -31,7 +35,7 @@ export const messages = createRouter().openapi(
 		operationId: 'sendMessage',
 		summary: 'Send an operator message into a conversation',
 		description:
-			"Posts as the token's operator; the visitor's widget receives it live. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.",
+			"Posts as the token's operator; the visitor's widget receives it live, unless it is a private note (`private: true`), which only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.",
 		...requires('messages:send'),
 		request: {
 			headers: idempotencyHeaders,
@@ -62,6 +66,7 @@ export const messages = createRouter().openapi(
 				text: body.text,
 				attachments: body.attachments,
 				interactive: body.interactive ?? null,
+				private: body.private,
 				// Keys are per operator: two integrators cannot collide on the same key.
 				clientMessageId: key === undefined ? null : `api:${operatorId}:${key}`,
 			}),

@@ -12,9 +12,9 @@ import {
 	ensureContact,
 	knownDetails,
 	storedOrigin,
-	visitorConversation,
 	visitorConversationSchema,
 	visitorConversations,
+	visitorConversationView,
 } from '../domain/visitor-sessions';
 import { assertPrechatFields, loadWidgetSettings } from '../domain/widget-settings';
 import { errorResponses, jsonBody, jsonResponse, visitorSession } from '../lib/openapi';
@@ -108,7 +108,7 @@ export const publicConversations = createRouter()
 				message: { authorKind: 'contact', authorId: null, text: body.message.text, clientMessageId },
 				greeting: settings.autoMessage,
 			});
-			const conversation = await visitorConversation(c.var.db, session, started.id);
+			const conversation = await visitorConversationView(c.var.db, session, started.id);
 			return c.json({ conversation, message: visitorView(started.message as MessageView) }, 201);
 		},
 	);

@@ -23,7 +23,8 @@ export const publicMessages = createRouter()
 			path: '/{workspaceId}/conversations/{id}/messages',
 			operationId: 'listVisitorMessages',
 			summary: 'History of one of the visitor’s conversations, after a seq',
-			description: 'Messages in `seq` order, as a visitor sees them.',
+			description:
+				'Messages in `seq` order, as a visitor sees them: the team’s private notes are left out, so `seq` may skip numbers.',
 			...visitorSession,
 			request: {
 				params: conversationParams,
@@ -55,7 +56,7 @@ export const publicMessages = createRouter()
 			const { after, limit } = c.req.valid('query');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			const rows = await listMessages(c.var.db, workspaceId, id, after, limit);
+			const rows = await listMessages(c.var.db, workspaceId, id, after, limit, 'contact');
 			return c.json({ data: rows.map((row) => visitorView(messageView(row))) }, 200);
 		},
 	)

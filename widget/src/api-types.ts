@@ -28,6 +28,8 @@ export interface Message {
 	attachments: Attachment[];
 	interactive: Interactive | null;
 	clientMessageId: string | null;
+	/** Always false here: the team's private notes never reach the visitor (their seqs are simply skipped). */
+	private: boolean;
 	createdAt: string;
 }
 

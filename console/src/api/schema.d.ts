@@ -642,6 +642,90 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/v3/canned-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace’s canned replies by shortcut
+         * @description Every reply of the workspace in shortcut order, filtered by `q` (what the composer typed after `/`), paged with an opaque cursor.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["listCannedReplies"];
+        put?: never;
+        /**
+         * Save a canned reply
+         * @description By the caller, who may then change or delete it. A shortcut taken in the workspace is a 409, as is a workspace that has 500 already; a text that is not a valid Liquid template a 422.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
+         */
+        post: operations["createCannedReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/canned-replies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One canned reply
+         * @description The reply, by id.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["getCannedReply"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a canned reply
+         * @description Its author or an admin only (403 for anyone else, who still reads and uses it).
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
+         */
+        delete: operations["deleteCannedReply"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a canned reply
+         * @description Its shortcut (409 when taken), title (null clears it) or text (422 when not a valid template). Its author or an admin only (403 for anyone else, who still reads and uses it).
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
+         */
+        patch: operations["updateCannedReply"];
+        trace?: never;
+    };
+    "/v3/canned-replies/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A canned reply’s text for one conversation
+         * @description Renders the template for the conversation’s contact (`contact.name`, `contact.email`, `contact.custom_fields.…`), the conversation, and the calling operator as `agent`: what the composer inserts. Sends nothing. A conversation not in the workspace is a 422 on `conversationId`.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        post: operations["renderCannedReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/campaigns": {
         parameters: {
             query?: never;
@@ -1909,7 +1993,7 @@ export interface paths {
         put?: never;
         /**
          * Send an operator message into a conversation
-         * @description Posts as the token's operator; the visitor's widget receives it live. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.
+         * @description Posts as the token's operator; the visitor's widget receives it live, unless it is a private note (`private: true`), which only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
          */
@@ -2655,7 +2739,7 @@ export interface paths {
         };
         /**
          * History of one of the visitor’s conversations, after a seq
-         * @description Messages in `seq` order, as a visitor sees them.
+         * @description Messages in `seq` order, as a visitor sees them: the team’s private notes are left out, so `seq` may skip numbers.
          *
          *     **Credential:** the visitor’s `Parley-Session` header.
          */
@@ -3359,6 +3443,55 @@ export interface components {
             dealId?: string | null;
             /** @description Mark it done, or to do again. */
             done?: boolean;
+        };
+        CannedReplyPage: {
+            /** @description This page, by shortcut. */
+            data: components["schemas"]["CannedReply"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        CannedReply: {
+            /**
+             * @description The reply id.
+             * @example cr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            id: string;
+            /** @description What the composer takes after `/`, unique in the workspace. */
+            shortcut: string;
+            /** @description A name to show in the list; null for none. */
+            title: string | null;
+            /** @description The reply: a Liquid template (`{{ contact.name }}`). */
+            text: string;
+            /** @description The operator who wrote it (it and admins may change it). */
+            authorId: string;
+            /** @description When it was created (ISO 8601). */
+            createdAt: string;
+            /** @description When it last changed (ISO 8601). */
+            updatedAt: string;
+        };
+        NewCannedReply: {
+            /** @description The word typed after `/` in the composer: `a-z`, `0-9`, `-`, `_`, 1 to 32. */
+            shortcut: string;
+            /** @description A name for the list (1 to 100). */
+            title?: string;
+            /** @description The reply (trimmed, at most 10,000 characters): Liquid, e.g. `Hi {{ contact.name | default: "there" }}`; a template that does not parse is a 422. */
+            text: string;
+        };
+        CannedReplyChanges: {
+            /** @description The word typed after `/` in the composer: `a-z`, `0-9`, `-`, `_`, 1 to 32. */
+            shortcut?: string;
+            /** @description null clears it. */
+            title?: string | null;
+            /** @description The reply (trimmed, at most 10,000 characters): Liquid, e.g. `Hi {{ contact.name | default: "there" }}`; a template that does not parse is a 422. */
+            text?: string;
+        };
+        RenderedCannedReply: {
+            /** @description The reply as it reads for that conversation, trimmed. */
+            text: string;
+        };
+        CannedReplyRenderRequest: {
+            /** @description The conversation whose contact the reply is rendered for. */
+            conversationId: string;
         };
         CampaignPage: {
             /** @description This page. */
@@ -5911,7 +6044,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
             /** @description A note for people. Default: `""`. */
             description?: string;
         };
@@ -5925,7 +6058,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
             /** @description A note for people. */
             description?: string;
             /** @description Stop or start deliveries: events while disabled are not sent, and tries still due fail. Enabling clears a disabling by failures. */
@@ -6204,7 +6337,7 @@ export interface components {
             id: string;
             /** @description The conversation it belongs to. */
             conversationId: string;
-            /** @description Position in the conversation, from 1, without gaps. */
+            /** @description Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers. */
             seq: number;
             /**
              * @description Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.
@@ -6220,6 +6353,8 @@ export interface components {
             interactive: components["schemas"]["Interactive"];
             /** @description The sender's own id for retries; a visitor sees only its own. */
             clientMessageId: string | null;
+            /** @description A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads). */
+            private: boolean;
             /**
              * @description When it was stored (ISO 8601).
              * @example 2026-11-21T12:00:00.000Z
@@ -6392,6 +6527,8 @@ export interface components {
                  */
                 max: 5;
             } | null;
+            /** @description A private note for the team: numbered and stored like any message, shown to operators, never to the visitor; no reply to the customer (first response, waiting time and bots ignore it). Cannot carry `interactive`. Default: `false`. */
+            private?: boolean;
         };
         WidgetSettings: {
             /**
@@ -16959,6 +17096,1224 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCannedReplies: {
+        parameters: {
+            query?: {
+                /** @description Only replies whose shortcut starts with it, or whose title or text contains it (letters in any case): what the composer typed after `/`. */
+                q?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave it out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of canned replies. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "shortcut": "refund",
+                     *           "title": "Refund policy",
+                     *           "text": "Hi {{ contact.name | default: \"there\" }}, refunds take 5 business days.",
+                     *           "authorId": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "createdAt": "2026-11-23T12:00:00.000Z",
+                     *           "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CannedReplyPage"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCannedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shortcut": "refund",
+                 *       "title": "Refund policy",
+                 *       "text": "Hi {{ contact.name | default: \"there\" }}, refunds take 5 business days."
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewCannedReply"];
+            };
+        };
+        responses: {
+            /** @description The new canned reply. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "shortcut": "refund",
+                     *       "title": "Refund policy",
+                     *       "text": "Hi {{ contact.name | default: \"there\" }}, refunds take 5 business days.",
+                     *       "authorId": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CannedReply"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCannedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The canned reply id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canned reply. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "shortcut": "refund",
+                     *       "title": "Refund policy",
+                     *       "text": "Hi {{ contact.name | default: \"there\" }}, refunds take 5 business days.",
+                     *       "authorId": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CannedReply"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCannedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The canned reply id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canned reply is deleted. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCannedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The canned reply id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Refunds"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CannedReplyChanges"];
+            };
+        };
+        responses: {
+            /** @description The canned reply as it now is. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cr_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "shortcut": "refund",
+                     *       "title": "Refunds",
+                     *       "text": "Hi {{ contact.name | default: \"there\" }}, refunds take 5 business days.",
+                     *       "authorId": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CannedReply"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renderCannedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The canned reply id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CannedReplyRenderRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered text. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "Hi Ana, refunds take 5 business days."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RenderedCannedReply"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -31662,6 +33017,7 @@ export interface operations {
                      *           "attachments": [],
                      *           "interactive": null,
                      *           "clientMessageId": null,
+                     *           "private": false,
                      *           "createdAt": "2026-11-21T12:00:00.000Z"
                      *         }
                      *       ],
@@ -33071,6 +34427,7 @@ export interface operations {
                      *       "attachments": [],
                      *       "interactive": null,
                      *       "clientMessageId": null,
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */
@@ -40446,6 +41803,7 @@ export interface operations {
                      *         "attachments": [],
                      *         "interactive": null,
                      *         "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *         "private": false,
                      *         "createdAt": "2026-11-21T12:00:00.000Z"
                      *       }
                      *     }
@@ -40643,6 +42001,7 @@ export interface operations {
                      *           "attachments": [],
                      *           "interactive": null,
                      *           "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *           "private": false,
                      *           "createdAt": "2026-11-21T12:00:00.000Z"
                      *         }
                      *       ]
@@ -40801,6 +42160,7 @@ export interface operations {
                      *       "attachments": [],
                      *       "interactive": null,
                      *       "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */
@@ -41008,6 +42368,7 @@ export interface operations {
                      *       ],
                      *       "interactive": null,
                      *       "clientMessageId": "c8f3b0e2-5d1a-4f7e-9c61-2b0d3e4f5a6b",
+                     *       "private": false,
                      *       "createdAt": "2026-11-21T12:00:00.000Z"
                      *     }
                      */

@@ -119,6 +119,11 @@ export const messages = sqliteTable(
 		interactive: text('interactive', { mode: 'json' }).$type<Interactive>(),
 		/** A client's own id for the message (or an API Idempotency-Key): a retry never duplicates. */
 		clientMessageId: text('client_message_id'),
+		/**
+		 * A private note: the team's message to itself in the conversation, which the visitor never sees (its
+		 * socket, its history, its unread count) and which is no reply (first response, waiting, bots).
+		 */
+		private: integer('private', { mode: 'boolean' }).notNull().default(false),
 		createdAt: integer('created_at').notNull(),
 	},
 	(t) => [

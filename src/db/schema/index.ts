@@ -9,6 +9,7 @@ export type { AttachmentMeta } from '../../model/messages';
 export * from './assignment';
 export * from './bots';
 export * from './campaigns';
+export * from './canned-replies';
 export * from './console';
 export * from './contacts';
 export * from './conversations';
