@@ -3,6 +3,7 @@ import { Redirect, Route, Switch } from 'wouter-preact';
 import { t } from './i18n';
 import { ApiSettings } from './pages/api-settings';
 import { Inbox } from './pages/inbox';
+import { CannedReplies } from './pages/records/canned-replies';
 import { Contacts } from './pages/records/contacts';
 import { DealsBoard } from './pages/records/deals';
 import { TasksToday } from './pages/records/tasks';
@@ -49,6 +50,9 @@ function Pages({ session }: { session: ConsoleSession }) {
 				<Route path="/contacts/:id">{(params) => <Contacts openId={params.id} />}</Route>
 				<Route path="/deals" component={DealsBoard} />
 				<Route path="/tasks" component={TasksToday} />
+				<Route path="/canned-replies">
+					<CannedReplies session={session} />
+				</Route>
 				<Route path="/settings/api">
 					<ApiSettings session={session} />
 				</Route>

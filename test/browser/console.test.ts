@@ -90,10 +90,46 @@ describe('the inbox', () => {
 		await visitor.bringToFront();
 		await sendFromWidget(visitor, 'Size L please');
 		await expect.poll(() => messages.textContent(), { timeout: 15_000 }).toContain('Size L please');
-		await page.getByLabel('Reply').fill('Yes, in green and orange.');
+		await page.getByLabel('Reply', { exact: true }).fill('Yes, in green and orange.');
 		await page.getByRole('button', { name: 'Send' }).click();
 		await expect.poll(() => logText(visitor), { timeout: 15_000 }).toContain('Yes, in green and orange.');
 		await expect.poll(() => page.locator('.message.pending').count()).toBe(0);
+	});
+
+	it('keeps a private note from the visitor, and fills in a saved reply typed as /shortcut', async () => {
+		const { token } = workspace(80);
+		const saved = await api(baseUrl, token, 'POST', '/v3/canned-replies', {
+			shortcut: 'sizes',
+			text: 'Hi {{ contact.name | default: "there" }}, our sizes run large: take one smaller.',
+		});
+		expect(saved.status).toBe(201);
+		const page = await consolePage(80);
+		const { visitor, conversationId } = await visitorSays(80, 'Which size should I take?');
+		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
+		const messages = page.locator('.messages');
+		await expect.poll(() => messages.textContent()).toContain('Which size should I take?');
+
+		await page.getByLabel('Private note').check();
+		await page.getByLabel('Note for the team').fill('Returning customer: offer free exchange.');
+		await page.getByRole('button', { name: 'Add note' }).click();
+		await expect.poll(() => page.locator('.message.note:not(.pending)').textContent()).toContain('free exchange');
+
+		await page.getByLabel('Reply to the visitor').check();
+		const composer = page.getByLabel('Reply', { exact: true });
+		await composer.fill('/siz');
+		await page.getByRole('option', { name: /\/sizes/ }).waitFor();
+		await composer.press('Enter');
+		await expect.poll(() => composer.inputValue()).toBe('Hi there, our sizes run large: take one smaller.');
+		await composer.press('Enter');
+		// The reply comes after the note in the conversation: once the widget shows it, the note would have come first.
+		await expect.poll(() => logText(visitor), { timeout: 15_000 }).toContain('our sizes run large');
+		expect(await logText(visitor)).not.toContain('free exchange');
+		const stored = (await api(baseUrl, token, 'GET', `/v3/conversations/${conversationId}/messages`)).body as {
+			data: { text: string; private: boolean }[];
+		};
+		expect(stored.data.filter((m) => m.private).map((m) => m.text)).toEqual([
+			'Returning customer: offer free exchange.',
+		]);
 	});
 
 	it('assigns to me, closes and reopens, each seen by the API', async () => {

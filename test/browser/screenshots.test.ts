@@ -181,7 +181,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await page.getByRole('button', { name: 'Sign in' }).click();
 		await page.getByRole('listbox', { name: 'Conversations' }).getByRole('option').first().click();
 		await expect.poll(() => page.locator('.messages').textContent()).toContain('Yes please, in green.');
-		await page.getByLabel('Reply').fill('Green it is: adding the footprint to your cart now.');
+		await page.getByLabel('Reply', { exact: true }).fill('Green it is: adding the footprint to your cart now.');
 		await shot(page, 'console-inbox');
 		await page.getByRole('link', { name: 'API' }).click();
 		// The API log is written off the requests' path (a Queue batch a few seconds later).

@@ -1,6 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
+import { api, ok, type Schemas } from '../api/client';
 import { t } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
+import { Problem } from '../ui/problem';
+import { CannedPicker, cannedQuery, useCannedMatches } from './canned-picker';
 
 /** What was typed and not sent yet, per conversation: a reload or a crash does not lose a half-written reply. */
 function draftKey(conversationId: string) {
@@ -8,19 +11,25 @@ function draftKey(conversationId: string) {
 }
 
 /**
- * The reply box: Enter sends, Shift+Enter a new line, Escape leaves it, `r` (anywhere else) comes back. The
- * team sees that you are typing (one frame every two seconds at most).
+ * The reply box, or a private note to the team (the visitor never sees it): Enter sends, Shift+Enter a new
+ * line, Escape leaves it, `r` (anywhere else) comes back. `/` then a shortcut offers the saved replies, filled
+ * in for this conversation's contact. The visitor sees that the team is typing a reply, never a note.
  */
 export function Composer(props: {
 	conversationId: string;
-	contactId: string | undefined;
-	onSend(text: string): void;
+	onSend(text: string, options: { private: boolean }): void;
 	onTyping(): void;
 }) {
 	const [draft, setDraftState] = useState(() => sessionStorage.getItem(draftKey(props.conversationId)) ?? '');
+	const [note, setNote] = useState(false);
+	const [active, setActive] = useState(0);
+	const [error, setError] = useState<unknown>(null);
 	const box = useRef<HTMLTextAreaElement>(null);
 	const typingSent = useRef(0);
 	useShortcuts({ r: () => box.current?.focus() });
+	const query = cannedQuery(draft);
+	const matches = useCannedMatches(query);
+	const replies = query === null ? [] : (matches.data ?? []);
 
 	const setDraft = (text: string) => {
 		setDraftState(text);
@@ -30,47 +39,91 @@ export function Composer(props: {
 	const send = () => {
 		const text = draft.trim();
 		if (!text) return;
-		props.onSend(text);
+		props.onSend(text, { private: note });
 		setDraft('');
 	};
 	const typing = () => {
 		const now = Date.now();
-		if (now - typingSent.current < 2000) return;
+		if (note || now - typingSent.current < 2000) return;
 		typingSent.current = now;
 		props.onTyping();
 	};
+	const pick = async (reply: Schemas['CannedReply']) => {
+		setError(null);
+		try {
+			const rendered = await ok(
+				api.POST('/v3/canned-replies/{id}/render', {
+					params: { path: { id: reply.id } },
+					body: { conversationId: props.conversationId },
+				}),
+			);
+			setDraft(rendered.text);
+			setActive(0);
+			box.current?.focus();
+		} catch (caught) {
+			setError(caught);
+		}
+	};
+	const pickerId = `canned-${props.conversationId}`;
 
 	return (
 		<form
-			class="composer"
+			class={`composer${note ? ' note' : ''}`}
 			onSubmit={(event) => {
 				event.preventDefault();
 				send();
 			}}
 		>
-			<label class="visually-hidden" for="composer">
-				{t('conversation.composer')}
-			</label>
-			<textarea
-				id="composer"
-				ref={box}
-				value={draft}
-				placeholder={t('conversation.composer')}
-				onInput={(e) => {
-					setDraft(e.currentTarget.value);
-					typing();
-				}}
-				onKeyDown={(e) => {
-					if (e.key === 'Escape') e.currentTarget.blur();
-					else if (e.key === 'Enter' && !e.shiftKey) {
-						e.preventDefault();
-						send();
-					}
-				}}
-			/>
-			<button class="primary" type="submit">
-				{t('conversation.send')}
-			</button>
+			<div class="composer-modes" role="radiogroup" aria-label={t('composer.mode')}>
+				<label class="inline">
+					<input type="radio" name={`mode-${props.conversationId}`} checked={!note} onChange={() => setNote(false)} />
+					{t('composer.reply')}
+				</label>
+				<label class="inline">
+					<input type="radio" name={`mode-${props.conversationId}`} checked={note} onChange={() => setNote(true)} />
+					{t('composer.note')}
+				</label>
+				{note && <span class="muted small">{t('composer.noteHint')}</span>}
+			</div>
+			{query !== null && <CannedPicker id={pickerId} replies={replies} active={active} onPick={pick} />}
+			{error !== null && <Problem error={error} />}
+			<div class="composer-row">
+				<label class="visually-hidden" for="composer">
+					{note ? t('composer.noteBox') : t('conversation.composer')}
+				</label>
+				<textarea
+					id="composer"
+					ref={box}
+					value={draft}
+					placeholder={note ? t('composer.notePlaceholder') : t('composer.placeholder')}
+					aria-controls={query !== null ? pickerId : undefined}
+					aria-activedescendant={query !== null && replies.length ? `${pickerId}-${active}` : undefined}
+					onInput={(e) => {
+						setDraft(e.currentTarget.value);
+						setActive(0);
+						typing();
+					}}
+					onKeyDown={(e) => {
+						const picking = query !== null && replies.length > 0;
+						if (picking && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+							e.preventDefault();
+							const step = e.key === 'ArrowDown' ? 1 : -1;
+							setActive((active + step + replies.length) % replies.length);
+						} else if (picking && (e.key === 'Enter' || e.key === 'Tab')) {
+							e.preventDefault();
+							const chosen = replies[active];
+							if (chosen) void pick(chosen);
+						} else if (e.key === 'Escape') e.currentTarget.blur();
+						else if (e.key === 'Enter' && !e.shiftKey) {
+							e.preventDefault();
+							send();
+						}
+					}}
+				/>
+				<button class="primary" type="submit">
+					{note ? t('composer.addNote') : t('conversation.send')}
+				</button>
+			</div>
 		</form>
 	);
 }

@@ -12,6 +12,8 @@ export type Message = Schemas['Message'];
 export interface Pending {
 	clientMessageId: string;
 	text: string;
+	/** A private note to the team (the visitor never sees it). */
+	private?: boolean;
 }
 
 /** How many of the newest messages a conversation opens with; earlier ones come a page at a time. */
@@ -30,6 +32,16 @@ function readOutbox(id: string): Pending[] {
 function writeOutbox(id: string, pending: Pending[]) {
 	if (pending.length === 0) localStorage.removeItem(outboxKey(id));
 	else localStorage.setItem(outboxKey(id), JSON.stringify(pending));
+}
+
+/** The socket frame that sends (or re-sends, with the same client id) an item of the outbox. */
+function messageFrame(item: Pending) {
+	return {
+		type: 'message',
+		text: item.text,
+		clientMessageId: item.clientMessageId,
+		...(item.private ? { private: true } : {}),
+	};
 }
 
 export function useConversationLive(id: string, lastMessageSeq: number | undefined) {
@@ -64,8 +76,7 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		};
 		const live = openLive(() => `/v3/conversations/${id}/live?after=${lastSeq.current}`, {
 			onOpen() {
-				for (const item of pendingRef.current)
-					live.send({ type: 'message', text: item.text, clientMessageId: item.clientMessageId });
+				for (const item of pendingRef.current) live.send(messageFrame(item));
 			},
 			onFrame(frame) {
 				if (frame.type === 'message' || frame.type === 'ack') {
@@ -103,12 +114,12 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		if (document.hasFocus() && lastSeq.current > 0) socket.current?.send({ type: 'read', seq: lastSeq.current });
 	}
 
-	const send = (text: string) => {
-		const item = { clientMessageId: crypto.randomUUID(), text };
+	const send = (text: string, options: { private: boolean } = { private: false }) => {
+		const item: Pending = { clientMessageId: crypto.randomUUID(), text, ...(options.private ? { private: true } : {}) };
 		const next = [...pendingRef.current, item];
 		writeOutbox(id, next);
 		setPending(next);
-		socket.current?.send({ type: 'message', text, clientMessageId: item.clientMessageId });
+		socket.current?.send(messageFrame(item));
 	};
 	const typing = () => socket.current?.send({ type: 'typing', typing: true });
 

@@ -76,7 +76,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 						<MessageBubble key={message.id} message={message} author={operatorName(directory.data, message.authorId)} />
 					))}
 					{live.pending.map((item) => (
-						<div key={item.clientMessageId} class="message team pending">
+						<div key={item.clientMessageId} class={`message team pending${item.private ? ' note' : ''}`}>
 							<div class="meta">{t('conversation.sending')}</div>
 							{item.text}
 						</div>
@@ -87,7 +87,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.visitorTyping && t('conversation.visitorTyping')}
 					{typingNames.length > 0 && t('conversation.teamTyping', { names: typingNames.join(', ') })}
 				</div>
-				<Composer conversationId={id} contactId={data?.contactId} onSend={live.send} onTyping={live.typing} />
+				<Composer conversationId={id} onSend={live.send} onTyping={live.typing} />
 			</section>
 			{showContact && data && <ContactPanel contactId={data.contactId} conversationId={id} />}
 		</div>
@@ -98,10 +98,12 @@ function MessageBubble({ message, author }: { message: Message; author: string }
 	const team = message.authorKind !== 'contact';
 	const interactive = message.interactive;
 	const who = message.authorKind === 'operator' ? author : t(`author.${message.authorKind}`);
+	const kind = message.private ? ' note' : message.authorKind === 'bot' ? ' bot' : '';
 	return (
-		<div class={`message${team ? ' team' : ''}${message.authorKind === 'bot' ? ' bot' : ''}`}>
+		<div class={`message${team ? ' team' : ''}${kind}`}>
 			<div class="meta">
 				{who} · {when(message.createdAt)}
+				{message.private && ` · ${t('composer.note')}`}
 			</div>
 			<div class="text">{message.text}</div>
 			{message.attachments.length > 0 && (

@@ -37,6 +37,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{link('/contacts', t('nav.contacts'))}
 				{can('crm:access') && link('/deals', t('nav.deals'))}
 				{link('/tasks', t('nav.tasks'))}
+				{link('/canned-replies', t('nav.canned'))}
 				{can('admin') && <SettingsNav current={current} />}
 				<div class="who">
 					<div>{session.operator.name}</div>
