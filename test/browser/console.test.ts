@@ -79,7 +79,7 @@ describe('signing in', () => {
 });
 
 describe('the inbox', () => {
-	it('shows a visitor’s message live, and the reply reaches the widget on the other page', async () => {
+	it('shows a visitor’s message live, and the reply reaches the widget on the other page, which reads it', async () => {
 		const page = await consolePage(63);
 		const { visitor, conversationId } = await visitorSays(63, 'Is the Ridge 2 tent in stock?');
 		const row = conversationRows(page).first();
@@ -94,6 +94,10 @@ describe('the inbox', () => {
 		await page.getByRole('button', { name: 'Send' }).click();
 		await expect.poll(() => logText(visitor), { timeout: 15_000 }).toContain('Yes, in green and orange.');
 		await expect.poll(() => page.locator('.message.pending').count()).toBe(0);
+		// The open widget reads it: the console marks the team's last message seen.
+		await expect
+			.poll(() => page.locator('.message.team', { hasText: 'Yes, in green and orange.' }).textContent())
+			.toContain('Seen by the visitor');
 	});
 
 	it('keeps a private note from the visitor, and fills in a saved reply typed as /shortcut', async () => {

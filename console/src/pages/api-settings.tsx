@@ -1,9 +1,10 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
-import { t, when } from '../i18n';
+import { t } from '../i18n';
 import type { ConsoleSession } from '../session';
 import { Problem } from '../ui/problem';
+import { ApiLog } from './api-log';
 
 /**
  * Settings > Integrations > API: the operator's Token V3 (generate, regenerate: the new one shown once, the old
@@ -22,15 +23,6 @@ export function ApiSettings({ session }: { session: ConsoleSession }) {
 		},
 	});
 	const token = me.data?.token ?? null;
-	const logs = useInfiniteQuery({
-		queryKey: ['api-logs'],
-		queryFn: ({ pageParam }) =>
-			ok(api.GET('/v3/api-logs', { params: { query: { limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } } })),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-		enabled: session.permissions.includes('admin'),
-	});
-	const entries = logs.data?.pages.flatMap((page) => page.data) ?? [];
 	return (
 		<div class="page">
 			<h1>{t('api.title')}</h1>
@@ -72,46 +64,7 @@ export function ApiSettings({ session }: { session: ConsoleSession }) {
 			</p>
 			{regenerate.error && <Problem error={regenerate.error} />}
 
-			<h2>{t('api.log')}</h2>
-			{logs.error && <Problem error={logs.error} retry={() => logs.refetch()} />}
-			<div class="table-wrap">
-				<table>
-					<thead>
-						<tr>
-							<th>{t('api.log.time')}</th>
-							<th>{t('api.log.operator')}</th>
-							<th>{t('api.log.credential')}</th>
-							<th>{t('api.log.request')}</th>
-							<th>{t('api.log.status')}</th>
-							<th>{t('api.log.duration')}</th>
-							<th>{t('api.log.rate')}</th>
-						</tr>
-					</thead>
-					<tbody>
-						{entries.map((entry) => (
-							<tr key={entry.id}>
-								<td>{when(entry.at)}</td>
-								<td>{entry.operatorId === session.operator.id ? session.operator.name : entry.operatorId}</td>
-								<td>{entry.hint}</td>
-								<td>
-									<code>
-										{entry.method} {entry.path}
-									</code>
-								</td>
-								<td>{entry.status}</td>
-								<td>{entry.durationMs} ms</td>
-								<td>{entry.rateLimited ? t('api.log.limited') : (entry.rateRemaining ?? '')}</td>
-							</tr>
-						))}
-					</tbody>
-				</table>
-			</div>
-			{logs.isSuccess && entries.length === 0 && <p class="muted">{t('api.log.empty')}</p>}
-			{logs.hasNextPage && (
-				<button type="button" disabled={logs.isFetchingNextPage} onClick={() => logs.fetchNextPage()}>
-					{t('api.log.more')}
-				</button>
-			)}
+			{session.permissions.includes('admin') && <ApiLog />}
 		</div>
 	);
 }

@@ -20,7 +20,8 @@ function useSessionData(): ConsoleSession | undefined {
  * site verified, its tags and custom fields (edited in place), where it came from, its other conversations
  * and its deals.
  */
-export function ContactPanel({ contactId, conversationId }: { contactId: string; conversationId?: string }) {
+export function ContactPanel(props: { contactId: string; conversationId?: string; onClose?(): void }) {
+	const { contactId, conversationId } = props;
 	const client = useQueryClient();
 	const session = useSessionData();
 	const directory = useDirectory();
@@ -51,6 +52,11 @@ export function ContactPanel({ contactId, conversationId }: { contactId: string;
 
 	return (
 		<aside class="contact-panel" aria-label={t('contact.panel')}>
+			{props.onClose && (
+				<button type="button" class="close" onClick={props.onClose} aria-label={t('contact.closePanel')}>
+					×
+				</button>
+			)}
 			{contact.error && <Problem error={contact.error} retry={() => contact.refetch()} />}
 			{data && (
 				<>

@@ -49,6 +49,8 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 	const [pending, setPending] = useState<Pending[]>(() => readOutbox(id));
 	const [visitorTyping, setVisitorTyping] = useState(false);
 	const [teamTyping, setTeamTyping] = useState<string[]>([]);
+	// How far the visitor has read (its read receipts), to show "Seen" under the team's last message it read.
+	const [visitorRead, setVisitorRead] = useState(0);
 	const [error, setError] = useState<unknown>(null);
 	const [earliest, setEarliest] = useState<number | null>(null);
 	const [loadingEarlier, setLoadingEarlier] = useState(false);
@@ -96,6 +98,8 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 					}
 				} else if (frame.type === 'synced') {
 					markRead();
+				} else if (frame.type === 'read' && frame.reader === 'contact') {
+					setVisitorRead((before) => Math.max(before, Number(frame.seq) || 0));
 				} else if (frame.type === 'typing') {
 					typingFor(frame.author === 'contact' ? 'contact' : String(frame.operatorId), frame.typing === true);
 				} else if (frame.type === 'error') {
@@ -147,6 +151,7 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		pending,
 		visitorTyping,
 		teamTyping,
+		visitorRead,
 		error,
 		send,
 		typing,

@@ -22,7 +22,8 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const data = conversation.data;
 	const live = useConversationLive(id, data?.lastMessageSeq);
 	const directory = useDirectory();
-	const [showContact, setShowContact] = useState(true);
+	// Beside the conversation on a wide screen; on a narrow one it takes the conversation's place when asked for.
+	const [showContact, setShowContact] = useState(() => matchMedia('(min-width: 1100px)').matches);
 	const bottom = useRef<HTMLDivElement>(null);
 	const top = useRef<HTMLDivElement>(null);
 
@@ -44,6 +45,11 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		return () => observer.disconnect();
 	}, [live.hasEarlier, live.loadEarlier]);
 
+	// Before any receipt on this socket, a conversation the visitor has nothing unread in was read to its end.
+	const readUpTo = Math.max(live.visitorRead, data && data.unreadByContact === 0 ? data.lastMessageSeq : 0);
+	const seenSeq = [...live.messages]
+		.reverse()
+		.find((m) => m.authorKind !== 'contact' && !m.private && m.seq <= readUpTo)?.seq;
 	const typingNames = live.teamTyping
 		.filter((operatorId) => operatorId !== session.operator.id)
 		.map((operatorId) => operatorName(directory.data, operatorId));
@@ -73,7 +79,12 @@ export function ConversationView({ id, session }: { id: string; session: Console
 						</button>
 					)}
 					{live.messages.map((message) => (
-						<MessageBubble key={message.id} message={message} author={operatorName(directory.data, message.authorId)} />
+						<MessageBubble
+							key={message.id}
+							message={message}
+							author={operatorName(directory.data, message.authorId)}
+							seen={message.seq === seenSeq}
+						/>
 					))}
 					{live.pending.map((item) => (
 						<div key={item.clientMessageId} class={`message team pending${item.private ? ' note' : ''}`}>
@@ -89,12 +100,14 @@ export function ConversationView({ id, session }: { id: string; session: Console
 				</div>
 				<Composer conversationId={id} onSend={live.send} onTyping={live.typing} />
 			</section>
-			{showContact && data && <ContactPanel contactId={data.contactId} conversationId={id} />}
+			{showContact && data && (
+				<ContactPanel contactId={data.contactId} conversationId={id} onClose={() => setShowContact(false)} />
+			)}
 		</div>
 	);
 }
 
-function MessageBubble({ message, author }: { message: Message; author: string }) {
+function MessageBubble({ message, author, seen }: { message: Message; author: string; seen: boolean }) {
 	const team = message.authorKind !== 'contact';
 	const interactive = message.interactive;
 	const who = message.authorKind === 'operator' ? author : t(`author.${message.authorKind}`);
@@ -136,6 +149,7 @@ function MessageBubble({ message, author }: { message: Message; author: string }
 					<span>{t('conversation.asksFor', { input: interactive.input })}</span>
 				</div>
 			)}
+			{seen && <div class="seen muted small">{t('conversation.seen')}</div>}
 		</div>
 	);
 }

@@ -154,6 +154,11 @@ export const en = {
 	'canned.textPlaceholder': 'Hi {{ contact.name | default: "there" }}, …',
 	'canned.save': 'Save reply',
 	'canned.delete': 'Delete /{shortcut}',
+	'api.log.console': 'Console session',
+	'api.log.method': 'Method',
+	'api.log.path': 'Path starts with',
+	'conversation.seen': 'Seen by the visitor',
+	'contact.closePanel': 'Close the contact',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -308,4 +313,9 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'canned.textPlaceholder': 'Olá {{ contact.name | default: "você" }}, …',
 	'canned.save': 'Salvar resposta',
 	'canned.delete': 'Excluir /{shortcut}',
+	'api.log.console': 'Sessão do console',
+	'api.log.method': 'Método',
+	'api.log.path': 'Caminho começa com',
+	'conversation.seen': 'Visto pelo visitante',
+	'contact.closePanel': 'Fechar o contato',
 };
