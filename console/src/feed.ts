@@ -19,6 +19,8 @@ type Listener = (event: FeedEvent | 'reconnected') => void;
 const listeners = new Set<Listener>();
 const presenceListeners = new Set<() => void>();
 let presence = new Map<string, PresenceStatus>();
+const connectionListeners = new Set<() => void>();
+let connected = false;
 let socket: LiveSocket | null = null;
 let users = 0;
 // At-least-once delivery: an event seen again (after a reconnect) is dropped by id.
@@ -29,11 +31,18 @@ function publishPresence(next: Map<string, PresenceStatus>) {
 	for (const listener of presenceListeners) listener();
 }
 
+function setConnected(next: boolean) {
+	connected = next;
+	for (const listener of connectionListeners) listener();
+}
+
 function open() {
 	socket = openLive(() => '/v3/live', {
 		onOpen: () => {
+			setConnected(true);
 			for (const listener of listeners) listener('reconnected');
 		},
+		onClose: () => setConnected(false),
 		onFrame(frame) {
 			if (frame.type === 'presence') {
 				const entries = frame.presence as { operatorId: string; status: PresenceStatus }[];
@@ -82,6 +91,17 @@ export function useFeedEvent(handler: Listener): void {
 			listeners.delete(listener);
 		};
 	}, []);
+}
+
+/** Whether the feed is open now: while it is not, nothing on screen updates by itself. */
+export function useFeedConnected(): boolean {
+	return useSyncExternalStore(
+		(notify) => {
+			connectionListeners.add(notify);
+			return () => connectionListeners.delete(notify);
+		},
+		() => connected,
+	);
 }
 
 /** Every operator's presence, live; one never seen online is absent (offline). */

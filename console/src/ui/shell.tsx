@@ -6,7 +6,7 @@ import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
 import { SettingsNav } from '../pages/settings/nav';
 import type { ConsoleSession } from '../session';
-import { PresencePicker } from './presence';
+import { PresencePicker, TeamPresence } from './presence';
 
 /**
  * The frame around every signed-in page: the navigation, who is signed in with their status, and signing
@@ -39,6 +39,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{link('/tasks', t('nav.tasks'))}
 				{link('/canned-replies', t('nav.canned'))}
 				{can('admin') && <SettingsNav current={current} />}
+				<TeamPresence />
 				<div class="who">
 					<div>{session.operator.name}</div>
 					<div class="muted">{session.workspace.name}</div>

@@ -159,6 +159,8 @@ export const en = {
 	'api.log.path': 'Path starts with',
 	'conversation.seen': 'Seen by the visitor',
 	'contact.closePanel': 'Close the contact',
+	'presence.reconnecting': 'Reconnecting… lists update again once back.',
+	'presence.team': 'Team · {n} online',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -318,4 +320,6 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'api.log.path': 'Caminho começa com',
 	'conversation.seen': 'Visto pelo visitante',
 	'contact.closePanel': 'Fechar o contato',
+	'presence.reconnecting': 'Reconectando… as listas voltam a se atualizar em seguida.',
+	'presence.team': 'Equipe · {n} online',
 };
