@@ -94,41 +94,23 @@ export function isTeamReply(message: { authorKind: AuthorKind; private: boolean 
 	return message.authorKind === 'operator' && !message.private;
 }
 
+/** Which messages a page holds: those after a `seq` (oldest first), or the newest ones before it. */
+export type MessageWindow = { after: number } | { before: number };
+
 /**
- * A page of a conversation's messages, oldest first, after sequence number `afterSeq`. `seenBy: 'contact'`
- * leaves the private notes out (what the visitor's widget reads): its page then skips their seqs.
+ * A page of the conversation's messages, oldest first: the first `limit` after `window.after`, or the last
+ * `limit` before `window.before` (scrolling back from the newest). `seenBy: 'contact'` leaves out the team's
+ * private notes, which a visitor never sees.
  */
 export async function listMessages(
 	db: Database,
 	workspaceId: string,
 	conversationId: string,
-	afterSeq: number,
+	window: MessageWindow,
 	limit: number,
 	seenBy: Participant = 'operator',
 ): Promise<MessageRow[]> {
-	return db
-		.select()
-		.from(messages)
-		.where(
-			and(
-				eq(messages.workspaceId, workspaceId),
-				eq(messages.conversationId, conversationId),
-				gt(messages.seq, afterSeq),
-				seenBy === 'contact' ? eq(messages.private, false) : undefined,
-			),
-		)
-		.orderBy(asc(messages.seq))
-		.limit(limit);
-}
-
-/** The `limit` messages just before `beforeSeq`, oldest first: scrolling back from the newest. */
-export async function messagesBefore(
-	db: Database,
-	workspaceId: string,
-	conversationId: string,
-	beforeSeq: number,
-	limit: number,
-): Promise<MessageRow[]> {
+	const backwards = 'before' in window;
 	const rows = await db
 		.select()
 		.from(messages)
@@ -136,10 +118,11 @@ export async function messagesBefore(
 			and(
 				eq(messages.workspaceId, workspaceId),
 				eq(messages.conversationId, conversationId),
-				lt(messages.seq, beforeSeq),
+				backwards ? lt(messages.seq, window.before) : gt(messages.seq, window.after),
+				seenBy === 'contact' ? eq(messages.private, false) : undefined,
 			),
 		)
-		.orderBy(desc(messages.seq))
+		.orderBy(backwards ? desc(messages.seq) : asc(messages.seq))
 		.limit(limit);
-	return rows.reverse();
+	return backwards ? rows.reverse() : rows;
 }

@@ -18,7 +18,7 @@ import {
 	newConversationSchema,
 } from '../domain/conversations';
 import { assertUpgrade, connectToRoom, markRead } from '../domain/live';
-import { listMessages, messageSchema, messagesBefore, messageView } from '../domain/messages';
+import { listMessages, messageSchema, messageView } from '../domain/messages';
 import { clientIp } from '../domain/visitor-limits';
 import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
@@ -194,12 +194,12 @@ export const conversations = createRouter()
 			if (before !== undefined) {
 				if (cursor !== undefined)
 					throw new Invalid('give either cursor or before, not both', { field: ['before'], source: 'query' });
-				const rows = await messagesBefore(c.var.db, workspaceId, id, before, limit);
+				const rows = await listMessages(c.var.db, workspaceId, id, { before }, limit);
 				if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
 				return c.json({ data: rows.map(messageView), nextCursor: null }, 200);
 			}
 			const after = readCursor(cursor, messagesCursor) ?? { seq: 0 };
-			const rows = await listMessages(c.var.db, workspaceId, id, after.seq, limit + 1);
+			const rows = await listMessages(c.var.db, workspaceId, id, { after: after.seq }, limit + 1);
 			// An empty page is only a 404 when the conversation itself is not ours: checked only then.
 			if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
 			return c.json(

@@ -56,7 +56,7 @@ export const publicMessages = createRouter()
 			const { after, limit } = c.req.valid('query');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			const rows = await listMessages(c.var.db, workspaceId, id, after, limit, 'contact');
+			const rows = await listMessages(c.var.db, workspaceId, id, { after }, limit, 'contact');
 			return c.json({ data: rows.map((row) => visitorView(messageView(row))) }, 200);
 		},
 	)

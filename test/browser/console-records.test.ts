@@ -1,8 +1,9 @@
 // The console's conversation tools, contacts, deals and tasks in a real Chromium against `wrangler dev`: assigning
 // to a colleague, tagging, editing the contact in place, merging a duplicate, dragging a deal to another stage and
 // ticking off a task, each checked through the API.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { consolePage } from './console-page';
 import { api, workspace } from './harness';
 import { baseUrl, browserContexts } from './widget-page';
 
@@ -12,17 +13,6 @@ let context: BrowserContext;
 beforeEach(async () => {
 	context = await newContext();
 });
-
-async function consolePage(n: number): Promise<Page> {
-	const { email, password } = workspace(n);
-	const page = await context.newPage();
-	await page.goto(`${baseUrl}/console/`);
-	await page.getByLabel('E-mail').fill(email);
-	await page.getByLabel('Password').fill(password);
-	await page.getByRole('button', { name: 'Sign in' }).click();
-	await page.getByRole('link', { name: 'Inbox' }).waitFor();
-	return page;
-}
 
 async function read<T>(token: string, path: string): Promise<T> {
 	const { status, body } = await api(baseUrl, token, 'GET', path);
@@ -48,7 +38,7 @@ describe('a conversation in the console', () => {
 			contact: { name: 'Carla Dias', email: 'carla@example.com' },
 			message: { text: 'Do you ship to Porto?' },
 		});
-		const page = await consolePage(77);
+		const page = await consolePage(context, 77);
 		await page.goto(`${baseUrl}/console/conversations/${conversation.id}`);
 		await page.getByRole('heading', { name: 'Carla Dias', level: 2 }).waitFor();
 
@@ -96,7 +86,7 @@ describe('contacts', () => {
 			name: 'Diego A.',
 			phone: '+5511988887777',
 		});
-		const page = await consolePage(78);
+		const page = await consolePage(context, 78);
 		page.on('dialog', (dialog) => dialog.accept());
 		await page.getByRole('link', { name: 'Contacts' }).click();
 		await page.getByRole('link', { name: 'Diego Alves' }).click();
@@ -119,7 +109,7 @@ describe('deals and tasks', () => {
 			stage: 'Lead',
 			name: 'Tents for 40',
 		});
-		const page = await consolePage(79);
+		const page = await consolePage(context, 79);
 		await page.getByRole('link', { name: 'Deals' }).click();
 		const card = page.getByRole('article', { name: 'Tents for 40' });
 		await card.dragTo(page.getByRole('region', { name: 'Proposal' }));
@@ -138,7 +128,7 @@ describe('deals and tasks', () => {
 			assigneeId: operatorId,
 			dueAt: new Date(Date.now() - 3600_000).toISOString(),
 		});
-		const page = await consolePage(79);
+		const page = await consolePage(context, 79);
 		await page.getByRole('link', { name: 'Tasks' }).click();
 		await page.getByLabel('Mark “Call Carla about shipping” done').check();
 		await expect.poll(async () => (await read<{ done: boolean }>(token, `/v3/tasks/${task.id}`)).done).toBe(true);

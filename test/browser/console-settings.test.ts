@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PNG_1X1 } from '../images';
+import { consolePage } from './console-page';
 import { api, workspace } from './harness';
 import { baseUrl, browserContexts, widgetPage } from './widget-page';
 
@@ -15,18 +16,6 @@ let context: BrowserContext;
 beforeEach(async () => {
 	context = await newContext();
 });
-
-/** A console page signed in as workspace `n`'s admin, on the inbox. */
-async function consolePage(n: number, into: BrowserContext = context): Promise<Page> {
-	const { email, password } = workspace(n);
-	const page = await into.newPage();
-	await page.goto(`${baseUrl}/console/`);
-	await page.getByLabel('E-mail').fill(email);
-	await page.getByLabel('Password').fill(password);
-	await page.getByRole('button', { name: 'Sign in' }).click();
-	await page.getByRole('link', { name: 'Inbox' }).waitFor();
-	return page;
-}
 
 /** The launcher's background color, as the browser computes it (`rgb(r, g, b)`). */
 function launcherColor(launcher: Locator): Promise<string> {
@@ -46,7 +35,7 @@ async function widgetSettings(token: string) {
 describe('Settings › Widget', () => {
 	it('uploads a logo that the form then shows, refuses an SVG in place, and removes it', async () => {
 		const { token } = workspace(76);
-		const page = await consolePage(76);
+		const page = await consolePage(context, 76);
 		await page.getByRole('link', { name: 'Widget' }).click();
 		const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
 		await page.getByLabel('Logo', { exact: true }).setInputFiles({
@@ -73,7 +62,7 @@ describe('Settings › Widget', () => {
 
 	it('previews a new primary color live, saves it, and a customer page embedding the widget shows it', async () => {
 		const { workspaceId, token } = workspace(67);
-		const page = await consolePage(67);
+		const page = await consolePage(context, 67);
 		await page.getByRole('link', { name: 'Widget' }).click();
 		const preview = page.frameLocator('iframe[title="Preview of the widget"]').locator('parley-widget .launcher');
 		await expect.poll(() => launcherColor(preview)).toBe('rgb(31, 111, 235)');
@@ -108,7 +97,7 @@ describe('Settings › Widget', () => {
 
 	it('shows the API’s 422 message in place for an invalid hex color, and saves nothing', async () => {
 		const { token } = workspace(68);
-		const page = await consolePage(68);
+		const page = await consolePage(context, 68);
 		await page.goto(`${baseUrl}/console/settings/widget`);
 		const field = page.getByLabel('Primary color', { exact: true });
 		await field.fill('#12345z');
@@ -132,7 +121,7 @@ describe('Settings › Widget', () => {
 describe('Settings › Business hours', () => {
 	it('saves a split-shift schedule, time zone, holiday and a period message, and reads them back', async () => {
 		const { token } = workspace(69);
-		const page = await consolePage(69);
+		const page = await consolePage(context, 69);
 		await page.getByRole('link', { name: 'Business hours' }).click();
 		await page.getByRole('switch', { name: /Consider business hours/ }).check();
 		await page.getByLabel('Time zone').selectOption('America/Sao_Paulo');
@@ -182,7 +171,7 @@ describe('Settings › Business hours', () => {
 
 describe('Settings › Team', () => {
 	it('invites a member: the one-time link sets a password and signs them in', async () => {
-		const page = await consolePage(70);
+		const page = await consolePage(context, 70);
 		await page.getByRole('link', { name: 'Team' }).click();
 		const invite = page.getByRole('region', { name: 'Invite a member' });
 		await invite.getByLabel('Name').fill('Grace Hopper');
@@ -203,8 +192,8 @@ describe('Settings › Team', () => {
 	});
 
 	it('revokes another browser’s session: that browser is signed out at its next request', async () => {
-		const page = await consolePage(71);
-		const other = await consolePage(71, await newContext());
+		const page = await consolePage(context, 71);
+		const other = await consolePage(await newContext(), 71);
 		await page.goto(`${baseUrl}/console/settings/team`);
 		await page.getByRole('button', { name: 'Manage Admin' }).click();
 		const sessions = page.getByTestId('session');
@@ -234,7 +223,7 @@ describe('Settings › Webhooks', () => {
 
 	it('creates an endpoint (its secret shown once), lists its deliveries by status, and re-sends one', async () => {
 		const { token } = workspace(72);
-		const page = await consolePage(72);
+		const page = await consolePage(context, 72);
 		await page.getByRole('link', { name: 'Webhooks' }).click();
 		await page.getByLabel('URL (https)').fill(receiver);
 		await page.getByLabel('tag.created').check();
@@ -287,7 +276,7 @@ async function tabTo(page: Page, target: Locator) {
 describe('keyboard', () => {
 	it('fills and saves the widget form from the keyboard alone', async () => {
 		const { token } = workspace(73);
-		const page = await consolePage(73);
+		const page = await consolePage(context, 73);
 		await page.goto(`${baseUrl}/console/settings/widget`);
 		const name = page.getByLabel('Display name');
 		await name.waitFor();

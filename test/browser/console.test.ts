@@ -2,6 +2,7 @@
 // the widget in another page, the conversation's actions, keyboard-only use, and the API page.
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { consolePage, signIn } from './console-page';
 import { api, workspace } from './harness';
 import { baseUrl, browserContexts, conversations, kw, logText, sendFromWidget, widgetPage } from './widget-page';
 
@@ -11,23 +12,6 @@ let context: BrowserContext;
 beforeEach(async () => {
 	context = await newContext();
 });
-
-/** The console's sign-in page, filled in and sent. */
-async function signIn(page: Page, email: string, password: string) {
-	await page.goto(`${baseUrl}/console/`);
-	await page.getByLabel('E-mail').fill(email);
-	await page.getByLabel('Password').fill(password);
-	await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** A console page signed in as the workspace's admin, on the inbox. */
-async function consolePage(n: number): Promise<Page> {
-	const { email, password } = workspace(n);
-	const page = await context.newPage();
-	await signIn(page, email, password);
-	await page.getByRole('link', { name: 'Inbox' }).waitFor();
-	return page;
-}
 
 /** A visitor on the customer's site (its own browser context) who has sent `text`, and its conversation id. */
 async function visitorSays(n: number, text: string) {
@@ -80,7 +64,7 @@ describe('signing in', () => {
 
 describe('the inbox', () => {
 	it('shows a visitor’s message live, and the reply reaches the widget on the other page, which reads it', async () => {
-		const page = await consolePage(63);
+		const page = await consolePage(context, 63);
 		const { visitor, conversationId } = await visitorSays(63, 'Is the Ridge 2 tent in stock?');
 		const row = conversationRows(page).first();
 		await row.click();
@@ -107,7 +91,7 @@ describe('the inbox', () => {
 			text: 'Hi {{ contact.name | default: "there" }}, our sizes run large: take one smaller.',
 		});
 		expect(saved.status).toBe(201);
-		const page = await consolePage(80);
+		const page = await consolePage(context, 80);
 		const { visitor, conversationId } = await visitorSays(80, 'Which size should I take?');
 		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
 		const messages = page.locator('.messages');
@@ -137,7 +121,7 @@ describe('the inbox', () => {
 	});
 
 	it('assigns to me, closes and reopens, each seen by the API', async () => {
-		const page = await consolePage(64);
+		const page = await consolePage(context, 64);
 		const { conversationId } = await visitorSays(64, 'Hello there');
 		const { token, operatorId } = workspace(64);
 		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
@@ -155,7 +139,7 @@ describe('the inbox', () => {
 	});
 
 	it('works from the keyboard alone: next conversation, assign, reply, close', async () => {
-		const page = await consolePage(65);
+		const page = await consolePage(context, 65);
 		await visitorSays(65, 'first visitor');
 		await visitorSays(65, 'second visitor');
 		const { token, operatorId } = workspace(65);
@@ -201,7 +185,7 @@ describe('the inbox', () => {
 describe('Integrations > API', () => {
 	it('regenerates the token: the old one is refused, and the API log shows the calls', async () => {
 		const { token } = workspace(66);
-		const page = await consolePage(66);
+		const page = await consolePage(context, 66);
 		expect((await api(baseUrl, token, 'GET', '/v3/me')).status).toBe(200);
 		await page.getByRole('link', { name: 'API' }).click();
 		page.once('dialog', (dialog) => dialog.accept());
