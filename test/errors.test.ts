@@ -91,6 +91,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/deals',
 			'/v3/deals/{id}',
 			'/v3/deals/{id}/notes',
+			'/v3/directory',
 			'/v3/files/{id}',
 			'/v3/funnels',
 			'/v3/funnels/{id}',
