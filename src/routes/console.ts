@@ -1,5 +1,9 @@
 import { Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
 import type { AppEnv } from '../app-env';
+import { hashSession, isWellFormedSession, sessionCookieName } from '../auth/console-session';
+import { callerBySessionHash } from '../auth/credentials';
+import { openDatabase } from '../db/client';
 import { widgetSnippet } from '../domain/widget-snippet';
 
 /**
@@ -59,9 +63,17 @@ const PREVIEW_HEADERS: Record<string, string> = {
 };
 
 export const consolePages = new Hono<AppEnv>()
-	.get('/preview', (c) => {
+	.get('/preview', async (c) => {
 		const workspaceId = c.req.query('workspaceId') ?? '';
 		if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) return c.text('workspaceId is missing or malformed.', 400);
+		// The page runs a workspace's live widget on the console's own origin: only for a signed-in member of that
+		// workspace, so nobody can serve someone else's chat (or anything the widget shows) from this origin.
+		const session = getCookie(c, sessionCookieName(new URL(c.req.url), c.env)) ?? '';
+		const caller = isWellFormedSession(session)
+			? await callerBySessionHash(openDatabase(c.env.DB), await hashSession(session), Date.now())
+			: null;
+		if (!caller) return c.text('Sign in to the console to preview the widget.', 401, PREVIEW_HEADERS);
+		if (caller.workspaceId !== workspaceId) return c.text('Not your workspace.', 403, PREVIEW_HEADERS);
 		const nonce = crypto.randomUUID().replaceAll('-', '');
 		const origin = new URL(c.req.url).origin;
 		return c.html(previewPage(origin, workspaceId, nonce), 200, {

@@ -83,12 +83,18 @@ describe('Settings › Widget', () => {
 		await expect.poll(() => launcherColor(customer.page.locator('parley-widget .launcher'))).toBe('rgb(214, 51, 108)');
 	});
 
-	it('serves the preview page to its own origin only, not for search engines', async () => {
-		const response = await fetch(`${baseUrl}/console/preview?workspaceId=${workspace(67).workspaceId}`);
-		expect(response.status).toBe(200);
-		expect(response.headers.get('X-Frame-Options')).toBe('SAMEORIGIN');
-		expect(response.headers.get('X-Robots-Tag')).toBe('noindex');
-		expect(response.headers.get('Content-Security-Policy')).toContain("frame-ancestors 'self'");
+	it('serves the preview page to a signed-in member of that workspace only, framed by its own origin, not for search engines', async () => {
+		const preview = (n: number) => `${baseUrl}/console/preview?workspaceId=${workspace(n).workspaceId}`;
+		// Nobody signed in: the page would run the workspace's live chat on the console's origin.
+		expect((await fetch(preview(67))).status).toBe(401);
+		const page = await consolePage(context, 67);
+		const response = await page.request.get(preview(67));
+		expect(response.status()).toBe(200);
+		expect(response.headers()['x-frame-options']).toBe('SAMEORIGIN');
+		expect(response.headers()['x-robots-tag']).toBe('noindex');
+		expect(response.headers()['content-security-policy']).toContain("frame-ancestors 'self'");
+		// Signed in, but to another workspace.
+		expect((await page.request.get(preview(68))).status()).toBe(403);
 		expect((await fetch(`${baseUrl}/console/preview?workspaceId=<x>`)).status).toBe(400);
 		// The console itself may frame only its own origin's pages, and nobody may frame it.
 		const console = await fetch(`${baseUrl}/console/settings/widget`);

@@ -6167,6 +6167,8 @@ export interface components {
                  * @enum {string}
                  */
                 authorKind: "contact" | "operator" | "bot" | "system";
+                /** @description A private note of the team, which the visitor never sees. */
+                private: boolean;
                 /** @description Its first 140 characters. */
                 text: string;
             } | null;

@@ -135,9 +135,10 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 
 function InboxRow(props: { row: Row; selected: boolean; assignee: string | null; top: number; onOpen(): void }) {
 	const { row } = props;
-	const preview = row.lastMessage
-		? `${row.lastMessage.authorKind === 'contact' ? '' : `${t(`author.${row.lastMessage.authorKind}`)}: `}${row.lastMessage.text}`
-		: '';
+	const last = row.lastMessage;
+	const who =
+		!last || last.authorKind === 'contact' ? '' : last.private ? t('composer.note') : t(`author.${last.authorKind}`);
+	const preview = last ? `${who ? `${who}: ` : ''}${last.text}` : '';
 	return (
 		<button
 			type="button"

@@ -19,9 +19,10 @@ function liveOptions(draft: WidgetSettings, saved: WidgetSettings) {
 /**
  * The real widget, as a site shows it, in a frame of this origin (`/console/preview`, served by the Worker):
  * colors, welcome and call to action follow the form as it is typed (sent with `postMessage`, passed on as
- * `kw('init', ...)`); the rest shows once saved, when the frame reloads with the saved settings. Sandboxed:
- * scripts and its own origin (the widget keeps its state in storage), popups for the messaging-app link;
- * no navigation of the console.
+ * `kw('init', ...)`); the rest shows once saved, when the frame reloads with the saved settings. The sandbox
+ * only trims what the page may do (no forms, no top navigation): with scripts and its own origin allowed (the
+ * widget keeps its state in storage) it is no isolation from the console. What makes the page safe is that the
+ * Worker serves it only to a signed-in member of the workspace it previews, with nothing but that widget in it.
  */
 export function WidgetPreview(props: {
 	workspaceId: string;
