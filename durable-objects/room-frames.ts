@@ -76,7 +76,9 @@ export class RoomFrames {
 			return refuse(socket, new Malformed('A frame must be a JSON object.'));
 		}
 		const parsed = clientFrameSchema.safeParse(frame);
-		if (!parsed.success) return refuse(socket, Invalid.fromIssues(parsed.error.issues));
+		// A refused message names its client id when it has a usable one, so the sender can tell which of its
+		// pending messages failed (a text over the limit must not stay in its outbox, re-sent forever).
+		if (!parsed.success) return refuse(socket, Invalid.fromIssues(parsed.error.issues), clientIdOf(frame));
 		const f = parsed.data;
 		try {
 			if (f.type === 'typing') return await this.typingFrame(socket, who, f.typing);
@@ -178,4 +180,12 @@ export function send(socket: WebSocket, frame: ServerFrame): void {
 /** An `error` frame: the error's body as HTTP would give it, its fields named as the frame's. */
 function refuse(socket: WebSocket, error: AppError, clientMessageId?: string): void {
 	send(socket, { type: 'error', ...bodyOf(error, 'frame'), ...(clientMessageId ? { clientMessageId } : {}) });
+}
+
+/** The `clientMessageId` of a message frame that failed validation, when it is itself a valid one. */
+function clientIdOf(frame: unknown): string | undefined {
+	if (typeof frame !== 'object' || frame === null) return undefined;
+	const { type, clientMessageId } = frame as { type?: unknown; clientMessageId?: unknown };
+	if (type !== 'message' || typeof clientMessageId !== 'string') return undefined;
+	return clientMessageId.length >= 1 && clientMessageId.length <= 64 ? clientMessageId : undefined;
 }

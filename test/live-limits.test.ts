@@ -51,6 +51,18 @@ describe('conversation socket frame limits', () => {
 		expect((await socket.next('ack')).message.text).toBe(text);
 	});
 
+	it('names the client id of a message refused for its shape, so the sender can drop it from its outbox', async () => {
+		const { visitor, conversationId } = await liveConversation();
+		const socket = await visitorSocket(visitor, conversationId);
+		socket.send({ type: 'message', text: 'x'.repeat(4001), clientMessageId: 'too-long' });
+		const refused = await socket.next('error');
+		expect([refused.statusCode, refused.clientMessageId]).toEqual([422, 'too-long']);
+		// An id that is itself invalid is not echoed.
+		socket.send({ type: 'message', text: 'hi', clientMessageId: 'x'.repeat(65) });
+		const second = await socket.next('error', (f) => f !== refused);
+		expect([second.statusCode, second.clientMessageId]).toEqual([422, undefined]);
+	});
+
 	it('refuses a burst of message frames past the socket budget without calling the rate limiters', async () => {
 		await awayFromMinuteBoundary();
 		const { workspaceId, visitor, conversationId } = await liveConversation();

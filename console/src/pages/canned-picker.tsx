@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api/client';
 import { t } from '../i18n';
 
@@ -19,6 +19,8 @@ export function useCannedMatches(query: string | null) {
 				.data,
 		enabled: query !== null,
 		staleTime: 30_000,
+		// The last list stays while the next one loads, so Enter picks from it rather than finding nothing.
+		placeholderData: keepPreviousData,
 	});
 }
 
@@ -34,12 +36,15 @@ export function CannedPicker(props: {
 }) {
 	if (props.replies.length === 0) return <div class="canned-picker muted">{t('canned.none')}</div>;
 	return (
-		<ul class="canned-picker" id={props.id} role="listbox" aria-label={t('canned.title')}>
+		<div class="canned-picker" id={props.id} role="listbox" aria-label={t('canned.title')}>
 			{props.replies.map((reply, index) => (
-				<li
+				<div
 					key={reply.id}
+					class="canned-option"
 					id={`${props.id}-${index}`}
 					role="option"
+					// The textarea keeps the focus (aria-activedescendant points here); a click still picks.
+					tabIndex={-1}
 					aria-selected={index === props.active}
 					onMouseDown={(e) => {
 						// Before the textarea's blur: the click must not cost it the focus.
@@ -49,8 +54,8 @@ export function CannedPicker(props: {
 				>
 					<strong>/{reply.shortcut}</strong> {reply.title && <span>{reply.title}</span>}
 					<div class="muted small ellipsis">{reply.text}</div>
-				</li>
+				</div>
 			))}
-		</ul>
+		</div>
 	);
 }

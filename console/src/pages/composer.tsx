@@ -5,6 +5,9 @@ import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { CannedPicker, cannedQuery, useCannedMatches } from './canned-picker';
 
+/** The longest message the team may send (the API's limit): the box takes no more. */
+const MAX_TEXT = 10_000;
+
 /** What was typed and not sent yet, per conversation: a reload or a crash does not lose a half-written reply. */
 function draftKey(conversationId: string) {
 	return `parley.draft.${conversationId}`;
@@ -95,6 +98,7 @@ export function Composer(props: {
 					id="composer"
 					ref={box}
 					value={draft}
+					maxLength={MAX_TEXT}
 					placeholder={note ? t('composer.notePlaceholder') : t('composer.placeholder')}
 					aria-controls={query !== null ? pickerId : undefined}
 					aria-activedescendant={query !== null && replies.length ? `${pickerId}-${active}` : undefined}
@@ -105,7 +109,10 @@ export function Composer(props: {
 					}}
 					onKeyDown={(e) => {
 						const picking = query !== null && replies.length > 0;
-						if (picking && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+						if (query !== null && !picking && e.key === 'Enter') {
+							// A bare `/word` is a shortcut being looked up, never a message to send as it is.
+							e.preventDefault();
+						} else if (picking && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
 							e.preventDefault();
 							const step = e.key === 'ArrowDown' ? 1 : -1;
 							setActive((active + step + replies.length) % replies.length);

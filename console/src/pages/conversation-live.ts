@@ -4,11 +4,16 @@
  * and an outbox that loses nothing: a reply is kept (in this browser's storage) until the room acknowledges
  * it, and re-sent with the same client id, which the room deduplicates, whenever the socket is back.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client';
 import { type LiveSocket, openLive } from '../live';
 
 export type Message = Schemas['Message'];
+/** A message the room refused for good (too long, not allowed): shown with why, kept on screen until dismissed. */
+export interface Refused extends Pending {
+	reason: string;
+}
+
 export interface Pending {
 	clientMessageId: string;
 	text: string;
@@ -52,6 +57,7 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 	// How far the visitor has read (its read receipts), to show "Seen" under the team's last message it read.
 	const [visitorRead, setVisitorRead] = useState(0);
 	const [error, setError] = useState<unknown>(null);
+	const [refused, setRefused] = useState<Refused[]>([]);
 	const [earliest, setEarliest] = useState<number | null>(null);
 	const [loadingEarlier, setLoadingEarlier] = useState(false);
 	const socket = useRef<LiveSocket | null>(null);
@@ -103,7 +109,20 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 				} else if (frame.type === 'typing') {
 					typingFor(frame.author === 'contact' ? 'contact' : String(frame.operatorId), frame.typing === true);
 				} else if (frame.type === 'error') {
-					setError(new Error(String(frame.message)));
+					const failedId = typeof frame.clientMessageId === 'string' ? frame.clientMessageId : null;
+					const item = pendingRef.current.find((p) => p.clientMessageId === failedId);
+					if (item && frame.statusCode === 429) {
+						// Over a rate limit: it stays in the outbox and goes again a little later.
+						setTimeout(() => live.send(messageFrame(item)), 5000);
+					} else if (item) {
+						// Refused for good: out of the outbox (or it would go again forever), still on screen with why.
+						setPending((all) => {
+							const left = all.filter((p) => p.clientMessageId !== failedId);
+							writeOutbox(id, left);
+							return left;
+						});
+						setRefused((all) => [...all, { ...item, reason: String(frame.message) }]);
+					} else setError(new Error(String(frame.message)));
 				}
 			},
 		});
@@ -127,14 +146,22 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 	};
 	const typing = () => socket.current?.send({ type: 'typing', typing: true });
 
-	/** The page of messages just before the earliest shown. */
-	const loadEarlier = async () => {
-		if (earliest === null || earliest <= 1 || loadingEarlier) return;
+	/**
+	 * The page of messages just before the earliest shown. Stable across renders, and one at a time: the
+	 * in-flight mark is a ref, since two calls in the same tick would both see the state from before either.
+	 */
+	const earliestRef = useRef(earliest);
+	earliestRef.current = earliest;
+	const loadingRef = useRef(false);
+	const loadEarlier = useCallback(async () => {
+		const before = earliestRef.current;
+		if (before === null || before <= 1 || loadingRef.current) return;
+		loadingRef.current = true;
 		setLoadingEarlier(true);
 		try {
 			const page = await ok(
 				api.GET('/v3/conversations/{id}/messages', {
-					params: { path: { id }, query: { before: earliest, limit: OPENING_PAGE } },
+					params: { path: { id }, query: { before, limit: OPENING_PAGE } },
 				}),
 			);
 			setMessages((all) => [...page.data, ...all]);
@@ -142,9 +169,10 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		} catch (caught) {
 			setError(caught);
 		} finally {
+			loadingRef.current = false;
 			setLoadingEarlier(false);
 		}
-	};
+	}, [id]);
 
 	return {
 		messages,
@@ -152,6 +180,9 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		visitorTyping,
 		teamTyping,
 		visitorRead,
+		refused,
+		dismissRefused: (clientMessageId: string) =>
+			setRefused((all) => all.filter((r) => r.clientMessageId !== clientMessageId)),
 		error,
 		send,
 		typing,

@@ -26,6 +26,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const [showContact, setShowContact] = useState(() => matchMedia('(min-width: 1100px)').matches);
 	const bottom = useRef<HTMLDivElement>(null);
 	const top = useRef<HTMLDivElement>(null);
+	const list = useRef<HTMLDivElement>(null);
 
 	// New messages scroll into view and count as read while the page has focus.
 	const newest = live.messages.at(-1)?.seq;
@@ -34,16 +35,25 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		live.markRead();
 	}, [newest, live.pending.length]);
 
-	// Scrolling up to the first message shown loads the page before it.
+	// Scrolling up to the first message shown loads the page before it, keeping what was on screen in place (else
+	// the view would stay at the top, and load the next page, and the next).
+	const shown = live.messages.length > 0;
+	const { hasEarlier, loadEarlier } = live;
 	useEffect(() => {
 		const sentinel = top.current;
-		if (!sentinel || !live.hasEarlier) return;
-		const observer = new IntersectionObserver((entries) => {
-			if (entries.some((entry) => entry.isIntersecting)) void live.loadEarlier();
+		const box = list.current;
+		if (!sentinel || !box || !shown || !hasEarlier) return;
+		const observer = new IntersectionObserver(async (entries) => {
+			if (!entries.some((entry) => entry.isIntersecting)) return;
+			const height = box.scrollHeight;
+			await loadEarlier();
+			requestAnimationFrame(() => {
+				box.scrollTop += box.scrollHeight - height;
+			});
 		});
 		observer.observe(sentinel);
 		return () => observer.disconnect();
-	}, [live.hasEarlier, live.loadEarlier]);
+	}, [shown, hasEarlier, loadEarlier]);
 
 	// Before any receipt on this socket, a conversation the visitor has nothing unread in was read to its end.
 	const readUpTo = Math.max(live.visitorRead, data && data.unreadByContact === 0 ? data.lastMessageSeq : 0);
@@ -71,7 +81,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 				{data && <ConversationActions conversation={data} session={session} />}
 				{conversation.error && <Problem error={conversation.error} retry={() => conversation.refetch()} />}
 				{live.error !== null && <Problem error={live.error} />}
-				<div class="messages" aria-live="polite">
+				<div class="messages" aria-live="polite" ref={list}>
 					<div ref={top} />
 					{live.hasEarlier && (
 						<button type="button" class="load-earlier" disabled={live.loadingEarlier} onClick={live.loadEarlier}>
@@ -90,6 +100,15 @@ export function ConversationView({ id, session }: { id: string; session: Console
 						<div key={item.clientMessageId} class={`message team pending${item.private ? ' note' : ''}`}>
 							<div class="meta">{t('conversation.sending')}</div>
 							{item.text}
+						</div>
+					))}
+					{live.refused.map((item) => (
+						<div key={item.clientMessageId} class={`message team refused${item.private ? ' note' : ''}`} role="alert">
+							<div class="meta">{t('conversation.refused', { reason: item.reason })}</div>
+							<div class="text">{item.text}</div>
+							<button type="button" onClick={() => live.dismissRefused(item.clientMessageId)}>
+								{t('conversation.dismiss')}
+							</button>
 						</div>
 					))}
 					<div ref={bottom} />

@@ -62,12 +62,16 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 		setFilters(next);
 	};
 
-	// Any change to a conversation refreshes the lists, at most every half second.
+	// Any change to a conversation refreshes the lists, at most every half second: the first change starts the
+	// wait and the ones during it ride along, so a busy workspace still refreshes (a debounce would starve).
 	const pending = useRef<ReturnType<typeof setTimeout>>();
 	useFeedEvent((event) => {
 		if (event !== 'reconnected' && !LIST_EVENTS.has(event.type)) return;
-		clearTimeout(pending.current);
-		pending.current = setTimeout(() => client.invalidateQueries({ queryKey: ['conversations'] }), 500);
+		if (pending.current) return;
+		pending.current = setTimeout(() => {
+			pending.current = undefined;
+			void client.invalidateQueries({ queryKey: ['conversations'] });
+		}, 500);
 	});
 	useEffect(() => () => clearTimeout(pending.current), []);
 

@@ -161,6 +161,8 @@ export const en = {
 	'contact.closePanel': 'Close the contact',
 	'presence.reconnecting': 'Reconnecting… lists update again once back.',
 	'presence.team': 'Team · {n} online',
+	'conversation.refused': 'Not sent: {reason}',
+	'conversation.dismiss': 'Dismiss',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -322,4 +324,6 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'contact.closePanel': 'Fechar o contato',
 	'presence.reconnecting': 'Reconectando… as listas voltam a se atualizar em seguida.',
 	'presence.team': 'Equipe · {n} online',
+	'conversation.refused': 'Não enviada: {reason}',
+	'conversation.dismiss': 'Dispensar',
 };
