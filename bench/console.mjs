@@ -17,7 +17,6 @@ export const INTERACTIVE_BUDGET_MS = 1_500;
 const WARMUP_LOADS = 2;
 /** The quiet window that ends "interactive": no long task starts within it after the first row is on screen. */
 const QUIET_MS = 500;
-const ROW_HEIGHT = 64;
 const TIMEOUT_MS = 20_000;
 const VIEWPORT = { width: 1280, height: 800 };
 
@@ -168,8 +167,10 @@ async function baselineLoad(browser, baseUrl) {
  * scroll to the animation frame after the one that drew the rows now in view; at the end of what is loaded,
  * the wait for the next page (the list fetches 100 at a time) is timed apart. Every frame's interval is kept.
  */
-async function scrollToEnd({ expected, rowHeight, timeoutMs }) {
+async function scrollToEnd({ expected, timeoutMs }) {
 	const list = document.querySelector('[role="listbox"]');
+	// The console's own row height, read from a row drawn on screen (it changes with the design).
+	const rowHeight = list.querySelector('[role="option"]').getBoundingClientRect().height;
 	const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
 	const frames = [];
 	let previous = null;
@@ -214,7 +215,7 @@ async function scrollToEnd({ expected, rowHeight, timeoutMs }) {
 		frames,
 		domRowsMax,
 		domRowsEnd: list.querySelectorAll('[role="option"]').length,
-		scrollHeight: list.scrollHeight,
+		rows: Math.round(list.scrollHeight / rowHeight),
 		seconds: (performance.now() - began) / 1000,
 	};
 }
@@ -228,12 +229,11 @@ async function scrollFigures(browser, state, baseUrl, conversations) {
 		await page.waitForFunction(interactiveAt, QUIET_MS, { timeout: TIMEOUT_MS, polling: 50 });
 		const run = await page.evaluate(scrollToEnd, {
 			expected: conversations,
-			rowHeight: ROW_HEIGHT,
 			timeoutMs: 10 * 60_000,
 		});
 		const slowFrames = run.frames.filter((ms) => ms > 50).length;
 		return {
-			rows: Math.round(run.scrollHeight / ROW_HEIGHT),
+			rows: run.rows,
 			screens: run.steps.length,
 			step: summary(run.steps),
 			fetchWaits: summary(run.fetchWaits),

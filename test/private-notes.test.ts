@@ -236,10 +236,12 @@ describe('a room that imports its conversation from D1', () => {
 		});
 		await db
 			.insert(messages)
-			.values([row(1, 'contact', 'Hi'), row(2, 'operator', 'old note', true), row(3, 'operator', 'Hello')]);
+			.values([row(1, 'contact', 'Hi'), row(2, 'operator', 'Hello'), row(3, 'operator', 'old note', true)]);
+		// The note is the latest: counting it would make the visitor's unread 2 before the reply (3 after), and
+		// taking its seq as the last the visitor may see would put the visitor's read position past a reply.
 		const contact = await visitorSocket(visitor, conversationId, { synced: false });
-		expect(await contact.next('synced')).toMatchObject({ lastSeq: 3 });
-		expect(contact.messageSeqs()).toEqual([1, 3]);
+		expect(await contact.next('synced')).toMatchObject({ lastSeq: 2 });
+		expect(contact.messageSeqs()).toEqual([1, 2]);
 		await reply(token, conversationId, 'Anything else?');
 		expect((await summaryRow(conversationId))?.unreadByContact).toBe(2);
 	});

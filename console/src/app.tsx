@@ -45,9 +45,9 @@ function Pages({ session }: { session: ConsoleSession }) {
 				</Route>
 				<Route path="/conversations/:id">{(params) => <Inbox session={session} openId={params.id} />}</Route>
 				<Route path="/contacts">
-					<Contacts />
+					<Contacts session={session} />
 				</Route>
-				<Route path="/contacts/:id">{(params) => <Contacts openId={params.id} />}</Route>
+				<Route path="/contacts/:id">{(params) => <Contacts openId={params.id} session={session} />}</Route>
 				<Route path="/deals" component={DealsBoard} />
 				<Route path="/tasks" component={TasksToday} />
 				<Route path="/canned-replies">

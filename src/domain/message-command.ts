@@ -31,7 +31,7 @@ export interface MessageCommand {
 	clientMessageId: string | null;
 	/**
 	 * A private note: the team's message to itself, stored and numbered like any other but never shown to the
-	 * visitor, and no reply (see `isReply`). Only an operator writes one.
+	 * visitor, and no reply (see `isTeamReply`). Only an operator writes one.
 	 */
 	private?: boolean;
 	/**

@@ -11,22 +11,22 @@ import { TagEditor } from '../ui/tag-editor';
 type Contact = Schemas['ContactRecord'];
 type Origin = Contact['firstOrigin'];
 
-function useSessionData(): ConsoleSession | undefined {
-	return useQueryClient().getQueryData<ConsoleSession>(['session']) ?? undefined;
-}
-
 /**
  * The contact beside a conversation (and on its own page): what it said about itself kept apart from what a
  * site verified, its tags and custom fields (edited in place), where it came from, its other conversations
  * and its deals.
  */
-export function ContactPanel(props: { contactId: string; conversationId?: string; onClose?(): void }) {
-	const { contactId, conversationId } = props;
+export function ContactPanel(props: {
+	contactId: string;
+	session: ConsoleSession;
+	conversationId?: string;
+	onClose?(): void;
+}) {
+	const { contactId, conversationId, session } = props;
 	const client = useQueryClient();
-	const session = useSessionData();
 	const directory = useDirectory();
-	const can = (permission: string) =>
-		session?.permissions.includes('admin') || session?.permissions.includes(permission as 'admin');
+	const can = (permission: ConsoleSession['permissions'][number]) =>
+		session.permissions.includes('admin') || session.permissions.includes(permission);
 	const contact = useQuery({
 		queryKey: ['contact', contactId],
 		queryFn: () => ok(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } })),

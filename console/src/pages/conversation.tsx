@@ -120,7 +120,12 @@ export function ConversationView({ id, session }: { id: string; session: Console
 				<Composer conversationId={id} onSend={live.send} onTyping={live.typing} />
 			</section>
 			{showContact && data && (
-				<ContactPanel contactId={data.contactId} conversationId={id} onClose={() => setShowContact(false)} />
+				<ContactPanel
+					contactId={data.contactId}
+					session={session}
+					conversationId={id}
+					onClose={() => setShowContact(false)}
+				/>
 			)}
 		</div>
 	);

@@ -10,6 +10,8 @@ export function Editable(props: {
 	label: string;
 	value: string | null;
 	type?: 'text' | 'email' | 'tel' | 'number' | 'date';
+	/** Several lines (a textarea): an input would drop the line breaks. */
+	multiline?: boolean;
 	/** Choices instead of free text: plain values, or values with the label shown for them. */
 	options?: readonly (string | { value: string; label: string })[] | null;
 	/** What to show for the value when it is not the value itself (an operator's name for its id). */
@@ -67,12 +69,23 @@ export function Editable(props: {
 								);
 							})}
 						</select>
+					) : props.multiline ? (
+						<textarea
+							id={id}
+							value={draft}
+							rows={4}
+							onInput={(e) => setDraft(e.currentTarget.value)}
+							onKeyDown={(e) => {
+								if (e.key === 'Escape') setEditing(false);
+							}}
+						/>
 					) : (
 						<input
 							id={id}
 							type={props.type ?? 'text'}
 							value={draft}
-							ref={(el) => el?.focus()}
+							// biome-ignore lint/a11y/noAutofocus: the field the operator just asked to edit takes the focus.
+							autoFocus
 							onInput={(e) => setDraft(e.currentTarget.value)}
 							onKeyDown={(e) => {
 								if (e.key === 'Escape') setEditing(false);

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { operatorName, useDirectory } from '../../api/queries';
@@ -16,10 +16,18 @@ type CannedReply = Schemas['CannedReply'];
 export function CannedReplies({ session }: { session: ConsoleSession }) {
 	const client = useQueryClient();
 	const directory = useDirectory();
-	const list = useQuery({
+	const list = useInfiniteQuery({
 		queryKey: ['canned-replies', 'all'],
-		queryFn: async () => (await ok(api.GET('/v3/canned-replies', { params: { query: { limit: 100 } } }))).data,
+		queryFn: ({ pageParam }) =>
+			ok(
+				api.GET('/v3/canned-replies', {
+					params: { query: { limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
+				}),
+			),
+		initialPageParam: '',
+		getNextPageParam: (last) => last.nextCursor ?? undefined,
 	});
+	const replies = list.data?.pages.flatMap((page) => page.data);
 	const refresh = () => client.invalidateQueries({ queryKey: ['canned-replies'] });
 	const isAdmin = session.permissions.includes('admin');
 	return (
@@ -29,7 +37,7 @@ export function CannedReplies({ session }: { session: ConsoleSession }) {
 			<NewReply onCreated={refresh} />
 			{list.error && <Problem error={list.error} retry={() => list.refetch()} />}
 			<ul class="plain canned-list">
-				{list.data?.map((reply) => (
+				{replies?.map((reply) => (
 					<ReplyRow
 						key={reply.id}
 						reply={reply}
@@ -39,7 +47,12 @@ export function CannedReplies({ session }: { session: ConsoleSession }) {
 					/>
 				))}
 			</ul>
-			{list.data?.length === 0 && <p class="muted">{t('canned.empty')}</p>}
+			{replies?.length === 0 && <p class="muted">{t('canned.empty')}</p>}
+			{list.hasNextPage && (
+				<button type="button" disabled={list.isFetchingNextPage} onClick={() => list.fetchNextPage()}>
+					{t('common.more')}
+				</button>
+			)}
 		</section>
 	);
 }
@@ -125,6 +138,7 @@ function ReplyRow(props: { reply: CannedReply; author: string; canChange: boolea
 			/>
 			<Editable
 				label={t('canned.text')}
+				multiline
 				value={reply.text}
 				disabled={!props.canChange}
 				onSave={(v) => save({ text: v })}

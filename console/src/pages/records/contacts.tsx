@@ -4,6 +4,7 @@ import { Link } from 'wouter-preact';
 import { api, ok } from '../../api/client';
 import { contactLabel, useTags } from '../../api/queries';
 import { t, when } from '../../i18n';
+import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { ContactPanel } from '../contact-panel';
 
@@ -11,7 +12,7 @@ import { ContactPanel } from '../contact-panel';
  * Contacts: searched by name, e-mail or phone, filtered by tag and origin, paged as you ask; one opens
  * beside the list with its panel, where a duplicate can be merged into it.
  */
-export function Contacts({ openId }: { openId?: string }) {
+export function Contacts({ openId, session }: { openId?: string; session: ConsoleSession }) {
 	const [q, setQ] = useState('');
 	const [tag, setTag] = useState('');
 	const [origin, setOrigin] = useState<'' | 'search' | 'social'>('');
@@ -98,7 +99,7 @@ export function Contacts({ openId }: { openId?: string }) {
 			</section>
 			{openId && (
 				<div class="records-detail">
-					<ContactPanel key={openId} contactId={openId} />
+					<ContactPanel key={openId} contactId={openId} session={session} />
 					<MergeContact into={openId} />
 				</div>
 			)}

@@ -59,21 +59,18 @@ export function DealsBoard() {
 	const move = useMutation({
 		mutationFn: ({ deal, stageId }: { deal: Deal; stageId: string }) =>
 			ok(api.PATCH('/v3/deals/{id}', { params: { path: { id: deal.id } }, body: { stage: stageId } })),
-		// The card moves at once; a refusal puts it back with the API's message.
-		onMutate: ({ deal, stageId }) => {
+		// The card moves at once; a refusal puts back that card alone (other moves made meanwhile stay), with the
+		// API's message. A refetch already on its way is cancelled first, or it would draw the board from before.
+		onMutate: async ({ deal, stageId }) => {
 			const key = ['deals', { funnelId: funnel?.id, board: true }];
-			const before = client.getQueryData<Deal[]>(key);
+			await client.cancelQueries({ queryKey: key });
 			const stage = funnel?.stages.find((s) => s.id === stageId);
-			if (before && stage)
-				client.setQueryData<Deal[]>(
-					key,
-					before.map((d) => (d.id === deal.id ? { ...d, stage: { ...d.stage, id: stage.id, name: stage.name } } : d)),
-				);
-			return { key, before };
+			const moveTo = (to: Deal['stage']) =>
+				client.setQueryData<Deal[]>(key, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
+			if (stage) moveTo({ ...deal.stage, id: stage.id, name: stage.name });
+			return { undo: () => moveTo(deal.stage) };
 		},
-		onError: (_, __, context) => {
-			if (context?.before) client.setQueryData(context.key, context.before);
-		},
+		onError: (_, __, context) => context?.undo(),
 		onSettled: () => client.invalidateQueries({ queryKey: ['deals'] }),
 	});
 
