@@ -172,6 +172,11 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 			email: 'marta@example.com',
 		});
 		await api(baseUrl, token, 'PUT', `/v3/conversations/${id}/tags/tents`);
+		await api(baseUrl, token, 'POST', '/v3/messages', {
+			conversationId: id,
+			text: 'Returning customer: the footprint ships free with the tent.',
+			private: true,
+		});
 		await api(baseUrl, token, 'PUT', `/v3/contacts/${conversation.contactId}/tags/returning`);
 		const context = await browser.newContext({ viewport: { width: 1440, height: 860 } });
 		const page = await context.newPage();
@@ -183,6 +188,18 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await expect.poll(() => page.locator('.messages').textContent()).toContain('Yes please, in green.');
 		await page.getByLabel('Reply', { exact: true }).fill('Green it is: adding the footprint to your cart now.');
 		await shot(page, 'console-inbox');
+
+		// The same conversation on a phone, in the dark.
+		const phone = await browser.newContext({ viewport: { width: 390, height: 800 }, colorScheme: 'dark' });
+		const small = await phone.newPage();
+		await small.goto(`${baseUrl}/console/`);
+		await small.getByLabel('E-mail').fill(email);
+		await small.getByLabel('Password').fill(password);
+		await small.getByRole('button', { name: 'Sign in' }).click();
+		await small.goto(`${baseUrl}/console/conversations/${id}`);
+		await expect.poll(() => small.locator('.messages').textContent()).toContain('Yes please, in green.');
+		await shot(small, 'console-mobile-dark');
+		await phone.close();
 		await page.getByRole('link', { name: 'API' }).click();
 		// The API log is written off the requests' path (a Queue batch a few seconds later).
 		await expect

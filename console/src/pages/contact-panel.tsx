@@ -110,6 +110,7 @@ export function ContactPanel(props: {
 					<h4>{t('contact.origin')}</h4>
 					<OriginLine label={t('contact.firstOrigin')} origin={data.firstOrigin} />
 					<OriginLine label={t('contact.lastOrigin')} origin={data.lastOrigin} />
+					{!data.firstOrigin && !data.lastOrigin && <p class="small muted">{t('contact.noOrigin')}</p>}
 				</>
 			)}
 			<h4>{t('contact.conversations')}</h4>

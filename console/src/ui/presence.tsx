@@ -26,7 +26,7 @@ export function PresencePicker({ operatorId }: { operatorId: string }) {
 	});
 	const shown = change.isPending && change.variables ? change.variables : status;
 	return (
-		<div>
+		<div class="presence-picker-wrap">
 			<div class="presence-picker">
 				<label for="my-status" class="visually-hidden">
 					{t('presence.mine')}

@@ -163,6 +163,7 @@ export const en = {
 	'presence.team': 'Team · {n} online',
 	'conversation.refused': 'Not sent: {reason}',
 	'conversation.dismiss': 'Dismiss',
+	'contact.noOrigin': 'No campaign or ad origin recorded.',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -326,4 +327,5 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'presence.team': 'Equipe · {n} online',
 	'conversation.refused': 'Não enviada: {reason}',
 	'conversation.dismiss': 'Dispensar',
+	'contact.noOrigin': 'Nenhuma origem de campanha ou anúncio registrada.',
 };
