@@ -68,15 +68,17 @@ export function Appearance(props: SectionProps) {
 						{(draft.displayName || '?').slice(0, 1).toUpperCase()}
 					</span>
 				)}
-				<LogoUpload logoUrl={draft.logoUrl} onSaved={(saved) => change((s) => ({ ...s, logoUrl: saved.logoUrl }))} />
-				<TextSetting
-					{...props}
-					field="logoUrl"
-					label={t('widget.logoUrl')}
-					hint={t('widget.logoUrl.hint')}
-					max={2000}
-					nullable
-				/>
+				<div class="logo-fields">
+					<LogoUpload logoUrl={draft.logoUrl} onSaved={(saved) => change((s) => ({ ...s, logoUrl: saved.logoUrl }))} />
+					<TextSetting
+						{...props}
+						field="logoUrl"
+						label={t('widget.logoUrl')}
+						hint={t('widget.logoUrl.hint')}
+						max={2000}
+						nullable
+					/>
+				</div>
 			</div>
 			<div class="colors">
 				{color('primaryColor', t('widget.primaryColor'))}
