@@ -7,6 +7,8 @@ export type Frame = { type: string } & Record<string, unknown>;
 
 export interface LiveSocket {
 	send(frame: Frame): boolean;
+	/** Drops the connection and opens a new one at once (its path asked again): to fetch what a backlog cut off. */
+	reconnect(): void;
 	close(): void;
 }
 
@@ -50,6 +52,10 @@ export function openLive(
 			if (socket?.readyState !== WebSocket.OPEN) return false;
 			socket.send(JSON.stringify(frame));
 			return true;
+		},
+		reconnect() {
+			delay = 0;
+			socket?.close();
 		},
 		close() {
 			closed = true;

@@ -103,7 +103,9 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 						});
 					}
 				} else if (frame.type === 'synced') {
-					markRead();
+					// A backlog is at most 500 messages: the rest comes with a new connection after the last one here.
+					if (frame.complete === false) live.reconnect();
+					else markRead();
 				} else if (frame.type === 'read' && frame.reader === 'contact') {
 					setVisitorRead((before) => Math.max(before, Number(frame.seq) || 0));
 				} else if (frame.type === 'typing') {
