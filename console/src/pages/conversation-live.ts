@@ -113,8 +113,12 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 				} else if (frame.type === 'error') {
 					const failedId = typeof frame.clientMessageId === 'string' ? frame.clientMessageId : null;
 					const item = pendingRef.current.find((p) => p.clientMessageId === failedId);
-					if (item && frame.statusCode === 429) {
-						// Over a rate limit: it stays in the outbox and goes again a little later.
+					const status = Number(frame.statusCode);
+					// A refusal for what the message is (too long, not allowed) is final; a rate limit, a fault of ours,
+					// or a credential that is gone (until the operator signs in again) is not.
+					const final = status >= 400 && status < 500 && status !== 429 && status !== 401;
+					if (item && !final) {
+						// It stays in the outbox and goes again a little later.
 						setTimeout(() => live.send(messageFrame(item)), 5000);
 					} else if (item) {
 						// Refused for good: out of the outbox (or it would go again forever), still on screen with why.
