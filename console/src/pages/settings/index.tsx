@@ -4,7 +4,13 @@ import { HoursPage } from './hours';
 import { TeamPage } from './team';
 import { WebhooksPage } from './webhooks';
 import { WidgetSettingsPage } from './widget';
+// One stylesheet a page, in this order: the shared rules, each page's, then the narrow screens' over them all.
 import './settings.css';
+import './widget.css';
+import './hours.css';
+import './team.css';
+import './webhooks.css';
+import './responsive.css';
 
 /**
  * The settings pages (admins), a chunk of their own that the console loads the first time one is opened, so
