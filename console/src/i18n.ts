@@ -5,13 +5,14 @@
 import * as core from './words/core';
 import * as records from './words/records';
 import * as settings from './words/settings';
+import * as team from './words/team';
 
 /** Every area's words, English first: its keys are the console's keys. */
-const en = { ...core.en, ...records.en, ...settings.en };
+const en = { ...core.en, ...records.en, ...settings.en, ...team.en };
 
 type Key = keyof typeof en;
 
-const pt: Partial<Record<Key, string>> = { ...core.pt, ...records.pt, ...settings.pt };
+const pt: Partial<Record<Key, string>> = { ...core.pt, ...records.pt, ...settings.pt, ...team.pt };
 
 export const locale = navigator.languages.some((l) => l.toLowerCase().startsWith('pt')) ? 'pt' : 'en';
 document.documentElement.lang = locale === 'pt' ? 'pt-BR' : 'en';
