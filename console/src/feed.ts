@@ -4,6 +4,7 @@
  * `useFeedEvent`; presence is a small store read with `usePresence`.
  */
 import { useEffect, useRef, useSyncExternalStore } from 'preact/compat';
+import type { PresenceStatus } from '../../src/model/presence';
 import { type LiveSocket, openLive } from './live';
 
 export interface FeedEvent {
@@ -12,7 +13,7 @@ export interface FeedEvent {
 	actor?: { kind: string; id: string | null };
 	payload: Record<string, unknown>;
 }
-export type PresenceStatus = 'online' | 'away' | 'busy' | 'offline';
+export type { PresenceStatus } from '../../src/model/presence';
 
 type Listener = (event: FeedEvent | 'reconnected') => void;
 

@@ -9,7 +9,7 @@ import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, violatesUnique } from '../db/client';
 import { cannedReplies, contacts, conversations, operators } from '../db/schema';
 import { checkTemplate, renderTemplate, TemplateError } from '../engines/templates';
-import { newEvent } from '../events/catalogue';
+import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
 import { Conflict, Forbidden, Invalid, NotFound } from '../lib/errors';
@@ -214,18 +214,16 @@ export async function updateCannedReply(
 	const current = await replyRow(db, workspaceId, id);
 	assertManages(caller, current);
 	assertTemplate(changes.text);
-	const changed: Array<'shortcut' | 'title' | 'text'> = [];
-	const moved: Record<string, { from: string | null; to: string | null }> = {};
+	const moved: Partial<Record<'shortcut' | 'title' | 'text', { from: string | null; to: string | null }>> = {};
 	const set: Partial<Row> = {};
 	for (const key of ['shortcut', 'title', 'text'] as const) {
 		const to = changes[key];
 		if (to !== undefined && to !== current[key]) {
-			changed.push(key);
 			moved[key] = { from: current[key], to };
 			Object.assign(set, { [key]: to });
 		}
 	}
-	if (changed.length === 0) return view(current);
+	if (Object.keys(moved).length === 0) return view(current);
 	const after: Row = { ...current, ...set, updatedAt: Math.max(now, current.updatedAt + 1) };
 	const statements = [
 		db
@@ -234,7 +232,7 @@ export async function updateCannedReply(
 			.where(and(replyIn(workspaceId, id), eq(cannedReplies.updatedAt, current.updatedAt))),
 		batchGuard(sql`changes() = 1`),
 	];
-	const payload = { cannedReply: summary(after), changed, changes: moved };
+	const payload = { cannedReply: summary(after), ...changesOf(moved) };
 	const event = newEvent('canned_reply.updated', workspaceId, caller.actor, payload, now);
 	const committed = await commit(db, { statements, events: [event] }, shortcutTaken(after.shortcut));
 	await release(env, committed.events);

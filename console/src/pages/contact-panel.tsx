@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter-preact';
+import { hasPermission, type Permission } from '../../../src/model/permissions';
 import { api, ok, type Schemas } from '../api/client';
 import { useDirectory } from '../api/queries';
 import { t, when } from '../i18n';
@@ -25,8 +26,7 @@ export function ContactPanel(props: {
 	const { contactId, conversationId, session } = props;
 	const client = useQueryClient();
 	const directory = useDirectory();
-	const can = (permission: ConsoleSession['permissions'][number]) =>
-		session.permissions.includes('admin') || session.permissions.includes(permission);
+	const can = (permission: Permission) => hasPermission(session.permissions, permission);
 	const contact = useQuery({
 		queryKey: ['contact', contactId],
 		queryFn: () => ok(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } })),

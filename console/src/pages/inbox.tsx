@@ -16,16 +16,11 @@ type Row = Schemas['ConversationRow'];
 
 const ROW_HEIGHT = 76;
 
-/** Events of the inbox feed that change what a list shows. */
-const LIST_EVENTS = new Set([
-	'conversation.created',
-	'conversation.updated',
-	'conversation.read',
-	'message.created',
-	'tag.applied',
-	'tag.removed',
-	'contact.updated',
-]);
+/**
+ * Events of the inbox feed that change nothing a list shows: every other type the feed carries (LIVE_FEED_TYPES
+ * in src/events/catalogue.ts) is about a conversation, its messages, tags or contact.
+ */
+const NOT_LISTED = new Set(['member.status_changed', 'rule.notification']);
 
 /**
  * The inbox: the views operators expect (mine, unassigned, all) with status, tag, group, channel and origin
@@ -66,7 +61,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	// wait and the ones during it ride along, so a busy workspace still refreshes (a debounce would starve).
 	const pending = useRef<ReturnType<typeof setTimeout>>();
 	useFeedEvent((event) => {
-		if (event !== 'reconnected' && !LIST_EVENTS.has(event.type)) return;
+		if (event !== 'reconnected' && NOT_LISTED.has(event.type)) return;
 		if (pending.current) return;
 		pending.current = setTimeout(() => {
 			pending.current = undefined;

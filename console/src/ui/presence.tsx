@@ -1,11 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
+import { PRESENCE_STATUSES, type PresenceStatus } from '../../../src/model/presence';
 import { api, ok } from '../api/client';
 import { useDirectory } from '../api/queries';
-import { type PresenceStatus, useFeedConnected, usePresence } from '../feed';
+import { useFeedConnected, usePresence } from '../feed';
 import { t } from '../i18n';
 import { Problem } from './problem';
-
-const STATUSES: PresenceStatus[] = ['online', 'away', 'busy', 'offline'];
 
 /** A coloured dot and the status's name: how the team sees an operator. */
 export function PresenceDot({ status }: { status: PresenceStatus }) {
@@ -33,7 +32,7 @@ export function PresencePicker({ operatorId }: { operatorId: string }) {
 				</label>
 				<PresenceDot status={shown} />
 				<select id="my-status" value={shown} onChange={(e) => change.mutate(e.currentTarget.value as PresenceStatus)}>
-					{STATUSES.map((s) => (
+					{PRESENCE_STATUSES.map((s) => (
 						<option key={s} value={s}>
 							{t(`presence.${s}`)}
 						</option>

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
+import { hasPermission, type Permission } from '../../../src/model/permissions';
 import { api } from '../api/client';
 import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
@@ -22,8 +23,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 		await api.DELETE('/v3/auth/session');
 		client.setQueryData(['session'], null);
 	};
-	const can = (permission: string) =>
-		session.permissions.includes('admin') || session.permissions.includes(permission as 'admin');
+	const can = (permission: Permission) => hasPermission(session.permissions, permission);
 	const link = (path: string, label: string) => (
 		<Link href={path} aria-current={current(path) ? 'page' : undefined}>
 			{label}

@@ -1,20 +1,11 @@
+import { PERMISSIONS, type Permission } from '../../../../src/model/permissions';
 import type { Schemas } from '../../api/client';
 import { t } from '../../i18n';
 
 export type Operator = Schemas['Operator'];
-export type Permission = Operator['permissions'][number];
+export type { Permission } from '../../../../src/model/permissions';
 export type Group = Schemas['Group'];
 export type PresenceStatus = Schemas['Presence']['status'];
-
-/** Every permission, the broadest last. */
-export const PERMISSIONS: Permission[] = [
-	'conversations:read',
-	'messages:send',
-	'contacts:write',
-	'crm:access',
-	'reports:view',
-	'admin',
-];
 
 /** The permissions as checkboxes, each with what it allows. */
 export function PermissionChoice(props: {
