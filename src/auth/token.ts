@@ -64,9 +64,10 @@ export function isWellFormedToken(token: string): boolean {
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
-/** Lower-case hex SHA-256 of a text. */
-export async function sha256Hex(text: string): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+/** Lower-case hex SHA-256 of a text (its UTF-8) or of bytes. */
+export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+	const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
+	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
 	let hex = '';
 	for (const byte of digest) hex += HEX[byte];
 	return hex;

@@ -8,6 +8,7 @@
  * What an upload is comes from its first bytes, never from the Content-Type alone: PNG, JPEG, WebP and GIF,
  * and never SVG (a document that can carry script). The declared type must agree with the bytes.
  */
+import { sha256Hex } from '../auth/token';
 import type { Database } from '../db/client';
 import { Invalid, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../lib/errors';
 import { imageSize } from '../lib/image-size';
@@ -27,12 +28,6 @@ const ACCEPTED = 'a PNG, JPEG, WebP or GIF image (not SVG)';
 const IN_FLIGHT_MS = 10 * 60_000;
 
 const prefix = (workspaceId: string) => `logos/${workspaceId}/`;
-
-/** Lower-case hex SHA-256 of the bytes: the logo's name. */
-async function contentHash(bytes: Uint8Array): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-	return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 /** The path the Worker serves a logo at, which `logoUrl` stores. */
 function logoPath(workspaceId: string, file: string): string {
@@ -86,7 +81,8 @@ export async function uploadLogo(
 	declaredType: string | undefined,
 ) {
 	const logo = checkLogo(bytes, declaredType);
-	const file = `${await contentHash(bytes)}.${logo.extension}`;
+	// The name is the content's lower-case hex SHA-256.
+	const file = `${await sha256Hex(bytes)}.${logo.extension}`;
 	const url = logoPath(workspaceId, file);
 	const current = await loadWidgetSettings(db, workspaceId);
 	if (current.settings.logoUrl === url) return current.settings;
