@@ -239,23 +239,14 @@ export const visitorConversationSchema = z
  * A conversation's columns with its last message the visitor may see, in the same statement: the summary row's
  * `last_message_seq` and `_at` count the team's private notes, whose seq and time are not the visitor's.
  */
-function lastSeen(column: 'seq' | 'created_at') {
-	// Written out: drizzle leaves the columns of a one-table select unqualified, which inside the subquery would
-	// name the messages' own.
-	return sql<
-		number | null
-	>`(SELECT m.${sql.raw(column)} FROM messages m WHERE m.workspace_id = conversations.workspace_id
+// One lookup for both (its seq and time), written out: drizzle leaves the columns of a one-table select
+// unqualified, which inside the subquery would name the messages' own.
+const lastSeen = sql<
+	string | null
+>`(SELECT json_object('seq', m.seq, 'at', m.created_at) FROM messages m WHERE m.workspace_id = conversations.workspace_id
 		AND m.conversation_id = conversations.id AND m.private = 0 ORDER BY m.seq DESC LIMIT 1)`;
-}
-const visitorColumns = {
-	...getTableColumns(conversations),
-	lastSeenSeq: lastSeen('seq'),
-	lastSeenAt: lastSeen('created_at'),
-};
-type VisitorConversationRow = typeof conversations.$inferSelect & {
-	lastSeenSeq: number | null;
-	lastSeenAt: number | null;
-};
+const visitorColumns = { ...getTableColumns(conversations), lastSeen };
+type VisitorConversationRow = typeof conversations.$inferSelect & { lastSeen: string | null };
 
 /** The visitor's conversations, most recent first: only what a visitor may see of them. */
 export async function visitorConversations(db: Database, session: SessionRow) {
@@ -270,13 +261,14 @@ export async function visitorConversations(db: Database, session: SessionRow) {
 }
 
 function seenByVisitor(c: VisitorConversationRow): z.infer<typeof visitorConversationSchema> {
+	const last = c.lastSeen === null ? null : (JSON.parse(c.lastSeen) as { seq: number; at: number });
 	return {
 		id: c.id,
 		status: c.status,
-		lastMessageSeq: c.lastSeenSeq ?? 0,
+		lastMessageSeq: last?.seq ?? 0,
 		unread: c.unreadByContact,
 		createdAt: iso(c.createdAt),
-		lastMessageAt: isoOrNull(c.lastSeenAt),
+		lastMessageAt: isoOrNull(last?.at ?? null),
 	};
 }
 
