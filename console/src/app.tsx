@@ -14,6 +14,9 @@ import { Problem } from './ui/problem';
 import { Shell } from './ui/shell';
 
 const SettingsPages = lazy(() => import('./pages/settings'));
+const BuilderPages = lazy(() => import('./pages/builder'));
+const RulesPages = lazy(() => import('./pages/rules'));
+const ReportsPage = lazy(() => import('./pages/reports'));
 
 /** The set-password page is open to anyone with a link; every other page needs a session (else: sign in). */
 export function App() {
@@ -57,9 +60,34 @@ function Pages({ session }: { session: ConsoleSession }) {
 					<ApiSettings session={session} />
 				</Route>
 				<Route path="/settings/*">
-					<Suspense fallback={<p class="centered muted">{t('common.loading')}</p>}>
+					<Later>
 						<SettingsPages session={session} />
-					</Suspense>
+					</Later>
+				</Route>
+				<Route path="/reports">
+					<Later>
+						<ReportsPage session={session} />
+					</Later>
+				</Route>
+				<Route path="/bots/*?">
+					<Later>
+						<BuilderPages session={session} />
+					</Later>
+				</Route>
+				<Route path="/scenarios/*?">
+					<Later>
+						<BuilderPages session={session} />
+					</Later>
+				</Route>
+				<Route path="/rules/*?">
+					<Later>
+						<RulesPages session={session} />
+					</Later>
+				</Route>
+				<Route path="/assignment">
+					<Later>
+						<RulesPages session={session} />
+					</Later>
 				</Route>
 				<Route>
 					<Redirect to="/" />
@@ -67,4 +95,9 @@ function Pages({ session }: { session: ConsoleSession }) {
 			</Switch>
 		</Shell>
 	);
+}
+
+/** A page in a chunk of its own, loaded the first time it is opened, so the inbox's first load does not carry it. */
+function Later({ children }: { children: preact.ComponentChildren }) {
+	return <Suspense fallback={<p class="centered muted">{t('common.loading')}</p>}>{children}</Suspense>;
 }

@@ -7,6 +7,7 @@ import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
 import { SettingsNav } from '../pages/settings/nav';
 import type { ConsoleSession } from '../session';
+import { AutomationNav } from './automation-nav';
 import { PresencePicker, TeamPresence } from './presence';
 
 /**
@@ -38,6 +39,8 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{can('crm:access') && link('/deals', t('nav.deals'))}
 				{link('/tasks', t('nav.tasks'))}
 				{link('/canned-replies', t('nav.canned'))}
+				{can('reports:view') && link('/reports', t('reports.title'))}
+				{can('admin') && <AutomationNav current={current} />}
 				{can('admin') && <SettingsNav current={current} />}
 				<TeamPresence />
 				<div class="who">
