@@ -60,6 +60,9 @@ function passwordHash(password) {
 	return `pbkdf2-sha256$${iterations}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
+/** Workspaces seeded by one wrangler command (five statements each). */
+const SEED_BATCH = 50;
+
 /**
  * seedWorkspace for many slugs in one wrangler run (each run costs a second or two): every statement finds
  * its rows by slug, so creating is idempotent, and the closing SELECT reads back the ids. Returns
@@ -97,7 +100,13 @@ export async function seedWorkspaces(slugs, persistTo) {
 		`SELECT w.slug, w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
 		 WHERE w.slug IN (${slugs.map(literal).join(', ')}) AND o.email = 'admin@' || w.slug || '.local'`,
 	);
-	const rows = query(statements.join(';\n'), persistTo).at(-1);
+	// One command line per batch of workspaces: a single argument may not exceed 128 KiB (Linux's MAX_ARG_STRLEN).
+	const rows = [];
+	const select = statements.pop();
+	for (let i = 0; i < statements.length; i += SEED_BATCH * 5) {
+		query(statements.slice(i, i + SEED_BATCH * 5).join(';\n'), persistTo);
+	}
+	rows.push(...query(select, persistTo).at(-1));
 	return slugs.map((slug) => {
 		const row = rows.find((found) => found.slug === slug);
 		if (!row) throw new Error(`workspace "${slug}" was not seeded`);
