@@ -4,15 +4,51 @@
  * answering every other /console path with index.html (src/routes/console.ts) for deep links.
  * File names carry a content hash under /console/assets/, cached for a year (widget/public/_headers).
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** The schemas the builders draw their forms from, as the API's own document states them. */
+const STEP_SCHEMAS = [
+	'BotDefinition',
+	'ScenarioDefinition',
+	'BotTrigger',
+	'BotChanges',
+	'ScenarioTrigger',
+	'ScenarioChanges',
+	'Condition',
+	'ConditionLeaf',
+	'IntegrationPreset',
+];
+
+/**
+ * `virtual:step-schemas`: the bot and scenario definitions' JSON Schemas (and the ones they refer to), cut
+ * from docs/openapi.json at build time. The builders' forms come from them, so every step type and field the
+ * API accepts has its form, with the API's own descriptions, and a new field needs no console change.
+ */
+function stepSchemas(): Plugin {
+	const id = 'virtual:step-schemas';
+	return {
+		name: 'parley-step-schemas',
+		resolveId: (source) => (source === id ? `\0${id}` : undefined),
+		load(loaded) {
+			if (loaded !== `\0${id}`) return undefined;
+			const path = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
+			this.addWatchFile(path);
+			const all = JSON.parse(readFileSync(path, 'utf8')).components.schemas;
+			const picked = Object.fromEntries(STEP_SCHEMAS.map((name) => [name, all[name]]));
+			return `export default ${JSON.stringify(picked)};`;
+		},
+	};
+}
 
 export default defineConfig({
 	root,
 	base: '/console/',
 	publicDir: false,
+	plugins: [stepSchemas()],
 	resolve: {
 		alias: {
 			react: 'preact/compat',

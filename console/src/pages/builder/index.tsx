@@ -1,17 +1,29 @@
 import { Route, Switch } from 'wouter-preact';
-import { t } from '../../i18n';
 import type { ConsoleSession } from '../../session';
+import { bots, scenarios } from './documents';
+import { Editor } from './editor';
+import { DocumentList } from './list';
+import './builder.css';
 
-/** The bot and scenario builders (a chunk of their own). */
+/**
+ * The bot and scenario builders: a chunk of their own (the canvas library comes with them), loaded the first
+ * time one is opened.
+ */
 export default function BuilderPages(_: { session: ConsoleSession }) {
 	return (
-		<Switch>
-			<Route path="/scenarios/*?">
-				<h1>{t('builder.scenarios')}</h1>
-			</Route>
-			<Route>
-				<h1>{t('builder.bots')}</h1>
-			</Route>
-		</Switch>
+		<div class="builder-page">
+			<Switch>
+				<Route path="/bots/:id">{(params) => <Editor key={params.id} documents={bots} id={params.id} />}</Route>
+				<Route path="/scenarios/:id">
+					{(params) => <Editor key={params.id} documents={scenarios} id={params.id} />}
+				</Route>
+				<Route path="/scenarios">
+					<DocumentList kind="scenario" />
+				</Route>
+				<Route>
+					<DocumentList kind="bot" />
+				</Route>
+			</Switch>
+		</div>
 	);
 }

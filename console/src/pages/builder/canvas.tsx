@@ -1,0 +1,258 @@
+/**
+ * The flow canvas (React Flow, `@xyflow/react`, through preact/compat): a node per step with a handle per
+ * outlet (next, each button choice, each decision branch, default, error paths), an edge per link, and a
+ * Start node whose edge is the document's `start`. Dragging from a handle to a node links them; selecting an
+ * edge and pressing Delete unlinks it; selecting a node and pressing Delete removes the step. Positions are
+ * the canvas's own (laid out on open, kept while editing); everything else comes from the definition.
+ */
+import {
+	applyNodeChanges,
+	Background,
+	type Connection,
+	Controls,
+	type Edge,
+	type EdgeChange,
+	Handle,
+	MarkerType,
+	type Node,
+	type NodeChange,
+	type NodeProps,
+	Position,
+	ReactFlow,
+	ReactFlowProvider,
+	useReactFlow,
+	useUpdateNodeInternals,
+} from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { t } from '../../i18n';
+import { links, type Position as Point, START } from './graph';
+import { type Definition, type DocumentKind, type Outlet, outlets, type Step, typeLabel } from './schema';
+
+export interface StepNodeData extends Record<string, unknown> {
+	kind: DocumentKind;
+	step: Step;
+	outlets: Outlet[];
+	isStart: boolean;
+	unreachable: boolean;
+	problems: number;
+	/** On the path a simulation or a run took; `waiting` where it stands. */
+	trace: 'passed' | 'waiting' | 'failed' | null;
+	/** What the step log says of it (a run's output or error), shown on the node. */
+	note: string | null;
+}
+
+/** The words a step shows on its node: its message, question, tag, URL… */
+function summary(step: Step): string {
+	for (const key of ['text', 'prompt', 'message', 'tag', 'url', 'value', 'reason', 'items', 'name']) {
+		const value = step[key];
+		if (typeof value === 'string' && value) return value;
+	}
+	if (step.type === 'delay') return t('builder.delaySeconds', { n: Number(step.seconds) });
+	if (Array.isArray(step.branches)) return t('builder.branches', { n: step.branches.length });
+	return '';
+}
+
+function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
+	const { step, kind } = data;
+	// React Flow measures a node's handles when the node resizes; a button added to a row of outlets may not
+	// resize it, so the handles are measured again whenever the outlets change.
+	const updateNodeInternals = useUpdateNodeInternals();
+	const handles = data.outlets.map((o) => o.handle).join(' ');
+	useEffect(() => updateNodeInternals(id), [id, handles, updateNodeInternals]);
+	const classes = [
+		'step-node',
+		selected ? 'selected' : '',
+		data.unreachable ? 'unreachable' : '',
+		data.problems > 0 ? 'invalid' : '',
+		data.trace ? `trace-${data.trace}` : '',
+	].join(' ');
+	return (
+		<div class={classes} data-step={step.id} data-type={step.type}>
+			<Handle type="target" position={Position.Top} />
+			<div class="step-type">{typeLabel(kind, step.type)}</div>
+			<div class="step-title">{step.title || step.id}</div>
+			<div class="step-summary">{summary(step)}</div>
+			{data.unreachable && <div class="step-flag">{t('builder.unreachable')}</div>}
+			{data.problems > 0 && <div class="step-flag problem">{t('builder.problems', { n: data.problems })}</div>}
+			{data.note && <div class="step-note">{data.note}</div>}
+			<div class="step-outlets">
+				{data.outlets.map((outlet) => (
+					<div
+						key={outlet.handle}
+						class={`outlet${outlet.target ? '' : ' open'}${outlet.required && !outlet.target ? ' missing' : ''}`}
+						data-outlet={outlet.handle}
+					>
+						<span>{outletLabel(outlet)}</span>
+						<Handle type="source" position={Position.Bottom} id={outlet.handle} />
+					</div>
+				))}
+			</div>
+		</div>
+	);
+}
+
+export function outletLabel(outlet: Outlet): string {
+	if (outlet.handle.startsWith('choices.')) return outlet.label;
+	if (outlet.handle.startsWith('branches.')) return t('builder.branch', { n: outlet.label });
+	return t(`builder.outlet.${outlet.handle}` as 'builder.outlet.next');
+}
+
+function StartNode() {
+	return (
+		<div class="start-node">
+			{t('builder.start')}
+			<Handle type="source" position={Position.Bottom} id="start" />
+		</div>
+	);
+}
+
+const nodeTypes = { step: StepNode, start: StartNode };
+
+export interface CanvasProps {
+	kind: DocumentKind;
+	definition: Definition;
+	positions: Map<string, Point>;
+	onMove: (id: string, position: Point) => void;
+	selected: string | null;
+	onSelect: (id: string | null) => void;
+	onConnect: (source: string, handle: string, target: string) => void;
+	onDisconnect: (source: string, handle: string) => void;
+	onDelete: (id: string) => void;
+	reached: Set<string>;
+	problemCounts: Map<string, number>;
+	trace: Map<string, { state: 'passed' | 'waiting' | 'failed'; note: string | null }>;
+	traceEdges: Set<string>;
+	dark: boolean;
+	/** A step to bring into view (one just added), with a counter so the same step can be asked for again. */
+	reveal: { id: string; n: number } | null;
+	/** Counts "Tidy up"s: each fits the whole flow in view once laid out. */
+	fit: number;
+}
+
+export function Canvas(props: CanvasProps) {
+	return (
+		<ReactFlowProvider>
+			<Flow {...props} />
+		</ReactFlowProvider>
+	);
+}
+
+function Flow(props: CanvasProps) {
+	const flow = useReactFlow();
+	useEffect(() => {
+		const at = props.reveal && props.positions.get(props.reveal.id);
+		if (at) void flow.setCenter(at.x + 120, at.y + 60, { zoom: flow.getZoom(), duration: 200 });
+	}, [props.reveal]);
+	useEffect(() => {
+		if (props.fit > 0) requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, duration: 200 }));
+	}, [props.fit]);
+	const { kind, definition } = props;
+	const drawn = useMemo<Node[]>(() => {
+		const start: Node = {
+			id: START,
+			type: 'start',
+			position: props.positions.get(START) ?? { x: 0, y: 0 },
+			data: {},
+			deletable: false,
+			selectable: false,
+		};
+		return [
+			start,
+			...definition.steps.map((step) => {
+				const trace = props.trace.get(step.id);
+				const data: StepNodeData = {
+					kind,
+					step,
+					outlets: outlets(kind, step),
+					isStart: definition.start === step.id,
+					unreachable: !props.reached.has(step.id),
+					problems: props.problemCounts.get(step.id) ?? 0,
+					trace: trace?.state ?? null,
+					note: trace?.note ?? null,
+				};
+				return {
+					id: step.id,
+					type: 'step',
+					position: props.positions.get(step.id) ?? { x: 0, y: 0 },
+					data,
+					selected: props.selected === step.id,
+					ariaLabel: `${typeLabel(kind, step.type)}: ${step.title || step.id}`,
+				} satisfies Node<StepNodeData>;
+			}),
+		];
+	}, [kind, definition, props.positions, props.selected, props.reached, props.problemCounts, props.trace]);
+	// React Flow measures nodes and keeps the sizes on them: the drawn nodes are merged into the kept ones.
+	const [nodes, setNodes] = useState<Node[]>(drawn);
+	useEffect(() => {
+		setNodes((kept) => {
+			const measured = new Map(kept.map((n) => [n.id, n.measured]));
+			return drawn.map((n) => ({ ...n, measured: measured.get(n.id) }));
+		});
+	}, [drawn]);
+	const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
+	const edges = useMemo<Edge[]>(
+		() =>
+			links(kind, definition)
+				.filter((link) => !link.dangling)
+				.map((link) => ({
+					id: link.id,
+					source: link.source,
+					sourceHandle: link.handle,
+					target: link.target,
+					selected: selectedEdge === link.id,
+					animated: props.traceEdges.has(link.id),
+					className: props.traceEdges.has(link.id) ? 'traced' : undefined,
+					markerEnd: { type: MarkerType.ArrowClosed },
+					ariaLabel: t('builder.edgeLabel', {
+						from: link.source === START ? t('builder.start') : link.source,
+						to: link.target,
+					}),
+				})),
+		[kind, definition, selectedEdge, props.traceEdges],
+	);
+	const onNodesChange = (changes: NodeChange[]) => {
+		for (const change of changes) {
+			if (change.type === 'position' && change.position) props.onMove(change.id, change.position);
+			if (change.type === 'select') {
+				if (change.selected) props.onSelect(change.id === START ? null : change.id);
+				else if (props.selected === change.id) props.onSelect(null);
+			}
+			if (change.type === 'remove' && change.id !== START) props.onDelete(change.id);
+		}
+		setNodes((current) => applyNodeChanges(changes, current));
+	};
+	const onEdgesChange = (changes: EdgeChange[]) => {
+		for (const change of changes) {
+			if (change.type === 'select') setSelectedEdge(change.selected ? change.id : null);
+			if (change.type === 'remove') {
+				const link = links(kind, definition).find((l) => l.id === change.id);
+				if (link) props.onDisconnect(link.source, link.handle);
+			}
+		}
+	};
+	const onConnect = (connection: Connection) => {
+		if (connection.target === START || !connection.sourceHandle) return;
+		props.onConnect(connection.source, connection.sourceHandle, connection.target);
+	};
+	return (
+		<ReactFlow
+			nodes={nodes}
+			edges={edges}
+			nodeTypes={nodeTypes}
+			onNodesChange={onNodesChange}
+			onEdgesChange={onEdgesChange}
+			onConnect={onConnect}
+			fitView
+			fitViewOptions={{ maxZoom: 1 }}
+			minZoom={0.2}
+			maxZoom={1.5}
+			deleteKeyCode={['Delete', 'Backspace']}
+			colorMode={props.dark ? 'dark' : 'light'}
+			proOptions={{ hideAttribution: true }}
+		>
+			<Background />
+			<Controls />
+		</ReactFlow>
+	);
+}

@@ -1,0 +1,375 @@
+/**
+ * The builder of one bot or scenario: the canvas in the middle, the toolbar above it (add a step, undo, redo,
+ * tidy up, save, publish) and a panel beside it (the selected step's form, the simulator or test run, the
+ * versions). The draft is the API's definition, edited as a whole and saved with one PATCH; the API judges
+ * it, and the problems it names land on their node and field.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { ApiError } from '../../api/client';
+import { useDirectory } from '../../api/queries';
+import { t } from '../../i18n';
+import { Problem } from '../../ui/problem';
+import { Canvas } from './canvas';
+import type { DocumentApi, Saved } from './documents';
+import {
+	connect,
+	definitionProblems,
+	layout,
+	type Position,
+	reachable,
+	removeStep,
+	renameStep,
+	START,
+	type StepProblems,
+} from './graph';
+import { useHistory } from './history';
+import { type Definition, newStep, outlets, type Step, stepTypes, typeLabel } from './schema';
+import { SettingsPanel } from './settings-panel';
+import { BotSimulator, ScenarioTester } from './simulator';
+import { StepPanel } from './step-panel';
+import { type LogEntry, NO_TRACE, type Trace, traceOf } from './trace';
+import { variablesAt } from './variables';
+import { VersionsPanel } from './versions-panel';
+
+type Panel = 'step' | 'simulate' | 'versions' | 'settings';
+
+const EMPTY: Definition = { start: '', steps: [] };
+const NO_PROBLEMS: StepProblems = { steps: new Map(), document: [] };
+
+export function Editor(props: {
+	documents: DocumentApi;
+	id: string;
+	runLog?: { log: LogEntry[]; waitingAt: string | null };
+}) {
+	const { documents, id } = props;
+	const kind = documents.kind;
+	const client = useQueryClient();
+	const saved = useQuery({ queryKey: [kind, id], queryFn: () => documents.load(id) });
+	const directory = useDirectory();
+	const history = useHistory<Definition>(EMPTY);
+	const definition = history.value;
+	const [savedJson, setSavedJson] = useState<string | null>(null);
+	const [positions, setPositions] = useState<Map<string, Position>>(new Map());
+	const [selected, setSelected] = useState<string | null>(null);
+	const [reveal, setReveal] = useState<{ id: string; n: number } | null>(null);
+	const [fit, setFit] = useState(0);
+	const [panel, setPanel] = useState<Panel>('step');
+	const [problems, setProblems] = useState<StepProblems>(NO_PROBLEMS);
+	const [problemsOf, setProblemsOf] = useState<Definition | null>(null);
+	const [trace, setTrace] = useState<Trace>(NO_TRACE);
+	const [status, setStatus] = useState<{ busy: boolean; message: string | null; error: unknown }>({
+		busy: false,
+		message: null,
+		error: null,
+	});
+
+	// The draft as loaded is the history's start, laid out afresh (a definition carries no coordinates).
+	useEffect(() => {
+		if (!saved.data || savedJson !== null) return;
+		history.reset(saved.data.draft);
+		setSavedJson(JSON.stringify(saved.data.draft));
+		setPositions(layout(kind, saved.data.draft));
+		if (props.runLog) setTrace(traceOf(kind, saved.data.draft, props.runLog.log, props.runLog.waitingAt));
+	}, [saved.data]);
+
+	const dirty = savedJson !== null && JSON.stringify(definition) !== savedJson;
+	const reached = useMemo(() => reachable(kind, definition), [kind, definition]);
+	// Problems belong to the definition they were found in: by index then, by id now.
+	const problemsById = useMemo(() => {
+		const byId = new Map<string, Map<string, string>>();
+		for (const [index, fields] of problems.steps) {
+			const stepId = problemsOf?.steps[index]?.id;
+			if (stepId) byId.set(stepId, fields);
+		}
+		return byId;
+	}, [problems, problemsOf]);
+	const problemCounts = useMemo(
+		() => new Map([...problemsById].map(([stepId, fields]) => [stepId, fields.size])),
+		[problemsById],
+	);
+
+	const update = (change: (current: Definition) => Definition) => history.update(change);
+	// A new step goes under the step it follows (or under everything), moved right until no step is there.
+	const place = (stepId: string, near: string | null) => {
+		setPositions((current) => {
+			const next = new Map(current);
+			const anchor = near ? current.get(near) : undefined;
+			const lowest = Math.max(0, ...[...current.values()].map((p) => p.y));
+			const spot = anchor ? { x: anchor.x, y: anchor.y + 170 } : { x: 40, y: lowest + 170 };
+			const taken = (x: number, y: number) =>
+				[...current.values()].some((p) => Math.abs(p.x - x) < 250 && Math.abs(p.y - y) < 120);
+			while (taken(spot.x, spot.y)) spot.x += 280;
+			next.set(stepId, spot);
+			return next;
+		});
+	};
+	const addStep = (type: string) => {
+		const step = newStep(kind, type, new Set(definition.steps.map((s) => s.id)));
+		const from = selected ? definition.steps.find((s) => s.id === selected) : undefined;
+		const open = from ? outlets(kind, from).find((o) => !o.target && o.handle === 'next') : undefined;
+		update((current) => {
+			let next: Definition = { ...current, steps: [...current.steps, step] };
+			if (current.steps.length === 0 || !current.start) next = { ...next, start: step.id };
+			if (from && open) next = connect(next, from.id, open.handle, step.id);
+			return next;
+		});
+		place(step.id, from?.id ?? null);
+		setSelected(step.id);
+		setReveal({ id: step.id, n: (reveal?.n ?? 0) + 1 });
+		setPanel('step');
+		requestAnimationFrame(() =>
+			document.querySelector<HTMLElement>('.step-panel textarea, .step-panel input:not(#step-id)')?.focus(),
+		);
+	};
+	const deleteStep = (stepId: string) => {
+		update((current) => removeStep(kind, current, stepId));
+		if (selected === stepId) setSelected(null);
+	};
+	const rename = (from: string, to: string) => {
+		update((current) => renameStep(kind, current, from, to));
+		setPositions((current) => {
+			const next = new Map(current);
+			const at = current.get(from);
+			if (at) next.set(to, at);
+			return next;
+		});
+		setSelected(to);
+	};
+	const refused = useCallback(
+		(error: unknown) => {
+			if (error instanceof ApiError && error.status === 422) {
+				setProblems(definitionProblems(error.message));
+				setProblemsOf(definition);
+			}
+		},
+		[definition],
+	);
+	const onTrace = useCallback(
+		(log: LogEntry[], waitingAt: string | null) => {
+			setTrace(traceOf(kind, definition, log, waitingAt));
+			setProblems(NO_PROBLEMS);
+		},
+		[kind, definition],
+	);
+	const save = async (): Promise<boolean> => {
+		setStatus({ busy: true, message: null, error: null });
+		try {
+			const answer = await documents.save(id, definition);
+			setSavedJson(JSON.stringify(definition));
+			setProblems(NO_PROBLEMS);
+			client.setQueryData([kind, id], answer);
+			setStatus({ busy: false, message: t('builder.saved'), error: null });
+			return true;
+		} catch (error) {
+			refused(error);
+			setStatus({ busy: false, message: null, error });
+			return false;
+		}
+	};
+	const publish = async () => {
+		if (dirty && !(await save())) return;
+		setStatus({ busy: true, message: null, error: null });
+		try {
+			await documents.publish(id);
+			await client.invalidateQueries({ queryKey: [kind, id] });
+			setStatus({ busy: false, message: t('builder.publishedNow'), error: null });
+		} catch (error) {
+			setStatus({ busy: false, message: null, error });
+		}
+	};
+
+	useEffect(() => {
+		const onKey = (event: KeyboardEvent) => {
+			const typing = (event.target as HTMLElement).closest('input, textarea, select');
+			const mod = event.ctrlKey || event.metaKey;
+			if (mod && event.key.toLowerCase() === 's') {
+				event.preventDefault();
+				void save();
+			} else if (mod && !typing && event.key.toLowerCase() === 'z') {
+				event.preventDefault();
+				if (event.shiftKey) history.redo();
+				else history.undo();
+			} else if (mod && !typing && event.key.toLowerCase() === 'y') {
+				event.preventDefault();
+				history.redo();
+			}
+		};
+		document.addEventListener('keydown', onKey);
+		return () => document.removeEventListener('keydown', onKey);
+	});
+	useEffect(() => {
+		if (!dirty) return;
+		const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+		window.addEventListener('beforeunload', warn);
+		return () => window.removeEventListener('beforeunload', warn);
+	}, [dirty]);
+
+	if (saved.error) return <Problem error={saved.error} retry={() => saved.refetch()} />;
+	if (!saved.data || savedJson === null) return <p class="centered muted">{t('common.loading')}</p>;
+
+	const step = selected ? definition.steps.find((s) => s.id === selected) : undefined;
+	const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+	const unreachable = definition.steps.filter((s) => !reached.has(s.id)).length;
+	const customFields = (directory.data?.customFields ?? []).filter((f) => f.entity === 'contact').map((f) => f.key);
+	return (
+		<div class="builder">
+			<header class="builder-head">
+				<Link href={kind === 'bot' ? '/bots' : '/scenarios'}>
+					{kind === 'bot' ? t('builder.bots') : t('builder.scenarios')}
+				</Link>
+				<h1>{saved.data.name}</h1>
+				<span class="muted">
+					{saved.data.publishedVersion === null
+						? t('builder.notPublished')
+						: t('builder.published', { n: saved.data.publishedVersion })}
+				</span>
+				<span class={`draft-state${dirty ? ' dirty' : ''}`} role="status">
+					{dirty ? t('builder.unsaved') : (status.message ?? t('builder.allSaved'))}
+				</span>
+			</header>
+			<div class="builder-toolbar" role="toolbar" aria-label={t('builder.toolbar')}>
+				<label>
+					<span class="visually-hidden">{t('builder.addStep')}</span>
+					<select
+						aria-label={t('builder.addStep')}
+						value=""
+						onChange={(e) => {
+							const type = e.currentTarget.value;
+							e.currentTarget.value = '';
+							if (type) addStep(type);
+						}}
+					>
+						<option value="">{t('builder.addStep')}</option>
+						{stepTypes(kind).map((type) => (
+							<option key={type.type} value={type.type}>
+								{typeLabel(kind, type.type)}
+							</option>
+						))}
+					</select>
+				</label>
+				<button type="button" onClick={history.undo} disabled={!history.canUndo} title="Ctrl+Z">
+					{t('builder.undo')}
+				</button>
+				<button type="button" onClick={history.redo} disabled={!history.canRedo} title="Ctrl+Shift+Z">
+					{t('builder.redo')}
+				</button>
+				<button
+					type="button"
+					onClick={() => {
+						setPositions(layout(kind, definition));
+						setFit((n) => n + 1);
+					}}
+				>
+					{t('builder.tidy')}
+				</button>
+				<span class="spacer" />
+				<button
+					type="button"
+					aria-pressed={panel === 'simulate'}
+					onClick={() => setPanel(panel === 'simulate' ? 'step' : 'simulate')}
+				>
+					{kind === 'bot' ? t('builder.simulate') : t('builder.testRun')}
+				</button>
+				<button
+					type="button"
+					aria-pressed={panel === 'settings'}
+					onClick={() => setPanel(panel === 'settings' ? 'step' : 'settings')}
+				>
+					{t('builder.settings')}
+				</button>
+				<button
+					type="button"
+					aria-pressed={panel === 'versions'}
+					onClick={() => setPanel(panel === 'versions' ? 'step' : 'versions')}
+				>
+					{t('builder.versions')}
+				</button>
+				<button type="button" onClick={() => void save()} disabled={status.busy || !dirty} title="Ctrl+S">
+					{t('builder.save')}
+				</button>
+				<button type="button" class="primary" onClick={() => void publish()} disabled={status.busy}>
+					{t('builder.publish')}
+				</button>
+			</div>
+			{status.error !== null && <Problem error={status.error} />}
+			{(unreachable > 0 || problems.document.length > 0) && (
+				<div class="builder-warnings" role="status">
+					{unreachable > 0 && <p>{t('builder.unreachableCount', { n: unreachable })}</p>}
+					{problems.document.map((p) => (
+						<p key={p} class="field-problem">
+							{p}
+						</p>
+					))}
+				</div>
+			)}
+			<div class="builder-body">
+				<section class="builder-canvas" aria-label={t('builder.canvas')}>
+					<Canvas
+						kind={kind}
+						definition={definition}
+						positions={positions}
+						onMove={(stepId, position) => setPositions((current) => new Map(current).set(stepId, position))}
+						selected={selected}
+						onSelect={(stepId) => {
+							setSelected(stepId);
+							if (stepId) setPanel('step');
+						}}
+						onConnect={(source, handle, target) => update((current) => connect(current, source, handle, target))}
+						onDisconnect={(source, handle) => update((current) => connect(current, source, handle, undefined))}
+						onDelete={deleteStep}
+						reached={reached}
+						problemCounts={problemCounts}
+						trace={trace.steps}
+						traceEdges={trace.edges}
+						dark={dark}
+						reveal={reveal}
+						fit={fit}
+					/>
+				</section>
+				<aside class="builder-panel">
+					{panel === 'simulate' &&
+						(kind === 'bot' ? (
+							<BotSimulator definition={definition} onTrace={onTrace} onRefused={refused} />
+						) : (
+							<ScenarioTester definition={definition} onTrace={onTrace} onRefused={refused} />
+						))}
+					{panel === 'settings' && <SettingsPanel kind={kind} saved={saved.data as Saved & Record<string, unknown>} />}
+					{panel === 'versions' && (
+						<VersionsPanel
+							documents={documents}
+							id={id}
+							draft={definition}
+							publishedVersion={saved.data.publishedVersion}
+							onOpen={(opened) => {
+								update(() => opened);
+								setPositions(layout(kind, opened));
+							}}
+						/>
+					)}
+					{panel === 'step' && step && (
+						<StepPanel
+							key={step.id}
+							kind={kind}
+							definition={definition}
+							step={step}
+							problems={problemsById.get(step.id) ?? new Map()}
+							variables={variablesAt(kind, definition, step.id, customFields)}
+							onChange={(changed: Step) =>
+								update((current) => ({
+									...current,
+									steps: current.steps.map((s) => (s.id === step.id ? changed : s)),
+								}))
+							}
+							onRename={(to) => rename(step.id, to)}
+							onDelete={() => deleteStep(step.id)}
+							onMakeStart={() => update((current) => connect(current, START, 'start', step.id))}
+						/>
+					)}
+					{panel === 'step' && !step && <p class="muted">{t('builder.pickStep')}</p>}
+				</aside>
+			</div>
+		</div>
+	);
+}

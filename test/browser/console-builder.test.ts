@@ -1,0 +1,270 @@
+// The bot and scenario builders in a real Chromium against `wrangler dev`: a lead-qualification bot drawn from
+// scratch with the keyboard and the mouse, simulated, published and then run in the widget on a customer's page;
+// a scenario made through the API opened, edited on the canvas, saved and compared with what the API returns; a
+// problem the API finds shown on its node and field.
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { consolePage } from './console-page';
+import { api, workspace } from './harness';
+import { baseUrl, browserContexts, logText, sendFromWidget, widgetPage } from './widget-page';
+
+const newContext = browserContexts();
+let context: BrowserContext;
+
+beforeEach(async () => {
+	context = await newContext({ viewport: { width: 1400, height: 1000 } });
+});
+
+async function read<T>(token: string, path: string): Promise<T> {
+	const { status, body } = await api(baseUrl, token, 'GET', path);
+	expect(status, JSON.stringify(body)).toBe(200);
+	return body as T;
+}
+
+const panel = (page: Page) => page.locator('.builder-panel');
+const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+
+/** Adds a step of `type` from the toolbar (linked from the selected step's open `next`) and renames it `id`. */
+async function addStep(page: Page, type: string, id: string): Promise<void> {
+	await page.getByRole('combobox', { name: 'Add a step…' }).selectOption(type);
+	const field = panel(page).getByLabel('Step id');
+	// The new step's form replaces the selected one's: its id is the type's (`data-entry-2`…) until renamed.
+	await expect.poll(() => field.inputValue()).toMatch(new RegExp(`^${type.replace(/_/g, '-')}`));
+	await field.fill(id);
+	await field.press('Enter');
+	await node(page, id).waitFor();
+}
+
+/** Draws a link with the mouse: from an outlet's handle of `from` to the top of `to`. */
+async function drag(page: Page, from: string, outlet: string, to: string): Promise<void> {
+	const handle = node(page, from).locator(`[data-outlet="${outlet}"] .react-flow__handle`);
+	const target = node(page, to).locator('.react-flow__handle-top');
+	const a = await handle.boundingBox();
+	const b = await target.boundingBox();
+	if (!a || !b) throw new Error('a handle is not on screen');
+	await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+	await page.mouse.down();
+	await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
+	await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
+	await page.mouse.up();
+}
+
+interface Bot {
+	id: string;
+	draft: { start: string; steps: Array<Record<string, unknown>> };
+	publishedVersion: number | null;
+	enabled: boolean;
+}
+
+describe('the bot builder', () => {
+	it('builds the lead-qualification bot from scratch, simulates it, publishes it, and the widget runs it', async () => {
+		const { token, workspaceId } = workspace(97);
+		const page = await consolePage(context, 97);
+		await page.getByRole('link', { name: 'Bots' }).click();
+		await page.getByLabel('New bot').fill('Lead qualification');
+		await page.getByRole('button', { name: 'Create' }).click();
+		await page.getByRole('heading', { name: 'Lead qualification', level: 1 }).waitFor();
+
+		// The first step is there; write the greeting with the keyboard.
+		await node(page, 'welcome').click();
+		await panel(page).getByLabel('Text', { exact: true }).fill('Hi! I am the *Acme* assistant.');
+
+		await addStep(page, 'data_entry', 'ask-name');
+		await panel(page).getByLabel('Prompt', { exact: true }).fill('What is your name?');
+		await panel(page).getByLabel('Variable', { exact: true }).fill('name');
+
+		await addStep(page, 'data_entry', 'ask-email');
+		await panel(page).getByLabel('Prompt', { exact: true }).fill('Thanks {{ name }}! Your e-mail?');
+		await panel(page).getByLabel('Input', { exact: true }).selectOption('email');
+		await panel(page).getByLabel('Variable', { exact: true }).fill('email');
+		await panel(page).getByRole('button', { name: 'Add validation' }).click();
+		await panel(page).getByLabel('Message', { exact: true }).fill('That does not look like an e-mail.');
+
+		await addStep(page, 'data_entry', 'ask-size');
+		await panel(page).getByLabel('Prompt', { exact: true }).fill('Team size?');
+		await panel(page).getByLabel('Input', { exact: true }).selectOption('buttons');
+		await panel(page).getByLabel('Variable', { exact: true }).fill('size');
+		await panel(page).getByRole('button', { name: 'Add choice' }).click();
+		await panel(page).getByLabel('Label', { exact: true }).first().fill('1-10');
+		await panel(page).getByRole('button', { name: 'Add choice' }).click();
+		await panel(page).getByLabel('Label', { exact: true }).nth(1).fill('11+');
+
+		await addStep(page, 'transfer', 'handoff');
+		await panel(page).getByLabel('Message', { exact: true }).fill('Connecting you to our sales team…');
+
+		// A tag for small teams, reached by the first button: linked with the mouse.
+		await node(page, 'ask-size').click();
+		// Adding from a step whose `next` is taken links nothing: the new step stands alone until drawn.
+		await addStep(page, 'apply_tag', 'smb');
+		await panel(page).getByRole('textbox', { name: 'Tag', exact: true }).fill('smb');
+		await panel(page).getByLabel('Next', { exact: true }).selectOption('handoff');
+		await expect.poll(() => node(page, 'smb').locator('.step-node').getAttribute('class')).toContain('unreachable');
+		await page.getByRole('button', { name: 'Tidy up' }).click();
+		await page.waitForTimeout(400); // the fit's 200 ms animation
+		await drag(page, 'ask-size', 'choices.0.next', 'smb');
+		await expect.poll(() => node(page, 'smb').locator('.step-node').getAttribute('class')).not.toContain('unreachable');
+
+		// Simulate the unsaved canvas: the path is drawn on it.
+		await page.getByRole('button', { name: 'Simulate' }).click();
+		const transcript = page.getByRole('list', { name: 'Simulated conversation' });
+		await expect.poll(() => transcript.textContent()).toContain('What is your name?');
+		const answer = page.getByLabel('Answer as the visitor');
+		await answer.fill('Ana');
+		await answer.press('Enter');
+		await expect.poll(() => transcript.textContent()).toContain('Thanks Ana! Your e-mail?');
+		await answer.fill('not-an-email');
+		await answer.press('Enter');
+		await expect.poll(() => transcript.textContent()).toContain('That does not look like an e-mail.');
+		await answer.fill('ana@example.com');
+		await answer.press('Enter');
+		await panel(page).getByRole('button', { name: '1-10' }).click();
+		await expect.poll(() => page.getByRole('status').filter({ hasText: 'Handed to a person' }).count()).toBe(1);
+		for (const id of ['welcome', 'ask-name', 'ask-email', 'ask-size', 'smb', 'handoff']) {
+			await expect.poll(() => node(page, id).locator('.step-node').getAttribute('class')).toContain('trace-passed');
+		}
+		expect(await page.locator('.react-flow__edge.traced').count()).toBe(6);
+
+		// Undo and redo walk the history of edits.
+		await page.getByRole('button', { name: 'Undo' }).click();
+		await expect.poll(() => node(page, 'smb').locator('.step-node').getAttribute('class')).toContain('unreachable');
+		await page.getByRole('button', { name: 'Redo' }).click();
+		await expect.poll(() => node(page, 'smb').locator('.step-node').getAttribute('class')).not.toContain('unreachable');
+
+		// Turn it on, save and publish.
+		await page.getByRole('button', { name: 'Settings' }).click();
+		await panel(page).getByLabel('Enabled').check();
+		await panel(page).getByRole('button', { name: 'Save settings' }).click();
+		await panel(page).getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+		await page.getByRole('button', { name: 'Publish' }).click();
+		await page.getByText('Live: version 1').waitFor();
+
+		const [saved] = (await read<{ data: Bot[] }>(token, '/v3/bots')).data;
+		expect(saved?.enabled).toBe(true);
+		expect(saved?.publishedVersion).toBe(1);
+		expect(saved?.draft.start).toBe('welcome');
+		expect(saved?.draft.steps.find((s) => s.id === 'ask-size')).toMatchObject({
+			input: 'buttons',
+			variable: 'size',
+			choices: [{ label: '1-10', next: 'smb' }, { label: '11+' }],
+			next: 'handoff',
+		});
+		expect(saved?.draft.steps.find((s) => s.id === 'smb')).toMatchObject({ type: 'apply_tag', tag: 'smb' });
+
+		// A visitor on the customer's page meets the published bot.
+		const widget = await widgetPage(context, workspaceId);
+		await widget.page.locator('parley-widget .launcher').click();
+		await sendFromWidget(widget.page, 'Hello there');
+		await expect.poll(() => logText(widget.page), { timeout: 15_000 }).toContain('What is your name?');
+		await sendFromWidget(widget.page, 'Bruno');
+		await expect.poll(() => logText(widget.page), { timeout: 15_000 }).toContain('Thanks Bruno! Your e-mail?');
+	});
+
+	it('shows a problem the API finds on its node and at its field', async () => {
+		const { token } = workspace(98);
+		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Order status',
+			trigger: { kind: 'manual' },
+			definition: {
+				start: 'ask',
+				steps: [
+					{
+						id: 'ask',
+						type: 'data_entry',
+						prompt: 'Your order number?',
+						input: 'text',
+						variable: 'order',
+						next: 'bye',
+					},
+					{ id: 'bye', type: 'end', message: 'Thanks!' },
+				],
+			},
+		});
+		expect(made.status).toBe(201);
+		const id = (made.body as { id: string }).id;
+		const page = await consolePage(context, 98);
+		await page.goto(`${baseUrl}/console/bots/${id}`);
+		await node(page, 'ask').click();
+		await panel(page).getByRole('button', { name: 'Add validation' }).click();
+		await panel(page).getByLabel('Pattern', { exact: true }).fill('(a+)+$');
+		await page.getByRole('button', { name: 'Save', exact: true }).click();
+		await expect.poll(() => node(page, 'ask').textContent()).toContain('1 problem(s)');
+		const field = panel(page).getByLabel('Pattern', { exact: true });
+		await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+		await expect.poll(() => panel(page).locator('.field-problem').textContent()).toMatch(/repeated group|backtrack/i);
+		// Nothing was saved.
+		const bot = await read<Bot>(token, `/v3/bots/${id}`);
+		expect(bot.draft.steps[0]).not.toHaveProperty('validation');
+	});
+});
+
+describe('the scenario builder', () => {
+	it('opens a scenario made through the API, edits a step, saves it, and the API returns exactly the change', async () => {
+		const { token } = workspace(99);
+		const definition = {
+			start: 'contact',
+			steps: [
+				{
+					id: 'contact',
+					type: 'create_contact',
+					name: '{{ name }}',
+					email: '{{ email }}',
+					variable: 'contact',
+					next: 'conversation',
+					onError: 'failed',
+				},
+				{
+					id: 'conversation',
+					type: 'create_conversation',
+					contact: '{{ contact.id }}',
+					channel: 'api',
+					message: 'Your order {{ order }} is confirmed.',
+					variable: 'conversation',
+					next: 'done',
+				},
+				{ id: 'done', type: 'end', outcome: 'succeeded' },
+				{ id: 'failed', type: 'end', outcome: 'failed', reason: 'no contact' },
+			],
+		};
+		const made = await api(baseUrl, token, 'POST', '/v3/scenarios', { name: 'Order to conversation', definition });
+		expect(made.status, JSON.stringify(made.body)).toBe(201);
+		const id = (made.body as { id: string }).id;
+		const before = await read<{ draft: typeof definition }>(token, `/v3/scenarios/${id}`);
+
+		const page = await consolePage(context, 99);
+		await page.goto(`${baseUrl}/console/scenarios/${id}`);
+		// Laid out: every step has a place, one below the other along the links.
+		for (const step of definition.steps) await node(page, step.id).waitFor();
+		const top = async (stepId: string) => (await node(page, stepId).boundingBox())?.y ?? 0;
+		expect(await top('contact')).toBeLessThan(await top('conversation'));
+		expect(await top('conversation')).toBeLessThan(await top('done'));
+
+		await node(page, 'conversation').click();
+		await panel(page)
+			.getByLabel('Message', { exact: true })
+			.fill('Order {{ order }} confirmed: we will write when it ships.');
+		await page.getByRole('button', { name: 'Save', exact: true }).click();
+		await page
+			.getByRole('status')
+			.filter({ hasText: 'All changes saved' })
+			.or(page.getByText('Saved'))
+			.first()
+			.waitFor();
+
+		const after = await read<{ draft: typeof definition }>(token, `/v3/scenarios/${id}`);
+		const expected = structuredClone(before.draft);
+		(expected.steps[1] as { message: string }).message = 'Order {{ order }} confirmed: we will write when it ships.';
+		expect(after.draft).toEqual(expected);
+
+		// The test run with a sample payload draws the steps it took.
+		await page.getByRole('button', { name: 'Test run' }).click();
+		await panel(page)
+			.getByLabel('Sample payload (JSON)')
+			.fill('{"name":"Ana","email":"ana@example.com","order":"1042"}');
+		await panel(page).getByRole('button', { name: 'Run the test' }).click();
+		await panel(page).getByRole('status').filter({ hasText: 'Succeeded' }).waitFor();
+		for (const stepId of ['contact', 'conversation', 'done']) {
+			await expect.poll(() => node(page, stepId).locator('.step-node').getAttribute('class')).toContain('trace-passed');
+		}
+		expect(await node(page, 'failed').locator('.step-node').getAttribute('class')).not.toContain('trace');
+	});
+});
