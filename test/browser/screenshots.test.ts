@@ -267,4 +267,50 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await frame.locator('parley-widget .composer textarea').waitFor();
 		await shot(page, 'console-settings-widget');
 	});
+
+	it('the rule editor: a trigger, condition groups and ordered actions', async () => {
+		const { token, email, password } = workspace(92);
+		const group = (await api(baseUrl, token, 'POST', '/v3/team/groups', { name: 'Priority support' })).body as {
+			id: string;
+		};
+		const rule = (
+			await api(baseUrl, token, 'POST', '/v3/automation-rules', {
+				name: 'VIP after-hours reply',
+				priority: 10,
+				trigger: { kind: 'message_outside_hours' },
+				condition: {
+					all: [
+						{ fact: 'contact.tags', operator: 'contains', value: 'vip' },
+						{
+							any: [
+								{ fact: 'vars.event.payload.message.text', operator: 'contains', value: 'urgent' },
+								{ fact: 'contact.conversationCount', operator: 'gte', value: 3 },
+							],
+						},
+					],
+				},
+				actions: [
+					{
+						type: 'send_message',
+						text: 'Hi {{ contact.name }}, we are closed now, but a VIP specialist will call you first thing at 9:00.',
+						buttons: ['Call me', 'E-mail is fine'],
+					},
+					{ type: 'apply_tag', tag: 'after-hours', remove: false, target: 'conversation' },
+					{ type: 'assign', groupId: group.id },
+				],
+			})
+		).body as { id: string };
+		const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+		const page = await context.newPage();
+		await page.goto(`${baseUrl}/console/`);
+		await page.getByLabel('E-mail').fill(email);
+		await page.getByLabel('Password').fill(password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.getByRole('link', { name: 'Inbox' }).waitFor();
+		await page.goto(`${baseUrl}/console/rules/${rule.id}`);
+		await page.getByRole('heading', { name: 'VIP after-hours reply', level: 1 }).waitFor();
+		await page.getByRole('heading', { name: 'When' }).scrollIntoViewIfNeeded();
+		await page.evaluate(() => document.getElementById('rule-when')?.scrollIntoView({ block: 'start' }));
+		await shot(page, 'console-rule-editor');
+	});
 });

@@ -1,17 +1,23 @@
 import { Route, Switch } from 'wouter-preact';
-import { t } from '../../i18n';
 import type { ConsoleSession } from '../../session';
+import { AssignmentPage } from './assignment';
+import { RuleEditorPage } from './rule-editor';
+import { RulesListPage } from './rules-list';
+import './rules.css';
 
-/** Automation › Rules and Automation › Assignment (a chunk of their own). */
+/**
+ * Automation › Rules (the list, a rule's form and its execution log) and Automation › Assignment, a chunk of
+ * their own. Every endpoint behind them needs admin, as the navigation that shows them does.
+ */
 export default function RulesPages(_: { session: ConsoleSession }) {
 	return (
 		<Switch>
-			<Route path="/assignment">
-				<h1>{t('assignment.title')}</h1>
+			<Route path="/assignment" component={AssignmentPage} />
+			<Route path="/rules/new">
+				<RuleEditorPage id={null} />
 			</Route>
-			<Route>
-				<h1>{t('rules.title')}</h1>
-			</Route>
+			<Route path="/rules/:id">{(params) => <RuleEditorPage key={params.id} id={params.id} />}</Route>
+			<Route component={RulesListPage} />
 		</Switch>
 	);
 }

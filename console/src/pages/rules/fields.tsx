@@ -1,0 +1,51 @@
+/**
+ * Small parts of the rule forms: a labelled field with the API's problem under it, and the lookup of a 422's
+ * problems by the path the API names (`actions.1.text`), which the settings pages' `fieldProblems` reads.
+ */
+import type { ComponentChildren } from 'preact';
+import { FieldProblem, fieldProblems, invalid } from '../settings/form';
+
+export type Problems = Map<string, string>;
+export { fieldProblems, invalid };
+
+/** The problem named at `path`, or (with `below`) at a path under it: a list's item for the list's field. */
+export function problemAt(problems: Problems, path: string, below = false): string | undefined {
+	const exact = problems.get(path);
+	if (exact !== undefined || !below) return exact;
+	for (const [key, message] of problems) if (key.startsWith(`${path}.`)) return message;
+	return undefined;
+}
+
+/** A label, the control (given `invalid(id, problem)` by the caller), and the problem under it. */
+export function Field(props: {
+	id: string;
+	label: string;
+	problem?: string | undefined;
+	hint?: string;
+	class?: string;
+	children: ComponentChildren;
+}) {
+	return (
+		<div class={`field ${props.class ?? ''}`}>
+			<label for={props.id}>{props.label}</label>
+			{props.children}
+			{props.hint && <p class="hint muted">{props.hint}</p>}
+			<FieldProblem id={props.id} message={props.problem} />
+		</div>
+	);
+}
+
+/** A checkbox with its label after it. */
+export function Check(props: { id: string; label: string; checked: boolean; onChange: (on: boolean) => void }) {
+	return (
+		<div class="check">
+			<input
+				id={props.id}
+				type="checkbox"
+				checked={props.checked}
+				onChange={(e) => props.onChange(e.currentTarget.checked)}
+			/>
+			<label for={props.id}>{props.label}</label>
+		</div>
+	);
+}
