@@ -6,6 +6,7 @@ import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { Chart } from './chart';
 import { downloadCsv } from './export';
+import { Field } from './filters';
 
 type CampaignReport = Schemas['CampaignReport'];
 
@@ -42,9 +43,12 @@ export function CampaignResults({ campaignId, onChoose }: { campaignId?: string;
 			{campaigns.isSuccess && list.length === 0 ? (
 				<p class="muted">{t('reports.campaign.none')}</p>
 			) : (
-				<label>
-					{t('reports.campaign.choose')}
-					<select value={campaignId ?? ''} onChange={(e) => onChoose(e.currentTarget.value || undefined)}>
+				<Field id="report-campaign" label={t('reports.campaign.choose')}>
+					<select
+						id="report-campaign"
+						value={campaignId ?? ''}
+						onChange={(e) => onChoose(e.currentTarget.value || undefined)}
+					>
 						<option value="">{t('reports.campaign.pick')}</option>
 						{list.map((campaign) => (
 							<option key={campaign.id} value={campaign.id}>
@@ -52,7 +56,7 @@ export function CampaignResults({ campaignId, onChoose }: { campaignId?: string;
 							</option>
 						))}
 					</select>
-				</label>
+				</Field>
 			)}
 			{report.error && <Problem error={report.error} retry={() => report.refetch()} />}
 			{campaignId && report.isPending && <p class="muted">{t('common.loading')}</p>}
@@ -62,15 +66,9 @@ export function CampaignResults({ campaignId, onChoose }: { campaignId?: string;
 }
 
 function CampaignFigures({ report }: { report: CampaignReport }) {
-	const steps = [
-		[t('reports.campaign.targeted'), report.targeted],
-		[t('reports.campaign.reach'), report.reach],
-		[t('reports.campaign.failed'), report.failed],
-		[t('reports.campaign.skipped'), report.skipped],
-		[t('reports.campaign.replies'), report.replies],
-		[t('reports.campaign.conversations'), report.conversations],
-		[t('reports.campaign.dealsWon'), report.dealsWon],
-	] as const;
+	const steps = (['targeted', 'reach', 'failed', 'skipped', 'replies', 'conversations', 'dealsWon'] as const).map(
+		(key) => ({ key, label: t(`reports.campaign.${key}`), value: report[key] }),
+	);
 	return (
 		<>
 			<dl class="tiles">
@@ -96,8 +94,9 @@ function CampaignFigures({ report }: { report: CampaignReport }) {
 			<Chart
 				title={t('reports.campaign.chart', { name: report.name })}
 				categoryHeader={t('reports.campaign.step')}
-				categories={steps.map(([label]) => label)}
-				series={[{ label: t('reports.contacts'), values: steps.map(([, value]) => value) }]}
+				categories={steps.map((step) => step.label)}
+				keys={steps.map((step) => step.key)}
+				series={[{ label: t('reports.contacts'), values: steps.map((step) => step.value) }]}
 			/>
 		</>
 	);

@@ -28,7 +28,7 @@ export function ConversationCharts({ report }: { report: ConversationReport }) {
 				<Tile label={t('reports.resolutionMedian')} value={report.resolution.medianSeconds} duration />
 				<Tile label={t('reports.handoffs')} value={report.handoffs.total} />
 			</dl>
-			<section class="report-card wide" aria-label={t('reports.byDay')}>
+			<div class="report-card wide">
 				<Chart
 					title={t('reports.byDay')}
 					categoryHeader={t('reports.day')}
@@ -41,7 +41,7 @@ export function ConversationCharts({ report }: { report: ConversationReport }) {
 					]}
 					height={240}
 				/>
-			</section>
+			</div>
 			<div class="report-grid">
 				<BucketChart
 					title={t('reports.byUtmSource')}
@@ -105,7 +105,7 @@ function BucketChart(props: { title: string; header: string; buckets: Bucket[]; 
 	const label = props.label ?? ((b: Bucket) => b.key ?? t('reports.notSet'));
 	const buckets = foldTail(props.buckets);
 	return (
-		<section class="report-card" aria-label={props.title}>
+		<div class="report-card">
 			<Chart
 				title={props.title}
 				categoryHeader={props.header}
@@ -114,7 +114,7 @@ function BucketChart(props: { title: string; header: string; buckets: Bucket[]; 
 				series={[{ label: t('reports.conversations'), values: buckets.map((b) => b.count) }]}
 			/>
 			{buckets.length === 0 && <p class="muted">{t('reports.nothing')}</p>}
-		</section>
+		</div>
 	);
 }
 
@@ -130,7 +130,7 @@ function foldTail(buckets: Bucket[]): Bucket[] {
 function TimesChart({ title, durations }: { title: string; durations: ConversationReport['firstResponse'] }) {
 	const values = [durations.medianSeconds, durations.p90Seconds, durations.averageSeconds];
 	return (
-		<section class="report-card" aria-label={title}>
+		<div class="report-card">
 			<Chart
 				title={title}
 				categoryHeader={t('reports.measure')}
@@ -140,7 +140,7 @@ function TimesChart({ title, durations }: { title: string; durations: Conversati
 				format={durationFormat(Math.max(0, ...values.map((v) => v ?? 0)))}
 			/>
 			<p class="muted small">{t('reports.measured', { n: durations.count })}</p>
-		</section>
+		</div>
 	);
 }
 

@@ -106,29 +106,32 @@ export function FilterBar({ filters, onChange, range, directory, seen }: FilterB
 					})}
 				</div>
 				<div class="dates">
-					<label>
-						{t('reports.from')}
+					<Field id="report-from" label={t('reports.from')}>
 						<input
+							id="report-from"
 							type="date"
 							value={from}
 							max={to || undefined}
 							onChange={(e) => set({ from: e.currentTarget.value || undefined, to: to || undefined })}
 						/>
-					</label>
-					<label>
-						{t('reports.to')}
+					</Field>
+					<Field id="report-to" label={t('reports.to')}>
 						<input
+							id="report-to"
 							type="date"
 							value={to}
 							min={from || undefined}
 							onChange={(e) => set({ from: from || undefined, to: e.currentTarget.value || undefined })}
 						/>
-					</label>
+					</Field>
 				</div>
 			</fieldset>
-			<label>
-				{t('reports.channel')}
-				<select value={filters.channel ?? ''} onChange={(e) => set({ channel: e.currentTarget.value || undefined })}>
+			<Field id="report-channel" label={t('reports.channel')}>
+				<select
+					id="report-channel"
+					value={filters.channel ?? ''}
+					onChange={(e) => set({ channel: e.currentTarget.value || undefined })}
+				>
 					<option value="">{t('reports.allChannels')}</option>
 					{withCurrent(seen.channels, filters.channel).map((channel) => (
 						<option key={channel} value={channel}>
@@ -136,10 +139,13 @@ export function FilterBar({ filters, onChange, range, directory, seen }: FilterB
 						</option>
 					))}
 				</select>
-			</label>
-			<label>
-				{t('reports.group')}
-				<select value={filters.groupId ?? ''} onChange={(e) => set({ groupId: e.currentTarget.value || undefined })}>
+			</Field>
+			<Field id="report-group" label={t('reports.group')}>
+				<select
+					id="report-group"
+					value={filters.groupId ?? ''}
+					onChange={(e) => set({ groupId: e.currentTarget.value || undefined })}
+				>
 					<option value="">{t('reports.allGroups')}</option>
 					{(directory?.groups ?? []).map((group) => (
 						<option key={group.id} value={group.id}>
@@ -150,22 +156,24 @@ export function FilterBar({ filters, onChange, range, directory, seen }: FilterB
 						<option value={filters.groupId}>{filters.groupId}</option>
 					)}
 				</select>
-			</label>
+			</Field>
 			<TextFilter
+				id="report-utm-source"
 				label={t('reports.utmSource')}
 				value={filters.utmSource}
 				choices={seen.utmSources}
 				onCommit={(utmSource) => set({ utmSource })}
 			/>
 			<TextFilter
+				id="report-utm-campaign"
 				label={t('reports.utmCampaign')}
 				value={filters.utmCampaign}
 				choices={seen.utmCampaigns}
 				onCommit={(utmCampaign) => set({ utmCampaign })}
 			/>
-			<label>
-				{t('reports.click')}
+			<Field id="report-click" label={t('reports.click')}>
 				<select
+					id="report-click"
 					value={filters.click ?? ''}
 					onChange={(e) => set({ click: (e.currentTarget.value || undefined) as Click | undefined })}
 				>
@@ -176,7 +184,7 @@ export function FilterBar({ filters, onChange, range, directory, seen }: FilterB
 						</option>
 					))}
 				</select>
-			</label>
+			</Field>
 			{filtered && (
 				<button type="button" class="clear" onClick={() => onChange({ campaign: filters.campaign })}>
 					{t('reports.clearFilters')}
@@ -195,9 +203,15 @@ function withCurrent(choices: string[], current: string | undefined): string[] {
  * A free-text filter with suggestions, applied when the field is left or Enter is pressed, not at each key
  * (each value is a new report).
  */
-function TextFilter(props: { label: string; value?: string; choices: string[]; onCommit: (value?: string) => void }) {
+function TextFilter(props: {
+	id: string;
+	label: string;
+	value?: string;
+	choices: string[];
+	onCommit: (value?: string) => void;
+}) {
 	const [draft, setDraft] = useState<string | null>(null);
-	const listId = `choices-${props.label.replace(/\W+/g, '-').toLowerCase()}`;
+	const listId = `${props.id}-choices`;
 	const commit = () => {
 		if (draft === null) return;
 		const value = draft.trim() || undefined;
@@ -205,9 +219,9 @@ function TextFilter(props: { label: string; value?: string; choices: string[]; o
 		if (value !== props.value) props.onCommit(value);
 	};
 	return (
-		<label>
-			{props.label}
+		<Field id={props.id} label={props.label}>
 			<input
+				id={props.id}
 				type="search"
 				list={listId}
 				value={draft ?? props.value ?? ''}
@@ -221,6 +235,16 @@ function TextFilter(props: { label: string; value?: string; choices: string[]; o
 					<option key={choice} value={choice} />
 				))}
 			</datalist>
-		</label>
+		</Field>
+	);
+}
+
+/** A label above its control, tied by id (wrapping would put a select's chosen option into the label's name). */
+export function Field({ id, label, children }: { id: string; label: string; children: preact.ComponentChildren }) {
+	return (
+		<div class="field">
+			<label for={id}>{label}</label>
+			{children}
+		</div>
 	);
 }
