@@ -145,7 +145,8 @@ function plotOptions(element: HTMLElement, props: ChartProps, format: (n: number
 		cursor: { show: false },
 		scales: {
 			x: { time: false, range: [-0.5, categories.length - 0.5] },
-			y: { range: (_, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+			// Headroom above the tallest bar; a scale of at least 0..1 when everything is zero.
+			y: { range: (_, min, max) => [Math.min(0, min), max > 0 ? max * 1.15 : 1] },
 		},
 		axes: [
 			{
