@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPage } from '../../src/domain/demo-page';
-import { api, closeBrowser, hostPage, launchBrowser, workspace } from './harness';
+import { api, closeBrowser, HOST_ORIGIN, hostPage, launchBrowser, workspace } from './harness';
 import { baseUrl, conversations, putSettings, sendFromWidget, waitReady } from './widget-page';
 
 const DIR = 'docs/screenshots';
@@ -313,4 +313,139 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await page.evaluate(() => document.getElementById('rule-when')?.scrollIntoView({ block: 'start' }));
 		await shot(page, 'console-rule-editor');
 	});
+
+	it('the reports page: conversations by day and by origin, response times and a campaign', {
+		timeout: 180_000,
+	}, async () => {
+		const { workspaceId, token, email, password, operatorId } = workspace(82);
+		const headers = { 'Content-Type': 'application/json', Origin: HOST_ORIGIN };
+		const widget = (path: string, body: unknown, session?: string) =>
+			fetch(`${baseUrl}/widget/${workspaceId}${path}`, {
+				method: 'POST',
+				headers: session ? { ...headers, 'Parley-Session': session } : headers,
+				body: JSON.stringify(body),
+			});
+		const origins: [number, Record<string, string>][] = [
+			[11, { utmSource: 'google', utmMedium: 'cpc', utmCampaign: 'spring-tents', gclid: 'Cj0-a' }],
+			[6, { utmSource: 'instagram', utmMedium: 'social', utmCampaign: 'spring-tents', fbclid: 'fb-a' }],
+			[4, { utmSource: 'facebook', utmMedium: 'social', utmCampaign: 'trail-week', fbclid: 'fb-b' }],
+			[5, { utmSource: 'newsletter', utmMedium: 'email', utmCampaign: 'trail-week' }],
+			[8, {}],
+		];
+		const visitors: { session: string; conversation: string }[] = [];
+		for (const [count, origin] of origins)
+			for (let i = 0; i < count; i++) {
+				const session = ((await (await widget('/sessions', { origin })).json()) as { sessionToken: string })
+					.sessionToken;
+				const started = await widget(
+					'/conversations',
+					{ message: { text: 'Is the Ridge 2 tent in stock?', clientMessageId: crypto.randomUUID() } },
+					session,
+				);
+				visitors.push({
+					session,
+					conversation: ((await started.json()) as { conversation: { id: string } }).conversation.id,
+				});
+			}
+		for (const [i, { session }] of visitors.slice(0, 5).entries())
+			await widget('/handoffs', { ref: `7KQ2M9X${i}`, channel: 'whatsapp' }, session);
+		const groups: string[] = [];
+		for (const name of ['Sales', 'Support'])
+			groups.push(
+				(
+					(await api(baseUrl, token, 'POST', '/v3/team/groups', { name, memberIds: [operatorId] })).body as {
+						id: string;
+					}
+				).id,
+			);
+		for (const [i, channel] of ['whatsapp', 'whatsapp', 'email', 'email', 'api', 'whatsapp'].entries())
+			await api(baseUrl, token, 'POST', '/v3/conversations', {
+				contact: { name: `Customer ${i + 1}`, email: `customer-${i + 1}@example.com` },
+				channel,
+				groupId: groups[i % 2],
+				message: { text: 'A question about my order', author: 'contact' },
+			});
+		for (const [i, { conversation }] of visitors.entries()) {
+			if (i % 4 !== 3)
+				await api(baseUrl, token, 'POST', '/v3/messages', { conversationId: conversation, text: 'Hi! Let me check.' });
+			if (i % 3 === 0)
+				await api(baseUrl, token, 'PATCH', `/v3/conversations/${conversation}`, {
+					assigneeId: operatorId,
+					groupId: groups[i % 2],
+				});
+			if (i % 2 === 0) await api(baseUrl, token, 'PATCH', `/v3/conversations/${conversation}`, { status: 'closed' });
+		}
+		const contactIds: string[] = [];
+		for (const { conversation } of visitors.slice(0, 12))
+			contactIds.push(
+				((await api(baseUrl, token, 'GET', `/v3/conversations/${conversation}`)).body as { contactId: string })
+					.contactId,
+			);
+		const campaign = (
+			await api(baseUrl, token, 'POST', '/v3/campaigns', {
+				name: 'Spring tents',
+				template: 'Hi! Our spring tents are 20% off this week.',
+				audience: { kind: 'contacts', contactIds },
+			})
+		).body as { id: string };
+		await api(baseUrl, token, 'POST', `/v3/campaigns/${campaign.id}/send`, {});
+		await expect
+			.poll(
+				async () =>
+					((await api(baseUrl, token, 'GET', `/v3/campaigns/${campaign.id}`)).body as { status: string }).status,
+				{
+					timeout: 30_000,
+				},
+			)
+			.toBe('sent');
+
+		const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+		const page = await context.newPage();
+		// The API dates a conversation when it is made, so a fixture made now all falls on today; for the
+		// picture, the day series spreads the same totals over the month (every other figure is the API's).
+		await page.route(/\/v3\/reports\/conversations(\?|$)/, async (route) => {
+			// Read with the token (a replayed console request lacks the browser's own headers the session checks).
+			const url = new URL(route.request().url());
+			const report = (await api(baseUrl, token, 'GET', url.pathname + url.search)).body as {
+				series: { date: string; conversations: number; closed: number; handoffs: number }[];
+			};
+			const spread = (total: number) => spreadOver(report.series.length, total);
+			const sum = (key: 'conversations' | 'closed' | 'handoffs') => report.series.reduce((n, d) => n + d[key], 0);
+			const [conversations, closed, handoffs] = [
+				spread(sum('conversations')),
+				spread(sum('closed')),
+				spread(sum('handoffs')),
+			];
+			report.series = report.series.map((d, i) => ({
+				date: d.date,
+				conversations: conversations[i] ?? 0,
+				closed: Math.min(closed[i] ?? 0, conversations[i] ?? 0),
+				handoffs: handoffs[i] ?? 0,
+			}));
+			await route.fulfill({ json: report });
+		});
+		await page.goto(`${baseUrl}/console/`);
+		await page.getByLabel('E-mail').fill(email);
+		await page.getByLabel('Password').fill(password);
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.getByRole('link', { name: 'Inbox' }).waitFor();
+		await page.goto(`${baseUrl}/console/reports?campaign=${campaign.id}`);
+		await page.locator('.chart canvas').first().waitFor();
+		await page.getByText('Results of Spring tents').first().waitFor();
+		await shot(page, 'console-reports');
+	});
 });
+
+/** `total` spread over `days` in a weekly rhythm (fewer at weekends), whole numbers that add up to `total`. */
+function spreadOver(days: number, total: number): number[] {
+	const weights = Array.from({ length: days }, (_, i) => (i % 7 >= 5 ? 0.5 : 1) * (1 + 0.35 * Math.sin(i / 2.5)));
+	const scale = total / weights.reduce((a, b) => a + b, 0);
+	const counts = weights.map((w) => Math.floor(w * scale));
+	let left = total - counts.reduce((a, b) => a + b, 0);
+	const byRemainder = weights.map((w, i) => [w * scale - (counts[i] ?? 0), i] as const).sort((a, b) => b[0] - a[0]);
+	for (const [, i] of byRemainder) {
+		if (left-- <= 0) break;
+		counts[i] = (counts[i] ?? 0) + 1;
+	}
+	return counts;
+}
