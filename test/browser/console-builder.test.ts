@@ -60,6 +60,7 @@ describe('the bot builder', () => {
 	it('builds the lead-qualification bot from scratch, simulates it, publishes it, and the widget runs it', async () => {
 		const { token, workspaceId } = workspace(97);
 		const page = await consolePage(context, 97);
+		page.setDefaultTimeout(15_000);
 		await page.getByRole('link', { name: 'Bots' }).click();
 		await page.getByLabel('New bot').fill('Lead qualification');
 		await page.getByRole('button', { name: 'Create' }).click();

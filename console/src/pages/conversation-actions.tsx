@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { hasPermission } from '../../../src/model/permissions';
 import { api, ok, type Schemas } from '../api/client';
 import { useDirectory } from '../api/queries';
 import { usePresence } from '../feed';
@@ -94,13 +96,26 @@ export function ConversationActions({
 				path={(name) => ({ kind: 'conversation', id, name })}
 				onChanged={() => refresh()}
 			/>
-			<BotControls conversationId={id} bots={directory.data?.bots ?? []} />
+			<BotControls
+				conversationId={id}
+				bots={directory.data?.bots ?? []}
+				canBuild={hasPermission(session.permissions, 'admin')}
+			/>
 		</div>
 	);
 }
 
 /** Start one of the bots an operator may start by hand, and read what the conversation's bots did. */
-function BotControls({ conversationId, bots }: { conversationId: string; bots: { id: string; name: string }[] }) {
+function BotControls({
+	conversationId,
+	bots,
+	canBuild,
+}: {
+	conversationId: string;
+	bots: { id: string; name: string }[];
+	/** Admins open a run on its bot's canvas. */
+	canBuild: boolean;
+}) {
 	const client = useQueryClient();
 	const [botId, setBotId] = useState('');
 	const [open, setOpen] = useState(false);
@@ -140,6 +155,14 @@ function BotControls({ conversationId, bots }: { conversationId: string; bots: {
 					<li key={run.id}>
 						<strong>{run.bot.name}</strong> · {t(`botRun.${run.status}`)} · {when(run.startedAt)}
 						{run.reason && <span class="muted"> · {run.reason}</span>}
+						{canBuild && (
+							<>
+								{' · '}
+								<Link href={`/bots/${run.bot.id}?conversation=${conversationId}&run=${run.id}`}>
+									{t('conversation.openRun')}
+								</Link>
+							</>
+						)}
 						<ul>
 							{run.log.map((entry) => (
 								<li key={`${entry.stepId}-${entry.at}`} class={entry.error ? 'error' : 'muted'}>

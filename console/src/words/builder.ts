@@ -133,6 +133,7 @@ export const en = {
 	'builder.sim.stopped': 'Stopped',
 	'builder.sim.failed': 'Failed',
 	'builder.sim.succeeded': 'Succeeded',
+	'builder.sim.queued': 'Queued',
 	'builder.variables': 'Variables',
 	'builder.samplePayload': 'Sample payload (JSON)',
 	'builder.payloadNotJson': 'The sample payload is not valid JSON.',
@@ -149,6 +150,13 @@ export const en = {
 	'builder.live': 'live',
 	'builder.openVersion': 'Open on the canvas',
 	'builder.rollback': 'Roll back to v{n}',
+	'builder.runs': 'Runs',
+	'builder.noRuns': 'No runs yet.',
+	'builder.runOf': 'A run of version {n}',
+	'builder.runMissing': 'This run is not among the conversation’s bot runs.',
+	'builder.backToDraft': 'Back to the draft',
+	'builder.stepLog': 'Step log',
+	'builder.viewingRun': 'A real run of version {n}, drawn on the canvas: nothing here can be changed.',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -286,6 +294,7 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'builder.sim.stopped': 'Parado',
 	'builder.sim.failed': 'Falhou',
 	'builder.sim.succeeded': 'Concluído',
+	'builder.sim.queued': 'Na fila',
 	'builder.variables': 'Variáveis',
 	'builder.samplePayload': 'Payload de exemplo (JSON)',
 	'builder.payloadNotJson': 'O payload de exemplo não é um JSON válido.',
@@ -302,4 +311,11 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'builder.live': 'no ar',
 	'builder.openVersion': 'Abrir no fluxo',
 	'builder.rollback': 'Voltar para a v{n}',
+	'builder.runs': 'Execuções',
+	'builder.noRuns': 'Nenhuma execução ainda.',
+	'builder.runOf': 'Uma execução da versão {n}',
+	'builder.runMissing': 'Esta execução não está entre as da conversa.',
+	'builder.backToDraft': 'Voltar ao rascunho',
+	'builder.stepLog': 'Registro dos passos',
+	'builder.viewingRun': 'Uma execução real da versão {n}, desenhada no fluxo: nada aqui pode ser alterado.',
 };

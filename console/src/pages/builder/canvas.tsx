@@ -128,6 +128,8 @@ export interface CanvasProps {
 	reveal: { id: string; n: number } | null;
 	/** Counts "Tidy up"s: each fits the whole flow in view once laid out. */
 	fit: number;
+	/** A run being looked at: nothing can be linked, unlinked or deleted. */
+	readOnly?: boolean;
 }
 
 export function Canvas(props: CanvasProps) {
@@ -247,7 +249,8 @@ function Flow(props: CanvasProps) {
 			fitViewOptions={{ maxZoom: 1 }}
 			minZoom={0.2}
 			maxZoom={1.5}
-			deleteKeyCode={['Delete', 'Backspace']}
+			deleteKeyCode={props.readOnly ? null : ['Delete', 'Backspace']}
+			nodesConnectable={!props.readOnly}
 			colorMode={props.dark ? 'dark' : 'light'}
 			proOptions={{ hideAttribution: true }}
 		>

@@ -6,7 +6,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { Link } from 'wouter-preact';
+import { Link, useSearch } from 'wouter-preact';
 import { ApiError } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
@@ -25,6 +25,7 @@ import {
 	type StepProblems,
 } from './graph';
 import { useHistory } from './history';
+import { loadBotRun, loadScenarioRun, RunDetails, type RunView, ScenarioRuns } from './runs';
 import { type Definition, newStep, outlets, type Step, stepTypes, typeLabel } from './schema';
 import { SettingsPanel } from './settings-panel';
 import { BotSimulator, ScenarioTester } from './simulator';
@@ -33,7 +34,7 @@ import { type LogEntry, NO_TRACE, type Trace, traceOf } from './trace';
 import { variablesAt } from './variables';
 import { VersionsPanel } from './versions-panel';
 
-type Panel = 'step' | 'simulate' | 'versions' | 'settings';
+type Panel = 'step' | 'simulate' | 'versions' | 'settings' | 'runs';
 
 const EMPTY: Definition = { start: '', steps: [] };
 const NO_PROBLEMS: StepProblems = { steps: new Map(), document: [] };
@@ -55,6 +56,36 @@ export function Editor(props: {
 	const [selected, setSelected] = useState<string | null>(null);
 	const [reveal, setReveal] = useState<{ id: string; n: number } | null>(null);
 	const [fit, setFit] = useState(0);
+	const [viewing, setViewing] = useState<RunView | null>(null);
+	const [runError, setRunError] = useState<unknown>(null);
+	const search = useSearch();
+	const openRun = async (load: () => Promise<RunView>) => {
+		setRunError(null);
+		try {
+			const run = await load();
+			setViewing(run);
+			setPositions(layout(kind, run.definition));
+			setFit((n) => n + 1);
+		} catch (error) {
+			setRunError(error);
+		}
+	};
+	const closeRun = () => {
+		setViewing(null);
+		setPositions(layout(kind, definition));
+		setFit((n) => n + 1);
+	};
+	// A conversation's bot run, linked from the conversation: `?conversation=…&run=…`.
+	useEffect(() => {
+		const query = new URLSearchParams(search);
+		const conversation = query.get('conversation');
+		const run = query.get('run');
+		if (kind === 'bot' && conversation && run) void openRun(() => loadBotRun(documents, id, conversation, run));
+	}, [search]);
+	const runTrace = useMemo(
+		() => (viewing ? traceOf(kind, viewing.definition, viewing.log, viewing.waitingAt) : null),
+		[kind, viewing],
+	);
 	const [panel, setPanel] = useState<Panel>('step');
 	const [problems, setProblems] = useState<StepProblems>(NO_PROBLEMS);
 	const [problemsOf, setProblemsOf] = useState<Definition | null>(null);
@@ -71,7 +102,6 @@ export function Editor(props: {
 		history.reset(saved.data.draft);
 		setSavedJson(JSON.stringify(saved.data.draft));
 		setPositions(layout(kind, saved.data.draft));
-		if (props.runLog) setTrace(traceOf(kind, saved.data.draft, props.runLog.log, props.runLog.waitingAt));
 	}, [saved.data]);
 
 	const dirty = savedJson !== null && JSON.stringify(definition) !== savedJson;
@@ -90,7 +120,7 @@ export function Editor(props: {
 		[problemsById],
 	);
 
-	const update = (change: (current: Definition) => Definition) => history.update(change);
+	const update = (change: (current: Definition) => Definition, group?: string) => history.update(change, group);
 	// A new step goes under the step it follows (or under everything), moved right until no step is there.
 	const place = (stepId: string, near: string | null) => {
 		setPositions((current) => {
@@ -229,7 +259,12 @@ export function Editor(props: {
 					{dirty ? t('builder.unsaved') : (status.message ?? t('builder.allSaved'))}
 				</span>
 			</header>
-			<div class="builder-toolbar" role="toolbar" aria-label={t('builder.toolbar')}>
+			{viewing && (
+				<div class="builder-warnings" role="status">
+					<p>{t('builder.viewingRun', { n: viewing.version })}</p>
+				</div>
+			)}
+			<div class="builder-toolbar" role="toolbar" aria-label={t('builder.toolbar')} hidden={viewing !== null}>
 				<label>
 					<span class="visually-hidden">{t('builder.addStep')}</span>
 					<select
@@ -272,6 +307,15 @@ export function Editor(props: {
 				>
 					{kind === 'bot' ? t('builder.simulate') : t('builder.testRun')}
 				</button>
+				{kind === 'scenario' && (
+					<button
+						type="button"
+						aria-pressed={panel === 'runs'}
+						onClick={() => setPanel(panel === 'runs' ? 'step' : 'runs')}
+					>
+						{t('builder.runs')}
+					</button>
+				)}
 				<button
 					type="button"
 					aria-pressed={panel === 'settings'}
@@ -306,37 +350,70 @@ export function Editor(props: {
 			)}
 			<div class="builder-body">
 				<section class="builder-canvas" aria-label={t('builder.canvas')}>
-					<Canvas
-						kind={kind}
-						definition={definition}
-						positions={positions}
-						onMove={(stepId, position) => setPositions((current) => new Map(current).set(stepId, position))}
-						selected={selected}
-						onSelect={(stepId) => {
-							setSelected(stepId);
-							if (stepId) setPanel('step');
-						}}
-						onConnect={(source, handle, target) => update((current) => connect(current, source, handle, target))}
-						onDisconnect={(source, handle) => update((current) => connect(current, source, handle, undefined))}
-						onDelete={deleteStep}
-						reached={reached}
-						problemCounts={problemCounts}
-						trace={trace.steps}
-						traceEdges={trace.edges}
-						dark={dark}
-						reveal={reveal}
-						fit={fit}
-					/>
+					{viewing ? (
+						<Canvas
+							kind={kind}
+							definition={viewing.definition}
+							positions={positions}
+							onMove={(stepId, position) => setPositions((current) => new Map(current).set(stepId, position))}
+							selected={null}
+							onSelect={() => undefined}
+							onConnect={() => undefined}
+							onDisconnect={() => undefined}
+							onDelete={() => undefined}
+							reached={reachable(kind, viewing.definition)}
+							problemCounts={new Map()}
+							trace={runTrace?.steps ?? NO_TRACE.steps}
+							traceEdges={runTrace?.edges ?? NO_TRACE.edges}
+							dark={dark}
+							reveal={null}
+							fit={fit}
+							readOnly
+						/>
+					) : (
+						<Canvas
+							kind={kind}
+							definition={definition}
+							positions={positions}
+							onMove={(stepId, position) => setPositions((current) => new Map(current).set(stepId, position))}
+							selected={selected}
+							onSelect={(stepId) => {
+								setSelected(stepId);
+								if (stepId) setPanel('step');
+							}}
+							onConnect={(source, handle, target) => update((current) => connect(current, source, handle, target))}
+							onDisconnect={(source, handle) => update((current) => connect(current, source, handle, undefined))}
+							onDelete={deleteStep}
+							reached={reached}
+							problemCounts={problemCounts}
+							trace={trace.steps}
+							traceEdges={trace.edges}
+							dark={dark}
+							reveal={reveal}
+							fit={fit}
+						/>
+					)}
 				</section>
 				<aside class="builder-panel">
-					{panel === 'simulate' &&
+					{runError !== null && <Problem error={runError} />}
+					{viewing && <RunDetails run={viewing} onClose={closeRun} />}
+					{!viewing && panel === 'runs' && (
+						<ScenarioRuns
+							scenarioId={id}
+							onOpen={(runId) => void openRun(() => loadScenarioRun(documents, id, runId))}
+						/>
+					)}
+					{!viewing &&
+						panel === 'simulate' &&
 						(kind === 'bot' ? (
 							<BotSimulator definition={definition} onTrace={onTrace} onRefused={refused} />
 						) : (
 							<ScenarioTester definition={definition} onTrace={onTrace} onRefused={refused} />
 						))}
-					{panel === 'settings' && <SettingsPanel kind={kind} saved={saved.data as Saved & Record<string, unknown>} />}
-					{panel === 'versions' && (
+					{!viewing && panel === 'settings' && (
+						<SettingsPanel kind={kind} saved={saved.data as Saved & Record<string, unknown>} />
+					)}
+					{!viewing && panel === 'versions' && (
 						<VersionsPanel
 							documents={documents}
 							id={id}
@@ -348,7 +425,7 @@ export function Editor(props: {
 							}}
 						/>
 					)}
-					{panel === 'step' && step && (
+					{!viewing && panel === 'step' && step && (
 						<StepPanel
 							key={step.id}
 							kind={kind}
@@ -357,17 +434,20 @@ export function Editor(props: {
 							problems={problemsById.get(step.id) ?? new Map()}
 							variables={variablesAt(kind, definition, step.id, customFields)}
 							onChange={(changed: Step) =>
-								update((current) => ({
-									...current,
-									steps: current.steps.map((s) => (s.id === step.id ? changed : s)),
-								}))
+								update(
+									(current) => ({
+										...current,
+										steps: current.steps.map((s) => (s.id === step.id ? changed : s)),
+									}),
+									`form:${step.id}`,
+								)
 							}
 							onRename={(to) => rename(step.id, to)}
 							onDelete={() => deleteStep(step.id)}
 							onMakeStart={() => update((current) => connect(current, START, 'start', step.id))}
 						/>
 					)}
-					{panel === 'step' && !step && <p class="muted">{t('builder.pickStep')}</p>}
+					{!viewing && panel === 'step' && !step && <p class="muted">{t('builder.pickStep')}</p>}
 				</aside>
 			</div>
 		</div>

@@ -6,15 +6,16 @@ const LIMIT = 200;
 
 /**
  * A value with undo and redo. `update` takes a function of the current value, so several edits in one event
- * (a step removed and its links cleared) compose; edits in quick succession are one step of history.
+ * (a step removed and its links cleared) compose. Edits that name the same `group` in quick succession (keys
+ * typed in one step's form) are one step of history; any other edit (a step added, a link drawn) is its own.
  */
 export function useHistory<T>(initial: T) {
 	const [state, setState] = useState({ past: [] as T[], present: initial, future: [] as T[] });
-	const last = useRef(0);
-	const update = (change: (current: T) => T) => {
+	const last = useRef({ at: 0, group: '' });
+	const update = (change: (current: T) => T, group?: string) => {
 		const now = Date.now();
-		const coalesce = now - last.current < COALESCE_MS;
-		last.current = now;
+		const coalesce = group !== undefined && group === last.current.group && now - last.current.at < COALESCE_MS;
+		last.current = { at: now, group: group ?? '' };
 		setState((s) => {
 			const next = change(s.present);
 			if (next === s.present) return s;
@@ -24,11 +25,11 @@ export function useHistory<T>(initial: T) {
 	};
 	/** A new starting point (a document loaded): no history before it. */
 	const reset = (value: T) => {
-		last.current = 0;
+		last.current = { at: 0, group: '' };
 		setState({ past: [], present: value, future: [] });
 	};
 	const undo = () => {
-		last.current = 0;
+		last.current = { at: 0, group: '' };
 		setState((s) =>
 			s.past.length === 0
 				? s
@@ -36,7 +37,7 @@ export function useHistory<T>(initial: T) {
 		);
 	};
 	const redo = () => {
-		last.current = 0;
+		last.current = { at: 0, group: '' };
 		setState((s) =>
 			s.future.length === 0
 				? s
