@@ -130,6 +130,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/team/presence',
 			'/v3/team/sessions',
 			'/v3/team/sessions/{id}',
+			'/v3/templates/preview',
 			'/v3/tokens/regenerate',
 			'/v3/webhooks',
 			'/v3/webhooks/{id}',

@@ -119,6 +119,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 			'Backend workflows: drafts, published versions, test runs, their inbound webhooks, their runs and retries.',
 	},
 	{
+		prefix: '/v3/templates',
+		name: 'Templates',
+		description: 'Liquid templates rendered with sample values, as bots, scenarios, rules and campaigns render them.',
+	},
+	{
 		prefix: '/v3/automation-rules',
 		name: 'Automation rules',
 		description: 'Classic rules (a trigger, a condition, actions) and the log of why each fired or did not.',

@@ -1456,6 +1456,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with sample values
+         * @description Renders a Liquid template as a run would (the same filters, limits and the workspace’s business-hours time zone for `date`, `now`, `current_date` and `current_time`), with the sample contact, agent, conversation and variables given. A template that does not parse (an unknown filter, say) or fails to render is refused with the reason at `json.template`. Nothing in the workspace changes.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/automation-rules": {
         parameters: {
             query?: never;
@@ -5622,6 +5644,43 @@ export interface components {
             /** @description When it was frozen (ISO 8601). */
             createdAt: string;
             definition?: components["schemas"]["ScenarioDefinition"] & unknown;
+        };
+        TemplatePreview: {
+            /** @description The template rendered. */
+            text: string;
+        };
+        TemplatePreviewRequest: {
+            /** @description The Liquid text, as a step, rule or campaign would hold it. */
+            template: string;
+            /** @description Sample values of the run’s variables, by name (also readable as `vars.name`). Default: `{}`. */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description The sample contact (`contact.name`, `contact.custom_fields.plan`…). Left out, `contact` is whatever `variables` says, as in a scenario. */
+            contact?: {
+                /** @description Default: `null`. */
+                name?: string | null;
+                /** @description Default: `null`. */
+                email?: string | null;
+                /** @description Default: `null`. */
+                phone?: string | null;
+                /** @description Default: `{}`. */
+                customFields?: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description The sample operator (`agent.name`). */
+            agent?: {
+                /** @description The operator’s name. */
+                name: string;
+            };
+            /** @description The sample conversation (`conversation.id`, `conversation.channel`). */
+            conversation?: {
+                /** @description A conversation id. */
+                id: string;
+                /** @description `widget`, `api`… */
+                channel?: string;
+            };
         };
         AutomationRuleList: {
             /** @description In the order they run: highest priority first. */
@@ -27603,6 +27662,233 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "template": "Hi {{ contact.name | default: \"there\" }}, your order {{ order | upcase }} ships on {{ now | date: \"%d/%m\" }}.",
+                 *       "variables": {
+                 *         "order": "a-1042"
+                 *       },
+                 *       "contact": {
+                 *         "name": "Ana Souza",
+                 *         "email": "ana@example.com"
+                 *       },
+                 *       "agent": {
+                 *         "name": "Marta"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplatePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered text. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "Hi Ana Souza, your order A-1042 ships on 23/11."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TemplatePreview"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
