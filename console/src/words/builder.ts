@@ -157,6 +157,9 @@ export const en = {
 	'builder.backToDraft': 'Back to the draft',
 	'builder.stepLog': 'Step log',
 	'builder.viewingRun': 'A real run of version {n}, drawn on the canvas: nothing here can be changed.',
+	'builder.preview': 'Preview',
+	'builder.previewHint': 'Show this text rendered with sample values',
+	'builder.previewLabel': 'Preview with sample values',
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -318,4 +321,7 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'builder.backToDraft': 'Voltar ao rascunho',
 	'builder.stepLog': 'Registro dos passos',
 	'builder.viewingRun': 'Uma execução real da versão {n}, desenhada no fluxo: nada aqui pode ser alterado.',
+	'builder.preview': 'Prévia',
+	'builder.previewHint': 'Mostrar este texto com valores de exemplo',
+	'builder.previewLabel': 'Prévia com valores de exemplo',
 };

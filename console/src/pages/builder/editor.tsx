@@ -352,6 +352,7 @@ export function Editor(props: {
 				<section class="builder-canvas" aria-label={t('builder.canvas')}>
 					{viewing ? (
 						<Canvas
+							key={`run-${viewing.runId}`}
 							kind={kind}
 							definition={viewing.definition}
 							positions={positions}
@@ -372,6 +373,7 @@ export function Editor(props: {
 						/>
 					) : (
 						<Canvas
+							key="draft"
 							kind={kind}
 							definition={definition}
 							positions={positions}

@@ -1,9 +1,12 @@
 /**
  * A Liquid template's text, with the variable picker: the variables this step can read (the contact, the
  * conversation, the agent, dates, what earlier steps collected or received) and a filter, inserted as
- * `{{ name | filter }}` where the caret is.
+ * `{{ name | filter }}` where the caret is; and a preview of the text rendered with sample values by the API's
+ * own engine (POST /v3/templates/preview), so filters, dates and the workspace's time zone are the real ones.
  */
-import { useRef, useState } from 'preact/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ok } from '../../api/client';
 import { t } from '../../i18n';
 
 /** Liquid filters a builder reaches for, with their usual arguments. */
@@ -21,6 +24,55 @@ export const FILTERS = [
 	'url_encode',
 ] as const;
 
+/** Quiet time after the last key before the preview asks the API again. */
+const PREVIEW_DELAY_MS = 300;
+
+/** The names the engine sets itself: a sample would only hide them from `vars` without changing them. */
+const ENGINE_NAMES = new Set(['current_date', 'current_time', 'now']);
+
+/** The sample contact and agent every preview renders with, and `sample <name>` for each plain variable. */
+export function sampleValues(variables: string[]) {
+	const names = variables.filter((name) => !name.includes('.') && !ENGINE_NAMES.has(name));
+	return {
+		contact: { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511999990000' },
+		agent: { name: 'Marta' },
+		variables: Object.fromEntries(names.map((name) => [name, `sample ${name}`])),
+	};
+}
+
+/** `text` once it has stayed the same for `delay` ms. */
+function useSettled(text: string, delay: number): string {
+	const [settled, setSettled] = useState(text);
+	useEffect(() => {
+		const timer = setTimeout(() => setSettled(text), delay);
+		return () => clearTimeout(timer);
+	}, [text, delay]);
+	return settled;
+}
+
+/** The field's text rendered with sample values, or why the API refuses it. */
+function TemplatePreview(props: { id: string; fieldId: string; template: string; variables: string[] }) {
+	const template = useSettled(props.template, PREVIEW_DELAY_MS);
+	const samples = sampleValues(props.variables);
+	const preview = useQuery({
+		queryKey: ['template-preview', template, samples],
+		queryFn: async () => (await ok(api.POST('/v3/templates/preview', { body: { template, ...samples } }))).text,
+		// The last rendering stays while the next loads, so the output does not flicker with each pause.
+		placeholderData: keepPreviousData,
+		staleTime: 60_000,
+	});
+	// The field is already named where the builder looks: the API's `json.template: ` adds nothing here.
+	const problem = preview.error?.message.replace(/^json\.template: /, '');
+	return (
+		<div class="template-preview">
+			<label for={props.id}>{t('builder.previewLabel')}</label>
+			<output id={props.id} for={props.fieldId} aria-live="polite" class={problem ? 'preview-problem' : undefined}>
+				{problem ?? preview.data ?? '…'}
+			</output>
+		</div>
+	);
+}
+
 export function TemplateField(props: {
 	id: string;
 	value: string;
@@ -32,6 +84,7 @@ export function TemplateField(props: {
 	const field = useRef<HTMLTextAreaElement>(null);
 	const [open, setOpen] = useState(false);
 	const [filter, setFilter] = useState('');
+	const [previewing, setPreviewing] = useState(false);
 	const insert = (name: string) => {
 		const tag = filter ? `{{ ${name} | ${filter} }}` : `{{ ${name} }}`;
 		const element = field.current;
@@ -45,48 +98,67 @@ export function TemplateField(props: {
 		});
 	};
 	return (
-		<div class="template-field">
-			<textarea
-				ref={field}
-				id={props.id}
-				rows={props.long ? 3 : 1}
-				value={props.value}
-				onInput={(e) => props.onChange(e.currentTarget.value)}
-				{...props.described}
-			/>
-			<button
-				type="button"
-				class="variable-button"
-				aria-expanded={open}
-				aria-label={t('builder.insertVariable')}
-				title={t('builder.insertVariable')}
-				onClick={() => setOpen(!open)}
-			>
-				{'{ }'}
-			</button>
-			{open && (
-				<div class="variable-picker">
-					<label>
-						{t('builder.filter')}
-						<select value={filter} onChange={(e) => setFilter(e.currentTarget.value)}>
-							{FILTERS.map((f) => (
-								<option key={f} value={f}>
-									{f || t('builder.noFilter')}
-								</option>
+		<>
+			<div class="template-field">
+				<textarea
+					ref={field}
+					id={props.id}
+					rows={props.long ? 3 : 1}
+					value={props.value}
+					onInput={(e) => props.onChange(e.currentTarget.value)}
+					{...props.described}
+				/>
+				<button
+					type="button"
+					class="variable-button"
+					aria-expanded={open}
+					aria-label={t('builder.insertVariable')}
+					title={t('builder.insertVariable')}
+					onClick={() => setOpen(!open)}
+				>
+					{'{ }'}
+				</button>
+				<button
+					type="button"
+					class="preview-button"
+					aria-pressed={previewing}
+					title={t('builder.previewHint')}
+					onClick={() => setPreviewing(!previewing)}
+				>
+					{t('builder.preview')}
+				</button>
+				{open && (
+					<div class="variable-picker">
+						<label>
+							{t('builder.filter')}
+							<select value={filter} onChange={(e) => setFilter(e.currentTarget.value)}>
+								{FILTERS.map((f) => (
+									<option key={f} value={f}>
+										{f || t('builder.noFilter')}
+									</option>
+								))}
+							</select>
+						</label>
+						<ul>
+							{props.variables.map((name) => (
+								<li key={name}>
+									<button type="button" onClick={() => insert(name)}>
+										{name}
+									</button>
+								</li>
 							))}
-						</select>
-					</label>
-					<ul>
-						{props.variables.map((name) => (
-							<li key={name}>
-								<button type="button" onClick={() => insert(name)}>
-									{name}
-								</button>
-							</li>
-						))}
-					</ul>
-				</div>
+						</ul>
+					</div>
+				)}
+			</div>
+			{previewing && (
+				<TemplatePreview
+					id={`${props.id}-preview`}
+					fieldId={props.id}
+					template={props.value}
+					variables={props.variables}
+				/>
 			)}
-		</div>
+		</>
 	);
 }
