@@ -1,9 +1,10 @@
 // `npm run screenshots` (UPDATE_SCREENSHOTS=1): the README's pictures of the widget on the demo site, taken in
 // the same Chromium as the tests. Skipped in `npm test`, where pictures would only churn the repository.
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPage } from '../../src/domain/demo-page';
+import { leadBot } from '../unit/bot-fixtures';
 import { api, closeBrowser, HOST_ORIGIN, hostPage, launchBrowser, workspace } from './harness';
 import { baseUrl, conversations, putSettings, sendFromWidget, waitReady } from './widget-page';
 
@@ -31,6 +32,17 @@ async function demo(workspaceId: string, options: { width?: number; height?: num
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${DIR}/${name}.png` });
+
+/** A console page of `context`, signed in, on the inbox. */
+async function signedIn(context: BrowserContext, email: string, password: string): Promise<Page> {
+	const page = await context.newPage();
+	await page.goto(`${baseUrl}/console/`);
+	await page.getByLabel('E-mail').fill(email);
+	await page.getByLabel('Password').fill(password);
+	await page.getByRole('button', { name: 'Sign in' }).click();
+	await page.getByRole('link', { name: 'Inbox' }).waitFor();
+	return page;
+}
 
 describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () => {
 	it('the closed launcher, the open chat, a closed conversation, the bubble choice, offline mode and a phone', async () => {
@@ -433,6 +445,123 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		await page.locator('.chart canvas').first().waitFor();
 		await page.getByText('Results of Spring tents').first().waitFor();
 		await shot(page, 'console-reports');
+	});
+
+	it("the bot builder: the lead-qualification bot on the canvas, a step's form, and the simulator beside it", async () => {
+		const { token, email, password } = workspace(103);
+		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Lead qualification',
+			trigger: { kind: 'new_conversation' },
+			channels: ['widget'],
+			definition: leadBot,
+		});
+		expect(made.status, JSON.stringify(made.body)).toBe(201);
+		const id = (made.body as { id: string }).id;
+		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+		const page = await signedIn(context, email, password);
+		await page.goto(`${baseUrl}/console/bots/${id}`);
+		await page.locator('.react-flow__node[data-id="ask-email"]').click();
+		await page.getByRole('button', { name: 'Tidy up' }).click();
+		await page.waitForTimeout(400);
+		// Close enough to read the first steps, as a builder works.
+		await page.getByRole('button', { name: 'Zoom In' }).click();
+		await page.getByRole('button', { name: 'Zoom In' }).click();
+		await page.waitForTimeout(300);
+		await shot(page, 'console-bot-builder');
+
+		await page.getByRole('button', { name: 'Simulate' }).click();
+		const answer = page.getByLabel('Answer as the visitor');
+		for (const text of ['Ana', 'ana@example', 'ana@example.com', '529.982.247-25']) {
+			await answer.fill(text);
+			await answer.press('Enter');
+			await page.waitForTimeout(400);
+		}
+		await page.locator('.builder-panel').getByRole('button', { name: '1-10' }).click();
+		await page.locator('.step-node.trace-passed[data-step="small"]').waitFor();
+		await shot(page, 'console-bot-simulator');
+		await context.close();
+	});
+
+	it("the scenario builder: an order webhook's scenario after a test run", async () => {
+		const { token, email, password } = workspace(104);
+		const made = await api(baseUrl, token, 'POST', '/v3/scenarios', {
+			name: 'Order paid → WhatsApp and CRM',
+			trigger: { kind: 'webhook' },
+			definition: {
+				start: 'contact',
+				steps: [
+					{
+						id: 'contact',
+						type: 'create_contact',
+						name: '{{ name }}',
+						email: '{{ email }}',
+						phone: '{{ phone }}',
+						variable: 'contact',
+						next: 'conversation',
+						onError: 'failed',
+					},
+					{
+						id: 'conversation',
+						type: 'create_conversation',
+						contact: '{{ contact.id }}',
+						channel: 'api',
+						message: 'Hi {{ name }}! Order {{ order }} is paid: we ship tomorrow.',
+						variable: 'conversation',
+						next: 'big',
+					},
+					{
+						id: 'big',
+						type: 'condition',
+						branches: [{ condition: { fact: 'vars.total', operator: 'gte', value: 1000 }, next: 'deal' }],
+						default: 'tag',
+					},
+					{
+						id: 'deal',
+						type: 'create_deal',
+						contact: '{{ contact.id }}',
+						funnel: 'Sales',
+						stage: 'Won',
+						name: 'Order {{ order }}',
+						value: '{{ total }}',
+						currency: 'BRL',
+						next: 'tag',
+						onError: 'tag',
+					},
+					{
+						id: 'tag',
+						type: 'apply_tag',
+						tag: 'customer',
+						target: 'contact',
+						targetId: '{{ contact.id }}',
+						next: 'notify',
+					},
+					{
+						id: 'notify',
+						type: 'http_request',
+						method: 'POST',
+						url: 'https://erp.example.com/orders/{{ order }}/paid',
+						body: '{"contact": {{ contact.id | json }}}',
+						next: 'done',
+						onError: 'failed',
+					},
+					{ id: 'done', type: 'end', outcome: 'succeeded' },
+					{ id: 'failed', type: 'end', outcome: 'failed', reason: 'order {{ order }} not processed' },
+				],
+			},
+		});
+		expect(made.status, JSON.stringify(made.body)).toBe(201);
+		const id = (made.body as { id: string }).id;
+		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+		const page = await signedIn(context, email, password);
+		await page.goto(`${baseUrl}/console/scenarios/${id}`);
+		await page.getByRole('button', { name: 'Test run' }).click();
+		await page
+			.getByLabel('Sample payload (JSON)')
+			.fill('{"name":"Ana Souza","email":"ana@example.com","phone":"+5511999990000","order":"1042","total":1890}');
+		await page.getByRole('button', { name: 'Run the test' }).click();
+		await page.locator('.step-node.trace-passed[data-step="done"]').waitFor();
+		await shot(page, 'console-scenario-builder');
+		await context.close();
 	});
 });
 

@@ -20,11 +20,12 @@ import {
 	Position,
 	ReactFlow,
 	ReactFlowProvider,
+	useNodesInitialized,
 	useReactFlow,
 	useUpdateNodeInternals,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { t } from '../../i18n';
 import { links, type Position as Point, START } from './graph';
 import { type Definition, type DocumentKind, type Outlet, outlets, type Step, typeLabel } from './schema';
@@ -149,6 +150,14 @@ function Flow(props: CanvasProps) {
 	useEffect(() => {
 		if (props.fit > 0) requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, duration: 200 }));
 	}, [props.fit]);
+	// The whole flow in view once its nodes first have their sizes (the `fitView` prop can run before).
+	const initialized = useNodesInitialized();
+	const fitted = useRef(false);
+	useEffect(() => {
+		if (!initialized || fitted.current) return;
+		fitted.current = true;
+		void flow.fitView({ maxZoom: 1 });
+	}, [initialized]);
 	const { kind, definition } = props;
 	const drawn = useMemo<Node[]>(() => {
 		const start: Node = {

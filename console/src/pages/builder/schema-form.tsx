@@ -271,7 +271,8 @@ export function Field(props: FieldProps) {
 			const text = typeof props.value === 'string' ? props.value : '';
 			const set = (v: string) => props.onChange(v === '' && optional ? undefined : v);
 			const long = (schema.maxLength ?? 0) >= 1000;
-			if (name === 'id' || schema.pattern || (schema.maxLength ?? 0) <= 60) {
+			// A builder's own name for a step is no template; short texts (a button's label) are plain fields too.
+			if (name === 'id' || name === 'title' || schema.pattern || (schema.maxLength ?? 0) <= 60) {
 				return wrap(
 					<input
 						id={id}

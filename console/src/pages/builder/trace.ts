@@ -17,6 +17,9 @@ export interface Trace {
 	edges: Set<string>;
 }
 
+/** The outlets a step leaves by when it fails. */
+const FAILURE_HANDLES = new Set(['onError']);
+
 export const NO_TRACE: Trace = { steps: new Map(), edges: new Set() };
 
 function noteOf(entry: LogEntry): string | null {
@@ -53,9 +56,13 @@ export function traceOf(
 		if (start) edges.add(start.id);
 	}
 	for (let i = 1; i < order.length; i++) {
-		const from = order[i - 1];
+		const from = order[i - 1] as string;
 		const to = order[i];
-		for (const link of all) if (link.source === from && link.target === to) edges.add(link.id);
+		const between = all.filter((link) => link.source === from && link.target === to);
+		// Two links to the same step (next and on error both to a handoff): the one the step's outcome took.
+		const failed = steps.get(from)?.state === 'failed';
+		const taken = between.filter((link) => FAILURE_HANDLES.has(link.handle) === failed);
+		for (const link of taken.length > 0 ? taken : between) edges.add(link.id);
 	}
 	return { steps, edges };
 }
