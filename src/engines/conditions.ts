@@ -192,7 +192,7 @@ export const conditionSchema: z.ZodType<Condition> = z
 			z.strictObject({
 				any: z.array(conditionSchema).min(1).max(MAX_LEAVES).openapi({ description: 'One at least holds (OR).' }),
 			}),
-			z.strictObject({ not: conditionSchema.openapi({ description: 'It does not hold.' }) }),
+			z.strictObject({ not: conditionSchema }).openapi({ description: 'The condition inside does not hold (NOT).' }),
 		]),
 	)
 	.openapi('Condition', {

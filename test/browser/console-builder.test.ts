@@ -104,7 +104,18 @@ describe('the bot builder', () => {
 		// Adding from a step whose `next` is taken links nothing: the new step stands alone until drawn.
 		await addStep(page, 'apply_tag', 'smb');
 		await panel(page).getByRole('textbox', { name: 'Tag', exact: true }).fill('smb');
+
+		// Then a Decision on business hours (linked from the tag's open `next`), its condition in the kernel's form.
+		await addStep(page, 'decision', 'hours');
+		const condition = panel(page).getByRole('group', { name: 'Condition 1' });
+		await condition.getByLabel('Fact (Condition 1)').selectOption({ label: 'Within business hours' });
+		await condition.getByLabel('Operator (Condition 1)').selectOption({ label: 'is' });
+		await condition.getByLabel('Value (Condition 1)').selectOption({ label: 'Yes' });
 		await panel(page).getByLabel('Next', { exact: true }).selectOption('handoff');
+		await addStep(page, 'end', 'later');
+		await panel(page).getByLabel('Message', { exact: true }).fill('We are closed now: we will e-mail you first thing.');
+		await node(page, 'hours').click();
+		await panel(page).getByLabel('Default', { exact: true }).selectOption('later');
 		await expect.poll(() => node(page, 'smb').locator('.step-node').getAttribute('class')).toContain('unreachable');
 		await page.getByRole('button', { name: 'Tidy up' }).click();
 		await page.waitForTimeout(400); // the fit's 200 ms animation
@@ -126,10 +137,11 @@ describe('the bot builder', () => {
 		await answer.press('Enter');
 		await panel(page).getByRole('button', { name: '1-10' }).click();
 		await expect.poll(() => page.getByRole('status').filter({ hasText: 'Handed to a person' }).count()).toBe(1);
-		for (const id of ['welcome', 'ask-name', 'ask-email', 'ask-size', 'smb', 'handoff']) {
+		for (const id of ['welcome', 'ask-name', 'ask-email', 'ask-size', 'smb', 'hours', 'handoff']) {
 			await expect.poll(() => node(page, id).locator('.step-node').getAttribute('class')).toContain('trace-passed');
 		}
-		expect(await page.locator('.react-flow__edge.traced').count()).toBe(6);
+		expect(await node(page, 'later').locator('.step-node').getAttribute('class')).not.toContain('trace-');
+		expect(await page.locator('.react-flow__edge.traced').count()).toBe(7);
 
 		// Undo and redo walk the history of edits.
 		await page.getByRole('button', { name: 'Undo' }).click();
@@ -155,7 +167,19 @@ describe('the bot builder', () => {
 			choices: [{ label: '1-10', next: 'smb' }, { label: '11+' }],
 			next: 'handoff',
 		});
-		expect(saved?.draft.steps.find((s) => s.id === 'smb')).toMatchObject({ type: 'apply_tag', tag: 'smb' });
+		expect(saved?.draft.steps.find((s) => s.id === 'smb')).toMatchObject({
+			type: 'apply_tag',
+			tag: 'smb',
+			next: 'hours',
+		});
+		expect(saved?.draft.steps.find((s) => s.id === 'hours')).toEqual({
+			id: 'hours',
+			type: 'decision',
+			branches: [
+				{ condition: { all: [{ fact: 'businessHours.open', operator: 'eq', value: true }] }, next: 'handoff' },
+			],
+			default: 'later',
+		});
 
 		// A visitor on the customer's page meets the published bot.
 		const widget = await widgetPage(context, workspaceId);

@@ -225,12 +225,13 @@ function Flow(props: CanvasProps) {
 	const onNodesChange = (changes: NodeChange[]) => {
 		for (const change of changes) {
 			if (change.type === 'position' && change.position) props.onMove(change.id, change.position);
-			if (change.type === 'select') {
-				if (change.selected) props.onSelect(change.id === START ? null : change.id);
-				else if (props.selected === change.id) props.onSelect(null);
-			}
 			if (change.type === 'remove' && change.id !== START) props.onDelete(change.id);
 		}
+		// One click selects a node and deselects another in one batch, in either order: the batch's outcome counts.
+		const selects = changes.filter((c) => c.type === 'select');
+		const chosen = selects.find((c) => c.selected);
+		if (chosen) props.onSelect(chosen.id === START ? null : chosen.id);
+		else if (selects.some((c) => c.id === props.selected)) props.onSelect(null);
 		setNodes((current) => applyNodeChanges(changes, current));
 	};
 	const onEdgesChange = (changes: EdgeChange[]) => {

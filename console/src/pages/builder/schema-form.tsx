@@ -7,7 +7,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n';
-import { ConditionEditor } from './condition-editor';
+import type { Fact } from '../rules/facts';
+import { ConditionField } from './condition-field';
 import { isLinkField, type JsonSchema, resolve } from './schema';
 import { TemplateField } from './template-field';
 
@@ -22,6 +23,8 @@ export interface FormContext {
 	idPrefix: string;
 	/** Pickers for fields that hold an id: `operatorId` → the operators by name. */
 	options?: Record<string, Array<{ value: string; label: string }>>;
+	/** What a condition at this path may compare (a custom validation reads the answer and variables only). */
+	facts?: (path: (string | number)[]) => Fact[];
 }
 
 type Path = (string | number)[];
@@ -145,7 +148,11 @@ export function Field(props: FieldProps) {
 				<button
 					id={id}
 					type="button"
-					onClick={() => props.onChange({ all: [{ fact: 'answer', operator: 'eq', value: '' }] })}
+					onClick={() =>
+						props.onChange({
+							all: [{ fact: ctx.facts?.(props.path)[0]?.path ?? 'answer', operator: 'eq', value: '' }],
+						})
+					}
 				>
 					{t('builder.addCondition')}
 				</button>,
@@ -155,13 +162,22 @@ export function Field(props: FieldProps) {
 		}
 		return wrap(
 			<div id={id} class="condition-box">
-				<ConditionEditor value={props.value as object} onChange={props.onChange} path={props.path} ctx={ctx} />
+				<ConditionField
+					id={id}
+					value={props.value}
+					onChange={props.onChange}
+					path={props.path.join('.')}
+					facts={ctx.facts?.(props.path) ?? []}
+					problems={ctx.problems}
+				/>
 				{optional && (
 					<button type="button" class="link-button" onClick={() => props.onChange(undefined)}>
 						{t('builder.removeCondition')}
 					</button>
 				)}
 			</div>,
+			false,
+			false,
 		);
 	}
 	const variants = schema.oneOf ?? schema.anyOf;
@@ -405,7 +421,12 @@ function blankItem(schema: JsonSchema): unknown {
 	return type === 'number' || type === 'integer' ? 0 : '';
 }
 
-const singular = (label: string) => label.replace(/ies$/, 'y').replace(/s$/, '');
+/** "Branches" → "Branch", "Choices" → "Choice", "Entries" → "Entry": an item of a list field. */
+const singular = (label: string) => {
+	if (/(ch|sh|x|ss)es$/.test(label)) return label.slice(0, -2);
+	if (/ies$/.test(label)) return `${label.slice(0, -3)}y`;
+	return label.replace(/s$/, '');
+};
 const swap = <T,>(list: T[], a: number, b: number) => {
 	const copy = [...list];
 	[copy[a], copy[b]] = [copy[b] as T, copy[a] as T];

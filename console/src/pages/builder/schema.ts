@@ -52,8 +52,11 @@ export function resolve(schema: JsonSchema): JsonSchema {
 		if (current.$ref) {
 			const name = current.$ref.split('/').pop() ?? '';
 			current = { ...schemas[name], description: current.description ?? schemas[name]?.description };
-		} else if (current.allOf?.length === 1 && current.allOf[0]) {
-			current = { ...current.allOf[0], description: current.description ?? current.allOf[0].description };
+		} else if (current.allOf) {
+			// `allOf: [{ $ref }, { description }]`: the API's way to describe one use of a shared schema.
+			const parts = current.allOf.map(resolve);
+			const description = current.description ?? [...parts].reverse().find((part) => part.description)?.description;
+			current = { ...Object.assign({}, ...parts), description };
 		} else return current;
 	}
 	return current;

@@ -8,6 +8,7 @@ import { api, ok } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
+import { flowFacts } from './condition-field';
 import { type Definition, type DocumentKind, type Step, stepType, typeLabel } from './schema';
 import { type FormContext, ObjectFields } from './schema-form';
 
@@ -46,6 +47,13 @@ export function StepPanel(props: {
 			operatorId: (directory.data?.operators ?? []).map((o) => ({ value: o.id, label: o.name })),
 			groupId: (directory.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name })),
 		},
+		// A custom validation judges the answer as it comes: it reads the answer and the variables only.
+		facts: (path) =>
+			flowFacts(
+				kind === 'scenario' ? 'scenario' : path[0] === 'validation' ? 'answer' : 'bot',
+				props.variables,
+				directory.data,
+			),
 	};
 	const stepProblem = props.problems.get('');
 	return (

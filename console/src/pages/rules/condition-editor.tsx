@@ -1,7 +1,8 @@
 /**
  * A condition as groups of rows: a group matches all or any of its rows (or, reversed, none of them hold), a
  * row compares a fact with a value, and a group may hold groups (two levels below the top). The API's
- * problems show at the row and field they name.
+ * problems show at the row and field they name. The kernel's one condition form: rules, assignment rules, and
+ * the bot and scenario builders' Decision, Conditional Logic and custom validations.
  */
 import { t } from '../../i18n';
 import {
@@ -25,12 +26,14 @@ export function ConditionEditor(props: {
 	facts: readonly Fact[];
 	problems: Problems;
 	onChange: (group: GroupNode) => void;
+	/** Where the condition is in the body the API judges, for its problems: `condition` (a rule's), `branches.0.condition`… */
+	path?: string;
 }) {
 	return (
 		<GroupEditor
 			id={props.id}
 			group={props.group}
-			path="condition"
+			path={props.path ?? 'condition'}
 			depth={0}
 			facts={props.facts}
 			problems={props.problems}

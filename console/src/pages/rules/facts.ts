@@ -109,6 +109,14 @@ function changeFacts(trigger: { kind: TriggerKind; field?: string }, directory: 
 
 /** Every fact a rule with this trigger may compare, grouped by section. */
 export function ruleFacts(trigger: { kind: TriggerKind; field?: string }, directory: Directory | undefined): Fact[] {
+	return [...changeFacts(trigger, directory), ...recordFacts(directory)];
+}
+
+/**
+ * The facts of the records a flow is about, loaded for any condition that names them: the conversation, the
+ * contact (its custom fields included), the team's hours and availability, the deal. A rule's and a bot's.
+ */
+export function recordFacts(directory: Directory | undefined): Fact[] {
 	const contact = t('rules.facts.contact');
 	const conversation = t('rules.facts.conversation');
 	const team = t('rules.facts.team');
@@ -117,7 +125,6 @@ export function ruleFacts(trigger: { kind: TriggerKind; field?: string }, direct
 		.filter((f) => f.entity === 'contact')
 		.map((f): Fact => ({ path: `contact.customFields.${f.key}`, label: f.label, section: contact, ...customKind(f) }));
 	return [
-		...changeFacts(trigger, directory),
 		{
 			path: 'conversation.channel',
 			label: t('rules.fact.channel'),
