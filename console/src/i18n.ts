@@ -2,6 +2,7 @@
  * The console's words in English and Portuguese, chosen from the browser's languages (Portuguese for `pt-*`).
  * A key missing in Portuguese falls back to English; `t('key', { n: 3 })` fills `{n}`.
  */
+import * as assignment from './words/assignment';
 import * as builder from './words/builder';
 import * as core from './words/core';
 import * as records from './words/records';
@@ -18,6 +19,7 @@ const en = {
 	...team.en,
 	...builder.en,
 	...rules.en,
+	...assignment.en,
 	...reports.en,
 };
 
@@ -30,6 +32,7 @@ const pt: Partial<Record<Key, string>> = {
 	...team.pt,
 	...builder.pt,
 	...rules.pt,
+	...assignment.pt,
 	...reports.pt,
 };
 

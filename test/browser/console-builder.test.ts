@@ -2,8 +2,9 @@
 // scratch with the keyboard and the mouse, simulated, published and then run in the widget on a customer's page;
 // a scenario made through the API opened, edited on the canvas, saved and compared with what the API returns; a
 // problem the API finds shown on its node and field.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { addStep, type Bot, drag, node, panel, read } from './builder-page';
 import { consolePage } from './console-page';
 import { api, workspace } from './harness';
 import { baseUrl, browserContexts, logText, sendFromWidget, widgetPage } from './widget-page';
@@ -14,53 +15,6 @@ let context: BrowserContext;
 beforeEach(async () => {
 	context = await newContext({ viewport: { width: 1400, height: 1000 } });
 });
-
-async function read<T>(token: string, path: string): Promise<T> {
-	const { status, body } = await api(baseUrl, token, 'GET', path);
-	expect(status, JSON.stringify(body)).toBe(200);
-	return body as T;
-}
-
-const panel = (page: Page) => page.locator('.builder-panel');
-const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
-
-/** Adds a step of `type` from the toolbar (linked from the selected step's open `next`) and renames it `id`. */
-async function addStep(page: Page, type: string, id: string): Promise<void> {
-	await page.getByRole('combobox', { name: 'Add a step…' }).selectOption(type);
-	const field = panel(page).getByLabel('Step id');
-	// The new step's form replaces the selected one's: its id is the type's (`data-entry-2`…) until renamed.
-	await expect.poll(() => field.inputValue()).toMatch(new RegExp(`^${type.replace(/_/g, '-')}`));
-	await node(page, await field.inputValue()).waitFor();
-	await field.fill(id);
-	await field.press('Enter');
-	await node(page, id)
-		.waitFor({ timeout: 10_000 })
-		.catch(async (error) => {
-			const ids = await page.locator('.react-flow__node').evaluateAll((ns) => ns.map((n) => n.dataset.id));
-			throw new Error(`${error}: the canvas has ${ids.join(', ')}; the id field says ${await field.inputValue()}`);
-		});
-}
-
-/** Draws a link with the mouse: from an outlet's handle of `from` to the top of `to`. */
-async function drag(page: Page, from: string, outlet: string, to: string): Promise<void> {
-	const handle = node(page, from).locator(`[data-outlet="${outlet}"] .react-flow__handle`);
-	const target = node(page, to).locator('.react-flow__handle-top');
-	const a = await handle.boundingBox();
-	const b = await target.boundingBox();
-	if (!a || !b) throw new Error('a handle is not on screen');
-	await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-	await page.mouse.down();
-	await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
-	await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
-	await page.mouse.up();
-}
-
-interface Bot {
-	id: string;
-	draft: { start: string; steps: Array<Record<string, unknown>> };
-	publishedVersion: number | null;
-	enabled: boolean;
-}
 
 describe('the bot builder', () => {
 	it('builds the lead-qualification bot from scratch, simulates it, publishes it, and the widget runs it', async () => {
@@ -297,135 +251,5 @@ describe('the scenario builder', () => {
 			await expect.poll(() => node(page, stepId).locator('.step-node').getAttribute('class')).toContain('trace-passed');
 		}
 		expect(await node(page, 'failed').locator('.step-node').getAttribute('class')).not.toContain('trace');
-	});
-});
-
-describe('versions and runs on the canvas', () => {
-	const hello = (text: string) => ({
-		start: 'hello',
-		steps: [
-			{ id: 'hello', type: 'send_message', text, next: 'bye' },
-			{ id: 'bye', type: 'end', message: 'Bye!' },
-		],
-	});
-
-	it('compares the draft with the published version, rolls back, and opens an old version to start again from it', async () => {
-		const { token } = workspace(100);
-		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
-			name: 'Greeter',
-			trigger: { kind: 'manual' },
-			definition: hello('Hello!'),
-		});
-		const id = (made.body as { id: string }).id;
-		expect((await api(baseUrl, token, 'POST', `/v3/bots/${id}/publish`)).status).toBe(200);
-		expect((await api(baseUrl, token, 'PATCH', `/v3/bots/${id}`, { definition: hello('Hi there!') })).status).toBe(200);
-		expect((await api(baseUrl, token, 'POST', `/v3/bots/${id}/publish`)).status).toBe(200);
-
-		const page = await consolePage(context, 100);
-		await page.goto(`${baseUrl}/console/bots/${id}`);
-		await page.getByText('Live: version 2').waitFor();
-		await page.getByRole('button', { name: 'Versions' }).click();
-		await panel(page).getByText('The draft is the published version.').waitFor();
-
-		// An edit on the canvas shows as a change of that step's field.
-		await page.getByRole('button', { name: 'Versions' }).click();
-		await node(page, 'hello').click();
-		await panel(page).getByLabel('Text', { exact: true }).fill('Good morning!');
-		await page.getByRole('button', { name: 'Versions' }).click();
-		const diff = panel(page).getByRole('list', { name: 'Draft compared with the published version' });
-		await expect.poll(() => diff.textContent()).toBe('hello changed: text');
-
-		// Roll back: version 1 is what new runs start with, the draft untouched.
-		await panel(page).getByRole('button', { name: 'Roll back to v1' }).click();
-		await expect.poll(async () => (await read<Bot>(token, `/v3/bots/${id}`)).publishedVersion).toBe(1);
-		await page.getByText('Live: version 1').waitFor();
-
-		// Version 1 opened on the canvas becomes the draft once saved.
-		const v1 = panel(page).locator('.version-list li').filter({ hasText: 'v1' });
-		await v1.getByRole('button', { name: 'Open on the canvas' }).click();
-		await expect.poll(() => node(page, 'hello').textContent()).toContain('Hello!');
-		await page.getByRole('button', { name: 'Save', exact: true }).click();
-		const version1 = await read<{ definition: Bot['draft'] }>(token, `/v3/bots/${id}/versions/1`);
-		await expect.poll(async () => (await read<Bot>(token, `/v3/bots/${id}`)).draft).toEqual(version1.definition);
-	});
-
-	it("opens a scenario's real run over the version it ran, with the steps it took", async () => {
-		const { token } = workspace(101);
-		const definition = {
-			start: 'find',
-			steps: [
-				{
-					id: 'find',
-					type: 'find_contact',
-					by: 'email',
-					value: '{{ email }}',
-					variable: 'contact',
-					next: 'known',
-					onNotFound: 'unknown',
-				},
-				{ id: 'known', type: 'end', outcome: 'succeeded' },
-				{ id: 'unknown', type: 'end', outcome: 'failed', reason: 'no contact {{ email }}' },
-			],
-		};
-		const made = await api(baseUrl, token, 'POST', '/v3/scenarios', { name: 'Lookup', definition });
-		const id = (made.body as { id: string }).id;
-		expect((await api(baseUrl, token, 'POST', `/v3/scenarios/${id}/publish`)).status).toBe(200);
-		const started = await api(baseUrl, token, 'POST', `/v3/scenarios/${id}/runs`, { email: 'nobody@example.com' });
-		expect(started.status, JSON.stringify(started.body)).toBeLessThan(300);
-		const runId = (started.body as { runId: string }).runId;
-		await expect
-			.poll(async () => (await read<{ status: string }>(token, `/v3/scenarios/${id}/runs/${runId}`)).status, {
-				timeout: 15_000,
-			})
-			.toBe('failed');
-
-		const page = await consolePage(context, 101);
-		await page.goto(`${baseUrl}/console/scenarios/${id}`);
-		await page.getByRole('button', { name: 'Runs' }).click();
-		await panel(page)
-			.getByRole('button', { name: /Failed/ })
-			.click();
-		await page.getByText('A real run of version 1').waitFor();
-		for (const stepId of ['find', 'unknown']) {
-			await expect.poll(() => node(page, stepId).locator('.step-node').getAttribute('class')).toMatch(/trace-/);
-		}
-		expect(await node(page, 'known').locator('.step-node').getAttribute('class')).not.toMatch(/trace-/);
-		await panel(page).getByRole('button', { name: 'Back to the draft' }).click();
-		await page.getByRole('combobox', { name: 'Add a step…' }).waitFor();
-		await expect.poll(() => node(page, 'find').locator('.step-node').getAttribute('class')).not.toMatch(/trace-/);
-	});
-
-	it("opens a conversation's bot run on its bot's canvas from the conversation", async () => {
-		const { token } = workspace(102);
-		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
-			name: 'Manual greeter',
-			trigger: { kind: 'manual' },
-			definition: {
-				start: 'hello',
-				steps: [
-					{ id: 'hello', type: 'send_message', text: 'Hello!', next: 'ask' },
-					{ id: 'ask', type: 'data_entry', prompt: 'Your e-mail?', input: 'email', variable: 'email', next: 'bye' },
-					{ id: 'bye', type: 'end' },
-				],
-			},
-		});
-		const botId = (made.body as { id: string }).id;
-		expect((await api(baseUrl, token, 'POST', `/v3/bots/${botId}/publish`)).status).toBe(200);
-		const conversation = await api(baseUrl, token, 'POST', '/v3/conversations', {
-			contact: { name: 'Rita Lima', email: 'rita@example.com' },
-			message: { text: 'Hi' },
-		});
-		const conversationId = (conversation.body as { id: string }).id;
-		const start = await api(baseUrl, token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId });
-		expect(start.status, JSON.stringify(start.body)).toBeLessThan(300);
-
-		const page = await consolePage(context, 102);
-		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
-		await page.locator('details.bots summary').click();
-		await page.getByRole('link', { name: 'Open on the canvas' }).click();
-		await page.getByText('A real run of version 1').waitFor();
-		await expect.poll(() => node(page, 'hello').locator('.step-node').getAttribute('class')).toContain('trace-passed');
-		await expect.poll(() => node(page, 'ask').locator('.step-node').getAttribute('class')).toContain('trace-waiting');
-		expect(await node(page, 'bye').locator('.step-node').getAttribute('class')).not.toMatch(/trace-/);
 	});
 });

@@ -26,15 +26,14 @@ import {
 } from './graph';
 import { useHistory } from './history';
 import { loadBotRun, loadScenarioRun, RunDetails, type RunView, ScenarioRuns } from './runs';
-import { type Definition, newStep, outlets, type Step, stepTypes, typeLabel } from './schema';
+import { type Definition, newStep, outlets, type Step } from './schema';
 import { SettingsPanel } from './settings-panel';
 import { BotSimulator, ScenarioTester } from './simulator';
 import { StepPanel } from './step-panel';
+import { type Panel, Toolbar, useEditorKeys, useLeaveWarning } from './toolbar';
 import { type LogEntry, NO_TRACE, type Trace, traceOf } from './trace';
 import { variablesAt } from './variables';
 import { VersionsPanel } from './versions-panel';
-
-type Panel = 'step' | 'simulate' | 'versions' | 'settings' | 'runs';
 
 const EMPTY: Definition = { start: '', steps: [] };
 const NO_PROBLEMS: StepProblems = { steps: new Map(), document: [] };
@@ -210,31 +209,8 @@ export function Editor(props: {
 		}
 	};
 
-	useEffect(() => {
-		const onKey = (event: KeyboardEvent) => {
-			const typing = (event.target as HTMLElement).closest('input, textarea, select');
-			const mod = event.ctrlKey || event.metaKey;
-			if (mod && event.key.toLowerCase() === 's') {
-				event.preventDefault();
-				void save();
-			} else if (mod && !typing && event.key.toLowerCase() === 'z') {
-				event.preventDefault();
-				if (event.shiftKey) history.redo();
-				else history.undo();
-			} else if (mod && !typing && event.key.toLowerCase() === 'y') {
-				event.preventDefault();
-				history.redo();
-			}
-		};
-		document.addEventListener('keydown', onKey);
-		return () => document.removeEventListener('keydown', onKey);
-	});
-	useEffect(() => {
-		if (!dirty) return;
-		const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-		window.addEventListener('beforeunload', warn);
-		return () => window.removeEventListener('beforeunload', warn);
-	}, [dirty]);
+	useEditorKeys({ save: () => void save(), undo: history.undo, redo: history.redo });
+	useLeaveWarning(dirty);
 
 	if (saved.error) return <Problem error={saved.error} retry={() => saved.refetch()} />;
 	if (!saved.data || savedJson === null) return <p class="centered muted">{t('common.loading')}</p>;
@@ -264,79 +240,22 @@ export function Editor(props: {
 					<p>{t('builder.viewingRun', { n: viewing.version })}</p>
 				</div>
 			)}
-			<div class="builder-toolbar" role="toolbar" aria-label={t('builder.toolbar')} hidden={viewing !== null}>
-				<label>
-					<span class="visually-hidden">{t('builder.addStep')}</span>
-					<select
-						aria-label={t('builder.addStep')}
-						value=""
-						onChange={(e) => {
-							const type = e.currentTarget.value;
-							e.currentTarget.value = '';
-							if (type) addStep(type);
-						}}
-					>
-						<option value="">{t('builder.addStep')}</option>
-						{stepTypes(kind).map((type) => (
-							<option key={type.type} value={type.type}>
-								{typeLabel(kind, type.type)}
-							</option>
-						))}
-					</select>
-				</label>
-				<button type="button" onClick={history.undo} disabled={!history.canUndo} title="Ctrl+Z">
-					{t('builder.undo')}
-				</button>
-				<button type="button" onClick={history.redo} disabled={!history.canRedo} title="Ctrl+Shift+Z">
-					{t('builder.redo')}
-				</button>
-				<button
-					type="button"
-					onClick={() => {
-						setPositions(layout(kind, definition));
-						setFit((n) => n + 1);
-					}}
-				>
-					{t('builder.tidy')}
-				</button>
-				<span class="spacer" />
-				<button
-					type="button"
-					aria-pressed={panel === 'simulate'}
-					onClick={() => setPanel(panel === 'simulate' ? 'step' : 'simulate')}
-				>
-					{kind === 'bot' ? t('builder.simulate') : t('builder.testRun')}
-				</button>
-				{kind === 'scenario' && (
-					<button
-						type="button"
-						aria-pressed={panel === 'runs'}
-						onClick={() => setPanel(panel === 'runs' ? 'step' : 'runs')}
-					>
-						{t('builder.runs')}
-					</button>
-				)}
-				<button
-					type="button"
-					aria-pressed={panel === 'settings'}
-					onClick={() => setPanel(panel === 'settings' ? 'step' : 'settings')}
-				>
-					{t('builder.settings')}
-				</button>
-				<button
-					type="button"
-					aria-pressed={panel === 'versions'}
-					onClick={() => setPanel(panel === 'versions' ? 'step' : 'versions')}
-				>
-					{t('builder.versions')}
-				</button>
-				<button type="button" onClick={() => void save()} disabled={status.busy || !dirty} title="Ctrl+S">
-					{t('builder.save')}
-				</button>
-				<button type="button" class="primary" onClick={() => void publish()} disabled={status.busy}>
-					{t('builder.publish')}
-				</button>
-			</div>
+			<Toolbar
+				kind={kind}
+				hidden={viewing !== null}
+				panel={panel}
+				onPanel={(next) => setPanel(panel === next ? 'step' : next)}
+				onAdd={addStep}
+				history={history}
+				onTidy={() => {
+					setPositions(layout(kind, definition));
+					setFit((n) => n + 1);
+				}}
+				busy={status.busy}
+				dirty={dirty}
+				onSave={() => void save()}
+				onPublish={() => void publish()}
+			/>
 			{status.error !== null && <Problem error={status.error} />}
 			{(unreachable > 0 || problems.document.length > 0) && (
 				<div class="builder-warnings" role="status">

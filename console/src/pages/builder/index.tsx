@@ -3,7 +3,11 @@ import type { ConsoleSession } from '../../session';
 import { bots, scenarios } from './documents';
 import { Editor } from './editor';
 import { DocumentList } from './list';
+// The page's layout, then the canvas, the panel's forms, the simulator's and versions' lists.
 import './builder.css';
+import './canvas.css';
+import './panel.css';
+import './simulator.css';
 
 /**
  * The bot and scenario builders: a chunk of their own (the canvas library comes with them), loaded the first

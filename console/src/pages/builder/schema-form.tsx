@@ -10,6 +10,7 @@ import { t } from '../../i18n';
 import type { Fact } from '../rules/facts';
 import { ConditionField } from './condition-field';
 import { isLinkField, type JsonSchema, resolve } from './schema';
+import { ListField, RecordField, Variants } from './schema-lists';
 import { TemplateField } from './template-field';
 
 export interface FormContext {
@@ -38,7 +39,7 @@ export function humanize(key: string): string {
 	return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
+export const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
 const nullable = (s: JsonSchema) => Array.isArray(s.type) && s.type.includes('null');
 const isCondition = (s: JsonSchema) => Boolean(s.$ref?.endsWith('/Condition')) || isConditionUnion(s);
 const isConditionUnion = (s: JsonSchema) =>
@@ -82,7 +83,7 @@ export function ObjectFields(props: {
 	);
 }
 
-interface FieldProps {
+export interface FieldProps {
 	name: string;
 	schema: JsonSchema;
 	value: unknown;
@@ -311,160 +312,4 @@ export function Field(props: FieldProps) {
 			);
 		}
 	}
-}
-
-/** One schema of several, chosen by its discriminator (`kind`, `type`…): a select, then the chosen one's fields. */
-function Variants(props: FieldProps & { id: string; variants: JsonSchema[] }) {
-	const key =
-		Object.keys(props.variants[0]?.properties ?? {}).find((k) =>
-			props.variants.every((v) => v.properties?.[k]?.enum?.length === 1),
-		) ?? 'kind';
-	const current = (props.value as Record<string, unknown> | undefined) ?? {};
-	const index = Math.max(
-		0,
-		props.variants.findIndex((v) => v.properties?.[key]?.enum?.[0] === current[key]),
-	);
-	const chosen = props.variants[index] as JsonSchema;
-	return (
-		<fieldset class="schema-object" id={props.id}>
-			<select
-				aria-label={humanize(key)}
-				value={String(index)}
-				onChange={(e) => {
-					const variant = props.variants[Number(e.currentTarget.value)];
-					props.onChange({ [key]: variant?.properties?.[key]?.enum?.[0] });
-				}}
-			>
-				{props.variants.map((v, i) => (
-					<option key={String(v.properties?.[key]?.enum?.[0])} value={String(i)}>
-						{v.properties?.[key]?.description ?? String(v.properties?.[key]?.enum?.[0])}
-					</option>
-				))}
-			</select>
-			<ObjectFields
-				schema={chosen}
-				value={current}
-				onChange={props.onChange}
-				path={props.path}
-				ctx={props.ctx}
-				skip={[key]}
-			/>
-		</fieldset>
-	);
-}
-
-/** A list: each item its own field, with move and remove buttons, and an add button under them. */
-function ListField(props: FieldProps & { id: string; items: JsonSchema; nullable: boolean }) {
-	const list = Array.isArray(props.value) ? (props.value as unknown[]) : [];
-	const set = (next: unknown[]) => props.onChange(next.length === 0 && !props.required ? undefined : next);
-	const label = humanize(props.name);
-	return (
-		<div class="schema-list" id={props.id}>
-			{list.map((item, i) => (
-				<div class="schema-item" key={i}>
-					<Field
-						name={`${singular(props.name)} ${i + 1}`}
-						schema={props.items}
-						value={item}
-						required
-						onChange={(v) => set(list.map((old, j) => (j === i ? v : old)))}
-						path={[...props.path, i]}
-						ctx={props.ctx}
-					/>
-					<div class="item-actions">
-						<button
-							type="button"
-							aria-label={t('builder.moveUp', { what: `${singular(label)} ${i + 1}` })}
-							disabled={i === 0}
-							onClick={() => set(swap(list, i, i - 1))}
-						>
-							↑
-						</button>
-						<button
-							type="button"
-							aria-label={t('builder.moveDown', { what: `${singular(label)} ${i + 1}` })}
-							disabled={i === list.length - 1}
-							onClick={() => set(swap(list, i, i + 1))}
-						>
-							↓
-						</button>
-						<button
-							type="button"
-							aria-label={t('builder.remove', { what: `${singular(label)} ${i + 1}` })}
-							onClick={() => set(list.filter((_, j) => j !== i))}
-						>
-							✕
-						</button>
-					</div>
-				</div>
-			))}
-			{(props.items.maxItems === undefined || list.length < (props.items.maxItems ?? 0)) && (
-				<button type="button" onClick={() => set([...list, blankItem(props.items)])}>
-					{t('builder.add', { what: singular(label).toLowerCase() })}
-				</button>
-			)}
-		</div>
-	);
-}
-
-function blankItem(schema: JsonSchema): unknown {
-	const type = typeOf(schema);
-	if (type === 'object') {
-		const value: Record<string, unknown> = {};
-		for (const key of schema.required ?? []) {
-			const p = schema.properties?.[key] ? resolve(schema.properties[key] as JsonSchema) : {};
-			value[key] = p.enum ? p.enum[0] : typeOf(p) === 'number' || typeOf(p) === 'integer' ? 0 : '';
-		}
-		return value;
-	}
-	if (schema.enum) return schema.enum[0];
-	return type === 'number' || type === 'integer' ? 0 : '';
-}
-
-/** "Branches" → "Branch", "Choices" → "Choice", "Entries" → "Entry": an item of a list field. */
-const singular = (label: string) => {
-	if (/(ch|sh|x|ss)es$/.test(label)) return label.slice(0, -2);
-	if (/ies$/.test(label)) return `${label.slice(0, -3)}y`;
-	return label.replace(/s$/, '');
-};
-const swap = <T,>(list: T[], a: number, b: number) => {
-	const copy = [...list];
-	[copy[a], copy[b]] = [copy[b] as T, copy[a] as T];
-	return copy;
-};
-
-/** A record (`headers`, `custom_fields`, `response`): key and value rows. */
-function RecordField(props: FieldProps & { id: string }) {
-	const record = (props.value as Record<string, string> | undefined) ?? {};
-	const entries = Object.entries(record);
-	const set = (next: Array<[string, string]>) =>
-		props.onChange(next.length === 0 && !props.required ? undefined : Object.fromEntries(next));
-	return (
-		<div class="schema-record" id={props.id}>
-			{entries.map(([key, value], i) => (
-				<div class="record-row" key={i}>
-					<input
-						aria-label={t('builder.recordKey', { n: i + 1 })}
-						value={key}
-						onInput={(e) => set(entries.map((en, j) => (j === i ? [e.currentTarget.value, en[1]] : en)))}
-					/>
-					<input
-						aria-label={t('builder.recordValue', { n: i + 1 })}
-						value={String(value)}
-						onInput={(e) => set(entries.map((en, j) => (j === i ? [en[0], e.currentTarget.value] : en)))}
-					/>
-					<button
-						type="button"
-						aria-label={t('builder.remove', { what: key })}
-						onClick={() => set(entries.filter((_, j) => j !== i))}
-					>
-						✕
-					</button>
-				</div>
-			))}
-			<button type="button" onClick={() => set([...entries, [entries.some(([k]) => k === '') ? ' ' : '', '']])}>
-				{t('builder.addEntry')}
-			</button>
-		</div>
-	);
 }
