@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../scripts/chromium.mjs';
+import { measureBuilder } from './builder.mjs';
 import { percentile } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
@@ -19,6 +20,8 @@ const WARMUP_LOADS = 2;
 const QUIET_MS = 500;
 const TIMEOUT_MS = 20_000;
 const VIEWPORT = { width: 1280, height: 800 };
+/** Cold opens of the bot builder (each types 20 characters too): fewer than the inbox's, each costs more. */
+const BUILDER_LOADS = 5;
 
 /** p50 / p95 / max of a list of milliseconds. */
 export function summary(values) {
@@ -253,7 +256,7 @@ async function scrollFigures(browser, state, baseUrl, conversations) {
  * as many of the static baseline, in rotation, then the scroll. Returns a plain result; `problems` lists what
  * the run should warn about (a budget missed, a list that did not end where expected).
  */
-export async function measureConsole({ baseUrl, email, password, conversations, loads, healthP50Ms }) {
+export async function measureConsole({ baseUrl, email, password, token, conversations, loads, healthP50Ms }) {
 	const browser = await launchChromium();
 	const started = performance.now();
 	try {
@@ -268,7 +271,21 @@ export async function measureConsole({ baseUrl, email, password, conversations, 
 			baseline.push(base);
 		}
 		const scroll = await scrollFigures(browser, state, baseUrl, conversations);
-		return summarize({ runs, baseline, scroll, conversations, healthP50Ms, started });
+		const figures = summarize({ runs, baseline, scroll, conversations, healthP50Ms, started });
+		try {
+			figures.builder = await measureBuilder({
+				browser,
+				state,
+				baseUrl,
+				token,
+				loads: Math.min(loads, BUILDER_LOADS),
+				baselineP50Ms: figures.baseline.p50Ms,
+			});
+		} catch (error) {
+			figures.builder = null;
+			figures.problems.push(`builder: ${error.message}`);
+		}
+		return figures;
 	} finally {
 		await browser.close();
 	}

@@ -45,6 +45,26 @@ function consoleRows(c) {
 			'',
 		],
 		['scroll: conversation rows in the DOM, most / at the end', `${s.domRowsMax} / ${s.domRowsEnd}`, '', ''],
+		...builderRows(c.builder),
+	];
+}
+
+function builderRows(b) {
+	if (!b) return [['bot builder', 'not measured (see the warnings)', '', '']];
+	return [
+		[
+			'bot builder: its chunk, gzip (raw); all script of the load, gzip',
+			`${kib(b.chunk.gzip)} (${kib(b.chunk.bytes)}); ${kib(b.chunk.scriptGzip)}`,
+			'',
+			'',
+		],
+		[
+			`bot builder: a ${b.steps}-step bot opened, every node drawn, p50 / p95`,
+			p50p95(b.drawn),
+			show(b.drawn.p50RatioToBaseline),
+			'static page load p50',
+		],
+		[`bot builder: a key typed in a step's form to its node showing it, p50 / p95`, p50p95(b.edit), '', ''],
 	];
 }
 
@@ -74,6 +94,12 @@ export function consoleSection(results) {
 			'data is already in). The list, its first page of 100 and the live feed are all loaded by then.',
 		'- **Clicked to selected**: a click on the first row until the list shows it selected (the route moved, the ' +
 			'conversation pane mounts): the inbox answers input.',
+		'- **Bot builder**: a bot of 197 steps (messages, questions, button choices that skip ahead, decisions; nearly ' +
+			'the 200 a definition may hold) created through the API, then opened cold (a fresh context with only the ' +
+			'session) at /console/bots/{id}: navigation start to the first frame in which every step node is drawn with ' +
+			'its size (the definition loaded, laid out by dagre, measured by React Flow). Then ' +
+			`${c.builder?.keystrokes ?? 20} characters typed one by one into the first step's text, each timed to the ` +
+			`frame in which its node's summary shows it; ${c.builder?.loads ?? 0} opens after ${c.builder?.warmupLoads ?? 0} unrecorded.`,
 		'- **Scroll**: the list scrolled one screen (its height) per step to the last conversation; a step runs from ' +
 			'the scroll to the frame after the one that drew rows at the top of the view. At the end of the loaded ' +
 			'rows the list fetches the next 100; that wait is counted apart. Frame intervals are those of ' +

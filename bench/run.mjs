@@ -430,6 +430,7 @@ async function consoleResult(baseUrl, workspace, health, warnings) {
 			baseUrl,
 			email: workspace.email,
 			password: workspace.password,
+			token: workspace.token,
 			conversations: workspace.count,
 			loads: settings.consoleLoads,
 			healthP50Ms: health.p50Ms,

@@ -1,46 +1,39 @@
 /**
  * The console's words in English and Portuguese, chosen from the browser's languages (Portuguese for `pt-*`).
- * A key missing in Portuguese falls back to English; `t('key', { n: 3 })` fills `{n}`.
+ * A key missing in Portuguese falls back to English; `t('key', { n: 3 })` fills `{n}`. The pages loaded as
+ * chunks of their own (the builders, rules and assignment, reports) bring their words with them.
  */
-import * as assignment from './words/assignment';
-import * as builder from './words/builder';
+import type * as assignment from './words/assignment';
+import type * as builder from './words/builder';
 import * as core from './words/core';
 import * as records from './words/records';
-import * as reports from './words/reports';
-import * as rules from './words/rules';
+import type * as reports from './words/reports';
+import type * as rules from './words/rules';
 import * as settings from './words/settings';
 import * as team from './words/team';
 
-/** Every area's words, English first: its keys are the console's keys. */
-const en = {
-	...core.en,
-	...records.en,
-	...settings.en,
-	...team.en,
-	...builder.en,
-	...rules.en,
-	...assignment.en,
-	...reports.en,
-};
+/** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
+const first = { ...core.en, ...records.en, ...settings.en, ...team.en };
 
-type Key = keyof typeof en;
+/** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
+type LaterKeys = keyof typeof builder.en | keyof typeof rules.en | keyof typeof assignment.en | keyof typeof reports.en;
+type Key = keyof typeof first | LaterKeys;
 
-const pt: Partial<Record<Key, string>> = {
-	...core.pt,
-	...records.pt,
-	...settings.pt,
-	...team.pt,
-	...builder.pt,
-	...rules.pt,
-	...assignment.pt,
-	...reports.pt,
-};
+const en: Partial<Record<Key, string>> = { ...first };
+const pt: Partial<Record<Key, string>> = { ...core.pt, ...records.pt, ...settings.pt, ...team.pt };
+
+/** A lazily loaded page's words, added when its chunk loads (before it renders anything). */
+export function addWords(words: { en: Partial<Record<Key, string>>; pt: Partial<Record<Key, string>> }): void {
+	Object.assign(en, words.en);
+	Object.assign(pt, words.pt);
+}
 
 export const locale = navigator.languages.some((l) => l.toLowerCase().startsWith('pt')) ? 'pt' : 'en';
 document.documentElement.lang = locale === 'pt' ? 'pt-BR' : 'en';
 
 export function t(key: Key, values: Record<string, string | number> = {}): string {
-	const text = (locale === 'pt' ? pt[key] : undefined) ?? en[key];
+	// A key whose page has not added its words yet reads as the key: visible, never a crash.
+	const text = (locale === 'pt' ? pt[key] : undefined) ?? en[key] ?? key;
 	return text.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
 }
 

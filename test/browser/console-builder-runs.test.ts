@@ -104,6 +104,12 @@ describe('versions and runs on the canvas', () => {
 		for (const stepId of ['find', 'unknown']) {
 			await expect.poll(() => node(page, stepId).locator('.step-node').getAttribute('class')).toMatch(/trace-/);
 		}
+		// It left the search by its not-found path, and only by it.
+		expect(await page.locator('.react-flow__edge[data-id="find:onNotFound"]').getAttribute('class')).toContain(
+			'traced',
+		);
+		expect(await page.locator('.react-flow__edge[data-id="find:next"]').getAttribute('class')).not.toContain('traced');
+		await expect.poll(() => node(page, 'find').textContent()).toContain('not found');
 		expect(await node(page, 'known').locator('.step-node').getAttribute('class')).not.toMatch(/trace-/);
 		await panel(page).getByRole('button', { name: 'Back to the draft' }).click();
 		await page.getByRole('combobox', { name: 'Add a step…' }).waitFor();

@@ -1,6 +1,5 @@
 /** The words of Automation › Assignment: its rules, the operators' capacities and the waiting queue. */
 export const en = {
-	'assignment.title': 'Assignment',
 	'assignment.intro':
 		'Who gets each conversation waiting for a person: the first enabled rule whose condition holds decides.',
 	'assignment.new': 'New assignment rule',
@@ -41,7 +40,6 @@ export const en = {
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
-	'assignment.title': 'Distribuição',
 	'assignment.intro':
 		'Quem recebe cada conversa que espera por uma pessoa: decide a primeira regra ativa cuja condição vale.',
 	'assignment.new': 'Nova regra de distribuição',

@@ -1,8 +1,5 @@
 /** The words of the bot and scenario builders. */
 export const en = {
-	'automation.nav': 'Automation',
-	'builder.bots': 'Bots',
-	'builder.scenarios': 'Scenarios',
 	'builder.botsIntro': 'Bots answer visitors in the widget: drawn as a flow, tried in the simulator, then published.',
 	'builder.scenariosIntro':
 		'Scenarios run without the visitor: an order system calls a webhook, the scenario finds the contact, writes to them, opens a deal.',
@@ -35,6 +32,9 @@ export const en = {
 	'builder.start': 'Start',
 	'builder.pickStep': 'Pick a step on the canvas to edit it, or add one from the toolbar.',
 	'builder.unreachable': 'Never reached',
+	'builder.dangling': 'Links to a missing step',
+	'builder.danglingCount': '{n} link(s) lead to a step that does not exist: point them at another step.',
+	'builder.leaveUnsaved': 'Leave without saving? Your changes to this flow will be lost.',
 	'builder.unreachableCount': '{n} step(s) are never reached from the start: link them or delete them.',
 	'builder.problems': '{n} problem(s)',
 	'builder.edgeLabel': 'Link from {from} to {to}',
@@ -138,9 +138,6 @@ export const en = {
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
-	'automation.nav': 'Automação',
-	'builder.bots': 'Bots',
-	'builder.scenarios': 'Cenários',
 	'builder.botsIntro':
 		'Bots atendem visitantes no widget: desenhados como um fluxo, testados no simulador e publicados.',
 	'builder.scenariosIntro':
@@ -174,6 +171,9 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'builder.start': 'Início',
 	'builder.pickStep': 'Escolha um passo no fluxo para editá-lo, ou adicione um pela barra.',
 	'builder.unreachable': 'Nunca alcançado',
+	'builder.dangling': 'Liga a um passo inexistente',
+	'builder.danglingCount': '{n} ligação(ões) levam a um passo que não existe: aponte-as para outro passo.',
+	'builder.leaveUnsaved': 'Sair sem salvar? Suas alterações neste fluxo serão perdidas.',
 	'builder.unreachableCount': '{n} passo(s) nunca são alcançados a partir do início: ligue-os ou apague-os.',
 	'builder.problems': '{n} problema(s)',
 	'builder.edgeLabel': 'Ligação de {from} para {to}',

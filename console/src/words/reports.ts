@@ -1,6 +1,5 @@
 /** The words of the Reports page. */
 export const en = {
-	'reports.title': 'Reports',
 	'reports.rangeNote': 'Conversations created from {from} to {to} ({timeZone})',
 	'reports.downloadCsv': 'Download CSV',
 	'reports.filters': 'Report filters',
@@ -77,7 +76,6 @@ export const en = {
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
-	'reports.title': 'Relatórios',
 	'reports.rangeNote': 'Conversas criadas de {from} a {to} ({timeZone})',
 	'reports.downloadCsv': 'Baixar CSV',
 	'reports.filters': 'Filtros do relatório',

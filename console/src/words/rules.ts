@@ -1,6 +1,5 @@
 /** The words of Automation › Rules (the assignment page's are in ./assignment). */
 export const en = {
-	'rules.title': 'Rules',
 	'rules.intro':
 		'When something happens, if the conditions hold, do these actions in order. Rules run highest priority first.',
 	'rules.new': 'New rule',
@@ -186,7 +185,6 @@ export const en = {
 };
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
-	'rules.title': 'Regras',
 	'rules.intro':
 		'Quando algo acontece, se as condições valem, faça estas ações em ordem. Regras de maior prioridade rodam primeiro.',
 	'rules.new': 'Nova regra',

@@ -41,6 +41,8 @@ export interface StepNodeData extends Record<string, unknown> {
 	trace: 'passed' | 'waiting' | 'failed' | null;
 	/** What the step log says of it (a run's output or error), shown on the node. */
 	note: string | null;
+	/** Every step's id: an outlet naming another is a dangling link. */
+	stepIds: Set<string>;
 }
 
 /** The words a step shows on its node: its message, question, tag, URL… */
@@ -61,8 +63,10 @@ function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
 	const updateNodeInternals = useUpdateNodeInternals();
 	const handles = data.outlets.map((o) => o.handle).join(' ');
 	useEffect(() => updateNodeInternals(id), [id, handles, updateNodeInternals]);
+	const dangling = data.outlets.some((o) => o.target && !data.stepIds.has(o.target));
 	const classes = [
 		'step-node',
+		dangling ? 'dangling' : '',
 		selected ? 'selected' : '',
 		data.unreachable ? 'unreachable' : '',
 		data.problems > 0 ? 'invalid' : '',
@@ -75,13 +79,14 @@ function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
 			<div class="step-title">{step.title || step.id}</div>
 			<div class="step-summary">{summary(step)}</div>
 			{data.unreachable && <div class="step-flag">{t('builder.unreachable')}</div>}
+			{dangling && <div class="step-flag problem">{t('builder.dangling')}</div>}
 			{data.problems > 0 && <div class="step-flag problem">{t('builder.problems', { n: data.problems })}</div>}
 			{data.note && <div class="step-note">{data.note}</div>}
 			<div class="step-outlets">
 				{data.outlets.map((outlet) => (
 					<div
 						key={outlet.handle}
-						class={`outlet${outlet.target ? '' : ' open'}${outlet.required && !outlet.target ? ' missing' : ''}`}
+						class={`outlet${outlet.target ? '' : ' open'}${(outlet.required && !outlet.target) || (outlet.target && !data.stepIds.has(outlet.target)) ? ' missing' : ''}`}
 						data-outlet={outlet.handle}
 					>
 						<span>{outletLabel(outlet)}</span>
@@ -118,8 +123,11 @@ export interface CanvasProps {
 	selected: string | null;
 	onSelect: (id: string | null) => void;
 	onConnect: (source: string, handle: string, target: string) => void;
-	onDisconnect: (source: string, handle: string) => void;
-	onDelete: (id: string) => void;
+	/**
+	 * What the Delete key removed, in one call: the steps, and the links that were selected on their own (the
+	 * links of a removed step are the step's to settle, as the panel's Delete does).
+	 */
+	onRemove: (stepIds: string[], unlinked: Array<{ source: string; handle: string }>) => void;
 	reached: Set<string>;
 	problemCounts: Map<string, number>;
 	trace: Map<string, { state: 'passed' | 'waiting' | 'failed'; note: string | null }>;
@@ -168,6 +176,7 @@ function Flow(props: CanvasProps) {
 			deletable: false,
 			selectable: false,
 		};
+		const stepIds = new Set(definition.steps.map((s) => s.id));
 		return [
 			start,
 			...definition.steps.map((step) => {
@@ -181,6 +190,7 @@ function Flow(props: CanvasProps) {
 					problems: props.problemCounts.get(step.id) ?? 0,
 					trace: trace?.state ?? null,
 					note: trace?.note ?? null,
+					stepIds,
 				};
 				return {
 					id: step.id,
@@ -225,7 +235,6 @@ function Flow(props: CanvasProps) {
 	const onNodesChange = (changes: NodeChange[]) => {
 		for (const change of changes) {
 			if (change.type === 'position' && change.position) props.onMove(change.id, change.position);
-			if (change.type === 'remove' && change.id !== START) props.onDelete(change.id);
 		}
 		// One click selects a node and deselects another in one batch, in either order: the batch's outcome counts.
 		const selects = changes.filter((c) => c.type === 'select');
@@ -237,11 +246,15 @@ function Flow(props: CanvasProps) {
 	const onEdgesChange = (changes: EdgeChange[]) => {
 		for (const change of changes) {
 			if (change.type === 'select') setSelectedEdge(change.selected ? change.id : null);
-			if (change.type === 'remove') {
-				const link = links(kind, definition).find((l) => l.id === change.id);
-				if (link) props.onDisconnect(link.source, link.handle);
-			}
 		}
+	};
+	const onDelete = ({ nodes: gone, edges: cut }: { nodes: Node[]; edges: Edge[] }) => {
+		const stepIds = gone.map((n) => n.id).filter((id) => id !== START);
+		const removed = new Set(stepIds);
+		const unlinked = cut
+			.filter((edge) => !removed.has(edge.source) && !removed.has(edge.target))
+			.map((edge) => ({ source: edge.source, handle: edge.sourceHandle ?? '' }));
+		props.onRemove(stepIds, unlinked);
 	};
 	const onConnect = (connection: Connection) => {
 		if (connection.target === START || !connection.sourceHandle) return;
@@ -255,6 +268,7 @@ function Flow(props: CanvasProps) {
 			onNodesChange={onNodesChange}
 			onEdgesChange={onEdgesChange}
 			onConnect={onConnect}
+			onDelete={onDelete}
 			fitView
 			fitViewOptions={{ maxZoom: 1 }}
 			minZoom={0.2}

@@ -17,6 +17,7 @@ import {
 	connect,
 	definitionProblems,
 	layout,
+	links,
 	type Position,
 	reachable,
 	removeStep,
@@ -36,7 +37,22 @@ import { variablesAt } from './variables';
 import { VersionsPanel } from './versions-panel';
 
 const EMPTY: Definition = { start: '', steps: [] };
-const NO_PROBLEMS: StepProblems = { steps: new Map(), document: [] };
+/** The API's problems with the draft, by step id (and field path inside it), and those outside any step. */
+interface Problems {
+	steps: Map<string, Map<string, string>>;
+	document: string[];
+}
+const NO_PROBLEMS: Problems = { steps: new Map(), document: [] };
+
+/** A 422's problems, named by index in the definition that was sent, moved to that definition's step ids. */
+function problemsIn(found: StepProblems, sent: Definition): Problems {
+	const steps = new Map<string, Map<string, string>>();
+	for (const [index, fields] of found.steps) {
+		const stepId = sent.steps[index]?.id;
+		if (stepId) steps.set(stepId, fields);
+	}
+	return { steps, document: found.document };
+}
 
 export function Editor(props: {
 	documents: DocumentApi;
@@ -86,8 +102,17 @@ export function Editor(props: {
 		[kind, viewing],
 	);
 	const [panel, setPanel] = useState<Panel>('step');
-	const [problems, setProblems] = useState<StepProblems>(NO_PROBLEMS);
-	const [problemsOf, setProblemsOf] = useState<Definition | null>(null);
+	const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
+	/** A step edited or renamed: its problems were the old draft's (their list indices may have moved). */
+	const settle = (stepId: string, renamedTo?: string) =>
+		setProblems((current) => {
+			const fields = current.steps.get(stepId);
+			if (!fields) return current;
+			const steps = new Map(current.steps);
+			steps.delete(stepId);
+			if (renamedTo) steps.set(renamedTo, fields);
+			return { ...current, steps };
+		});
 	const [trace, setTrace] = useState<Trace>(NO_TRACE);
 	const [status, setStatus] = useState<{ busy: boolean; message: string | null; error: unknown }>({
 		busy: false,
@@ -105,18 +130,9 @@ export function Editor(props: {
 
 	const dirty = savedJson !== null && JSON.stringify(definition) !== savedJson;
 	const reached = useMemo(() => reachable(kind, definition), [kind, definition]);
-	// Problems belong to the definition they were found in: by index then, by id now.
-	const problemsById = useMemo(() => {
-		const byId = new Map<string, Map<string, string>>();
-		for (const [index, fields] of problems.steps) {
-			const stepId = problemsOf?.steps[index]?.id;
-			if (stepId) byId.set(stepId, fields);
-		}
-		return byId;
-	}, [problems, problemsOf]);
 	const problemCounts = useMemo(
-		() => new Map([...problemsById].map(([stepId, fields]) => [stepId, fields.size])),
-		[problemsById],
+		() => new Map([...problems.steps].map(([stepId, fields]) => [stepId, fields.size])),
+		[problems],
 	);
 
 	const update = (change: (current: Definition) => Definition, group?: string) => history.update(change, group);
@@ -158,6 +174,7 @@ export function Editor(props: {
 	};
 	const rename = (from: string, to: string) => {
 		update((current) => renameStep(kind, current, from, to));
+		settle(from, to);
 		setPositions((current) => {
 			const next = new Map(current);
 			const at = current.get(from);
@@ -169,8 +186,7 @@ export function Editor(props: {
 	const refused = useCallback(
 		(error: unknown) => {
 			if (error instanceof ApiError && error.status === 422) {
-				setProblems(definitionProblems(error.message));
-				setProblemsOf(definition);
+				setProblems(problemsIn(definitionProblems(error.message), definition));
 			}
 		},
 		[definition],
@@ -209,8 +225,9 @@ export function Editor(props: {
 		}
 	};
 
-	useEditorKeys({ save: () => void save(), undo: history.undo, redo: history.redo });
-	useLeaveWarning(dirty);
+	// While a run is looked at, the draft is out of sight: its keys do nothing.
+	useEditorKeys({ save: () => void save(), undo: history.undo, redo: history.redo }, viewing === null);
+	useLeaveWarning(dirty, t('builder.leaveUnsaved'));
 
 	if (saved.error) return <Problem error={saved.error} retry={() => saved.refetch()} />;
 	if (!saved.data || savedJson === null) return <p class="centered muted">{t('common.loading')}</p>;
@@ -218,6 +235,7 @@ export function Editor(props: {
 	const step = selected ? definition.steps.find((s) => s.id === selected) : undefined;
 	const dark = matchMedia('(prefers-color-scheme: dark)').matches;
 	const unreachable = definition.steps.filter((s) => !reached.has(s.id)).length;
+	const dangling = links(kind, definition).filter((link) => link.dangling).length;
 	const customFields = (directory.data?.customFields ?? []).filter((f) => f.entity === 'contact').map((f) => f.key);
 	return (
 		<div class="builder">
@@ -257,9 +275,10 @@ export function Editor(props: {
 				onPublish={() => void publish()}
 			/>
 			{status.error !== null && <Problem error={status.error} />}
-			{(unreachable > 0 || problems.document.length > 0) && (
+			{(unreachable > 0 || dangling > 0 || problems.document.length > 0) && (
 				<div class="builder-warnings" role="status">
 					{unreachable > 0 && <p>{t('builder.unreachableCount', { n: unreachable })}</p>}
+					{dangling > 0 && <p>{t('builder.danglingCount', { n: dangling })}</p>}
 					{problems.document.map((p) => (
 						<p key={p} class="field-problem">
 							{p}
@@ -279,8 +298,7 @@ export function Editor(props: {
 							selected={null}
 							onSelect={() => undefined}
 							onConnect={() => undefined}
-							onDisconnect={() => undefined}
-							onDelete={() => undefined}
+							onRemove={() => undefined}
 							reached={reachable(kind, viewing.definition)}
 							problemCounts={new Map()}
 							trace={runTrace?.steps ?? NO_TRACE.steps}
@@ -303,8 +321,16 @@ export function Editor(props: {
 								if (stepId) setPanel('step');
 							}}
 							onConnect={(source, handle, target) => update((current) => connect(current, source, handle, target))}
-							onDisconnect={(source, handle) => update((current) => connect(current, source, handle, undefined))}
-							onDelete={deleteStep}
+							onRemove={(stepIds, unlinked) => {
+								// One key press, one step of history: the links cut, then the steps removed.
+								update((current) => {
+									let next = current;
+									for (const link of unlinked) next = connect(next, link.source, link.handle, undefined);
+									for (const stepId of stepIds) next = removeStep(kind, next, stepId);
+									return next;
+								});
+								if (selected && stepIds.includes(selected)) setSelected(null);
+							}}
 							reached={reached}
 							problemCounts={problemCounts}
 							trace={trace.steps}
@@ -352,17 +378,18 @@ export function Editor(props: {
 							kind={kind}
 							definition={definition}
 							step={step}
-							problems={problemsById.get(step.id) ?? new Map()}
+							problems={problems.steps.get(step.id) ?? new Map()}
 							variables={variablesAt(kind, definition, step.id, customFields)}
-							onChange={(changed: Step) =>
+							onChange={(changed: Step) => {
 								update(
 									(current) => ({
 										...current,
 										steps: current.steps.map((s) => (s.id === step.id ? changed : s)),
 									}),
 									`form:${step.id}`,
-								)
-							}
+								);
+								settle(step.id);
+							}}
 							onRename={(to) => rename(step.id, to)}
 							onDelete={() => deleteStep(step.id)}
 							onMakeStart={() => update((current) => connect(current, START, 'start', step.id))}

@@ -1,4 +1,5 @@
 import { Route, Switch } from 'wouter-preact';
+import { addWords } from '../../i18n';
 import type { ConsoleSession } from '../../session';
 import { bots, scenarios } from './documents';
 import { Editor } from './editor';
@@ -8,6 +9,14 @@ import './builder.css';
 import './canvas.css';
 import './panel.css';
 import './simulator.css';
+import * as assignmentWords from '../../words/assignment';
+import * as builderWords from '../../words/builder';
+import * as rulesWords from '../../words/rules';
+
+// This chunk's words, added before anything in it renders.
+addWords(builderWords);
+addWords(rulesWords);
+addWords(assignmentWords);
 
 /**
  * The bot and scenario builders: a chunk of their own (the canvas library comes with them), loaded the first

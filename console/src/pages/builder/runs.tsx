@@ -90,6 +90,9 @@ export function ScenarioRuns(props: { scenarioId: string; onOpen: (runId: string
 	);
 }
 
+/** A log entry's input or output as text: a typed answer as is, a file or a record as JSON. */
+const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
 /** What a run did, beside the canvas that draws its path. */
 export function RunDetails({ run, onClose }: { run: RunView; onClose: () => void }) {
 	return (
@@ -107,8 +110,7 @@ export function RunDetails({ run, onClose }: { run: RunView; onClose: () => void
 			<ol class="run-log">
 				{run.log.map((entry, i) => (
 					<li key={`${entry.stepId}-${i}`} class={entry.error ? 'field-problem' : undefined}>
-						<code>{entry.stepId}</code>{' '}
-						{entry.error ?? (entry.input !== undefined ? String(entry.input) : JSON.stringify(entry.output ?? ''))}
+						<code>{entry.stepId}</code> {entry.error ?? shown(entry.input ?? entry.output ?? '')}
 					</li>
 				))}
 			</ol>

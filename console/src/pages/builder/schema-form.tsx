@@ -39,6 +39,9 @@ export function humanize(key: string): string {
 	return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Fields that hold a credential (an integration's token, a basic auth's password). */
+const SECRETS = new Set(['token', 'password', 'secret', 'apiKey']);
+
 export const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
 const nullable = (s: JsonSchema) => Array.isArray(s.type) && s.type.includes('null');
 const isCondition = (s: JsonSchema) => Boolean(s.$ref?.endsWith('/Condition')) || isConditionUnion(s);
@@ -252,7 +255,14 @@ export function Field(props: FieldProps) {
 			);
 		case 'array':
 			return wrap(
-				<ListField {...props} id={id} items={schema.items ? resolve(schema.items) : {}} nullable={nullable(schema)} />,
+				<ListField
+					{...props}
+					id={id}
+					items={schema.items ? resolve(schema.items) : {}}
+					nullable={nullable(schema)}
+					minItems={props.required ? schema.minItems : undefined}
+					maxItems={schema.maxItems}
+				/>,
 			);
 		case 'object': {
 			if (schema.properties) {
@@ -288,6 +298,20 @@ export function Field(props: FieldProps) {
 			const text = typeof props.value === 'string' ? props.value : '';
 			const set = (v: string) => props.onChange(v === '' && optional ? undefined : v);
 			const long = (schema.maxLength ?? 0) >= 1000;
+			// A credential is never shown as typed, nor sent to a preview.
+			if (SECRETS.has(name)) {
+				return wrap(
+					<input
+						id={id}
+						type="password"
+						autocomplete="off"
+						value={text}
+						maxLength={schema.maxLength}
+						onInput={(e) => set(e.currentTarget.value)}
+						{...described}
+					/>,
+				);
+			}
 			// A builder's own name for a step is no template; short texts (a button's label) are plain fields too.
 			if (name === 'id' || name === 'title' || schema.pattern || (schema.maxLength ?? 0) <= 60) {
 				return wrap(

@@ -3,9 +3,11 @@
  * (buttons, choices, branches, media) with move and remove buttons, and a record (headers, custom fields, a
  * response mapping) as name and value rows.
  */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../../i18n';
 import { type JsonSchema, resolve } from './schema';
 import { Field, type FieldProps, humanize, ObjectFields, typeOf } from './schema-form';
+import { TemplateField } from './template-field';
 
 /** One schema of several, chosen by its discriminator (`kind`, `type`…): a select, then the chosen one's fields. */
 export function Variants(props: FieldProps & { id: string; variants: JsonSchema[] }) {
@@ -48,8 +50,13 @@ export function Variants(props: FieldProps & { id: string; variants: JsonSchema[
 }
 
 /** A list: each item its own field, with move and remove buttons, and an add button under them. */
-export function ListField(props: FieldProps & { id: string; items: JsonSchema; nullable: boolean }) {
+export function ListField(
+	props: FieldProps & { id: string; items: JsonSchema; nullable: boolean; minItems?: number; maxItems?: number },
+) {
 	const list = Array.isArray(props.value) ? (props.value as unknown[]) : [];
+	// The list's own bounds (10 buttons, 5 media, a branch at least): the API's, kept in the form.
+	const canRemove = list.length > (props.minItems ?? 0);
+	const canAdd = props.maxItems === undefined || list.length < props.maxItems;
 	const set = (next: unknown[]) => props.onChange(next.length === 0 && !props.required ? undefined : next);
 	const label = humanize(props.name);
 	return (
@@ -85,6 +92,7 @@ export function ListField(props: FieldProps & { id: string; items: JsonSchema; n
 						<button
 							type="button"
 							aria-label={t('builder.remove', { what: `${singular(label)} ${i + 1}` })}
+							disabled={!canRemove}
 							onClick={() => set(list.filter((_, j) => j !== i))}
 						>
 							✕
@@ -92,7 +100,7 @@ export function ListField(props: FieldProps & { id: string; items: JsonSchema; n
 					</div>
 				</div>
 			))}
-			{(props.items.maxItems === undefined || list.length < (props.items.maxItems ?? 0)) && (
+			{canAdd && (
 				<button type="button" onClick={() => set([...list, blankItem(props.items)])}>
 					{t('builder.add', { what: singular(label).toLowerCase() })}
 				</button>
@@ -127,36 +135,66 @@ const swap = <T,>(list: T[], a: number, b: number) => {
 	return copy;
 };
 
-/** A record (`headers`, `custom_fields`, `response`): key and value rows. */
+/** Records whose values are templates (src/engines/step-graph.ts' TEMPLATE_RECORDS): they get the picker. */
+const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
+
+/**
+ * A record (`headers`, `custom_fields`, `response`): name and value rows. The rows are the form's own, so a
+ * name being typed may for a moment be empty or another row's; the record written keeps the rows with a name,
+ * the last of a repeated one winning. A record changed from elsewhere (undo) brings its rows back.
+ */
 export function RecordField(props: FieldProps & { id: string }) {
-	const record = (props.value as Record<string, string> | undefined) ?? {};
-	const entries = Object.entries(record);
-	const set = (next: Array<[string, string]>) =>
-		props.onChange(next.length === 0 && !props.required ? undefined : Object.fromEntries(next));
+	const toRows = (value: unknown) => Object.entries((value as Record<string, string> | undefined) ?? {});
+	const [rows, setRows] = useState<Array<[string, string]>>(() => toRows(props.value));
+	const written = useRef<unknown>(props.value);
+	useEffect(() => {
+		if (props.value === written.current) return;
+		written.current = props.value;
+		setRows(toRows(props.value));
+	}, [props.value]);
+	const set = (next: Array<[string, string]>) => {
+		setRows(next);
+		const named = next.filter(([key]) => key.trim() !== '');
+		const record = named.length === 0 && !props.required ? undefined : Object.fromEntries(named);
+		written.current = record;
+		props.onChange(record);
+	};
+	const templates = TEMPLATE_RECORDS.has(props.name);
 	return (
 		<div class="schema-record" id={props.id}>
-			{entries.map(([key, value], i) => (
+			{rows.map(([key, value], i) => (
 				<div class="record-row" key={i}>
 					<input
 						aria-label={t('builder.recordKey', { n: i + 1 })}
 						value={key}
-						onInput={(e) => set(entries.map((en, j) => (j === i ? [e.currentTarget.value, en[1]] : en)))}
+						onInput={(e) => set(rows.map((row, j) => (j === i ? [e.currentTarget.value, row[1]] : row)))}
 					/>
-					<input
-						aria-label={t('builder.recordValue', { n: i + 1 })}
-						value={String(value)}
-						onInput={(e) => set(entries.map((en, j) => (j === i ? [en[0], e.currentTarget.value] : en)))}
-					/>
+					{templates ? (
+						<TemplateField
+							id={`${props.id}-${i}`}
+							value={String(value)}
+							long={false}
+							onChange={(text) => set(rows.map((row, j) => (j === i ? [row[0], text] : row)))}
+							variables={props.ctx.variables}
+							described={{ 'aria-label': t('builder.recordValue', { n: i + 1 }) }}
+						/>
+					) : (
+						<input
+							aria-label={t('builder.recordValue', { n: i + 1 })}
+							value={String(value)}
+							onInput={(e) => set(rows.map((row, j) => (j === i ? [row[0], e.currentTarget.value] : row)))}
+						/>
+					)}
 					<button
 						type="button"
-						aria-label={t('builder.remove', { what: key })}
-						onClick={() => set(entries.filter((_, j) => j !== i))}
+						aria-label={t('builder.remove', { what: key || t('builder.recordKey', { n: i + 1 }) })}
+						onClick={() => set(rows.filter((_, j) => j !== i))}
 					>
 						✕
 					</button>
 				</div>
 			))}
-			<button type="button" onClick={() => set([...entries, [entries.some(([k]) => k === '') ? ' ' : '', '']])}>
+			<button type="button" onClick={() => set([...rows, ['', '']])}>
 				{t('builder.addEntry')}
 			</button>
 		</div>

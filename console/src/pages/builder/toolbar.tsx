@@ -72,21 +72,25 @@ export function Toolbar(props: {
 }
 
 /** The editor's keys; the latest handlers are used, so they read the current render's draft. */
-export function useEditorKeys(handlers: { save: () => void; undo: () => void; redo: () => void }): void {
-	const current = useRef(handlers);
-	current.current = handlers;
+export function useEditorKeys(
+	handlers: { save: () => void; undo: () => void; redo: () => void },
+	enabled: boolean,
+): void {
+	const current = useRef({ handlers, enabled });
+	current.current = { handlers, enabled };
 	useEffect(() => {
 		const onKey = (event: KeyboardEvent) => {
+			if (!current.current.enabled) return;
 			const typing = (event.target as HTMLElement).closest('input, textarea, select');
 			if (!(event.ctrlKey || event.metaKey)) return;
 			const key = event.key.toLowerCase();
 			if (key === 's') {
 				event.preventDefault();
-				current.current.save();
+				current.current.handlers.save();
 			} else if (!typing && (key === 'z' || key === 'y')) {
 				event.preventDefault();
-				if (key === 'y' || event.shiftKey) current.current.redo();
-				else current.current.undo();
+				if (key === 'y' || event.shiftKey) current.current.handlers.redo();
+				else current.current.handlers.undo();
 			}
 		};
 		document.addEventListener('keydown', onKey);
@@ -94,12 +98,25 @@ export function useEditorKeys(handlers: { save: () => void; undo: () => void; re
 	}, []);
 }
 
-/** The browser asks before a page with unsaved changes is left or reloaded. */
-export function useLeaveWarning(dirty: boolean): void {
+/**
+ * Leaving with unsaved changes asks first: the browser's own question for a reload or another site, and
+ * `question` for a link inside the console (a click caught before the router's).
+ */
+export function useLeaveWarning(dirty: boolean, question: string): void {
 	useEffect(() => {
 		if (!dirty) return;
 		const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+		const onClick = (event: MouseEvent) => {
+			const link = (event.target as HTMLElement).closest('a[href]');
+			if (!link || event.defaultPrevented || confirm(question)) return;
+			event.preventDefault();
+			event.stopPropagation();
+		};
 		window.addEventListener('beforeunload', warn);
-		return () => window.removeEventListener('beforeunload', warn);
-	}, [dirty]);
+		document.addEventListener('click', onClick, true);
+		return () => {
+			window.removeEventListener('beforeunload', warn);
+			document.removeEventListener('click', onClick, true);
+		};
+	}, [dirty, question]);
 }

@@ -3,7 +3,7 @@
  * order, with where it waits or failed, and the links it took between them.
  */
 import { links } from './graph';
-import type { Definition, DocumentKind } from './schema';
+import type { Definition, DocumentKind, Step } from './schema';
 
 export interface LogEntry {
 	stepId: string;
@@ -17,9 +17,6 @@ export interface Trace {
 	edges: Set<string>;
 }
 
-/** The outlets a step leaves by when it fails. */
-const FAILURE_HANDLES = new Set(['onError']);
-
 export const NO_TRACE: Trace = { steps: new Map(), edges: new Set() };
 
 function noteOf(entry: LogEntry): string | null {
@@ -28,6 +25,25 @@ function noteOf(entry: LogEntry): string | null {
 	if (shown === undefined || shown === null) return null;
 	const text = typeof shown === 'string' ? shown : JSON.stringify(shown);
 	return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/**
+ * The outlet a step left by, as its last log entry says: a decision's branch or default, a button's choice, a
+ * failure's error path, a search's not-found path; `next` otherwise.
+ */
+function outletTaken(step: Step | undefined, entry: LogEntry | undefined): string {
+	if (!step || !entry) return 'next';
+	const output = entry.output as { branch?: number } | string | undefined;
+	if (typeof output === 'object' && output !== null && typeof output.branch === 'number') {
+		return `branches.${output.branch}.next`;
+	}
+	if (output === 'default') return 'default';
+	if (output === 'not found') return 'onNotFound';
+	if (entry.error) return step.type === 'data_entry' ? 'onRetriesExhausted' : 'onError';
+	const choices = step.choices as Array<{ label: string }> | undefined;
+	const answer = typeof entry.input === 'string' ? entry.input.trim().toLowerCase() : null;
+	const choice = answer === null ? -1 : (choices?.findIndex((c) => c.label.toLowerCase() === answer) ?? -1);
+	return choice >= 0 ? `choices.${choice}.next` : 'next';
 }
 
 /** The trace of a log over a definition; `waitingAt` is the step the run stands at, if any. */
@@ -39,8 +55,10 @@ export function traceOf(
 ): Trace {
 	const steps: Trace['steps'] = new Map();
 	const order: string[] = [];
+	const last = new Map<string, LogEntry>();
 	for (const entry of log) {
 		if (!definition.steps.some((s) => s.id === entry.stepId)) continue;
+		last.set(entry.stepId, entry);
 		steps.set(entry.stepId, { state: entry.error ? 'failed' : 'passed', note: noteOf(entry) });
 		if (order[order.length - 1] !== entry.stepId) order.push(entry.stepId);
 	}
@@ -55,13 +73,14 @@ export function traceOf(
 		const start = all.find((l) => l.source === '__start');
 		if (start) edges.add(start.id);
 	}
+	const byId = new Map(definition.steps.map((step) => [step.id, step]));
 	for (let i = 1; i < order.length; i++) {
 		const from = order[i - 1] as string;
 		const to = order[i];
 		const between = all.filter((link) => link.source === from && link.target === to);
-		// Two links to the same step (next and on error both to a handoff): the one the step's outcome took.
-		const failed = steps.get(from)?.state === 'failed';
-		const taken = between.filter((link) => FAILURE_HANDLES.has(link.handle) === failed);
+		// Two outlets to the same step (a branch and the default, next and on error): the one the log names.
+		const named = outletTaken(byId.get(from), last.get(from));
+		const taken = between.filter((link) => link.handle === named);
 		for (const link of taken.length > 0 ? taken : between) edges.add(link.id);
 	}
 	return { steps, edges };

@@ -8,7 +8,7 @@ import { useRef } from 'preact/hooks';
 import { hasPermission } from '../../../../src/model/permissions';
 import { api, ok } from '../../api/client';
 import { useDirectory } from '../../api/queries';
-import { t } from '../../i18n';
+import { addWords, t } from '../../i18n';
 import type { ConsoleSession } from '../../session';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -17,6 +17,10 @@ import { ConversationCharts, type ConversationReport } from './conversations';
 import { downloadCsv } from './export';
 import { FilterBar, reportQuery, useReportFilters } from './filters';
 import './reports.css';
+import * as reportsWords from '../../words/reports';
+
+// This chunk's words, added before anything in it renders.
+addWords(reportsWords);
 
 export default function ReportsPage({ session }: { session: ConsoleSession }) {
 	const [filters, setFilters] = useReportFilters();

@@ -1,9 +1,16 @@
 import { Route, Switch } from 'wouter-preact';
+import { addWords } from '../../i18n';
 import type { ConsoleSession } from '../../session';
 import { AssignmentPage } from './assignment';
 import { RuleEditorPage } from './rule-editor';
 import { RulesListPage } from './rules-list';
 import './rules.css';
+import * as assignmentWords from '../../words/assignment';
+import * as rulesWords from '../../words/rules';
+
+// This chunk's words, added before anything in it renders.
+addWords(rulesWords);
+addWords(assignmentWords);
 
 /**
  * Automation › Rules (the list, a rule's form and its execution log) and Automation › Assignment, a chunk of
