@@ -41,8 +41,22 @@ export interface StepNodeData extends Record<string, unknown> {
 	trace: 'passed' | 'waiting' | 'failed' | null;
 	/** What the step log says of it (a run's output or error), shown on the node. */
 	note: string | null;
-	/** Every step's id: an outlet naming another is a dangling link. */
-	stepIds: Set<string>;
+	/** The outlets whose link names no step (dangling). */
+	missing: string[];
+}
+
+/** Whether two nodes' data draw the same: what a step's node shows, compared without its identity. */
+function sameData(a: StepNodeData, b: StepNodeData): boolean {
+	return (
+		a.step === b.step &&
+		a.kind === b.kind &&
+		a.isStart === b.isStart &&
+		a.unreachable === b.unreachable &&
+		a.problems === b.problems &&
+		a.trace === b.trace &&
+		a.note === b.note &&
+		a.missing.join(' ') === b.missing.join(' ')
+	);
 }
 
 /** The words a step shows on its node: its message, question, tag, URL… */
@@ -63,7 +77,7 @@ function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
 	const updateNodeInternals = useUpdateNodeInternals();
 	const handles = data.outlets.map((o) => o.handle).join(' ');
 	useEffect(() => updateNodeInternals(id), [id, handles, updateNodeInternals]);
-	const dangling = data.outlets.some((o) => o.target && !data.stepIds.has(o.target));
+	const dangling = data.missing.length > 0;
 	const classes = [
 		'step-node',
 		dangling ? 'dangling' : '',
@@ -86,7 +100,7 @@ function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
 				{data.outlets.map((outlet) => (
 					<div
 						key={outlet.handle}
-						class={`outlet${outlet.target ? '' : ' open'}${(outlet.required && !outlet.target) || (outlet.target && !data.stepIds.has(outlet.target)) ? ' missing' : ''}`}
+						class={`outlet${outlet.target ? '' : ' open'}${(outlet.required && !outlet.target) || data.missing.includes(outlet.handle) ? ' missing' : ''}`}
 						data-outlet={outlet.handle}
 					>
 						<span>{outletLabel(outlet)}</span>
@@ -167,6 +181,9 @@ function Flow(props: CanvasProps) {
 		void flow.fitView({ maxZoom: 1 });
 	}, [initialized]);
 	const { kind, definition } = props;
+	// An edit changes one step: the other nodes keep their objects, so React Flow redraws only that one (a bot of
+	// 200 steps would otherwise redraw them all at every key typed in a form).
+	const kept = useRef(new Map<string, Node<StepNodeData>>());
 	const drawn = useMemo<Node[]>(() => {
 		const start: Node = {
 			id: START,
@@ -177,38 +194,52 @@ function Flow(props: CanvasProps) {
 			selectable: false,
 		};
 		const stepIds = new Set(definition.steps.map((s) => s.id));
-		return [
-			start,
-			...definition.steps.map((step) => {
-				const trace = props.trace.get(step.id);
-				const data: StepNodeData = {
-					kind,
-					step,
-					outlets: outlets(kind, step),
-					isStart: definition.start === step.id,
-					unreachable: !props.reached.has(step.id),
-					problems: props.problemCounts.get(step.id) ?? 0,
-					trace: trace?.state ?? null,
-					note: trace?.note ?? null,
-					stepIds,
-				};
-				return {
-					id: step.id,
-					type: 'step',
-					position: props.positions.get(step.id) ?? { x: 0, y: 0 },
-					data,
-					selected: props.selected === step.id,
-					ariaLabel: `${typeLabel(kind, step.type)}: ${step.title || step.id}`,
-				} satisfies Node<StepNodeData>;
-			}),
-		];
+		const next = new Map<string, Node<StepNodeData>>();
+		for (const step of definition.steps) {
+			const trace = props.trace.get(step.id);
+			const before = kept.current.get(step.id);
+			const stepOutlets = before?.data.step === step ? before.data.outlets : outlets(kind, step);
+			const data: StepNodeData = {
+				kind,
+				step,
+				outlets: stepOutlets,
+				isStart: definition.start === step.id,
+				unreachable: !props.reached.has(step.id),
+				problems: props.problemCounts.get(step.id) ?? 0,
+				trace: trace?.state ?? null,
+				note: trace?.note ?? null,
+				missing: stepOutlets.filter((o) => o.target && !stepIds.has(o.target)).map((o) => o.handle),
+			};
+			const position = props.positions.get(step.id) ?? { x: 0, y: 0 };
+			const selected = props.selected === step.id;
+			next.set(
+				step.id,
+				before && sameData(before.data, data) && before.position === position && before.selected === selected
+					? before
+					: {
+							id: step.id,
+							type: 'step',
+							position,
+							data,
+							selected,
+							ariaLabel: `${typeLabel(kind, step.type)}: ${step.title || step.id}`,
+						},
+			);
+		}
+		kept.current = next;
+		return [start, ...next.values()];
 	}, [kind, definition, props.positions, props.selected, props.reached, props.problemCounts, props.trace]);
-	// React Flow measures nodes and keeps the sizes on them: the drawn nodes are merged into the kept ones.
+	// React Flow measures nodes and keeps the sizes on them: a node drawn anew takes the size its old one had,
+	// and one drawn the same stays the very object React Flow holds.
 	const [nodes, setNodes] = useState<Node[]>(drawn);
 	useEffect(() => {
-		setNodes((kept) => {
-			const measured = new Map(kept.map((n) => [n.id, n.measured]));
-			return drawn.map((n) => ({ ...n, measured: measured.get(n.id) }));
+		setNodes((current) => {
+			const held = new Map(current.map((n) => [n.id, n]));
+			return drawn.map((n) => {
+				const old = held.get(n.id);
+				if (old && old.data === n.data && old.position === n.position && old.selected === n.selected) return old;
+				return { ...n, measured: old?.measured };
+			});
 		});
 	}, [drawn]);
 	const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
