@@ -6,7 +6,6 @@
  * the canvas's own (laid out on open, kept while editing); everything else comes from the definition.
  */
 import {
-	applyNodeChanges,
 	Background,
 	type Connection,
 	Controls,
@@ -229,19 +228,30 @@ function Flow(props: CanvasProps) {
 		kept.current = next;
 		return [start, ...next.values()];
 	}, [kind, definition, props.positions, props.selected, props.reached, props.problemCounts, props.trace]);
-	// React Flow measures nodes and keeps the sizes on them: a node drawn anew takes the size its old one had,
-	// and one drawn the same stays the very object React Flow holds.
-	const [nodes, setNodes] = useState<Node[]>(drawn);
-	useEffect(() => {
-		setNodes((current) => {
-			const held = new Map(current.map((n) => [n.id, n]));
-			return drawn.map((n) => {
-				const old = held.get(n.id);
-				if (old && old.data === n.data && old.position === n.position && old.selected === n.selected) return old;
-				return { ...n, measured: old?.measured };
-			});
+	// React Flow measures each node and reports its size as a change; the sizes are kept here and put on the nodes
+	// as they are drawn, in the same render as an edit (a state synced in an effect would cost frames per key).
+	// A node drawn the same stays the very object React Flow holds.
+	const sizes = useRef(new Map<string, { width: number; height: number }>());
+	const [sized, setSized] = useState(0);
+	const held = useRef(new Map<string, Node>());
+	const nodes = useMemo(() => {
+		void sized;
+		const next = drawn.map((n) => {
+			const size = sizes.current.get(n.id);
+			const old = held.current.get(n.id);
+			if (
+				old &&
+				old.data === n.data &&
+				old.position === n.position &&
+				old.selected === n.selected &&
+				old.measured === size
+			)
+				return old;
+			return size ? { ...n, measured: size } : n;
 		});
-	}, [drawn]);
+		held.current = new Map(next.map((n) => [n.id, n]));
+		return next;
+	}, [drawn, sized]);
 	const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
 	const edges = useMemo<Edge[]>(
 		() =>
@@ -272,7 +282,14 @@ function Flow(props: CanvasProps) {
 		const chosen = selects.find((c) => c.selected);
 		if (chosen) props.onSelect(chosen.id === START ? null : chosen.id);
 		else if (selects.some((c) => c.id === props.selected)) props.onSelect(null);
-		setNodes((current) => applyNodeChanges(changes, current));
+		let resized = false;
+		for (const change of changes) {
+			if (change.type === 'dimensions' && change.dimensions) {
+				sizes.current.set(change.id, change.dimensions);
+				resized = true;
+			}
+		}
+		if (resized) setSized((n) => n + 1);
 	};
 	const onEdgesChange = (changes: EdgeChange[]) => {
 		for (const change of changes) {
