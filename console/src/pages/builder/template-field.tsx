@@ -30,13 +30,32 @@ const PREVIEW_DELAY_MS = 300;
 /** The names the engine sets itself: a sample would only hide them from `vars` without changing them. */
 const ENGINE_NAMES = new Set(['current_date', 'current_time', 'now']);
 
-/** The sample contact and agent every preview renders with, and `sample <name>` for each plain variable. */
+/**
+ * The sample values a preview renders with: for a bot (whose templates read the conversation's contact, agent
+ * and conversation) a sample of each, its custom fields included; for a scenario nothing in their place, so its
+ * own `contact` variable is what they read; and `sample <name>` for each plain variable.
+ */
 export function sampleValues(variables: string[]) {
 	const names = variables.filter((name) => !name.includes('.') && !ENGINE_NAMES.has(name));
+	const sample = (list: string[]) => Object.fromEntries(list.map((name) => [name, `sample ${name}`]));
+	const custom = variables
+		.filter((name) => name.startsWith('contact.custom_fields.'))
+		.map((name) => name.slice('contact.custom_fields.'.length));
+	const conversational = variables.includes('contact.name');
 	return {
-		contact: { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511999990000' },
-		agent: { name: 'Marta' },
-		variables: Object.fromEntries(names.map((name) => [name, `sample ${name}`])),
+		...(conversational
+			? {
+					contact: {
+						name: 'Ana Souza',
+						email: 'ana@example.com',
+						phone: '+5511999990000',
+						customFields: sample(custom),
+					},
+					agent: { name: 'Marta' },
+					conversation: { id: 'conv_sample', channel: 'widget' },
+				}
+			: {}),
+		variables: sample(names),
 	};
 }
 
