@@ -42,12 +42,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots of the automation pa
 			})
 		).body as { id: string };
 		const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
-		const page = await context.newPage();
-		await page.goto(`${baseUrl}/console/`);
-		await page.getByLabel('E-mail').fill(email);
-		await page.getByLabel('Password').fill(password);
-		await page.getByRole('button', { name: 'Sign in' }).click();
-		await page.getByRole('link', { name: 'Inbox' }).waitFor();
+		const page = await signedIn(context, email, password);
 		await page.goto(`${baseUrl}/console/rules/${rule.id}`);
 		await page.getByRole('heading', { name: 'VIP after-hours reply', level: 1 }).waitFor();
 		await page.getByRole('heading', { name: 'When' }).scrollIntoViewIfNeeded();

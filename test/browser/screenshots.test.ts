@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoPage } from '../../src/domain/demo-page';
 import { api, hostPage, workspace } from './harness';
-import { screenshotBrowser, shot } from './screenshot-kit';
+import { screenshotBrowser, shot, signedIn } from './screenshot-kit';
 import { baseUrl, conversations, putSettings, sendFromWidget, waitReady } from './widget-page';
 
 const browser = screenshotBrowser();
@@ -169,11 +169,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 		});
 		await api(baseUrl, token, 'PUT', `/v3/contacts/${conversation.contactId}/tags/returning`);
 		const context = await browser().newContext({ viewport: { width: 1440, height: 860 } });
-		const page = await context.newPage();
-		await page.goto(`${baseUrl}/console/`);
-		await page.getByLabel('E-mail').fill(email);
-		await page.getByLabel('Password').fill(password);
-		await page.getByRole('button', { name: 'Sign in' }).click();
+		const page = await signedIn(context, email, password);
 		await page.getByRole('listbox', { name: 'Conversations' }).getByRole('option').first().click();
 		await expect.poll(() => page.locator('.messages').textContent()).toContain('Yes please, in green.');
 		await page.getByLabel('Reply', { exact: true }).fill('Green it is: adding the footprint to your cart now.');
@@ -243,11 +239,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots for the README', () 
 			messagingBubble: { enabled: true, phoneNumber: '+5511999998888', prefilledMessage: 'Hi Acme!' },
 		});
 		const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
-		const page = await context.newPage();
-		await page.goto(`${baseUrl}/console/`);
-		await page.getByLabel('E-mail').fill(email);
-		await page.getByLabel('Password').fill(password);
-		await page.getByRole('button', { name: 'Sign in' }).click();
+		const page = await signedIn(context, email, password);
 		await page.getByRole('link', { name: 'Widget' }).click();
 		const frame = page.frameLocator('iframe[title="Preview of the widget"]');
 		await frame.locator('parley-widget .launcher').waitFor();

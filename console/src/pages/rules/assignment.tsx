@@ -13,6 +13,7 @@ import { Problem } from '../../ui/problem';
 import { AssignmentForm, type AssignmentRule } from './assignment-form';
 import { Capacities } from './capacities';
 import { moved } from './draft';
+import { DeleteButton } from './fields';
 
 /** Priorities that follow `order` (10 apart, the first highest), for the rules whose priority must change. */
 export function reprioritized(order: readonly AssignmentRule[]): Array<{ id: string; priority: number }> {
@@ -170,17 +171,7 @@ function RuleSummary(props: {
 			<button type="button" aria-label={t('assignment.editNamed', { name: rule.name })} onClick={props.onEdit}>
 				{t('rules.edit')}
 			</button>
-			<button
-				type="button"
-				class="danger"
-				aria-label={t('rules.deleteNamed', { name: rule.name })}
-				disabled={remove.isPending}
-				onClick={() => {
-					if (window.confirm(t('rules.confirmDelete', { name: rule.name }))) remove.mutate();
-				}}
-			>
-				{t('rules.delete')}
-			</button>
+			<DeleteButton name={rule.name} busy={remove.isPending} onDelete={() => remove.mutate()} />
 		</div>
 	);
 }

@@ -3,6 +3,7 @@
  * problems by the path the API names (`actions.1.text`), which the settings pages' `fieldProblems` reads.
  */
 import type { ComponentChildren } from 'preact';
+import { t } from '../../i18n';
 import { FieldProblem, fieldProblems, invalid } from '../settings/form';
 
 export type Problems = Map<string, string>;
@@ -47,5 +48,22 @@ export function Check(props: { id: string; label: string; checked: boolean; onCh
 			/>
 			<label for={props.id}>{props.label}</label>
 		</div>
+	);
+}
+
+/** A Delete button that asks first, naming what it deletes. */
+export function DeleteButton(props: { name: string; busy: boolean; onDelete: () => void }) {
+	return (
+		<button
+			type="button"
+			class="danger"
+			aria-label={t('rules.deleteNamed', { name: props.name })}
+			disabled={props.busy}
+			onClick={() => {
+				if (window.confirm(t('rules.confirmDelete', { name: props.name }))) props.onDelete();
+			}}
+		>
+			{t('rules.delete')}
+		</button>
 	);
 }

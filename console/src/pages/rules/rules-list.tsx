@@ -9,6 +9,7 @@ import { api, ok, type Schemas } from '../../api/client';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { useRecentExecutions } from './executions';
+import { DeleteButton } from './fields';
 
 type Rule = Schemas['AutomationRule'];
 
@@ -141,17 +142,7 @@ function RuleRow({ rule, runs }: { rule: Rule; runs: { n: number; skipped: numbe
 				<button type="button" disabled={duplicate.isPending} onClick={() => duplicate.mutate()}>
 					{t('rules.duplicate')}
 				</button>
-				<button
-					type="button"
-					class="danger"
-					aria-label={t('rules.deleteNamed', { name: rule.name })}
-					disabled={remove.isPending}
-					onClick={() => {
-						if (window.confirm(t('rules.confirmDelete', { name: rule.name }))) remove.mutate();
-					}}
-				>
-					{t('rules.delete')}
-				</button>
+				<DeleteButton name={rule.name} busy={remove.isPending} onDelete={() => remove.mutate()} />
 			</td>
 		</tr>
 	);
