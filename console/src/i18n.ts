@@ -5,6 +5,7 @@
  */
 import type * as assignment from './words/assignment';
 import type * as builder from './words/builder';
+import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
 import * as records from './words/records';
 import type * as reports from './words/reports';
@@ -16,7 +17,12 @@ import * as team from './words/team';
 const first = { ...core.en, ...records.en, ...settings.en, ...team.en };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
-type LaterKeys = keyof typeof builder.en | keyof typeof rules.en | keyof typeof assignment.en | keyof typeof reports.en;
+type LaterKeys =
+	| keyof typeof builder.en
+	| keyof typeof builderFields.en
+	| keyof typeof rules.en
+	| keyof typeof assignment.en
+	| keyof typeof reports.en;
 type Key = keyof typeof first | LaterKeys;
 
 const en: Partial<Record<Key, string>> = { ...first };

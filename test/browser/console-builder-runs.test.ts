@@ -150,3 +150,44 @@ describe('versions and runs on the canvas', () => {
 		expect(await node(page, 'bye').locator('.step-node').getAttribute('class')).not.toMatch(/trace-/);
 	});
 });
+
+describe('the builder in Portuguese', () => {
+	it("names a step's type, its fields and its list's items in the browser's language", async () => {
+		const { token } = workspace(107);
+		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Triagem',
+			trigger: { kind: 'manual' },
+			definition: {
+				start: 'plano',
+				steps: [
+					{
+						id: 'plano',
+						type: 'data_entry',
+						prompt: 'Qual plano?',
+						input: 'buttons',
+						variable: 'plano',
+						choices: [{ label: 'Básico' }, { label: 'Pro' }],
+						next: 'fim',
+					},
+					{ id: 'fim', type: 'end', message: 'Obrigado!' },
+				],
+			},
+		});
+		const id = (made.body as { id: string }).id;
+		// Signed in in English (the helper's labels), then the same session in a Portuguese browser.
+		await consolePage(context, 107);
+		const portuguese = await newContext({
+			viewport: { width: 1400, height: 1000 },
+			locale: 'pt-BR',
+			storageState: await context.storageState(),
+		});
+		const page = await portuguese.newPage();
+		await page.goto(`${baseUrl}/console/bots/${id}`);
+		await node(page, 'plano').click();
+		await panel(page).getByRole('heading', { name: 'Coletar dado' }).waitFor();
+		expect(await panel(page).getByLabel('Pergunta', { exact: true }).inputValue()).toBe('Qual plano?');
+		await panel(page).getByRole('button', { name: 'Adicionar opção' }).waitFor();
+		await panel(page).getByRole('button', { name: 'Remover Opção 2' }).waitFor();
+		expect(await node(page, 'plano').textContent()).toContain('Básico');
+	});
+});

@@ -41,6 +41,13 @@ describe('the bot builder', () => {
 		await panel(page).getByRole('button', { name: 'Add validation' }).click();
 		await panel(page).getByLabel('Message', { exact: true }).fill('That does not look like an e-mail.');
 
+		await addStep(page, 'data_entry', 'ask-cpf');
+		await panel(page).getByLabel('Prompt', { exact: true }).fill('Your CPF, for the quote?');
+		await panel(page).getByLabel('Variable', { exact: true }).fill('cpf');
+		await panel(page).getByRole('button', { name: 'Add validation' }).click();
+		await panel(page).getByLabel('Format', { exact: true }).selectOption('cpf');
+		await panel(page).getByLabel('Message', { exact: true }).fill('That CPF is not valid: 11 digits, please.');
+
 		await addStep(page, 'data_entry', 'ask-size');
 		await panel(page).getByLabel('Prompt', { exact: true }).fill('Team size?');
 		await panel(page).getByLabel('Input', { exact: true }).selectOption('buttons');
@@ -89,13 +96,19 @@ describe('the bot builder', () => {
 		await expect.poll(() => transcript.textContent()).toContain('That does not look like an e-mail.');
 		await answer.fill('ana@example.com');
 		await answer.press('Enter');
+		await expect.poll(() => transcript.textContent()).toContain('Your CPF, for the quote?');
+		await answer.fill('123.456.789-00');
+		await answer.press('Enter');
+		await expect.poll(() => transcript.textContent()).toContain('That CPF is not valid: 11 digits, please.');
+		await answer.fill('529.982.247-25');
+		await answer.press('Enter');
 		await panel(page).getByRole('button', { name: '1-10' }).click();
 		await expect.poll(() => page.getByRole('status').filter({ hasText: 'Handed to a person' }).count()).toBe(1);
-		for (const id of ['welcome', 'ask-name', 'ask-email', 'ask-size', 'smb', 'hours', 'handoff']) {
+		for (const id of ['welcome', 'ask-name', 'ask-email', 'ask-cpf', 'ask-size', 'smb', 'hours', 'handoff']) {
 			await expect.poll(() => node(page, id).locator('.step-node').getAttribute('class')).toContain('trace-passed');
 		}
 		expect(await node(page, 'later').locator('.step-node').getAttribute('class')).not.toContain('trace-');
-		expect(await page.locator('.react-flow__edge.traced').count()).toBe(7);
+		expect(await page.locator('.react-flow__edge.traced').count()).toBe(8);
 
 		// Undo and redo walk the history of edits.
 		await page.getByRole('button', { name: 'Undo' }).click();
@@ -115,6 +128,10 @@ describe('the bot builder', () => {
 		expect(saved?.enabled).toBe(true);
 		expect(saved?.publishedVersion).toBe(1);
 		expect(saved?.draft.start).toBe('welcome');
+		expect(saved?.draft.steps.find((s) => s.id === 'ask-cpf')).toMatchObject({
+			validation: { format: 'cpf', message: 'That CPF is not valid: 11 digits, please.' },
+			next: 'ask-size',
+		});
 		expect(saved?.draft.steps.find((s) => s.id === 'ask-size')).toMatchObject({
 			input: 'buttons',
 			variable: 'size',

@@ -11,10 +11,12 @@ import './panel.css';
 import './simulator.css';
 import * as assignmentWords from '../../words/assignment';
 import * as builderWords from '../../words/builder';
+import * as builderFieldWords from '../../words/builder-fields';
 import * as rulesWords from '../../words/rules';
 
 // This chunk's words, added before anything in it renders.
 addWords(builderWords);
+addWords(builderFieldWords);
 addWords(rulesWords);
 addWords(assignmentWords);
 

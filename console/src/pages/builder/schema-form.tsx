@@ -7,6 +7,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n';
+import { en as fieldWords } from '../../words/builder-fields';
 import type { Fact } from '../rules/facts';
 import { ConditionField } from './condition-field';
 import { isLinkField, type JsonSchema, resolve } from './schema';
@@ -37,6 +38,12 @@ export function humanize(key: string): string {
 		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
 		.toLowerCase();
 	return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A field's name in the console's language ("Typing seconds", "Segundos digitando"), or its property spaced. */
+export function fieldLabel(key: string): string {
+	const word = `builder.field.${key}`;
+	return word in fieldWords ? t(word as keyof typeof fieldWords) : humanize(key);
 }
 
 /** Fields that hold a credential (an integration's token, a basic auth's password). */
@@ -88,6 +95,8 @@ export function ObjectFields(props: {
 
 export interface FieldProps {
 	name: string;
+	/** What the field is called on screen, when not its name's (a list's item: "Choice 2"). */
+	label?: string;
 	schema: JsonSchema;
 	value: unknown;
 	required: boolean;
@@ -102,7 +111,7 @@ export function Field(props: FieldProps) {
 	const schema = resolve(props.schema);
 	const id = `${ctx.idPrefix}-${props.path.join('-')}`;
 	const problem = ctx.problems.get(props.path.join('.'));
-	const label = humanize(name);
+	const label = props.label ?? fieldLabel(name);
 	const described = problem ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-problem` } : {};
 	// A button that adds an optional part names itself ("Add validation"): its label is no <label for>.
 	const wrap = (control: ComponentChildren, inline = false, labelled = true) => (

@@ -5,8 +5,9 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../../i18n';
+import { en as fieldWords } from '../../words/builder-fields';
 import { type JsonSchema, resolve } from './schema';
-import { Field, type FieldProps, humanize, ObjectFields, typeOf } from './schema-form';
+import { Field, type FieldProps, fieldLabel, humanize, ObjectFields, typeOf } from './schema-form';
 import { TemplateField } from './template-field';
 
 /** One schema of several, chosen by its discriminator (`kind`, `type`…): a select, then the chosen one's fields. */
@@ -24,7 +25,7 @@ export function Variants(props: FieldProps & { id: string; variants: JsonSchema[
 	return (
 		<fieldset class="schema-object" id={props.id}>
 			<select
-				aria-label={humanize(key)}
+				aria-label={fieldLabel(key)}
 				value={String(index)}
 				onChange={(e) => {
 					const variant = props.variants[Number(e.currentTarget.value)];
@@ -58,13 +59,14 @@ export function ListField(
 	const canRemove = list.length > (props.minItems ?? 0);
 	const canAdd = props.maxItems === undefined || list.length < props.maxItems;
 	const set = (next: unknown[]) => props.onChange(next.length === 0 && !props.required ? undefined : next);
-	const label = humanize(props.name);
+	const itemName = itemLabel(props.name);
 	return (
 		<div class="schema-list" id={props.id}>
 			{list.map((item, i) => (
 				<div class="schema-item" key={i}>
 					<Field
-						name={`${singular(props.name)} ${i + 1}`}
+						name={`${props.name}-item`}
+						label={`${itemName} ${i + 1}`}
 						schema={props.items}
 						value={item}
 						required
@@ -75,7 +77,7 @@ export function ListField(
 					<div class="item-actions">
 						<button
 							type="button"
-							aria-label={t('builder.moveUp', { what: `${singular(label)} ${i + 1}` })}
+							aria-label={t('builder.moveUp', { what: `${itemName} ${i + 1}` })}
 							disabled={i === 0}
 							onClick={() => set(swap(list, i, i - 1))}
 						>
@@ -83,7 +85,7 @@ export function ListField(
 						</button>
 						<button
 							type="button"
-							aria-label={t('builder.moveDown', { what: `${singular(label)} ${i + 1}` })}
+							aria-label={t('builder.moveDown', { what: `${itemName} ${i + 1}` })}
 							disabled={i === list.length - 1}
 							onClick={() => set(swap(list, i, i + 1))}
 						>
@@ -91,7 +93,7 @@ export function ListField(
 						</button>
 						<button
 							type="button"
-							aria-label={t('builder.remove', { what: `${singular(label)} ${i + 1}` })}
+							aria-label={t('builder.remove', { what: `${itemName} ${i + 1}` })}
 							disabled={!canRemove}
 							onClick={() => set(list.filter((_, j) => j !== i))}
 						>
@@ -102,7 +104,7 @@ export function ListField(
 			))}
 			{canAdd && (
 				<button type="button" onClick={() => set([...list, blankItem(props.items)])}>
-					{t('builder.add', { what: singular(label).toLowerCase() })}
+					{t('builder.add', { what: itemName.toLowerCase() })}
 				</button>
 			)}
 		</div>
@@ -123,12 +125,15 @@ function blankItem(schema: JsonSchema): unknown {
 	return type === 'number' || type === 'integer' ? 0 : '';
 }
 
-/** "Branches" → "Branch", "Choices" → "Choice", "Entries" → "Entry": an item of a list field. */
-const singular = (label: string) => {
+/** One item of a list field in the console's language ("Choice", "Opção"), or its name made singular. */
+function itemLabel(key: string): string {
+	const word = `builder.item.${key}`;
+	if (word in fieldWords) return t(word as keyof typeof fieldWords);
+	const label = humanize(key);
 	if (/(ch|sh|x|ss)es$/.test(label)) return label.slice(0, -2);
 	if (/ies$/.test(label)) return `${label.slice(0, -3)}y`;
 	return label.replace(/s$/, '');
-};
+}
 const swap = <T,>(list: T[], a: number, b: number) => {
 	const copy = [...list];
 	[copy[a], copy[b]] = [copy[b] as T, copy[a] as T];
