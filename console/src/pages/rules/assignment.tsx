@@ -13,7 +13,7 @@ import { Problem } from '../../ui/problem';
 import { AssignmentForm, type AssignmentRule } from './assignment-form';
 import { Capacities } from './capacities';
 import { moved } from './draft';
-import { DeleteButton } from './fields';
+import { DeleteButton, EnabledSwitch } from './fields';
 
 /** Priorities that follow `order` (10 apart, the first highest), for the rules whose priority must change. */
 export function reprioritized(order: readonly AssignmentRule[]): Array<{ id: string; priority: number }> {
@@ -136,15 +136,11 @@ function RuleSummary(props: {
 				</div>
 				{(toggle.error || remove.error) && <Problem error={toggle.error ?? remove.error} />}
 			</div>
-			<input
-				type="checkbox"
-				role="switch"
-				aria-checked={rule.enabled}
-				class="switch-input"
-				aria-label={t('rules.enable', { name: rule.name })}
-				checked={rule.enabled}
-				disabled={toggle.isPending}
-				onChange={(e) => toggle.mutate(e.currentTarget.checked)}
+			<EnabledSwitch
+				name={rule.name}
+				enabled={rule.enabled}
+				busy={toggle.isPending}
+				onChange={(on) => toggle.mutate(on)}
 			/>
 			<div class="move">
 				<button

@@ -67,3 +67,24 @@ export function DeleteButton(props: { name: string; busy: boolean; onDelete: () 
 		</button>
 	);
 }
+
+/** A rule's on/off switch in a list, named after the rule. */
+export function EnabledSwitch(props: {
+	name: string;
+	enabled: boolean;
+	busy: boolean;
+	onChange: (on: boolean) => void;
+}) {
+	return (
+		<input
+			type="checkbox"
+			role="switch"
+			aria-checked={props.enabled}
+			class="switch-input"
+			aria-label={t('rules.enable', { name: props.name })}
+			checked={props.enabled}
+			disabled={props.busy}
+			onChange={(e) => props.onChange(e.currentTarget.checked)}
+		/>
+	);
+}

@@ -9,7 +9,7 @@ import { api, ok, type Schemas } from '../../api/client';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { useRecentExecutions } from './executions';
-import { DeleteButton } from './fields';
+import { DeleteButton, EnabledSwitch } from './fields';
 
 type Rule = Schemas['AutomationRule'];
 
@@ -114,15 +114,11 @@ function RuleRow({ rule, runs }: { rule: Rule; runs: { n: number; skipped: numbe
 			</th>
 			<td>{t(`rules.trigger.${rule.trigger.kind}`)}</td>
 			<td>
-				<input
-					type="checkbox"
-					role="switch"
-					aria-checked={rule.enabled}
-					class="switch-input"
-					aria-label={t('rules.enable', { name: rule.name })}
-					checked={rule.enabled}
-					disabled={toggle.isPending}
-					onChange={(e) => toggle.mutate(e.currentTarget.checked)}
+				<EnabledSwitch
+					name={rule.name}
+					enabled={rule.enabled}
+					busy={toggle.isPending}
+					onChange={(on) => toggle.mutate(on)}
 				/>
 			</td>
 			<td>
