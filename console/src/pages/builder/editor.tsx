@@ -54,11 +54,7 @@ function problemsIn(found: StepProblems, sent: Definition): Problems {
 	return { steps, document: found.document };
 }
 
-export function Editor(props: {
-	documents: DocumentApi;
-	id: string;
-	runLog?: { log: LogEntry[]; waitingAt: string | null };
-}) {
+export function Editor(props: { documents: DocumentApi; id: string }) {
 	const { documents, id } = props;
 	const kind = documents.kind;
 	const client = useQueryClient();
@@ -262,7 +258,11 @@ export function Editor(props: {
 				kind={kind}
 				hidden={viewing !== null}
 				panel={panel}
-				onPanel={(next) => setPanel(panel === next ? 'step' : next)}
+				onPanel={(next) => {
+					// A simulation's path is drawn while the simulator is open; it says nothing of later edits.
+					if (panel === 'simulate') setTrace(NO_TRACE);
+					setPanel(panel === next ? 'step' : next);
+				}}
 				onAdd={addStep}
 				history={history}
 				onTidy={() => {
