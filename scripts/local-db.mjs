@@ -60,7 +60,10 @@ function passwordHash(password) {
 	return `pbkdf2-sha256$${iterations}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-/** Workspaces seeded by one wrangler command (five statements each). */
+/**
+ * Workspaces seeded by one wrangler command: its SQL is one argument, which may not exceed 128 KiB (Linux's
+ * MAX_ARG_STRLEN); a workspace's statements take about 1.2 KiB.
+ */
 const SEED_BATCH = 50;
 
 /**
@@ -75,7 +78,7 @@ export async function seedWorkspaces(slugs, persistTo) {
 		}
 	}
 	const now = Date.now();
-	const statements = [];
+	const perWorkspace = [];
 	const tokens = new Map();
 	// One password for the admins seeded together (hashing is deliberately slow: 60 test workspaces would take
 	// 20 s one by one); each seed makes a new one.
@@ -88,25 +91,24 @@ export async function seedWorkspaces(slugs, persistTo) {
 		const token = generateToken();
 		const tokenId = newId('tok', now);
 		tokens.set(slug, token);
-		statements.push(
+		perWorkspace.push([
 			`INSERT OR IGNORE INTO workspaces (id, slug, name, created_at) VALUES (${literal(newId('ws', now))}, ${literal(slug)}, ${literal(name)}, ${now})`,
 			`INSERT OR IGNORE INTO operators (id, workspace_id, email, name, permissions, created_at) SELECT ${literal(newId('op', now))}, id, ${email}, 'Admin', '["admin"]', ${now} FROM workspaces WHERE slug = ${literal(slug)}`,
 			`UPDATE api_tokens SET revoked_at = ${now}, replaced_by = ${literal(tokenId)} WHERE operator_id = (${admin}) AND revoked_at IS NULL`,
 			`INSERT INTO api_tokens (id, workspace_id, operator_id, token_hash, hint, created_at) SELECT ${literal(tokenId)}, o.workspace_id, o.id, ${literal(await hashToken(token))}, ${literal(tokenHint(token))}, ${now} FROM operators o WHERE o.id = (${admin})`,
 			`INSERT INTO operator_passwords (operator_id, workspace_id, hash, updated_at) SELECT o.id, o.workspace_id, ${literal(hash)}, ${now} FROM operators o WHERE o.id = (${admin}) ON CONFLICT (operator_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
-		);
+		]);
 	}
-	statements.push(
-		`SELECT w.slug, w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
-		 WHERE w.slug IN (${slugs.map(literal).join(', ')}) AND o.email = 'admin@' || w.slug || '.local'`,
-	);
-	// One command line per batch of workspaces: a single argument may not exceed 128 KiB (Linux's MAX_ARG_STRLEN).
-	const rows = [];
-	const select = statements.pop();
-	for (let i = 0; i < statements.length; i += SEED_BATCH * 5) {
-		query(statements.slice(i, i + SEED_BATCH * 5).join(';\n'), persistTo);
+	const select = `SELECT w.slug, w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
+		 WHERE w.slug IN (${slugs.map(literal).join(', ')}) AND o.email = 'admin@' || w.slug || '.local'`;
+	// A command per batch of workspaces; the last one reads the ids back.
+	let rows = [];
+	for (let i = 0; i < perWorkspace.length; i += SEED_BATCH) {
+		const statements = perWorkspace.slice(i, i + SEED_BATCH).flat();
+		const last = i + SEED_BATCH >= perWorkspace.length;
+		const results = query([...statements, ...(last ? [select] : [])].join(';\n'), persistTo);
+		if (last) rows = results.at(-1);
 	}
-	rows.push(...query(select, persistTo).at(-1));
 	return slugs.map((slug) => {
 		const row = rows.find((found) => found.slug === slug);
 		if (!row) throw new Error(`workspace "${slug}" was not seeded`);

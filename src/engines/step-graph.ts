@@ -5,6 +5,7 @@
  * where the document allows them. Each problem names its step and field (`steps.3.next`).
  */
 import { z } from '@hono/zod-openapi';
+import { LINK_FIELDS, LINK_LISTS, TEMPLATE_RECORDS } from '../model/step-links';
 import { checkTemplate } from './templates';
 
 /** Steps a document may hold. */
@@ -33,10 +34,6 @@ export function stepDocumentSchema<T extends z.ZodType>(steps: T, name: string) 
 		})
 		.openapi(name);
 }
-
-/** The fields that hold a link, at a step's top level, and the lists whose items link by their `next`. */
-const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound', 'onRetriesExhausted'];
-const LINK_LISTS = ['branches', 'choices'];
 
 /** The links out of a step, each with the field it is in (`branches.0.next`). */
 function linksIn(step: object): StepLink[] {
@@ -93,8 +90,6 @@ const NOT_TEMPLATES = new Set([
 	'stageId',
 	'operatorIds',
 ]);
-/** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
-const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
 
 export interface StepProblem {
 	path: (string | number)[];

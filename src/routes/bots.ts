@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { sampleContact } from '../actions/fields';
 import { httpRequestProblems, performHttpRequest } from '../actions/http-request';
 import { integrationAction } from '../actions/index';
 import {
@@ -96,15 +97,7 @@ const simulationBody = z
 			.openapi({
 				description: 'What the visitor says, in order: text, a button’s label, or `{ "file": { "name" } }`.',
 			}),
-		contact: z
-			.strictObject({
-				name: z.string().max(200).nullable().default(null),
-				email: z.string().max(320).nullable().default(null),
-				phone: z.string().max(32).nullable().default(null),
-				customFields: z.record(z.string(), z.unknown()).default({}),
-			})
-			.optional()
-			.openapi({ description: 'The contact templates see.' }),
+		contact: sampleContact.optional().openapi({ description: 'The contact templates see.' }),
 		facts: z
 			.record(z.string(), z.unknown())
 			.optional()

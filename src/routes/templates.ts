@@ -4,6 +4,7 @@
  * would send. Nothing is stored or sent.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { sampleContact } from '../actions/fields';
 import { loadWidgetSettings } from '../domain/widget-settings';
 import { MAX_TEMPLATE_LENGTH, renderTemplate, TemplateError } from '../engines/templates';
 import { Invalid } from '../lib/errors';
@@ -20,18 +21,10 @@ const previewBody = z
 			.record(z.string(), z.unknown())
 			.default({})
 			.openapi({ description: 'Sample values of the run’s variables, by name (also readable as `vars.name`).' }),
-		contact: z
-			.strictObject({
-				name: z.string().max(200).nullable().default(null),
-				email: z.string().max(320).nullable().default(null),
-				phone: z.string().max(32).nullable().default(null),
-				customFields: z.record(z.string(), z.unknown()).default({}),
-			})
-			.optional()
-			.openapi({
-				description:
-					'The sample contact (`contact.name`, `contact.custom_fields.plan`…). Left out, `contact` is whatever `variables` says, as in a scenario.',
-			}),
+		contact: sampleContact.optional().openapi({
+			description:
+				'The sample contact (`contact.name`, `contact.custom_fields.plan`…). Left out, `contact` is whatever `variables` says, as in a scenario.',
+		}),
 		agent: z
 			.strictObject({ name: z.string().max(200).openapi({ description: 'The operator’s name.' }) })
 			.optional()

@@ -229,7 +229,6 @@ describe('the bot builder', () => {
 		});
 		expect(made.status, JSON.stringify(made.body)).toBe(201);
 		const id = (made.body as { id: string }).id;
-		const saved = (await read<Bot>(token, `/v3/bots/${id}`)).draft;
 		const page = await consolePage(context, 106);
 		await page.goto(`${baseUrl}/console/bots/${id}`);
 		await node(page, 'sales').click();
@@ -238,16 +237,21 @@ describe('the bot builder', () => {
 		await page.waitForTimeout(100);
 		await page.keyboard.up('Delete');
 		await node(page, 'sales').waitFor({ state: 'detached' });
-		// The decision's default and the button still name it: dangling, and said so.
+		// The button's optional link to it is cleared; the decision's required default still names it: dangling,
+		// and said so.
+		const edge = (edgeId: string) => page.locator(`.react-flow__edge[data-id="${edgeId}"]`);
+		await expect.poll(() => edge('ask:choices.0.next').count()).toBe(0);
 		await expect.poll(() => node(page, 'route').textContent()).toContain('Links to a missing step');
 		await page.getByText('link(s) lead to a step that does not exist').waitFor();
 		await page.locator('.react-flow__pane').click();
 		await page.keyboard.press('Control+z');
 		await node(page, 'sales').waitFor();
 		await expect.poll(() => node(page, 'route').textContent()).not.toContain('Links to a missing step');
-		// Back exactly as it was: nothing to save.
+		// Back exactly as it was, its links with it: the draft equals the saved one, so there is nothing to save.
+		await expect.poll(() => edge('ask:choices.0.next').count()).toBe(1);
+		expect(await edge('route:default').count()).toBe(1);
 		await page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
-		expect((await read<Bot>(token, `/v3/bots/${id}`)).draft).toEqual(saved);
+		expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
 	});
 });
 

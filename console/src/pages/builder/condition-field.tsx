@@ -10,17 +10,15 @@ import { t } from '../../i18n';
 import { ConditionEditor } from '../rules/condition-editor';
 import { conditionOf, type GroupNode, groupOf } from '../rules/draft';
 import { type Fact, recordFacts } from '../rules/facts';
+import { isVariable } from './variables';
 
 /** What a condition at a step may read: a bot's the answer, its variables and the records; a scenario's its variables. */
 export type FactScope = 'bot' | 'answer' | 'scenario';
 
-/** Names the run sets itself, not variables a step keeps. */
-const RESERVED = new Set(['answer', 'current_date', 'current_time', 'now']);
-
 export function flowFacts(scope: FactScope, variables: string[], directory: Directory | undefined): Fact[] {
 	const section = t('builder.facts.flow');
 	const kept = variables
-		.filter((name) => !name.includes('.') && !RESERVED.has(name))
+		.filter((name) => isVariable(name) && name !== 'answer')
 		.map((name): Fact => ({ path: `vars.${name}`, label: name, section, kind: 'text' }));
 	const answer: Fact = { path: 'answer', label: t('builder.fact.answer'), section, kind: 'text' };
 	if (scope === 'scenario') return kept;

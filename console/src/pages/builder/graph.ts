@@ -5,7 +5,7 @@
  * see at once (a link to no step, a step the start never reaches) it marks as the builder draws.
  */
 import dagre from '@dagrejs/dagre';
-import { type Definition, type DocumentKind, getIn, outlets, type Step, setIn } from './schema';
+import { type Definition, type DocumentKind, outlets, type Step, setIn } from './schema';
 
 export const START = '__start';
 
@@ -102,15 +102,6 @@ export function renameStep(kind: DocumentKind, definition: Definition, from: str
 		return changed;
 	});
 	return { start: definition.start === from ? to : definition.start, steps };
-}
-
-/** The value at a handle's path in a step (a link's target), for the form's pickers. */
-export function linkAt(step: Step, handle: string): string | undefined {
-	const value = getIn(
-		step,
-		handle.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
-	);
-	return typeof value === 'string' ? value : undefined;
 }
 
 export interface Position {

@@ -49,7 +49,7 @@ export function fieldLabel(key: string): string {
 /** Fields that hold a credential (an integration's token, a basic auth's password). */
 const SECRETS = new Set(['token', 'password', 'secret', 'apiKey']);
 
-export const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
+const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
 const nullable = (s: JsonSchema) => Array.isArray(s.type) && s.type.includes('null');
 const isCondition = (s: JsonSchema) => Boolean(s.$ref?.endsWith('/Condition')) || isConditionUnion(s);
 const isConditionUnion = (s: JsonSchema) =>
@@ -134,6 +134,32 @@ export function Field(props: FieldProps) {
 		</div>
 	);
 	const optional = !props.required;
+	/**
+	 * An optional part (a validation, a condition): while absent, a button that adds it as `initial()`; once
+	 * there, its controls with a link that takes it away.
+	 */
+	const part = (
+		addText: string,
+		removeText: string,
+		initial: () => unknown,
+		controls: (remove: ComponentChildren) => ComponentChildren,
+	) => {
+		if (props.value === undefined && optional) {
+			return wrap(
+				<button id={id} type="button" onClick={() => props.onChange(initial())}>
+					{addText}
+				</button>,
+				false,
+				false,
+			);
+		}
+		const remove = optional && (
+			<button type="button" class="link-button" onClick={() => props.onChange(undefined)}>
+				{removeText}
+			</button>
+		);
+		return wrap(controls(remove), false, false);
+	};
 
 	if (isLinkField(name) && typeOf(schema) === 'string') {
 		return wrap(
@@ -156,41 +182,23 @@ export function Field(props: FieldProps) {
 		);
 	}
 	if (isCondition(props.schema) || isCondition(schema)) {
-		if (props.value === undefined && optional) {
-			return wrap(
-				<button
-					id={id}
-					type="button"
-					onClick={() =>
-						props.onChange({
-							all: [{ fact: ctx.facts?.(props.path)[0]?.path ?? 'answer', operator: 'eq', value: '' }],
-						})
-					}
-				>
-					{t('builder.addCondition')}
-				</button>,
-				false,
-				false,
-			);
-		}
-		return wrap(
-			<div id={id} class="condition-box">
-				<ConditionField
-					id={id}
-					value={props.value}
-					onChange={props.onChange}
-					path={props.path.join('.')}
-					facts={ctx.facts?.(props.path) ?? []}
-					problems={ctx.problems}
-				/>
-				{optional && (
-					<button type="button" class="link-button" onClick={() => props.onChange(undefined)}>
-						{t('builder.removeCondition')}
-					</button>
-				)}
-			</div>,
-			false,
-			false,
+		return part(
+			t('builder.addCondition'),
+			t('builder.removeCondition'),
+			() => ({ all: [{ fact: ctx.facts?.(props.path)[0]?.path ?? 'answer', operator: 'eq', value: '' }] }),
+			(remove) => (
+				<div id={id} class="condition-box">
+					<ConditionField
+						id={id}
+						value={props.value}
+						onChange={props.onChange}
+						path={props.path.join('.')}
+						facts={ctx.facts?.(props.path) ?? []}
+						problems={ctx.problems}
+					/>
+					{remove}
+				</div>
+			),
 		);
 	}
 	const variants = schema.oneOf ?? schema.anyOf;
@@ -275,30 +283,22 @@ export function Field(props: FieldProps) {
 			);
 		case 'object': {
 			if (schema.properties) {
-				if (props.value === undefined && optional) {
-					return wrap(
-						<button id={id} type="button" onClick={() => props.onChange({})}>
-							{t('builder.add', { what: label.toLowerCase() })}
-						</button>,
-						false,
-						false,
-					);
-				}
-				return wrap(
-					<fieldset id={id} class="schema-object">
-						<ObjectFields
-							schema={schema}
-							value={(props.value as Record<string, unknown>) ?? {}}
-							onChange={props.onChange}
-							path={props.path}
-							ctx={ctx}
-						/>
-						{optional && (
-							<button type="button" class="link-button" onClick={() => props.onChange(undefined)}>
-								{t('builder.remove', { what: label.toLowerCase() })}
-							</button>
-						)}
-					</fieldset>,
+				return part(
+					t('builder.add', { what: label.toLowerCase() }),
+					t('builder.remove', { what: label.toLowerCase() }),
+					() => ({}),
+					(remove) => (
+						<fieldset id={id} class="schema-object">
+							<ObjectFields
+								schema={schema}
+								value={(props.value as Record<string, unknown>) ?? {}}
+								onChange={props.onChange}
+								path={props.path}
+								ctx={ctx}
+							/>
+							{remove}
+						</fieldset>
+					),
 				);
 			}
 			return wrap(<RecordField {...props} id={id} />);

@@ -4,10 +4,11 @@
  * response mapping) as name and value rows.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { TEMPLATE_RECORDS } from '../../../../src/model/step-links';
 import { t } from '../../i18n';
 import { en as fieldWords } from '../../words/builder-fields';
-import { type JsonSchema, resolve } from './schema';
-import { Field, type FieldProps, fieldLabel, humanize, ObjectFields, typeOf } from './schema-form';
+import { blank, type JsonSchema } from './schema';
+import { Field, type FieldProps, fieldLabel, humanize, ObjectFields } from './schema-form';
 import { TemplateField } from './template-field';
 
 /** One schema of several, chosen by its discriminator (`kind`, `type`…): a select, then the chosen one's fields. */
@@ -103,26 +104,12 @@ export function ListField(
 				</div>
 			))}
 			{canAdd && (
-				<button type="button" onClick={() => set([...list, blankItem(props.items)])}>
+				<button type="button" onClick={() => set([...list, blank(props.items)])}>
 					{t('builder.add', { what: itemName.toLowerCase() })}
 				</button>
 			)}
 		</div>
 	);
-}
-
-function blankItem(schema: JsonSchema): unknown {
-	const type = typeOf(schema);
-	if (type === 'object') {
-		const value: Record<string, unknown> = {};
-		for (const key of schema.required ?? []) {
-			const p = schema.properties?.[key] ? resolve(schema.properties[key] as JsonSchema) : {};
-			value[key] = p.enum ? p.enum[0] : typeOf(p) === 'number' || typeOf(p) === 'integer' ? 0 : '';
-		}
-		return value;
-	}
-	if (schema.enum) return schema.enum[0];
-	return type === 'number' || type === 'integer' ? 0 : '';
 }
 
 /** One item of a list field in the console's language ("Choice", "Opção"), or its name made singular. */
@@ -139,9 +126,6 @@ const swap = <T,>(list: T[], a: number, b: number) => {
 	[copy[a], copy[b]] = [copy[b] as T, copy[a] as T];
 	return copy;
 };
-
-/** Records whose values are templates (src/engines/step-graph.ts' TEMPLATE_RECORDS): they get the picker. */
-const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
 
 /**
  * A record (`headers`, `custom_fields`, `response`): name and value rows. The rows are the form's own, so a

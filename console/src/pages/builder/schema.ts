@@ -5,6 +5,7 @@
  * a field the API adds appears without a console change.
  */
 import schemas from 'virtual:step-schemas';
+import { LINK_FIELDS, LINK_LISTS } from '../../../../src/model/step-links';
 import { t } from '../../i18n';
 import { en } from '../../words/builder';
 
@@ -95,10 +96,6 @@ export function typeLabel(kind: DocumentKind, type: string): string {
 	const description = stepType(kind, type)?.description ?? type;
 	return description.split(/[:.,(]/)[0]?.trim() || type;
 }
-
-/** The step-level fields that hold a link, and the lists whose items link by their `next` (as the API's step-graph). */
-export const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound', 'onRetriesExhausted'];
-export const LINK_LISTS = ['branches', 'choices'];
 
 /** One way out of a step: a handle on its node, and where in the step the link is kept. */
 export interface Outlet {
@@ -191,16 +188,6 @@ export function newStep(kind: DocumentKind, type: string, taken: Set<string>): S
 	let id = base;
 	for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
 	return { ...(blank(schema) as object), id, type } as Step;
-}
-
-/** Reads `path` inside `value`. */
-export function getIn(value: unknown, path: readonly (string | number)[]): unknown {
-	let current = value;
-	for (const key of path) {
-		if (current === null || typeof current !== 'object') return undefined;
-		current = (current as Record<string | number, unknown>)[key];
-	}
-	return current;
 }
 
 /** A copy of `value` with `path` set to `next` (removed when `next` is undefined). */

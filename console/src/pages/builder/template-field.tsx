@@ -8,9 +8,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n';
+import { isVariable } from './variables';
 
 /** Liquid filters a builder reaches for, with their usual arguments. */
-export const FILTERS = [
+const FILTERS = [
 	'',
 	'default: "there"',
 	'capitalize',
@@ -27,16 +28,14 @@ export const FILTERS = [
 /** Quiet time after the last key before the preview asks the API again. */
 const PREVIEW_DELAY_MS = 300;
 
-/** The names the engine sets itself: a sample would only hide them from `vars` without changing them. */
-const ENGINE_NAMES = new Set(['current_date', 'current_time', 'now']);
-
 /**
  * The sample values a preview renders with: for a bot (whose templates read the conversation's contact, agent
  * and conversation) a sample of each, its custom fields included; for a scenario nothing in their place, so its
  * own `contact` variable is what they read; and `sample <name>` for each plain variable.
  */
-export function sampleValues(variables: string[]) {
-	const names = variables.filter((name) => !name.includes('.') && !ENGINE_NAMES.has(name));
+function sampleValues(variables: string[]) {
+	// The engine's own names (`now`…) get no sample: it sets them itself.
+	const names = variables.filter(isVariable);
 	const sample = (list: string[]) => Object.fromEntries(list.map((name) => [name, `sample ${name}`]));
 	const custom = variables
 		.filter((name) => name.startsWith('contact.custom_fields.'))

@@ -6,6 +6,14 @@
 import type { Definition, DocumentKind, Step } from './schema';
 import { outlets } from './schema';
 
+/** The names the engine sets itself for every run (src/engines/templates.ts' `templateScope`). */
+const RUN_NAMES = ['current_date', 'current_time', 'now'];
+
+/** A plain variable (not a record's field such as `contact.name`, nor a name the engine sets itself). */
+export function isVariable(name: string): boolean {
+	return !name.includes('.') && !RUN_NAMES.includes(name);
+}
+
 const BOT_NAMES = [
 	'contact.name',
 	'contact.email',
@@ -15,11 +23,9 @@ const BOT_NAMES = [
 	'conversation.channel',
 	'agent.name',
 	'answer',
-	'current_date',
-	'current_time',
-	'now',
+	...RUN_NAMES,
 ];
-const SCENARIO_NAMES = ['current_date', 'current_time', 'now'];
+const SCENARIO_NAMES = RUN_NAMES;
 
 /** What a step keeps for the steps after it. */
 function kept(step: Step): string[] {
@@ -72,9 +78,4 @@ export function variablesAt(
 	const base =
 		kind === 'bot' ? [...BOT_NAMES, ...customFields.map((key) => `contact.custom_fields.${key}`)] : SCENARIO_NAMES;
 	return [...new Set([...names, ...base])];
-}
-
-/** The names a definition's steps keep, anywhere (the conditions' `vars.` suggestions). */
-export function allKept(definition: Definition): string[] {
-	return [...new Set(definition.steps.flatMap(kept))];
 }

@@ -9,11 +9,10 @@ import { api, ok, type Schemas } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
-import { Problem } from '../../ui/problem';
 import { ConditionEditor } from './condition-editor';
 import { conditionField, type GroupNode, groupOf } from './draft';
 import { assignmentFacts } from './facts';
-import { Check, Field, fieldProblems, invalid, problemAt } from './fields';
+import { Check, Field, fieldProblems, invalid, problemAt, SaveProblem } from './fields';
 
 export type AssignmentRule = Schemas['AssignmentRule'];
 type Policy = Schemas['AssignmentPolicy'];
@@ -197,14 +196,7 @@ export function AssignmentForm(props: {
 				onChange={(condition) => set({ condition })}
 			/>
 			<div class="save-bar">
-				{save.error !== null &&
-					(problems.size > 0 ? (
-						<p class="error" role="alert">
-							{t('rules.fixFields', { n: problems.size })}
-						</p>
-					) : (
-						<Problem error={save.error} />
-					))}
+				<SaveProblem error={save.error} problems={problems} />
 				<button type="button" onClick={props.onDone}>
 					{t('common.cancel')}
 				</button>

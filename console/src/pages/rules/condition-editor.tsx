@@ -17,6 +17,7 @@ import {
 import { type Fact, factAt, OPERATORS_FOR } from './facts';
 import { Check, invalid, type Problems, problemAt } from './fields';
 import { ValueInput, valueFor } from './value-input';
+import './condition-editor.css';
 
 const MAX_NESTING = 2;
 

@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n';
+import { Problem } from '../../ui/problem';
 import { FieldProblem, fieldProblems, invalid } from '../settings/form';
 
 export type Problems = Map<string, string>;
@@ -86,5 +87,16 @@ export function EnabledSwitch(props: {
 			disabled={props.busy}
 			onChange={(e) => props.onChange(e.currentTarget.checked)}
 		/>
+	);
+}
+
+/** A save's failure in the save bar: a count when the API named fields (each shows its own), else its message. */
+export function SaveProblem({ error, problems }: { error: unknown; problems: Problems }) {
+	if (error === null) return null;
+	if (problems.size === 0) return <Problem error={error} />;
+	return (
+		<p class="error" role="alert">
+			{t('rules.fixFields', { n: problems.size })}
+		</p>
 	);
 }

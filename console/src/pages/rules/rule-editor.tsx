@@ -16,7 +16,7 @@ import { ConditionEditor } from './condition-editor';
 import { cleanAction, conditionField, type GroupNode, groupOf, newKey, type RuleTrigger } from './draft';
 import { ExecutionLog } from './executions';
 import { ruleFacts } from './facts';
-import { Check, Field, fieldProblems, invalid, type Problems, problemAt } from './fields';
+import { Check, Field, fieldProblems, invalid, type Problems, problemAt, SaveProblem } from './fields';
 import { TriggerFields } from './trigger-field';
 
 type Rule = Schemas['AutomationRule'];
@@ -166,14 +166,7 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 				<ActionList actions={draft.actions} problems={problems} onChange={(actions) => set({ actions })} />
 			</section>
 			<div class="save-bar">
-				{save.error !== null &&
-					(problems.size > 0 ? (
-						<p class="error" role="alert">
-							{t('rules.fixFields', { n: problems.size })}
-						</p>
-					) : (
-						<Problem error={save.error} />
-					))}
+				<SaveProblem error={save.error} problems={problems} />
 				<span class="muted" role="status">
 					{dirty && rule ? t('rules.unsaved') : ''}
 				</span>

@@ -1,0 +1,13 @@
+/**
+ * Where a step document (a bot, a scenario) keeps its links and its template records, written once for the
+ * Worker's checks (src/engines/step-graph.ts) and the console's builders, with no dependency.
+ */
+
+/** The step-level fields that hold a link to another step. */
+export const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound', 'onRetriesExhausted'];
+
+/** The lists whose items link by their `next` (a button's choices, a decision's branches). */
+export const LINK_LISTS = ['branches', 'choices'];
+
+/** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
+export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);
