@@ -281,6 +281,25 @@ describe('the console session on /v3', () => {
 		await expectError(await consoleApi(disabled, 'GET', '/v3/conversations'), 401);
 	});
 
+	it('stays ended when the disabled member is enabled again: disabling ends its sessions, not pauses them', async () => {
+		const admin = await consoleAdmin();
+		const member = await seedOperator(admin.workspaceId, ['conversations:read']);
+		await seedPassword(admin.workspaceId, member.operatorId, PASSWORD);
+		const old = await consoleSignIn(seededEmail(member.operatorId), PASSWORD);
+		expect((await consoleApi(old, 'GET', '/v3/conversations')).status).toBe(200);
+		const path = `/v3/team/members/${member.operatorId}`;
+		expect((await api(admin.token, 'PATCH', path, { disabled: true })).status).toBe(200);
+		expect((await api(admin.token, 'PATCH', path, { disabled: false })).status).toBe(200);
+
+		const after = await consoleApi(old, 'GET', '/v3/conversations');
+		expect((await expectError(after, 401)).message).toBe('The console session has ended: sign in again.');
+		const list = await api(admin.token, 'GET', `/v3/team/sessions?operatorId=${member.operatorId}&active=true`);
+		expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
+		// Signing in again works: the member is enabled, only its old sessions ended.
+		const fresh = await consoleSignIn(seededEmail(member.operatorId), PASSWORD);
+		expect((await consoleApi(fresh, 'GET', '/v3/conversations')).status).toBe(200);
+	});
+
 	it('lets an admin revoke only its own workspace’s sessions', async () => {
 		const admin = await consoleAdmin();
 		const other = await consoleAdmin();

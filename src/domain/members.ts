@@ -315,6 +315,20 @@ async function activeTokenHashes(db: Database, workspaceId: string, operatorId: 
 	return rows.map((r) => r.hash);
 }
 
+/** Revokes every active console session of a member. */
+function endSessions(db: Database, workspaceId: string, operatorId: string, now: number) {
+	return db
+		.update(consoleSessions)
+		.set({ revokedAt: now })
+		.where(
+			and(
+				eq(consoleSessions.workspaceId, workspaceId),
+				eq(consoleSessions.operatorId, operatorId),
+				isNull(consoleSessions.revokedAt),
+			),
+		);
+}
+
 /** A condition that the operator row still holds what was read (compare-and-set, in a `batchGuard`). */
 function unchanged(current: OperatorRow, groupIdsBefore: string[]) {
 	return sql`EXISTS (SELECT 1 FROM operators WHERE id = ${current.id} AND workspace_id = ${current.workspaceId}
@@ -328,7 +342,7 @@ function unchanged(current: OperatorRow, groupIdsBefore: string[]) {
  * Changes a member with a `member.updated` event naming each field from and to; nothing when nothing moves.
  * A member cannot disable itself or take away its own `admin` (a workspace could lose its last admin). A
  * change of permissions or of `disabled` suspends the member's token gates before it commits, and closes its
- * sockets after (they were opened with what it could do then). The write applies only while the member is as read, else a 409.
+ * sockets after (they were opened with what it could do then); disabling also ends its console sessions. The write applies only while the member is as read, else a 409.
  */
 export async function updateMember(
 	env: Env,
@@ -381,6 +395,9 @@ export async function updateMember(
 	if (Object.keys(set).length > 0) statements.push(db.update(operators).set(set).where(operatorIn(workspaceId, id)));
 	if (moved.groups)
 		statements.push(...membershipStatements(db, workspaceId, { operatorId: id }, groupsBefore, groupsAfter ?? []));
+	// Disabling ends its console sessions (enabling it again must not bring an old cookie back); its API token
+	// only pauses, as an integration's credential is meant to outlive a leave of absence.
+	if (changes.disabled === true) statements.push(endSessions(db, workspaceId, id, now));
 	const summary = memberSummary({ ...current, name: changes.name ?? current.name });
 	const event = newEvent('member.updated', workspaceId, actor, { member: summary, ...changesOf(moved) }, now);
 	const committed = await commit(db, { statements, events: [event] }, (error) => {
