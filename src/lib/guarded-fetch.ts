@@ -14,11 +14,14 @@
  *   carries no credential (only Accept, Accept-Language, Content-Type and User-Agent follow it);
  * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
  *
- * What a public host name resolves to is not checked here: on Cloudflare's network a Worker's fetch cannot
- * reach private addresses. A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback (and `localhost`)
+ * - a host name must resolve to public unicast addresses only (`resolution-check.ts`: every A and AAAA record,
+ *   read from Cloudflare's resolver before each hop; a name that does not resolve is a transient failure).
+ *
+ * A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback (and `localhost`)
  * through for local test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
  */
-import ipaddr from 'ipaddr.js';
+import { addressRefusal, isAddress } from './public-address';
+import { resolutionRefusal } from './resolution-check';
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -53,11 +56,31 @@ export interface OutboundResponse {
 interface Settings {
 	httpAllowed: boolean;
 	loopbackAllowed: boolean;
+	/** The DNS-over-HTTPS endpoint names are resolved through before a call (empty: not checked). */
+	resolver?: string;
 }
 
-function settingsOf(env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string }): Settings {
+/** What the guard reads of the deployment's settings. */
+type GuardEnv = Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string; OUTBOUND_RESOLVER?: string };
+
+function settingsOf(env: GuardEnv): Settings {
 	const local = env.HTTPS_ONLY === 'off';
-	return { httpAllowed: local, loopbackAllowed: local && env.OUTBOUND_LOOPBACK === 'on' };
+	return {
+		httpAllowed: local,
+		loopbackAllowed: local && env.OUTBOUND_LOOPBACK === 'on',
+		...(env.OUTBOUND_RESOLVER ? { resolver: env.OUTBOUND_RESOLVER } : {}),
+	};
+}
+
+/** What a URL's host name resolves to, judged (a URL that `refusal` let through); nothing for an address. */
+function resolutionOf(url: string, settings: Settings, transport: typeof fetch, signal: AbortSignal) {
+	const host = new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+	if (isAddress(host) || (settings.loopbackAllowed && isLocalhost(host))) return null;
+	return resolutionRefusal(settings.resolver, host, transport, signal);
+}
+
+function isLocalhost(host: string): boolean {
+	return host === 'localhost' || host.endsWith('.localhost');
 }
 
 const LOCAL_NAMES = /(^|\.)(localhost|local|internal|intranet|lan|home|corp|localdomain)$/i;
@@ -76,24 +99,16 @@ export function refusal(raw: string, settings: Settings): string | null {
 	if (port !== null && port < 1024 && port !== 443 && port !== 80) return `port ${port} is not allowed`;
 	// A trailing dot names the same host ("localhost." is localhost).
 	const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-	if (ipaddr.isValid(host)) {
-		const address = ipaddr.process(host);
-		// IPv4-compatible IPv6 (::a.b.c.d, deprecated) reaches the IPv4 address: refused whatever it embeds.
-		if (address.kind() === 'ipv6' && address.match(ipaddr.parseCIDR('::/96'))) return `${host} embeds an IPv4 address`;
-		const range = address.range();
-		if (range === 'loopback' && settings.loopbackAllowed) return null;
-		if (range !== 'unicast') return `${host} is a ${range} address, not a public one`;
-		return null;
-	}
+	if (isAddress(host)) return addressRefusal(host, settings.loopbackAllowed);
 	// `localhost` is loopback by definition: a local test server's name, where loopback is let through.
-	if (settings.loopbackAllowed && (host === 'localhost' || host.endsWith('.localhost'))) return null;
+	if (settings.loopbackAllowed && isLocalhost(host)) return null;
 	if (!host.includes('.')) return `${host} is not a public host name`;
 	if (LOCAL_NAMES.test(host)) return `${host} is a local network name`;
 	return null;
 }
 
 /** Why this deployment would refuse to call `url`, or null: a check when an address is configured. */
-export function urlRefusal(env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string }, url: string): string | null {
+export function urlRefusal(env: GuardEnv, url: string): string | null {
 	return refusal(url, settingsOf(env));
 }
 
@@ -138,7 +153,7 @@ async function cappedText(response: Response, maxBytes: number, overflow: 'refus
  * is too long, the time runs out or the body is too large.
  */
 export async function guardedFetch(
-	env: Pick<Env, 'HTTPS_ONLY'> & { OUTBOUND_LOOPBACK?: string },
+	env: GuardEnv,
 	request: OutboundRequest,
 	options: {
 		timeoutMs?: number;
@@ -161,6 +176,13 @@ export async function guardedFetch(
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 			const problem = refusal(url, settings);
 			if (problem) throw new OutboundError(hop === 0 ? problem : `redirected to ${url}: ${problem}`);
+			const resolved = await resolutionOf(url, settings, transport, signal);
+			if (resolved) {
+				const reason = 'refused' in resolved ? resolved.refused : resolved.unresolved;
+				throw new OutboundError(hop === 0 ? reason : `redirected to ${url}: ${reason}`, {
+					transient: 'unresolved' in resolved,
+				});
+			}
 			const response = await transport(url, {
 				method,
 				headers,

@@ -159,3 +159,107 @@ describe('guarded fetch', () => {
 		expect((await guardedFetch(local, { url: 'http://api.example.com/' }, { transport })).body).toBe('hi');
 	});
 });
+
+describe('guarded fetch: what a name resolves to', () => {
+	const RESOLVER = 'https://dns.test/dns-query';
+	const resolving = { ...production, OUTBOUND_RESOLVER: RESOLVER };
+
+	/**
+	 * The network with a DNS-over-HTTPS resolver in it (the JSON form Cloudflare's resolver answers): `zone`
+	 * maps a name to its records; a name not in it is NXDOMAIN. Every URL asked for is recorded.
+	 */
+	function network(zone: Record<string, Array<{ type: 'A' | 'AAAA'; data: string }>>, sites: Record<string, string>) {
+		const called: string[] = [];
+		const transport = (async (input: RequestInfo | URL, init?: RequestInit) => {
+			const url = new URL(String(input));
+			called.push(url.toString());
+			if (url.origin + url.pathname === RESOLVER) {
+				expect(new Headers(init?.headers).get('Accept')).toBe('application/dns-json');
+				const name = url.searchParams.get('name') ?? '';
+				const type = url.searchParams.get('type');
+				const records = zone[name];
+				const Answer = (records ?? [])
+					.filter((r) => r.type === type)
+					.map((r) => ({ name, type: r.type === 'A' ? 1 : 28, TTL: 30, data: r.data }));
+				return Response.json({ Status: records ? 0 : 3, Answer });
+			}
+			const body = sites[url.toString()];
+			if (body === undefined) return new Response('not found', { status: 404 });
+			return body.startsWith('redirect:') ? redirect(body.slice(9))() : new Response(body);
+		}) as typeof fetch;
+		return { transport, called };
+	}
+
+	it('calls a name whose every address is public', async () => {
+		const { transport, called } = network(
+			{
+				'api.public.test': [
+					{ type: 'A', data: '93.184.216.34' },
+					{ type: 'AAAA', data: '2606:2800:220:1::' },
+				],
+			},
+			{ 'https://api.public.test/hook': 'ok' },
+		);
+		expect((await guardedFetch(resolving, { url: 'https://api.public.test/hook' }, { transport })).body).toBe('ok');
+		expect(called.filter((url) => url.startsWith(RESOLVER))).toHaveLength(2);
+	});
+
+	it('refuses a name that resolves to a private, loopback or metadata address, without calling it', async () => {
+		const cases: Array<[string, 'A' | 'AAAA', string]> = [
+			['inside.rebind.test', 'A', '10.0.0.5'],
+			['loop.rebind.test', 'AAAA', '::1'],
+			['meta.rebind.test', 'A', '169.254.169.254'],
+			['mapped.rebind.test', 'AAAA', '::ffff:127.0.0.1'],
+		];
+		for (const [name, type, data] of cases) {
+			// One public record beside the private one does not make the name safe.
+			const { transport, called } = network(
+				{
+					[name]: [
+						{ type: 'A', data: '93.184.216.34' },
+						{ type, data },
+					],
+				},
+				{},
+			);
+			const error = await guardedFetch(resolving, { url: `https://${name}/x` }, { transport }).catch((e) => e);
+			expect(error, name).toBeInstanceOf(OutboundError);
+			expect(error.message, name).toContain(`${name} resolves to a refused address`);
+			expect(error.transient, name).toBe(false);
+			expect(
+				called.some((url) => url.startsWith(`https://${name}`)),
+				name,
+			).toBe(false);
+		}
+	});
+
+	it('checks the name a redirect leads to as well', async () => {
+		const { transport, called } = network(
+			{
+				'a.public.test': [{ type: 'A', data: '93.184.216.34' }],
+				'b.rebind.test': [{ type: 'A', data: '192.168.1.1' }],
+			},
+			{ 'https://a.public.test/start': 'redirect:https://b.rebind.test/admin' },
+		);
+		await expect(guardedFetch(resolving, { url: 'https://a.public.test/start' }, { transport })).rejects.toThrow(
+			/redirected to https:\/\/b\.rebind\.test\/admin: b\.rebind\.test resolves to a refused address/,
+		);
+		expect(called).not.toContain('https://b.rebind.test/admin');
+	});
+
+	it('fails a name that does not resolve as transient, and calls nothing', async () => {
+		const { transport, called } = network({}, {});
+		const error = await guardedFetch(resolving, { url: 'https://gone.public.test/' }, { transport }).catch((e) => e);
+		expect(error).toBeInstanceOf(OutboundError);
+		expect(error.message).toContain('gone.public.test does not resolve');
+		expect(error.transient).toBe(true);
+		expect(called.every((url) => url.startsWith(RESOLVER))).toBe(true);
+	});
+
+	it('asks no resolver for an address literal, nor when the deployment sets none', async () => {
+		const { transport, called } = network({}, { 'https://93.184.216.34/': 'ip', 'https://api.public.test/': 'name' });
+		expect((await guardedFetch(resolving, { url: 'https://93.184.216.34/' }, { transport })).body).toBe('ip');
+		expect((await guardedFetch(production, { url: 'https://api.public.test/' }, { transport })).body).toBe('name');
+		expect(called.some((url) => url.startsWith(RESOLVER))).toBe(false);
+	});
+});
