@@ -34,55 +34,19 @@ const CONFIG_ONLY = new Set(['plain_text', 'json', 'secret_text', 'assets', 'ver
  * by hand first (each names its binding). Every step says which of the config's needs it meets (`covers`).
  */
 export function planDeploy(config, account) {
-	const problems = [];
-	const queues = queueNeeds(config);
 	const steps = [];
-	for (const [queue, covers] of queues) {
+	for (const [queue, covers] of queueNeeds(config)) {
 		if (!account.queues.includes(queue)) steps.push(step(['queues', 'create', queue], covers));
 	}
+	const problems = [];
 	const deployCovers = [];
 	const live = liveClasses(config.migrations);
 	for (const [name, binding] of Object.entries(config.bindings)) {
-		const need = `binding ${name}`;
 		if (CONFIG_ONLY.has(binding.type) || binding.type === 'queue') continue;
-		if (binding.type === 'd1') {
-			if (binding.database_id) problems.push(fixedId(name, 'database_id'));
-			else if (!binding.database_name) {
-				problems.push(
-					`${need} (D1) has no database_name: its migrations run before the deploy, on the database of that name.`,
-				);
-			} else {
-				if (!account.databases.includes(binding.database_name)) {
-					steps.push(step(['d1', 'create', binding.database_name], [need]));
-				}
-				steps.push(step(['d1', 'migrations', 'apply', name, '--remote'], [need]));
-			}
-		} else if (binding.type === 'kv_namespace') {
-			if (binding.id) problems.push(fixedId(name, 'id'));
-			else {
-				deployCovers.push(need);
-				// Wrangler titles the namespace after Worker and binding, and finds it again through the deployed
-				// Worker's bindings: before the first deploy has finished, a second one would be created.
-				const title = `${config.name}-${name.toLowerCase().replaceAll('_', '-')}`;
-				if (!account.workerExists && account.kvNamespaces.includes(title)) {
-					problems.push(
-						`${need}: a KV namespace "${title}" exists but the Worker "${config.name}" does not (a first deploy stopped half-way). ` +
-							`Delete it (npx wrangler kv namespace delete --namespace-id <id>) and run npm run deploy again.`,
-					);
-				}
-			}
-		} else if (binding.type === 'r2_bucket') deployCovers.push(need);
-		else if (binding.type === 'ratelimit') {
-			if (binding.namespace_id && binding.simple) deployCovers.push(need);
-			else problems.push(`${need} (rate limit) needs a namespace_id and a simple { limit, period }.`);
-		} else if (binding.type === 'durable_object_namespace') {
-			if (binding.script_name && binding.script_name !== config.name) {
-				problems.push(
-					`${need} uses a class of the Worker "${binding.script_name}", which this deploy does not create.`,
-				);
-			} else if (live.has(binding.class_name)) deployCovers.push(need);
-			else problems.push(`${need}: no [[migrations]] entry creates the Durable Object class ${binding.class_name}.`);
-		} else problems.push(`${need}: scripts/deploy-plan.mjs has no provisioning step for a "${binding.type}" binding.`);
+		const planned = planBinding(`binding ${name}`, name, binding, { config, account, live });
+		steps.push(...(planned.steps ?? []));
+		if (planned.problem) problems.push(planned.problem);
+		if (planned.byDeploy) deployCovers.push(`binding ${name}`);
 	}
 	const secrets = [];
 	for (const secret of config.requiredSecrets) {
@@ -92,6 +56,58 @@ export function planDeploy(config, account) {
 	}
 	steps.push({ command: ['deploy'], secrets, covers: [...deployCovers, ...secrets.map((s) => `secret ${s}`)] });
 	return { steps, problems };
+}
+
+/**
+ * One binding's part of the plan: steps of its own (D1), or `byDeploy` when `wrangler deploy` itself makes it
+ * exist (provisioning, a Durable Object migration, a rate limit defined by its config), or the problem.
+ */
+function planBinding(need, name, binding, { config, account, live }) {
+	switch (binding.type) {
+		case 'd1': {
+			if (binding.database_id) return { problem: fixedId(name, 'database_id') };
+			if (!binding.database_name) {
+				return {
+					problem: `${need} (D1) has no database_name: its migrations run before the deploy, on the database of that name.`,
+				};
+			}
+			const create = account.databases.includes(binding.database_name)
+				? []
+				: [step(['d1', 'create', binding.database_name], [need])];
+			return { steps: [...create, step(['d1', 'migrations', 'apply', name, '--remote'], [need])] };
+		}
+		case 'kv_namespace': {
+			if (binding.id) return { problem: fixedId(name, 'id') };
+			// Wrangler titles the namespace after Worker and binding, and finds it again through the deployed
+			// Worker's bindings: before a first deploy has finished, it would try to create a second one.
+			const title = `${config.name}-${name.toLowerCase().replaceAll('_', '-')}`;
+			if (!account.workerExists && account.kvNamespaces.includes(title)) {
+				return {
+					problem:
+						`${need}: a KV namespace "${title}" exists but the Worker "${config.name}" does not (a first deploy stopped half-way). ` +
+						'Delete it (npx wrangler kv namespace delete --namespace-id <id>) and run npm run deploy again.',
+				};
+			}
+			return { byDeploy: true };
+		}
+		case 'r2_bucket':
+			return { byDeploy: true };
+		case 'ratelimit':
+			return binding.namespace_id && binding.simple
+				? { byDeploy: true }
+				: { problem: `${need} (rate limit) needs a namespace_id and a simple { limit, period }.` };
+		case 'durable_object_namespace':
+			if (binding.script_name && binding.script_name !== config.name) {
+				return {
+					problem: `${need} uses a class of the Worker "${binding.script_name}", which this deploy does not create.`,
+				};
+			}
+			return live.has(binding.class_name)
+				? { byDeploy: true }
+				: { problem: `${need}: no [[migrations]] entry creates the Durable Object class ${binding.class_name}.` };
+		default:
+			return { problem: `${need}: scripts/deploy-plan.mjs has no provisioning step for a "${binding.type}" binding.` };
+	}
 }
 
 /**
