@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { Scalar } from '@scalar/hono-api-reference';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -41,6 +40,7 @@ import { dealsRoutes, funnelsRoutes } from './routes/crm';
 import { customFieldsRoutes } from './routes/custom-fields';
 import { demo } from './routes/demo';
 import { directoryRoutes } from './routes/directory';
+import { docs } from './routes/docs';
 import { filesRoutes } from './routes/files';
 import { live } from './routes/live';
 import { me } from './routes/me';
@@ -78,7 +78,7 @@ app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 
 // The API document and its interactive reference: public, built once per isolate (src/lib/openapi-document.ts).
 app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
-app.get('/docs', Scalar({ url: '/v3/openapi.json', pageTitle: 'Parley API reference' }));
+app.route('/docs', docs);
 
 /** A per-request D1 handle that counts its statements and times its round trips (src/lib/server-timing.ts). */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {

@@ -253,6 +253,34 @@ describe('GET /docs', () => {
 		expect(await res.text()).toContain('/v3/openapi.json');
 	});
 
+	it('loads only scripts of its own origin, under a CSP that names no other origin (no CDN: /docs works offline)', async () => {
+		const res = await api(null, 'GET', '/docs');
+		const html = await res.text();
+		const scripts = [...html.matchAll(/<script\b([^>]*)>/g)].map((match) => match[1] ?? '');
+		expect(scripts.length).toBeGreaterThan(0);
+		for (const attributes of scripts) {
+			const src = /\bsrc="([^"]*)"/.exec(attributes)?.[1];
+			// A script without src runs inline (which the CSP below forbids) unless it is data (a JSON block).
+			if (src === undefined) expect(attributes).toContain('type="application/json"');
+			else expect(new URL(src, 'https://parley.test').origin).toBe('https://parley.test');
+		}
+		expect(html).not.toMatch(/(href|src)="(https?:)?\/\//);
+		const csp = res.headers.get('Content-Security-Policy') ?? '';
+		const directives = new Map(
+			csp.split(';').map((d) => {
+				const [name = '', ...sources] = d.trim().split(/\s+/);
+				return [name, sources] as const;
+			}),
+		);
+		expect(directives.get('default-src')).toEqual(["'self'"]);
+		expect(directives.get('script-src')).toEqual(["'self'"]);
+		for (const [name, sources] of directives) {
+			for (const source of sources) {
+				expect([`'self'`, `'none'`, `'unsafe-inline'`, 'data:', 'blob:'], `${name} ${source}`).toContain(source);
+			}
+		}
+	});
+
 	it('is routed to the Worker before the static assets, and linked from the demo page', () => {
 		const line = wranglerToml.split('\n').find((l: string) => l.startsWith('run_worker_first'));
 		expect(line).toContain('"/docs"');
