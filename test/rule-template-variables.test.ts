@@ -6,14 +6,15 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sweepWaiting } from '../src/domain/rule-runner';
+import { changesOf, newEvent } from '../src/events/catalogue';
 import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind } from '../src/model/rule-variables';
+import { processEvent } from '../src/queue/events-consumer';
 import {
 	api,
 	seedOperator,
 	seedWorkspace,
 	startVisitor,
 	startVisitorConversation,
-	storedTexts,
 	type Visitor,
 	visitorSend,
 } from './factories';
@@ -113,16 +114,19 @@ function records(w: World, contactId: string, conversationId: string) {
 	};
 }
 
+/** A conversation's message texts as D1 has them (polled there: the API's rate limit is for people). */
+async function textsOf(conversationId: string): Promise<string[]> {
+	const { results } = await env.DB.prepare('SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq')
+		.bind(conversationId)
+		.all<{ body: string }>();
+	return results.map((row) => row.body);
+}
+
 /** Waits for the rule's message in the conversation and checks it printed exactly these values. */
-async function expectPrinted(
-	w: World,
-	kind: RuleTriggerKind,
-	conversationId: string,
-	expected: Record<string, string>,
-) {
+async function expectPrinted(kind: RuleTriggerKind, conversationId: string, expected: Record<string, string>) {
 	// Every variable the table lists for the trigger is asserted, and nothing it does not list.
 	expect(Object.keys(expected).sort()).toEqual(RULE_TEMPLATE_VARIABLES[kind].map((v) => v.name).sort());
-	const printed = async () => (await storedTexts(w.token, conversationId)).find((t) => t.startsWith(MARKER));
+	const printed = async () => (await textsOf(conversationId)).find((t) => t.startsWith(MARKER));
 	await expect.poll(printed, { timeout: 5000 }).toBeDefined();
 	const text = (await printed()) as string;
 	for (const [name, value] of Object.entries(expected)) expect(text, name).toContain(`[${name}=${value}]`);
@@ -138,7 +142,7 @@ describe('the variables each rule trigger fills', () => {
 		const started = await api(w.token, 'POST', '/v3/conversations', { contact: { id: contactId }, channel: 'widget' });
 		expect(started.status, await started.clone().text()).toBe(201);
 		const { id: conversationId } = (await started.json()) as { id: string };
-		await expectPrinted(w, 'new_contact', conversationId, records(w, contactId, conversationId));
+		await expectPrinted('new_contact', conversationId, records(w, contactId, conversationId));
 	});
 
 	it('conversation_assigned by an admin: the operator just assigned', async () => {
@@ -147,7 +151,7 @@ describe('the variables each rule trigger fills', () => {
 		await assign(w, conversationId, w.adminId);
 		await printing(w, { kind: 'conversation_assigned' }, assignedTo(w.marta));
 		await assign(w, conversationId, w.marta);
-		await expectPrinted(w, 'conversation_assigned', conversationId, {
+		await expectPrinted('conversation_assigned', conversationId, {
 			...records(w, contactId, conversationId),
 			'change.from': w.adminId,
 			'change.to': w.marta,
@@ -164,7 +168,7 @@ describe('the variables each rule trigger fills', () => {
 		});
 		await printing(w, { kind: 'conversation_assigned' }, assignedTo(w.marta));
 		expect((await api(w.token, 'PUT', `/v3/conversations/${conversationId}/tags/route`)).status).toBeLessThan(300);
-		await expectPrinted(w, 'conversation_assigned', conversationId, {
+		await expectPrinted('conversation_assigned', conversationId, {
 			...records(w, contactId, conversationId),
 			'change.from': w.adminId,
 			'change.to': w.marta,
@@ -178,7 +182,7 @@ describe('the variables each rule trigger fills', () => {
 		await printing(w, { kind: 'conversation_closed' });
 		const closed = await api(w.token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'closed' });
 		expect(closed.status).toBe(200);
-		await expectPrinted(w, 'conversation_closed', conversationId, {
+		await expectPrinted('conversation_closed', conversationId, {
 			...records(w, contactId, conversationId),
 			'change.from': 'open',
 			'change.to': 'closed',
@@ -204,7 +208,7 @@ describe('the variables each rule trigger fills', () => {
 			{ condition: { fact: 'vars.event.payload.message.text', operator: 'eq', value: 'Anyone there?' } },
 		);
 		expect((await visitorSend(w.visitor, conversationId, 'Anyone there?', crypto.randomUUID())).status).toBe(201);
-		await expectPrinted(w, 'message_outside_hours', conversationId, {
+		await expectPrinted('message_outside_hours', conversationId, {
 			...records(w, contactId, conversationId),
 			'message.text': 'Anyone there?',
 		});
@@ -216,7 +220,7 @@ describe('the variables each rule trigger fills', () => {
 		await assign(w, conversationId, w.marta);
 		await printing(w, { kind: 'tag_applied', tag: 'vip' });
 		expect((await api(w.token, 'PUT', `/v3/conversations/${conversationId}/tags/vip`)).status).toBeLessThan(300);
-		await expectPrinted(w, 'tag_applied', conversationId, {
+		await expectPrinted('tag_applied', conversationId, {
 			...records(w, contactId, conversationId),
 			'tag.name': 'vip',
 			'tag.target': 'conversation',
@@ -234,7 +238,7 @@ describe('the variables each rule trigger fills', () => {
 		);
 		const patched = await api(w.token, 'PATCH', `/v3/contacts/${contactId}`, { customFields: { plan: 'enterprise' } });
 		expect(patched.status).toBe(200);
-		await expectPrinted(w, 'custom_field_updated', conversationId, {
+		await expectPrinted('custom_field_updated', conversationId, {
 			...records(w, contactId, conversationId),
 			'contact.custom_fields.<key>': 'enterprise',
 			'change.from': 'pro',
@@ -256,7 +260,7 @@ describe('the variables each rule trigger fills', () => {
 		await expect.poll(since).not.toBeNull();
 		const waitingSince = (await since()) as number;
 		expect(await sweepWaiting(env, waitingSince + 15 * 60_000)).toBe(1);
-		await expectPrinted(w, 'conversation_waiting', conversationId, {
+		await expectPrinted('conversation_waiting', conversationId, {
 			...records(w, contactId, conversationId),
 			'waiting.minutes': '15',
 			'waiting.since': new Date(waitingSince).toISOString(),
@@ -282,7 +286,7 @@ describe('the variables each rule trigger fills', () => {
 		expect(created.status, await created.clone().text()).toBe(201);
 		const deal = (await created.json()) as { id: string };
 		expect((await api(w.token, 'PATCH', `/v3/deals/${deal.id}`, { stage: qualified })).status).toBe(200);
-		await expectPrinted(w, 'deal_stage_changed', conversationId, {
+		await expectPrinted('deal_stage_changed', conversationId, {
 			...records(w, contactId, conversationId),
 			'deal.id': deal.id,
 			'deal.name': 'Big one',
@@ -310,5 +314,60 @@ describe('the variables each rule trigger fills', () => {
 				'conversation_waiting',
 			].sort(),
 		);
+	});
+});
+
+describe('which record a rule’s templates read', () => {
+	it('an assignment’s agent is the operator it assigned, though the conversation moved on since', async () => {
+		const w = await world();
+		const { conversationId, contactId } = await anaWrites(w);
+		await assign(w, conversationId, w.adminId);
+		await createRule(w, {
+			trigger: { kind: 'conversation_assigned' },
+			actions: [{ type: 'send_message', text: '{{ agent.name }} will help you' }],
+		});
+		// An assignment to Marta, handled after the admin took the conversation over.
+		const assigned = newEvent(
+			'conversation.updated',
+			w.workspaceId,
+			{ kind: 'operator', id: w.adminId },
+			{
+				conversation: {
+					id: conversationId,
+					contactId,
+					channel: 'widget',
+					status: 'open',
+					assigneeId: w.marta,
+					groupId: null,
+				},
+				...changesOf({ assigneeId: { from: null, to: w.marta } }),
+			},
+		);
+		await processEvent(env, assigned);
+		await expect.poll(() => textsOf(conversationId)).toContain('Marta Lima will help you');
+	});
+
+	it('a deal rule reads the deal that moved, not the contact’s latest open one', async () => {
+		const w = await world();
+		const { contactId, conversationId } = await anaWrites(w);
+		const funnel = (await (
+			await api(w.token, 'POST', '/v3/funnels', { name: 'Sales', stages: ['New', 'Won'] })
+		).json()) as { id: string; stages: Array<{ id: string }> };
+		const won = funnel.stages[1]?.id;
+		const deal = async (name: string) =>
+			(
+				(await (await api(w.token, 'POST', '/v3/deals', { funnel: funnel.id, name, contactId })).json()) as {
+					id: string;
+				}
+			).id;
+		const big = await deal('Big one');
+		await deal('Small one');
+		await createRule(w, {
+			trigger: { kind: 'deal_stage_changed', stageId: won },
+			condition: { fact: 'deal.status', operator: 'eq', value: 'won' },
+			actions: [{ type: 'send_message', text: 'Won {{ deal.name }} ({{ deal.status }}, {{ deal.stage }})' }],
+		});
+		expect((await api(w.token, 'PATCH', `/v3/deals/${big}`, { stage: won, status: 'won' })).status).toBe(200);
+		await expect.poll(() => textsOf(conversationId)).toContain('Won Big one (won, Won)');
 	});
 });
