@@ -5,9 +5,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import readme from '../README.md?raw';
 import { sweepWaiting } from '../src/domain/rule-runner';
 import { changesOf, newEvent } from '../src/events/catalogue';
-import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind } from '../src/model/rule-variables';
+import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind, ruleVariablesMarkdown } from '../src/model/rule-variables';
 import { processEvent } from '../src/queue/events-consumer';
 import {
 	api,
@@ -127,7 +128,7 @@ async function expectPrinted(kind: RuleTriggerKind, conversationId: string, expe
 	// Every variable the table lists for the trigger is asserted, and nothing it does not list.
 	expect(Object.keys(expected).sort()).toEqual(RULE_TEMPLATE_VARIABLES[kind].map((v) => v.name).sort());
 	const printed = async () => (await textsOf(conversationId)).find((t) => t.startsWith(MARKER));
-	await expect.poll(printed, { timeout: 5000 }).toBeDefined();
+	await expect.poll(printed).toBeDefined();
 	const text = (await printed()) as string;
 	for (const [name, value] of Object.entries(expected)) expect(text, name).toContain(`[${name}=${value}]`);
 }
@@ -298,6 +299,11 @@ describe('the variables each rule trigger fills', () => {
 			'change.from.name': 'New',
 			'change.to.name': 'Qualified',
 		});
+	});
+
+	it('is the table the README publishes', () => {
+		// Regenerate the README's copy from ruleVariablesMarkdown() after changing the table.
+		expect(readme).toContain(ruleVariablesMarkdown());
 	});
 
 	it('covers every trigger of the table', () => {

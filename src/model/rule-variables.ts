@@ -60,19 +60,19 @@ export const RULE_TEMPLATE_VARIABLES = {
 		...CONVERSATION,
 		{ name: 'agent.id', meaning: 'the operator just assigned' },
 		{ name: 'agent.name', meaning: 'its name' },
-		...change('the previous assignee’s id (empty when it had none)', 'the new assignee’s id'),
+		...change('the previous assignee’s id, empty when it had none', 'the new assignee’s id'),
 	],
-	conversation_closed: [...RECORDS, ...change('the status before (`open`, `pending`)', '`closed`')],
+	conversation_closed: [...RECORDS, ...change('the status before, `open` or `pending`', '`closed`')],
 	message_outside_hours: [...RECORDS, { name: 'message.text', meaning: 'the customer’s message' }],
 	tag_applied: [
 		...RECORDS,
 		{ name: 'tag.name', meaning: 'the tag applied' },
-		{ name: 'tag.target', meaning: 'what it was applied to: `contact` or `conversation`' },
+		{ name: 'tag.target', meaning: '`contact` or `conversation`, what it was applied to' },
 	],
 	custom_field_updated: [...RECORDS, ...change('the field’s value before', 'its value now')],
 	conversation_waiting: [
 		...RECORDS,
-		{ name: 'waiting.minutes', meaning: 'how long the customer has waited (the trigger’s minutes)' },
+		{ name: 'waiting.minutes', meaning: 'the minutes the customer has waited (the trigger’s)' },
 		{ name: 'waiting.since', meaning: 'since when (ISO 8601)' },
 	],
 	deal_stage_changed: [
@@ -102,4 +102,47 @@ export const RULE_TEMPLATE_COMMON: readonly RuleTemplateVariable[] = [
 /** The records a trigger's templates read: what the runner loads for it. */
 export function ruleTemplateRecords(kind: RuleTriggerKind): Set<string> {
 	return new Set(RULE_TEMPLATE_VARIABLES[kind].map((v) => recordOf(v.name)));
+}
+
+/** Every name a trigger's templates read, its own and the common ones: what the console's editor lists. */
+export function ruleVariableNames(kind: RuleTriggerKind): string[] {
+	return [...RULE_TEMPLATE_VARIABLES[kind], ...RULE_TEMPLATE_COMMON].map((v) => v.name);
+}
+
+/** What a trigger's templates read, for the API document's description of the trigger. */
+export function ruleVariablesSentence(kind: RuleTriggerKind): string {
+	return `Its templates read ${grouped(RULE_TEMPLATE_VARIABLES[kind].map((v) => v.name)).join(', ')}.`;
+}
+
+/** Groups of names as one code span each: `contact.{id, name}`, `message.text`. */
+function grouped(names: readonly string[]): string[] {
+	const groups = new Map<string, string[]>();
+	for (const name of names) {
+		const record = recordOf(name);
+		groups.set(record, [...(groups.get(record) ?? []), name.slice(record.length + 1)]);
+	}
+	return [...groups].map(([record, fields]) =>
+		fields.length === 1 ? `\`${record}.${fields[0]}\`` : `\`${record}.{${fields.join(', ')}}\``,
+	);
+}
+
+/**
+ * The README's list of what each trigger's templates read: the records every trigger fills, then a table of
+ * what each adds or means otherwise (a test keeps the README's copy equal to it).
+ */
+export function ruleVariablesMarkdown(): string {
+	const common = RECORDS.map((v) => v.name);
+	const own = (kind: RuleTriggerKind) =>
+		RULE_TEMPLATE_VARIABLES[kind]
+			.filter((v) => !RECORDS.some((r) => r.name === v.name && r.meaning === v.meaning))
+			.map((v) => `\`${v.name}\`: ${v.meaning}`)
+			.join('; ') || 'nothing more';
+	const everyRule = [...grouped(common), ...RULE_TEMPLATE_COMMON.map((v) => `\`${v.name}\``)];
+	return [
+		`Every rule's templates read ${everyRule.join(', ')}. Besides:`,
+		'',
+		'| Trigger | Its templates also read |',
+		'|---|---|',
+		...(Object.keys(RULE_TEMPLATE_VARIABLES) as RuleTriggerKind[]).map((kind) => `| \`${kind}\` | ${own(kind)} |`),
+	].join('\n');
 }
