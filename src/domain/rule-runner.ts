@@ -33,7 +33,7 @@ import type { Actor } from '../model/actor';
 import { ruleTemplateRecords } from '../model/rule-variables';
 import { conversationRecord, loadFacts } from './automation-facts';
 import { conversationSummary, latestConversation } from './conversations';
-import { agentById, currentAgent, ruleTemplateInput, type TemplateScene } from './rule-templates';
+import { currentAgent, eventAgent, ruleTemplateInput, type TemplateScene } from './rule-templates';
 import { loadWidgetSettings } from './widget-settings';
 
 /** A claim on an execution is taken over after this long without a word from its worker. */
@@ -95,12 +95,6 @@ interface Scene extends TemplateScene {
 	locale: 'pt' | 'en';
 }
 
-/** The operator an event announces as just assigned, if it does. */
-function newlyAssigned(event: DomainEvent): string | null {
-	if (event.type !== 'conversation.updated') return null;
-	return event.payload.changes.assigneeId?.to ?? null;
-}
-
 /** What the candidate rules need to know about the event's world, read once for them all. */
 async function sceneOf(
 	env: Env,
@@ -138,12 +132,6 @@ async function sceneOf(
 		known: acting ? { conversation: acting.facts } : {},
 		settings,
 	};
-	// The agent is the conversation's assignee, read with it; an assignment's is the operator it announces.
-	const assigned = newlyAssigned(event);
-	const agent =
-		assigned === null || assigned === acting?.assignee?.id
-			? (acting?.assignee ?? null)
-			: agentById(db, event.workspaceId, assigned);
 	const [facts, { settings: widget }, previous, agentNow] = await Promise.all([
 		loadFacts(env, db, scope, roots),
 		settings,
@@ -161,7 +149,7 @@ async function sceneOf(
 					)
 					.get()
 			: undefined,
-		agent,
+		eventAgent(db, event, acting?.assignee ?? null),
 	]);
 	const ruleFacts: RuleFacts = { ...facts, previousConversationAt: previous?.at ?? null };
 	if (event.type === 'message.created') {

@@ -76,8 +76,18 @@ export function ruleTemplateInput(
 	};
 }
 
+/**
+ * The agent of an event's rules: the assignee of the conversation they act in (read with it), or for an
+ * assignment the operator it announces, though the conversation may have moved on since (one read then).
+ */
+export function eventAgent(db: Database, event: DomainEvent, assignee: Agent | null): Promise<Agent | null> {
+	const assigned = event.type === 'conversation.updated' ? (event.payload.changes.assigneeId?.to ?? null) : null;
+	if (assigned === null || assigned === assignee?.id) return Promise.resolve(assignee);
+	return agentById(db, event.workspaceId, assigned);
+}
+
 /** An operator of the workspace as a template's `agent`, or null (none, or deleted since). */
-export async function agentById(db: Database, workspaceId: string, id: string | null): Promise<Agent | null> {
+async function agentById(db: Database, workspaceId: string, id: string | null): Promise<Agent | null> {
 	if (id === null) return null;
 	const row = await db
 		.select({ id: operators.id, name: operators.name })
