@@ -2,7 +2,7 @@
  * The actions of a classic automation rule: the kernel's (assign, apply or remove a tag, update the contact)
  * and what a rule adds: send a message, start a bot, create a task, save the conversation's messages to the
  * CRM, notify the team. A rule acts on the conversation and the contact its event is about; each action's
- * templates are rendered before it runs (`contact`, `conversation`, `vars.event`, `vars.change`).
+ * templates are rendered before it runs, with what its trigger fills (src/model/rule-variables.ts).
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';

@@ -70,9 +70,14 @@ async function contactFacts(db: Database, workspaceId: string, id: string) {
 	return row ? { ...row, tags: JSON.parse(row.tags ?? '[]') as string[] } : undefined;
 }
 
+/** The name of a conversation's assignee, read with the conversation (a rule's `{{ agent.name }}`). */
+const assigneeName = sql<
+	string | null
+>`(SELECT o.name FROM operators o WHERE o.workspace_id = conversations.workspace_id AND o.id = conversations.assignee_id)`;
+
 /**
  * A conversation's facts, with what a rule's scene needs besides (its contact, when it began, since when its
- * customer waits), in one read.
+ * customer waits, its assignee's name), in one read.
  */
 export async function conversationRecord(db: Database, workspaceId: string, id: string) {
 	const row = await db
@@ -86,13 +91,20 @@ export async function conversationRecord(db: Database, workspaceId: string, id: 
 			contactId: conversations.contactId,
 			createdAt: conversations.createdAt,
 			waitingSince: conversations.waitingSince,
+			assigneeName,
 		})
 		.from(conversations)
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
 		.get();
 	if (!row) return undefined;
-	const { contactId, createdAt, waitingSince, tags, ...facts } = row;
-	return { facts: { ...facts, tags: JSON.parse(tags) as string[] }, contactId, createdAt, waitingSince };
+	const { contactId, createdAt, waitingSince, assigneeName: name, tags, ...facts } = row;
+	return {
+		facts: { ...facts, tags: JSON.parse(tags) as string[] },
+		contactId,
+		createdAt,
+		waitingSince,
+		assignee: facts.assigneeId === null || name === null ? null : { id: facts.assigneeId, name },
+	};
 }
 
 async function conversationFacts(db: Database, workspaceId: string, id: string) {

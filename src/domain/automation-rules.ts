@@ -47,7 +47,10 @@ const ruleSettings = {
 		description:
 			'Fires only when it holds. Reads `contact`, `conversation`, `deal`, `businessHours`, `agents`, `vars.event` (the event) and `vars.change` (`from`/`to` of the changed attribute).',
 	}),
-	actions: z.array(ruleActionSchema).min(1).max(20).openapi({ description: 'What it does, in order (20 at most).' }),
+	actions: z.array(ruleActionSchema).min(1).max(20).openapi({
+		description:
+			'What it does, in order (20 at most). Text fields are Liquid templates reading what the trigger’s description lists.',
+	}),
 };
 
 export const newRuleSchema = z

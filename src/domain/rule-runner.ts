@@ -30,8 +30,10 @@ import { deliverEvents } from '../events/deliver';
 import { groupBy } from '../lib/group-by';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
+import { ruleTemplateRecords } from '../model/rule-variables';
 import { conversationRecord, loadFacts } from './automation-facts';
 import { conversationSummary, latestConversation } from './conversations';
+import { currentAgent, eventAgent, ruleTemplateInput, type TemplateScene } from './rule-templates';
 import { loadWidgetSettings } from './widget-settings';
 
 /** A claim on an execution is taken over after this long without a word from its worker. */
@@ -86,15 +88,14 @@ function subjectsOf(event: DomainEvent): { conversationId: string | null; contac
 	return { conversationId: null, contactId: null };
 }
 
-interface Scene {
+interface Scene extends TemplateScene {
 	conversationId: string | null;
 	contactId: string | null;
 	facts: RuleFacts;
-	timeZone: string;
 	locale: 'pt' | 'en';
 }
 
-/** What the candidate rules need to know about the event's world, read once. */
+/** What the candidate rules need to know about the event's world, read once for them all. */
 async function sceneOf(
 	env: Env,
 	db: Database,
@@ -108,24 +109,30 @@ async function sceneOf(
 		conversationId === null ? undefined : await conversationRecord(db, event.workspaceId, conversationId);
 	if (conversationId !== null && !conversation) conversationId = null;
 	contactId ??= conversation?.contactId ?? null;
+	let acting = conversation;
 	// A contact's or a deal's event: its actions act in the contact's latest open conversation, if it has one.
 	if (conversationId === null && contactId !== null) {
 		conversationId = await latestConversation(db, event.workspaceId, contactId, { channels: null, open: true });
+		acting = conversationId === null ? undefined : await conversationRecord(db, event.workspaceId, conversationId);
 	}
 	const roots = new Set<FactRoot>(['contact', 'conversation']);
 	for (const rule of rules) if (rule.condition) for (const root of referencedFacts(rule.condition)) roots.add(root);
+	// What the rules' templates read (src/model/rule-variables.ts): a deal rule's deal is loaded with the facts.
+	for (const rule of rules) if (ruleTemplateRecords(rule.trigger.kind).has('deal')) roots.add('deal');
 	const kinds = new Set(rules.map((r) => r.trigger.kind));
 	const settings = loadWidgetSettings(db, event.workspaceId);
+	// A deal's event is about that deal: its conditions and templates read it, not the contact's latest one.
+	const dealId = (event.payload as { deal?: { id: string } }).deal?.id;
 	const scope = {
 		workspaceId: event.workspaceId,
 		conversationId,
 		contactId,
-		variables: {},
+		variables: dealId === undefined ? {} : { deal_id: dealId },
 		now,
-		known: conversation ? { conversation: conversation.facts } : {},
+		known: acting ? { conversation: acting.facts } : {},
 		settings,
 	};
-	const [facts, { settings: widget }, previous] = await Promise.all([
+	const [facts, { settings: widget }, previous, agentNow] = await Promise.all([
 		loadFacts(env, db, scope, roots),
 		settings,
 		kinds.has('new_contact') && conversationId !== null && contactId !== null && conversation
@@ -142,6 +149,7 @@ async function sceneOf(
 					)
 					.get()
 			: undefined,
+		eventAgent(db, event, acting?.assignee ?? null),
 	]);
 	const ruleFacts: RuleFacts = { ...facts, previousConversationAt: previous?.at ?? null };
 	if (event.type === 'message.created') {
@@ -156,6 +164,10 @@ async function sceneOf(
 		conversationId,
 		contactId,
 		facts: ruleFacts,
+		contact: facts.contact,
+		conversation: facts.conversation,
+		agent: agentNow,
+		deal: facts.deal,
 		timeZone: widget.businessHours.timeZone,
 		locale: widget.locale,
 	};
@@ -255,23 +267,18 @@ async function execute(
 	const claimed = await claim(db, event, rule, scene, now);
 	if (claimed === null) return;
 	const actor: Actor = { kind: 'rule', id: rule.id, depth: chainDepth(event) + 1 };
-	const contact = scene.facts.contact as
-		| { name: string | null; email: string | null; phone: string | null; customFields: Record<string, unknown> }
-		| undefined;
-	const conversation = scene.facts.conversation as { id: string; channel: string } | undefined;
-	const input: TemplateInput = {
-		contact: scene.contactId !== null && contact ? { id: scene.contactId, ...contact } : null,
-		conversation: conversation ? { id: conversation.id, channel: conversation.channel } : null,
-		variables: { event, change },
-		timeZone: scene.timeZone,
-		now,
-	};
+	let input = ruleTemplateInput(rule.trigger.kind, event, scene, change, now);
 	const outcomes = [...claimed.outcomes];
 	const done = () => (outcomes.every((o) => o.ok) ? 'succeeded' : 'failed');
 	// Each outcome is written as soon as it is known; the last write also ends the execution.
 	for (let i = outcomes.length; i < rule.actions.length; i++) {
 		const action = rule.actions[i] as RuleAction;
-		outcomes.push(await performOne(env, db, event, rule, scene, actor, action, input, i, now));
+		const outcome = await performOne(env, db, event, rule, scene, actor, action, input, i, now);
+		outcomes.push(outcome);
+		// The agent of the actions after the rule's own assignment is the operator it assigned.
+		if (action.type === 'assign' && outcome.ok && input.agent !== undefined && scene.conversationId !== null) {
+			input = { ...input, agent: await currentAgent(db, event.workspaceId, scene.conversationId) };
+		}
 		const last = i === rule.actions.length - 1;
 		await db
 			.update(ruleExecutions)

@@ -11,17 +11,26 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { DomainEvent } from '../events/catalogue';
+import { type RuleTriggerKind, ruleVariablesSentence } from '../model/rule-variables';
 import { type Condition, evaluate, type Facts } from './conditions';
 
 /** Rules triggering rules stop at this depth. */
 export const MAX_CHAIN_DEPTH = 3;
 
+/** A trigger's description, with what its templates read (src/model/rule-variables.ts, the one table). */
+const described = (kind: RuleTriggerKind, what: string) => ({ description: `${what} ${ruleVariablesSentence(kind)}` });
+
 export const ruleTriggerSchema = z
 	.discriminatedUnion('kind', [
 		z.strictObject({
-			kind: z.literal('new_contact').openapi({
-				description: 'A conversation from a contact without a recent one: a new contact, or one back after the window.',
-			}),
+			kind: z
+				.literal('new_contact')
+				.openapi(
+					described(
+						'new_contact',
+						'A conversation from a contact without a recent one: a new contact, or one back after the window.',
+					),
+				),
 			windowDays: z
 				.int()
 				.min(1)
@@ -30,30 +39,36 @@ export const ruleTriggerSchema = z
 				.openapi({ description: 'What “recent” means: a conversation in the last N days (30 by default).' }),
 		}),
 		z.strictObject({
-			kind: z.literal('conversation_assigned').openapi({ description: 'A conversation got an assignee.' }),
+			kind: z
+				.literal('conversation_assigned')
+				.openapi(described('conversation_assigned', 'A conversation got an assignee.')),
 		}),
-		z.strictObject({ kind: z.literal('conversation_closed').openapi({ description: 'A conversation was closed.' }) }),
+		z.strictObject({
+			kind: z.literal('conversation_closed').openapi(described('conversation_closed', 'A conversation was closed.')),
+		}),
 		z.strictObject({
 			kind: z
 				.literal('message_outside_hours')
-				.openapi({ description: 'A customer’s message outside the workspace’s business hours.' }),
+				.openapi(described('message_outside_hours', 'A customer’s message outside the workspace’s business hours.')),
 		}),
 		z.strictObject({
-			kind: z.literal('tag_applied').openapi({ description: 'A tag applied to a contact or a conversation.' }),
+			kind: z.literal('tag_applied').openapi(described('tag_applied', 'A tag applied to a contact or a conversation.')),
 			tag: z.string().trim().min(1).max(64).optional().openapi({ description: 'Only this tag (any when left out).' }),
 		}),
 		z.strictObject({
-			kind: z.literal('custom_field_updated').openapi({ description: 'A contact’s custom field changed.' }),
+			kind: z
+				.literal('custom_field_updated')
+				.openapi(described('custom_field_updated', 'A contact’s custom field changed.')),
 			field: z.string().trim().min(1).max(40).openapi({ description: 'The field’s key.' }),
 		}),
 		z.strictObject({
 			kind: z
 				.literal('conversation_waiting')
-				.openapi({ description: 'A customer waiting this long without an operator’s reply.' }),
+				.openapi(described('conversation_waiting', 'A customer waiting this long without an operator’s reply.')),
 			minutes: z.int().min(1).max(10_080).openapi({ description: 'How long, in minutes (up to a week).' }),
 		}),
 		z.strictObject({
-			kind: z.literal('deal_stage_changed').openapi({ description: 'A deal entering a stage.' }),
+			kind: z.literal('deal_stage_changed').openapi(described('deal_stage_changed', 'A deal entering a stage.')),
 			stageId: z.string().max(64).optional().openapi({ description: 'Only into this stage (any when left out).' }),
 		}),
 	])

@@ -49,6 +49,18 @@ async function openNewRule(page: Page): Promise<void> {
 }
 
 describe('automation rules in the console', () => {
+	it('tells a template field what the chosen trigger fills, from the table the runner fills it from', async () => {
+		const page = await consolePage(context, 89);
+		await openNewRule(page);
+		const hint = page.getByRole('listitem', { name: 'Action 1: Send a message' }).getByText(/^Liquid\./);
+		await page.getByLabel('Trigger').selectOption({ label: 'Deal stage changed' });
+		await expect.poll(() => hint.textContent()).toContain('deal.stage');
+		expect(await hint.textContent()).toContain('agent.name');
+		await page.getByLabel('Trigger').selectOption({ label: 'Tag applied' });
+		await expect.poll(() => hint.textContent()).toContain('tag.name');
+		expect(await hint.textContent()).not.toContain('deal.');
+	});
+
 	it('builds a rule in the form that fires on a matching conversation and logs why another was skipped', async () => {
 		const { token } = workspace(89);
 		const me = await adminId(token);

@@ -5713,7 +5713,7 @@ export interface components {
         /** @description What fires the rule. */
         RuleTrigger: {
             /**
-             * @description A conversation from a contact without a recent one: a new contact, or one back after the window.
+             * @description A conversation from a contact without a recent one: a new contact, or one back after the window. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`.
              * @enum {string}
              */
             kind: "new_contact";
@@ -5721,25 +5721,25 @@ export interface components {
             windowDays?: number;
         } | {
             /**
-             * @description A conversation got an assignee.
+             * @description A conversation got an assignee. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `change.{from, to}`.
              * @enum {string}
              */
             kind: "conversation_assigned";
         } | {
             /**
-             * @description A conversation was closed.
+             * @description A conversation was closed. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `change.{from, to}`.
              * @enum {string}
              */
             kind: "conversation_closed";
         } | {
             /**
-             * @description A customer’s message outside the workspace’s business hours.
+             * @description A customer’s message outside the workspace’s business hours. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `message.text`.
              * @enum {string}
              */
             kind: "message_outside_hours";
         } | {
             /**
-             * @description A tag applied to a contact or a conversation.
+             * @description A tag applied to a contact or a conversation. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `tag.{name, target}`.
              * @enum {string}
              */
             kind: "tag_applied";
@@ -5747,7 +5747,7 @@ export interface components {
             tag?: string;
         } | {
             /**
-             * @description A contact’s custom field changed.
+             * @description A contact’s custom field changed. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `change.{from, to}`.
              * @enum {string}
              */
             kind: "custom_field_updated";
@@ -5755,7 +5755,7 @@ export interface components {
             field: string;
         } | {
             /**
-             * @description A customer waiting this long without an operator’s reply.
+             * @description A customer waiting this long without an operator’s reply. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `waiting.{minutes, since}`.
              * @enum {string}
              */
             kind: "conversation_waiting";
@@ -5763,7 +5763,7 @@ export interface components {
             minutes: number;
         } | {
             /**
-             * @description A deal entering a stage.
+             * @description A deal entering a stage. Its templates read `contact.{id, name, email, phone, custom_fields.<key>}`, `conversation.{id, channel}`, `agent.{id, name}`, `deal.{id, name, status, stage, funnel, value, currency}`, `change.{from.name, to.name}`.
              * @enum {string}
              */
             kind: "deal_stage_changed";
@@ -5880,7 +5880,7 @@ export interface components {
             priority?: number;
             trigger: components["schemas"]["RuleTrigger"];
             condition?: components["schemas"]["Condition"] & unknown;
-            /** @description What it does, in order (20 at most). */
+            /** @description What it does, in order (20 at most). Text fields are Liquid templates reading what the trigger’s description lists. */
             actions: components["schemas"]["RuleAction"][];
         };
         AutomationRuleExecutionPage: {
@@ -5942,7 +5942,7 @@ export interface components {
             priority?: number;
             trigger?: components["schemas"]["RuleTrigger"];
             condition?: components["schemas"]["Condition"] & unknown;
-            /** @description What it does, in order (20 at most). */
+            /** @description What it does, in order (20 at most). Text fields are Liquid templates reading what the trigger’s description lists. */
             actions?: components["schemas"]["RuleAction"][];
         };
         AssignmentRuleList: {

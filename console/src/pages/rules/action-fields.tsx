@@ -13,6 +13,8 @@ export interface FormProps<A extends RuleAction> {
 	at: string;
 	problems: Problems;
 	onChange: (action: RuleAction) => void;
+	/** What a template field of this rule can read: its trigger's variables (src/model/rule-variables.ts). */
+	liquid: string;
 }
 
 /** A text field of the action: `field` names both the field and the API's path. */

@@ -45,7 +45,7 @@ export function CreateTask(props: FormProps<Of<'create_task'>>) {
 	const problem = problemAt(props.problems, `${props.at}.dueInMinutes`);
 	return (
 		<div class="grid-3">
-			<Text {...props} field="title" label={t('rules.action.title')} value={props.action.title} />
+			<Text {...props} field="title" label={t('rules.action.title')} value={props.action.title} hint={props.liquid} />
 			<Pick
 				{...props}
 				field="assigneeId"
@@ -144,7 +144,7 @@ export function Notify(props: FormProps<Of<'notify'>>) {
 				label={t('rules.action.notifyText')}
 				value={props.action.text}
 				multiline
-				hint={t('rules.action.liquid')}
+				hint={props.liquid}
 			/>
 			<fieldset class="plain-fieldset">
 				<legend>{t('rules.action.notifyWho')}</legend>

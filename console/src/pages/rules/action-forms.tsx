@@ -44,7 +44,7 @@ function SendMessage(props: FormProps<Of<'send_message'>>) {
 				label={t('rules.action.text')}
 				value={props.action.text}
 				multiline
-				hint={t('rules.action.liquid')}
+				hint={props.liquid}
 			/>
 			<Field id={id} label={t('rules.action.buttons')} problem={problem} hint={t('rules.action.buttonsHint')}>
 				<textarea

@@ -3,9 +3,10 @@
  * focus follows the moved card's button, so the keyboard can keep moving it), removed, or added at the end.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { ruleVariableNames } from '../../../../src/model/rule-variables';
 import { t } from '../../i18n';
 import { ActionForm } from './action-forms';
-import { type ActionType, actionOf, moved, newKey, type RuleAction } from './draft';
+import { type ActionType, actionOf, moved, newKey, type RuleAction, type TriggerKind } from './draft';
 import { type Problems, problemAt } from './fields';
 
 export const ACTION_TYPES: readonly ActionType[] = [
@@ -25,6 +26,7 @@ export interface KeyedAction {
 }
 
 export function ActionList(props: {
+	trigger: TriggerKind;
 	actions: readonly KeyedAction[];
 	problems: Problems;
 	onChange: (actions: KeyedAction[]) => void;
@@ -51,6 +53,8 @@ export function ActionList(props: {
 	const set = (i: number, action: RuleAction) =>
 		props.onChange(actions.map((item, j) => (j === i ? { ...item, action } : item)));
 	const listProblem = problemAt(props.problems, 'actions');
+	// The same table the runner fills templates from, so the hint names what a template really reads.
+	const liquid = t('rules.action.liquid', { names: ruleVariableNames(props.trigger).join(', ') });
 	return (
 		<div class="action-list">
 			{listProblem && <p class="field-problem">{listProblem}</p>}
@@ -117,6 +121,7 @@ export function ActionList(props: {
 								action={item.action}
 								at={at}
 								problems={props.problems}
+								liquid={liquid}
 								onChange={(action) => set(i, action)}
 							/>
 						</li>

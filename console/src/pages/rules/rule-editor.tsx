@@ -163,7 +163,12 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 			</section>
 			<section class="rules-section" aria-labelledby="rule-then">
 				<h2 id="rule-then">{t('rules.then')}</h2>
-				<ActionList actions={draft.actions} problems={problems} onChange={(actions) => set({ actions })} />
+				<ActionList
+					trigger={draft.trigger.kind}
+					actions={draft.actions}
+					problems={problems}
+					onChange={(actions) => set({ actions })}
+				/>
 			</section>
 			<div class="save-bar">
 				<SaveProblem error={save.error} problems={problems} />
