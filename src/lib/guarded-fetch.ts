@@ -12,6 +12,8 @@
  * - host names of the local network (`localhost`, `*.local`, `*.internal`, single labels) are refused;
  * - redirects are followed by hand, each new location checked again, five at most; one to another origin
  *   carries no credential (only Accept, Accept-Language, Content-Type and User-Agent follow it);
+ * - a redirect to a Parley inbound webhook (on any host: see `isParleyInbound`) is refused;
+ * - every hop carries `Parley-Hops` (src/lib/parley-hops.ts), set here whatever the caller's headers say;
  * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
  *
  * What a public host name resolves to is not checked here: on Cloudflare's network a Worker's fetch cannot
@@ -19,6 +21,7 @@
  * through for local test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
  */
 import ipaddr from 'ipaddr.js';
+import { HOPS_HEADER, isParleyInbound } from './parley-hops';
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -148,6 +151,8 @@ export async function guardedFetch(
 		followRedirects?: boolean;
 		/** `truncate`: a body over `maxBytes` is cut there instead of refused (only its start is wanted). */
 		overflow?: 'refuse' | 'truncate';
+		/** The Parley hops that led to the work making this call (a run's count); the call carries one more. */
+		hops?: number;
 	} = {},
 ): Promise<OutboundResponse> {
 	const settings = settingsOf(env);
@@ -156,14 +161,21 @@ export async function guardedFetch(
 	let url = request.url;
 	let method = request.method ?? 'GET';
 	let body = request.body;
-	let headers = { ...request.headers };
+	// The count is ours to set: a step's own header of that name would reset it.
+	let headers = Object.fromEntries(
+		Object.entries(request.headers ?? {}).filter(([name]) => name.toLowerCase() !== HOPS_HEADER.toLowerCase()),
+	);
+	const hops = { [HOPS_HEADER]: String((options.hops ?? 0) + 1) };
 	try {
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 			const problem = refusal(url, settings);
 			if (problem) throw new OutboundError(hop === 0 ? problem : `redirected to ${url}: ${problem}`);
+			if (hop > 0 && isParleyInbound(url)) {
+				throw new OutboundError(`redirected to ${url}: a Parley inbound webhook is never reached by a redirect`);
+			}
 			const response = await transport(url, {
 				method,
-				headers,
+				headers: { ...headers, ...hops },
 				body: method === 'GET' ? undefined : body,
 				redirect: 'manual',
 				signal,
