@@ -10,12 +10,23 @@
  * of Parley's own calls (which always carry it), not what an outside relay does; the flood protection of
  * src/domain/scenario-flood.ts is the backstop for those.
  */
+import { z } from '@hono/zod-openapi';
 import { Invalid, LoopDetected } from './errors';
 
 export const HOPS_HEADER = 'Parley-Hops';
 
 /** Calls in a row Parley follows: a run started by the 5th is refused (a chain of 5 runs at most). */
 export const MAX_PARLEY_HOPS = 5;
+
+/** The header as the routes that start runs document it (they read it with `inboundHops`). */
+export const hopsHeaderSchema = z
+	.string()
+	.max(12)
+	.optional()
+	.openapi({
+		description: `Set by Parley on its own outbound calls: how many calls it made in a row to get here. At ${MAX_PARLEY_HOPS} the call is refused with 508 (a loop); below, the run keeps it and its calls carry one more.`,
+		example: '1',
+	});
 
 /**
  * The hop count an inbound call brings: 0 without the header, 422 when it is not a whole number, 508 (with
@@ -62,5 +73,8 @@ export function isParleyInbound(url: string): boolean {
 			break;
 		}
 	}
-	return path.toLowerCase().replace(/\/{2,}/g, '/').includes(INBOUND_PATH);
+	return path
+		.toLowerCase()
+		.replace(/\/{2,}/g, '/')
+		.includes(INBOUND_PATH);
 }

@@ -137,7 +137,7 @@ describe('guarded fetch', () => {
 		expect(seen).toEqual(['1', '4', '4']);
 	});
 
-	it("refuses a redirect to a Parley inbound webhook, on any host and in any spelling, and calls one directly", async () => {
+	it('refuses a redirect to a Parley inbound webhook, on any host and in any spelling, and calls one directly', async () => {
 		const inbound = 'https://parley.acme.example/v3/workflows/webhook/wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T';
 		const { transport, called } = remote({
 			'https://out.example.com/307': redirect(inbound, 307),
@@ -154,7 +154,9 @@ describe('guarded fetch', () => {
 		}
 		expect(called.filter((url) => !url.startsWith('https://out.example.com/'))).toEqual([]);
 		// Called directly it is allowed: the hop count bounds that loop.
-		expect((await guardedFetch(production, { url: inbound, method: 'POST', body: '{}' }, { transport })).status).toBe(202);
+		expect((await guardedFetch(production, { url: inbound, method: 'POST', body: '{}' }, { transport })).status).toBe(
+			202,
+		);
 	});
 
 	it('turns a POST answered with 303 into a GET, and stops after five redirects', async () => {
