@@ -3,7 +3,7 @@ import { hasPermission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
 import type { WaitingConversation } from '../src/domain/auto-assignment';
 import { isCredentialActive } from '../src/domain/team';
-import type { DomainEvent } from '../src/events/catalogue';
+import { ADMIN_FEED_TYPES, type DomainEvent } from '../src/events/catalogue';
 import { errorBody } from '../src/lib/error-status';
 import type { Actor } from '../src/model/actor';
 import type { PresenceStatus } from '../src/model/presence';
@@ -223,7 +223,9 @@ export class WorkspaceHub extends DurableObject<Env> {
 		for (const socket of this.ctx.getWebSockets()) {
 			const subscriber = socket.deserializeAttachment() as FeedSubscriber;
 			if (!hasPermission(subscriber.permissions, 'conversations:read')) continue;
+			const admin = hasPermission(subscriber.permissions, 'admin');
 			for (const event of events) {
+				if (!admin && ADMIN_FEED_TYPES.includes(event.type)) continue;
 				if (trySend(socket, JSON.stringify({ type: 'event', event } satisfies ServerFrame))) sent++;
 			}
 		}

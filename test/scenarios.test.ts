@@ -105,7 +105,7 @@ function runner(answer: (request: Request) => Response | Promise<Response>) {
 
 /** A run started through the domain with the runner's Queue (the real consumer never sees it). */
 async function startedRun(rc: RunnerContext, workspaceId: string, scenarioId: string, input: Record<string, unknown>) {
-	const { run } = await startRun(db, rc.queue, {
+	const { run } = await startRun(env, db, rc.queue, {
 		workspaceId,
 		scenarioId,
 		trigger: 'api',

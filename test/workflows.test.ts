@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
@@ -156,7 +157,7 @@ describe('POST /v3/workflows/webhook/{webhook_id}', () => {
 			dedupeKey: null,
 			input: { a: 1 },
 		};
-		await expect(startRun(db, downQueue, start)).rejects.toBeInstanceOf(ServiceUnavailable);
+		await expect(startRun(env, db, downQueue, start)).rejects.toBeInstanceOf(ServiceUnavailable);
 		expect(await runsOf(s.scenarioId)).toEqual([]);
 	});
 

@@ -25,6 +25,8 @@ export interface ActionContext {
 	now: number;
 	/** The network, for outbound calls; a test passes its stand-in. */
 	transport?: typeof fetch;
+	/** The calls Parley made to itself in a row that led to this work (a scenario run's); 0 when none did. */
+	hops?: number;
 	/**
 	 * The step's key in its run (a scenario's `run:step@loop:i`): what makes creating a conversation or posting
 	 * a message idempotent, so a retried step finds what its first try made.

@@ -149,12 +149,17 @@ export function performHttpRequest(ctx: ActionContext, request: HttpRequest): Pr
 		if (outbound.url === '') return refused('url: rendered empty');
 		if (climbs(outbound.url))
 			return refused(`url: ${outbound.url} has a . or .. segment (encode values with url_encode)`);
-		const response = await guardedFetch(ctx.env, outbound, ctx.transport ? { transport: ctx.transport } : {});
+		const response = await guardedFetch(ctx.env, outbound, {
+			...(ctx.transport ? { transport: ctx.transport } : {}),
+			...(ctx.hops === undefined ? {} : { hops: ctx.hops }),
+		});
 		const data = responseData(response.body, response.headers['content-type']);
 		if (response.status >= 400) {
 			const failed = refused(`the answer was HTTP ${response.status}`, { status: response.status, body: data });
-			// A server error or a rate limit may pass; a 4xx says the request itself is wrong.
-			return response.status >= 500 || response.status === 429 ? { ...failed, retryable: true } : failed;
+			// A server error or a rate limit may pass; a 4xx says the request itself is wrong, and a 508 (Loop
+			// Detected) that the call went round in a loop, which another try would only go round again.
+			const passing = (response.status >= 500 && response.status !== 508) || response.status === 429;
+			return passing ? { ...failed, retryable: true } : failed;
 		}
 		return { ok: true, data };
 	});

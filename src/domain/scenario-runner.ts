@@ -274,6 +274,7 @@ async function resultOf(
 			locale,
 			now,
 			idempotencyKey: `${run.id}:${pending.key}`,
+			hops: run.hops,
 			...(rc.transport ? { transport: rc.transport } : {}),
 		},
 		pending.step,

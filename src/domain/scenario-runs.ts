@@ -9,10 +9,14 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { RUN_STATUSES, RUN_TRIGGERS, scenarioRuns } from '../db/schema';
 import { newScenarioRun } from '../engines/scenario-interpreter';
+import { commit, release } from '../events/commit';
 import { canonicalJson, jsonDepth } from '../lib/canonical-json';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound, ServiceUnavailable } from '../lib/errors';
 import { iso, isoOrNull, newId } from '../lib/ids';
+import { HOPS_HEADER } from '../lib/parley-hops';
+import { getAutomationSettings } from './automation-settings';
+import { floodGuard, ScenarioPaused } from './scenario-flood';
 import { runnableScenario } from './scenarios';
 
 /** What travels on the scenario-runs Queue: just enough to load the run from D1. */
@@ -69,6 +73,12 @@ const runFields = {
 	retryable: z.boolean().openapi({ description: 'Whether `POST …/retry` can run it again from its failed step.' }),
 	createdAt: z.string().openapi({ description: 'When it was recorded (ISO 8601).' }),
 	finishedAt: z.string().nullable().openapi({ description: 'When it ended (ISO 8601), or null.' }),
+	hops: z
+		.number()
+		.int()
+		.openapi({
+			description: `The calls Parley made to itself in a row that started it (\`${HOPS_HEADER}\`): its own calls carry one more.`,
+		}),
 };
 
 export const runSummarySchema = z.object(runFields).openapi('ScenarioRunSummary');
@@ -95,6 +105,7 @@ function summaryView(row: RunRow): z.infer<typeof runSummarySchema> {
 		retryable: row.status === 'failed' && (row.retryState !== null || row.pending !== null),
 		createdAt: iso(row.createdAt),
 		finishedAt: isoOrNull(row.finishedAt),
+		hops: row.hops,
 	};
 }
 
@@ -120,24 +131,33 @@ interface RunStart {
 	/** A sender's retry id: a second start with it answers the first run (422 with another input). */
 	dedupeKey: string | null;
 	input: Record<string, unknown>;
+	/** The calls Parley made to itself in a row that led to this start (src/lib/parley-hops.ts); 0 by default. */
+	hops?: number;
 }
 
 /**
  * Records a run of the scenario's published version as queued and puts it on the Queue (a 409 when the
- * scenario is unpublished or disabled). When the Queue refuses, the row is removed and the caller gets a 503
- * to retry, so a 202 always means the run will be processed. A start with a `dedupeKey` already used answers
- * the first run (`replayed`).
+ * scenario is unpublished, disabled or paused). The run is counted by flood protection in the batch that
+ * records it (src/domain/scenario-flood.ts): one over the workspace's limit is not kept, and pauses the
+ * scenario (409). When the Queue refuses, the row is removed and the caller gets a 503 to retry, so a 202
+ * always means the run will be processed. A start with a `dedupeKey` already used answers the first run
+ * (`replayed`).
  */
 export async function startRun(
+	env: Env,
 	db: Database,
 	queue: Queue<ScenarioRunMessage>,
 	start: RunStart,
 	now = Date.now(),
 ): Promise<{ run: RunRow; replayed: boolean }> {
-	const { version } = await runnableScenario(db, start.workspaceId, start.scenarioId);
+	const [{ row: scenario, version }, { scenarioRunsPerMinute }] = await Promise.all([
+		runnableScenario(db, start.workspaceId, start.scenarioId),
+		getAutomationSettings(db, start.workspaceId),
+	]);
 	const row: RunRow = {
 		id: newId('run', now),
 		...start,
+		hops: start.hops ?? 0,
 		version,
 		status: 'queued',
 		state: newScenarioRun(),
@@ -152,7 +172,23 @@ export async function startRun(
 		updatedAt: now,
 		finishedAt: null,
 	};
-	const [inserted] = await db.insert(scenarioRuns).values(row).onConflictDoNothing().returning();
+	const guard = floodGuard(
+		{
+			workspaceId: start.workspaceId,
+			scenarioId: start.scenarioId,
+			scenarioName: scenario.name,
+			runId: row.id,
+			runsPerMinute: scenarioRunsPerMinute,
+		},
+		now,
+	);
+	const insert = db.insert(scenarioRuns).values(row).onConflictDoNothing();
+	const committed = await commit(db, { statements: [insert, ...guard.statements], events: [guard.event] });
+	const [inserted, refused] = committed.results.map((result) => result.meta.changes > 0);
+	if (refused) {
+		await release(env, committed.events);
+		throw new ScenarioPaused(start.scenarioId, now, scenarioRunsPerMinute);
+	}
 	if (!inserted) return { run: await replayed(db, start), replayed: true };
 	try {
 		await queue.send({ runId: row.id, workspaceId: start.workspaceId });
@@ -160,7 +196,7 @@ export async function startRun(
 		await db.delete(scenarioRuns).where(eq(scenarioRuns.id, row.id));
 		throw new ServiceUnavailable('The run could not be queued; nothing was recorded. Retry shortly.', { cause: error });
 	}
-	return { run: inserted, replayed: false };
+	return { run: row, replayed: false };
 }
 
 /**

@@ -18,6 +18,7 @@ import type { DomainEvent } from '../events/catalogue';
 import { NotFound } from '../lib/errors';
 import { groupBy } from '../lib/group-by';
 import { iso } from '../lib/ids';
+import { ScenarioPaused } from './scenario-flood';
 import { startRun } from './scenario-runs';
 import { NotRunnable, nextFire, SCENARIO_EVENT_TYPES, workspaceTimeZone } from './scenarios';
 
@@ -26,13 +27,16 @@ const TRIGGERING: ReadonlySet<string> = new Set(SCENARIO_EVENT_TYPES);
 /** Schedules one sweep fires at most (the rest wait a minute): a bound on the Cron Trigger's work. */
 const SCHEDULES_PER_SWEEP = 200;
 
-/** Starts a run; false when the scenario was deleted or disabled meanwhile (nothing to start, nothing to retry). */
+/**
+ * Starts a run; false when the scenario was deleted, disabled or paused meanwhile (nothing to start, nothing
+ * to retry).
+ */
 async function startedUnlessGone(start: () => Promise<unknown>): Promise<boolean> {
 	try {
 		await start();
 		return true;
 	} catch (error) {
-		if (error instanceof NotFound || error instanceof NotRunnable) return false;
+		if (error instanceof NotFound || error instanceof NotRunnable || error instanceof ScenarioPaused) return false;
 		throw error;
 	}
 }
@@ -78,7 +82,7 @@ export async function startEventScenarios(
 		if (scenario.condition !== null && !evaluate(scenario.condition, { vars: variables })) continue;
 		if (
 			await startedUnlessGone(() =>
-				startRun(db, env.SCENARIO_RUNS, {
+				startRun(env, db, env.SCENARIO_RUNS, {
 					workspaceId: event.workspaceId,
 					scenarioId: scenario.id,
 					trigger: 'event',
@@ -119,7 +123,7 @@ export async function fireSchedules(env: Env, db: Database, now = Date.now()): P
 	for (const scenario of due) {
 		const at = scenario.nextFireAt as number;
 		const started = await startedUnlessGone(() =>
-			startRun(db, env.SCENARIO_RUNS, {
+			startRun(env, db, env.SCENARIO_RUNS, {
 				workspaceId: scenario.workspaceId,
 				scenarioId: scenario.id,
 				trigger: 'schedule',

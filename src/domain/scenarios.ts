@@ -25,6 +25,7 @@ import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
+import { pauseReason, ScenarioPaused } from './scenario-flood';
 import {
 	checkedAgainst,
 	createOwner,
@@ -149,6 +150,17 @@ export const scenarioSchema = z
 			.nullable()
 			.openapi({ description: 'The version new runs start with; null until published.' }),
 		lastVersion: z.number().int().openapi({ description: 'The latest version number; 0 before the first publish.' }),
+		paused: z
+			.object({
+				at: z.string().openapi({ description: 'When (ISO 8601).' }),
+				reason: z.string().openapi({ description: 'Why, for people.' }),
+				runsPerMinute: z.number().int().openapi({ description: 'The limit it went past.' }),
+			})
+			.nullable()
+			.openapi('ScenarioPause', {
+				description:
+					'Set while flood protection keeps it paused (and disabled): it started runs faster than the workspace allows (`scenarioRunsPerMinute`). `POST …/resume` (or enabling it) resumes it.',
+			}),
 		createdAt: z.string().openapi({ description: 'When it was created (ISO 8601).' }),
 		updatedAt: z.string().openapi({ description: 'When its settings or draft last changed (ISO 8601).' }),
 	})
@@ -173,6 +185,14 @@ function scenarioView(row: ScenarioRow): z.infer<typeof scenarioSchema> {
 		draft: row.draft,
 		publishedVersion: row.publishedVersion,
 		lastVersion: row.lastVersion,
+		paused:
+			row.pausedAt === null
+				? null
+				: {
+						at: iso(row.pausedAt),
+						reason: pauseReason(row.pausedRunsPerMinute ?? 0),
+						runsPerMinute: row.pausedRunsPerMinute ?? 0,
+					},
 		createdAt: iso(row.createdAt),
 		updatedAt: iso(row.updatedAt),
 	};
@@ -266,6 +286,9 @@ export async function createScenario(
 		draft,
 		publishedVersion: null,
 		lastVersion: 0,
+		pausedAt: null,
+		pausedRunsPerMinute: null,
+		resumedAt: null,
 		createdAt: now,
 		updatedAt: now,
 	};
@@ -296,8 +319,13 @@ export async function updateScenario(
 	if (changes.enabled === true && !current.enabled && cron !== null && current.publishedVersion !== null) {
 		set.nextFireAt = nextFire(cron, await workspaceTimeZone(db, workspaceId), now) ?? null;
 	}
-	// The next fire time follows from the schedule and `enabled`: not announced on its own.
-	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, ['nextFireAt']));
+	// Enabled again: resumed, and flood protection counts runs from now, not the flood that paused it.
+	if (changes.enabled === true && !current.enabled) {
+		Object.assign(set, { pausedAt: null, pausedRunsPerMinute: null, resumedAt: now });
+	}
+	// These follow from the schedule and `enabled`: not announced on their own.
+	const derived = ['nextFireAt', 'pausedAt', 'pausedRunsPerMinute', 'resumedAt'];
+	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, derived));
 }
 
 /**
@@ -373,6 +401,7 @@ export async function runnableScenario(db: Database, workspaceId: string, id: st
 	const row = await scenarioRow(db, workspaceId, id);
 	if (row.publishedVersion === null)
 		throw new NotRunnable(`Scenario ${id} has no published version yet: publish it first.`);
+	if (!row.enabled && row.pausedAt !== null) throw new ScenarioPaused(id, row.pausedAt, row.pausedRunsPerMinute ?? 0);
 	if (!row.enabled)
 		throw new NotRunnable(`Scenario ${id} is disabled: enable it (PATCH {"enabled": true}) to start it.`);
 	return { row, version: row.publishedVersion };

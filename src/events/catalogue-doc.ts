@@ -57,6 +57,8 @@ const SUMMARIES: Record<EventType, string> = {
 	'scenario.published': 'A scenario version was published (or an older one again).',
 	'scenario.deleted': 'A scenario was deleted.',
 	'scenario.run_ended': 'A scenario run succeeded or failed.',
+	'scenario.paused':
+		'Flood protection paused a scenario that started runs faster than the workspace allows; an admin resumes it.',
 	'conversation.waiting': 'A customer has waited a rule’s time for an operator’s reply.',
 	'rule.created': 'An automation rule was created.',
 	'rule.updated': 'An automation rule changed (enabled, trigger, condition, actions…).',

@@ -306,6 +306,15 @@ export const EVENT_PAYLOADS = {
 		error: z.string().nullable(),
 	}),
 	/**
+	 * Flood protection paused the scenario (and disabled it): it started more than `runsPerMinute` runs in a
+	 * minute. Its webhooks answer 409 and nothing else starts it until an admin resumes it.
+	 */
+	'scenario.paused': z.object({
+		scenario: scenarioSummary,
+		runsPerMinute: z.number().int(),
+		reason: z.string(),
+	}),
+	/**
 	 * A customer has waited `minutes` for an operator's reply since `waitingSince` (its first message after the
 	 * last operator reply). Sent once per waiting period and threshold, for the thresholds the workspace's
 	 * `conversation_waiting` rules set, by a sweep that runs every minute.
@@ -408,6 +417,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('scenario.published'),
 	envelope('scenario.deleted'),
 	envelope('scenario.run_ended'),
+	envelope('scenario.paused'),
 	envelope('rule.created'),
 	envelope('rule.updated'),
 	envelope('rule.deleted'),
@@ -424,7 +434,7 @@ export type DomainEvent = z.infer<typeof domainEventSchema>;
  * Event types an operator's live inbox feed carries: what an inbox shows. Conversations and their messages;
  * the tags a conversation's `PUT`/`DELETE …/tags/{name}` applies or removes (a `PATCH` announces them in
  * `conversation.updated` too); the contact beside them (renamed, merged into another); and who on the team
- * is available.
+ * is available; and, for admins, a scenario flood protection paused.
  */
 export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'conversation.created',
@@ -437,7 +447,11 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'contact.merged',
 	'member.status_changed',
 	'rule.notification',
+	'scenario.paused',
 ];
+
+/** Feed events only admins receive: what only they can act on. */
+export const ADMIN_FEED_TYPES: readonly EventType[] = ['scenario.paused'];
 
 /**
  * Builds an event with a fresh id, caused by `actor`. The id is fixed here, once, so that every retry of its delivery carries

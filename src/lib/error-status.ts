@@ -17,6 +17,7 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
 	invalid: 422,
 	upgrade_required: 426,
 	rate_limited: 429,
+	loop_detected: 508,
 	unavailable: 503,
 };
 
@@ -34,6 +35,7 @@ const STATUS_NAMES: Record<number, string> = {
 	429: 'Too Many Requests',
 	500: 'Internal Server Error',
 	503: 'Service Unavailable',
+	508: 'Loop Detected',
 };
 
 /** The spec's error body. */

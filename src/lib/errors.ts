@@ -17,6 +17,7 @@ export type ErrorKind =
 	| 'invalid'
 	| 'upgrade_required'
 	| 'rate_limited'
+	| 'loop_detected'
 	| 'unavailable';
 
 /** Where a field of the input was: the request body unless the edge that checked it says otherwise. */
@@ -140,6 +141,16 @@ export class TooManyRequests extends AppError {
 		readonly retryAfterSeconds: number,
 	) {
 		super('rate_limited', message);
+	}
+}
+
+/**
+ * A call that came round again: an inbound call whose `Parley-Hops` says it is the latest of too many calls
+ * Parley made to itself (src/lib/parley-hops.ts). Trying again cannot help.
+ */
+export class LoopDetected extends AppError {
+	constructor(message: string) {
+		super('loop_detected', message);
 	}
 }
 

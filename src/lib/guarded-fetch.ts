@@ -12,6 +12,8 @@
  * - host names of the local network (`localhost`, `*.local`, `*.internal`, single labels) are refused;
  * - redirects are followed by hand, each new location checked again, five at most; one to another origin
  *   carries no credential (only Accept, Accept-Language, Content-Type and User-Agent follow it);
+ * - a redirect to a Parley inbound webhook (on any host: see `isParleyInbound`) is refused;
+ * - every hop carries `Parley-Hops` (src/lib/parley-hops.ts), set here whatever the caller's headers say;
  * - 10 s for the whole exchange, and a response body cut at 1 MiB (an error, not a truncated body).
  *
  * - a host name must resolve to public unicast addresses only (`resolution-check.ts`: every A and AAAA record,
@@ -20,6 +22,8 @@
  * A test-only setting, `OUTBOUND_LOOPBACK=on`, lets loopback (and `localhost`)
  * through for local test servers; it is ignored unless `HTTPS_ONLY` is off (never in production).
  */
+
+import { HOPS_HEADER, isParleyInbound } from './parley-hops';
 import { addressRefusal, isAddress } from './public-address';
 import { resolutionRefusal } from './resolution-check';
 
@@ -163,6 +167,8 @@ export async function guardedFetch(
 		followRedirects?: boolean;
 		/** `truncate`: a body over `maxBytes` is cut there instead of refused (only its start is wanted). */
 		overflow?: 'refuse' | 'truncate';
+		/** The Parley hops that led to the work making this call (a run's count); the call carries one more. */
+		hops?: number;
 	} = {},
 ): Promise<OutboundResponse> {
 	const settings = settingsOf(env);
@@ -171,11 +177,18 @@ export async function guardedFetch(
 	let url = request.url;
 	let method = request.method ?? 'GET';
 	let body = request.body;
-	let headers = { ...request.headers };
+	// The count is ours to set: a step's own header of that name would reset it.
+	let headers = Object.fromEntries(
+		Object.entries(request.headers ?? {}).filter(([name]) => name.toLowerCase() !== HOPS_HEADER.toLowerCase()),
+	);
+	const hops = { [HOPS_HEADER]: String((options.hops ?? 0) + 1) };
 	try {
 		for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 			const problem = refusal(url, settings);
 			if (problem) throw new OutboundError(hop === 0 ? problem : `redirected to ${url}: ${problem}`);
+			if (hop > 0 && isParleyInbound(url)) {
+				throw new OutboundError(`redirected to ${url}: a Parley inbound webhook is never reached by a redirect`);
+			}
 			const resolved = await resolutionOf(url, settings, transport, signal);
 			if (resolved) {
 				const reason = 'refused' in resolved ? resolved.refused : resolved.unresolved;
@@ -185,7 +198,7 @@ export async function guardedFetch(
 			}
 			const response = await transport(url, {
 				method,
-				headers,
+				headers: { ...headers, ...hops },
 				body: method === 'GET' ? undefined : body,
 				redirect: 'manual',
 				signal,

@@ -118,6 +118,8 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		description:
 			'Backend workflows: drafts, published versions, test runs, their inbound webhooks, their runs and retries.',
 	},
+	// Today's only automation setting is the scenarios' flood protection.
+	{ prefix: '/v3/automation-settings', name: 'Scenarios', description: '' },
 	{
 		prefix: '/v3/templates',
 		name: 'Templates',

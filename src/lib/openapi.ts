@@ -32,6 +32,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	429: 'Rate limit exceeded; see Retry-After and the RateLimit headers.',
 	500: 'An unexpected failure, logged on our side (the message reveals nothing of it).',
 	503: 'A dependency was briefly unavailable; nothing half-done was kept. Retry.',
+	508: 'The call is the latest of too many calls Parley made to itself (`Parley-Hops`); nothing was recorded.',
 };
 
 const ERROR_EXAMPLES: Record<number, string> = {
@@ -48,6 +49,7 @@ const ERROR_EXAMPLES: Record<number, string> = {
 	429: 'Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.',
 	500: 'Something went wrong on our side. It has been logged; please retry later.',
 	503: 'The settings were saved but the widget cannot see them yet; repeat the same request.',
+	508: 'Parley-Hops is 5: this call is the 5th Parley made in a row to itself, the most it follows. Nothing was recorded.',
 };
 
 /** One error answer in the spec's body, with a typical example. */

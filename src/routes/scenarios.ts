@@ -44,6 +44,7 @@ import type { scenarioDefinitionSchema } from '../engines/scenario-definition';
 import { simulateScenario } from '../engines/scenario-simulation';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
+import { hopsHeaderSchema, inboundHops } from '../lib/parley-hops';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
 import { addVersionRoutes, versionedParams } from './versioned';
@@ -77,6 +78,7 @@ const example: z.input<typeof scenarioSchema> = {
 	draft: exampleDefinition,
 	publishedVersion: 1,
 	lastVersion: 1,
+	paused: null,
 	createdAt: '2026-11-23T12:00:00.000Z',
 	updatedAt: '2026-11-23T12:00:00.000Z',
 };
@@ -103,6 +105,7 @@ const runSummaryExample: z.input<typeof runSummarySchema> = {
 	retryable: false,
 	createdAt: example.createdAt,
 	finishedAt: '2026-11-23T12:00:00.210Z',
+	hops: 0,
 };
 
 const runExample: z.input<typeof runSchema> = {
@@ -479,7 +482,7 @@ export const scenariosRoutes = createRouter()
 			...requires('admin'),
 			request: {
 				params: idParams,
-				headers: idempotencyHeaders,
+				headers: idempotencyHeaders.extend({ 'parley-hops': hopsHeaderSchema }),
 				body: jsonBody(runInputSchema, { orderId: '1042', name: 'Ada', email: 'ada@example.com' }),
 			},
 			responses: {
@@ -489,22 +492,54 @@ export const scenariosRoutes = createRouter()
 					status: 'queued',
 					createdAt: example.createdAt,
 				}),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422, 503),
+				...errorResponses(400, 403, 404, 409, 413, 415, 422, 503, 508),
 			},
 		}),
 		async (c) => {
 			const { id } = c.req.valid('param');
 			const key = c.req.valid('header')['idempotency-key'];
-			const { run, replayed } = await startRun(c.var.db, c.env.SCENARIO_RUNS, {
+			// A scenario's HTTP step may call this with a token: a loop through it is bounded as a webhook's is.
+			const hops = inboundHops(c.req.raw.headers);
+			const { run, replayed } = await startRun(c.env, c.var.db, c.env.SCENARIO_RUNS, {
 				workspaceId: c.var.caller.workspaceId,
 				scenarioId: id,
 				trigger: 'api',
 				source: null,
 				dedupeKey: key === undefined ? null : `api:${key}`,
 				input: c.req.valid('json'),
+				hops,
 			});
 			if (replayed) c.header('Idempotent-Replayed', 'true');
 			return c.json(runAccepted(run), 202);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/{id}/resume',
+			operationId: 'resumeScenario',
+			summary: 'Resume a scenario flood protection paused',
+			description:
+				'Enables it again (as `PATCH {"enabled": true}` does) and clears `paused`; flood protection counts its runs from now. A scenario that is enabled already is answered as it is.',
+			...requires('admin'),
+			request: { params: idParams },
+			responses: {
+				200: jsonResponse('The scenario, enabled.', scenarioSchema, example),
+				...errorResponses(403, 404, 409),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			const { id } = c.req.valid('param');
+			const resumed = await updateScenario(
+				c.env,
+				c.var.db,
+				workspaceId,
+				id,
+				{ enabled: true },
+				operatorActor(operatorId),
+			);
+			return c.json(resumed, 200);
 		},
 	)
 	.openapi(

@@ -9,6 +9,7 @@ import { type CallerProof, enabledWebhook, proveCall, SECRET_HEADER } from '../d
 import { clientIp, enforceFloodLimit } from '../domain/visitor-limits';
 import { NotFound, PayloadTooLarge } from '../lib/errors';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../lib/openapi';
+import { hopsHeaderSchema, inboundHops } from '../lib/parley-hops';
 import { createRouter } from '../lib/router';
 
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
@@ -24,6 +25,7 @@ type WebhookEnv = AppEnv & {
 	Variables: AppEnv['Variables'] & {
 		webhook: Awaited<ReturnType<typeof enabledWebhook>>;
 		proof: CallerProof | 'token';
+		hops: number;
 	};
 };
 
@@ -36,6 +38,8 @@ const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, n
 	const withToken = c.req.header('Authorization') !== undefined;
 	// A call without a token is counted before any lookup: made-up ids cost the caller, not D1.
 	if (!withToken) await enforceFloodLimit(c.env, `webhook:${id.slice(0, 64)}`, clientIp(c.req.raw.headers), 'other');
+	// Before any read: a loop's last round costs nothing and records nothing.
+	c.set('hops', inboundHops(c.req.raw.headers));
 	const webhook = await enabledWebhook(c.var.db, id);
 	c.set('webhook', webhook);
 	if (withToken) {
@@ -73,6 +77,7 @@ const signatureHeaders = idempotencyHeaders.extend({
 		.max(200)
 		.optional()
 		.openapi({ description: `The webhook's secret, for a sender that cannot sign (${SECRET_HEADER}).` }),
+	'parley-hops': hopsHeaderSchema,
 });
 
 /** The inbound path: mounted before the API's own bearer check, which it runs itself when a token is sent. */
@@ -83,7 +88,7 @@ export const workflows = createRouter().openapi(
 		operationId: 'startWorkflowRun',
 		summary: "Start a run of the webhook's scenario; the JSON body becomes its variables",
 		description:
-			"Authenticate with a Token V3 of the workspace, or with the webhook's own secret: a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or the secret in `X-Webhook-Secret`. An `open` webhook takes anonymous calls. A retried `webhook-id` (or `Idempotency-Key`) answers the first run; the same id with another body is 422.",
+			"Authenticate with a Token V3 of the workspace, or with the webhook's own secret: a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or the secret in `X-Webhook-Secret`. An `open` webhook takes anonymous calls. A retried `webhook-id` (or `Idempotency-Key`) answers the first run; the same id with another body is 422. A call that is the 5th Parley made to itself in a row (`Parley-Hops`) is refused with 508; a scenario paused by flood protection answers 409.",
 		security: [{ TokenV3: [] }, { WebhookSignature: [] }, { WebhookSecret: [] }, {}] as Array<Record<string, string[]>>,
 		'x-required-permission': 'none',
 		middleware: [webhookBodyLimit, webhookAuth as MiddlewareHandler] as const,
@@ -101,20 +106,21 @@ export const workflows = createRouter().openapi(
 				status: 'queued',
 				createdAt: '2026-11-23T12:00:00.000Z',
 			}),
-			...errorResponses(400, 404, 409, 413, 415, 422, 503),
+			...errorResponses(400, 404, 409, 413, 415, 422, 503, 508),
 		},
 	}),
 	async (c) => {
-		const webhook = (c as unknown as { var: WebhookEnv['Variables'] }).var.webhook;
+		const { webhook, hops } = (c as unknown as { var: WebhookEnv['Variables'] }).var;
 		const headers = c.req.valid('header');
 		const senderId = headers['webhook-id'] ?? headers['idempotency-key'];
-		const { run, replayed } = await startRun(c.var.db, c.env.SCENARIO_RUNS, {
+		const { run, replayed } = await startRun(c.env, c.var.db, c.env.SCENARIO_RUNS, {
 			workspaceId: webhook.workspaceId,
 			scenarioId: webhook.scenarioId,
 			trigger: 'webhook',
 			source: webhook.id,
 			dedupeKey: senderId === undefined ? null : `${webhook.id}:${senderId}`,
 			input: c.req.valid('json'),
+			hops,
 		});
 		if (replayed) c.header('Idempotent-Replayed', 'true');
 		return c.json(runAccepted(run), 202);

@@ -115,11 +115,48 @@ describe('guarded fetch', () => {
 		}) as typeof fetch;
 		const headers = { Authorization: 'Bearer T', 'X-Api-Key': 'K', Accept: 'application/json' };
 		await guardedFetch(production, { url: 'https://api.partner.com/x', headers }, { transport });
+		const hop = { 'Parley-Hops': '1' };
 		expect(seen).toEqual([
-			['https://api.partner.com/x', headers],
-			['https://api.partner.com/y', headers],
-			['https://elsewhere.example/z', { Accept: 'application/json' }],
+			['https://api.partner.com/x', { ...headers, ...hop }],
+			['https://api.partner.com/y', { ...headers, ...hop }],
+			['https://elsewhere.example/z', { Accept: 'application/json', ...hop }],
 		]);
+	});
+
+	it('carries its own Parley-Hops on every hop: the count that led to the call plus one, whatever the caller set', async () => {
+		const seen: Array<string | null> = [];
+		const transport = (async (input: RequestInfo | URL, init?: RequestInit) => {
+			seen.push(new Headers(init?.headers).get('Parley-Hops'));
+			if (String(input) === 'https://a.example.com/x') return redirect('https://b.example.com/y', 307)();
+			return new Response('ok');
+		}) as typeof fetch;
+		await guardedFetch(production, { url: 'https://b.example.com/y' }, { transport });
+		// A step's own header cannot reset the count.
+		const forged = { 'parley-hops': '0', 'PARLEY-HOPS': '0' };
+		await guardedFetch(production, { url: 'https://a.example.com/x', headers: forged }, { transport, hops: 3 });
+		expect(seen).toEqual(['1', '4', '4']);
+	});
+
+	it('refuses a redirect to a Parley inbound webhook, on any host and in any spelling, and calls one directly', async () => {
+		const inbound = 'https://parley.acme.example/v3/workflows/webhook/wh_01JD3Q8Z6Y2V7K1N4M5P6R7S8T';
+		const { transport, called } = remote({
+			'https://out.example.com/307': redirect(inbound, 307),
+			'https://out.example.com/encoded': redirect('https://other.example/v3/workflows/%77ebhook/wh_1', 307),
+			'https://out.example.com/dots': redirect('https://other.example/x/../v3/Workflows/Webhook/wh_1', 302),
+			'https://out.example.com/slashes': redirect('https://other.example//v3/workflows/webhook/wh_1', 307),
+			[inbound]: () => new Response('{"runId":"run_1"}', { status: 202 }),
+		});
+		for (const from of ['307', 'encoded', 'dots', 'slashes']) {
+			await expect(
+				guardedFetch(production, { url: `https://out.example.com/${from}`, method: 'POST', body: '{}' }, { transport }),
+				from,
+			).rejects.toThrow(/Parley inbound webhook/);
+		}
+		expect(called.filter((url) => !url.startsWith('https://out.example.com/'))).toEqual([]);
+		// Called directly it is allowed: the hop count bounds that loop.
+		expect((await guardedFetch(production, { url: inbound, method: 'POST', body: '{}' }, { transport })).status).toBe(
+			202,
+		);
 	});
 
 	it('turns a POST answered with 303 into a GET, and stops after five redirects', async () => {

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run of the webhook's scenario; the JSON body becomes its variables
-         * @description Authenticate with a Token V3 of the workspace, or with the webhook's own secret: a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or the secret in `X-Webhook-Secret`. An `open` webhook takes anonymous calls. A retried `webhook-id` (or `Idempotency-Key`) answers the first run; the same id with another body is 422.
+         * @description Authenticate with a Token V3 of the workspace, or with the webhook's own secret: a Standard Webhooks signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or the secret in `X-Webhook-Secret`. An `open` webhook takes anonymous calls. A retried `webhook-id` (or `Idempotency-Key`) answers the first run; the same id with another body is 422. A call that is the 5th Parley made to itself in a row (`Parley-Hops`) is refused with 508; a scenario paused by flood protection answers 409.
          *
          *     **Credential:** any valid Token V3 of the workspace, the webhook's Standard Webhooks signature, or its secret in `X-Webhook-Secret`; none for a webhook set `open`.
          */
@@ -1324,6 +1324,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/scenarios/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a scenario flood protection paused
+         * @description Enables it again (as `PATCH {"enabled": true}` does) and clears `paused`; flood protection counts its runs from now. A scenario that is enabled already is answered as it is.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        post: operations["resumeScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/scenarios/{id}/runs/{runId}": {
         parameters: {
             query?: never;
@@ -1558,6 +1580,34 @@ export interface paths {
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
          */
         patch: operations["updateAutomationRule"];
+        trace?: never;
+    };
+    "/v3/automation-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's automation settings
+         * @description Flood protection: how many runs a minute a scenario may start before it is paused.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        get: operations["getAutomationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the workspace's automation settings
+         * @description A scenario that starts more runs than `scenarioRunsPerMinute` in any minute is paused (its webhooks answer 409, its events and schedule start nothing), `scenario.paused` is sent, and an admin resumes it with `POST /v3/scenarios/{id}/resume`.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        patch: operations["updateAutomationSettings"];
         trace?: never;
     };
     "/v3/assignment/rules": {
@@ -4757,6 +4807,7 @@ export interface components {
             publishedVersion: number | null;
             /** @description The latest version number; 0 before the first publish. */
             lastVersion: number;
+            paused: components["schemas"]["ScenarioPause"];
             /** @description When it was created (ISO 8601). */
             createdAt: string;
             /** @description When its settings or draft last changed (ISO 8601). */
@@ -5323,6 +5374,15 @@ export interface components {
                 reason?: string;
             })[];
         };
+        /** @description Set while flood protection keeps it paused (and disabled): it started runs faster than the workspace allows (`scenarioRunsPerMinute`). `POST …/resume` (or enabling it) resumes it. */
+        ScenarioPause: {
+            /** @description When (ISO 8601). */
+            at: string;
+            /** @description Why, for people. */
+            reason: string;
+            /** @description The limit it went past. */
+            runsPerMinute: number;
+        } | null;
         NewScenario: {
             /**
              * @description Its name.
@@ -5574,6 +5634,8 @@ export interface components {
             createdAt: string;
             /** @description When it ended (ISO 8601), or null. */
             finishedAt: string | null;
+            /** @description The calls Parley made to itself in a row that started it (`Parley-Hops`): its own calls carry one more. */
+            hops: number;
         };
         ScenarioRun: {
             /**
@@ -5605,6 +5667,8 @@ export interface components {
             createdAt: string;
             /** @description When it ended (ISO 8601), or null. */
             finishedAt: string | null;
+            /** @description The calls Parley made to itself in a row that started it (`Parley-Hops`): its own calls carry one more. */
+            hops: number;
             /** @description What started it (the webhook body…). */
             input: {
                 [key: string]: unknown;
@@ -5945,6 +6009,20 @@ export interface components {
             /** @description What it does, in order (20 at most). Text fields are Liquid templates reading what the trigger’s description lists. */
             actions?: components["schemas"]["RuleAction"][];
         };
+        AutomationSettings: {
+            /**
+             * @description Flood protection: the runs one scenario may start in any minute (by its webhooks, events, schedule and API calls together); one more pauses it until an admin resumes it. Default 100.
+             * @example 100
+             */
+            scenarioRunsPerMinute: number;
+        };
+        AutomationSettingsChanges: {
+            /**
+             * @description Flood protection: the runs one scenario may start in any minute (by its webhooks, events, schedule and API calls together); one more pauses it until an admin resumes it. Default 100.
+             * @example 100
+             */
+            scenarioRunsPerMinute?: number;
+        };
         AssignmentRuleList: {
             /** @description In the order they are tried. */
             data: components["schemas"]["AssignmentRule"][];
@@ -6103,7 +6181,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
             /** @description A note for people. Default: `""`. */
             description?: string;
         };
@@ -6117,7 +6195,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
             /** @description A note for people. */
             description?: string;
             /** @description Stop or start deliveries: events while disabled are not sent, and tries still due fail. Enabling clears a disabling by failures. */
@@ -7537,6 +7615,8 @@ export interface operations {
                 "webhook-signature"?: string;
                 /** @description The webhook's secret, for a sender that cannot sign (X-Webhook-Secret). */
                 "x-webhook-secret"?: string;
+                /** @description Set by Parley on its own outbound calls: how many calls it made in a row to get here. At 5 the call is refused with 508 (a loop); below, the run keeps it and its calls carry one more. */
+                "parley-hops"?: string;
             };
             path: {
                 /** @description The inbound webhook id. */
@@ -7795,6 +7875,26 @@ export interface operations {
                      *       "error": "Service Unavailable",
                      *       "message": "The settings were saved but the widget cannot see them yet; repeat the same request.",
                      *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The call is the latest of too many calls Parley made to itself (`Parley-Hops`); nothing was recorded. */
+            508: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Loop Detected",
+                     *       "message": "Parley-Hops is 5: this call is the 5th Parley made in a row to itself, the most it follows. Nothing was recorded.",
+                     *       "statusCode": 508
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -23743,6 +23843,7 @@ export interface operations {
                      *           },
                      *           "publishedVersion": 1,
                      *           "lastVersion": 1,
+                     *           "paused": null,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
                      *           "updatedAt": "2026-11-23T12:00:00.000Z"
                      *         }
@@ -23959,6 +24060,7 @@ export interface operations {
                      *       },
                      *       "publishedVersion": null,
                      *       "lastVersion": 0,
+                     *       "paused": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z"
                      *     }
@@ -24504,6 +24606,7 @@ export interface operations {
                      *       },
                      *       "publishedVersion": 1,
                      *       "lastVersion": 1,
+                     *       "paused": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z"
                      *     }
@@ -24841,6 +24944,7 @@ export interface operations {
                      *       },
                      *       "publishedVersion": 1,
                      *       "lastVersion": 1,
+                     *       "paused": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z"
                      *     }
@@ -26073,7 +26177,8 @@ export interface operations {
                      *           "error": null,
                      *           "retryable": false,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
-                     *           "finishedAt": "2026-11-23T12:00:00.210Z"
+                     *           "finishedAt": "2026-11-23T12:00:00.210Z",
+                     *           "hops": 0
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -26229,6 +26334,8 @@ export interface operations {
             header?: {
                 /** @description A retry with the same key (per operator) returns the first result instead of a duplicate, marked `Idempotent-Replayed: true`. */
                 "idempotency-key"?: string;
+                /** @description Set by Parley on its own outbound calls: how many calls it made in a row to get here. At 5 the call is refused with 508 (a loop); below, the run keeps it and its calls carry one more. */
+                "parley-hops"?: string;
             };
             path: {
                 /** @description The scenario id. */
@@ -26512,6 +26619,231 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The call is the latest of too many calls Parley made to itself (`Parley-Hops`); nothing was recorded. */
+            508: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Loop Detected",
+                     *       "message": "Parley-Hops is 5: this call is the 5th Parley made in a row to itself, the most it follows. Nothing was recorded.",
+                     *       "statusCode": 508
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario, enabled. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "scn_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "name": "Order to conversation",
+                     *       "enabled": true,
+                     *       "trigger": {
+                     *         "kind": "webhook",
+                     *         "events": [],
+                     *         "condition": null,
+                     *         "cron": null,
+                     *         "nextFireAt": null
+                     *       },
+                     *       "draft": {
+                     *         "start": "contact",
+                     *         "steps": [
+                     *           {
+                     *             "id": "contact",
+                     *             "type": "create_contact",
+                     *             "name": "{{ name }}",
+                     *             "email": "{{ email }}",
+                     *             "variable": "contact",
+                     *             "next": "conversation"
+                     *           },
+                     *           {
+                     *             "id": "conversation",
+                     *             "type": "create_conversation",
+                     *             "contact": "{{ contact.id }}",
+                     *             "message": "Hi {{ name }}, your order {{ orderId }} has shipped!",
+                     *             "variable": "conversation"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "publishedVersion": 1,
+                     *       "lastVersion": 1,
+                     *       "paused": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getScenarioRun: {
@@ -26550,6 +26882,7 @@ export interface operations {
                      *       "retryable": false,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "finishedAt": "2026-11-23T12:00:00.210Z",
+                     *       "hops": 0,
                      *       "input": {
                      *         "orderId": "1042",
                      *         "name": "Ada",
@@ -26736,6 +27069,7 @@ export interface operations {
                      *       "retryable": false,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "finishedAt": null,
+                     *       "hops": 0,
                      *       "input": {
                      *         "orderId": "1042",
                      *         "name": "Ada",
@@ -26982,6 +27316,7 @@ export interface operations {
                      *       },
                      *       "publishedVersion": 1,
                      *       "lastVersion": 1,
+                     *       "paused": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z"
                      *     }
@@ -27562,6 +27897,7 @@ export interface operations {
                      *       },
                      *       "publishedVersion": 1,
                      *       "lastVersion": 1,
+                     *       "paused": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z"
                      *     }
@@ -29094,6 +29430,351 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults where never set). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scenarioRunsPerMinute": 100
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutomationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scenarioRunsPerMinute": 300
+                 *     }
+                 */
+                "application/json": components["schemas"]["AutomationSettingsChanges"];
+            };
+        };
+        responses: {
+            /** @description The settings as they now are. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scenarioRunsPerMinute": 300
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AutomationSettings"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

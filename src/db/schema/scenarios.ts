@@ -30,6 +30,14 @@ export const scenarios = sqliteTable(
 		draft: text('draft', { mode: 'json' }).$type<ScenarioDefinition>().notNull(),
 		publishedVersion: integer('published_version'),
 		lastVersion: integer('last_version').notNull(),
+		/**
+		 * When flood protection paused it (and disabled it: src/domain/scenario-flood.ts), and the runs a minute it
+		 * went past; null while it is not paused. Enabling it again clears both.
+		 */
+		pausedAt: integer('paused_at'),
+		pausedRunsPerMinute: integer('paused_runs_per_minute'),
+		/** When an admin last resumed it: flood protection counts runs from then, not the flood before. */
+		resumedAt: integer('resumed_at'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},
@@ -86,6 +94,8 @@ export const scenarioRuns = sqliteTable(
 		resumeAt: integer('resume_at'),
 		/** Bumped by every write: a write that finds another turn lost a race and changes nothing. */
 		turn: integer('turn').notNull(),
+		/** The Parley calls in a row that led to it (src/lib/parley-hops.ts): its own calls carry one more. */
+		hops: integer('hops').notNull().default(0),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 		finishedAt: integer('finished_at'),
@@ -129,3 +139,11 @@ export interface RecordedResult {
 	retryable?: boolean;
 	notFound?: boolean;
 }
+
+/** A workspace's automation settings; a workspace without a row has the defaults. */
+export const automationSettings = sqliteTable('automation_settings', {
+	workspaceId: text('workspace_id').primaryKey(),
+	/** Flood protection: runs a scenario may start in any minute before it is paused. */
+	scenarioRunsPerMinute: integer('scenario_runs_per_minute').notNull(),
+	updatedAt: integer('updated_at').notNull(),
+});

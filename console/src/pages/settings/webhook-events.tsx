@@ -48,6 +48,7 @@ export const EVENT_AREAS = {
 		'scenario.published',
 		'scenario.deleted',
 		'scenario.run_ended',
+		'scenario.paused',
 		'rule.created',
 		'rule.updated',
 		'rule.deleted',
