@@ -3,7 +3,7 @@
  * schema), its links as pickers, the problems the API named for it, and, for a call to another system, a
  * test of the call as it stands.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
@@ -99,6 +99,25 @@ export function StepPanel(props: {
 			</div>
 		</section>
 	);
+}
+
+/**
+ * Keys for the step forms that stay the same across a rename: the id is typed in the form and the rename lands
+ * as the person moves on (on blur), so a form drawn anew under the new id would take the focus from the field
+ * they moved to, and their next keys with it.
+ */
+export function useFormKeys() {
+	const forms = useRef({ keys: new Map<string, number>(), count: 0 });
+	const of = (stepId: string): number => {
+		const { keys } = forms.current;
+		if (!keys.has(stepId)) keys.set(stepId, ++forms.current.count);
+		return keys.get(stepId) as number;
+	};
+	const renamed = (from: string, to: string) => {
+		forms.current.keys.set(to, of(from));
+		forms.current.keys.delete(from);
+	};
+	return { of, renamed };
 }
 
 /** The test mode of an Integration step: the call made once, its answer and the variables it would set. */
