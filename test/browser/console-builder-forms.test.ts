@@ -80,7 +80,7 @@ describe('the step form', () => {
 
 		await saveDraft(page);
 		const bot = await read<Bot>(token, `/v3/bots/${id}`);
-		expect(bot.draft).toEqual({
+		expect(bot.draft).toMatchObject({
 			start: 'ask-order',
 			steps: [
 				{

@@ -5,10 +5,11 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { useDirectory, useFunnels } from '../../api/queries';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { flowFacts } from './condition-field';
+import { dealPickers, settleStage } from './deal-pickers';
 import { type Definition, type DocumentKind, type Step, stepType, typeLabel } from './schema';
 import { type FormContext, ObjectFields } from './schema-form';
 
@@ -26,6 +27,7 @@ export function StepPanel(props: {
 	const { step, kind } = props;
 	const schema = stepType(kind, step.type)?.schema ?? {};
 	const directory = useDirectory();
+	const funnels = useFunnels().data ?? [];
 	const [id, setId] = useState(step.id);
 	const problemOf = (candidate: string) =>
 		candidate !== step.id && props.definition.steps.some((s) => s.id === candidate)
@@ -46,6 +48,7 @@ export function StepPanel(props: {
 		options: {
 			operatorId: (directory.data?.operators ?? []).map((o) => ({ value: o.id, label: o.name })),
 			groupId: (directory.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name })),
+			...dealPickers(step, funnels),
 		},
 		// A custom validation judges the answer as it comes: it reads the answer and the variables only.
 		facts: (path) =>
@@ -83,7 +86,7 @@ export function StepPanel(props: {
 			<ObjectFields
 				schema={schema}
 				value={step}
-				onChange={(value) => props.onChange(value as Step)}
+				onChange={(value) => props.onChange(settleStage(step, value as Step, funnels))}
 				path={[]}
 				ctx={ctx}
 				skip={['id', 'type']}
