@@ -205,7 +205,7 @@ describe('the canvas and the simulator', () => {
 });
 
 describe('the rule editor', () => {
-	it('adds nothing and sends nothing when Enter is pressed in the tag or the name field', async () => {
+	it('sends nothing when Enter is pressed in the tag or a name field of a rule or an assignment rule', async () => {
 		const { token } = workspace(88);
 		const page = await consolePage(context, 88);
 		await page.getByRole('link', { name: 'Rules' }).click();
@@ -230,5 +230,15 @@ describe('the rule editor', () => {
 		expect(rules.data.map((r) => r.actions)).toEqual([
 			[{ type: 'apply_tag', tag: 'vip', remove: false, target: 'conversation' }],
 		]);
+
+		// An assignment rule's name, the same.
+		await page.getByRole('link', { name: 'Assignment' }).click();
+		await page.getByRole('button', { name: 'New assignment rule' }).click();
+		const form = page.getByRole('form', { name: 'New assignment rule' });
+		await form.getByLabel('Name').fill('Sales in turn');
+		await form.getByLabel('Name').press('Enter');
+		await page.waitForTimeout(1000);
+		expect((await read<{ data: unknown[] }>(token, '/v3/assignment/rules')).data).toEqual([]);
+		expect(await form.count()).toBe(1);
 	});
 });
