@@ -17,7 +17,11 @@ beforeEach(async () => {
 
 async function openBot(n: number, definition: unknown): Promise<{ page: Page; id: string; token: string }> {
 	const { token } = workspace(n);
-	const made = await api(baseUrl, token, 'POST', '/v3/bots', { name: 'Forms', trigger: { kind: 'manual' }, definition });
+	const made = await api(baseUrl, token, 'POST', '/v3/bots', {
+		name: 'Forms',
+		trigger: { kind: 'manual' },
+		definition,
+	});
 	expect(made.status, JSON.stringify(made.body)).toBe(201);
 	const id = (made.body as { id: string }).id;
 	const page = await consolePage(context, n);
@@ -40,7 +44,14 @@ describe('the step form', () => {
 		const { page, id, token } = await openBot(84, {
 			start: 'ask',
 			steps: [
-				{ id: 'ask', type: 'data_entry', prompt: 'Your order number?', input: 'text', variable: 'order', next: 'route' },
+				{
+					id: 'ask',
+					type: 'data_entry',
+					prompt: 'Your order number?',
+					input: 'text',
+					variable: 'order',
+					next: 'route',
+				},
 				{
 					id: 'route',
 					type: 'decision',
