@@ -64,6 +64,12 @@ const sendMessage = z.strictObject({
 	next: stepLink.optional(),
 });
 
+/**
+ * When a field means something: the values its sibling fields must have (`x-applies-when` in the document),
+ * so a builder shows a rating's reason prompt on a rating only. The interpreter ignores the field otherwise.
+ */
+const appliesWhen = (siblings: Record<string, unknown[]>) => ({ 'x-applies-when': siblings });
+
 const choice = z.strictObject({
 	label: z.string().trim().min(1).max(40).openapi({ description: 'The button’s text (and the answer typed).' }),
 	value: z.string().max(200).optional().openapi({ description: 'What the variable keeps; the label otherwise.' }),
@@ -78,7 +84,12 @@ const dataEntry = z.strictObject({
 		description: 'What is asked for; `email`, `phone`, `number`, `date` and `datetime` are checked as such.',
 	}),
 	variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
-	choices: z.array(choice).min(1).max(10).optional().openapi({ description: 'A button selection’s buttons.' }),
+	choices: z
+		.array(choice)
+		.min(1)
+		.max(10)
+		.optional()
+		.openapi({ description: 'A button selection’s buttons.', ...appliesWhen({ input: ['buttons'] }) }),
 	validation: z
 		.strictObject({
 			required: z.boolean().default(true).openapi({ description: 'Whether an empty answer is refused.' }),
@@ -109,8 +120,16 @@ const dataEntry = z.strictObject({
 	askReason: z
 		.boolean()
 		.default(false)
-		.openapi({ description: 'A rating then asks why (kept as `<variable>_reason`).' }),
-	reasonPrompt: template(1000).optional().openapi({ description: 'What a rating with `askReason` asks next.' }),
+		.openapi({
+			description: 'A rating then asks why (kept as `<variable>_reason`).',
+			...appliesWhen({ input: ['rating'] }),
+		}),
+	reasonPrompt: template(1000)
+		.optional()
+		.openapi({
+			description: 'What a rating with `askReason` asks next.',
+			...appliesWhen({ input: ['rating'], askReason: [true] }),
+		}),
 	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
 	onRetriesExhausted: stepLink
 		.optional()

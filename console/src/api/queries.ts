@@ -1,6 +1,6 @@
 /**
  * Data most pages share, read once and cached: the workspace's directory (names of operators, groups, bots
- * to start, custom field labels) and its tags.
+ * to start, custom field labels), its tags and its funnels.
  */
 import { useQuery } from '@tanstack/react-query';
 import { t } from '../i18n';
@@ -21,6 +21,15 @@ export function useTags() {
 	return useQuery({
 		queryKey: ['tags'],
 		queryFn: async () => (await ok(api.GET('/v3/tags', { params: { query: { limit: 100 } } }))).data,
+		staleTime: 60_000,
+	});
+}
+
+/** The workspace's funnels with their stages, for the pickers of a stage (rules, their actions, deal steps). */
+export function useFunnels() {
+	return useQuery({
+		queryKey: ['funnels'],
+		queryFn: async () => (await ok(api.GET('/v3/funnels'))).data,
 		staleTime: 60_000,
 	});
 }

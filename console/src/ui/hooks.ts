@@ -38,3 +38,18 @@ export function useSubmit<A extends unknown[]>(run: (...args: A) => Promise<void
 	};
 	return { busy, error, submit };
 }
+
+/** Inputs whose Enter is theirs (a button's press), not a request to send the form. */
+const BUTTON_INPUTS = new Set(['submit', 'button', 'reset', 'image']);
+
+/**
+ * A form's `onKeyDown` that keeps Enter in a one-line field from sending the whole form (the browser's implicit
+ * submission): a form of many parts (a rule, an assignment rule, a bot's trigger) is sent by its button only,
+ * never half-written because Enter ended a tag or a name.
+ */
+export function enterSendsNothing(event: KeyboardEvent): void {
+	const field = event.target;
+	if (event.key === 'Enter' && field instanceof HTMLInputElement && !BUTTON_INPUTS.has(field.type)) {
+		event.preventDefault();
+	}
+}

@@ -30,7 +30,7 @@ import { loadBotRun, loadScenarioRun, RunDetails, type RunView, ScenarioRuns } f
 import { type Definition, newStep, outlets, type Step } from './schema';
 import { SettingsPanel } from './settings-panel';
 import { BotSimulator, ScenarioTester } from './simulator';
-import { StepPanel } from './step-panel';
+import { StepPanel, useFormKeys } from './step-panel';
 import { type Panel, Toolbar, useEditorKeys, useLeaveWarning } from './toolbar';
 import { type LogEntry, NO_TRACE, type Trace, traceOf } from './trace';
 import { variablesAt } from './variables';
@@ -164,11 +164,13 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 			document.querySelector<HTMLElement>('.step-panel textarea, .step-panel input:not(#step-id)')?.focus(),
 		);
 	};
+	const formKeys = useFormKeys();
 	const deleteStep = (stepId: string) => {
 		update((current) => removeStep(kind, current, stepId));
 		if (selected === stepId) setSelected(null);
 	};
 	const rename = (from: string, to: string) => {
+		formKeys.renamed(from, to);
 		update((current) => renameStep(kind, current, from, to));
 		settle(from, to);
 		setPositions((current) => {
@@ -374,7 +376,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 					)}
 					{!viewing && panel === 'step' && step && (
 						<StepPanel
-							key={step.id}
+							key={formKeys.of(step.id)}
 							kind={kind}
 							definition={definition}
 							step={step}

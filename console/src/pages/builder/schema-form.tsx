@@ -9,8 +9,9 @@ import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n';
 import { en as fieldWords } from '../../words/builder-fields';
 import type { Fact } from '../rules/facts';
+import { ChoiceChecks, ChoiceOrTemplate } from './choice-field';
 import { ConditionField } from './condition-field';
-import { isLinkField, type JsonSchema, resolve } from './schema';
+import { applies, isLinkField, type JsonSchema, resolve } from './schema';
 import { ListField, RecordField, Variants } from './schema-lists';
 import { TemplateField } from './template-field';
 
@@ -23,7 +24,10 @@ export interface FormContext {
 	problems: Map<string, string>;
 	/** Unique id prefix of this form's inputs. */
 	idPrefix: string;
-	/** Pickers for fields that hold an id: `operatorId` → the operators by name. */
+	/**
+	 * Pickers for fields that hold an id, by the field's name: `operatorId` → the operators by name; a template
+	 * field keeps "a template or variable" among them, a list of ids is a set of checkboxes.
+	 */
 	options?: Record<string, Array<{ value: string; label: string }>>;
 	/** What a condition at this path may compare (a custom validation reads the answer and variables only). */
 	facts?: (path: (string | number)[]) => Fact[];
@@ -55,6 +59,12 @@ const isCondition = (s: JsonSchema) => Boolean(s.$ref?.endsWith('/Condition')) |
 const isConditionUnion = (s: JsonSchema) =>
 	Boolean(s.anyOf?.some((o) => o.$ref?.endsWith('/ConditionLeaf')) && s.anyOf?.some((o) => o.properties?.all));
 
+/** Whether a text field is a template (with the variable picker) rather than a plain input. */
+function isTemplateText(name: string, schema: JsonSchema): boolean {
+	// A builder's own name for a step is no template; short texts (a button's label) are plain fields too.
+	return !(name === 'id' || name === 'title' || schema.pattern || (schema.maxLength ?? 0) <= 60);
+}
+
 /** The fields of an object schema, each drawn by `Field`. */
 export function ObjectFields(props: {
 	schema: JsonSchema;
@@ -66,14 +76,21 @@ export function ObjectFields(props: {
 }) {
 	const schema = resolve(props.schema);
 	const required = new Set(schema.required ?? []);
+	const properties = Object.entries(schema.properties ?? {});
 	return (
 		<>
-			{Object.entries(schema.properties ?? {}).map(([key, property]) => {
-				if (props.skip?.includes(key)) return null;
+			{properties.map(([key, property]) => {
+				if (props.skip?.includes(key) || !applies(schema, property, props.value)) return null;
 				const set = (v: unknown) => {
 					const next = { ...props.value };
 					if (v === undefined) delete next[key];
 					else next[key] = v;
+					// A field this change leaves meaningless (the choices of what is no longer a button question) goes
+					// with it, as it goes from the form: the document says what the form shows. Undo brings it back.
+					for (const [other, otherSchema] of properties) {
+						const left = applies(schema, otherSchema, props.value) && !applies(schema, otherSchema, next);
+						if (other in next && left) delete next[other];
+					}
 					props.onChange(next);
 				};
 				return (
@@ -206,6 +223,33 @@ export function Field(props: FieldProps) {
 		return wrap(<Variants {...props} id={id} variants={variants.map(resolve)} />);
 	}
 	const options = ctx.options?.[name];
+	if (options && typeOf(schema) === 'string' && isTemplateText(name, schema)) {
+		return wrap(
+			<ChoiceOrTemplate
+				id={id}
+				label={label}
+				value={typeof props.value === 'string' ? props.value : ''}
+				choices={options}
+				onChange={(v) => props.onChange(v === '' && optional ? undefined : v)}
+				variables={ctx.variables}
+				described={described}
+			/>,
+		);
+	}
+	if (options && typeOf(schema) === 'array' && typeOf(resolve(schema.items ?? {})) === 'string') {
+		const list = Array.isArray(props.value) ? props.value.map(String) : [];
+		return wrap(
+			<ChoiceChecks
+				id={id}
+				label={label}
+				value={list}
+				choices={options}
+				onChange={(v) => props.onChange(v.length === 0 && optional ? undefined : v)}
+			/>,
+			false,
+			false,
+		);
+	}
 	if (options && typeOf(schema) === 'string') {
 		return wrap(
 			<select
@@ -321,8 +365,7 @@ export function Field(props: FieldProps) {
 					/>,
 				);
 			}
-			// A builder's own name for a step is no template; short texts (a button's label) are plain fields too.
-			if (name === 'id' || name === 'title' || schema.pattern || (schema.maxLength ?? 0) <= 60) {
+			if (!isTemplateText(name, schema)) {
 				return wrap(
 					<input
 						id={id}

@@ -30,6 +30,8 @@ export interface JsonSchema {
 	maxLength?: number;
 	minItems?: number;
 	maxItems?: number;
+	/** The values sibling fields must have for this one to mean anything (`{ input: ['rating'] }`). */
+	'x-applies-when'?: Record<string, unknown[]>;
 }
 
 export type DocumentKind = 'bot' | 'scenario';
@@ -139,6 +141,18 @@ export function outlets(kind: DocumentKind, step: Step): Outlet[] {
 		});
 	}
 	return found;
+}
+
+/**
+ * Whether the field `property` of an object means anything with the object's other values as they are (the
+ * API's `x-applies-when`; a sibling not given counts as its default): a rating's reason prompt on a rating only.
+ */
+export function applies(object: JsonSchema, property: JsonSchema, value: Record<string, unknown>): boolean {
+	const when = property['x-applies-when'];
+	if (!when) return true;
+	return Object.entries(when).every(([sibling, allowed]) =>
+		allowed.includes(value[sibling] ?? resolve(object.properties?.[sibling] ?? {}).default),
+	);
 }
 
 /** Whether a field of a step is a link (drawn as an edge, picked in the form among the steps). */

@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n';
+import { enterSendsNothing } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { fieldProblems } from '../settings/form';
 import type { Saved } from './documents';
@@ -67,7 +68,7 @@ export function SettingsPanel(props: { kind: DocumentKind; saved: Saved & Record
 	};
 	const problems = fieldProblems(error);
 	return (
-		<form class="settings-panel" onSubmit={save} aria-labelledby="settings-panel-title">
+		<form class="settings-panel" onSubmit={save} onKeyDown={enterSendsNothing} aria-labelledby="settings-panel-title">
 			<h2 id="settings-panel-title">{t('builder.settings')}</h2>
 			<ObjectFields
 				schema={schema}

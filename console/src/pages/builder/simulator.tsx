@@ -16,6 +16,8 @@ interface Line {
 	text?: string;
 	buttons?: string[];
 	media?: Array<{ kind: string; url: string; name?: string }>;
+	/** A pause (a Delay, or "typing…" before a message): said in words, no bubble. */
+	waited?: number;
 }
 
 interface Simulation {
@@ -102,16 +104,22 @@ export function BotSimulator(props: {
 				</label>
 			</details>
 			<ol class="sim-transcript" ref={transcript} aria-live="polite" aria-label={t('builder.transcript')}>
-				{result?.transcript.map((line, i) => (
-					<li key={i} class={`sim-line from-${line.from}`}>
-						{line.text}
-						{line.media?.map((m) => (
-							<span key={m.url} class="sim-media">
-								{m.kind}: {m.name ?? m.url}
-							</span>
-						))}
-					</li>
-				))}
+				{result?.transcript.map((line, i) =>
+					line.waited !== undefined ? (
+						<li key={i} class="sim-wait">
+							{t('builder.simWaited', { n: line.waited })}
+						</li>
+					) : (
+						<li key={i} class={`sim-line from-${line.from}`}>
+							{line.text}
+							{line.media?.map((m) => (
+								<span key={m.url} class="sim-media">
+									{m.kind}: {m.name ?? m.url}
+								</span>
+							))}
+						</li>
+					),
+				)}
 			</ol>
 			{error !== null && <Problem error={error} />}
 			{result && (

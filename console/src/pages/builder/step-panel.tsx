@@ -3,12 +3,13 @@
  * schema), its links as pickers, the problems the API named for it, and, for a call to another system, a
  * test of the call as it stands.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { useDirectory, useFunnels } from '../../api/queries';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { flowFacts } from './condition-field';
+import { dealPickers, settleStage } from './deal-pickers';
 import { type Definition, type DocumentKind, type Step, stepType, typeLabel } from './schema';
 import { type FormContext, ObjectFields } from './schema-form';
 
@@ -26,6 +27,7 @@ export function StepPanel(props: {
 	const { step, kind } = props;
 	const schema = stepType(kind, step.type)?.schema ?? {};
 	const directory = useDirectory();
+	const funnels = useFunnels().data ?? [];
 	const [id, setId] = useState(step.id);
 	const problemOf = (candidate: string) =>
 		candidate !== step.id && props.definition.steps.some((s) => s.id === candidate)
@@ -46,6 +48,7 @@ export function StepPanel(props: {
 		options: {
 			operatorId: (directory.data?.operators ?? []).map((o) => ({ value: o.id, label: o.name })),
 			groupId: (directory.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name })),
+			...dealPickers(step, funnels),
 		},
 		// A custom validation judges the answer as it comes: it reads the answer and the variables only.
 		facts: (path) =>
@@ -83,7 +86,7 @@ export function StepPanel(props: {
 			<ObjectFields
 				schema={schema}
 				value={step}
-				onChange={(value) => props.onChange(value as Step)}
+				onChange={(value) => props.onChange(settleStage(step, value as Step, funnels))}
 				path={[]}
 				ctx={ctx}
 				skip={['id', 'type']}
@@ -99,6 +102,25 @@ export function StepPanel(props: {
 			</div>
 		</section>
 	);
+}
+
+/**
+ * Keys for the step forms that stay the same across a rename: the id is typed in the form and the rename lands
+ * as the person moves on (on blur), so a form drawn anew under the new id would take the focus from the field
+ * they moved to, and their next keys with it.
+ */
+export function useFormKeys() {
+	const forms = useRef({ keys: new Map<string, number>(), count: 0 });
+	const of = (stepId: string): number => {
+		const { keys } = forms.current;
+		if (!keys.has(stepId)) keys.set(stepId, ++forms.current.count);
+		return keys.get(stepId) as number;
+	};
+	const renamed = (from: string, to: string) => {
+		forms.current.keys.set(to, of(from));
+		forms.current.keys.delete(from);
+	};
+	return { of, renamed };
 }
 
 /** The test mode of an Integration step: the call made once, its answer and the variables it would set. */

@@ -2,6 +2,7 @@
  * A run's path on the canvas: the steps its log names (a simulation's, a scenario test's, a real run's), in
  * order, with where it waits or failed, and the links it took between them.
  */
+import { decisionNote } from './branch-label';
 import { links } from './graph';
 import type { Definition, DocumentKind, Step } from './schema';
 
@@ -19,8 +20,11 @@ export interface Trace {
 
 export const NO_TRACE: Trace = { steps: new Map(), edges: new Set() };
 
-function noteOf(entry: LogEntry): string | null {
+function noteOf(entry: LogEntry, step: Step | undefined): string | null {
 	if (entry.error) return entry.error;
+	// A decision's output is the branch's index (`{"branch":0}`): said as the branch it is.
+	const decided = step ? decisionNote(step, entry.output) : null;
+	if (decided) return decided;
 	const shown = entry.input ?? entry.output;
 	if (shown === undefined || shown === null) return null;
 	const text = typeof shown === 'string' ? shown : JSON.stringify(shown);
@@ -56,10 +60,12 @@ export function traceOf(
 	const steps: Trace['steps'] = new Map();
 	const order: string[] = [];
 	const last = new Map<string, LogEntry>();
+	const byId = new Map(definition.steps.map((step) => [step.id, step]));
 	for (const entry of log) {
-		if (!definition.steps.some((s) => s.id === entry.stepId)) continue;
+		const step = byId.get(entry.stepId);
+		if (!step) continue;
 		last.set(entry.stepId, entry);
-		steps.set(entry.stepId, { state: entry.error ? 'failed' : 'passed', note: noteOf(entry) });
+		steps.set(entry.stepId, { state: entry.error ? 'failed' : 'passed', note: noteOf(entry, step) });
 		if (order[order.length - 1] !== entry.stepId) order.push(entry.stepId);
 	}
 	if (waitingAt && definition.steps.some((s) => s.id === waitingAt)) {
@@ -73,7 +79,6 @@ export function traceOf(
 		const start = all.find((l) => l.source === '__start');
 		if (start) edges.add(start.id);
 	}
-	const byId = new Map(definition.steps.map((step) => [step.id, step]));
 	for (let i = 1; i < order.length; i++) {
 		const from = order[i - 1] as string;
 		const to = order[i];

@@ -2,11 +2,10 @@
  * The rule actions about the contact and the team: update the contact, create a task, save the transcript to
  * the CRM (with a deal to create when there is none), notify operators.
  */
-import { useDirectory } from '../../api/queries';
+import { useDirectory, useFunnels } from '../../api/queries';
 import { t } from '../../i18n';
 import { type FormProps, type Of, Pick, Text } from './action-fields';
 import { Check, Field, invalid, problemAt } from './fields';
-import { useFunnels } from './trigger-field';
 
 export function UpdateContact(props: FormProps<Of<'update_contact'>>) {
 	const fields = (useDirectory().data?.customFields ?? []).filter((f) => f.entity === 'contact');

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
-import { useSubmit } from '../../ui/hooks';
+import { enterSendsNothing, useSubmit } from '../../ui/hooks';
 import { ConditionEditor } from './condition-editor';
 import { conditionField, type GroupNode, groupOf } from './draft';
 import { assignmentFacts } from './facts';
@@ -88,6 +88,7 @@ export function AssignmentForm(props: {
 			class="assignment-form"
 			aria-label={props.rule ? t('assignment.editNamed', { name: props.rule.name }) : t('assignment.new')}
 			noValidate
+			onKeyDown={enterSendsNothing}
 			onSubmit={(e) => {
 				e.preventDefault();
 				void save.submit();

@@ -9,7 +9,7 @@ import { Link, useLocation } from 'wouter-preact';
 import { api, ok, type Schemas } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
-import { useSubmit } from '../../ui/hooks';
+import { enterSendsNothing, useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { ActionList, type KeyedAction } from './action-list';
 import { ConditionEditor } from './condition-editor';
@@ -103,6 +103,7 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 		<form
 			class="rule-form"
 			noValidate
+			onKeyDown={enterSendsNothing}
 			onSubmit={(e) => {
 				e.preventDefault();
 				void save.submit();

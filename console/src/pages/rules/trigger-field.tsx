@@ -2,9 +2,7 @@
  * When a rule fires: the spec's triggers by human names, and what some of them need (a window of days, a
  * tag, a custom field, a wait in minutes, a deal stage).
  */
-import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
-import { useDirectory, useTags } from '../../api/queries';
+import { useDirectory, useFunnels, useTags } from '../../api/queries';
 import { t } from '../../i18n';
 import { type RuleTrigger, type TriggerKind, triggerOf } from './draft';
 import { Field, invalid, type Problems, problemAt } from './fields';
@@ -19,15 +17,6 @@ export const TRIGGERS: readonly TriggerKind[] = [
 	'conversation_waiting',
 	'deal_stage_changed',
 ];
-
-/** The funnels, for the stage pickers (rules and their actions). */
-export function useFunnels() {
-	return useQuery({
-		queryKey: ['funnels'],
-		queryFn: async () => (await ok(api.GET('/v3/funnels'))).data,
-		staleTime: 60_000,
-	});
-}
 
 export function TriggerFields(props: {
 	trigger: RuleTrigger;
