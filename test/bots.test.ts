@@ -88,7 +88,9 @@ describe('/v3/bots', () => {
 				definition: greeter(text),
 			});
 			const body = await expectError(res, 422);
-			expect(JSON.stringify(body)).toMatch(/definition\.steps\.0\.text[^"]*: not a valid template: loops may not be nested/);
+			expect(JSON.stringify(body)).toMatch(
+				/definition\.steps\.0\.text[^"]*: not a valid template: loops may not be nested/,
+			);
 		}
 		expect(await botCount(workspaceId)).toBe(0);
 	});

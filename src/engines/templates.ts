@@ -10,9 +10,10 @@
  * could stop a render; counts do instead. Each render is counted while it runs: the text it writes (captures
  * included) up to a bound the caller sets, a message's own limit where the text becomes a message, and the
  * tags and text pieces it renders, so a loop that writes nothing still stops. liquidjs' memory limit caps
- * what filters and ranges build. There is no file system (`include`, `render`, `layout` are refused), and only
- * an object's own properties are readable. A missing variable renders empty unless a `default` filter says
- * otherwise; an unknown filter is an error when the template is checked, so a typo is refused when it is saved.
+ * what filters and ranges build. There is no file system (`include`, `render`, `layout` and `block` are
+ * refused), and only an object's own properties are readable. A missing variable renders empty unless a
+ * `default` filter says otherwise; an unknown filter is an error when the template is checked, so a typo is
+ * refused when it is saved.
  */
 import { Context, type Emitter, Liquid, Tag, type Template, toValue } from 'liquidjs';
 
@@ -25,7 +26,7 @@ export const MAX_RENDERED_LENGTH = 100_000;
  * loop that writes nothing over a huge range or array, at a few tens of milliseconds of work. It replaces a
  * time limit, which on Workers never fires (the clock stands still during computation) and elsewhere would
  * stop renders that Workers lets run. */
-export const MAX_RENDER_STEPS = 20_000;
+const MAX_RENDER_STEPS = 20_000;
 /** Roughly the characters and array items one render's filters and ranges may create (liquidjs' memory accounting). */
 const MEMORY_LIMIT = 200_000;
 /** Loops a template may hold, and how deep they may nest. */
