@@ -78,6 +78,23 @@ describe('/v3/bots', () => {
 		expect(await botCount(workspaceId)).toBe(0);
 	});
 
+	it('refuses a nested loop hidden in a comment or raw text, saving nothing', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		for (const hide of ['{% comment %}{% endfor %}{% endcomment %}', '{% raw %}{% endfor %}{% endraw %}']) {
+			const text = `{% for a in (1..1000) %}${hide}{% for b in (1..1000) %}x{% endfor %}{% endfor %}`;
+			const res = await api(token, 'POST', '/v3/bots', {
+				name: 'Million',
+				trigger: { kind: 'new_conversation' },
+				definition: greeter(text),
+			});
+			const body = await expectError(res, 422);
+			expect(JSON.stringify(body)).toMatch(
+				/definition\.steps\.0\.text[^"]*: not a valid template: loops may not be nested/,
+			);
+		}
+		expect(await botCount(workspaceId)).toBe(0);
+	});
+
 	it('publishes versions, lists them, rolls back, and keeps numbering forward', async () => {
 		const { token } = await seedWorkspace();
 		const bot = await newBot(token);
@@ -210,6 +227,16 @@ describe('POST /v3/bots/simulate', () => {
 		expect(
 			await env.DB.prepare('SELECT count(*) AS n FROM deals WHERE workspace_id = ?').bind(workspaceId).first('n'),
 		).toBe(0);
+	});
+
+	it('fails the step whose message would pass a message’s length, saying so', async () => {
+		const { token } = await seedWorkspace();
+		const text = `{% for i in (1..11) %}${'x'.repeat(1000)}{% endfor %}`;
+		const res = await api(token, 'POST', '/v3/bots/simulate', { definition: greeter(text), inputs: [] });
+		expect(res.status).toBe(200);
+		const run = (await res.json()) as { status: string; transcript: unknown[]; reason: string | null };
+		expect(run).toMatchObject({ status: 'failed', transcript: [] });
+		expect(JSON.stringify(run)).toContain('template: the output is longer than 10000 characters');
 	});
 
 	it('refuses a broken inline definition, and both a botId and a definition', async () => {

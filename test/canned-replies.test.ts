@@ -206,4 +206,18 @@ describe('POST /v3/canned-replies/{id}/render', () => {
 			403,
 		);
 	});
+
+	it('refuses a reply whose text would pass a message’s length, at its text, while it renders', async () => {
+		const { token } = await seedWorkspace();
+		const started = await api(token, 'POST', '/v3/conversations', { contact: { email: 'ana@example.com' } });
+		const { id: conversationId } = (await started.json()) as { id: string };
+		// 5 KB of template, 100,000 characters of text: the message limit is 10,000.
+		const reply = await save(token, {
+			shortcut: 'flood',
+			text: `{% for i in (1..1000) %}${'x'.repeat(100)}{% endfor %}${'y'.repeat(4_900)}`,
+		});
+		const res = await api(token, 'POST', `/v3/canned-replies/${reply.id}/render`, { conversationId });
+		const body = await expectError(res, 422);
+		expect(body.message).toBe('json.text: the reply does not render: the output is longer than 10000 characters');
+	});
 });

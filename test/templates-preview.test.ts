@@ -70,6 +70,30 @@ describe('POST /v3/templates/preview', () => {
 		expect(long.message).toContain('json.template');
 	});
 
+	it('refuses nested loops hidden from a text scan (an endfor in a comment or raw text), rendering nothing', async () => {
+		const { token } = await seedWorkspace();
+		for (const hide of ['{% comment %}{% endfor %}{% endcomment %}', '{% raw %}{% endfor %}{% endraw %}']) {
+			const template = `{% for a in (1..3) %}${hide}{% for b in (1..3) %}x{% endfor %}{% endfor %}`;
+			const body = await expectError(await preview(token, { template }), 422);
+			expect(body.message).toMatch(/^json\.template: loops may not be nested/);
+			expect(body).not.toHaveProperty('text');
+		}
+	});
+
+	it('refuses a template whose output passes 100,000 characters, while it renders', async () => {
+		const { token } = await seedWorkspace();
+		// Once 199 MB in 2 seconds: 10,000 times 19,900 characters.
+		const template = `{% for i in (1..10000) %}${'x'.repeat(19_900)}{% endfor %}`;
+		const body = await expectError(await preview(token, { template }), 422);
+		expect(body.message).toBe('json.template: the output is longer than 100000 characters');
+		// A loop that writes nothing over a long range stops at its step bound.
+		const spin = await expectError(await preview(token, { template: '{% for i in (1..50000) %}{% endfor %}' }), 422);
+		expect(spin.message).toMatch(/^json\.template: the loops run more than 20000 steps/);
+		expect(await rendered(token, { template: `{% for i in (1..10) %}${'x'.repeat(10_000)}{% endfor %}` })).toHaveLength(
+			100_000,
+		);
+	});
+
 	it('is for admins only', async () => {
 		const { workspaceId } = await seedWorkspace();
 		const agent = await seedOperator(workspaceId, ['messages:send']);

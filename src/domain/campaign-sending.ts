@@ -15,6 +15,7 @@ import { renderTemplate, TemplateError } from '../engines/templates';
 import { AppError, Conflict } from '../lib/errors';
 import type { Actor } from '../model/actor';
 import { CAMPAIGN_START, campaignStartKey } from '../model/campaigns';
+import { MAX_OPERATOR_TEXT } from '../model/messages';
 import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
 import { startConversation } from './conversation-start';
 import { posted } from './live';
@@ -226,7 +227,7 @@ export async function renderCampaign(
 	timeZone: string,
 	now: number,
 ): Promise<string> {
-	const text = (await renderTemplate(template, { contact, timeZone, now })).trim();
+	const text = (await renderTemplate(template, { contact, timeZone, now }, MAX_OPERATOR_TEXT)).trim();
 	if (text === '') throw new TemplateError('it renders empty for this contact');
 	return text;
 }

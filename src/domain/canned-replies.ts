@@ -297,13 +297,18 @@ export async function renderCannedReply(
 	]);
 	if (!scene) throw new Invalid(`no conversation ${conversationId} in this workspace`, { field: ['conversationId'] });
 	try {
-		const text = await renderTemplate(reply.text, {
-			contact: scene.contact,
-			conversation: { id: conversationId, channel: scene.channel },
-			agent: { id: operatorId, name: scene.agentName ?? '' },
-			timeZone,
-			now,
-		});
+		const text = await renderTemplate(
+			reply.text,
+			{
+				contact: scene.contact,
+				conversation: { id: conversationId, channel: scene.channel },
+				agent: { id: operatorId, name: scene.agentName ?? '' },
+				timeZone,
+				now,
+			},
+			// What it renders is sent as the operator's message: bounded by that message's limit.
+			MAX_OPERATOR_TEXT,
+		);
 		return { text: text.trim() };
 	} catch (error) {
 		if (error instanceof TemplateError) {

@@ -309,7 +309,7 @@ async function performOne(
 ): Promise<RuleActionOutcome> {
 	let rendered: RuleAction;
 	try {
-		rendered = renderTemplates(action, (source) => renderTemplateSync(source, input));
+		rendered = renderTemplates(action, (source, maxLength) => renderTemplateSync(source, input, maxLength));
 	} catch (error) {
 		return { type: action.type, ok: false, error: `a template failed: ${(error as Error).message}` };
 	}

@@ -10,6 +10,7 @@
  * nothing (a timer that fires twice runs its step once). A budget of steps per event stops a runaway run.
  */
 
+import { MAX_OPERATOR_TEXT } from '../model/messages';
 import type { BotDefinition, BotStep } from './bot-definition';
 import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, mappedValues, referencedFacts } from './conditions';
 import { renderTemplates } from './step-graph';
@@ -199,8 +200,13 @@ function wait(m: Machine, waiting: Waiting) {
 	m.state.waiting = waiting;
 }
 
-function render(m: Machine, source: string): string {
-	return renderTemplateSync(source, { ...m.context, variables: m.state.variables, now: m.now });
+function render(m: Machine, source: string, maxLength?: number): string {
+	return renderTemplateSync(source, { ...m.context, variables: m.state.variables, now: m.now }, maxLength);
+}
+
+/** A text the bot says (a message, a prompt, a button): bounded by a message's own length while it renders. */
+function say(m: Machine, source: string): string {
+	return render(m, source, MAX_OPERATOR_TEXT);
 }
 
 /** Leaves `from` for `to`; no link ends the bot (a step with nowhere to go finishes it). */
@@ -277,12 +283,12 @@ function enter(m: Machine, step: BotStep): string | undefined {
 			return undefined;
 		}
 		case 'transfer':
-			if (step.message) m.effects.push({ kind: 'message', text: render(m, step.message) });
+			if (step.message) m.effects.push({ kind: 'message', text: say(m, step.message) });
 			m.effects.push({ kind: 'transfer' }, { kind: 'log', stepId: step.id, output: 'transferred to a person' });
 			stop(m, 'transferred', null);
 			return undefined;
 		case 'end':
-			if (step.message) m.effects.push({ kind: 'message', text: render(m, step.message) });
+			if (step.message) m.effects.push({ kind: 'message', text: say(m, step.message) });
 			m.effects.push({ kind: 'log', stepId: step.id, output: 'ended' });
 			stop(m, 'finished', null);
 			return undefined;
@@ -300,10 +306,10 @@ function sendMessage(m: Machine, step: Extract<BotStep, { type: 'send_message' }
 		url: render(m, item.url),
 		...(item.name === undefined ? {} : { name: render(m, item.name) }),
 	}));
-	const buttons = step.buttons?.map((label) => render(m, label));
+	const buttons = step.buttons?.map((label) => say(m, label));
 	m.effects.push({
 		kind: 'message',
-		text: render(m, step.text),
+		text: say(m, step.text),
 		...(media ? { media } : {}),
 		...(buttons ? { buttons } : {}),
 	});
@@ -324,11 +330,11 @@ function finish(m: Machine, step: BotStep): undefined {
 function ask(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, prompt: string) {
 	const buttons =
 		step.input === 'buttons'
-			? step.choices?.map((c) => render(m, c.label))
+			? step.choices?.map((c) => say(m, c.label))
 			: step.input === 'rating'
 				? ['1', '2', '3', '4', '5']
 				: undefined;
-	m.effects.push({ kind: 'message', text: render(m, prompt), ...(buttons ? { buttons } : {}), ask: step.input });
+	m.effects.push({ kind: 'message', text: say(m, prompt), ...(buttons ? { buttons } : {}), ask: step.input });
 	wait(m, { for: 'answer', stepId: step.id });
 }
 
@@ -403,7 +409,7 @@ function receiveAnswer(
 		const variables = { ...m.state.variables, answer: value };
 		const request = renderTemplates(
 			{ ...remote, id: step.id, type: 'integration' } as Extract<BotStep, { type: 'integration' }>,
-			(source) => renderTemplateSync(source, { ...m.context, variables, now: m.now }),
+			(source, maxLength) => renderTemplateSync(source, { ...m.context, variables, now: m.now }, maxLength),
 		);
 		m.effects.push({ kind: 'action', step: request });
 		wait(m, { for: 'validation', stepId: step.id, value });
@@ -449,7 +455,7 @@ function accept(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, valu
 	m.state.variables.answer = value;
 	m.state.waiting = null;
 	if (step.input === 'rating' && step.askReason) {
-		m.effects.push({ kind: 'message', text: render(m, step.reasonPrompt ?? 'Could you tell us why?') });
+		m.effects.push({ kind: 'message', text: say(m, step.reasonPrompt ?? 'Could you tell us why?') });
 		wait(m, { for: 'reason', stepId: step.id });
 		return;
 	}
@@ -480,7 +486,7 @@ function decide(m: Machine, step: Extract<BotStep, { type: 'decision' }>, facts:
 
 /** The step with every template rendered (`renderTemplates`), for the runner to perform. */
 function renderAction(m: Machine, step: ActionStep): ActionStep {
-	return renderTemplates(step, (source) => render(m, source));
+	return renderTemplates(step, (source, maxLength) => render(m, source, maxLength));
 }
 
 function receiveResult(m: Machine, step: BotStep, event: Extract<BotEvent, { type: 'result' }>) {

@@ -144,8 +144,8 @@ function keyOf(m: Machine, stepId: string): string {
 	return [stepId, ...m.state.loops.map((f) => `${f.stepId}:${f.index}`)].join('@');
 }
 
-function render(m: Machine, source: string): string {
-	return renderTemplateSync(source, { timeZone: m.timeZone, variables: m.state.variables, now: m.now });
+function render(m: Machine, source: string, maxLength?: number): string {
+	return renderTemplateSync(source, { timeZone: m.timeZone, variables: m.state.variables, now: m.now }, maxLength);
 }
 
 function fail(m: Machine, error: string) {
@@ -264,7 +264,7 @@ function enter(m: Machine, step: ScenarioStep): string | undefined {
 			return undefined;
 		}
 		default: {
-			const rendered = renderTemplates(step, (source) => render(m, source));
+			const rendered = renderTemplates(step, (source, maxLength) => render(m, source, maxLength));
 			m.state.status = 'waiting';
 			m.state.waitingAt = step.id;
 			m.state.waitingKey = key;
@@ -288,7 +288,7 @@ function receive(m: Machine, step: ActionStepOfScenario, event: Extract<Scenario
 			error: `${event.error ?? 'failed'}; retry ${m.state.attempt} in ${delaySeconds} s`,
 		});
 		// The step is rendered again on the retry, with the variables as they are: the same as the first try's.
-		const rendered = renderTemplates(step, (source) => render(m, source));
+		const rendered = renderTemplates(step, (source, maxLength) => render(m, source, maxLength));
 		m.effects.push({ kind: 'retry', key, step: rendered, attempt: m.state.attempt, delaySeconds });
 		return;
 	}

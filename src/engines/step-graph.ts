@@ -5,8 +5,9 @@
  * where the document allows them. Each problem names its step and field (`steps.3.next`).
  */
 import { z } from '@hono/zod-openapi';
+import { MAX_OPERATOR_TEXT } from '../model/messages';
 import { LINK_FIELDS, LINK_LISTS, TEMPLATE_RECORDS } from '../model/step-links';
-import { checkTemplate } from './templates';
+import { checkTemplate, MAX_RENDERED_LENGTH } from './templates';
 
 /** Steps a document may hold. */
 const MAX_STEPS = 200;
@@ -140,10 +141,19 @@ export function templateProblems(step: unknown): StepProblem[] {
 	});
 }
 
-/** A step with `render` applied to every template (the fields `templatesIn` finds): what a runner performs. */
-export function renderTemplates<S>(step: S, render: (source: string) => string): S {
+/** Steps and actions whose rendered text becomes a message (a conversation's first one, for create_conversation). */
+const MESSAGE_STEPS = new Set(['send_message', 'create_conversation']);
+
+/**
+ * A step with `render` applied to every template (the fields `templatesIn` finds): what a runner performs.
+ * Each render is bounded to `maxLength` characters: a message's own limit in a step that sends one, the
+ * templates' general bound elsewhere (an HTTP request's body).
+ */
+export function renderTemplates<S>(step: S, render: (source: string, maxLength: number) => string): S {
+	const type = (step as { type?: unknown }).type;
+	const maxLength = typeof type === 'string' && MESSAGE_STEPS.has(type) ? MAX_OPERATOR_TEXT : MAX_RENDERED_LENGTH;
 	const renderAll = (value: unknown, record: boolean): unknown => {
-		if (typeof value === 'string') return render(value);
+		if (typeof value === 'string') return render(value, maxLength);
 		if (Array.isArray(value)) return value.map((v) => renderAll(v, false));
 		if (value && typeof value === 'object') {
 			return Object.fromEntries(

@@ -323,7 +323,9 @@ export const botsRoutes = createRouter()
 			const input = { timeZone: settings.businessHours.timeZone, variables, now: Date.now() };
 			let rendered: typeof step;
 			try {
-				rendered = renderTemplates({ ...step, id: 'test' }, (source) => renderTemplateSync(source, input));
+				rendered = renderTemplates({ ...step, id: 'test' }, (source, maxLength) =>
+					renderTemplateSync(source, input, maxLength),
+				);
 			} catch (error) {
 				if (error instanceof TemplateError)
 					throw new Invalid(`not a valid template: ${error.message}`, { field: ['step'] });

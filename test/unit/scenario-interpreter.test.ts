@@ -152,4 +152,20 @@ describe('the scenario interpreter', () => {
 		expect(effects).toEqual([{ kind: 'done', status: 'failed', error: `more than ${SCENARIO_STEP_BUDGET} steps` }]);
 		expect(run.state.variables.last).toBe('98');
 	});
+
+	it('bounds a rendered message by a message’s length and a request body by the templates’ bound, failing the step', () => {
+		const scenario = (step: Record<string, unknown>) => ({ start: 's', steps: [{ id: 's', ...step }] });
+		const text = 'x'.repeat(10_001);
+		const say = driver(scenario({ type: 'send_message', conversation: 'conv_1', text: '{{ text }}' }));
+		expect(say.feed({ type: 'start', variables: { text } })).toEqual([
+			{ kind: 'done', status: 'failed', error: 's: template: the output is longer than 10000 characters' },
+		]);
+		const post = { type: 'http_request', method: 'POST', url: 'https://erp.example.com/', body: '{{ text }}' };
+		const posted = driver(scenario(post)).feed({ type: 'start', variables: { text } });
+		expect(posted).toMatchObject([{ kind: 'action', step: { body: text } }]);
+		const flood = driver(scenario(post)).feed({ type: 'start', variables: { text: 'x'.repeat(100_001) } });
+		expect(flood).toEqual([
+			{ kind: 'done', status: 'failed', error: 's: template: the output is longer than 100000 characters' },
+		]);
+	});
 });
