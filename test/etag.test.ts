@@ -3,8 +3,10 @@
  * answer, and `If-Match` honoured on PATCH, PUT and DELETE (a stale one is a 412 in the error body and changes
  * nothing). One table over the eight resources, each test black-box through the API.
  */
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedWorkspace } from './factories';
+import { brokeGuard, brokeVersionGuard, runBatch, versionGuard } from '../src/db/client';
+import { api, db, expectError, seedWorkspace } from './factories';
 
 interface Resource {
 	/** What it is, in the test names. */
@@ -187,5 +189,14 @@ describe.each(RESOURCES)('ETag and If-Match on a $name', (resource) => {
 		const removed = await api(token, 'DELETE', path, undefined, { 'If-Match': current.etag ?? '' });
 		expect(removed.status).toBe(204);
 		expect((await api(token, 'GET', path)).status).toBe(404);
+	});
+});
+
+describe('versionGuard', () => {
+	it('fails its batch, told apart from the other guards, only when its condition does not hold', async () => {
+		await expect(runBatch(db, [versionGuard(sql`1 = 1`)])).resolves.toHaveLength(1);
+		const failure = await runBatch(db, [versionGuard(sql`1 = 0`)]).catch((error: unknown) => error);
+		expect(brokeVersionGuard(failure)).toBe(true);
+		expect(brokeGuard(failure)).toBe(false);
 	});
 });

@@ -23,6 +23,7 @@ import { under } from '../engines/step-graph';
 import type { EventType } from '../events/catalogue';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import {
@@ -281,6 +282,8 @@ export async function updateScenario(
 	id: string,
 	changes: z.infer<typeof scenarioChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
@@ -297,7 +300,7 @@ export async function updateScenario(
 		set.nextFireAt = nextFire(cron, await workspaceTimeZone(db, workspaceId), now) ?? null;
 	}
 	// The next fire time follows from the schedule and `enabled`: not announced on its own.
-	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, ['nextFireAt']));
+	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, ['nextFireAt'], expected));
 }
 
 /**
@@ -310,6 +313,7 @@ export async function deleteScenario(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
@@ -328,7 +332,7 @@ export async function deleteScenario(
 			),
 		db.delete(scenarioRuns).where(and(eq(scenarioRuns.workspaceId, workspaceId), eq(scenarioRuns.scenarioId, id))),
 	];
-	await deleteOwner(env, db, SCENARIO, current, dependants, actor, now);
+	await deleteOwner(env, db, SCENARIO, current, dependants, actor, now, expected);
 }
 
 /**
