@@ -12,6 +12,7 @@ import {
 	brokeGuard,
 	brokeVersionGuard,
 	type Database,
+	nextVersion,
 	type Statement,
 	versionGuard,
 	violatesForeignKey,
@@ -404,7 +405,7 @@ export async function deleteContact(
 			.where(and(eq(visitorSessions.workspaceId, workspaceId), eq(visitorSessions.contactId, id))),
 		db
 			.update(deals)
-			.set({ contactId: null, updatedAt: now })
+			.set({ contactId: null, updatedAt: nextVersion(deals.updatedAt, now) })
 			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.contactId, id))),
 		db
 			.delete(notes)
@@ -506,7 +507,10 @@ export async function mergeContacts(
 		sql`INSERT OR IGNORE INTO contact_tags (workspace_id, contact_id, tag_id)
 			SELECT workspace_id, ${id}, tag_id FROM contact_tags WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
 		db.delete(contactTags).where(and(eq(contactTags.workspaceId, ws), eq(contactTags.contactId, duplicateId))),
-		db.update(deals).set({ contactId: id, updatedAt: now }).where(movingDeals.where),
+		db
+			.update(deals)
+			.set({ contactId: id, updatedAt: nextVersion(deals.updatedAt, now) })
+			.where(movingDeals.where),
 		db
 			.update(visitorSessions)
 			.set({ contactId: id })

@@ -12,6 +12,7 @@ import {
 	brokeGuard,
 	brokeVersionGuard,
 	type Database,
+	nextVersion,
 	type Statement,
 	versionGuard,
 	violatesForeignKey,
@@ -367,7 +368,13 @@ export async function deleteStage(
 	}
 	const after = funnel.stages.filter((s) => s.id !== stageId);
 	const statements: Statement[] = [stagesAsRead(funnel), batchGuard(inStage.unchanged)];
-	if (target) statements.push(db.update(deals).set({ stageId: target.id, updatedAt: now }).where(inStage.where));
+	if (target)
+		statements.push(
+			db
+				.update(deals)
+				.set({ stageId: target.id, updatedAt: nextVersion(deals.updatedAt, now) })
+				.where(inStage.where),
+		);
 	statements.push(
 		db.delete(stages).where(and(eq(stages.workspaceId, workspaceId), eq(stages.id, stageId))),
 		...positionStatements(db, workspaceId, after),
