@@ -37,7 +37,9 @@ describe('two editors of one rule', () => {
 		await second.getByLabel('Name').fill('Closing note (second)');
 		await first.getByRole('button', { name: 'Save', exact: true }).click();
 		await expect
-			.poll(async () => ((await api(baseUrl, token, 'GET', `/v3/automation-rules/${id}`)).body as { name: string }).name)
+			.poll(
+				async () => ((await api(baseUrl, token, 'GET', `/v3/automation-rules/${id}`)).body as { name: string }).name,
+			)
 			.toBe('Closing note (first)');
 
 		await second.getByRole('button', { name: 'Save', exact: true }).click();

@@ -8442,6 +8442,8 @@ export interface operations {
             /** @description The new contact. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -8698,6 +8700,8 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -8862,7 +8866,10 @@ export interface operations {
     deleteContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -8980,6 +8987,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -9026,7 +9053,10 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -9047,6 +9077,8 @@ export interface operations {
             /** @description The updated contact. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -9200,6 +9232,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12162,6 +12214,8 @@ export interface operations {
             /** @description The new definition. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12405,6 +12459,8 @@ export interface operations {
             /** @description The definition. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12556,7 +12612,10 @@ export interface operations {
     deleteCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The custom field id. */
                 id: string;
@@ -12674,6 +12733,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -12720,7 +12799,10 @@ export interface operations {
     updateCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The custom field id. */
                 id: string;
@@ -12741,6 +12823,8 @@ export interface operations {
             /** @description The definition as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12881,6 +12965,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15003,6 +15107,8 @@ export interface operations {
             /** @description The new deal. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15256,6 +15362,8 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15417,7 +15525,10 @@ export interface operations {
     deleteDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -15515,6 +15626,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -15561,7 +15692,10 @@ export interface operations {
     updateDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -15582,6 +15716,8 @@ export interface operations {
             /** @description The deal as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15732,6 +15868,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -21471,6 +21627,8 @@ export interface operations {
             /** @description The new bot. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22245,6 +22403,8 @@ export interface operations {
             /** @description The bot. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22423,7 +22583,10 @@ export interface operations {
     deleteBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -22521,6 +22684,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -22567,7 +22750,10 @@ export interface operations {
     updateBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -22588,6 +22774,8 @@ export interface operations {
             /** @description The bot as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22760,6 +22948,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large. */
             413: {
                 headers: {
@@ -22878,6 +23086,8 @@ export interface operations {
             /** @description The bot, with its new published version. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -23468,6 +23678,8 @@ export interface operations {
             /** @description The bot, with the version now published. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -23918,6 +24130,8 @@ export interface operations {
             /** @description The scenario, unpublished. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24463,6 +24677,8 @@ export interface operations {
             /** @description The scenario. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24635,7 +24851,10 @@ export interface operations {
     deleteScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -24733,6 +24952,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -24779,7 +25018,10 @@ export interface operations {
     updateScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -24800,6 +25042,8 @@ export interface operations {
             /** @description The scenario as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24961,6 +25205,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -26941,6 +27205,8 @@ export interface operations {
             /** @description The scenario, with its new published version. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -27521,6 +27787,8 @@ export interface operations {
             /** @description The scenario, with the version now published. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -28144,6 +28412,8 @@ export interface operations {
             /** @description The rule. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -28612,6 +28882,8 @@ export interface operations {
             /** @description The rule. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -28776,7 +29048,10 @@ export interface operations {
     deleteAutomationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The rule id. */
                 id: string;
@@ -28874,6 +29149,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -28920,7 +29215,10 @@ export interface operations {
     updateAutomationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The rule id. */
                 id: string;
@@ -28941,6 +29239,8 @@ export interface operations {
             /** @description The rule as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -29094,6 +29394,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29371,6 +29691,8 @@ export interface operations {
             /** @description The rule. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -29595,6 +29917,8 @@ export interface operations {
             /** @description The rule. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -29747,7 +30071,10 @@ export interface operations {
     deleteAssignmentRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The assignment rule id. */
                 id: string;
@@ -29845,6 +30172,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -29891,7 +30238,10 @@ export interface operations {
     updateAssignmentRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The assignment rule id. */
                 id: string;
@@ -29912,6 +30262,8 @@ export interface operations {
             /** @description The rule as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -30053,6 +30405,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34935,6 +35307,8 @@ export interface operations {
             /** @description The full settings object. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -35101,7 +35475,10 @@ export interface operations {
     updateWidgetSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35120,6 +35497,8 @@ export interface operations {
             /** @description The full settings after the update. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -35300,6 +35679,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large. */
             413: {
                 headers: {
@@ -35447,6 +35846,8 @@ export interface operations {
             /** @description The full settings, `logoUrl` naming the new logo. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -35742,6 +36143,8 @@ export interface operations {
             /** @description The full settings, without a logo. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
