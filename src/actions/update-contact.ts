@@ -50,7 +50,7 @@ export function performUpdateContact(ctx: ActionContext, action: UpdateContactAc
 		const contactId = needs(ctx, 'contactId');
 		const fields = checkedContactFields(action);
 		if (fields === null) return { ok: true, data: 'nothing to change' };
-		await updateContact(ctx.env, ctx.db, ctx.workspaceId, contactId, fields, ctx.actor, ctx.now);
+		await updateContact(ctx.env, ctx.db, ctx.workspaceId, contactId, fields, ctx.actor, undefined, ctx.now);
 		return { ok: true, data: fields };
 	});
 }

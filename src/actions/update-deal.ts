@@ -111,6 +111,7 @@ async function update(
 			customFields: givenValues(action.custom_fields),
 		},
 		ctx.actor,
+		undefined,
 		ctx.now,
 	);
 	return { ok: true, data: { id: deal.id, name: deal.name, stage: deal.stage.name, value: deal.value } };

@@ -1,6 +1,6 @@
 import { is, SQL, sql } from 'drizzle-orm';
 import { type DrizzleD1Database, drizzle } from 'drizzle-orm/d1';
-import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import { SQLiteAsyncDialect, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 
 /**
  * No relational schema is given to drizzle: the code builds its queries with the query builder, and the
@@ -95,4 +95,26 @@ export function brokeGuard(error: unknown): boolean {
  */
 export function sameIds(select: SQL, ids: readonly string[]): SQL {
 	return sql`(SELECT coalesce(json_group_array(id), '[]') FROM (${select} ORDER BY id)) = ${JSON.stringify([...ids].sort())}`;
+}
+
+/**
+ * A batch statement that fails its batch unless `condition` holds, like `batchGuard`, but with an error of its
+ * own (SQLite's integer overflow, which nothing else here can raise): it guards the version a caller named
+ * (`If-Match`), so that failure is told apart from the other guards of the same batch (`brokeVersionGuard`).
+ */
+export function versionGuard(condition: SQL): SQL {
+	return sql`SELECT CASE WHEN ${condition} THEN 1 ELSE abs(-9223372036854775807 - 1) END`;
+}
+
+/** Whether a failed batch failed on a `versionGuard`. */
+export function brokeVersionGuard(error: unknown): boolean {
+	return String(error).includes('integer overflow');
+}
+
+/**
+ * The next version of a row whose `updated_at` is its version: `now`, or one past the last when that is not
+ * later, so two writes in one millisecond still give two versions (an `ETag` must change with every write).
+ */
+export function nextVersion(updatedAt: SQLiteColumn, now: number): SQL {
+	return sql`max(${updatedAt} + 1, ${now})`;
 }

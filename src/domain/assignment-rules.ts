@@ -13,6 +13,7 @@ import { ASSIGNMENT_STRATEGIES, type AssignmentRule } from '../engines/assignmen
 import { conditionProblemsWithin, conditionSchema } from '../engines/conditions';
 import { under } from '../engines/step-graph';
 import { Invalid } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from './versions';
@@ -190,19 +191,29 @@ export async function updateAssignmentRule(
 	id: string,
 	changes: z.infer<typeof assignmentRuleChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await row(db, workspaceId, id);
 	await assertRule(db, workspaceId, changes);
-	const after = await updateOwner(env, db, ASSIGNMENT_RULE, current, changes, actor, now);
+	const after = await updateOwner(env, db, ASSIGNMENT_RULE, current, changes, actor, now, [], expected);
 	if (after === current) return view(current);
 	await reconsiderAssignment(env, workspaceId);
 	return view(after);
 }
 
-export async function deleteAssignmentRule(env: Env, db: Database, workspaceId: string, id: string, actor: Actor) {
+/** Deletes a rule, with `assignment_rule.deleted`; with `expected`, only while it is at that version. */
+export async function deleteAssignmentRule(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	actor: Actor,
+	expected?: ExpectedVersion,
+) {
 	const current = await row(db, workspaceId, id);
-	await deleteOwner(env, db, ASSIGNMENT_RULE, current, [], actor, Date.now());
+	await deleteOwner(env, db, ASSIGNMENT_RULE, current, [], actor, Date.now(), expected);
 	// A rule of lower priority may route what this one held back.
 	await reconsiderAssignment(env, workspaceId);
 }

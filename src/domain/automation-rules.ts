@@ -24,6 +24,7 @@ import { ruleTriggerSchema } from '../engines/rules';
 import { type StepProblem, templateProblems, under } from '../engines/step-graph';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from './versions';
@@ -273,6 +274,8 @@ export async function updateRule(
 	id: string,
 	changes: z.infer<typeof ruleChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await ruleRow(db, workspaceId, id);
@@ -288,7 +291,7 @@ export async function updateRule(
 	if (changes.condition !== undefined) set.condition = changes.condition;
 	if (changes.actions !== undefined) set.actions = changes.actions;
 	// The trigger kind is the trigger's, kept apart for the listeners' query: not announced on its own.
-	return ruleView(await updateOwner(env, db, RULE, current, set, actor, now, ['triggerKind']));
+	return ruleView(await updateOwner(env, db, RULE, current, set, actor, now, ['triggerKind'], expected));
 }
 
 /** Deletes a rule and its executions' records, with `rule.deleted`; executions under way finish. */
@@ -298,13 +301,14 @@ export async function deleteRule(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await ruleRow(db, workspaceId, id);
 	const executions = db
 		.delete(ruleExecutions)
 		.where(and(eq(ruleExecutions.workspaceId, workspaceId), eq(ruleExecutions.ruleId, id)));
-	await deleteOwner(env, db, RULE, current, [executions], actor, now);
+	await deleteOwner(env, db, RULE, current, [executions], actor, now, expected);
 }
 
 /** One page of executions, newest first, filtered by rule, conversation or status. */

@@ -11,6 +11,7 @@ import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots } from '../db/s
 import { type BotDefinition, botDefinitionSchema, botProblems } from '../engines/bot-definition';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { channelName } from '../model/conversations';
@@ -212,6 +213,8 @@ export async function updateBot(
 	id: string,
 	changes: z.infer<typeof botChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<BotView> {
 	const current = await botRow(db, workspaceId, id);
@@ -222,7 +225,7 @@ export async function updateBot(
 	if (changes.priority !== undefined) set.priority = changes.priority;
 	if (changes.trigger !== undefined) Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger));
 	if (changes.definition !== undefined) set.draft = checkedDefinition(changes.definition);
-	return botView(await updateOwner(env, db, BOT, current, set, actor, now));
+	return botView(await updateOwner(env, db, BOT, current, set, actor, now, [], expected));
 }
 
 /** Deletes a bot and its versions, with `bot.deleted`; runs under way keep the definition they copied. */
@@ -232,10 +235,11 @@ export async function deleteBot(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await botRow(db, workspaceId, id);
-	await deleteOwner(env, db, BOT, current, [deleteVersions(db, current)], actor, now);
+	await deleteOwner(env, db, BOT, current, [deleteVersions(db, current)], actor, now, expected);
 }
 
 /**

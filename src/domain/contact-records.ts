@@ -10,8 +10,11 @@ import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import {
 	batchGuard,
 	brokeGuard,
+	brokeVersionGuard,
 	type Database,
+	nextVersion,
 	type Statement,
+	versionGuard,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
@@ -21,6 +24,7 @@ import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../lib/expected-version';
 import { newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
@@ -229,12 +233,18 @@ export async function updateContact(
 	id: string,
 	fields: ContactFields,
 	actor: Actor,
+	/**
+	 * The version the change was computed from (If-Match): applied only while it is current, else a 412. The
+	 * write then also guards on the version, so a concurrent change to any field refuses it (read again: 412).
+	 */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<void> {
 	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {});
 	for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
 		const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
 		if (!current) throw new NotFound(`Contact ${id} not found.`);
+		assertVersion(expected, current.updatedAt, `Contact ${id}`);
 		const moved: Record<string, { from: string | null; to: string | null }> = {};
 		for (const key of EDITABLE) {
 			const to = fields[key];
@@ -265,6 +275,7 @@ export async function updateContact(
 			.where(
 				and(
 					inWorkspace(workspaceId, id),
+					expectsVersion(expected) ? eq(contacts.updatedAt, current.updatedAt) : undefined,
 					...unchangedSinceRead,
 					...customFieldsUnchanged(contacts.customFields, movedCustom),
 					optedOut === undefined
@@ -351,7 +362,7 @@ export async function upsertContact(
 		const other = key.field === 'email' ? 'phone' : 'e-mail';
 		throw new Conflict(`Another contact of this workspace already has this ${other}.`);
 	}
-	await updateContact(env, db, workspaceId, existing.id, fields, actor, now);
+	await updateContact(env, db, workspaceId, existing.id, fields, actor, undefined, now);
 	return { id: existing.id, created: false };
 }
 
@@ -367,10 +378,13 @@ export async function deleteContact(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	/** The version the caller read (If-Match): deleted only while it is current, else a 412. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<void> {
 	const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
 	if (!current) throw new NotFound(`Contact ${id} not found.`);
+	assertVersion(expected, current.updatedAt, `Contact ${id}`);
 	const hasConversations = () =>
 		new Conflict(
 			`Contact ${id} has conversations: a contact is deleted with none left (merge it into another contact instead).`,
@@ -381,7 +395,9 @@ export async function deleteContact(
 		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, id)))
 		.get();
 	if (conversation) throw hasConversations();
+	const atVersion = sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${and(inWorkspace(workspaceId, id), eq(contacts.updatedAt, current.updatedAt))})`;
 	const statements: Statement[] = [
+		...(expectsVersion(expected) ? [versionGuard(atVersion)] : []),
 		db.delete(contactTags).where(and(eq(contactTags.workspaceId, workspaceId), eq(contactTags.contactId, id))),
 		db
 			.update(visitorSessions)
@@ -389,7 +405,7 @@ export async function deleteContact(
 			.where(and(eq(visitorSessions.workspaceId, workspaceId), eq(visitorSessions.contactId, id))),
 		db
 			.update(deals)
-			.set({ contactId: null, updatedAt: now })
+			.set({ contactId: null, updatedAt: nextVersion(deals.updatedAt, now) })
 			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.contactId, id))),
 		db
 			.delete(notes)
@@ -402,6 +418,7 @@ export async function deleteContact(
 	];
 	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
 	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
+		if (brokeVersionGuard(error)) throw changedSince(`Contact ${id}`);
 		if (violatesForeignKey(error)) throw hasConversations();
 		throw error;
 	});
@@ -490,7 +507,10 @@ export async function mergeContacts(
 		sql`INSERT OR IGNORE INTO contact_tags (workspace_id, contact_id, tag_id)
 			SELECT workspace_id, ${id}, tag_id FROM contact_tags WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
 		db.delete(contactTags).where(and(eq(contactTags.workspaceId, ws), eq(contactTags.contactId, duplicateId))),
-		db.update(deals).set({ contactId: id, updatedAt: now }).where(movingDeals.where),
+		db
+			.update(deals)
+			.set({ contactId: id, updatedAt: nextVersion(deals.updatedAt, now) })
+			.where(movingDeals.where),
 		db
 			.update(visitorSessions)
 			.set({ contactId: id })

@@ -10,8 +10,11 @@ import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import {
 	batchGuard,
 	brokeGuard,
+	brokeVersionGuard,
 	type Database,
+	nextVersion,
 	type Statement,
+	versionGuard,
 	violatesForeignKey,
 	violatesUnique,
 } from '../db/client';
@@ -21,6 +24,7 @@ import { changesOf, type DomainEvent, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../lib/expected-version';
 import { iso, isoOrNull, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { customFieldKey } from '../model/custom-fields';
@@ -364,7 +368,13 @@ export async function deleteStage(
 	}
 	const after = funnel.stages.filter((s) => s.id !== stageId);
 	const statements: Statement[] = [stagesAsRead(funnel), batchGuard(inStage.unchanged)];
-	if (target) statements.push(db.update(deals).set({ stageId: target.id, updatedAt: now }).where(inStage.where));
+	if (target)
+		statements.push(
+			db
+				.update(deals)
+				.set({ stageId: target.id, updatedAt: nextVersion(deals.updatedAt, now) })
+				.where(inStage.where),
+		);
 	statements.push(
 		db.delete(stages).where(and(eq(stages.workspaceId, workspaceId), eq(stages.id, stageId))),
 		...positionStatements(db, workspaceId, after),
@@ -769,9 +779,12 @@ export async function updateDeal(
 	id: string,
 	changes: z.infer<typeof dealChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current, else a 412. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<DealView> {
 	const { deal: current, stageName: currentStage } = await dealRow(db, workspaceId, id);
+	assertVersion(expected, current.updatedAt, `Deal ${id}`);
 	const target =
 		changes.funnel !== undefined || changes.stage !== undefined
 			? await resolveStage(db, workspaceId, changes.funnel ?? current.funnelId, changes.stage)
@@ -824,7 +837,8 @@ export async function updateDeal(
 			.update(deals)
 			.set({ ...set, updatedAt })
 			.where(and(dealIn(workspaceId, id), eq(deals.updatedAt, current.updatedAt))),
-		batchGuard(sql`changes() = 1`),
+		// A version the caller named gets a guard of its own, so its failure is a 412 and the others a 409.
+		(expectsVersion(expected) ? versionGuard : batchGuard)(sql`changes() = 1`),
 	];
 	if (stageMoved) statements.unshift(stageStillThere(workspaceId, target.funnel.id, target.stage.id));
 	const links = linksGuard(workspaceId, [
@@ -849,7 +863,10 @@ export async function updateDeal(
 			),
 		);
 	}
-	const committed = await commit(db, { statements, events }, dealWriteFailed);
+	const committed = await commit(db, { statements, events }, (error) => {
+		if (brokeVersionGuard(error)) throw changedSince(`Deal ${id}`);
+		return dealWriteFailed(error);
+	});
 	await release(env, committed.events);
 	return getDeal(db, workspaceId, id);
 }
@@ -864,11 +881,16 @@ export async function deleteDeal(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	/** The version the caller read (If-Match): deleted only while it is current, else a 412. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<void> {
 	const { deal } = await dealRow(db, workspaceId, id);
+	assertVersion(expected, deal.updatedAt, `Deal ${id}`);
 	const linked = await rowsLinkedTo(db, tasks, tasks.dealId, workspaceId, id);
+	const atVersion = sql`EXISTS (SELECT 1 FROM ${deals} WHERE ${and(dealIn(workspaceId, id), eq(deals.updatedAt, deal.updatedAt))})`;
 	const statements: Statement[] = [
+		...(expectsVersion(expected) ? [versionGuard(atVersion)] : []),
 		batchGuard(linked.unchanged),
 		db
 			.delete(notes)
@@ -881,6 +903,7 @@ export async function deleteDeal(
 		newEvent('deal.deleted', workspaceId, actor, { deal: dealSummary(deal) }, now),
 	];
 	const committed = await commit(db, { statements, events }, (error) => {
+		if (brokeVersionGuard(error)) throw changedSince(`Deal ${id}`);
 		if (brokeGuard(error)) throw new Conflict(`Deal ${id} was given a task at the same moment; retry.`);
 		throw error;
 	});

@@ -13,12 +13,21 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { batchGuard, brokeGuard, type Database, type Statement, violatesUnique } from '../db/client';
+import {
+	batchGuard,
+	brokeGuard,
+	brokeVersionGuard,
+	type Database,
+	type Statement,
+	versionGuard,
+	violatesUnique,
+} from '../db/client';
 import { CUSTOM_FIELD_ENTITIES, CUSTOM_FIELD_TYPES, customFields } from '../db/schema';
 import { changesOf, newEvent } from '../events/catalogue';
 import { commit, IF_CHANGED, release } from '../events/commit';
 import { pageOf } from '../lib/cursor';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../lib/expected-version';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { type CustomValue, customFieldKey } from '../model/custom-fields';
@@ -211,9 +220,12 @@ export async function updateCustomField(
 	actor: Actor,
 	/** Why the definition cannot become `after` (the pre-chat form offers an option it would refuse), or null. */
 	refuse: (after: CustomFieldDefinition) => Promise<string | null> = async () => null,
+	/** The version the change was computed from (If-Match): applied only while it is current, else a 412. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<CustomFieldDefinition> {
 	const current = await definitionById(db, workspaceId, id);
+	assertVersion(expected, current.updatedAt, `Custom field ${id}`);
 	if (input.options !== undefined && current.type !== 'select') {
 		throw new Invalid(`only a select field has options; this one is ${current.type}`, { field: ['options'] });
 	}
@@ -250,6 +262,7 @@ export async function updateCustomField(
 	const event = newEvent('custom_field.updated', workspaceId, actor, payload, now);
 	const committed = await commit(db, { statements: [update], events: [{ event, onlyIf: IF_CHANGED }] });
 	if ((committed.results[0]?.meta.changes ?? 0) === 0) {
+		if (expectsVersion(expected)) throw changedSince(`Custom field ${id}`);
 		throw new Conflict(`Custom field ${id} changed while this update was applied; retry.`);
 	}
 	await release(env, committed.events);
@@ -268,14 +281,20 @@ export async function deleteCustomField(
 	id: string,
 	actor: Actor,
 	inUse: (definition: CustomFieldDefinition) => Promise<string | null>,
+	/** The version the caller read (If-Match): deleted only while it is current, else a 412. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ): Promise<void> {
 	const current = await definitionById(db, workspaceId, id);
+	assertVersion(expected, current.updatedAt, `Custom field ${id}`);
 	const reason = await inUse(definitionView(current));
 	if (reason !== null) throw new Conflict(reason);
 	const path = `$.${current.key}`;
 	const table = current.entity === 'contact' ? sql`contacts` : sql`deals`;
+	const mine = and(eq(customFields.workspaceId, workspaceId), eq(customFields.id, id));
+	const atVersion = sql`EXISTS (SELECT 1 FROM ${customFields} WHERE ${and(mine, eq(customFields.updatedAt, current.updatedAt))})`;
 	const statements: Statement[] = [
+		...(expectsVersion(expected) ? [versionGuard(atVersion)] : []),
 		// updated_at moves too: a write computed from the record before (a merge, a deal update) is refused by
 		// its compare-and-set rather than writing the value back.
 		sql`UPDATE ${table} SET custom_fields = json_remove(custom_fields, ${path}), updated_at = max(updated_at + 1, ${now})
@@ -283,7 +302,10 @@ export async function deleteCustomField(
 		db.delete(customFields).where(and(eq(customFields.workspaceId, workspaceId), eq(customFields.id, id))),
 	];
 	const event = newEvent('custom_field.deleted', workspaceId, actor, { customField: summary(current) }, now);
-	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] });
+	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
+		if (brokeVersionGuard(error)) throw changedSince(`Custom field ${id}`);
+		throw error;
+	});
 	await release(env, committed.events);
 }
 

@@ -12,6 +12,7 @@ import {
 	batchGuard,
 	brokeGuard,
 	type Database,
+	nextVersion,
 	type Statement,
 	violatesForeignKey,
 	violatesUnique,
@@ -443,7 +444,10 @@ export async function deleteMember(
 		// Rows given to it since the reads above would change without their event: refused.
 		batchGuard(sql`${assigned.unchanged} AND ${todo.unchanged} AND ${owned.unchanged}`),
 		db.update(conversations).set({ assigneeId: null, updatedAt: now }).where(assigned.where),
-		db.update(deals).set({ ownerId: null, updatedAt: now }).where(owned.where),
+		db
+			.update(deals)
+			.set({ ownerId: null, updatedAt: nextVersion(deals.updatedAt, now) })
+			.where(owned.where),
 		db
 			.update(tasks)
 			.set({ assigneeId: heir ?? id, updatedAt: now })

@@ -23,6 +23,7 @@ import { under } from '../engines/step-graph';
 import type { EventType } from '../events/catalogue';
 import { type ByNameCursor, byNameCursor } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { iso, newId } from '../lib/ids';
 import type { Actor } from '../model/actor';
 import { pauseReason, ScenarioPaused } from './scenario-flood';
@@ -304,6 +305,8 @@ export async function updateScenario(
 	id: string,
 	changes: z.infer<typeof scenarioChangesSchema>,
 	actor: Actor,
+	/** The version the change was computed from (If-Match): applied only while it is current. */
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
@@ -325,7 +328,7 @@ export async function updateScenario(
 	}
 	// These follow from the schedule and `enabled`: not announced on their own.
 	const derived = ['nextFireAt', 'pausedAt', 'pausedRunsPerMinute', 'resumedAt'];
-	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, derived));
+	return scenarioView(await updateOwner(env, db, SCENARIO, current, set, actor, now, derived, expected));
 }
 
 /**
@@ -338,6 +341,7 @@ export async function deleteScenario(
 	workspaceId: string,
 	id: string,
 	actor: Actor,
+	expected?: ExpectedVersion,
 	now = Date.now(),
 ) {
 	const current = await scenarioRow(db, workspaceId, id);
@@ -356,7 +360,7 @@ export async function deleteScenario(
 			),
 		db.delete(scenarioRuns).where(and(eq(scenarioRuns.workspaceId, workspaceId), eq(scenarioRuns.scenarioId, id))),
 	];
-	await deleteOwner(env, db, SCENARIO, current, dependants, actor, now);
+	await deleteOwner(env, db, SCENARIO, current, dependants, actor, now, expected);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { batchGuard, brokeGuard, type Database, type Statement } from '../db/client';
+import { batchGuard, brokeGuard, brokeVersionGuard, type Database, type Statement, versionGuard } from '../db/client';
 import {
 	type assignmentRules,
 	type automationRules,
@@ -25,6 +25,7 @@ import { changesOf, type EventPayload, newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { afterByName, type ByNameCursor, pageOf } from '../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../lib/expected-version';
 import { iso } from '../lib/ids';
 import type { Actor } from '../model/actor';
 
@@ -63,12 +64,12 @@ async function commitOwnerChange<T extends OwnerTable>(
 	statements: Statement[],
 	actor: Actor,
 	now: number,
-	raceOf?: string,
+	race?: Race,
 ) {
 	// The payload's shape follows the kind: `{ [key]: summary, ...details }` is each of these events' schema.
 	const payload = { [kind.key]: ownerSummary(owner), ...details } as EventPayload<'bot.created'>;
 	const event = newEvent(`${kind.events}.${what}` as 'bot.created', owner.workspaceId, actor, payload, now);
-	const committed = await commit(db, { statements, events: [event] }, raceOf ? raced(kind.label, raceOf) : undefined);
+	const committed = await commit(db, { statements, events: [event] }, race ? raced(race) : undefined);
 	await release(env, committed.events);
 }
 
@@ -88,7 +89,8 @@ export async function createOwner<T extends OwnerTable>(
 /**
  * Applies `set` to the owner read as `current` (only while it still is: a 409 otherwise), with a `….updated`
  * naming each field that moved, from and to, except `unannounced` ones (derived from others). Nothing is
- * written when nothing moves. Returns the owner as it now is.
+ * written when nothing moves. With `expected` (the version the caller computed its change from), a `current`
+ * at another version, or one that changes before the write, is a 412. Returns the owner as it now is.
  */
 export async function updateOwner<T extends OwnerTable>(
 	env: Env,
@@ -99,17 +101,23 @@ export async function updateOwner<T extends OwnerTable>(
 	actor: Actor,
 	now: number,
 	unannounced: readonly string[] = [],
+	expected?: ExpectedVersion,
 ): Promise<T['$inferSelect']> {
+	assertVersion(expected, current.updatedAt, `${kind.label} ${current.id}`);
 	const moved = movedFields(current, set);
 	for (const key of unannounced) delete moved[key];
 	if (Object.keys(moved).length === 0) return current;
 	const after = { ...current, ...set, updatedAt: Math.max(now, current.updatedAt + 1) };
 	const statements = guardedOwnerUpdate(db, kind.table, current, { ...set, updatedAt: after.updatedAt });
-	await commitOwnerChange(env, db, kind, after, 'updated', changesOf(moved), statements, actor, now, current.id);
+	const race = { label: kind.label, id: current.id, expected };
+	await commitOwnerChange(env, db, kind, after, 'updated', changesOf(moved), statements, actor, now, race);
 	return after;
 }
 
-/** Deletes the owner after `dependants` (the statements removing what hangs on it), with its `….deleted`. */
+/**
+ * Deletes the owner after `dependants` (the statements removing what hangs on it), with its `….deleted`;
+ * with `expected`, only while the owner is still at that version (a 412 otherwise, nothing deleted).
+ */
 export async function deleteOwner<T extends OwnerTable>(
 	env: Env,
 	db: Database,
@@ -118,10 +126,17 @@ export async function deleteOwner<T extends OwnerTable>(
 	dependants: Statement[],
 	actor: Actor,
 	now: number,
+	expected?: ExpectedVersion,
 ) {
+	assertVersion(expected, current.updatedAt, `${kind.label} ${current.id}`);
 	const t = kind.table as typeof bots;
-	const remove = db.delete(t).where(and(eq(t.workspaceId, current.workspaceId), eq(t.id, current.id)));
-	await commitOwnerChange(env, db, kind, current, 'deleted', {}, [...dependants, remove], actor, now);
+	const mine = and(eq(t.workspaceId, current.workspaceId), eq(t.id, current.id));
+	const guard = expectsVersion(expected)
+		? [versionGuard(sql`EXISTS (SELECT 1 FROM ${t} WHERE ${and(mine, eq(t.updatedAt, current.updatedAt))})`)]
+		: [];
+	const remove = db.delete(t).where(mine);
+	const race = { label: kind.label, id: current.id, expected };
+	await commitOwnerChange(env, db, kind, current, 'deleted', {}, [...guard, ...dependants, remove], actor, now, race);
 }
 
 /** An owner's row in its workspace; NotFound (`Bot bot_… not found.`) otherwise. */
@@ -220,9 +235,22 @@ export function checkedAgainst<T>(
 	return schema.parse(definition);
 }
 
-/** Turns a broken guard of a change to an owner read earlier into a 409 to retry. */
-function raced(label: string, id: string) {
+/** Which owner a change was computed from, and the version its caller expected (If-Match), if any. */
+interface Race {
+	label: string;
+	id: string;
+	expected?: ExpectedVersion;
+}
+
+/**
+ * Turns a broken guard of a change to an owner read earlier into a 409 to retry, or a 412 when the caller
+ * named the version it expected: that version is no longer current, and a retry would not restore it.
+ */
+function raced({ label, id, expected }: Race) {
 	return (error: unknown): never => {
+		if (brokeVersionGuard(error) || (brokeGuard(error) && expectsVersion(expected))) {
+			throw changedSince(`${label} ${id}`);
+		}
 		if (brokeGuard(error)) throw new Conflict(`${label} ${id} changed while this change was applied; retry.`);
 		throw error;
 	};
@@ -314,7 +342,8 @@ export async function publishOwner<T extends typeof bots | typeof scenarios>(
 	const changes = { ...ownerSet, ...set, updatedAt: Math.max(now, current.updatedAt + 1) };
 	const statements = [...guardedOwnerUpdate(db, kind.table, current, changes), ...inserts];
 	const details = { version: ownerSet.publishedVersion, rollback: version !== undefined };
-	await commitOwnerChange(env, db, kind, current, 'published', details, statements, actor, now, current.id);
+	const race = { label: kind.label, id: current.id };
+	await commitOwnerChange(env, db, kind, current, 'published', details, statements, actor, now, race);
 	return { ...current, ...changes };
 }
 

@@ -222,7 +222,7 @@ async function adoptVerifiedContact(
 	const emailTaken = sql`${signedEmail} IS NOT NULL AND EXISTS (SELECT 1 FROM contacts other
 		WHERE other.workspace_id = ${ws} AND other.email = ${signedEmail} AND other.id != ${contactId})`;
 	statements.push(
-		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = ${now},
+		sql`UPDATE contacts SET verified_at = COALESCE(verified_at, ${now}), updated_at = max(updated_at + 1, ${now}),
 			external_id = COALESCE(${claims.externalId ?? null}, external_id),
 			email = CASE WHEN ${emailTaken} THEN email ELSE COALESCE(${signedEmail}, email) END,
 			claimed_email = CASE WHEN ${emailTaken} THEN ${signedEmail} ELSE claimed_email END,

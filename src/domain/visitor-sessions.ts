@@ -134,7 +134,7 @@ async function touchSession(
 	const contact = campaign ? await sessionContact(db, session) : null;
 	if (origin && contact && campaign !== campaignOf(contact.lastOrigin)) {
 		statements.push(sql`UPDATE contacts SET last_origin = ${JSON.stringify(origin)},
-			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = ${now}
+			first_origin = COALESCE(first_origin, ${JSON.stringify(origin)}), updated_at = max(updated_at + 1, ${now})
 			WHERE id = ${contact.id} AND workspace_id = ${session.workspaceId}`);
 		const changes = {
 			...(contact.firstOrigin ? {} : { firstOrigin: { from: null, to: origin } }),

@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { workspaces } from '../db/schema';
 import { ServiceUnavailable } from '../lib/errors';
+import type { ExpectedVersion } from '../lib/expected-version';
 import { forgetWorkspaceLimits } from './visitor-limits';
 import {
 	loadWidgetSettings,
@@ -20,8 +21,14 @@ import {
  * Saves a partial update of the settings (see `updateWidgetSettings`: validated whole, compare-and-set), then
  * rewrites the public copy before returning, so the widget sees the change at its next revalidation.
  */
-export async function saveWidgetSettings(db: Database, env: Env, workspaceId: string, update: WidgetSettingsUpdate) {
-	const saved = await updateWidgetSettings(db, workspaceId, update);
+export async function saveWidgetSettings(
+	db: Database,
+	env: Env,
+	workspaceId: string,
+	update: WidgetSettingsUpdate,
+	expected?: ExpectedVersion,
+) {
+	const saved = await updateWidgetSettings(db, workspaceId, update, expected);
 	forgetWorkspaceLimits(workspaceId);
 	// D1 stays the source of truth; the public copy the widget reads is rewritten before we answer.
 	try {

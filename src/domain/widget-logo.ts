@@ -71,7 +71,7 @@ export function checkLogo(bytes: Uint8Array, declaredType: string | undefined) {
 /**
  * Stores an uploaded logo and makes it the widget's: the object first, then `logoUrl` through the one settings
  * write path (the public config rewritten), then the clean-up of older logos. Uploading the current logo again
- * changes nothing. Returns the settings.
+ * changes nothing. Returns the settings and their version.
  */
 export async function uploadLogo(
 	db: Database,
@@ -85,23 +85,23 @@ export async function uploadLogo(
 	const file = `${await sha256Hex(bytes)}.${logo.extension}`;
 	const url = logoPath(workspaceId, file);
 	const current = await loadWidgetSettings(db, workspaceId);
-	if (current.settings.logoUrl === url) return current.settings;
+	if (current.settings.logoUrl === url) return current;
 	await env.FILES.put(`${prefix(workspaceId)}${file}`, bytes, {
 		httpMetadata: { contentType: logo.contentType },
 		customMetadata: { width: String(logo.width), height: String(logo.height) },
 	});
 	const saved = await saveWidgetSettings(db, env, workspaceId, { logoUrl: url });
 	await pruneLogos(env.FILES, workspaceId, [url, current.settings.logoUrl]);
-	return saved.settings;
+	return saved;
 }
 
-/** Takes the logo off the widget (an uploaded one or an https URL). Returns the settings. */
+/** Takes the logo off the widget (an uploaded one or an https URL). Returns the settings and their version. */
 export async function removeLogo(db: Database, env: Env, workspaceId: string) {
 	const current = await loadWidgetSettings(db, workspaceId);
-	if (current.settings.logoUrl === null) return current.settings;
+	if (current.settings.logoUrl === null) return current;
 	const saved = await saveWidgetSettings(db, env, workspaceId, { logoUrl: null });
 	await pruneLogos(env.FILES, workspaceId, [current.settings.logoUrl]);
-	return saved.settings;
+	return saved;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { widgetSettings } from '../db/schema';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../engines/business-hours';
 import { Conflict, type FieldProblem, Invalid } from '../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../lib/expected-version';
 import { customFieldKey } from '../model/custom-fields';
 import { checkCustomValues, definitionsOf } from './custom-fields';
 
@@ -273,8 +274,15 @@ export async function loadWidgetSettings(db: Database, workspaceId: string): Pro
  * lands if nobody saved in between (compare-and-set on `updated_at`), so two concurrent updates cannot
  * silently overwrite each other: the later one gets a 409 and retries on fresh settings.
  */
-export async function updateWidgetSettings(db: Database, workspaceId: string, update: WidgetSettingsUpdate) {
+export async function updateWidgetSettings(
+	db: Database,
+	workspaceId: string,
+	update: WidgetSettingsUpdate,
+	/** The version the update was computed from (If-Match; 0 for the defaults): else a 412, nothing saved. */
+	expected?: ExpectedVersion,
+) {
 	const current = await loadWidgetSettings(db, workspaceId);
+	assertVersion(expected, current.updatedAt ?? 0, 'The widget settings');
 	const merged = widgetSettingsSchema.safeParse(mergeWidgetSettings(current.settings, update));
 	if (!merged.success) throw Invalid.fromIssues(merged.error.issues);
 	if (update.customFields !== undefined) await assertDefinedFields(db, workspaceId, update.customFields);
@@ -296,7 +304,10 @@ export async function updateWidgetSettings(db: Database, workspaceId: string, up
 					.set({ settings: merged.data, updatedAt })
 					.where(and(eq(widgetSettings.workspaceId, workspaceId), eq(widgetSettings.updatedAt, current.updatedAt)))
 					.returning({ workspaceId: widgetSettings.workspaceId });
-	if (saved.length === 0) throw new Conflict('The widget settings changed while this update was applied; retry it.');
+	if (saved.length === 0) {
+		if (expectsVersion(expected)) throw changedSince('The widget settings');
+		throw new Conflict('The widget settings changed while this update was applied; retry it.');
+	}
 	return { settings: merged.data, updatedAt };
 }
 

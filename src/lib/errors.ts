@@ -12,6 +12,7 @@ export type ErrorKind =
 	| 'forbidden'
 	| 'not_found'
 	| 'conflict'
+	| 'precondition_failed'
 	| 'too_large'
 	| 'unsupported_media'
 	| 'invalid'
@@ -82,6 +83,16 @@ export class NotFound extends AppError {
 export class Conflict extends AppError {
 	constructor(message: string, options?: { cause?: unknown }) {
 		super('conflict', message, options);
+	}
+}
+
+/**
+ * A write that named the version it was computed from (an `If-Match` at the edge) while the thing has
+ * changed since: nothing was written, and the caller should read it again rather than retry blindly.
+ */
+export class PreconditionFailed extends AppError {
+	constructor(message: string) {
+		super('precondition_failed', message);
 	}
 }
 

@@ -9,6 +9,7 @@ import {
 	newAssignmentRuleSchema,
 	updateAssignmentRule,
 } from '../domain/assignment-rules';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { iso } from '../lib/ids';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
@@ -72,14 +73,15 @@ export const assignmentRoutes = createRouter()
 			...requires('admin'),
 			request: { body: jsonBody(newAssignmentRuleSchema, { name: example.name, policy: { strategy: 'round_robin' } }) },
 			responses: {
-				201: jsonResponse('The rule.', assignmentRuleSchema, example),
+				201: etagged(jsonResponse('The rule.', assignmentRuleSchema, example)),
 				...errorResponses(400, 403, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
-			return c.json(await createAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('json'), actor), 201);
+			const rule = await createAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('json'), actor);
+			return c.json(tagged(c, rule), 201);
 		},
 	)
 	.openapi(
@@ -90,9 +92,13 @@ export const assignmentRoutes = createRouter()
 			summary: 'One auto-assignment rule',
 			...requires('admin'),
 			request: { params: idParams },
-			responses: { 200: jsonResponse('The rule.', assignmentRuleSchema, example), ...errorResponses(403, 404) },
+			responses: {
+				200: etagged(jsonResponse('The rule.', assignmentRuleSchema, example)),
+				...errorResponses(403, 404),
+			},
 		}),
-		async (c) => c.json(await getAssignmentRule(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) =>
+			c.json(tagged(c, await getAssignmentRule(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -101,17 +107,25 @@ export const assignmentRoutes = createRouter()
 			operationId: 'updateAssignmentRule',
 			summary: 'Change an auto-assignment rule',
 			...requires('admin'),
-			request: { params: idParams, body: jsonBody(assignmentRuleChangesSchema, { priority: 10 }) },
+			request: {
+				params: idParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(assignmentRuleChangesSchema, { priority: 10 }),
+			},
 			responses: {
-				200: jsonResponse('The rule as it now is.', assignmentRuleSchema, { ...example, priority: 10 }),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The rule as it now is.', assignmentRuleSchema, { ...example, priority: 10 })),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
 			const actor = operatorActor(operatorId);
-			return c.json(await updateAssignmentRule(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor), 200);
+			const changes = c.req.valid('json');
+			return c.json(
+				tagged(c, await updateAssignmentRule(c.env, c.var.db, workspaceId, id, changes, actor, ifMatch(c))),
+				200,
+			);
 		},
 	)
 	.openapi(
@@ -121,12 +135,13 @@ export const assignmentRoutes = createRouter()
 			operationId: 'deleteAssignmentRule',
 			summary: 'Delete an auto-assignment rule',
 			...requires('admin'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			await deleteAssignmentRule(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
+			const { id } = c.req.valid('param');
+			await deleteAssignmentRule(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), ifMatch(c));
 			return c.body(null, 204);
 		},
 	)

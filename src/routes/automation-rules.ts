@@ -13,6 +13,7 @@ import {
 	updateRule,
 } from '../domain/automation-rules';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
@@ -86,14 +87,14 @@ export const automationRulesRoutes = createRouter()
 				}),
 			},
 			responses: {
-				201: jsonResponse('The rule.', ruleSchema, example),
+				201: etagged(jsonResponse('The rule.', ruleSchema, example)),
 				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const rule = await createRule(c.env, c.var.db, workspaceId, c.req.valid('json'), operatorActor(operatorId));
-			return c.json(rule, 201);
+			return c.json(tagged(c, rule), 201);
 		},
 	)
 	.openapi(
@@ -125,9 +126,9 @@ export const automationRulesRoutes = createRouter()
 			summary: 'One automation rule',
 			...requires('admin'),
 			request: { params: idParams },
-			responses: { 200: jsonResponse('The rule.', ruleSchema, example), ...errorResponses(403, 404) },
+			responses: { 200: etagged(jsonResponse('The rule.', ruleSchema, example)), ...errorResponses(403, 404) },
 		}),
-		async (c) => c.json(await getRule(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) => c.json(tagged(c, await getRule(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -137,17 +138,18 @@ export const automationRulesRoutes = createRouter()
 			summary: 'Change a rule, enable or disable it',
 			description: 'Events from now on meet the rule as it now is; executions under way finish as they began.',
 			...requires('admin'),
-			request: { params: idParams, body: jsonBody(ruleChangesSchema, { enabled: false }) },
+			request: { params: idParams, headers: ifMatchHeaders, body: jsonBody(ruleChangesSchema, { enabled: false }) },
 			responses: {
-				200: jsonResponse('The rule as it now is.', ruleSchema, { ...example, enabled: false }),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The rule as it now is.', ruleSchema, { ...example, enabled: false })),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			const rule = await updateRule(c.env, c.var.db, workspaceId, id, c.req.valid('json'), operatorActor(operatorId));
-			return c.json(rule, 200);
+			const actor = operatorActor(operatorId);
+			const rule = await updateRule(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, ifMatch(c));
+			return c.json(tagged(c, rule), 200);
 		},
 	)
 	.openapi(
@@ -158,12 +160,13 @@ export const automationRulesRoutes = createRouter()
 			summary: 'Delete a rule',
 			description: 'With its executions’ records.',
 			...requires('admin'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The rule is gone.' }, ...errorResponses(403, 404, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			await deleteRule(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
+			const { id } = c.req.valid('param');
+			await deleteRule(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), ifMatch(c));
 			return c.body(null, 204);
 		},
 	);

@@ -27,6 +27,7 @@ import { renderTemplates, under } from '../engines/step-graph';
 import { renderTemplateSync, TemplateError } from '../engines/templates';
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
@@ -210,13 +211,14 @@ export const botsRoutes = createRouter()
 				}),
 			},
 			responses: {
-				201: jsonResponse('The new bot.', botSchema, { ...example, publishedVersion: null, lastVersion: 0 }),
+				201: etagged(jsonResponse('The new bot.', botSchema, { ...example, publishedVersion: null, lastVersion: 0 })),
 				...errorResponses(400, 403, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			return c.json(await createBot(c.env, c.var.db, workspaceId, c.req.valid('json'), operatorActor(operatorId)), 201);
+			const bot = await createBot(c.env, c.var.db, workspaceId, c.req.valid('json'), operatorActor(operatorId));
+			return c.json(tagged(c, bot), 201);
 		},
 	)
 	.openapi(
@@ -359,9 +361,12 @@ export const botsRoutes = createRouter()
 			description: 'Its settings, draft and the version new runs start with.',
 			...requires('admin'),
 			request: { params: idParams },
-			responses: { 200: jsonResponse('The bot.', botSchema, example), ...errorResponses(403, 404) },
+			responses: {
+				200: etagged(jsonResponse('The bot.', botSchema, example)),
+				...errorResponses(403, 404),
+			},
 		}),
-		async (c) => c.json(await getBot(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) => c.json(tagged(c, await getBot(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -372,19 +377,22 @@ export const botsRoutes = createRouter()
 			description:
 				'Name, trigger, channels, priority, enabled, or the draft definition (checked whole, as on create). The published version is not touched: publish to make a new draft live.',
 			...requires('admin'),
-			request: { params: idParams, body: jsonBody(botChangesSchema, { enabled: false }) },
+			request: {
+				params: idParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(botChangesSchema, { enabled: false }),
+			},
 			responses: {
-				200: jsonResponse('The bot as it now is.', botSchema, example),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The bot as it now is.', botSchema, example)),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			return c.json(
-				await updateBot(c.env, c.var.db, workspaceId, id, c.req.valid('json'), operatorActor(operatorId)),
-				200,
-			);
+			const actor = operatorActor(operatorId);
+			const bot = await updateBot(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, ifMatch(c));
+			return c.json(tagged(c, bot), 200);
 		},
 	)
 	.openapi(
@@ -395,12 +403,13 @@ export const botsRoutes = createRouter()
 			summary: 'Delete a bot and its versions',
 			description: 'Runs under way finish with the version they started with.',
 			...requires('admin'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The bot is gone.' }, ...errorResponses(403, 404) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The bot is gone.' }, ...errorResponses(403, 404, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			await deleteBot(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
+			const { id } = c.req.valid('param');
+			await deleteBot(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), ifMatch(c));
 			return c.body(null, 204);
 		},
 	);

@@ -20,6 +20,7 @@ import { normalizePhone } from '../domain/contacts';
 import { phoneNumber } from '../domain/widget-settings';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
 import { Invalid } from '../lib/errors';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { contactRecordExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -103,7 +104,7 @@ export const contactsRoutes = createRouter()
 			...requires('contacts:write'),
 			request: { body: jsonBody(newContactSchema, { name: 'Ada Lovelace', email: 'ada@example.com' }) },
 			responses: {
-				201: jsonResponse('The new contact.', contactRecordSchema, contactRecordExample),
+				201: etagged(jsonResponse('The new contact.', contactRecordSchema, contactRecordExample)),
 				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
@@ -111,7 +112,7 @@ export const contactsRoutes = createRouter()
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
 			const id = await createContact(c.env, c.var.db, workspaceId, c.req.valid('json'), actor);
-			return c.json(await getContact(c.var.db, workspaceId, id), 201);
+			return c.json(tagged(c, await getContact(c.var.db, workspaceId, id)), 201);
 		},
 	)
 	.openapi(
@@ -124,11 +125,11 @@ export const contactsRoutes = createRouter()
 			...requires('conversations:read'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse('The contact.', contactRecordSchema, contactRecordExample),
+				200: etagged(jsonResponse('The contact.', contactRecordSchema, contactRecordExample)),
 				...errorResponses(403, 404),
 			},
 		}),
-		async (c) => c.json(await getContact(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) => c.json(tagged(c, await getContact(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -139,18 +140,22 @@ export const contactsRoutes = createRouter()
 			description:
 				'Give at least one field; the others stay as they are; null clears one. Custom values are written key by key: keys left out keep their values.',
 			...requires('contacts:write'),
-			request: { params: idParams, body: jsonBody(contactChangesSchema, { phone: '+5511999998888' }) },
+			request: {
+				params: idParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(contactChangesSchema, { phone: '+5511999998888' }),
+			},
 			responses: {
-				200: jsonResponse('The updated contact.', contactRecordSchema, contactRecordExample),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The updated contact.', contactRecordSchema, contactRecordExample)),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
 			const actor = operatorActor(operatorId);
-			await updateContact(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor);
-			return c.json(await getContact(c.var.db, workspaceId, id), 200);
+			await updateContact(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, ifMatch(c));
+			return c.json(tagged(c, await getContact(c.var.db, workspaceId, id)), 200);
 		},
 	)
 	.openapi(
@@ -162,13 +167,13 @@ export const contactsRoutes = createRouter()
 			description:
 				'Its tags go, its widget sessions end and its deals stay without a contact. A contact with conversations is a 409.',
 			...requires('contacts:write'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The contact is deleted.' }, ...errorResponses(403, 404, 409) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The contact is deleted.' }, ...errorResponses(403, 404, 409, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
-			await deleteContact(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor);
+			await deleteContact(c.env, c.var.db, workspaceId, c.req.valid('param').id, actor, ifMatch(c));
 			return c.body(null, 204);
 		},
 	)

@@ -25,6 +25,7 @@ import {
 	updateFunnel,
 } from '../domain/crm';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
@@ -275,14 +276,14 @@ export const dealsRoutes = createRouter()
 				}),
 			},
 			responses: {
-				201: jsonResponse('The new deal.', dealSchema, dealExample),
+				201: etagged(jsonResponse('The new deal.', dealSchema, dealExample)),
 				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
-			return c.json(await createDeal(c.env, c.var.db, workspaceId, c.req.valid('json'), actor), 201);
+			return c.json(tagged(c, await createDeal(c.env, c.var.db, workspaceId, c.req.valid('json'), actor)), 201);
 		},
 	)
 	.openapi(
@@ -294,9 +295,9 @@ export const dealsRoutes = createRouter()
 			description: 'The deal with its stage, value, products and custom values.',
 			...requires('crm:access'),
 			request: { params: dealParams },
-			responses: { 200: jsonResponse('The deal.', dealSchema, dealExample), ...errorResponses(403, 404) },
+			responses: { 200: etagged(jsonResponse('The deal.', dealSchema, dealExample)), ...errorResponses(403, 404) },
 		}),
-		async (c) => c.json(await getDeal(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) => c.json(tagged(c, await getDeal(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -307,17 +308,22 @@ export const dealsRoutes = createRouter()
 			description:
 				'A stage move (`stage`, and `funnel` for another funnel; by id or name) announces `deal.stage_changed` with the stage before and after; other fields `deal.updated`.',
 			...requires('crm:access'),
-			request: { params: dealParams, body: jsonBody(dealChangesSchema, { stage: 'Negotiation' }) },
+			request: {
+				params: dealParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(dealChangesSchema, { stage: 'Negotiation' }),
+			},
 			responses: {
-				200: jsonResponse('The deal as it now is.', dealSchema, dealExample),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The deal as it now is.', dealSchema, dealExample)),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
 			const actor = operatorActor(operatorId);
-			return c.json(await updateDeal(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor), 200);
+			const deal = await updateDeal(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, ifMatch(c));
+			return c.json(tagged(c, deal), 200);
 		},
 	)
 	.openapi(
@@ -328,12 +334,13 @@ export const dealsRoutes = createRouter()
 			summary: 'Delete a deal',
 			description: 'Its notes go with it; tasks about it stay, without it.',
 			...requires('crm:access'),
-			request: { params: dealParams },
-			responses: { 204: { description: 'The deal is deleted.' }, ...errorResponses(403, 404) },
+			request: { params: dealParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The deal is deleted.' }, ...errorResponses(403, 404, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			await deleteDeal(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
+			const { id } = c.req.valid('param');
+			await deleteDeal(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), ifMatch(c));
 			return c.body(null, 204);
 		},
 	);

@@ -15,6 +15,7 @@ import {
 } from '../domain/custom-fields';
 import { loadWidgetSettings } from '../domain/widget-settings';
 import { pageQuery, pageSchema, readCursor } from '../lib/cursor';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { createRouter } from '../lib/router';
 import { operatorActor } from '../model/actor';
@@ -96,14 +97,14 @@ export const customFieldsRoutes = createRouter()
 				}),
 			},
 			responses: {
-				201: jsonResponse('The new definition.', customFieldDefinitionSchema, example),
+				201: etagged(jsonResponse('The new definition.', customFieldDefinitionSchema, example)),
 				...errorResponses(400, 403, 409, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const actor = operatorActor(operatorId);
-			return c.json(await createCustomField(c.env, c.var.db, workspaceId, c.req.valid('json'), actor), 201);
+			return c.json(tagged(c, await createCustomField(c.env, c.var.db, workspaceId, c.req.valid('json'), actor)), 201);
 		},
 	)
 	.openapi(
@@ -116,11 +117,12 @@ export const customFieldsRoutes = createRouter()
 			...requires('admin'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse('The definition.', customFieldDefinitionSchema, example),
+				200: etagged(jsonResponse('The definition.', customFieldDefinitionSchema, example)),
 				...errorResponses(403, 404),
 			},
 		}),
-		async (c) => c.json(await getCustomField(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) =>
+			c.json(tagged(c, await getCustomField(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -131,10 +133,14 @@ export const customFieldsRoutes = createRouter()
 			description:
 				"The key, entity and type are fixed. New options apply to the next write: values stored under a removed option stay until then. Removing an option the widget's pre-chat form offers is a 409.",
 			...requires('admin'),
-			request: { params: idParams, body: jsonBody(customFieldChangesSchema, { label: 'Subscription plan' }) },
+			request: {
+				params: idParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(customFieldChangesSchema, { label: 'Subscription plan' }),
+			},
 			responses: {
-				200: jsonResponse('The definition as it now is.', customFieldDefinitionSchema, example),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The definition as it now is.', customFieldDefinitionSchema, example)),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
@@ -142,7 +148,9 @@ export const customFieldsRoutes = createRouter()
 			const actor = operatorActor(operatorId);
 			const { id } = c.req.valid('param');
 			const check = (after: CustomFieldDefinition) => refusedByForm(c.var.db, workspaceId, after);
-			return c.json(await updateCustomField(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, check), 200);
+			const changes = c.req.valid('json');
+			const field = await updateCustomField(c.env, c.var.db, workspaceId, id, changes, actor, check, ifMatch(c));
+			return c.json(tagged(c, field), 200);
 		},
 	)
 	.openapi(
@@ -154,14 +162,17 @@ export const customFieldsRoutes = createRouter()
 			description:
 				"The values go from every contact or deal. A field the widget's pre-chat form asks for is a 409 until it is taken out of the widget settings.",
 			...requires('admin'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The definition and its values are gone.' }, ...errorResponses(403, 404, 409) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: {
+				204: { description: 'The definition and its values are gone.' },
+				...errorResponses(403, 404, 409, 412),
+			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
 			const check = (definition: CustomFieldDefinition) => inUse(c.var.db, workspaceId, definition);
-			await deleteCustomField(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), check);
+			await deleteCustomField(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), check, ifMatch(c));
 			return c.body(null, 204);
 		},
 	);

@@ -43,6 +43,7 @@ import {
 import type { scenarioDefinitionSchema } from '../engines/scenario-definition';
 import { simulateScenario } from '../engines/scenario-simulation';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../lib/cursor';
+import { etagged, ifMatch, ifMatchHeaders, tagged } from '../lib/etag';
 import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { hopsHeaderSchema, inboundHops } from '../lib/parley-hops';
 import { createRouter } from '../lib/router';
@@ -247,20 +248,20 @@ export const scenariosRoutes = createRouter()
 				}),
 			},
 			responses: {
-				201: jsonResponse('The scenario, unpublished.', scenarioSchema, {
-					...example,
-					publishedVersion: null,
-					lastVersion: 0,
-				}),
+				201: etagged(
+					jsonResponse('The scenario, unpublished.', scenarioSchema, {
+						...example,
+						publishedVersion: null,
+						lastVersion: 0,
+					}),
+				),
 				...errorResponses(400, 403, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			return c.json(
-				await createScenario(c.env, c.var.db, workspaceId, c.req.valid('json'), operatorActor(operatorId)),
-				201,
-			);
+			const actor = operatorActor(operatorId);
+			return c.json(tagged(c, await createScenario(c.env, c.var.db, workspaceId, c.req.valid('json'), actor)), 201);
 		},
 	)
 	.openapi(
@@ -319,9 +320,12 @@ export const scenariosRoutes = createRouter()
 			description: 'Its settings, draft and the version new runs start with.',
 			...requires('admin'),
 			request: { params: idParams },
-			responses: { 200: jsonResponse('The scenario.', scenarioSchema, example), ...errorResponses(403, 404) },
+			responses: {
+				200: etagged(jsonResponse('The scenario.', scenarioSchema, example)),
+				...errorResponses(403, 404),
+			},
 		}),
-		async (c) => c.json(await getScenario(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id), 200),
+		async (c) => c.json(tagged(c, await getScenario(c.var.db, c.var.caller.workspaceId, c.req.valid('param').id)), 200),
 	)
 	.openapi(
 		createRoute({
@@ -332,19 +336,22 @@ export const scenariosRoutes = createRouter()
 			description:
 				'Name, enabled, trigger, or the draft definition (checked whole). The published version is not touched: publish to make a new draft live.',
 			...requires('admin'),
-			request: { params: idParams, body: jsonBody(scenarioChangesSchema, { enabled: false }) },
+			request: {
+				params: idParams,
+				headers: ifMatchHeaders,
+				body: jsonBody(scenarioChangesSchema, { enabled: false }),
+			},
 			responses: {
-				200: jsonResponse('The scenario as it now is.', scenarioSchema, example),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				200: etagged(jsonResponse('The scenario as it now is.', scenarioSchema, example)),
+				...errorResponses(400, 403, 404, 409, 412, 413, 415, 422),
 			},
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const { id } = c.req.valid('param');
-			return c.json(
-				await updateScenario(c.env, c.var.db, workspaceId, id, c.req.valid('json'), operatorActor(operatorId)),
-				200,
-			);
+			const actor = operatorActor(operatorId);
+			const scenario = await updateScenario(c.env, c.var.db, workspaceId, id, c.req.valid('json'), actor, ifMatch(c));
+			return c.json(tagged(c, scenario), 200);
 		},
 	)
 	.openapi(
@@ -355,12 +362,13 @@ export const scenariosRoutes = createRouter()
 			summary: 'Delete a scenario, its versions, webhooks and runs',
 			description: 'Its webhook URLs answer 404 from now on; a run still queued stops.',
 			...requires('admin'),
-			request: { params: idParams },
-			responses: { 204: { description: 'The scenario is gone.' }, ...errorResponses(403, 404) },
+			request: { params: idParams, headers: ifMatchHeaders },
+			responses: { 204: { description: 'The scenario is gone.' }, ...errorResponses(403, 404, 412) },
 		}),
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
-			await deleteScenario(c.env, c.var.db, workspaceId, c.req.valid('param').id, operatorActor(operatorId));
+			const { id } = c.req.valid('param');
+			await deleteScenario(c.env, c.var.db, workspaceId, id, operatorActor(operatorId), ifMatch(c));
 			return c.body(null, 204);
 		},
 	)

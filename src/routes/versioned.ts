@@ -5,10 +5,11 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
+import { etagged, tagged } from '../lib/etag';
 import { errorResponses, idParam, jsonResponse, requires } from '../lib/openapi';
 import { type Actor, operatorActor } from '../model/actor';
 
-interface VersionedRoutes<View, Definition> {
+interface VersionedRoutes<View extends { updatedAt: string }, Definition> {
 	/** `bot` or `scenario`, as operation ids and sentences name it. */
 	noun: 'bot' | 'scenario';
 	idExample: string;
@@ -44,7 +45,7 @@ export function versionedParams(noun: string, idExample: string) {
 	return { idParams, versionParams };
 }
 
-export function addVersionRoutes<View, Definition>(
+export function addVersionRoutes<View extends { updatedAt: string }, Definition>(
 	router: OpenAPIHono<AppEnv>,
 	spec: VersionedRoutes<View, Definition>,
 ): void {
@@ -77,11 +78,11 @@ export function addVersionRoutes<View, Definition>(
 			...requires('admin'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse(`The ${spec.noun}, with its new published version.`, spec.schema, spec.example),
+				200: etagged(jsonResponse(`The ${spec.noun}, with its new published version.`, spec.schema, spec.example)),
 				...errorResponses(403, 404, 409, 422),
 			},
 		}),
-		async (c) => c.json((await publish(c, undefined)) as never, 200),
+		async (c) => c.json(tagged(c, await publish(c, undefined)) as never, 200),
 	);
 	router.openapi(
 		createRoute({
@@ -137,10 +138,10 @@ export function addVersionRoutes<View, Definition>(
 			...requires('admin'),
 			request: { params: versionParams },
 			responses: {
-				200: jsonResponse(`The ${spec.noun}, with the version now published.`, spec.schema, spec.example),
+				200: etagged(jsonResponse(`The ${spec.noun}, with the version now published.`, spec.schema, spec.example)),
 				...errorResponses(403, 404, 409, 422),
 			},
 		}),
-		async (c) => c.json((await publish(c, c.req.valid('param').version)) as never, 200),
+		async (c) => c.json(tagged(c, await publish(c, c.req.valid('param').version)) as never, 200),
 	);
 }

@@ -13,6 +13,7 @@ import {
 	widgetSettingsUpdateSchema,
 } from '../domain/widget-settings';
 import { widgetSnippet } from '../domain/widget-snippet';
+import { etagged, ifMatch, ifMatchHeaders, withETag } from '../lib/etag';
 import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../lib/openapi';
 import { handoffExample } from '../lib/openapi-examples';
 import { createRouter } from '../lib/router';
@@ -53,11 +54,15 @@ export const widget = createRouter()
 			description: 'Colors, texts, business hours, pre-chat fields and the messaging-app bubble.',
 			...anyToken,
 			responses: {
-				200: jsonResponse('The full settings object.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS),
+				200: etagged(jsonResponse('The full settings object.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS)),
 				...errorResponses(),
 			},
 		}),
-		async (c) => c.json((await loadWidgetSettings(c.var.db, c.var.caller.workspaceId)).settings, 200),
+		async (c) => {
+			const { settings, updatedAt } = await loadWidgetSettings(c.var.db, c.var.caller.workspaceId);
+			// Version 0: the defaults, until the first save.
+			return c.json(withETag(c, updatedAt ?? 0, settings), 200);
+		},
 	)
 	.openapi(
 		createRoute({
@@ -69,20 +74,23 @@ export const widget = createRouter()
 				'Top-level fields replace; `businessHours`, `periodMessages` and `messagingBubble` merge one level deep. The public config the widget loads is rewritten before the answer.',
 			...requires('admin'),
 			request: {
+				headers: ifMatchHeaders,
 				body: jsonBody(widgetSettingsUpdateSchema, { primaryColor: '#0a7d5a', ctaText: 'Questions? Ask us' }),
 			},
 			responses: {
-				200: jsonResponse('The full settings after the update.', widgetSettingsSchema, {
-					...DEFAULT_WIDGET_SETTINGS,
-					primaryColor: '#0a7d5a',
-					ctaText: 'Questions? Ask us',
-				}),
-				...errorResponses(400, 403, 409, 413, 415, 422, 503),
+				200: etagged(
+					jsonResponse('The full settings after the update.', widgetSettingsSchema, {
+						...DEFAULT_WIDGET_SETTINGS,
+						primaryColor: '#0a7d5a',
+						ctaText: 'Questions? Ask us',
+					}),
+				),
+				...errorResponses(400, 403, 409, 412, 413, 415, 422, 503),
 			},
 		}),
 		async (c) => {
 			const { workspaceId } = c.var.caller;
-			const saved = await saveWidgetSettings(c.var.db, c.env, workspaceId, c.req.valid('json'));
+			const saved = await saveWidgetSettings(c.var.db, c.env, workspaceId, c.req.valid('json'), ifMatch(c));
 			// New hours may have opened: conversations waiting for them are looked at again (they would be at
 			// the next opening or queue change anyway, so a hub that cannot be reached now fails nothing).
 			if (c.req.valid('json').businessHours !== undefined) {
@@ -90,7 +98,7 @@ export const widget = createRouter()
 					console.error('could not nudge auto-assignment after new business hours', error),
 				);
 			}
-			return c.json(saved.settings, 200);
+			return c.json(withETag(c, saved.updatedAt, saved.settings), 200);
 		},
 	)
 	.openapi(
@@ -114,17 +122,20 @@ export const widget = createRouter()
 				},
 			},
 			responses: {
-				200: jsonResponse('The full settings, `logoUrl` naming the new logo.', widgetSettingsSchema, {
-					...DEFAULT_WIDGET_SETTINGS,
-					logoUrl: `/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/${'3f7a9c2e4b1d8f60'.repeat(4)}.png`,
-				}),
+				200: etagged(
+					jsonResponse('The full settings, `logoUrl` naming the new logo.', widgetSettingsSchema, {
+						...DEFAULT_WIDGET_SETTINGS,
+						logoUrl: `/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/${'3f7a9c2e4b1d8f60'.repeat(4)}.png`,
+					}),
+				),
 				...errorResponses(403, 409, 413, 415, 422, 503),
 			},
 		}),
 		async (c) => {
 			const bytes = new Uint8Array(await c.req.arrayBuffer());
 			const { workspaceId } = c.var.caller;
-			return c.json(await uploadLogo(c.var.db, c.env, workspaceId, bytes, c.req.header('Content-Type')), 200);
+			const saved = await uploadLogo(c.var.db, c.env, workspaceId, bytes, c.req.header('Content-Type'));
+			return c.json(withETag(c, saved.updatedAt ?? 0, saved.settings), 200);
 		},
 	)
 	.openapi(
@@ -137,11 +148,14 @@ export const widget = createRouter()
 				'Clears `logoUrl`, whether it named an uploaded logo or an https URL, and rewrites the public config. An uploaded image stays served until the next logo change, for configs cached meanwhile.',
 			...requires('admin'),
 			responses: {
-				200: jsonResponse('The full settings, without a logo.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS),
+				200: etagged(jsonResponse('The full settings, without a logo.', widgetSettingsSchema, DEFAULT_WIDGET_SETTINGS)),
 				...errorResponses(403, 409, 503),
 			},
 		}),
-		async (c) => c.json(await removeLogo(c.var.db, c.env, c.var.caller.workspaceId), 200),
+		async (c) => {
+			const saved = await removeLogo(c.var.db, c.env, c.var.caller.workspaceId);
+			return c.json(withETag(c, saved.updatedAt ?? 0, saved.settings), 200);
+		},
 	)
 	.openapi(
 		createRoute({

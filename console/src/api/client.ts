@@ -44,6 +44,32 @@ type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /** The data of an openapi-fetch answer (or of one on its way), or an ApiError with the API's own message. */
 export async function ok<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<T> {
+	return (await answered(pending)).data;
+}
+
+/** A resource with the version it was read or written at (its `ETag`), which a later write sends back. */
+export type Versioned<T> = T & { etag: string | null };
+
+/**
+ * Like `ok`, with the answer's `ETag` kept beside the data. An editor keeps the one it loaded and sends it
+ * with its save (`ifMatch`), so a save over someone else's change is refused (412) instead of undoing it.
+ */
+export async function okVersioned<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<Versioned<T>> {
+	const { data, response } = await answered(pending);
+	return { ...data, etag: response.headers.get('ETag') };
+}
+
+/** The request option that makes a write apply only to the version read (none when there is no version). */
+export function ifMatch(etag: string | null | undefined): { headers?: Record<string, string> } {
+	return etag ? { headers: { 'If-Match': etag } } : {};
+}
+
+/** Whether a save was refused because someone else changed the thing since it was opened. */
+export function changedElsewhere(error: unknown): boolean {
+	return error instanceof ApiError && error.status === 412;
+}
+
+async function answered<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<{ data: T; response: Response }> {
 	let answer: Answer<T>;
 	try {
 		answer = await pending;
@@ -56,5 +82,5 @@ export async function ok<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<T>
 		const message = (error as { message?: unknown } | undefined)?.message;
 		throw new ApiError(response.status, typeof message === 'string' ? message : response.statusText);
 	}
-	return data as T;
+	return { data: data as T, response };
 }

@@ -8542,6 +8542,8 @@ export interface operations {
             /** @description The new contact. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -8798,6 +8800,8 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -8962,7 +8966,10 @@ export interface operations {
     deleteContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -9080,6 +9087,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -9126,7 +9153,10 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -9147,6 +9177,8 @@ export interface operations {
             /** @description The updated contact. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -9300,6 +9332,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12262,6 +12314,8 @@ export interface operations {
             /** @description The new definition. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12505,6 +12559,8 @@ export interface operations {
             /** @description The definition. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12656,7 +12712,10 @@ export interface operations {
     deleteCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The custom field id. */
                 id: string;
@@ -12774,6 +12833,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -12820,7 +12899,10 @@ export interface operations {
     updateCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The custom field id. */
                 id: string;
@@ -12841,6 +12923,8 @@ export interface operations {
             /** @description The definition as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -12981,6 +13065,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15103,6 +15207,8 @@ export interface operations {
             /** @description The new deal. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15356,6 +15462,8 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15517,7 +15625,10 @@ export interface operations {
     deleteDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -15615,6 +15726,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -15661,7 +15792,10 @@ export interface operations {
     updateDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -15682,6 +15816,8 @@ export interface operations {
             /** @description The deal as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -15832,6 +15968,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -21571,6 +21727,8 @@ export interface operations {
             /** @description The new bot. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22345,6 +22503,8 @@ export interface operations {
             /** @description The bot. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22523,7 +22683,10 @@ export interface operations {
     deleteBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -22621,6 +22784,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -22667,7 +22850,10 @@ export interface operations {
     updateBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -22688,6 +22874,8 @@ export interface operations {
             /** @description The bot as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -22860,6 +23048,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large. */
             413: {
                 headers: {
@@ -22978,6 +23186,8 @@ export interface operations {
             /** @description The bot, with its new published version. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -23568,6 +23778,8 @@ export interface operations {
             /** @description The bot, with the version now published. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24019,6 +24231,8 @@ export interface operations {
             /** @description The scenario, unpublished. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24565,6 +24779,8 @@ export interface operations {
             /** @description The scenario. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -24738,7 +24954,10 @@ export interface operations {
     deleteScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -24836,6 +25055,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -24882,7 +25121,10 @@ export interface operations {
     updateScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -24903,6 +25145,8 @@ export interface operations {
             /** @description The scenario as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -25065,6 +25309,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -27275,6 +27539,8 @@ export interface operations {
             /** @description The scenario, with its new published version. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -27856,6 +28122,8 @@ export interface operations {
             /** @description The scenario, with the version now published. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -28480,6 +28748,8 @@ export interface operations {
             /** @description The rule. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -28948,6 +29218,8 @@ export interface operations {
             /** @description The rule. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -29112,7 +29384,10 @@ export interface operations {
     deleteAutomationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The rule id. */
                 id: string;
@@ -29210,6 +29485,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -29256,7 +29551,10 @@ export interface operations {
     updateAutomationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The rule id. */
                 id: string;
@@ -29277,6 +29575,8 @@ export interface operations {
             /** @description The rule as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -29430,6 +29730,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -30052,6 +30372,8 @@ export interface operations {
             /** @description The rule. */
             201: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -30276,6 +30598,8 @@ export interface operations {
             /** @description The rule. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -30428,7 +30752,10 @@ export interface operations {
     deleteAssignmentRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The assignment rule id. */
                 id: string;
@@ -30526,6 +30853,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -30572,7 +30919,10 @@ export interface operations {
     updateAssignmentRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description The assignment rule id. */
                 id: string;
@@ -30593,6 +30943,8 @@ export interface operations {
             /** @description The rule as it now is. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -30734,6 +31086,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35616,6 +35988,8 @@ export interface operations {
             /** @description The full settings object. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -35782,7 +36156,10 @@ export interface operations {
     updateWidgetSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read (recommended): the change applies only while it is still current, else `412` and nothing changes. `*` matches any version. */
+                "if-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35801,6 +36178,8 @@ export interface operations {
             /** @description The full settings after the update. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -35981,6 +36360,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Precondition Failed",
+                     *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
+                     *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is too large. */
             413: {
                 headers: {
@@ -36128,6 +36527,8 @@ export interface operations {
             /** @description The full settings, `logoUrl` naming the new logo. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
@@ -36423,6 +36824,8 @@ export interface operations {
             /** @description The full settings, without a logo. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];

@@ -7,12 +7,13 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { Link, useSearch } from 'wouter-preact';
-import { ApiError } from '../../api/client';
+import { ApiError, changedElsewhere, type Versioned } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
+import { ChangedElsewhere } from '../../ui/changed-elsewhere';
 import { Problem } from '../../ui/problem';
 import { Canvas } from './canvas';
-import type { DocumentApi, Saved } from './documents';
+import { type DocumentApi, pinVersion, type Saved } from './documents';
 import {
 	connect,
 	definitionProblems,
@@ -116,12 +117,17 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		error: null,
 	});
 
+	/** Starts editing a draft as loaded: its history, its layout, and the version its saves are based on. */
+	const takeIn = (document: Versioned<Saved>) => {
+		history.reset(document.draft);
+		setSavedJson(JSON.stringify(document.draft));
+		setPositions(layout(kind, document.draft));
+		pinVersion(id, document.etag);
+	};
 	// The draft as loaded is the history's start, laid out afresh (a definition carries no coordinates).
 	useEffect(() => {
 		if (!saved.data || savedJson !== null) return;
-		history.reset(saved.data.draft);
-		setSavedJson(JSON.stringify(saved.data.draft));
-		setPositions(layout(kind, saved.data.draft));
+		takeIn(saved.data);
 	}, [saved.data]);
 
 	const dirty = savedJson !== null && JSON.stringify(definition) !== savedJson;
@@ -196,6 +202,14 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		},
 		[kind, definition],
 	);
+	/** Reads the document again after a save refused as changed elsewhere: `adopt` its draft, or only its version. */
+	const settleConflict = async (adopt: boolean) => {
+		const fresh = await documents.load(id);
+		client.setQueryData([kind, id], fresh);
+		if (adopt) takeIn(fresh);
+		else pinVersion(id, fresh.etag);
+		setStatus({ busy: false, message: null, error: null });
+	};
 	const save = async (): Promise<boolean> => {
 		setStatus({ busy: true, message: null, error: null });
 		try {
@@ -276,7 +290,12 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 				onSave={() => void save()}
 				onPublish={() => void publish()}
 			/>
-			{status.error !== null && <Problem error={status.error} />}
+			{status.error !== null &&
+				(changedElsewhere(status.error) ? (
+					<ChangedElsewhere onReload={() => void settleConflict(true)} onKeep={() => void settleConflict(false)} />
+				) : (
+					<Problem error={status.error} />
+				))}
 			{(unreachable > 0 || dangling > 0 || problems.document.length > 0) && (
 				<div class="builder-warnings" role="status">
 					{unreachable > 0 && <p>{t('builder.unreachableCount', { n: unreachable })}</p>}
@@ -360,7 +379,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 							<ScenarioTester definition={definition} onTrace={onTrace} onRefused={refused} />
 						))}
 					{!viewing && panel === 'settings' && (
-						<SettingsPanel kind={kind} saved={saved.data as Saved & Record<string, unknown>} />
+						<SettingsPanel kind={kind} saved={saved.data as unknown as Saved & Record<string, unknown>} />
 					)}
 					{!viewing && panel === 'versions' && (
 						<VersionsPanel

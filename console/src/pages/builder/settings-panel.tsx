@@ -5,12 +5,12 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { api, okVersioned } from '../../api/client';
 import { t } from '../../i18n';
 import { enterSendsNothing } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { fieldProblems } from '../settings/form';
-import type { Saved } from './documents';
+import { pinnedVersion, pinVersion, type Saved } from './documents';
 import { type DocumentKind, type JsonSchema, named, resolve } from './schema';
 import { ObjectFields } from './schema-form';
 
@@ -55,10 +55,12 @@ export function SettingsPanel(props: { kind: DocumentKind; saved: Saved & Record
 		setError(null);
 		setDone(false);
 		try {
+			const request = { params: { path: { id: saved.id } }, body: changed as never, ...pinnedVersion(saved.id) };
 			const answer =
 				kind === 'bot'
-					? await ok(api.PATCH('/v3/bots/{id}', { params: { path: { id: saved.id } }, body: changed as never }))
-					: await ok(api.PATCH('/v3/scenarios/{id}', { params: { path: { id: saved.id } }, body: changed as never }));
+					? await okVersioned(api.PATCH('/v3/bots/{id}', request))
+					: await okVersioned(api.PATCH('/v3/scenarios/{id}', request));
+			pinVersion(saved.id, answer.etag);
 			client.setQueryData([kind, saved.id], answer);
 			void client.invalidateQueries({ queryKey: [kind, 'list'] });
 			setDone(true);

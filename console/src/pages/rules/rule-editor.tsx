@@ -6,9 +6,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import { api, ok, type Schemas } from '../../api/client';
+import { api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
 import { useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
+import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { enterSendsNothing, useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { ActionList, type KeyedAction } from './action-list';
@@ -58,7 +59,7 @@ export function bodyOf(draft: Draft): RuleBody {
 export function RuleEditorPage({ id }: { id: string | null }) {
 	const rule = useQuery({
 		queryKey: ['automation-rules', id],
-		queryFn: () => ok(api.GET('/v3/automation-rules/{id}', { params: { path: { id: id ?? '' } } })),
+		queryFn: () => loadRule(id ?? ''),
 		enabled: id !== null,
 	});
 	return (
@@ -75,7 +76,10 @@ export function RuleEditorPage({ id }: { id: string | null }) {
 	);
 }
 
-function RuleForm({ rule }: { rule: Rule | null }) {
+/** A rule with the version it was read at. */
+const loadRule = (id: string) => okVersioned(api.GET('/v3/automation-rules/{id}', { params: { path: { id } } }));
+
+function RuleForm({ rule }: { rule: Versioned<Rule> | null }) {
 	const client = useQueryClient();
 	const [, navigate] = useLocation();
 	const directory = useDirectory().data;
@@ -85,6 +89,15 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 	const dirty = JSON.stringify(body) !== saved;
 	const facts = useMemo(() => ruleFacts(draft.trigger, directory), [draft.trigger, directory]);
 	const set = (changes: Partial<Draft>) => setDraft((d) => ({ ...d, ...changes }));
+	const version = usePinnedVersion(
+		rule?.etag,
+		() => loadRule(rule?.id ?? ''),
+		(fresh) => {
+			client.setQueryData(['automation-rules', fresh.id], fresh);
+			setDraft(draftOf(fresh));
+			setSaved(JSON.stringify(bodyOf(draftOf(fresh))));
+		},
+	);
 	const save = useSubmit(async () => {
 		if (rule === null) {
 			const created = await ok(api.POST('/v3/automation-rules', { body }));
@@ -92,7 +105,10 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 			navigate(`/rules/${created.id}`, { replace: true });
 			return;
 		}
-		const updated = await ok(api.PATCH('/v3/automation-rules/{id}', { params: { path: { id: rule.id } }, body }));
+		const updated = await okVersioned(
+			api.PATCH('/v3/automation-rules/{id}', { params: { path: { id: rule.id } }, body, ...ifMatch(version.etag) }),
+		);
+		version.setEtag(updated.etag);
 		client.setQueryData(['automation-rules', rule.id], updated);
 		await client.invalidateQueries({ queryKey: ['automation-rules'], exact: true });
 		setSaved(JSON.stringify(body));
@@ -172,7 +188,11 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 				/>
 			</section>
 			<div class="save-bar">
-				<SaveProblem error={save.error} problems={problems} />
+				{changedElsewhere(save.error) ? (
+					version.notice(save.error)
+				) : (
+					<SaveProblem error={save.error} problems={problems} />
+				)}
 				<span class="muted" role="status">
 					{dirty && rule ? t('rules.unsaved') : ''}
 				</span>
