@@ -42,7 +42,7 @@ const buttonLabel = z
 	.openapi({ description: 'A button’s text (and the answer typed); it leads to the step’s `next`.' });
 
 const button = z.strictObject({
-	label: buttonLabel,
+	label: buttonLabel.openapi({ description: 'The button’s text (and the answer typed).' }),
 	next: stepLink.optional().openapi({ description: 'Where this button leads; the step’s `next` otherwise.' }),
 });
 
