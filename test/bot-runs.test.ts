@@ -241,9 +241,7 @@ describe('a message with quick-reply buttons', () => {
 		expect((await runs(token, conversationId))[0]).toMatchObject({ status: 'waiting', waitingAt: 'menu' });
 		// The label typed without its accent is that button's choice.
 		await visitorSend(visitor, conversationId, 'suporte tecnico', crypto.randomUUID());
-		await expect
-			.poll(async () => (await texts(token, conversationId)).at(-1), poll)
-			.toBe('Support will write to you.');
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Support will write to you.');
 		expect((await runs(token, conversationId))[0]).toMatchObject({
 			status: 'finished',
 			variables: { answer: 'Suporte técnico' },
