@@ -155,7 +155,7 @@ async function publishedBot(n: number, definition: unknown) {
 }
 
 describe('a message with quick-reply buttons in the widget', () => {
-	it('shows the buttons and waits; the one clicked is kept, the others disabled, and its branch follows', async () => {
+	it('shows the buttons and waits; a click disables them and the clicked button’s branch follows', async () => {
 		const { workspaceId } = await publishedBot(86, {
 			start: 'menu',
 			steps: [
@@ -181,16 +181,25 @@ describe('a message with quick-reply buttons in the widget', () => {
 		expect(await logText(page)).not.toContain('write to you');
 		expect(await choices.allTextContents()).toEqual(['Sales', 'Support', 'Other']);
 
-		await choices.filter({ hasText: 'Support' }).click();
+		// Clicked, and looked at in the same task (before any answer can come back): every button is disabled at
+		// once, so a second click sends nothing, and the chosen one shows as pressed.
+		const after = await choices.filter({ hasText: 'Support' }).evaluate((clicked) => {
+			(clicked as HTMLButtonElement).click();
+			return [...(clicked.parentElement?.querySelectorAll('button') ?? [])].map((b) => [
+				b.disabled,
+				b.getAttribute('aria-pressed'),
+			]);
+		});
+		expect(after).toEqual([
+			[true, null],
+			[true, 'true'],
+			[true, null],
+		]);
 		await expect.poll(() => logText(page), { timeout: 15_000 }).toContain('Our support team will write to you.');
 		expect(await logText(page)).not.toContain('Our sales team');
-		// The choice stays on screen, answered: no button can be pressed again.
-		expect(await choices.evaluateAll((buttons) => buttons.map((b) => (b as HTMLButtonElement).disabled))).toEqual([
-			true,
-			true,
-			true,
-		]);
-		expect(await choices.filter({ hasText: 'Support' }).getAttribute('aria-pressed')).toBe('true');
+		// The answer is the visitor's own message now; the buttons are gone.
+		expect(await page.locator('parley-widget .msg.mine').allTextContents()).toEqual(['Hello', 'Support']);
+		expect(await choices.count()).toBe(0);
 	});
 });
 

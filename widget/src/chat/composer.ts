@@ -136,13 +136,13 @@ export class Composer {
 	}
 
 	/**
-	 * Shows what the last message asks for: buttons or stars under it, or a typed input in the composer. Buttons
-	 * answered stay under their message, disabled, the one chosen pressed; unanswered ones go as the
-	 * conversation moves on. A bot's typed input is not checked here: the bot refuses a wrong answer itself,
-	 * with the message its builder wrote, which the visitor and the team both see in the conversation.
+	 * Shows what the last message asks for: buttons or stars under it, or a typed input in the composer; they go
+	 * once the conversation moves on (the visitor's answer is then their own message). A bot's typed input is
+	 * not checked here: the bot refuses a wrong answer itself, in the words its builder wrote, which the visitor
+	 * and the team both see in the conversation.
 	 */
 	prompt(interactive: Interactive | null, answer: (text: string) => boolean, log: HTMLElement, byBot = false) {
-		if (this.choices && !this.choices.querySelector('[aria-pressed=true]')) this.choices.remove();
+		this.choices?.remove();
 		this.choices = undefined;
 		const wanted = interactive?.type === 'input' ? interactive : undefined;
 		this.askedByBot = byBot;
@@ -162,7 +162,8 @@ export class Composer {
 				if (interactive.type === 'rating') button.setAttribute('aria-label', this.t('rate', value as string));
 				button.addEventListener('click', () => {
 					if (!answer(value as string)) return;
-					// One answer per question: the choice is shown as made, and no button can send a second one.
+					// One answer per question: until the answer is in the log, the choice shows as made and no button
+					// can send a second one.
 					for (const other of box.querySelectorAll('button')) other.disabled = true;
 					button.setAttribute('aria-pressed', 'true');
 				});
