@@ -207,6 +207,53 @@ describe('a bot started by a new conversation', () => {
 	});
 });
 
+describe('a message with quick-reply buttons', () => {
+	const menuBot = {
+		start: 'menu',
+		steps: [
+			{
+				id: 'menu',
+				type: 'send_message',
+				text: 'Sales or support?',
+				buttons: [{ label: 'Sales', next: 'sales' }, { label: 'Suporte técnico', next: 'support' }, 'Other'],
+				next: 'other',
+			},
+			{ id: 'sales', type: 'end', message: 'Sales will write to you.' },
+			{ id: 'support', type: 'end', message: 'Support will write to you.' },
+			{ id: 'other', type: 'end', message: 'Noted: {{ answer }}' },
+		],
+	};
+
+	it('waits with its buttons for the visitor, then follows the button chosen or typed', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		await liveBot(token, { definition: menuBot, channels: ['widget'] });
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello');
+		await expect.poll(() => texts(token, conversationId), poll).toEqual(['Hello', 'Sales or support?']);
+		// The run waits at the buttons: nothing comes after them until the visitor chooses.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const shown = await messages(token, conversationId);
+		expect(shown.map((m) => m.text)).toEqual(['Hello', 'Sales or support?']);
+		expect(shown[1]?.interactive).toEqual({
+			type: 'buttons',
+			buttons: [{ label: 'Sales' }, { label: 'Suporte técnico' }, { label: 'Other' }],
+		});
+		expect((await runs(token, conversationId))[0]).toMatchObject({ status: 'waiting', waitingAt: 'menu' });
+		// The label typed without its accent is that button's choice.
+		await visitorSend(visitor, conversationId, 'suporte tecnico', crypto.randomUUID());
+		await expect.poll(async () => (await texts(token, conversationId)).at(-1), poll).toBe('Support will write to you.');
+		expect((await runs(token, conversationId))[0]).toMatchObject({
+			status: 'finished',
+			variables: { answer: 'Suporte técnico' },
+		});
+
+		const other = await startVisitorConversation(visitor, 'Hello again');
+		await expect.poll(async () => (await texts(token, other)).at(-1), poll).toBe('Sales or support?');
+		await visitorSend(visitor, other, 'I want a refund', crypto.randomUUID());
+		await expect.poll(async () => (await texts(token, other)).at(-1), poll).toBe('Noted: I want a refund');
+	});
+});
+
 describe('keyword and manual starts', () => {
 	it('starts a keyword bot on a later message holding the word, ignoring case and accents', async () => {
 		const { workspaceId, token } = await seedWorkspace();

@@ -239,6 +239,38 @@ describe('POST /v3/bots/simulate', () => {
 		expect(JSON.stringify(run)).toContain('template: the output is longer than 10000 characters');
 	});
 
+	it('waits at a message’s buttons and follows the button chosen', async () => {
+		const { token } = await seedWorkspace();
+		const definition = {
+			start: 'menu',
+			steps: [
+				{
+					id: 'menu',
+					type: 'send_message',
+					text: 'Sales or support?',
+					buttons: [{ label: 'Sales', next: 'sales' }, 'Support'],
+					next: 'support',
+				},
+				{ id: 'sales', type: 'end', message: 'Sales it is.' },
+				{ id: 'support', type: 'end', message: 'Support it is.' },
+			],
+		};
+		const waiting = await api(token, 'POST', '/v3/bots/simulate', { definition });
+		expect(await waiting.json()).toMatchObject({
+			status: 'waiting',
+			waitingAt: 'menu',
+			transcript: [{ from: 'bot', text: 'Sales or support?', buttons: ['Sales', 'Support'] }],
+		});
+		const chosen = await api(token, 'POST', '/v3/bots/simulate', { definition, inputs: ['sales'] });
+		const run = (await chosen.json()) as { transcript: unknown[]; status: string; log: unknown[] };
+		expect(run.transcript.slice(1)).toEqual([
+			{ from: 'visitor', text: 'sales' },
+			{ from: 'bot', text: 'Sales it is.' },
+		]);
+		expect(run.log).toContainEqual({ kind: 'log', stepId: 'menu', input: 'sales', output: { button: 0 } });
+		expect(run.status).toBe('finished');
+	});
+
 	it('refuses a broken inline definition, and both a botId and a definition', async () => {
 		const { token } = await seedWorkspace();
 		const broken = await api(token, 'POST', '/v3/bots/simulate', { definition: { start: 'x', steps: [] } });

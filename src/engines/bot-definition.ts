@@ -18,6 +18,7 @@ import {
 	updateDealAction,
 } from '../actions/index';
 import { conditionProblems, conditionProblemsWithin, conditionSchema, unsafePattern } from './conditions';
+import { foldText } from './keywords';
 import {
 	graphProblems,
 	type StepProblem,
@@ -32,6 +33,18 @@ import { ANSWER_FORMATS } from './values';
 
 /** The longest a Delay waits (the spec's bot delay table: at most 7 days). */
 const MAX_DELAY_SECONDS = 7 * 24 * 60 * 60;
+
+const buttonLabel = z
+	.string()
+	.trim()
+	.min(1)
+	.max(40)
+	.openapi({ description: 'A button’s text (and the answer typed); it leads to the step’s `next`.' });
+
+const button = z.strictObject({
+	label: buttonLabel.openapi({ description: 'The button’s text (and the answer typed).' }),
+	next: stepLink.optional().openapi({ description: 'Where this button leads; the step’s `next` otherwise.' }),
+});
 
 const sendMessage = z.strictObject({
 	...stepCommon,
@@ -51,10 +64,13 @@ const sendMessage = z.strictObject({
 		.optional()
 		.openapi({ description: 'Images, videos and documents sent with it (5 at most).' }),
 	buttons: z
-		.array(z.string().trim().min(1).max(40))
+		.array(z.union([buttonLabel, button]))
 		.max(10)
 		.optional()
-		.openapi({ description: "Quick replies: clicking one sends its label as the visitor's message." }),
+		.openapi({
+			description:
+				"Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too.",
+		}),
 	typingSeconds: z
 		.number()
 		.min(0)
@@ -238,6 +254,7 @@ export function botProblems(definition: unknown): StepProblem[] {
 				problems.push(...under(at('branches', b, 'condition'), conditionProblems(branch.condition)));
 			});
 		}
+		if (step.type === 'send_message') problems.push(...under(at('buttons'), buttonProblems(step.buttons ?? [])));
 		if (step.type === 'data_entry') {
 			const v = step.validation;
 			if (v?.pattern !== undefined) {
@@ -281,14 +298,36 @@ export function botProblems(definition: unknown): StepProblem[] {
 		}
 	});
 	if (problems.length > 0) return problems;
-	// Every loop must pass through a step that waits for the visitor: so, with Data Entry steps taken out of
-	// the graph, no loop may remain.
-	const waits = (i: number) => steps[i]?.type === 'data_entry';
+	// Every loop must pass through a step that waits for the visitor: so, with the steps that wait (Data Entry,
+	// a message with buttons) taken out of the graph, no loop may remain.
+	const waits = (i: number) => {
+		const step = steps[i];
+		return step?.type === 'data_entry' || (step?.type === 'send_message' && (step.buttons?.length ?? 0) > 0);
+	};
 	return graphProblems(
 		start,
 		steps,
 		index,
 		(targets) => (i) => (waits(i) ? [] : targets(i).filter((j) => !waits(j))),
-		(ids) => `the loop ${ids} never waits for the visitor (add a Data Entry step to it)`,
+		(ids) => `the loop ${ids} never waits for the visitor (add a Data Entry step or buttons to it)`,
 	);
+}
+
+/** A Send Message's button, whether written as its label alone (it leads to the step's `next`) or in full. */
+export type QuickReply = z.infer<typeof button>;
+export function quickReply(item: string | QuickReply): QuickReply {
+	return typeof item === 'string' ? { label: item } : item;
+}
+
+/**
+ * Two buttons whose labels are one answer (case and accents aside) cannot be told apart: refused when either
+ * has a link of its own, since the choice would then be ambiguous (label-only repeats lead to the same place).
+ */
+function buttonProblems(buttons: ReadonlyArray<string | QuickReply>): StepProblem[] {
+	const items = buttons.map(quickReply);
+	return items.flatMap((item, i) => {
+		const same = items.findIndex((other) => foldText(other.label) === foldText(item.label));
+		if (same === i || (items[same]?.next === undefined && item.next === undefined)) return [];
+		return [{ path: [i], message: `"${item.label}" is the label of another button` }];
+	});
 }

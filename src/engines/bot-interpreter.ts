@@ -11,8 +11,9 @@
  */
 
 import { MAX_OPERATOR_TEXT } from '../model/messages';
-import type { BotDefinition, BotStep } from './bot-definition';
+import { type BotDefinition, type BotStep, quickReply } from './bot-definition';
 import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, mappedValues, referencedFacts } from './conditions';
+import { foldText } from './keywords';
 import { renderTemplates } from './step-graph';
 import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
 import { type AnswerFormat, checkAnswer } from './values';
@@ -22,6 +23,8 @@ export const STEP_BUDGET = 50;
 
 type Waiting =
 	| { for: 'answer'; stepId: string }
+	/** A Send Message's buttons are shown: the visitor's choice (or text) says where the bot goes. */
+	| { for: 'choice'; stepId: string }
 	| { for: 'reason'; stepId: string }
 	| { for: 'timer'; stepId: string; at: number; resume: 'next' | 'send'; cancelOnReply: boolean }
 	| { for: 'facts'; stepId: string }
@@ -141,6 +144,10 @@ export function advance(
 			case 'answer':
 				if ((event.type === 'answer' || event.type === 'file') && step.type === 'data_entry')
 					receiveAnswer(m, step, event);
+				break;
+			case 'choice':
+				if ((event.type === 'answer' || event.type === 'file') && step.type === 'send_message')
+					receiveChoice(m, step, event);
 				break;
 			case 'reason':
 				if (event.type === 'answer' && step.type === 'data_entry') {
@@ -306,7 +313,7 @@ function sendMessage(m: Machine, step: Extract<BotStep, { type: 'send_message' }
 		url: render(m, item.url),
 		...(item.name === undefined ? {} : { name: render(m, item.name) }),
 	}));
-	const buttons = step.buttons?.map((label) => say(m, label));
+	const buttons = step.buttons?.map((item) => say(m, quickReply(item).label));
 	m.effects.push({
 		kind: 'message',
 		text: say(m, step.text),
@@ -314,6 +321,11 @@ function sendMessage(m: Machine, step: Extract<BotStep, { type: 'send_message' }
 		...(buttons ? { buttons } : {}),
 	});
 	m.effects.push({ kind: 'log', stepId: step.id, output: 'sent' });
+	// Buttons the visitor can see (a label may render empty): the bot waits for the choice, as a question does.
+	if (buttons?.some((label) => label.trim() !== '')) {
+		wait(m, { for: 'choice', stepId: step.id });
+		return undefined;
+	}
 	if (!continueAfter) return step.next ?? finish(m, step);
 	// Resumed from its typing pause: carry on from here.
 	m.state.status = 'running';
@@ -348,10 +360,7 @@ function refusal(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, tex
 		if (format && !checkAnswer(format, value).ok) return `not a valid ${format}`;
 	}
 	if (step.input === 'rating' && !/^[1-5]$/.test(value)) return 'a rating from 1 to 5';
-	if (
-		step.input === 'buttons' &&
-		!step.choices?.some((c) => render(m, c.label).toLowerCase() === value.toLowerCase())
-	) {
+	if (step.input === 'buttons' && !step.choices?.some((c) => sameAnswer(render(m, c.label), value))) {
 		return 'one of the choices';
 	}
 	if (v?.minLength !== undefined && value.length < v.minLength) return `at least ${v.minLength} characters`;
@@ -460,15 +469,47 @@ function accept(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, valu
 		return;
 	}
 	const chosen =
-		step.input === 'buttons'
-			? step.choices?.find((c) => render(m, c.label).toLowerCase() === String(value).toLowerCase())
-			: undefined;
+		step.input === 'buttons' ? step.choices?.find((c) => sameAnswer(render(m, c.label), String(value))) : undefined;
 	// A choice is kept as its value, else as its label as written ("pro" typed is the choice "Pro").
 	if (chosen) {
 		const kept = render(m, chosen.value ?? chosen.label);
 		m.state.variables[step.variable] = kept;
 		m.state.variables.answer = kept;
 	}
+	go(m, step, chosen?.next ?? step.next);
+}
+
+/** A typed answer is a button's when it is its label, case and accents aside ("suporte tecnico" is "Suporte técnico"). */
+function sameAnswer(label: string, typed: string): boolean {
+	return foldText(label) === foldText(typed);
+}
+
+/**
+ * The visitor's answer to a message's buttons: a button (clicked, or its label typed) leads to its own `next`,
+ * else to the step's. Text that matches no button is not asked again (a message has no validation or retries):
+ * it is the visitor's answer all the same, and goes to the step's `next`, where a Decision may read it.
+ */
+function receiveChoice(
+	m: Machine,
+	step: Extract<BotStep, { type: 'send_message' }>,
+	event: Extract<BotEvent, { type: 'answer' | 'file' }>,
+) {
+	const buttons = (step.buttons ?? []).map((item) => ({
+		...quickReply(item),
+		label: render(m, quickReply(item).label),
+	}));
+	const typed = event.type === 'answer' ? event.text.trim() : null;
+	const index = typed === null ? -1 : buttons.findIndex((b) => sameAnswer(b.label, typed));
+	const chosen = buttons[index];
+	// A choice is kept as its label as written ("sales" typed is the button "Sales"), as a Data Entry's is.
+	m.state.variables.answer = chosen?.label ?? (event.type === 'file' ? { ref: event.ref, name: event.name } : typed);
+	m.effects.push({
+		kind: 'log',
+		stepId: step.id,
+		input: event.type === 'file' ? event.name : event.text,
+		output: chosen ? { button: index } : 'no button: next',
+	});
+	m.state.waiting = null;
 	go(m, step, chosen?.next ?? step.next);
 }
 

@@ -70,7 +70,7 @@ export function simulate(definition: BotDefinition, input: SimulationInput): Sim
 		if (!event) {
 			// Nothing left to feed but the visitor's next input, if the run waits for one.
 			const waiting = state.waiting;
-			if (!waiting || (waiting.for !== 'answer' && waiting.for !== 'reason')) break;
+			if (!waiting || (waiting.for !== 'answer' && waiting.for !== 'reason' && waiting.for !== 'choice')) break;
 			const next = inputs.shift();
 			if (next === undefined) break;
 			if (typeof next === 'string') {

@@ -6,8 +6,11 @@
 /** The step-level fields that hold a link to another step. */
 export const LINK_FIELDS = ['next', 'default', 'do', 'onError', 'onNoDeal', 'onNotFound', 'onRetriesExhausted'];
 
-/** The lists whose items link by their `next` (a button's choices, a decision's branches). */
-export const LINK_LISTS = ['branches', 'choices'];
+/**
+ * The lists whose items link by their `next` (a Data Entry's choices, a decision's branches, a message's
+ * buttons). An item may also be a bare string (a button written as its label): it has no link of its own.
+ */
+export const LINK_LISTS = ['branches', 'choices', 'buttons'];
 
 /** Records whose every value is a template, whatever its key (a custom field or header named `type`). */
 export const TEMPLATE_RECORDS = new Set(['custom_fields', 'headers', 'fields', 'values']);

@@ -1,7 +1,7 @@
 // The bot and scenario builders in a real Chromium against `wrangler dev`: a lead-qualification bot drawn from
 // scratch with the keyboard and the mouse, simulated, published and then run in the widget on a customer's page;
 // a scenario made through the API opened, edited on the canvas, saved and compared with what the API returns; a
-// problem the API finds shown on its node and field.
+// problem the API finds shown on its node and field; a message's buttons, one handle each, linked and simulated.
 import type { BrowserContext } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { addStep, type Bot, drag, node, panel, read } from './builder-page';
@@ -159,6 +159,60 @@ describe('the bot builder', () => {
 		await expect.poll(() => logText(widget.page), { timeout: 15_000 }).toContain('What is your name?');
 		await sendFromWidget(widget.page, 'Bruno');
 		await expect.poll(() => logText(widget.page), { timeout: 15_000 }).toContain('Thanks Bruno! Your e-mail?');
+	});
+
+	it('draws a handle per button of a message, links one by the mouse, and simulates the choice', async () => {
+		const { token } = workspace(88);
+		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
+			name: 'Front desk',
+			trigger: { kind: 'manual' },
+			definition: {
+				start: 'menu',
+				steps: [
+					{
+						id: 'menu',
+						type: 'send_message',
+						text: 'Sales or support?',
+						buttons: [{ label: 'Sales', next: 'sales' }, 'Support'],
+						next: 'other',
+					},
+					{ id: 'sales', type: 'end', message: 'Sales it is.' },
+					{ id: 'other', type: 'end', message: 'Tell us more.' },
+				],
+			},
+		});
+		expect(made.status, JSON.stringify(made.body)).toBe(201);
+		const id = (made.body as { id: string }).id;
+		const page = await consolePage(context, 88);
+		await page.goto(`${baseUrl}/console/bots/${id}`);
+		const outlet = (handle: string) => node(page, 'menu').locator(`[data-outlet="${handle}"]`);
+		await expect.poll(() => outlet('buttons.0.next').textContent()).toBe('Sales');
+		expect(await outlet('buttons.1.next').textContent()).toBe('Support');
+		expect(await outlet('buttons.0.next').getAttribute('class')).not.toContain('open');
+		expect(await outlet('buttons.1.next').getAttribute('class')).toContain('open');
+
+		// The label-only button gets a link of its own: it is saved in full.
+		await drag(page, 'menu', 'buttons.1.next', 'sales');
+		await expect.poll(() => outlet('buttons.1.next').getAttribute('class')).not.toContain('open');
+		await node(page, 'menu').click();
+		expect(await panel(page).getByLabel('Label', { exact: true }).nth(1).inputValue()).toBe('Support');
+		await page.getByRole('button', { name: 'Save', exact: true }).click();
+		await expect
+			.poll(async () => (await read<Bot>(token, `/v3/bots/${id}`)).draft.steps[0]?.buttons)
+			.toEqual([
+				{ label: 'Sales', next: 'sales' },
+				{ label: 'Support', next: 'sales' },
+			]);
+
+		// The simulator shows the buttons and waits; a click follows that button's link.
+		await page.getByRole('button', { name: 'Simulate' }).click();
+		const transcript = page.getByRole('list', { name: 'Simulated conversation' });
+		await expect.poll(() => transcript.textContent()).toContain('Sales or support?');
+		const support = panel(page).getByRole('button', { name: 'Support', exact: true });
+		await support.click();
+		await expect.poll(() => transcript.textContent()).toContain('Sales it is.');
+		expect(await transcript.textContent()).not.toContain('Tell us more.');
+		await expect.poll(() => node(page, 'sales').locator('.step-node').getAttribute('class')).toContain('trace-passed');
 	});
 
 	it('shows a problem the API finds on its node and at its field', async () => {

@@ -122,3 +122,50 @@ describe('bot definitions', () => {
 		expect(problems(ask)).toEqual([]);
 	});
 });
+
+describe('quick-reply buttons with links', () => {
+	const menu = (buttons: unknown[], extra: Record<string, unknown> = {}) => ({
+		start: 'menu',
+		steps: [
+			{ id: 'menu', type: 'send_message', text: 'Pick one', buttons, next: 'other', ...extra },
+			{ id: 'sales', type: 'end' },
+			{ id: 'other', type: 'end' },
+		],
+	});
+
+	it('accepts buttons with their own next beside label-only ones', () => {
+		expect(problems(menu([{ label: 'Sales', next: 'sales' }, 'Other', { label: 'More' }]))).toEqual([]);
+	});
+
+	it('checks a button’s link and counts it for reachability', () => {
+		expect(problems(menu([{ label: 'Sales', next: 'nowhere' }]))).toEqual([
+			'steps.0.buttons.0.next: no step "nowhere"',
+		]);
+		expect(problems(menu(['Sales', 'Other']))).toEqual(['steps.1: "sales" is never reached from "menu"']);
+		expect(problems(menu([{ label: 'Sales', nxet: 'sales' }]))[0]).toMatch(/^steps\.0\.buttons\.0/);
+	});
+
+	it('refuses two equal labels when one has a link of its own (the choice would be ambiguous)', () => {
+		expect(problems(menu([{ label: 'Sales', next: 'sales' }, 'sales']))).toEqual([
+			'steps.0.buttons.1: "sales" is the label of another button',
+		]);
+	});
+
+	it('lets a loop wait at a message with buttons', () => {
+		const loop = {
+			start: 'menu',
+			steps: [
+				{
+					id: 'menu',
+					type: 'send_message',
+					text: 'Again?',
+					buttons: [{ label: 'Yes', next: 'tag' }, 'No'],
+					next: 'bye',
+				},
+				{ id: 'tag', type: 'apply_tag', tag: 'again', next: 'menu' },
+				{ id: 'bye', type: 'end' },
+			],
+		};
+		expect(problems(loop)).toEqual([]);
+	});
+});

@@ -318,3 +318,75 @@ describe('the bot interpreter', () => {
 		expect(run.state).toMatchObject({ status: 'finished', variables: { order: 'A-7', order_status: 'shipped' } });
 	});
 });
+
+describe('a Send Message with quick-reply buttons', () => {
+	const menu = {
+		start: 'menu',
+		steps: [
+			{
+				id: 'menu',
+				type: 'send_message',
+				text: 'How can we help, {{ contact.name }}?',
+				buttons: [{ label: 'Sales', next: 'sales' }, { label: 'Suporte técnico', next: 'support' }, 'Other'],
+				next: 'other',
+			},
+			{ id: 'sales', type: 'end', message: 'Sales it is.' },
+			{ id: 'support', type: 'end', message: 'Support it is.' },
+			{ id: 'other', type: 'end', message: 'Tell us more: {{ answer }}' },
+		],
+	};
+
+	it('waits for the visitor’s choice with its buttons shown, then takes that button’s link', () => {
+		const run = driver(menu);
+		expect(run.feed({ type: 'start' })).toEqual([
+			{ kind: 'message', text: 'How can we help, Ana Souza?', buttons: ['Sales', 'Suporte técnico', 'Other'] },
+		]);
+		expect(run.state).toMatchObject({ status: 'waiting', waiting: { for: 'choice', stepId: 'menu' } });
+		expect(texts(run.feed({ type: 'answer', text: 'Sales' }))).toEqual(['Sales it is.']);
+		expect(run.state.status).toBe('finished');
+		expect(run.log.find((e) => e.stepId === 'menu' && e.input !== undefined)).toMatchObject({
+			input: 'Sales',
+			output: { button: 0 },
+		});
+	});
+
+	it('counts a typed label as the choice, whatever its case and accents', () => {
+		for (const typed of ['  suporte TECNICO ', 'Suporte Técnico']) {
+			const run = driver(menu);
+			run.feed({ type: 'start' });
+			expect(texts(run.feed({ type: 'answer', text: typed })), typed).toEqual(['Support it is.']);
+		}
+	});
+
+	it('takes the step’s next for a button without a link of its own, and for text that matches no button', () => {
+		const other = driver(menu);
+		other.feed({ type: 'start' });
+		expect(texts(other.feed({ type: 'answer', text: 'other' }))).toEqual(['Tell us more: Other']);
+		const free = driver(menu);
+		free.feed({ type: 'start' });
+		expect(texts(free.feed({ type: 'answer', text: 'I want a refund' }))).toEqual(['Tell us more: I want a refund']);
+		expect(free.log.find((e) => e.stepId === 'menu' && e.input !== undefined)).toMatchObject({
+			input: 'I want a refund',
+			output: 'no button: next',
+		});
+	});
+
+	it('waits with old label-only buttons too, then goes to next; a step with no next ends there', () => {
+		const old = driver({
+			start: 'ask',
+			steps: [
+				{ id: 'ask', type: 'send_message', text: 'Ready?', buttons: ['Yes', 'No'], typingSeconds: 1, next: 'go' },
+				{ id: 'go', type: 'end', message: 'Off we go ({{ answer }}).' },
+			],
+		});
+		old.feed({ type: 'start' });
+		expect(texts(old.feed({ type: 'timer' }, T0 + 1000))).toEqual(['Ready?']);
+		expect(old.state.waiting).toEqual({ for: 'choice', stepId: 'ask' });
+		expect(texts(old.feed({ type: 'answer', text: 'no' }))).toEqual(['Off we go (No).']);
+		const last = driver({ start: 'ask', steps: [{ id: 'ask', type: 'send_message', text: 'Bye?', buttons: ['Bye'] }] });
+		last.feed({ type: 'start' });
+		expect(last.state.status).toBe('waiting');
+		last.feed({ type: 'answer', text: 'Bye' });
+		expect(last.state.status).toBe('finished');
+	});
+});

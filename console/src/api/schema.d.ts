@@ -3966,8 +3966,16 @@ export interface components {
                     /** @description The file name shown. */
                     name?: string;
                 }[];
-                /** @description Quick replies: clicking one sends its label as the visitor's message. */
-                buttons?: string[];
+                /** @description Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. */
+                buttons?: (string | {
+                    /** @description The button’s text (and the answer typed). */
+                    label: string;
+                    /**
+                     * @description Where this button leads; the step’s `next` otherwise.
+                     * @example ask-email
+                     */
+                    next?: string;
+                })[];
                 /**
                  * @description Seconds the visitor sees "typing…" before the message.
                  * @default 0

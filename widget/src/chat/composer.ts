@@ -30,6 +30,8 @@ export class Composer {
 	private readonly error = document.createElement('span');
 	private choices?: HTMLElement;
 	private input?: Interactive & { type: 'input' };
+	/** The input was asked by a bot: the bot judges the answer and says what is wrong in its own words. */
+	private askedByBot = false;
 	private typingSince = 0;
 	private quiet?: ReturnType<typeof setTimeout>;
 
@@ -125,6 +127,7 @@ export class Composer {
 	}
 
 	private check(text: string): string | null {
+		if (this.askedByBot) return null;
 		if (this.input?.input === 'email' && !EMAIL.test(text)) return this.t('invalidEmail');
 		if (this.input?.input === 'phone' && !PHONE.test(text.replace(/[\s()-]/g, ''))) return this.t('invalidPhone');
 		if (this.input?.input === 'number' && !Number.isFinite(Number(text.replace(',', '.'))))
@@ -132,11 +135,17 @@ export class Composer {
 		return null;
 	}
 
-	/** Shows what the last message asks for: buttons or stars under it, or a typed input in the composer. */
-	prompt(interactive: Interactive | null, answer: (text: string) => boolean, log: HTMLElement) {
+	/**
+	 * Shows what the last message asks for: buttons or stars under it, or a typed input in the composer; they go
+	 * once the conversation moves on (the visitor's answer is then their own message). A bot's typed input is
+	 * not checked here: the bot refuses a wrong answer itself, in the words its builder wrote, which the visitor
+	 * and the team both see in the conversation.
+	 */
+	prompt(interactive: Interactive | null, answer: (text: string) => boolean, log: HTMLElement, byBot = false) {
 		this.choices?.remove();
 		this.choices = undefined;
 		const wanted = interactive?.type === 'input' ? interactive : undefined;
+		this.askedByBot = byBot;
 		if (wanted?.input !== this.input?.input) this.swapField(wanted);
 		if (interactive?.type === 'buttons' || interactive?.type === 'rating') {
 			const box = document.createElement('div');
@@ -152,7 +161,11 @@ export class Composer {
 				button.textContent = label as string;
 				if (interactive.type === 'rating') button.setAttribute('aria-label', this.t('rate', value as string));
 				button.addEventListener('click', () => {
-					if (answer(value as string)) box.remove();
+					if (!answer(value as string)) return;
+					// One answer per question: until the answer is in the log, the choice shows as made and no button
+					// can send a second one.
+					for (const other of box.querySelectorAll('button')) other.disabled = true;
+					button.setAttribute('aria-pressed', 'true');
 				});
 				box.append(button);
 			}

@@ -32,7 +32,7 @@ export function received(chat: ChatPanel, message: Message) {
 	}
 	const last = chat.log.last;
 	const asked = last && last.authorKind !== 'contact' ? last.interactive : null;
-	chat.composer.prompt(asked, (answer) => send(chat, answer), chat.log.element);
+	chat.composer.prompt(asked, (answer) => send(chat, answer), chat.log.element, last?.authorKind === 'bot');
 	if (chat.liveSynced) markRead(chat);
 	scroll(chat);
 }

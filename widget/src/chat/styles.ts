@@ -28,7 +28,9 @@ header button:hover{background:rgba(255,255,255,.18)}
 .msg a{color:inherit}
 .choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}
 .choices button{border:1px solid var(--p);background:transparent;color:var(--fg);border-radius:16px;padding:6px 12px}
-.choices button:hover{background:var(--p);color:var(--on-p)}
+.choices button:hover:not(:disabled),.choices button[aria-pressed=true]{background:var(--p);color:var(--on-p)}
+.choices button:disabled{cursor:default}
+.choices button:disabled:not([aria-pressed=true]){opacity:.5}
 .typing{min-height:20px;padding:0 14px;font-size:12px;opacity:.75}
 .note-box{align-self:center;text-align:center;font-size:12.5px;opacity:.8;padding:4px 8px}
 form.fields{display:flex;flex-direction:column;gap:8px;padding:10px;border-radius:12px;background:rgba(127,127,127,.08)}

@@ -112,7 +112,7 @@ function StepNode({ id, data, selected }: NodeProps<Node<StepNodeData>>) {
 }
 
 function outletLabel(outlet: Outlet): string {
-	if (outlet.handle.startsWith('choices.')) return outlet.label;
+	if (outlet.handle.startsWith('choices.') || outlet.handle.startsWith('buttons.')) return outlet.label;
 	if (outlet.handle.startsWith('branches.')) return t('builder.branch', { n: outlet.label });
 	return t(`builder.outlet.${outlet.handle}` as 'builder.outlet.next');
 }

@@ -5,7 +5,7 @@
  * see at once (a link to no step, a step the start never reaches) it marks as the builder draws.
  */
 import dagre from '@dagrejs/dagre';
-import { type Definition, type DocumentKind, outlets, type Step, setIn } from './schema';
+import { type Definition, type DocumentKind, listItem, outlets, type Step, setIn } from './schema';
 
 export const START = '__start';
 
@@ -69,9 +69,17 @@ export function connect(
 ): Definition {
 	if (source === START) return target === undefined ? definition : { ...definition, start: target };
 	const path = handle.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+	const linkIn = (step: Step) => {
+		// A button written as its label alone becomes `{ label }` before it gets a link of its own.
+		const [list, i] = path;
+		const items = step[list as string];
+		const item = Array.isArray(items) && typeof i === 'number' ? items[i] : undefined;
+		const written = typeof item === 'string' ? setIn(step, [list as string, i as number], listItem(item)) : step;
+		return setIn(written, path, target);
+	};
 	return {
 		...definition,
-		steps: definition.steps.map((step) => (step.id === source ? setIn(step, path, target) : step)),
+		steps: definition.steps.map((step) => (step.id === source ? linkIn(step) : step)),
 	};
 }
 

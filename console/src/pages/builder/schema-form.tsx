@@ -219,6 +219,29 @@ export function Field(props: FieldProps) {
 		);
 	}
 	const variants = schema.oneOf ?? schema.anyOf;
+	// A text or an object (a button as its label alone, or with its own link): edited in full, the text read as
+	// the object's first required field, so every item of the list has the same form and its link picker.
+	const full = variants?.length === 2 ? variants.map(resolve).find((v) => typeOf(v) === 'object') : undefined;
+	const short = full?.required?.[0];
+	if (full && short && variants?.some((v) => typeOf(resolve(v)) === 'string')) {
+		return wrap(
+			<fieldset id={id} class="schema-object">
+				<ObjectFields
+					schema={full}
+					value={
+						typeof props.value === 'string'
+							? { [short]: props.value }
+							: ((props.value as Record<string, unknown>) ?? {})
+					}
+					onChange={props.onChange}
+					path={props.path}
+					ctx={ctx}
+				/>
+			</fieldset>,
+			false,
+			false,
+		);
+	}
 	if (variants?.every((v) => typeOf(resolve(v)) === 'object')) {
 		return wrap(<Variants {...props} id={id} variants={variants.map(resolve)} />);
 	}

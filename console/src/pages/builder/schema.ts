@@ -117,13 +117,16 @@ export function outlets(kind: DocumentKind, step: Step): Outlet[] {
 	const found: Outlet[] = [];
 	for (const list of LINK_LISTS) {
 		const items = step[list];
-		if (!properties[list] || !Array.isArray(items)) continue;
-		const itemRequired = resolve(properties[list]).items?.required?.includes('next') ?? false;
-		items.forEach((item: { next?: string; label?: string }, i) => {
+		const linked = properties[list] && linkedItem(resolve(properties[list]).items);
+		// A list whose items cannot link (a scenario message's buttons are labels only) has no outlets.
+		if (!linked || !Array.isArray(items)) continue;
+		const itemRequired = linked.required?.includes('next') ?? false;
+		items.forEach((entry: string | { next?: string; label?: string }, i) => {
+			const item = listItem(entry);
 			found.push({
 				handle: `${list}.${i}.next`,
 				path: [list, i, 'next'],
-				label: list === 'choices' ? String(item.label ?? i + 1) : `#${i + 1}`,
+				label: list === 'branches' ? `#${i + 1}` : String(item.label ?? i + 1),
 				required: itemRequired,
 				target: item.next,
 			});
@@ -153,6 +156,19 @@ export function applies(object: JsonSchema, property: JsonSchema, value: Record<
 	return Object.entries(when).every(([sibling, allowed]) =>
 		allowed.includes(value[sibling] ?? resolve(object.properties?.[sibling] ?? {}).default),
 	);
+}
+
+/** The object form of a list's items when it has a `next` (a choice, a branch, a button written in full). */
+function linkedItem(items: JsonSchema | undefined): JsonSchema | undefined {
+	if (!items) return undefined;
+	const item = resolve(items);
+	if (item.properties?.next) return item;
+	return (item.anyOf ?? item.oneOf)?.map(resolve).find((variant) => variant.properties?.next);
+}
+
+/** A list item as an object: a button written as its label alone is `{ label }` (it links nowhere of its own). */
+export function listItem<T extends object>(item: string | T): T | { label: string; next?: undefined } {
+	return typeof item === 'string' ? { label: item } : item;
 }
 
 /** Whether a field of a step is a link (drawn as an edge, picked in the form among the steps). */

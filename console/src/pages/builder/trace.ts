@@ -37,9 +37,12 @@ function noteOf(entry: LogEntry, step: Step | undefined): string | null {
  */
 function outletTaken(step: Step | undefined, entry: LogEntry | undefined): string {
 	if (!step || !entry) return 'next';
-	const output = entry.output as { branch?: number } | string | undefined;
+	const output = entry.output as { branch?: number; button?: number } | string | undefined;
 	if (typeof output === 'object' && output !== null && typeof output.branch === 'number') {
 		return `branches.${output.branch}.next`;
+	}
+	if (typeof output === 'object' && output !== null && typeof output.button === 'number') {
+		return `buttons.${output.button}.next`;
 	}
 	if (output === 'default') return 'default';
 	if (output === 'not found') return 'onNotFound';
