@@ -162,7 +162,7 @@ describe('the bot builder', () => {
 	});
 
 	it('draws a handle per button of a message, links one by the mouse, and simulates the choice', async () => {
-		const { token } = workspace(88);
+		const { token } = workspace(95);
 		const made = await api(baseUrl, token, 'POST', '/v3/bots', {
 			name: 'Front desk',
 			trigger: { kind: 'manual' },
@@ -183,7 +183,7 @@ describe('the bot builder', () => {
 		});
 		expect(made.status, JSON.stringify(made.body)).toBe(201);
 		const id = (made.body as { id: string }).id;
-		const page = await consolePage(context, 88);
+		const page = await consolePage(context, 95);
 		await page.goto(`${baseUrl}/console/bots/${id}`);
 		const outlet = (handle: string) => node(page, 'menu').locator(`[data-outlet="${handle}"]`);
 		await expect.poll(() => outlet('buttons.0.next').textContent()).toBe('Sales');

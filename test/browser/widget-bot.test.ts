@@ -156,7 +156,7 @@ async function publishedBot(n: number, definition: unknown) {
 
 describe('a message with quick-reply buttons in the widget', () => {
 	it('shows the buttons and waits; a click disables them and the clicked button’s branch follows', async () => {
-		const { workspaceId } = await publishedBot(86, {
+		const { workspaceId } = await publishedBot(93, {
 			start: 'menu',
 			steps: [
 				{
@@ -205,7 +205,7 @@ describe('a message with quick-reply buttons in the widget', () => {
 
 describe('a refused answer in the widget', () => {
 	it('is told in the bot’s own validation message, verbatim, not in the widget’s words', async () => {
-		const { workspaceId, token } = await publishedBot(87, {
+		const { workspaceId, token } = await publishedBot(94, {
 			start: 'email',
 			steps: [
 				{
