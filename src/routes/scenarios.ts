@@ -532,7 +532,7 @@ export const scenariosRoutes = createRouter()
 			...requires('admin'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse('The scenario, enabled.', scenarioSchema, example),
+				200: etagged(jsonResponse('The scenario, enabled.', scenarioSchema, example)),
 				...errorResponses(403, 404, 409),
 			},
 		}),
@@ -547,7 +547,8 @@ export const scenariosRoutes = createRouter()
 				{ enabled: true },
 				operatorActor(operatorId),
 			);
-			return c.json(resumed, 200);
+			// Its version, as every write answers it: an editor open on it keeps saving over the resume.
+			return c.json(tagged(c, resumed), 200);
 		},
 	)
 	.openapi(

@@ -26928,6 +26928,8 @@ export interface operations {
             /** @description The scenario, enabled. */
             200: {
                 headers: {
+                    /** @description Its version (a strong entity tag). Send it back as `If-Match` with a change. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
