@@ -8,6 +8,7 @@ import { t } from '../i18n';
 import { SettingsNav } from '../pages/settings/nav';
 import type { ConsoleSession } from '../session';
 import { AutomationNav } from './automation-nav';
+import { FloodNotices } from './flood-notice';
 import { PresencePicker, TeamPresence } from './presence';
 
 /**
@@ -53,6 +54,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				</div>
 			</nav>
 			<main>{children}</main>
+			{can('admin') && <FloodNotices />}
 		</div>
 	);
 }

@@ -8,6 +8,8 @@ import { Link, useLocation } from 'wouter-preact';
 import { api, ok } from '../../api/client';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
+import { FloodLimit } from './flood-limit';
+import { type Pause, PausedMark } from './paused';
 import type { DocumentKind } from './schema';
 
 interface Row {
@@ -17,6 +19,8 @@ interface Row {
 	publishedVersion: number | null;
 	updatedAt: string;
 	draft: { steps: unknown[] };
+	/** A scenario's, set while flood protection keeps it paused. */
+	paused?: Pause | null;
 }
 
 const FIRST_BOT = { start: 'welcome', steps: [{ id: 'welcome', type: 'send_message', text: 'Hi! How can we help?' }] };
@@ -77,7 +81,13 @@ export function DocumentList({ kind }: { kind: DocumentKind }) {
 					<li key={row.id}>
 						<Link href={`${base}/${row.id}`}>{row.name}</Link>
 						<span class="muted">{t('builder.stepCount', { n: row.draft.steps.length })}</span>
-						<span class={row.enabled ? 'badge' : 'badge off'}>{row.enabled ? t('builder.on') : t('builder.off')}</span>
+						{row.paused ? (
+							<PausedMark id={row.id} name={row.name} paused={row.paused} />
+						) : (
+							<span class={row.enabled ? 'badge' : 'badge off'}>
+								{row.enabled ? t('builder.on') : t('builder.off')}
+							</span>
+						)}
 						<span class="muted">
 							{row.publishedVersion === null
 								? t('builder.notPublished')
@@ -87,6 +97,7 @@ export function DocumentList({ kind }: { kind: DocumentKind }) {
 					</li>
 				))}
 			</ul>
+			{kind === 'scenario' && <FloodLimit />}
 		</div>
 	);
 }

@@ -11,6 +11,7 @@ import { enterSendsNothing } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { fieldProblems } from '../settings/form';
 import { pinnedVersion, pinVersion, type Saved } from './documents';
+import { type Pause, PausedBox } from './paused';
 import { type DocumentKind, type JsonSchema, named, resolve } from './schema';
 import { ObjectFields } from './schema-form';
 
@@ -27,7 +28,23 @@ function asInput(trigger: Record<string, unknown>, schema: JsonSchema): Record<s
 	return Object.fromEntries(kept);
 }
 
-export function SettingsPanel(props: { kind: DocumentKind; saved: Saved & Record<string, unknown> }) {
+type Props = { kind: DocumentKind; saved: Saved & Record<string, unknown> };
+
+/**
+ * A paused scenario's settings open with what paused it and Resume; the form starts again from the saved
+ * settings when it is paused or resumed, so its "on" never lags behind (nor saves over) the real state.
+ */
+export function SettingsPanel(props: Props) {
+	const paused = props.kind === 'scenario' ? (props.saved.paused as Pause | null | undefined) : null;
+	return (
+		<>
+			{paused && <PausedBox id={props.saved.id} paused={paused} />}
+			<SettingsForm key={paused?.at ?? 'running'} {...props} />
+		</>
+	);
+}
+
+function SettingsForm(props: Props) {
 	const { kind, saved } = props;
 	const client = useQueryClient();
 	const schema = named(kind === 'bot' ? 'BotChanges' : 'ScenarioChanges');
