@@ -205,7 +205,10 @@ describe('flood protection', () => {
 		await expectError(await api(agent.token, 'POST', `/v3/scenarios/${scenarioId}/resume`), 403);
 		const resumed = await api(token, 'POST', `/v3/scenarios/${scenarioId}/resume`);
 		expect(resumed.status).toBe(200);
-		expect(await resumed.json()).toMatchObject({ enabled: true, paused: null });
+		const view = (await resumed.json()) as { updatedAt: string };
+		expect(view).toMatchObject({ enabled: true, paused: null });
+		// Its version, as every write answers: an editor that resumed it saves its draft over the resume.
+		expect(resumed.headers.get('ETag')).toBe(`"${Date.parse(view.updatedAt)}"`);
 		expect((await anonymous(path, { n: 5 })).status).toBe(202);
 		expect(await runsOf(scenarioId)).toHaveLength(4);
 	});

@@ -73,7 +73,7 @@ describe('flood protection in the console', () => {
 		await paused.getByRole('button', { name: 'Resume' }).waitFor();
 
 		// The list marks it paused too; Resume there starts it again.
-		await page.getByRole('link', { name: 'Scenarios' }).click();
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Scenarios' }).click();
 		const row = page.locator('.documents li').filter({ hasText: 'Order sync' });
 		await row.getByText('Paused', { exact: true }).waitFor();
 		expect(await row.textContent()).toContain('more than 2 runs a minute');

@@ -21,7 +21,7 @@ export const en = {
 	'flood.saved': 'Limit saved',
 };
 
-export const pt: Partial<Record<keyof typeof en, string>> = {
+export const pt: Record<keyof typeof en, string> = {
 	'flood.notice':
 		'O cenário “{name}” foi pausado: iniciou mais de {n} execuções em um minuto, o limite do espaço de trabalho.',
 	'flood.open': 'Abrir o cenário',
