@@ -56,6 +56,7 @@ export function DealsBoard() {
 		queryFn: () => openDeals(funnel?.id ?? ''),
 		enabled: Boolean(funnel),
 	});
+	const boardKey = ['deals', { funnelId: funnel?.id, board: true }];
 	const move = useMutation({
 		// The move applies to the deal as its card shows it: the list carries no version of each deal, so the
 		// deal's own read gives it (its ETag), but only while it is still the one drawn (the same `updatedAt`);
@@ -68,15 +69,18 @@ export function DealsBoard() {
 				api.PATCH('/v3/deals/{id}', { ...at, body: { stage: stageId }, ...ifMatch(current.etag) }),
 			);
 			client.setQueryData(['deal', deal.id], moved);
+			// The card takes the deal as moved, so a next move of it before the board is read again is not taken
+			// for someone else's change.
+			const { etag: _version, ...now } = moved;
+			client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? now : d)));
 		},
 		// The card moves at once; a refusal puts back that card alone (other moves made meanwhile stay), with the
 		// API's message. A refetch already on its way is cancelled first, or it would draw the board from before.
 		onMutate: async ({ deal, stageId }) => {
-			const key = ['deals', { funnelId: funnel?.id, board: true }];
-			await client.cancelQueries({ queryKey: key });
+			await client.cancelQueries({ queryKey: boardKey });
 			const stage = funnel?.stages.find((s) => s.id === stageId);
 			const moveTo = (to: Deal['stage']) =>
-				client.setQueryData<Deal[]>(key, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
+				client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
 			if (stage) moveTo({ ...deal.stage, id: stage.id, name: stage.name });
 			return { undo: () => moveTo(deal.stage) };
 		},
