@@ -1,10 +1,12 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Fragment } from 'preact';
 import { Link } from 'wouter-preact';
 import { hasPermission, type Permission } from '../../../src/model/permissions';
-import { api, ok, type Schemas } from '../api/client';
+import { api, ifMatch, ok, okVersioned, type Schemas } from '../api/client';
 import { useDirectory } from '../api/queries';
 import { t, when } from '../i18n';
 import type { ConsoleSession } from '../session';
+import { useShownVersion } from '../ui/changed-elsewhere';
 import { Editable } from '../ui/editable';
 import { Problem } from '../ui/problem';
 import { TagEditor } from '../ui/tag-editor';
@@ -15,7 +17,8 @@ type Origin = Contact['firstOrigin'];
 /**
  * The contact beside a conversation (and on its own page): what it said about itself kept apart from what a
  * site verified, its tags and custom fields (edited in place), where it came from, its other conversations
- * and its deals.
+ * and its deals. Each edit applies to the version shown; one made over someone else's change since shows the
+ * changed-elsewhere notice instead of undoing it.
  */
 export function ContactPanel(props: {
 	contactId: string;
@@ -27,10 +30,9 @@ export function ContactPanel(props: {
 	const client = useQueryClient();
 	const directory = useDirectory();
 	const can = (permission: Permission) => hasPermission(session.permissions, permission);
-	const contact = useQuery({
-		queryKey: ['contact', contactId],
-		queryFn: () => ok(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } })),
-	});
+	const load = () => okVersioned(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } }));
+	const contact = useQuery({ queryKey: ['contact', contactId], queryFn: load, refetchOnWindowFocus: false });
+	const version = useShownVersion(contact.data, load, (fresh) => client.setQueryData(['contact', contactId], fresh));
 	const others = useQuery({
 		queryKey: ['conversations', { contactId }],
 		queryFn: () =>
@@ -42,7 +44,8 @@ export function ContactPanel(props: {
 		enabled: Boolean(can('crm:access')),
 	});
 	const save = async (body: Schemas['ContactChanges']) => {
-		const updated = await ok(api.PATCH('/v3/contacts/{id}', { params: { path: { id: contactId } }, body }));
+		const at = { params: { path: { id: contactId } } };
+		const updated = await okVersioned(api.PATCH('/v3/contacts/{id}', { ...at, body, ...ifMatch(version.etag) }));
 		client.setQueryData(['contact', contactId], updated);
 		void client.invalidateQueries({ queryKey: ['conversations'] });
 	};
@@ -59,7 +62,7 @@ export function ContactPanel(props: {
 			)}
 			{contact.error && <Problem error={contact.error} retry={() => contact.refetch()} />}
 			{data && (
-				<>
+				<Fragment key={version.generation}>
 					<h3>
 						{data.name ?? t('contact.anonymous', { id: data.id.slice(-5) })}
 						{data.verified && <span class="chip verified">{t('contact.verified')}</span>}
@@ -68,6 +71,7 @@ export function ContactPanel(props: {
 						label={t('contact.name')}
 						value={data.name}
 						disabled={readOnly}
+						problem={version.problem}
 						onSave={(v) => save({ name: v || null })}
 					/>
 					<Editable
@@ -75,6 +79,7 @@ export function ContactPanel(props: {
 						type="email"
 						value={data.email}
 						disabled={readOnly}
+						problem={version.problem}
 						onSave={(v) => save({ email: v || null })}
 					/>
 					<Editable
@@ -82,6 +87,7 @@ export function ContactPanel(props: {
 						type="tel"
 						value={data.phone}
 						disabled={readOnly}
+						problem={version.problem}
 						onSave={(v) => save({ phone: v || null })}
 					/>
 					{(data.claimedEmail || data.claimedPhone) && (
@@ -104,6 +110,7 @@ export function ContactPanel(props: {
 							type={field.type === 'number' ? 'number' : field.type === 'date' ? 'date' : 'text'}
 							options={field.type === 'boolean' ? ['true', 'false'] : field.options}
 							disabled={readOnly}
+							problem={version.problem}
 							onSave={(v) => save({ customFields: { [field.key]: customValue(field.type, v) } })}
 						/>
 					))}
@@ -111,7 +118,7 @@ export function ContactPanel(props: {
 					<OriginLine label={t('contact.firstOrigin')} origin={data.firstOrigin} />
 					<OriginLine label={t('contact.lastOrigin')} origin={data.lastOrigin} />
 					{!data.firstOrigin && !data.lastOrigin && <p class="small muted">{t('contact.noOrigin')}</p>}
-				</>
+				</Fragment>
 			)}
 			<h4>{t('contact.conversations')}</h4>
 			<ul class="plain">

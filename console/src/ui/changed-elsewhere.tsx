@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { changedElsewhere } from '../api/client';
 import { t } from '../i18n';
+import { Problem } from './problem';
 
 /**
  * What an editor shows when its save was refused because someone else saved the same thing since it was
@@ -46,4 +47,31 @@ export function usePinnedVersion<T extends { etag: string | null }>(
 			<ChangedElsewhere onReload={() => void settle(error, true)} onKeep={() => void settle(error, false)} />
 		) : null;
 	return { etag, setEtag, notice };
+}
+
+/**
+ * The version of a record edited in place, field by field as it is shown (a deal beside the board, the contact
+ * panel): an edit starts from what is shown, so the version is the shown record's own (`shown.etag`) and moves
+ * with it, by this editor's saves or an explicit reload. Its query must therefore not refetch behind the
+ * operator (`refetchOnWindowFocus: false`), or a field left open would be saved over a change never seen.
+ * `problem(error)` shows a save's refusal: the ChangedElsewhere notice for a 412 (Reload hands the current
+ * record to `show` and moves `generation`, a key that closes the fields still open on the old one), else the
+ * API's message.
+ */
+export function useShownVersion<T extends { etag: string | null }>(
+	shown: T | undefined,
+	current: () => Promise<T>,
+	show: (fresh: T) => void,
+) {
+	const [generation, setGeneration] = useState(0);
+	const version = usePinnedVersion(shown?.etag, current, (fresh) => {
+		show(fresh);
+		setGeneration((n) => n + 1);
+	});
+	const { setEtag } = version;
+	useEffect(() => {
+		if (shown) setEtag(shown.etag);
+	}, [shown?.etag]);
+	const problem = (error: unknown) => (changedElsewhere(error) ? version.notice(error) : <Problem error={error} />);
+	return { etag: version.etag, generation, problem };
 }

@@ -1,3 +1,4 @@
+import type { ComponentChild } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { Problem } from './problem';
@@ -18,6 +19,8 @@ export function Editable(props: {
 	display?: string | null;
 	disabled?: boolean;
 	onSave(value: string): Promise<unknown>;
+	/** How a refused save shows (the API's message unless given): an editor's own notice for a 412, say. */
+	problem?: (error: unknown) => ComponentChild;
 }) {
 	const [editing, setEditing] = useState(false);
 	const [draft, setDraft] = useState('');
@@ -104,7 +107,7 @@ export function Editable(props: {
 					{(props.display ?? props.value) || <span class="muted">{t('common.empty')}</span>}
 				</button>
 			)}
-			{error !== null && <Problem error={error} />}
+			{error !== null && (props.problem ? props.problem(error) : <Problem error={error} />)}
 		</div>
 	);
 }

@@ -16,6 +16,8 @@ export const en = {
 	'deals.mark.lost': 'Mark lost',
 	'deals.mark.open': 'Reopen',
 	'deals.moveTo': 'Move {name} to stage',
+	'deals.movedElsewhere':
+		'“{name}” was not moved: someone else changed it since the board showed it. The board now shows it as it is; move it again if you still want to.',
 	'deals.name': 'Name',
 	'deals.noFunnels': 'No funnels yet: create one through the API (POST /v3/funnels).',
 	'deals.notes': 'Notes',
@@ -47,6 +49,8 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'deals.mark.lost': 'Marcar como perdido',
 	'deals.mark.open': 'Reabrir',
 	'deals.moveTo': 'Mover {name} para a etapa',
+	'deals.movedElsewhere':
+		'“{name}” não foi movido: outra pessoa o alterou desde que o quadro o mostrou. O quadro agora o mostra como está; mova de novo se ainda quiser.',
 	'deals.name': 'Nome',
 	'deals.noFunnels': 'Nenhum funil ainda: crie um pela API (POST /v3/funnels).',
 	'deals.notes': 'Notas',

@@ -1,27 +1,40 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, ok, type Schemas } from '../../api/client';
+import { api, ifMatch, ok, okVersioned, type Schemas } from '../../api/client';
 import { operatorName, useDirectory } from '../../api/queries';
 import { t, when } from '../../i18n';
+import { useShownVersion } from '../../ui/changed-elsewhere';
 import { Editable } from '../../ui/editable';
 import { Problem } from '../../ui/problem';
 import { money } from './deals';
 
-/** One deal beside the board: its fields edited in place, won or lost, its owner, its contact and notes. */
+/** A deal with the version it was read at (its ETag), which its edits send back as If-Match. */
+export const loadDeal = (id: string) => okVersioned(api.GET('/v3/deals/{id}', { params: { path: { id } } }));
+
+/**
+ * One deal beside the board: its fields edited in place, won or lost, its owner, its contact and notes. Each
+ * edit applies to the version shown; one made over someone else's change since shows the changed-elsewhere
+ * notice instead of undoing it.
+ */
 export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 	const client = useQueryClient();
 	const directory = useDirectory();
-	const deal = useQuery({
-		queryKey: ['deal', id],
-		queryFn: () => ok(api.GET('/v3/deals/{id}', { params: { path: { id } } })),
-	});
+	const deal = useQuery({ queryKey: ['deal', id], queryFn: () => loadDeal(id), refetchOnWindowFocus: false });
+	const version = useShownVersion(
+		deal.data,
+		() => loadDeal(id),
+		(fresh) => client.setQueryData(['deal', id], fresh),
+	);
 	const notes = useQuery({
 		queryKey: ['deal-notes', id],
 		queryFn: () => ok(api.GET('/v3/deals/{id}/notes', { params: { path: { id }, query: { limit: 50 } } })),
 	});
 	const save = async (body: Schemas['DealChanges']) => {
-		const updated = await ok(api.PATCH('/v3/deals/{id}', { params: { path: { id } }, body }));
+		const updated = await okVersioned(
+			api.PATCH('/v3/deals/{id}', { params: { path: { id } }, body, ...ifMatch(version.etag) }),
+		);
 		client.setQueryData(['deal', id], updated);
 		void client.invalidateQueries({ queryKey: ['deals'] });
 	};
@@ -42,7 +55,7 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 			</button>
 			{deal.error && <Problem error={deal.error} retry={() => deal.refetch()} />}
 			{data && (
-				<>
+				<Fragment key={version.generation}>
 					<h3>{data.name}</h3>
 					<p class="muted">
 						{data.stage.name} · {t(`deal.status.${data.status}`)} {money(data)}
@@ -56,13 +69,19 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 								</button>
 							))}
 					</div>
-					{status.error && <Problem error={status.error} />}
-					<Editable label={t('deals.name')} value={data.name} onSave={(v) => save({ name: v })} />
+					{status.error && version.problem(status.error)}
+					<Editable
+						label={t('deals.name')}
+						value={data.name}
+						onSave={(v) => save({ name: v })}
+						problem={version.problem}
+					/>
 					<Editable
 						label={t('deals.value')}
 						type="number"
 						value={data.value === null ? null : String(data.value / 100)}
 						onSave={(v) => save({ value: v === '' ? null : Math.round(Number(v) * 100) })}
+						problem={version.problem}
 					/>
 					<Editable
 						label={t('deals.owner')}
@@ -72,6 +91,7 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 							directory.data?.operators.filter((o) => !o.disabled).map((o) => ({ value: o.id, label: o.name })) ?? []
 						}
 						onSave={(v) => save({ ownerId: v || null })}
+						problem={version.problem}
 					/>
 					{data.contactId && (
 						<p>
@@ -102,7 +122,7 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 							</li>
 						))}
 					</ul>
-				</>
+				</Fragment>
 			)}
 		</aside>
 	);

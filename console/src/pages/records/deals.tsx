@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { useLocation, useSearch } from 'wouter-preact';
-import { api, ok, type Schemas } from '../../api/client';
+import { ApiError, api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas } from '../../api/client';
 import { operatorName, useDirectory } from '../../api/queries';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import { DealDetail } from './deal-detail';
+import { DealDetail, loadDeal } from './deal-detail';
 
 type Deal = Schemas['Deal'];
 type Funnel = Schemas['Funnel'];
@@ -56,21 +56,38 @@ export function DealsBoard() {
 		queryFn: () => openDeals(funnel?.id ?? ''),
 		enabled: Boolean(funnel),
 	});
+	const boardKey = ['deals', { funnelId: funnel?.id, board: true }];
 	const move = useMutation({
-		mutationFn: ({ deal, stageId }: { deal: Deal; stageId: string }) =>
-			ok(api.PATCH('/v3/deals/{id}', { params: { path: { id: deal.id } }, body: { stage: stageId } })),
+		// The move applies to the deal as its card shows it: the list carries no version of each deal, so the
+		// deal's own read gives it (its ETag), but only while it is still the one drawn (the same `updatedAt`);
+		// a deal changed since is refused like a 412 from the API, and the board is drawn again.
+		mutationFn: async ({ deal, stageId }: { deal: Deal; stageId: string }) => {
+			const current = await loadDeal(deal.id);
+			if (current.updatedAt !== deal.updatedAt) throw new ApiError(412, t('common.changedElsewhere'));
+			const at = { params: { path: { id: deal.id } } };
+			const moved = await okVersioned(
+				api.PATCH('/v3/deals/{id}', { ...at, body: { stage: stageId }, ...ifMatch(current.etag) }),
+			);
+			client.setQueryData(['deal', deal.id], moved);
+			// The card takes the deal as moved, so a next move of it before the board is read again is not taken
+			// for someone else's change.
+			const { etag: _version, ...now } = moved;
+			client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? now : d)));
+		},
 		// The card moves at once; a refusal puts back that card alone (other moves made meanwhile stay), with the
 		// API's message. A refetch already on its way is cancelled first, or it would draw the board from before.
 		onMutate: async ({ deal, stageId }) => {
-			const key = ['deals', { funnelId: funnel?.id, board: true }];
-			await client.cancelQueries({ queryKey: key });
+			await client.cancelQueries({ queryKey: boardKey });
 			const stage = funnel?.stages.find((s) => s.id === stageId);
 			const moveTo = (to: Deal['stage']) =>
-				client.setQueryData<Deal[]>(key, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
+				client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
 			if (stage) moveTo({ ...deal.stage, id: stage.id, name: stage.name });
 			return { undo: () => moveTo(deal.stage) };
 		},
-		onError: (_, __, context) => context?.undo(),
+		onError: (error, { deal }, context) => {
+			context?.undo();
+			if (changedElsewhere(error)) void client.invalidateQueries({ queryKey: ['deal', deal.id] });
+		},
 		onSettled: () => client.invalidateQueries({ queryKey: ['deals'] }),
 	});
 
@@ -92,7 +109,14 @@ export function DealsBoard() {
 				</div>
 				{funnels.error && <Problem error={funnels.error} retry={() => funnels.refetch()} />}
 				{deals.error && <Problem error={deals.error} retry={() => deals.refetch()} />}
-				{move.error && <Problem error={move.error} />}
+				{move.error &&
+					(changedElsewhere(move.error) ? (
+						<p class="error" role="alert">
+							{t('deals.movedElsewhere', { name: move.variables?.deal.name ?? '' })}
+						</p>
+					) : (
+						<Problem error={move.error} />
+					))}
 				{funnels.data?.length === 0 && <p class="muted">{t('deals.noFunnels')}</p>}
 				{funnel && (
 					<div class="board">

@@ -10,7 +10,7 @@ import { api, ok } from '../../api/client';
 import { groupName, useDirectory } from '../../api/queries';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import { AssignmentForm, type AssignmentRule } from './assignment-form';
+import { AssignmentEditor, AssignmentForm, type AssignmentRule } from './assignment-form';
 import { Capacities } from './capacities';
 import { moved } from './draft';
 import { DeleteButton, EnabledSwitch } from './fields';
@@ -72,7 +72,7 @@ export function AssignmentPage() {
 					{list.map((rule, i) => (
 						<li key={rule.id} aria-label={rule.name}>
 							{editing === rule.id ? (
-								<AssignmentForm rule={rule} priority={rule.priority} onDone={() => setEditing(null)} />
+								<AssignmentEditor id={rule.id} onDone={() => setEditing(null)} />
 							) : (
 								<RuleSummary
 									rule={rule}

@@ -3,9 +3,9 @@
  * field (picker and hex text), a secret shown once with its copy button, the save bar, and the API's 422
  * field problems shown under the field they name.
  */
-import type { ComponentChildren } from 'preact';
+import type { ComponentChild, ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../api/client';
+import { ApiError, changedElsewhere } from '../../api/client';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 
@@ -154,11 +154,14 @@ export function SaveBar(props: {
 	busy: boolean;
 	saved: boolean;
 	error: unknown;
+	/** What a save refused as changed elsewhere (412) shows instead of the API's message. */
+	notice?: (error: unknown) => ComponentChild;
 	onDiscard: () => void;
 }) {
+	const { error, notice } = props;
 	return (
 		<div class="save-bar">
-			{props.error !== null && <Problem error={props.error} />}
+			{error !== null && (changedElsewhere(error) && notice ? notice(error) : <Problem error={error} />)}
 			<span class="muted" role="status">
 				{props.dirty ? t('settings.unsaved') : props.saved ? t('settings.saved') : ''}
 			</span>

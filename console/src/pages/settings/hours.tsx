@@ -31,7 +31,7 @@ const dateFormat = new Intl.DateTimeFormat(locale === 'pt' ? 'pt-BR' : 'en', { d
  * with split shifts, holidays, and what the widget says in each period; with whether the team is open now.
  */
 export function HoursPage() {
-	const { saved, draft, change, dirty, busy, error, save, discard, justSaved } = useWidgetDraft(owned);
+	const { saved, draft, change, dirty, busy, error, notice, save, discard, justSaved } = useWidgetDraft(owned);
 	const info = useWidgetInfo();
 	const problems = fieldProblems(error);
 	const [holiday, setHoliday] = useState('');
@@ -159,7 +159,7 @@ export function HoursPage() {
 							);
 						})}
 					</Section>
-					<SaveBar dirty={dirty} busy={busy} saved={justSaved} error={error} onDiscard={discard} />
+					<SaveBar dirty={dirty} busy={busy} saved={justSaved} error={error} notice={notice} onDiscard={discard} />
 				</form>
 			)}
 		</div>

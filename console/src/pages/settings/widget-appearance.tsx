@@ -5,7 +5,8 @@ import { LogoUpload } from './widget-logo';
 
 export interface SectionProps {
 	draft: WidgetSettings;
-	change: (update: (current: WidgetSettings) => WidgetSettings) => void;
+	/** `wrote`: the version a write beside the form answered (the logo's), which the edit goes on from. */
+	change: (update: (current: WidgetSettings) => WidgetSettings, wrote?: string | null) => void;
 	problems: Map<string, string>;
 }
 
@@ -69,7 +70,10 @@ export function Appearance(props: SectionProps) {
 					</span>
 				)}
 				<div class="logo-fields">
-					<LogoUpload logoUrl={draft.logoUrl} onSaved={(saved) => change((s) => ({ ...s, logoUrl: saved.logoUrl }))} />
+					<LogoUpload
+						logoUrl={draft.logoUrl}
+						onSaved={(saved) => change((s) => ({ ...s, logoUrl: saved.logoUrl }), saved.etag)}
+					/>
 					<TextSetting
 						{...props}
 						field="logoUrl"

@@ -1,14 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
+import { api, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
+import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { useSubmit } from '../../ui/hooks';
 
 export type WidgetSettings = Schemas['WidgetSettings'];
 export type WidgetSettingsUpdate = Schemas['WidgetSettingsUpdate'];
 
+/** The saved settings with their version (ETag), as the query keeps them: every write puts its answer there so. */
+const loadSettings = () => okVersioned(api.GET('/v3/widget/settings'));
+
+/** The settings alone: the version is no setting, and must not be sent as one. */
+const settingsOf = ({ etag: _version, ...settings }: Versioned<WidgetSettings>): WidgetSettings => settings;
+
 /** The saved widget settings (shared by Settings › Widget and Business hours). */
 export function useWidgetSettings() {
-	return useQuery({ queryKey: ['widget-settings'], queryFn: () => ok(api.GET('/v3/widget/settings')) });
+	return useQuery({ queryKey: ['widget-settings'], queryFn: loadSettings, select: settingsOf });
 }
 
 /** What the widget shows now and the snippet to paste. */
@@ -20,7 +27,9 @@ export function useWidgetInfo() {
  * An edited copy of the saved settings: `draft` (null until they are read), `change` a part of it, `dirty`
  * while it differs from what is saved in the fields this page owns (`owned`: what it sends with PUT, which
  * merges it over the rest), `save` and `discard`. Save sends only the settings this copy changed since the edit
- * began, so a setting another admin saved meanwhile is not put back; an error reads the settings again.
+ * began, so a setting another admin saved meanwhile is not put back; an error reads the settings again. The save
+ * applies only to the version the edit began from (If-Match): over another admin's save since, it is refused
+ * with the changed-elsewhere `notice` (Reload drops this edit for theirs; Keep lets the next save go over it).
  */
 export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettingsUpdate) {
 	const changedSince = (update: WidgetSettingsUpdate, base: WidgetSettings | null): WidgetSettingsUpdate => {
@@ -37,11 +46,22 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 	const [startedFrom, setStartedFrom] = useState<WidgetSettings | null>(null);
 	const [justSaved, setJustSaved] = useState(false);
 	const draft = edited ?? saved.data ?? null;
+	const version = usePinnedVersion(null, loadSettings, (fresh) => {
+		client.setQueryData(['widget-settings'], fresh);
+		setEdited(null);
+		setStartedFrom(null);
+	});
+	const savedVersion = () => client.getQueryData<Versioned<WidgetSettings>>(['widget-settings'])?.etag ?? null;
 	const dirty =
 		edited !== null && saved.data !== undefined && JSON.stringify(owned(edited)) !== JSON.stringify(owned(saved.data));
-	const change = (update: (current: WidgetSettings) => WidgetSettings) => {
+	/** `wrote`: the version a write of this page beside the form (the logo) answered; the edit goes on from it. */
+	const change = (update: (current: WidgetSettings) => WidgetSettings, wrote?: string | null) => {
 		setJustSaved(false);
-		if (edited === null && saved.data) setStartedFrom(saved.data);
+		if (edited === null && saved.data) {
+			setStartedFrom(saved.data);
+			version.setEtag(savedVersion());
+		}
+		if (wrote !== undefined) version.setEtag(wrote);
 		setEdited((current) => {
 			const base = current ?? saved.data;
 			return base ? update(base) : current;
@@ -50,7 +70,8 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 	const { busy, error, submit } = useSubmit(async () => {
 		if (!edited) return;
 		try {
-			const answer = await ok(api.PUT('/v3/widget/settings', { body: changedSince(owned(edited), startedFrom) }));
+			const body = changedSince(owned(edited), startedFrom);
+			const answer = await okVersioned(api.PUT('/v3/widget/settings', { body, ...ifMatch(version.etag) }));
 			client.setQueryData(['widget-settings'], answer);
 			setEdited(null);
 			setStartedFrom(null);
@@ -65,5 +86,5 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 		setEdited(null);
 		setStartedFrom(null);
 	};
-	return { saved, draft, change, dirty, busy, error, save: submit, discard, justSaved };
+	return { saved, draft, change, dirty, busy, error, notice: version.notice, save: submit, discard, justSaved };
 }

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
+import { api, okVersioned, type Schemas, type Versioned } from '../../api/client';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -13,16 +13,19 @@ const ACCEPT = 'image/png,image/jpeg,image/webp,image/gif';
  * to `PUT /v3/widget/logo`, which checks its bytes and size and answers the saved settings; Remove clears it.
  * Either takes effect at once, apart from the rest of the form.
  */
-export function LogoUpload(props: { logoUrl: string | null; onSaved(settings: Schemas['WidgetSettings']): void }) {
+export function LogoUpload(props: {
+	logoUrl: string | null;
+	onSaved(settings: Versioned<Schemas['WidgetSettings']>): void;
+}) {
 	const client = useQueryClient();
 	const id = useId();
-	const saved = (settings: Schemas['WidgetSettings']) => {
+	const saved = (settings: Versioned<Schemas['WidgetSettings']>) => {
 		client.setQueryData(['widget-settings'], settings);
 		void client.invalidateQueries({ queryKey: ['widget-info'] });
 		props.onSaved(settings);
 	};
 	const upload = useSubmit(async (file: File) => {
-		const answer = await ok(
+		const answer = await okVersioned(
 			api.PUT('/v3/widget/logo', {
 				body: file as unknown as string,
 				bodySerializer: (body: unknown) => body as BodyInit,
@@ -31,7 +34,7 @@ export function LogoUpload(props: { logoUrl: string | null; onSaved(settings: Sc
 		);
 		saved(answer);
 	});
-	const remove = useSubmit(async () => saved(await ok(api.DELETE('/v3/widget/logo'))));
+	const remove = useSubmit(async () => saved(await okVersioned(api.DELETE('/v3/widget/logo'))));
 	return (
 		<div class="logo-upload">
 			<label for={id}>{t('widget.logoUpload')}</label>

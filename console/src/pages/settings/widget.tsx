@@ -26,7 +26,7 @@ function owned(s: WidgetSettings) {
  * problems shown under their fields), beside the real widget previewing them and the snippet to paste.
  */
 export function WidgetSettingsPage({ session }: { session: ConsoleSession }) {
-	const { saved, draft, change, dirty, busy, error, save, discard, justSaved } = useWidgetDraft(owned);
+	const { saved, draft, change, dirty, busy, error, notice, save, discard, justSaved } = useWidgetDraft(owned);
 	const info = useWidgetInfo();
 	const problems = fieldProblems(error);
 	return (
@@ -52,7 +52,7 @@ export function WidgetSettingsPage({ session }: { session: ConsoleSession }) {
 							<PrechatForm draft={draft} change={change} problems={problems} />
 							<MessagingBubble draft={draft} change={change} problems={problems} />
 							<Behaviour draft={draft} change={change} problems={problems} />
-							<SaveBar dirty={dirty} busy={busy} saved={justSaved} error={error} onDiscard={discard} />
+							<SaveBar dirty={dirty} busy={busy} saved={justSaved} error={error} notice={notice} onDiscard={discard} />
 						</form>
 						<IdentityVerification />
 					</div>
