@@ -3,8 +3,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
 // Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
+// .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
+const TEST_SECRET = 'test-secret-not-for-production-32-bytes-or-more';
+
 export default defineConfig(async () => {
 	const migrations = await readD1Migrations('./migrations');
+	// wrangler.toml lists PARLEY_SECRET under `[secrets] required`: reading the config, wrangler looks for it in
+	// the environment (and warns once per test file without it), before the binding below is applied.
+	process.env.PARLEY_SECRET ??= TEST_SECRET;
 	return {
 		test: {
 			projects: [
@@ -23,8 +29,7 @@ export default defineConfig(async () => {
 									CAMPAIGN_MESSAGES_PER_MINUTE: '5000',
 									// The tests' stand-in networks (a `transport`) have no DNS resolver; the guard's own tests give one.
 									OUTBOUND_RESOLVER: '',
-									// .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
-									PARLEY_SECRET: 'test-secret-not-for-production-32-bytes-or-more',
+									PARLEY_SECRET: TEST_SECRET,
 								},
 							},
 						}),
