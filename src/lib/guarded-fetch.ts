@@ -78,9 +78,15 @@ function settingsOf(env: GuardEnv): Settings {
 
 /** What a URL's host name resolves to, judged (a URL that `refusal` let through); nothing for an address. */
 function resolutionOf(url: string, settings: Settings, transport: typeof fetch, signal: AbortSignal) {
-	const host = new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+	const host = hostOf(new URL(url));
 	if (isAddress(host) || (settings.loopbackAllowed && isLocalhost(host))) return null;
 	return resolutionRefusal(settings.resolver, host, transport, signal);
+}
+
+/** A URL's host as the guard judges it: an IPv6 address without brackets, a name without its trailing dot
+ * (which names the same host: "localhost." is localhost). */
+function hostOf(url: URL): string {
+	return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
 }
 
 function isLocalhost(host: string): boolean {
@@ -101,8 +107,7 @@ export function refusal(raw: string, settings: Settings): string | null {
 	if (url.username || url.password) return 'must not carry credentials (send them in a header)';
 	const port = url.port === '' ? null : Number(url.port);
 	if (port !== null && port < 1024 && port !== 443 && port !== 80) return `port ${port} is not allowed`;
-	// A trailing dot names the same host ("localhost." is localhost).
-	const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+	const host = hostOf(url);
 	if (isAddress(host)) return addressRefusal(host, settings.loopbackAllowed);
 	// `localhost` is loopback by definition: a local test server's name, where loopback is let through.
 	if (settings.loopbackAllowed && isLocalhost(host)) return null;
