@@ -12,7 +12,7 @@ import { latencySummary } from './load.mjs';
 const TABS = 4;
 const OPERATORS = 4;
 /**
- * A visitor may send 20 messages a minute: the product fixes it (src/domain/visitor-limits.ts, and the same
+ * A visitor may send 20 messages a minute: the product fixes it (src/domain/widget/visitor-limits.ts, and the same
  * budget per socket in durable-objects/room-sockets.ts) and neither a widget setting nor a var raises it. The
  * opening message is one of them; the tabs share the rest, spread evenly over the run, so they never meet a 429.
  */

@@ -5,7 +5,7 @@
 // operator's socket and from the API to the widget.
 import { performance } from 'node:perf_hooks';
 import { launchChromium } from '../scripts/chromium.mjs';
-import { widgetSnippet } from '../src/domain/widget-snippet.ts';
+import { widgetSnippet } from '../src/domain/widget/snippet.ts';
 import { latencySummary } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 import {

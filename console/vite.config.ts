@@ -1,7 +1,7 @@
 /**
  * Builds the operator console (a single-page app, Preact with React's API through preact/compat) into
  * dist/public/console, beside the widget's files: served as static assets under /console, with the Worker
- * answering every other /console path with index.html (src/routes/console.ts) for deep links.
+ * answering every other /console path with index.html (src/routes/platform/console.ts) for deep links.
  * File names carry a content hash under /console/assets/, cached for a year (widget/public/_headers).
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { RunnableBot } from '../src/domain/bots';
-import type { MessageTarget } from '../src/domain/live';
+import type { RunnableBot } from '../src/domain/automation/bots/bots';
+import type { MessageTarget } from '../src/domain/conversations/live';
 import {
 	type CheckedMessage,
 	checkMessage,
@@ -9,8 +9,8 @@ import {
 	type PostOutcome,
 	type Replayed,
 	type ReplayOutcome,
-} from '../src/domain/message-command';
-import { visitorView } from '../src/domain/messages';
+} from '../src/domain/conversations/message-command';
+import { visitorView } from '../src/domain/conversations/messages';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { bodyOf, errorBody, httpStatus } from '../src/lib/error-status';
 import { AppError } from '../src/lib/errors';

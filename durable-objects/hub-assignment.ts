@@ -11,14 +11,14 @@
  * after a failure, and one at the opening of business hours when a rule keeps conversations waiting for them.
  */
 import { openDatabase } from '../src/db/client';
-import { enabledAssignmentRules } from '../src/domain/assignment-rules';
 import {
 	assignWaiting,
 	lastAgentsOf,
 	releaseUnanswered,
 	teamSnapshot,
 	type WaitingConversation,
-} from '../src/domain/auto-assignment';
+} from '../src/domain/assignment/auto-assignment';
+import { enabledAssignmentRules } from '../src/domain/assignment/rules';
 import { choose, matchingRule, type OperatorSnapshot } from '../src/engines/assignment';
 import type { PresenceStatus } from '../src/model/presence';
 import type { RoomTimers } from './room-timers';

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { RateLimitDecision } from '../src/domain/rate-limits';
-import { failed, type ThrottlePolicy, type ThrottleState, waitMs } from '../src/domain/sign-in-throttle';
+import type { RateLimitDecision } from '../src/domain/platform/rate-limits';
+import { failed, type ThrottlePolicy, type ThrottleState, waitMs } from '../src/domain/team/sign-in-throttle';
 import { FixedWindow } from './fixed-window';
 
 const THROTTLE_KEY = 'sign-in';
@@ -25,7 +25,7 @@ export class RateLimiter extends DurableObject<Env> {
 
 	/**
 	 * Milliseconds a console sign-in counted by this instance (an e-mail's, or a client address's) must still wait
-	 * (src/domain/sign-in-throttle.ts); 0 when it may try now.
+	 * (src/domain/team/sign-in-throttle.ts); 0 when it may try now.
 	 */
 	async signInWait(policy: ThrottlePolicy): Promise<number> {
 		return waitMs(await this.ctx.storage.get<ThrottleState>(THROTTLE_KEY), Date.now(), policy);

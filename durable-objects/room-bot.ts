@@ -1,10 +1,10 @@
 import { performAction } from '../src/actions';
 import { openDatabase } from '../src/db/client';
-import { loadFacts } from '../src/domain/automation-facts';
-import { type RunnableBot, runnableBots } from '../src/domain/bots';
-import { updateConversation } from '../src/domain/conversation-changes';
-import { type CheckedMessage, checkMessage, type PostOutcome } from '../src/domain/message-command';
-import { loadWidgetSettings } from '../src/domain/widget-settings';
+import { type RunnableBot, runnableBots } from '../src/domain/automation/bots/bots';
+import { loadFacts } from '../src/domain/automation/facts';
+import { updateConversation } from '../src/domain/conversations/changes';
+import { type CheckedMessage, checkMessage, type PostOutcome } from '../src/domain/conversations/message-command';
+import { loadWidgetSettings } from '../src/domain/widget/settings';
 import type { BotDefinition } from '../src/engines/bot-definition';
 import {
 	advance,

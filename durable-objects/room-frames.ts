@@ -3,15 +3,15 @@
  * the frame's length before it is parsed, the socket's own budget (kept in its attachment, no I/O) before the
  * credential and the rate limiters, and read receipts that move nothing before anything at all.
  */
-import { type MessageTarget, messageTarget, posted } from '../src/domain/live';
+import { type MessageTarget, messageTarget, posted } from '../src/domain/conversations/live';
 import {
 	type CheckedMessage,
 	checkMessage,
 	invalidMessage,
 	type PostOutcome,
 	type ReplayOutcome,
-} from '../src/domain/message-command';
-import { visitorView } from '../src/domain/messages';
+} from '../src/domain/conversations/message-command';
+import { visitorView } from '../src/domain/conversations/messages';
 import { bodyOf } from '../src/lib/error-status';
 import { AppError, Invalid, Malformed } from '../src/lib/errors';
 import { type ClientFrame, clientFrameSchema, type Participant, type ServerFrame } from '../src/protocol/live';

@@ -1,7 +1,7 @@
 import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages, workspaces } from '../src/db/schema';
-import { isTeamReply } from '../src/domain/messages';
+import { isTeamReply } from '../src/domain/conversations/messages';
 import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';

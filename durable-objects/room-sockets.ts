@@ -5,10 +5,10 @@
  */
 import { credentialLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
 import { openDatabase } from '../src/db/client';
-import { visitorClientId } from '../src/domain/messages';
-import { isCredentialActive } from '../src/domain/team';
-import { spendVisitorMessage, visitorLimits } from '../src/domain/visitor-limits';
-import { sessionReaches } from '../src/domain/visitor-sessions';
+import { visitorClientId } from '../src/domain/conversations/messages';
+import { isCredentialActive } from '../src/domain/team/tokens';
+import { spendVisitorMessage, visitorLimits } from '../src/domain/widget/visitor-limits';
+import { sessionReaches } from '../src/domain/widget/visitor-sessions';
 import { Forbidden, TooManyRequests, Unauthorized } from '../src/lib/errors';
 import { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
 import type { RoomRow } from './room-store';

@@ -1,5 +1,5 @@
 import type { AttachmentMeta } from '../src/db/schema';
-import type { AuthorKind, Interactive, MessageView } from '../src/domain/messages';
+import type { AuthorKind, Interactive, MessageView } from '../src/domain/conversations/messages';
 import type { DomainEvent } from '../src/events/catalogue';
 import { iso } from '../src/lib/ids';
 import type { Participant } from '../src/protocol/live';

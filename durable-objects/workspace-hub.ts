@@ -1,8 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
 import { openDatabase } from '../src/db/client';
-import type { WaitingConversation } from '../src/domain/auto-assignment';
-import { isCredentialActive } from '../src/domain/team';
+import type { WaitingConversation } from '../src/domain/assignment/auto-assignment';
+import { isCredentialActive } from '../src/domain/team/tokens';
 import { ADMIN_FEED_TYPES, type DomainEvent } from '../src/events/catalogue';
 import { errorBody } from '../src/lib/error-status';
 import type { Actor } from '../src/model/actor';

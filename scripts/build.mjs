@@ -1,7 +1,7 @@
 // `npm run build`: the Worker's static assets in dist/public, from an empty folder: the widget (widget/), then
 // the operator console (console/, into dist/public/console). With `--watch` (what `npm run dev` runs after a
 // build) both are rebuilt on every change instead; a widget rebuild never empties dist/public, so neither
-// removes the other's files. Last, /docs's script: the standalone bundle of @scalar/api-reference (src/routes/docs.ts).
+// removes the other's files. Last, /docs's script: the standalone bundle of @scalar/api-reference (src/routes/platform/docs.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { type ActionContext, performAction } from '../src/actions';
-import { loadFacts } from '../src/domain/automation-facts';
+import { loadFacts } from '../src/domain/automation/facts';
 import { api, db, seedConversation, seedCustomFields, seedOperator, seedWorkspace } from './factories';
 
 /**

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { apiLogs } from '../src/db/schema';
-import { purgeApiLogs } from '../src/domain/api-logs';
+import { purgeApiLogs } from '../src/domain/platform/api-logs';
 import { newId } from '../src/lib/ids';
 import {
 	api,

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { contacts, conversations, operators } from '../src/db/schema';
-import { assignmentSignal, type WaitingConversation } from '../src/domain/auto-assignment';
+import { assignmentSignal, type WaitingConversation } from '../src/domain/assignment/auto-assignment';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';

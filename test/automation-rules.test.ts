@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ExecutionBusy, sweepWaiting } from '../src/domain/rule-runner';
+import { ExecutionBusy, sweepWaiting } from '../src/domain/automation/rules/runner';
 import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { processEvent } from '../src/queue/events-consumer';
 import {

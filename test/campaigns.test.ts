@@ -2,9 +2,9 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { conversations } from '../src/db/schema';
-import { assignmentSignal } from '../src/domain/auto-assignment';
-import { sweepCampaigns } from '../src/domain/campaign-schedule';
-import { sendCampaignBatch } from '../src/domain/campaign-sending';
+import { assignmentSignal } from '../src/domain/assignment/auto-assignment';
+import { sweepCampaigns } from '../src/domain/campaigns/schedule';
+import { sendCampaignBatch } from '../src/domain/campaigns/sending';
 import { newEvent } from '../src/events/catalogue';
 import { campaignStartKey } from '../src/model/campaigns';
 import {

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { MAX_CANNED_REPLIES } from '../src/domain/canned-replies';
+import { MAX_CANNED_REPLIES } from '../src/domain/conversations/canned-replies';
 import { api, expectError, seedOperator, seedWorkspace } from './factories';
 
 interface CannedReply {

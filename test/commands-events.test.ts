@@ -2,9 +2,9 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { conversations } from '../src/db/schema';
-import { startConversation } from '../src/domain/conversation-start';
-import { postMessage } from '../src/domain/live';
-import type { MessageCommand } from '../src/domain/message-command';
+import { postMessage } from '../src/domain/conversations/live';
+import type { MessageCommand } from '../src/domain/conversations/message-command';
+import { startConversation } from '../src/domain/conversations/start';
 import { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT } from '../src/model/messages';
 import {
 	api,

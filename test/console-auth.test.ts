@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/auth/token';
 import { consoleSessions, operatorPasswords, operators, tags, workspaces } from '../src/db/schema';
-import { EMAIL_POLICY } from '../src/domain/sign-in-throttle';
+import { EMAIL_POLICY } from '../src/domain/team/sign-in-throttle';
 import { newId } from '../src/lib/ids';
 import {
 	api,

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createDeal } from '../src/domain/crm';
+import { createDeal } from '../src/domain/crm/deals';
 import { Invalid } from '../src/lib/errors';
 import { operatorActor } from '../src/model/actor';
 import { api, d1Timing, db, expectError, seedCustomFields, seedOperator, seedWorkspace } from './factories';

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import migration from '../migrations/0008_custom_fields.sql?raw';
 import { contacts, customFields } from '../src/db/schema';
-import { createContact, updateContact } from '../src/domain/contact-records';
+import { createContact, updateContact } from '../src/domain/crm/contact-records';
 import { Invalid } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
 import { operatorActor } from '../src/model/actor';

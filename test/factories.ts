@@ -13,7 +13,7 @@ import {
 	operators,
 	workspaces,
 } from '../src/db/schema';
-import { newTokenRow } from '../src/domain/team';
+import { newTokenRow } from '../src/domain/team/tokens';
 import { newId } from '../src/lib/ids';
 
 export const db = openDatabase(env.DB);

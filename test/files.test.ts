@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { safeFileName, sniff } from '../src/domain/files';
+import { safeFileName, sniff } from '../src/domain/conversations/files';
 import { api, expectError, seedWorkspace, startVisitor, startVisitorConversation } from './factories';
 
 /** A valid 1x1 PNG. */

@@ -4,7 +4,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { maxFrameLength } from '../durable-objects/room-sockets';
 import { apiTokens } from '../src/db/schema';
-import { messageBuckets, visitorLimits } from '../src/domain/visitor-limits';
+import { messageBuckets, visitorLimits } from '../src/domain/widget/visitor-limits';
 import {
 	api,
 	awayFromMinuteBoundary,

@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { messageTarget } from '../src/domain/live';
-import type { MessageCommand } from '../src/domain/message-command';
+import { messageTarget } from '../src/domain/conversations/live';
+import type { MessageCommand } from '../src/domain/conversations/message-command';
 import type { DomainEvent } from '../src/events/catalogue';
 import {
 	api,

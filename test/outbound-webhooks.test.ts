@@ -9,7 +9,7 @@ import {
 	type DeliveryMessage,
 	fanOut,
 	RETRY_SCHEDULE,
-} from '../src/domain/webhook-deliveries';
+} from '../src/domain/webhooks/deliveries';
 import { newEvent } from '../src/events/catalogue';
 import { SYSTEM } from '../src/model/actor';
 import { api, db, expectError, seedWorkspace } from './factories';

@@ -2,8 +2,8 @@ import { env, exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scenarioRuns } from '../src/db/schema';
-import { driveRun, type RunnerContext } from '../src/domain/scenario-runner';
-import { type ScenarioRunMessage, startRun } from '../src/domain/scenario-runs';
+import { driveRun, type RunnerContext } from '../src/domain/automation/scenarios/runner';
+import { type ScenarioRunMessage, startRun } from '../src/domain/automation/scenarios/runs';
 import { api, db, expectError, publishedScenario, seedOperator, seedWorkspace } from './factories';
 import { openSocket } from './sockets';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryBody } from '../src/domain/webhook-deliveries';
+import { deliveryBody } from '../src/domain/webhooks/deliveries';
 import { DOMAIN_EVENT_TYPES, domainEventSchema } from '../src/events/catalogue';
 import { catalogueMarkdown, exampleEvent } from '../src/events/catalogue-doc';
 

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publicConfigKey, publishPublicConfig, readPublicConfig } from '../src/domain/widget-config';
+import { publicConfigKey, publishPublicConfig, readPublicConfig } from '../src/domain/widget/config';
 import { api, db, seedWorkspace, widgetApi } from './factories';
 
 /**

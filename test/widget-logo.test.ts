@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { publicConfigKey } from '../src/domain/widget-config';
+import { publicConfigKey } from '../src/domain/widget/config';
 import { api, expectError, seedOperator, seedWorkspace, widgetApi } from './factories';
 import { gif, jpeg, PNG_1X1, png, SVG, webpExtended } from './images';
 

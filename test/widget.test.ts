@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publicConfigKey } from '../src/domain/widget-config';
-import { DEFAULT_WIDGET_SETTINGS } from '../src/domain/widget-settings';
+import { publicConfigKey } from '../src/domain/widget/config';
+import { DEFAULT_WIDGET_SETTINGS } from '../src/domain/widget/settings';
 import { api, expectError, seedCustomFields, seedWorkspace } from './factories';
 
 describe('GET /v3/widget/settings', () => {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { scenarioRuns } from '../src/db/schema';
-import { type ScenarioRunMessage, startRun } from '../src/domain/scenario-runs';
+import { type ScenarioRunMessage, startRun } from '../src/domain/automation/scenarios/runs';
 import { ServiceUnavailable } from '../src/lib/errors';
 import { api, db, expectError, publishedScenario, runWhen, seedWorkspace } from './factories';
 

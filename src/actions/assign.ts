@@ -4,7 +4,7 @@
  * deleted group takes the step's error path.
  */
 import { z } from '@hono/zod-openapi';
-import { updateConversation } from '../domain/conversation-changes';
+import { updateConversation } from '../domain/conversations/changes';
 import { type ActionContext, type ActionResult, needs, refusedOn } from './context';
 
 export const assignAction = z.strictObject({

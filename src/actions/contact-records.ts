@@ -5,8 +5,8 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { contacts } from '../db/schema';
-import { createContact, getContact, upsertContact } from '../domain/contact-records';
-import { normalizePhone } from '../domain/contacts';
+import { createContact, getContact, upsertContact } from '../domain/crm/contact-records';
+import { normalizePhone } from '../domain/crm/contacts';
 import { NotFound } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
 import { checkedContactFields } from './update-contact';

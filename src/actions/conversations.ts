@@ -4,9 +4,10 @@
  * through the conversation's room, so the widget sees it live. With the step's `idempotencyKey`, a retried
  * step finds the conversation or the message its first try made instead of making another.
  */
-import { startConversation } from '../domain/conversation-start';
-import { getConversation, latestConversation } from '../domain/conversations';
-import { postMessage } from '../domain/live';
+
+import { getConversation, latestConversation } from '../domain/conversations/conversations';
+import { postMessage } from '../domain/conversations/live';
+import { startConversation } from '../domain/conversations/start';
 import { quickReplies } from '../model/messages';
 import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
 

@@ -4,7 +4,7 @@
  * "1,500.00" both work); text that is no amount is refused, so the step's error path is taken.
  */
 import { z } from '@hono/zod-openapi';
-import { createDeal } from '../domain/crm';
+import { createDeal } from '../domain/crm/deals';
 import { parseAmount } from '../engines/values';
 import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
 import { template } from './fields';

@@ -7,10 +7,10 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import { conversations } from '../db/schema';
-import { publishedBot } from '../domain/bots';
-import { createDeal, latestOpenDeal } from '../domain/crm';
-import { addNote } from '../domain/notes';
-import { createTask } from '../domain/tasks';
+import { publishedBot } from '../domain/automation/bots/bots';
+import { createDeal, latestOpenDeal } from '../domain/crm/deals';
+import { addNote } from '../domain/crm/notes';
+import { createTask } from '../domain/crm/tasks';
 import { newEvent } from '../events/catalogue';
 import { commit, release } from '../events/commit';
 import { type ActionContext, type ActionResult, given, needs, refused, refusedOn } from './context';

@@ -4,8 +4,8 @@
  * not carry changes nothing.
  */
 import { z } from '@hono/zod-openapi';
-import { tagNameSchema } from '../domain/conversations';
-import { applyTag, removeTag } from '../domain/tags';
+import { tagNameSchema } from '../domain/conversations/conversations';
+import { applyTag, removeTag } from '../domain/conversations/tags';
 import { type ActionContext, type ActionResult, needs, refused, refusedOn } from './context';
 import { template } from './fields';
 

@@ -8,7 +8,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { contacts, conversations, messages, operators } from '../db/schema';
-import { workspaceTimeZone } from '../domain/scenarios';
+import { workspaceTimeZone } from '../domain/automation/scenarios/scenarios';
 import { localDateTime } from '../engines/templates';
 
 /** A note's longest text. */

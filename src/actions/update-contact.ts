@@ -5,7 +5,7 @@
  * phone another contact has, takes the step's error path.
  */
 import { z } from '@hono/zod-openapi';
-import { type ContactFields, contactChangesSchema, updateContact } from '../domain/contact-records';
+import { type ContactFields, contactChangesSchema, updateContact } from '../domain/crm/contact-records';
 import { Invalid } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, givenValues, needs, refusedOn } from './context';
 import { template } from './fields';

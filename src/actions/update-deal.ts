@@ -6,7 +6,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { DealProduct } from '../db/schema';
-import { getDeal, latestOpenDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm';
+import { getDeal, latestOpenDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm/deals';
 import { parseAmount } from '../engines/values';
 import { NotFound } from '../lib/errors';
 import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';

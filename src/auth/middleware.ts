@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Credential } from '../app-env';
 import { countStatements } from '../db/client';
-import type { RateLimitDecision } from '../domain/rate-limits';
+import type { RateLimitDecision } from '../domain/platform/rate-limits';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import { timed } from '../lib/server-timing';
 import { credentialFromSubprotocols } from '../protocol/live';

@@ -3,7 +3,7 @@
  * trigger, an optional condition and an ordered list of actions; `firing(rule, event, facts)` says whether an
  * event fires it, and why not when it does not, from the event and the facts its runner loaded (the contact,
  * the conversation, the deal, business hours, the contact's previous conversation). The runner on the events
- * Queue (src/domain/rule-runner.ts) performs the actions.
+ * Queue (src/domain/automation/rules/runner.ts) performs the actions.
  *
  * A rule never fires on a change it made itself (the event's actor is the rule), and a change made by a rule
  * carries the chain's depth in its actor: past MAX_CHAIN_DEPTH rules stop firing, so two rules cannot loop.

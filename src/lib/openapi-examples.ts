@@ -3,14 +3,14 @@
  * them silently) and checked against those schemas by Redocly (`no-invalid-media-type-examples`).
  */
 import type { z } from '@hono/zod-openapi';
-import type { contactRecordSchema } from '../domain/contact-records';
-import type { contactSchema } from '../domain/contacts';
-import type { conversationSchema, conversationWithContactSchema } from '../domain/conversations';
-import type { groupSchema, memberSchema } from '../domain/members';
-import type { messageSchema } from '../domain/messages';
-import type { handoffSchema } from '../domain/messaging-handoffs';
-import type { issuedTokenSchema } from '../domain/team';
-import type { visitorConversationSchema } from '../domain/visitor-sessions';
+import type { conversationSchema, conversationWithContactSchema } from '../domain/conversations/conversations';
+import type { messageSchema } from '../domain/conversations/messages';
+import type { contactRecordSchema } from '../domain/crm/contact-records';
+import type { contactSchema } from '../domain/crm/contacts';
+import type { groupSchema, memberSchema } from '../domain/team/members';
+import type { issuedTokenSchema } from '../domain/team/tokens';
+import type { handoffSchema } from '../domain/widget/handoffs';
+import type { visitorConversationSchema } from '../domain/widget/visitor-sessions';
 
 const at = '2026-11-21T12:00:00.000Z';
 

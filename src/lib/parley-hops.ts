@@ -8,7 +8,7 @@
  *
  * A call that does not carry the header counts 0: any caller can leave it out, so the count bounds loops made
  * of Parley's own calls (which always carry it), not what an outside relay does; the flood protection of
- * src/domain/scenario-flood.ts is the backstop for those.
+ * src/domain/automation/scenarios/flood.ts is the backstop for those.
  */
 import { z } from '@hono/zod-openapi';
 import { Invalid, LoopDetected } from './errors';
@@ -47,7 +47,7 @@ export function inboundHops(headers: Headers): number {
 	return hops;
 }
 
-/** Where every Parley deployment takes inbound webhook calls (src/routes/workflows.ts). */
+/** Where every Parley deployment takes inbound webhook calls (src/routes/automation/workflows.ts). */
 const INBOUND_PATH = '/v3/workflows/webhook/';
 
 /**

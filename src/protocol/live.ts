@@ -4,7 +4,7 @@
  * client frame with `clientFrameSchema` and answers a bad one with an `error` frame.
  */
 import { z } from '@hono/zod-openapi';
-import type { MessageView } from '../domain/messages';
+import type { MessageView } from '../domain/conversations/messages';
 import type { DomainEvent } from '../events/catalogue';
 import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
 import type { PresenceStatus } from '../model/presence';

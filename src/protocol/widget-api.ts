@@ -4,11 +4,11 @@
  * zod reaches its bundle).
  */
 import { z } from '@hono/zod-openapi';
-import { contactSchema } from '../domain/contacts';
-import { messageSchema } from '../domain/messages';
-import { handoffSchema } from '../domain/messaging-handoffs';
-import { identifySchema, visitorDetailsSchema } from '../domain/visitor-identity';
-import { originInputSchema, visitorConversationSchema } from '../domain/visitor-sessions';
+import { messageSchema } from '../domain/conversations/messages';
+import { contactSchema } from '../domain/crm/contacts';
+import { handoffSchema } from '../domain/widget/handoffs';
+import { identifySchema, visitorDetailsSchema } from '../domain/widget/visitor-identity';
+import { originInputSchema, visitorConversationSchema } from '../domain/widget/visitor-sessions';
 import { customFieldKey } from '../model/custom-fields';
 import { MAX_VISITOR_TEXT, messageText } from '../model/messages';
 

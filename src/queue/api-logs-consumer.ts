@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/client';
-import { apiLogEntrySchema, writeApiLogs } from '../domain/api-logs';
+import { apiLogEntrySchema, writeApiLogs } from '../domain/platform/api-logs';
 
 /**
  * The api-logs Queue consumer: one INSERT for the whole batch. A malformed entry is dropped (logged); a batch

@@ -1,4 +1,4 @@
-import { campaignBatchSchema, sendCampaignBatch } from '../domain/campaign-sending';
+import { campaignBatchSchema, sendCampaignBatch } from '../domain/campaigns/sending';
 
 /**
  * The campaign-sends Queue consumer: each message is one batch of a campaign's recipients, sent side by side

@@ -1,11 +1,11 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
-import { assigningWorkspaces, assignmentSignal } from '../domain/auto-assignment';
-import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaign-results';
-import { isDealStageEvent, startDealBots } from '../domain/deal-bots';
-import { enabledRules, type ListeningRule, runRules } from '../domain/rule-runner';
-import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/scenario-triggers';
-import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhook-deliveries';
+import { assigningWorkspaces, assignmentSignal } from '../domain/assignment/auto-assignment';
+import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-bots';
+import { enabledRules, type ListeningRule, runRules } from '../domain/automation/rules/runner';
+import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
+import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
+import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../events/catalogue';
 import { consumeEach } from './consume';
 

@@ -1,9 +1,9 @@
 import { openDatabase } from '../db/client';
-import { deadLetter, driveRun } from '../domain/scenario-runner';
-import { scenarioRunMessageSchema } from '../domain/scenario-runs';
+import { deadLetter, driveRun } from '../domain/automation/scenarios/runner';
+import { scenarioRunMessageSchema } from '../domain/automation/scenarios/runs';
 import { consumeEach } from './consume';
 
-/** The scenario-runs Queue's consumer: each run driven as far as one delivery may (src/domain/scenario-runner.ts). */
+/** The scenario-runs Queue's consumer: each run driven as far as one delivery may (src/domain/automation/scenarios/runner.ts). */
 export async function consumeScenarioRuns(batch: MessageBatch<unknown>, env: Env): Promise<void> {
 	const rc = { env, db: openDatabase(env.DB), queue: env.SCENARIO_RUNS };
 	await consumeEach(batch, scenarioRunMessageSchema, (message) => driveRun(rc, message), 'scenario run');

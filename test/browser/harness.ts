@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import type { SeededWorkspace } from '../../scripts/local-db.mjs';
-import { widgetSnippet } from '../../src/domain/widget-snippet';
+import { widgetSnippet } from '../../src/domain/widget/snippet';
 
 /** The fake customer site: cross-origin to the Worker, as a real site is. Nothing listens there. */
 export const HOST_ORIGIN = 'http://localhost:4510';

@@ -1,7 +1,7 @@
 // `npm run screenshots` (UPDATE_SCREENSHOTS=1): the README's pictures of the widget on the demo site, taken in
 // the same Chromium as the tests. Skipped in `npm test`, where pictures would only churn the repository.
 import { describe, expect, it } from 'vitest';
-import { demoPage } from '../../src/domain/demo-page';
+import { demoPage } from '../../src/domain/widget/demo-page';
 import { api, hostPage, workspace } from './harness';
 import { screenshotBrowser, shot, signedIn } from './screenshot-kit';
 import { baseUrl, conversations, putSettings, sendFromWidget, waitReady } from './widget-page';

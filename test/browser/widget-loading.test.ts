@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { widgetSnippet } from '../../src/domain/widget-snippet';
+import { widgetSnippet } from '../../src/domain/widget/snippet';
 import { api, hostPage, snippetHtml, workspace } from './harness';
 import {
 	baseUrl,

@@ -3,10 +3,10 @@
  * the server's modules. This file, checked by `npm run typecheck`, fails to compile when one side changes a
  * shape without the other.
  */
-import type { Interactive, MessageView } from '../../src/domain/messages';
-import type { OriginInput } from '../../src/domain/visitor-sessions';
-import type { publicWidgetConfig } from '../../src/domain/widget-config';
-import type { WidgetSettings } from '../../src/domain/widget-settings';
+import type { Interactive, MessageView } from '../../src/domain/conversations/messages';
+import type { publicWidgetConfig } from '../../src/domain/widget/config';
+import type { WidgetSettings } from '../../src/domain/widget/settings';
+import type { OriginInput } from '../../src/domain/widget/visitor-sessions';
 import type { ServerFrame } from '../../src/protocol/live';
 import type { ConversationStarted, SessionResponse } from '../../src/protocol/widget-api';
 import type * as Widget from '../../widget/src/api-types';

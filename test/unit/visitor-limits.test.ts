@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientIp } from '../../src/domain/visitor-limits';
+import { clientIp } from '../../src/domain/widget/visitor-limits';
 
 describe('clientIp (the per-IP limit bucket)', () => {
 	it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { widgetSnippet } from '../../src/domain/widget-snippet';
+import { widgetSnippet } from '../../src/domain/widget/snippet';
 
 describe('widgetSnippet', () => {
 	it('stays one script element whatever the values hold', () => {

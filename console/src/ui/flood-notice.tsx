@@ -15,7 +15,7 @@ interface Notice {
 	runsPerMinute: number;
 }
 
-/** What a `scenario.paused` event's payload carries (src/domain/scenario-flood.ts), or null for anything else. */
+/** What a `scenario.paused` event's payload carries (src/domain/automation/scenarios/flood.ts), or null for anything else. */
 function noticeOf(payload: Record<string, unknown>): Notice | null {
 	const scenario = payload.scenario as { id?: unknown; name?: unknown } | undefined;
 	if (typeof scenario?.id !== 'string' || typeof payload.runsPerMinute !== 'number') return null;

@@ -31,7 +31,7 @@ export const scenarios = sqliteTable(
 		publishedVersion: integer('published_version'),
 		lastVersion: integer('last_version').notNull(),
 		/**
-		 * When flood protection paused it (and disabled it: src/domain/scenario-flood.ts), and the runs a minute it
+		 * When flood protection paused it (and disabled it: src/domain/automation/scenarios/flood.ts), and the runs a minute it
 		 * went past; null while it is not paused. Enabling it again clears both.
 		 */
 		pausedAt: integer('paused_at'),

@@ -80,7 +80,7 @@ export const apiTokens = sqliteTable(
 		hint: text('hint').notNull(),
 		createdAt: integer('created_at').notNull(),
 		revokedAt: integer('revoked_at'),
-		/** The token that replaced this one on regenerate: makes a regenerate race-free (see routes/tokens.ts). */
+		/** The token that replaced this one on regenerate: makes a regenerate race-free (see routes/team/tokens.ts). */
 		replacedBy: text('replaced_by'),
 	},
 	// One active token per operator: regenerating revokes the previous one.

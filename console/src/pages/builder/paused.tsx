@@ -1,5 +1,5 @@
 /**
- * A scenario flood protection paused (src/domain/scenario-flood.ts), as the list and the builder's settings
+ * A scenario flood protection paused (src/domain/automation/scenarios/flood.ts), as the list and the builder's settings
  * show it: when and at what limit, and Resume (`POST /v3/scenarios/{id}/resume`), which enables it again.
  */
 import { useQueryClient } from '@tanstack/react-query';

@@ -1,5 +1,5 @@
 /**
- * What a condition row may compare, per trigger: the facts the rule runner loads (src/domain/automation-facts.ts)
+ * What a condition row may compare, per trigger: the facts the rule runner loads (src/domain/automation/facts.ts)
  * and, for the triggers that carry a change, its previous and new value (`vars.change.from` / `.to`, see
  * src/engines/rules.ts); for a message or a tag, the event's own data (`vars.event.payload…`). Each fact has
  * a kind that decides the operators offered and the value's input (a tag picker, an operator picker, …).

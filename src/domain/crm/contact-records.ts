@@ -1,0 +1,554 @@
+/**
+ * The contact database: one function per operation (create, read, list, change, upsert, delete), used by
+ * the /v3/contacts routes and, later, by bots, scenarios and rules, so every caller gets the same checks and
+ * the same events. Every write commits with its event in one D1 batch (`commit`), and an update's event
+ * says each field's value before and after it, exactly: the update only applies while the row still holds
+ * the values it was computed from.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import {
+	batchGuard,
+	brokeGuard,
+	brokeVersionGuard,
+	type Database,
+	nextVersion,
+	type Statement,
+	versionGuard,
+	violatesForeignKey,
+	violatesUnique,
+} from '../../db/client';
+import { contacts, contactTags, conversations, deals, notes, tasks, visitorSessions } from '../../db/schema';
+import { rowsLinkedTo } from '../../db/scoped';
+import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
+import { commit, IF_CHANGED, release } from '../../events/commit';
+import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
+import { Conflict, Invalid, NotFound } from '../../lib/errors';
+import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
+import { newId } from '../../lib/ids';
+import type { Actor } from '../../model/actor';
+import { customFieldKey } from '../../model/custom-fields';
+import { conversationsMoved } from '../conversations/conversations';
+import { phoneNumber } from '../widget/settings';
+import { type ContactFilters, contactsMatching, criteriaOfQuery, QUERY_SOURCE } from './contact-filters';
+import { contactEventView, contactSchema, contactView, normalizePhone } from './contacts';
+import {
+	type CheckedCustomValues,
+	checkedCustomValues,
+	customChangeEntries,
+	customFieldsUnchanged,
+	customFieldsWrite,
+	customValueChanges,
+	definitionGone,
+	definitionsGuard,
+} from './custom-fields';
+import { dealsMoved } from './deals';
+
+/** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
+export const contactRecordSchema = contactSchema
+	.extend({
+		tags: z.array(z.string()).openapi({ description: 'The tags applied to the contact, by name.' }),
+		openDealCount: z.number().int().openapi({ description: 'How many of its deals are open.' }),
+	})
+	.openapi('ContactRecord');
+
+export type ContactRecord = z.infer<typeof contactRecordSchema>;
+
+const email = z
+	.email()
+	.max(254)
+	.transform((value) => value.toLowerCase())
+	.openapi({ description: 'E-mail address (stored lower-cased); unique in the workspace.' });
+const phone = phoneNumber
+	.transform(normalizePhone)
+	.openapi({ description: 'Phone number with the country code (stored as + and digits); unique in the workspace.' });
+const name = z.string().trim().min(1).max(200).openapi({ description: 'Full name.' });
+
+const customValues = z.record(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()])).openapi({
+	description:
+		'Values by custom field key, each checked against its definition (`/v3/custom-fields`): an undefined key is refused. Keys left out stay; null clears one.',
+	example: { plan: 'pro' },
+});
+
+/** The fields an integrator writes; each may be cleared with null. */
+const contactFields = z
+	.strictObject({
+		name: name.nullable().optional(),
+		email: email.nullable().optional(),
+		phone: phone.nullable().optional(),
+		customFields: customValues.optional(),
+		optedOut: z.boolean().optional().openapi({
+			description: 'True opts the contact out of campaigns (they never send to it); false opts it back in.',
+		}),
+		optedOutSource: z.string().trim().min(1).max(100).optional().openapi({
+			description: 'With `optedOut: true`: how it opted out (an unsubscribe link, a form); `api` when left out.',
+			example: 'unsubscribe-link',
+		}),
+	})
+	.refine((b) => b.optedOutSource === undefined || b.optedOut === true, {
+		message: 'is only given with optedOut: true',
+		path: ['optedOutSource'],
+	});
+
+export type ContactFields = z.infer<typeof contactFields>;
+
+export const newContactSchema = contactFields
+	.refine((b) => b.name != null || b.email != null || b.phone != null, 'give at least one of name, email, phone')
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi('NewContact', { minProperties: 1 });
+
+export const contactChangesSchema = contactFields
+	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+	.openapi('ContactChanges', { minProperties: 1 });
+
+/** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
+export const contactUpsertSchema = contactFields.openapi('ContactUpsert');
+
+// The outer row is named by its table, as drizzle leaves a bare column name in a select list, which the
+// subquery would take for one of its own.
+export const tagNamesOfContact = sql<
+	string | null
+>`(SELECT json_group_array(t.name) FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.workspace_id = contacts.workspace_id AND ct.contact_id = contacts.id)`;
+const openDealCount = sql<number>`(SELECT count(*) FROM deals d WHERE d.workspace_id = contacts.workspace_id AND d.contact_id = contacts.id AND d.status = 'open')`;
+const recordColumns = { contact: contacts, tags: tagNamesOfContact, openDeals: openDealCount };
+
+type ContactRow = typeof contacts.$inferSelect;
+
+function recordView(row: { contact: ContactRow; tags: string | null; openDeals: number }): ContactRecord {
+	return {
+		...contactView(row.contact),
+		tags: (JSON.parse(row.tags ?? '[]') as string[]).sort(),
+		openDealCount: row.openDeals,
+	};
+}
+
+const inWorkspace = (workspaceId: string, id: string) =>
+	and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id));
+
+/** One contact with its tags and open deal count, in one statement; NotFound outside the workspace. */
+export async function getContact(db: Database, workspaceId: string, id: string): Promise<ContactRecord> {
+	const row = await db.select(recordColumns).from(contacts).where(inWorkspace(workspaceId, id)).get();
+	if (!row) throw new NotFound(`Contact ${id} not found.`);
+	return recordView(row);
+}
+
+/**
+ * One page of the workspace's contacts, newest first, in a single statement (two with a custom field filter,
+ * which reads the field's definition first). Keyset pagination on
+ * (created_at, id) walks the `contacts_workspace_created` index: a contact created while a client pages
+ * lands before its cursor, so pages neither shift nor repeat.
+ */
+export async function listContacts(
+	db: Database,
+	workspaceId: string,
+	filters: ContactFilters,
+	after: NewestFirstCursor | null,
+	limit: number,
+) {
+	const c = contacts;
+	const where = and(
+		await contactsMatching(db, workspaceId, criteriaOfQuery(filters), QUERY_SOURCE),
+		eq(c.workspaceId, workspaceId),
+		afterNewestFirst(c.createdAt, c.id, after),
+	);
+	const rows = await db
+		.select(recordColumns)
+		.from(c)
+		.where(where)
+		.orderBy(desc(c.createdAt), desc(c.id))
+		.limit(limit + 1);
+	return pageOf(rows, limit, recordView, (r) => ({ at: r.contact.createdAt, id: r.contact.id }));
+}
+
+/** Which unique field a failed write collided on, as a 409 naming it; other errors are rethrown. */
+function uniqueConflict(error: unknown): never {
+	for (const field of ['email', 'phone', 'external_id'] as const) {
+		if (violatesUnique(error, `contacts.${field}`)) {
+			const label = field === 'external_id' ? 'external id' : field === 'email' ? 'e-mail' : 'phone';
+			throw new Conflict(`Another contact of this workspace already has this ${label}.`, { cause: error });
+		}
+	}
+	throw error;
+}
+
+/** The new row a create or an upsert inserts. */
+function newRow(workspaceId: string, fields: ContactFields, custom: CheckedCustomValues, now: number): ContactRow {
+	return {
+		id: newId('ctc', now),
+		workspaceId,
+		name: fields.name ?? null,
+		email: fields.email ?? null,
+		phone: fields.phone ?? null,
+		customFields: Object.fromEntries(Object.entries(custom).filter(([, value]) => value !== null)),
+		firstOrigin: null,
+		lastOrigin: null,
+		externalId: null,
+		verifiedAt: null,
+		claimedEmail: null,
+		claimedPhone: null,
+		optedOutAt: fields.optedOut ? now : null,
+		optedOutSource: fields.optedOut ? (fields.optedOutSource ?? 'api') : null,
+		createdAt: now,
+		updatedAt: now,
+	};
+}
+
+/**
+ * Creates a contact with its `contact.created` event; a 409 when its e-mail or phone is another's, a 422 when
+ * a custom value breaks its definition or a required one is missing.
+ */
+export async function createContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	fields: ContactFields,
+	actor: Actor,
+	now = Date.now(),
+): Promise<string> {
+	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {}, { creating: true });
+	const row = newRow(workspaceId, fields, custom, now);
+	const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
+	const guard = definitionsGuard(workspaceId, 'contact', custom);
+	const statements = [...(guard ? [guard] : []), db.insert(contacts).values(row)];
+	const committed = await commit(db, { statements, events: [event] }, definitionGone(uniqueConflict));
+	await release(env, committed.events);
+	return row.id;
+}
+
+const EDITABLE = ['name', 'email', 'phone'] as const;
+/** How many times an update is recomputed when the row changed between its read and its write. */
+const UPDATE_ATTEMPTS = 8;
+
+/**
+ * Applies `fields` to the contact with a `contact.updated` event listing each field that moved, from and to
+ * (a custom value as `customFields.<key>`); nothing (and no event) when every value is the one it already has.
+ * Custom values are checked against their definitions first, and each is written on its own key. The write only applies while the row
+ * still holds the values read: a concurrent change makes it read again, so the event never states a
+ * `from` that was not there. NotFound outside the workspace; 409 when an e-mail or phone is another's.
+ */
+export async function updateContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	fields: ContactFields,
+	actor: Actor,
+	/**
+	 * The version the change was computed from (If-Match): applied only while it is current, else a 412. The
+	 * write then also guards on the version, so a concurrent change to any field refuses it (read again: 412).
+	 */
+	expected?: ExpectedVersion,
+	now = Date.now(),
+): Promise<void> {
+	const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {});
+	for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+		const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
+		if (!current) throw new NotFound(`Contact ${id} not found.`);
+		assertVersion(expected, current.updatedAt, `Contact ${id}`);
+		const moved: Record<string, { from: string | null; to: string | null }> = {};
+		for (const key of EDITABLE) {
+			const to = fields[key];
+			if (to !== undefined && to !== current[key]) moved[key] = { from: current[key], to };
+		}
+		const keys = Object.keys(moved) as Array<(typeof EDITABLE)[number]>;
+		const movedCustom = customValueChanges(current.customFields, custom);
+		const wasOptedOut = current.optedOutAt !== null;
+		const optedOut = fields.optedOut === undefined || fields.optedOut === wasOptedOut ? undefined : fields.optedOut;
+		if (keys.length === 0 && movedCustom.size === 0 && optedOut === undefined) return;
+		const consent =
+			optedOut === undefined
+				? {}
+				: { optedOutAt: optedOut ? now : null, optedOutSource: optedOut ? (fields.optedOutSource ?? 'api') : null };
+		const values = Object.fromEntries(keys.map((key) => [key, moved[key]?.to ?? null]));
+		const unchangedSinceRead = keys.map((key) => {
+			const from = moved[key]?.from ?? null;
+			return from === null ? isNull(contacts[key]) : eq(contacts[key], from);
+		});
+		const update = db
+			.update(contacts)
+			.set({
+				...values,
+				...(movedCustom.size > 0 ? { customFields: customFieldsWrite(contacts.customFields, movedCustom) } : {}),
+				...consent,
+				updatedAt: Math.max(now, current.updatedAt + 1),
+			})
+			.where(
+				and(
+					inWorkspace(workspaceId, id),
+					expectsVersion(expected) ? eq(contacts.updatedAt, current.updatedAt) : undefined,
+					...unchangedSinceRead,
+					...customFieldsUnchanged(contacts.customFields, movedCustom),
+					optedOut === undefined
+						? undefined
+						: wasOptedOut
+							? eq(contacts.optedOutAt, current.optedOutAt ?? 0)
+							: isNull(contacts.optedOutAt),
+				),
+			);
+		const event = newEvent(
+			'contact.updated',
+			workspaceId,
+			actor,
+			{
+				contact: contactEventView({ ...current, ...values }),
+				...changesOf({
+					...moved,
+					...(optedOut === undefined ? {} : { optedOut: { from: wasOptedOut, to: optedOut } }),
+					...customChangeEntries(movedCustom),
+				}),
+			},
+			now,
+		);
+		const guard = definitionsGuard(workspaceId, 'contact', custom);
+		const committed = await commit(
+			db,
+			{ statements: [...(guard ? [guard] : []), update], events: [{ event, onlyIf: IF_CHANGED }] },
+			definitionGone(uniqueConflict),
+		);
+		if ((committed.results.at(-1)?.meta.changes ?? 0) > 0) {
+			await release(env, committed.events);
+			return;
+		}
+	}
+	throw new Conflict(`Contact ${id} kept changing while this update was applied; retry.`);
+}
+
+export type ContactKey = { field: 'email'; value: string } | { field: 'phone'; value: string };
+
+/**
+ * Finds the contact with this e-mail or phone and applies `fields` to it, or creates it: safe under
+ * concurrent identical calls, because the unique index decides (an insert that collides inserts nothing and
+ * the call updates what the winner created). Returns the id and whether this call created it.
+ */
+export async function upsertContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	key: ContactKey,
+	fields: ContactFields,
+	actor: Actor,
+	now = Date.now(),
+): Promise<{ id: string; created: boolean }> {
+	const column = contacts[key.field];
+	const holder = () =>
+		db
+			.select({ id: contacts.id })
+			.from(contacts)
+			.where(and(eq(contacts.workspaceId, workspaceId), eq(column, key.value)))
+			.get();
+	const found = await holder();
+	if (!found) {
+		const custom = await checkedCustomValues(db, workspaceId, 'contact', fields.customFields ?? {}, {
+			creating: true,
+		});
+		const row = newRow(workspaceId, { ...fields, [key.field]: key.value }, custom, now);
+		const event = newEvent('contact.created', workspaceId, actor, { contact: contactEventView(row) }, now);
+		const insert = db.insert(contacts).values(row).onConflictDoNothing();
+		const guard = definitionsGuard(workspaceId, 'contact', custom);
+		const committed = await commit(
+			db,
+			{ statements: [...(guard ? [guard] : []), insert], events: [{ event, onlyIf: IF_CHANGED }] },
+			definitionGone(),
+		);
+		if ((committed.results.at(-1)?.meta.changes ?? 0) > 0) {
+			await release(env, committed.events);
+			return { id: row.id, created: true };
+		}
+	}
+	// Found, or created by a concurrent call since the read above; with neither, the insert collided on the
+	// other unique field.
+	const existing = found ?? (await holder());
+	if (!existing) {
+		const other = key.field === 'email' ? 'phone' : 'e-mail';
+		throw new Conflict(`Another contact of this workspace already has this ${other}.`);
+	}
+	await updateContact(env, db, workspaceId, existing.id, fields, actor, undefined, now);
+	return { id: existing.id, created: false };
+}
+
+/**
+ * Deletes a contact that has no conversation (a 409 says to delete or merge those first), with a
+ * `contact.deleted` event: its tags go, its widget sessions end (a browser no longer speaks as it) and its
+ * deals and tasks stay, without a contact; its notes go. The batch is all or nothing: a conversation started meanwhile makes the
+ * delete fail on its foreign key, and nothing else of it applies.
+ */
+export async function deleteContact(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	actor: Actor,
+	/** The version the caller read (If-Match): deleted only while it is current, else a 412. */
+	expected?: ExpectedVersion,
+	now = Date.now(),
+): Promise<void> {
+	const current = await db.select().from(contacts).where(inWorkspace(workspaceId, id)).get();
+	if (!current) throw new NotFound(`Contact ${id} not found.`);
+	assertVersion(expected, current.updatedAt, `Contact ${id}`);
+	const hasConversations = () =>
+		new Conflict(
+			`Contact ${id} has conversations: a contact is deleted with none left (merge it into another contact instead).`,
+		);
+	const conversation = await db
+		.select({ id: conversations.id })
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.contactId, id)))
+		.get();
+	if (conversation) throw hasConversations();
+	const atVersion = sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${and(inWorkspace(workspaceId, id), eq(contacts.updatedAt, current.updatedAt))})`;
+	const statements: Statement[] = [
+		...(expectsVersion(expected) ? [versionGuard(atVersion)] : []),
+		db.delete(contactTags).where(and(eq(contactTags.workspaceId, workspaceId), eq(contactTags.contactId, id))),
+		db
+			.update(visitorSessions)
+			.set({ contactId: null, endedAt: sql`coalesce(${visitorSessions.endedAt}, ${now})` })
+			.where(and(eq(visitorSessions.workspaceId, workspaceId), eq(visitorSessions.contactId, id))),
+		db
+			.update(deals)
+			.set({ contactId: null, updatedAt: nextVersion(deals.updatedAt, now) })
+			.where(and(eq(deals.workspaceId, workspaceId), eq(deals.contactId, id))),
+		db
+			.delete(notes)
+			.where(and(eq(notes.workspaceId, workspaceId), eq(notes.subjectKind, 'contact'), eq(notes.subjectId, id))),
+		db
+			.update(tasks)
+			.set({ contactId: null, updatedAt: now })
+			.where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.contactId, id))),
+		db.delete(contacts).where(inWorkspace(workspaceId, id)),
+	];
+	const event = newEvent('contact.deleted', workspaceId, actor, { contact: contactEventView(current) }, now);
+	const committed = await commit(db, { statements, events: [{ event, onlyIf: IF_CHANGED }] }, (error) => {
+		if (brokeVersionGuard(error)) throw changedSince(`Contact ${id}`);
+		if (violatesForeignKey(error)) throw hasConversations();
+		throw error;
+	});
+	await release(env, committed.events);
+}
+
+/** The fields a merge fills on the surviving contact from the duplicate, when the survivor has none. */
+const FILLED = ['name', 'email', 'phone', 'externalId', 'claimedEmail', 'claimedPhone'] as const;
+
+/**
+ * What the surviving contact becomes: its own values first, the duplicate's where it has none; the custom
+ * values likewise key by key; the first campaign touch of whichever was created first and the latest touch of
+ * whichever changed last; verified and opted out when either was (withdrawn consent is never undone by a
+ * merge); created when the older was.
+ */
+function mergedRow(survivor: ContactRow, duplicate: ContactRow, now: number): ContactRow {
+	const older = duplicate.createdAt < survivor.createdAt ? duplicate : survivor;
+	const newer = duplicate.updatedAt > survivor.updatedAt ? duplicate : survivor;
+	const optedOut = [survivor, duplicate]
+		.filter((c) => c.optedOutAt !== null)
+		.sort((a, b) => (a.optedOutAt ?? 0) - (b.optedOutAt ?? 0))[0];
+	const verified = [survivor.verifiedAt, duplicate.verifiedAt].filter((at): at is number => at !== null);
+	return {
+		...survivor,
+		...Object.fromEntries(FILLED.map((field) => [field, survivor[field] ?? duplicate[field]])),
+		customFields: { ...duplicate.customFields, ...survivor.customFields },
+		firstOrigin: older.firstOrigin ?? (older === survivor ? duplicate : survivor).firstOrigin,
+		lastOrigin: newer.lastOrigin ?? (newer === survivor ? duplicate : survivor).lastOrigin,
+		verifiedAt: verified.length > 0 ? Math.min(...verified) : null,
+		optedOutAt: optedOut?.optedOutAt ?? null,
+		optedOutSource: optedOut?.optedOutSource ?? null,
+		createdAt: older.createdAt,
+		updatedAt: Math.max(now, survivor.updatedAt + 1),
+	};
+}
+
+/**
+ * Merges the contact `duplicateId` into `id` and deletes it, with a `contact.merged` event: its conversations,
+ * tags, deals, notes, tasks and widget sessions move to the survivor, which takes the values it lacked (see `mergedRow`).
+ * Each moved conversation and deal is announced (`conversation.updated`, `deal.updated`). One batch, guarded
+ * on both contacts and the moving conversations and deals being as read, so a concurrent change makes the
+ * merge a 409 (retry) rather than losing it or moving something unannounced. Two contacts the
+ * site verified as different users (two external ids) are never merged (409).
+ */
+export async function mergeContacts(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	id: string,
+	duplicateId: string,
+	actor: Actor,
+	now = Date.now(),
+): Promise<void> {
+	if (duplicateId === id)
+		throw new Invalid('must be another contact than the one merged into', { field: ['duplicateId'] });
+	const rows = await db
+		.select()
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, [id, duplicateId])));
+	const survivor = rows.find((row) => row.id === id);
+	const duplicate = rows.find((row) => row.id === duplicateId);
+	if (!survivor) throw new NotFound(`Contact ${id} not found.`);
+	if (!duplicate) throw new NotFound(`Contact ${duplicateId} not found.`);
+	if (survivor.externalId !== null && duplicate.externalId !== null && survivor.externalId !== duplicate.externalId) {
+		throw new Conflict(
+			`Contacts ${id} and ${duplicateId} were verified as different users of the site (two external ids): they are not merged.`,
+		);
+	}
+	const merged = mergedRow(survivor, duplicate, now);
+	const { id: _id, workspaceId: _ws, ...values } = merged;
+	const ws = workspaceId;
+	// What moves, read to announce each move; the batch is guarded on these being all that moves.
+	const [movingConversations, movingDeals] = await Promise.all([
+		rowsLinkedTo(db, conversations, conversations.contactId, ws, duplicateId),
+		rowsLinkedTo(db, deals, deals.contactId, ws, duplicateId),
+	]);
+	const statements: Statement[] = [
+		batchGuard(
+			sql`(SELECT count(*) FROM contacts WHERE workspace_id = ${ws} AND ((id = ${id} AND updated_at = ${survivor.updatedAt}) OR (id = ${duplicateId} AND updated_at = ${duplicate.updatedAt}))) = 2
+				AND ${movingConversations.unchanged} AND ${movingDeals.unchanged}`,
+		),
+		// The duplicate lets go of its unique values first, so the survivor can take them in the same batch.
+		db.update(contacts).set({ email: null, phone: null, externalId: null }).where(inWorkspace(ws, duplicateId)),
+		db.update(contacts).set(values).where(inWorkspace(ws, id)),
+		db.update(conversations).set({ contactId: id }).where(movingConversations.where),
+		sql`INSERT OR IGNORE INTO contact_tags (workspace_id, contact_id, tag_id)
+			SELECT workspace_id, ${id}, tag_id FROM contact_tags WHERE workspace_id = ${ws} AND contact_id = ${duplicateId}`,
+		db.delete(contactTags).where(and(eq(contactTags.workspaceId, ws), eq(contactTags.contactId, duplicateId))),
+		db
+			.update(deals)
+			.set({ contactId: id, updatedAt: nextVersion(deals.updatedAt, now) })
+			.where(movingDeals.where),
+		db
+			.update(visitorSessions)
+			.set({ contactId: id })
+			.where(and(eq(visitorSessions.workspaceId, ws), eq(visitorSessions.contactId, duplicateId))),
+		db
+			.update(notes)
+			.set({ subjectId: id })
+			.where(and(eq(notes.workspaceId, ws), eq(notes.subjectKind, 'contact'), eq(notes.subjectId, duplicateId))),
+		db
+			.update(tasks)
+			.set({ contactId: id, updatedAt: now })
+			.where(and(eq(tasks.workspaceId, ws), eq(tasks.contactId, duplicateId))),
+		db.delete(contacts).where(inWorkspace(ws, duplicateId)),
+	];
+	const filled: Record<string, { from: unknown; to: unknown }> = {};
+	for (const field of FILLED) {
+		if (survivor[field] !== merged[field]) filled[field] = { from: survivor[field], to: merged[field] };
+	}
+	if (survivor.verifiedAt === null && merged.verifiedAt !== null) filled.verified = { from: false, to: true };
+	if (survivor.optedOutAt === null && merged.optedOutAt !== null) filled.optedOut = { from: false, to: true };
+	for (const [key, value] of Object.entries(duplicate.customFields)) {
+		if (survivor.customFields[key] === undefined) filled[`customFields.${key}`] = { from: null, to: value };
+	}
+	const payload = {
+		contact: contactEventView(merged),
+		duplicate: contactEventView(duplicate),
+		...changesOf(filled),
+	};
+	const events: DomainEvent[] = [
+		newEvent('contact.merged', ws, actor, payload, now),
+		...conversationsMoved(ws, actor, movingConversations.rows, 'contactId', id, now),
+		...dealsMoved(ws, actor, movingDeals.rows, 'contactId', id, now),
+	];
+	const committed = await commit(db, { statements, events }, (error) => {
+		if (brokeGuard(error)) {
+			throw new Conflict(`Contact ${id} or ${duplicateId} changed while they were merged; retry.`, { cause: error });
+		}
+		return uniqueConflict(error);
+	});
+	await release(env, committed.events);
+}
