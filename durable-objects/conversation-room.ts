@@ -11,12 +11,12 @@ import {
 	type ReplayOutcome,
 } from '../src/domain/conversations/message-command';
 import { visitorView } from '../src/domain/conversations/messages';
-import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { bodyOf, errorBody, httpStatus } from '../src/lib/error-status';
 import { AppError } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import type { BotRunTrigger } from '../src/model/bot-runs';
+import { type DomainEvent, newEvent } from '../src/model/events';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
 import { RoomFrames, send } from './room-frames';

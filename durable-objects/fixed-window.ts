@@ -1,4 +1,4 @@
-import type { RateLimitDecision, WindowCount } from '../src/domain/platform/rate-limits';
+import type { RateLimitDecision, WindowCount } from '../src/model/rate-limits';
 
 /**
  * A fixed-window counter held in a Durable Object's memory, its single owner.

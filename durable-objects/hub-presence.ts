@@ -9,9 +9,10 @@
  * events Queue from a small outbox stored with the change, which a timer retries (never giving up: see
  * `keepDelivering`), so no change is lost.
  */
-import { type DomainEvent, newEvent } from '../src/events/catalogue';
+
 import { deliverEvents } from '../src/events/deliver';
 import { type Actor, SYSTEM } from '../src/model/actor';
+import { type DomainEvent, newEvent } from '../src/model/events';
 import type { PresenceReason, PresenceStatus } from '../src/model/presence';
 import type { RoomTimers } from './room-timers';
 

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { RateLimitDecision } from '../src/domain/platform/rate-limits';
 import { failed, type ThrottlePolicy, type ThrottleState, waitMs } from '../src/domain/team/sign-in-throttle';
+import type { RateLimitDecision } from '../src/model/rate-limits';
 import { FixedWindow } from './fixed-window';
 
 const THROTTLE_KEY = 'sign-in';

@@ -15,11 +15,11 @@ import {
 	type RunState,
 } from '../src/engines/bot-interpreter';
 import { matchedKeyword } from '../src/engines/keywords';
-import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { AppError } from '../src/lib/errors';
 import { iso, newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import type { BotRunTrigger } from '../src/model/bot-runs';
+import { type DomainEvent, newEvent } from '../src/model/events';
 import { INPUT_KINDS, type Interactive, quickReplies } from '../src/model/messages';
 import type { ServerFrame } from '../src/protocol/live';
 import type { LogRow, RoomStore } from './room-store';

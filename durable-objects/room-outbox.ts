@@ -2,9 +2,9 @@ import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages, workspaces } from '../src/db/schema';
 import { isTeamReply } from '../src/domain/conversations/messages';
-import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
+import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/model/events';
 import type { RoomRow, RoomStore, WrittenToD1 } from './room-store';
 import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 

@@ -1,7 +1,7 @@
 import type { AttachmentMeta } from '../src/db/schema';
 import type { AuthorKind, Interactive, MessageView } from '../src/domain/conversations/messages';
-import type { DomainEvent } from '../src/events/catalogue';
 import { iso } from '../src/lib/ids';
+import type { DomainEvent } from '../src/model/events';
 import type { Participant } from '../src/protocol/live';
 import { BOT_SCHEMA } from './room-bot';
 import { TIMERS_SCHEMA } from './room-timers';

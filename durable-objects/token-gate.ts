@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Caller, Credential } from '../src/app-env';
 import { callerBySessionHash, callerByTokenHash, type GateAnswer } from '../src/auth/credentials';
 import { openDatabase } from '../src/db/client';
-import type { RateLimitDecision, WindowCount } from '../src/domain/platform/rate-limits';
+import type { RateLimitDecision, WindowCount } from '../src/model/rate-limits';
 import { FixedWindow } from './fixed-window';
 
 /** How long a token's row read from D1 answers for it without a new read: a backstop, see `suspend`. */

@@ -1,6 +1,6 @@
 import type { Database } from './db/client';
 import type { CREDENTIAL_KINDS } from './db/schema';
-import type { RateLimitDecision } from './domain/platform/rate-limits';
+import type { RateLimitDecision } from './model/rate-limits';
 
 /**
  * What a request authenticated with: an API token (`Authorization: Bearer`), or a console session (its

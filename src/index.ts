@@ -13,13 +13,13 @@ import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
 import { MAX_LOGO_BYTES } from './domain/widget/logo';
 import { clientIp, enforceFloodLimit } from './domain/widget/visitor-limits';
 import { sweepOutbox } from './events/outbox';
-import { notFound, onError } from './lib/error-handler';
+import { notFound, onError } from './http/error-handler';
+import { httpsOnly } from './http/https-only';
+import { answerMethodNotAllowed } from './http/method-not-allowed';
+import { apiDocument } from './http/openapi-document';
+import { requestLog } from './http/request-log';
+import { openTracedDatabase, timingEntries } from './http/server-timing';
 import { PayloadTooLarge } from './lib/errors';
-import { httpsOnly } from './lib/https-only';
-import { answerMethodNotAllowed } from './lib/method-not-allowed';
-import { apiDocument } from './lib/openapi-document';
-import { requestLog } from './lib/request-log';
-import { openTracedDatabase, timingEntries } from './lib/server-timing';
 import { consumeApiLogs } from './queue/api-logs-consumer';
 import { consumeCampaignSends } from './queue/campaign-sends-consumer';
 import { consumeEvents } from './queue/events-consumer';
@@ -77,11 +77,11 @@ app.get('/health', (c) => c.json({ status: 'ok' }));
 // The static index page reaches the Worker first (wrangler.toml) only for the HTTPS check above.
 app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 
-// The API document and its interactive reference: public, built once per isolate (src/lib/openapi-document.ts).
+// The API document and its interactive reference: public, built once per isolate (src/http/openapi-document.ts).
 app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
 app.route('/docs', docs);
 
-/** A per-request D1 handle that counts its statements and times its round trips (src/lib/server-timing.ts). */
+/** A per-request D1 handle that counts its statements and times its round trips (src/http/server-timing.ts). */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
 	const db = openTracedDatabase(c.env.DB, queries);

@@ -4,9 +4,9 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { contacts, conversations, operators } from '../src/db/schema';
 import { assignmentSignal, type WaitingConversation } from '../src/domain/assignment/auto-assignment';
-import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
+import { type DomainEvent, newEvent } from '../src/model/events';
 import type { PresenceStatus } from '../src/model/presence';
 import {
 	api,

@@ -5,8 +5,8 @@ import { conversations } from '../src/db/schema';
 import { assignmentSignal } from '../src/domain/assignment/auto-assignment';
 import { sweepCampaigns } from '../src/domain/campaigns/schedule';
 import { sendCampaignBatch } from '../src/domain/campaigns/sending';
-import { newEvent } from '../src/events/catalogue';
 import { campaignStartKey } from '../src/model/campaigns';
+import { newEvent } from '../src/model/events';
 import {
 	api,
 	db,

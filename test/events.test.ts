@@ -2,11 +2,11 @@ import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecu
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { eventOutbox } from '../src/db/schema';
-import { domainEventSchema, newEvent } from '../src/events/catalogue';
 import { release } from '../src/events/commit';
 import { queueBatches } from '../src/events/deliver';
 import { SWEEP_AFTER_MS, sweepOutbox } from '../src/events/outbox';
 import { SYSTEM } from '../src/model/actor';
+import { domainEventSchema, newEvent } from '../src/model/events';
 import { consumeEvents, processEvent } from '../src/queue/events-consumer';
 import { api, db, seedWorkspace, startVisitor } from './factories';
 

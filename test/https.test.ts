@@ -3,8 +3,8 @@ import { env, exports } from 'cloudflare:workers';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { operators } from '../src/db/schema';
+import { isLocalDevelopment } from '../src/http/https-only';
 import worker from '../src/index';
-import { isLocalDevelopment } from '../src/lib/https-only';
 import { db, expectError, seedWorkspace } from './factories';
 
 /** Calls the Worker at an absolute URL, as a client on that scheme and host would. */

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { messageTarget } from '../src/domain/conversations/live';
 import type { MessageCommand } from '../src/domain/conversations/message-command';
-import type { DomainEvent } from '../src/events/catalogue';
+import type { DomainEvent } from '../src/model/events';
 import {
 	api,
 	closeConversation,

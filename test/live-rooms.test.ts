@@ -1,8 +1,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/events/catalogue';
 import { newId } from '../src/lib/ids';
+import type { DomainEvent } from '../src/model/events';
 import {
 	api,
 	awayFromMinuteBoundary,

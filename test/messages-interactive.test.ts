@@ -6,9 +6,9 @@ import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from '../durable-objects/room-stor
 import { messages } from '../src/db/schema';
 import { postMessage } from '../src/domain/conversations/live';
 import type { Interactive } from '../src/domain/conversations/messages';
-import { domainEventSchema } from '../src/events/catalogue';
 import { Invalid } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
+import { domainEventSchema } from '../src/model/events';
 import {
 	api,
 	db,

@@ -4,8 +4,8 @@ import type { AppEnv } from '../src/app-env';
 import { isWellFormedToken } from '../src/auth/token';
 import { demoPage } from '../src/domain/widget/demo-page';
 import { publicWidgetConfigSchema } from '../src/domain/widget/settings';
-import { apiDocument } from '../src/lib/openapi-document';
-import { issuedTokenExample } from '../src/lib/openapi-examples';
+import { apiDocument } from '../src/http/openapi-document';
+import { issuedTokenExample } from '../src/http/openapi-examples';
 import wranglerToml from '../wrangler.toml?raw';
 import { api, expectError, randomIp, seedOperator, seedWorkspace } from './factories';
 

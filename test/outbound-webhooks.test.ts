@@ -10,8 +10,8 @@ import {
 	fanOut,
 	RETRY_SCHEDULE,
 } from '../src/domain/webhooks/deliveries';
-import { newEvent } from '../src/events/catalogue';
 import { SYSTEM } from '../src/model/actor';
+import { newEvent } from '../src/model/events';
 import { api, db, expectError, seedWorkspace } from './factories';
 
 /** The deliveries' runner with a Queue that keeps what is sent, a clock and a receiver the test controls. */

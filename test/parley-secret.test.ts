@@ -4,8 +4,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deploymentSecret } from '../src/auth/secrets';
 import { workspaces } from '../src/db/schema';
+import type { RequestLogLine } from '../src/http/request-log';
 import worker from '../src/index';
-import type { RequestLogLine } from '../src/lib/request-log';
 import { db, expectError, randomIp, seedWorkspace } from './factories';
 
 /** Calls the Worker with its real bindings but another PARLEY_SECRET, as a misconfigured deployment would run. */

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RequestLogLine } from '../src/lib/request-log';
+import type { RequestLogLine } from '../src/http/request-log';
 import { api, expectError, seedWorkspace, widgetApi, withTableOffline } from './factories';
 
 // In a file of its own: the 500 test breaks this file's (isolated) database on purpose, so it runs last.

@@ -7,7 +7,7 @@ import { deadLetter, driveRun, type RunnerContext } from '../src/domain/automati
 import { retryRun, type ScenarioRunMessage, startRun } from '../src/domain/automation/scenarios/runs';
 import { fireSchedules, startEventScenarios } from '../src/domain/automation/scenarios/triggers';
 import { newScenarioRun } from '../src/engines/scenario-interpreter';
-import type { DomainEvent } from '../src/events/catalogue';
+import type { DomainEvent } from '../src/model/events';
 import { api, db, expectError, publishedScenario, runWhen, seedOperator, seedWorkspace } from './factories';
 
 /** The order-to-conversation scenario of the issue: find or create the contact, open a conversation, say so, sell. */

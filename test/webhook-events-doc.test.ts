@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryBody } from '../src/domain/webhooks/deliveries';
-import { DOMAIN_EVENT_TYPES, domainEventSchema } from '../src/events/catalogue';
 import { catalogueMarkdown, exampleEvent } from '../src/events/catalogue-doc';
+import { DOMAIN_EVENT_TYPES, domainEventSchema } from '../src/model/events';
 
 describe('the webhook event catalogue (docs/WEBHOOK_EVENTS.md)', () => {
 	it('has an example of every type that the catalogue’s own schema accepts', () => {

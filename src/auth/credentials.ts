@@ -2,7 +2,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Caller } from '../app-env';
 import type { Database } from '../db/client';
 import { apiTokens, consoleSessions, operators } from '../db/schema';
-import type { RateLimitDecision, WindowCount } from '../domain/platform/rate-limits';
+import type { RateLimitDecision, WindowCount } from '../model/rate-limits';
 import { digestsEqual } from './token';
 
 /** A `TokenGate`'s answer for one request: the caller (null: refused) and its request counted. */

@@ -3,9 +3,9 @@ import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Credential } from '../app-env';
 import { countStatements } from '../db/client';
-import type { RateLimitDecision } from '../domain/platform/rate-limits';
+import { timed } from '../http/server-timing';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
-import { timed } from '../lib/server-timing';
+import type { RateLimitDecision } from '../model/rate-limits';
 import { credentialFromSubprotocols } from '../protocol/live';
 import {
 	CSRF_HEADER,

@@ -10,7 +10,7 @@
  * `conversation_waiting` is met by the `conversation.waiting` event a sweep sends once per waiting period.
  */
 import { z } from '@hono/zod-openapi';
-import type { DomainEvent } from '../events/catalogue';
+import type { DomainEvent } from '../model/events';
 import { type RuleTriggerKind, ruleVariablesSentence } from '../model/rule-variables';
 import { type Condition, evaluate, type Facts } from './conditions';
 

@@ -5,7 +5,7 @@
  * the document cannot drift from what is sent; another parses every example with the catalogue's schema.
  */
 import { z } from '@hono/zod-openapi';
-import { DOMAIN_EVENT_TYPES, type DomainEvent, EVENT_PAYLOADS, type EventType } from './catalogue';
+import { DOMAIN_EVENT_TYPES, type DomainEvent, EVENT_PAYLOADS, type EventType } from '../model/events';
 
 /** One sentence per type: what happened. Typed by the catalogue, so a new type cannot be left out. */
 const SUMMARIES: Record<EventType, string> = {
@@ -174,7 +174,7 @@ export function catalogueMarkdown(body: (event: DomainEvent) => string): string 
 	const lines = [
 		'# Webhook events',
 		'',
-		'Generated from `src/events/catalogue.ts` by `src/events/catalogue-doc.ts` (a test checks it is current: run',
+		'Generated from `src/model/events.ts` by `src/events/catalogue-doc.ts` (a test checks it is current: run',
 		'`npx vitest run --project workers test/webhook-events-doc.test.ts -u` after changing an event).',
 		'',
 		'Every delivery is a POST with a JSON body `{type, timestamp, data}`: `data` holds the event id (also sent as',

@@ -8,7 +8,7 @@
 import { inArray, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../db/client';
 import { eventOutbox } from '../db/schema';
-import type { DomainEvent } from './catalogue';
+import type { DomainEvent } from '../model/events';
 import { deliverEvents } from './deliver';
 import { conditionalOutboxStatement, outboxStatements } from './outbox';
 

@@ -1,6 +1,6 @@
 import { groupBy } from '../lib/group-by';
-import type { DomainEvent } from './catalogue';
-import { LIVE_FEED_TYPES } from './catalogue';
+import type { DomainEvent } from '../model/events';
+import { LIVE_FEED_TYPES } from '../model/events';
 
 /** A Queue `sendBatch` takes at most 100 messages and 256 KB; stay under both with room for overhead. */
 const QUEUE_BATCH_MESSAGES = 100;

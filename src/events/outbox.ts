@@ -7,7 +7,7 @@
 import { inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, type Statement } from '../db/client';
 import { eventOutbox } from '../db/schema';
-import { type DomainEvent, domainEventSchema } from './catalogue';
+import { type DomainEvent, domainEventSchema } from '../model/events';
 import { deliverEvents } from './deliver';
 
 /** How long a row may wait before the sweep assumes its request died between commit and delivery. */

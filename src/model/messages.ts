@@ -90,3 +90,38 @@ export function quickReplies(labels: readonly string[] | undefined): Interactive
 	const kept = [...new Set((labels ?? []).map((label) => label.trim().slice(0, 80)).filter(Boolean))];
 	return kept.length > 0 ? { type: 'buttons', buttons: kept.map((label) => ({ label })) } : null;
 }
+
+/** A message as the API, the console and the live protocol show it. */
+export const messageSchema = z
+	.object({
+		id: z.string().openapi({ description: 'The message id.', example: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		conversationId: z.string().openapi({ description: 'The conversation it belongs to.' }),
+		seq: z.number().int().openapi({
+			description:
+				'Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers.',
+		}),
+		authorKind: z
+			.enum(AUTHOR_KINDS)
+			.openapi({ description: 'Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.' }),
+		authorId: z
+			.string()
+			.nullable()
+			.openapi({ description: "The operator's id for operator messages; null otherwise." }),
+		text: z.string().openapi({ description: 'The message text.' }),
+		attachments: z.array(attachmentSchema).openapi({ description: 'Attached files.' }),
+		interactive: interactiveSchema.nullable().openapi({ description: 'Null for a plain message.' }),
+		clientMessageId: z
+			.string()
+			.nullable()
+			.openapi({ description: "The sender's own id for retries; a visitor sees only its own." }),
+		private: z.boolean().openapi({
+			description:
+				'A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads).',
+		}),
+		createdAt: z
+			.string()
+			.openapi({ description: 'When it was stored (ISO 8601).', example: '2026-11-21T12:00:00.000Z' }),
+	})
+	.openapi('Message');
+
+export type MessageView = z.infer<typeof messageSchema>;

@@ -4,9 +4,8 @@
  * client frame with `clientFrameSchema` and answers a bad one with an `error` frame.
  */
 import { z } from '@hono/zod-openapi';
-import type { MessageView } from '../domain/conversations/messages';
-import type { DomainEvent } from '../events/catalogue';
-import { MAX_OPERATOR_TEXT, messageText } from '../model/messages';
+import type { DomainEvent } from '../model/events';
+import { MAX_OPERATOR_TEXT, type MessageView, messageText } from '../model/messages';
 import type { PresenceStatus } from '../model/presence';
 
 export { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT } from '../model/messages';

@@ -6,7 +6,7 @@ import { enabledRules, type ListeningRule, runRules } from '../domain/automation
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
-import { type DomainEvent, domainEventSchema } from '../events/catalogue';
+import { type DomainEvent, domainEventSchema } from '../model/events';
 import { consumeEach } from './consume';
 
 /** Rows per insert: D1 binds at most 100 parameters to a statement, and an event row takes 7. */

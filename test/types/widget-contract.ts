@@ -8,7 +8,7 @@ import type { publicWidgetConfig } from '../../src/domain/widget/config';
 import type { WidgetSettings } from '../../src/domain/widget/settings';
 import type { OriginInput } from '../../src/domain/widget/visitor-sessions';
 import type { ServerFrame } from '../../src/protocol/live';
-import type { ConversationStarted, SessionResponse } from '../../src/protocol/widget-api';
+import type { ConversationStarted, SessionResponse } from '../../src/routes/widget/contract';
 import type * as Widget from '../../widget/src/api-types';
 
 /** True only when A and B are the same type (each assignable to the other). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availabilityAt, type BusinessSchedule, isKnownTimeZone, nextOpening } from '../../src/engines/business-hours';
+import { availabilityAt, type BusinessSchedule, isKnownTimeZone, nextOpening } from '../../src/model/business-hours';
 
 const nineToSix = [{ start: '09:00', end: '18:00' }];
 const schedule = (timeZone: string, holidays: string[] = []): BusinessSchedule => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/auth/token';
-import { redactCredentials } from '../../src/lib/request-log';
+import { redactCredentials } from '../../src/http/request-log';
 
 describe('redactCredentials (what an error message may carry into the log)', () => {
 	const token = generateToken();

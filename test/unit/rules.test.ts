@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firing, MAX_CHAIN_DEPTH, type RuleSnapshot, ruleTriggerSchema } from '../../src/engines/rules';
-import { type DomainEvent, newEvent } from '../../src/events/catalogue';
 import type { Actor } from '../../src/model/actor';
+import { type DomainEvent, newEvent } from '../../src/model/events';
 
 const person: Actor = { kind: 'operator', id: 'op_1' };
 const conversation = {

@@ -4,8 +4,9 @@
  * visitor, `identify`), and imports the chat (a separate, versioned file) when the visitor opens it, or once
  * the page has settled when an open conversation may get replies (see FOLLOW_AFTER_MS).
  */
-import { widgetAvailability } from '../../src/engines/widget-availability';
+
 import { newHandoffRef } from '../../src/protocol/handoff-ref';
+import { widgetAvailability } from '../../src/protocol/widget-availability';
 import type { Origin, Session, WidgetConfig } from './api-types';
 import { appLink, recordHandoff } from './bubble';
 import {

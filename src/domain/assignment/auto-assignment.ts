@@ -12,11 +12,11 @@ import { and, desc, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from 'dr
 import { batchGuard, brokeGuard, type Database, sameIds } from '../../db/client';
 import { assignmentRules, conversations, operators } from '../../db/schema';
 import type { OperatorSnapshot } from '../../engines/assignment';
-import { nextOpening } from '../../engines/business-hours';
-import type { DomainEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { SYSTEM } from '../../model/actor';
+import { nextOpening } from '../../model/business-hours';
 import { CAMPAIGN_START } from '../../model/campaigns';
+import type { DomainEvent } from '../../model/events';
 import type { PresenceStatus } from '../../model/presence';
 import { runnableBots } from '../automation/bots/bots';
 import { conversationsMoved } from '../conversations/conversations';

@@ -17,6 +17,7 @@ import type { ExpectedVersion } from '../../lib/expected-version';
 import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from '../automation/versions';
+import { workspaceHub } from '../objects';
 
 export const assignmentPolicySchema = z
 	.strictObject({
@@ -138,7 +139,7 @@ function row(db: Database, workspaceId: string, id: string): Promise<Row> {
  * route them, new hours may have opened).
  */
 export async function reconsiderAssignment(env: Env, workspaceId: string) {
-	await env.WORKSPACE_HUB.getByName(workspaceId).assignmentChanged(workspaceId);
+	await workspaceHub(env, workspaceId).assignmentChanged(workspaceId);
 }
 
 export async function getAssignmentRule(db: Database, workspaceId: string, id: string) {

@@ -14,8 +14,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { contacts, conversations, deals, funnels, stages } from '../../db/schema';
-import { availabilityAt } from '../../engines/business-hours';
 import type { FactRoot, Facts } from '../../engines/conditions';
+import { availabilityAt } from '../../model/business-hours';
 import { tagNames } from '../conversations/conversations';
 import { tagNamesOfContact } from '../crm/contact-records';
 import { availableOperators } from '../team/presence';

@@ -28,13 +28,13 @@ import {
 	type scenarios,
 } from '../../db/schema';
 import { under } from '../../engines/step-graph';
-import { changesOf, type EventPayload, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { afterByName, type ByNameCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
 import { iso } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { changesOf, type EventPayload, newEvent } from '../../model/events';
 
 /**
  * The tables of automation documents: each has the same id, workspace, name and `updated_at` columns (the

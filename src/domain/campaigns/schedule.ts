@@ -6,9 +6,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch } from '../../db/client';
 import { campaigns } from '../../db/schema';
-import { zonedInstant } from '../../engines/business-hours';
 import { Conflict, Invalid } from '../../lib/errors';
 import { groupBy } from '../../lib/group-by';
+import { zonedInstant } from '../../model/business-hours';
 import { campaignRow } from './campaigns';
 import { queueBatches, startSending } from './sending';
 

@@ -19,6 +19,7 @@ import { MAX_OPERATOR_TEXT } from '../../model/messages';
 import { workspaceTimeZone } from '../automation/scenarios/scenarios';
 import { posted } from '../conversations/live';
 import { startConversation } from '../conversations/start';
+import { conversationRoom, rateLimiter } from '../objects';
 import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
 
 /** Recipients per Queue message. */
@@ -215,7 +216,7 @@ export async function postCampaignMessage(
 		clientMessageId: send.clientMessageId,
 		actor,
 	};
-	const outcome = await env.CONVERSATION_ROOM.getByName(conversationId).post(command, null);
+	const outcome = await conversationRoom(env, conversationId).post(command, null);
 	if (outcome.status === 'conflict') return { conversationId, messageId: null };
 	return { conversationId, messageId: posted(outcome, conversationId).message.id };
 }
@@ -283,7 +284,7 @@ export async function sendCampaignBatch(
 		.get();
 	if (campaign?.status !== 'sending') return { sent: 0, deferredSeconds: null };
 	const sending: Sending = { env, db, campaign, timeZone: await workspaceTimeZone(db, campaign.workspaceId), now: 0 };
-	const limiter = env.RATE_LIMITER.getByName(`campaigns:${campaign.workspaceId}`);
+	const limiter = rateLimiter(env, `campaigns:${campaign.workspaceId}`);
 	let sent = 0;
 	for (;;) {
 		const allowance = await limiter.hit(perMinute, 60, CLAIM_SIZE);

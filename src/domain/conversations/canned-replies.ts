@@ -9,12 +9,12 @@ import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
 import { batchGuard, brokeGuard, type Database, violatesUnique } from '../../db/client';
 import { cannedReplies, contacts, conversations, operators } from '../../db/schema';
 import { checkTemplate, renderTemplate, TemplateError } from '../../engines/templates';
-import { changesOf, newEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { pageOf } from '../../lib/cursor';
 import { Conflict, Forbidden, Invalid, NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { changesOf, newEvent } from '../../model/events';
 import { MAX_OPERATOR_TEXT } from '../../model/messages';
 import { workspaceTimeZone } from '../automation/scenarios/scenarios';
 

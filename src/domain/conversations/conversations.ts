@@ -3,11 +3,11 @@ import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { CONVERSATION_STATUSES, contacts, conversations } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
-import { changesOf, type DomainEvent, type EventPayload, newEvent } from '../../events/catalogue';
 import { NotFound } from '../../lib/errors';
 import { iso, isoOrNull } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { channelName } from '../../model/conversations';
+import { changesOf, type DomainEvent, type EventPayload, newEvent } from '../../model/events';
 import { MAX_OPERATOR_TEXT, messageText } from '../../model/messages';
 import { contactReferenceSchema, contactSchema, contactView, originSchema } from '../crm/contacts';
 

@@ -6,6 +6,7 @@ import type { Caller } from '../../app-env';
 import { openDatabase } from '../../db/client';
 import { Conflict, Invalid, NotFound, UpgradeRequired } from '../../lib/errors';
 import type { Participant } from '../../protocol/live';
+import { conversationRoom, workspaceHub } from '../objects';
 import type { WidgetSettings } from '../widget/settings';
 import { closedConversationReply } from '../widget/visitor-limits';
 import { invalidMessage, type MessageCommand, type PostOutcome, type ReplayOutcome } from './message-command';
@@ -51,7 +52,7 @@ export async function messageTarget(env: Env, command: Pick<MessageCommand, 'aut
  */
 export async function postMessage(env: Env, command: MessageCommand): Promise<Posted> {
 	const target = await messageTarget(env, command);
-	const result = await env.CONVERSATION_ROOM.getByName(command.conversationId).post(command, target);
+	const result = await conversationRoom(env, command.conversationId).post(command, target);
 	return posted(result, command.conversationId);
 }
 
@@ -65,7 +66,7 @@ export async function postVisitorMessage(
 	command: MessageCommand,
 	limit: () => Promise<void>,
 ): Promise<Posted> {
-	const room = env.CONVERSATION_ROOM.getByName(command.conversationId);
+	const room = conversationRoom(env, command.conversationId);
 	const replay = await room.replay(command);
 	if (replay.status !== 'absent') return posted(replay, command.conversationId);
 	await limit();
@@ -103,7 +104,7 @@ export async function markRead(
 	operatorId: string | null,
 	seq: number,
 ): Promise<number> {
-	const result = await env.CONVERSATION_ROOM.getByName(conversationId).markRead(
+	const result = await conversationRoom(env, conversationId).markRead(
 		workspaceId,
 		conversationId,
 		reader,
@@ -155,7 +156,7 @@ export async function connectToRoom(env: Env, request: Request, socket: RoomSock
 	for (const [key, value] of Object.entries(socket)) {
 		if (value !== undefined) url.searchParams.set(key, String(value));
 	}
-	const response = await env.CONVERSATION_ROOM.getByName(socket.conversationId).fetch(url, {
+	const response = await conversationRoom(env, socket.conversationId).fetch(url, {
 		headers: upgradeHeaders(request),
 	});
 	if (response.status === 404) throw new NotFound(`Conversation ${socket.conversationId} not found.`);
@@ -177,7 +178,7 @@ export async function connectToFeed(
 	url.searchParams.set('operatorId', caller.operatorId);
 	url.searchParams.set('tokenId', caller.credential.id);
 	for (const permission of caller.permissions) url.searchParams.append('permission', permission);
-	return env.WORKSPACE_HUB.getByName(caller.workspaceId).fetch(url, { headers: upgradeHeaders(request) });
+	return workspaceHub(env, caller.workspaceId).fetch(url, { headers: upgradeHeaders(request) });
 }
 
 /**
@@ -185,11 +186,9 @@ export async function connectToFeed(
  * nothing may go on streaming to whoever held the old one. (A socket also re-checks the token before a send.)
  */
 export async function disconnectOperator(env: Env, workspaceId: string, operatorId: string): Promise<void> {
-	const hub = env.WORKSPACE_HUB.getByName(workspaceId);
+	const hub = workspaceHub(env, workspaceId);
 	const rooms = await hub.disconnect(operatorId);
-	const results = await Promise.allSettled(
-		rooms.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectOperator(operatorId)),
-	);
+	const results = await Promise.allSettled(rooms.map((id) => conversationRoom(env, id).disconnectOperator(operatorId)));
 	const failed = rooms.filter((_, i) => results[i]?.status !== 'fulfilled');
 	if (failed.length > 0) {
 		console.error('some rooms could not close the sockets of', operatorId, failed);
@@ -218,7 +217,7 @@ export async function closeReplacedTokenSockets(env: Env, workspaceId: string, o
  */
 export async function disconnectVisitor(env: Env, conversationIds: string[], visitorId: string): Promise<void> {
 	const results = await Promise.allSettled(
-		conversationIds.map((id) => env.CONVERSATION_ROOM.getByName(id).disconnectVisitor(visitorId)),
+		conversationIds.map((id) => conversationRoom(env, id).disconnectVisitor(visitorId)),
 	);
 	if (results.some((r) => r.status === 'rejected')) console.error('some rooms could not close visitor', visitorId);
 }

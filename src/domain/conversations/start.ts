@@ -10,6 +10,7 @@ import { commit, release } from '../../events/commit';
 import { Invalid } from '../../lib/errors';
 import type { Actor } from '../../model/actor';
 import type { ContactReference } from '../crm/contacts';
+import { conversationRoom } from '../objects';
 import { assertAssignment, assignmentGone, assignmentGuard } from '../team/members';
 import { findStarted, type NewConversationInput, newConversationChange, resolveContact, startRace } from './changes';
 import { posted } from './live';
@@ -82,7 +83,7 @@ export async function startConversation(
 		await release(env, committed.events);
 		id = built.id;
 	}
-	const room = env.CONVERSATION_ROOM.getByName(id);
+	const room = conversationRoom(env, id);
 	const base = { workspaceId, conversationId: id, attachments: [] };
 	// The conversation exists (just committed, or found): no D1 check, and a new conversation is open, so a
 	// contact's first message has no closed-conversation choice to make.

@@ -9,12 +9,12 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { type Database, violatesForeignKey, violatesUnique } from '../../db/client';
 import { contacts, contactTags, conversations, conversationTags, tags } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
-import { changesOf, newEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { pageOf } from '../../lib/cursor';
 import { Conflict, NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { changesOf, newEvent } from '../../model/events';
 import { tagNameSchema } from './conversations';
 
 export const tagSchema = z

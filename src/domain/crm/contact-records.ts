@@ -20,7 +20,6 @@ import {
 } from '../../db/client';
 import { contacts, contactTags, conversations, deals, notes, tasks, visitorSessions } from '../../db/schema';
 import { rowsLinkedTo } from '../../db/scoped';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
@@ -28,6 +27,7 @@ import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } fro
 import { newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { phoneNumber } from '../widget/settings';
 import { type ContactFilters, contactsMatching, criteriaOfQuery, QUERY_SOURCE } from './contact-filters';

@@ -23,7 +23,6 @@ import {
 	violatesUnique,
 } from '../../db/client';
 import { CUSTOM_FIELD_ENTITIES, CUSTOM_FIELD_TYPES, customFields } from '../../db/schema';
-import { changesOf, newEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { pageOf } from '../../lib/cursor';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors';
@@ -31,6 +30,7 @@ import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } fro
 import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { type CustomValue, customFieldKey } from '../../model/custom-fields';
+import { changesOf, newEvent } from '../../model/events';
 
 export type CustomFieldEntity = (typeof CUSTOM_FIELD_ENTITIES)[number];
 type DefinitionRow = typeof customFields.$inferSelect;

@@ -20,7 +20,6 @@ import {
 } from '../../db/client';
 import { contacts, type DealProduct, deals, funnels, notes, stages, tasks } from '../../db/schema';
 import { existsInWorkspace, linksGuard, rowsLinkedTo } from '../../db/scoped';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
@@ -28,6 +27,7 @@ import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } fro
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { assertEnabledOperator } from '../team/members';
 import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-fields';
 import { tasksMoved } from './tasks';

@@ -7,12 +7,12 @@ import { and, desc, eq } from 'drizzle-orm';
 import { brokeGuard, type Database } from '../../db/client';
 import { contacts, deals, notes } from '../../db/schema';
 import { existsInWorkspace, linksGuard } from '../../db/scoped';
-import { newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { newEvent } from '../../model/events';
 
 export const noteSchema = z
 	.object({

@@ -8,12 +8,12 @@ import { and, asc, eq, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle
 import { batchGuard, brokeGuard, type Database, type Statement } from '../../db/client';
 import { contacts, conversations, deals, tasks } from '../../db/schema';
 import { existsInWorkspace, linksGuard } from '../../db/scoped';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { pageOf } from '../../lib/cursor';
 import { Conflict, Forbidden, Invalid, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { assertEnabledOperator } from '../team/members';
 
 export const taskSchema = z

@@ -11,9 +11,9 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { conversations, groups, messagingHandoffs, operators } from '../../db/schema';
-import { zonedInstant } from '../../engines/business-hours';
 import { localDateTime } from '../../engines/templates';
 import { Invalid } from '../../lib/errors';
+import { zonedInstant } from '../../model/business-hours';
 import { AD_CLICKS, CONVERSATION_STATUSES, channelName } from '../../model/conversations';
 
 /** The longest range a report covers. */

@@ -9,7 +9,6 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
-import type { RateLimiter } from '../../../durable-objects/rate-limiter';
 import type { Caller } from '../../app-env';
 import { csrfToken, hashSession, newSessionValue, SESSION_DAYS } from '../../auth/console-session';
 import { suspendGates } from '../../auth/credentials';
@@ -21,6 +20,7 @@ import { existsInWorkspace } from '../../db/scoped';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { type RateLimiterStub, rateLimiter } from '../objects';
 import { ADDRESS_POLICY, EMAIL_POLICY, type ThrottlePolicy } from './sign-in-throttle';
 
 const DAY_MS = 24 * 3600_000;
@@ -120,13 +120,13 @@ interface Member {
 	workspaceName: string;
 }
 
-type Throttle = [DurableObjectStub<RateLimiter>, ThrottlePolicy];
+type Throttle = [RateLimiterStub, ThrottlePolicy];
 
 /** The e-mail's throttle first (a good sign-in clears it), then the client address's. */
 function throttles(env: Env, emailHash: string, ip: string): [Throttle, Throttle] {
 	return [
-		[env.RATE_LIMITER.getByName(`sign-in:${emailHash}`), EMAIL_POLICY],
-		[env.RATE_LIMITER.getByName(`sign-in-address:${ip}`), ADDRESS_POLICY],
+		[rateLimiter(env, `sign-in:${emailHash}`), EMAIL_POLICY],
+		[rateLimiter(env, `sign-in-address:${ip}`), ADDRESS_POLICY],
 	];
 }
 

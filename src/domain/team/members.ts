@@ -30,12 +30,12 @@ import {
 	tasks,
 } from '../../db/schema';
 import { assertAllInWorkspace, existsInWorkspace, linksGuard, rowsLinkedTo } from '../../db/scoped';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { afterByName, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { closeReplacedTokenSockets } from '../conversations/live';
 import { dealsMoved } from '../crm/deals';

@@ -10,6 +10,7 @@ import { operators } from '../../db/schema';
 import { iso } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { PRESENCE_STATUSES, type PresenceStatus } from '../../model/presence';
+import { workspaceHub } from '../objects';
 
 export const presenceSchema = z
 	.object({
@@ -39,7 +40,7 @@ export const availableSchema = z
 export type AvailableOperator = z.infer<typeof availableSchema>;
 
 function hub(env: Env, workspaceId: string) {
-	return env.WORKSPACE_HUB.getByName(workspaceId);
+	return workspaceHub(env, workspaceId);
 }
 
 /** The operator's own status, as it chose it (any valid token). */

@@ -19,7 +19,6 @@ import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client';
 import { DELIVERY_STATUSES, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound, ServiceUnavailable } from '../../lib/errors';
@@ -27,6 +26,7 @@ import { groupBy } from '../../lib/group-by';
 import { guardedFetch, OutboundError } from '../../lib/guarded-fetch';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import { SYSTEM } from '../../model/actor';
+import { type DomainEvent, newEvent } from '../../model/events';
 import { activeSecrets, type EndpointRow, endpointRow, endpointSecret } from './endpoints';
 
 /** Seconds before each try: the first at once, then the Standard Webhooks schedule, then daily. */

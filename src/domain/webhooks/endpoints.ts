@@ -10,10 +10,10 @@ import { and, desc, eq } from 'drizzle-orm';
 import { deploymentSecret, webhookSecret } from '../../auth/secrets';
 import type { Database } from '../../db/client';
 import { type EndpointSecret, webhookEndpoints } from '../../db/schema';
-import { DOMAIN_EVENT_TYPES } from '../../events/catalogue';
 import { Invalid, NotFound } from '../../lib/errors';
 import { urlRefusal } from '../../lib/guarded-fetch';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { DOMAIN_EVENT_TYPES } from '../../model/events';
 
 /** How long a rotated-out secret goes on signing, unless the rotation says otherwise. */
 const DEFAULT_OVERLAP_SECONDS = 24 * 3600;

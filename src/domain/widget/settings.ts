@@ -2,14 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { widgetSettings } from '../../db/schema';
-import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../../engines/business-hours';
 import { Conflict, type FieldProblem, Invalid } from '../../lib/errors';
 import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
+import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../../model/business-hours';
 import { customFieldKey } from '../../model/custom-fields';
 import { checkCustomValues, definitionsOf } from '../crm/custom-fields';
 
 /** What the widget shows about availability: the engine the widget itself runs in the browser. */
-export { widgetAvailability } from '../../engines/widget-availability';
+export { widgetAvailability } from '../../protocol/widget-availability';
 
 const hexColor = z
 	.string()

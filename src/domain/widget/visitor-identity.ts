@@ -13,12 +13,12 @@ import { type IdentityFailure, verifyIdentityJwt } from '../../auth/identity-jwt
 import { deploymentSecret, identitySecret } from '../../auth/secrets';
 import { type Database, type Statement, violatesUnique } from '../../db/client';
 import { contacts, conversations, workspaces } from '../../db/schema';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { Conflict, Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { contactActor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { disconnectVisitor } from '../conversations/live';
 import { contactEventView, contactView, normalizePhone } from '../crm/contacts';

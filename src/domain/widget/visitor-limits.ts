@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { widgetSettings, workspaces } from '../../db/schema';
 import { NotFound, TooManyRequests } from '../../lib/errors';
+import { rateLimiter } from '../objects';
 import { DEFAULT_WIDGET_SETTINGS, type WidgetSettings } from './settings';
 
 /**
@@ -126,7 +127,7 @@ export async function enforceFloodLimit(
  */
 export async function enforceLimits(env: Env, buckets: Array<{ key: string; limit: number }>): Promise<void> {
 	const decisions = await Promise.all(
-		buckets.map(({ key, limit }) => env.RATE_LIMITER.getByName(`widget:${key}`).hit(limit, 60)),
+		buckets.map(({ key, limit }) => rateLimiter(env, `widget:${key}`).hit(limit, 60)),
 	);
 	const refused = decisions.find((d) => !d.allowed);
 	if (refused) {

@@ -9,11 +9,11 @@ import { deploymentSecret } from '../../auth/secrets';
 import { newVisitorId, signVisitorSession, verifyVisitorSession } from '../../auth/visitor-session';
 import type { Database, Statement } from '../../db/client';
 import { contacts, conversations, visitorSessions, workspaces } from '../../db/schema';
-import { changesOf, type DomainEvent, newEvent } from '../../events/catalogue';
 import { commit, release } from '../../events/commit';
 import { NotFound, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import { contactActor } from '../../model/actor';
+import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { contactEventView } from '../crm/contacts';
 
 const campaignValue = z.string().trim().min(1).max(255);

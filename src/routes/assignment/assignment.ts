@@ -9,10 +9,10 @@ import {
 	newAssignmentRuleSchema,
 	updateAssignmentRule,
 } from '../../domain/assignment/rules';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
 import { iso } from '../../lib/ids';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const example: z.input<typeof assignmentRuleSchema> = {

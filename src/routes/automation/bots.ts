@@ -25,11 +25,11 @@ import { simulate } from '../../engines/bot-simulation';
 import { mappedValues } from '../../engines/conditions';
 import { renderTemplates, under } from '../../engines/step-graph';
 import { renderTemplateSync, TemplateError } from '../../engines/templates';
+import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { Invalid } from '../../lib/errors';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 import { addVersionRoutes, versionedParams } from './versioned';
 

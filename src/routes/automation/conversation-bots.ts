@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { publishedBot } from '../../domain/automation/bots/bots';
 import { BOT_RUN_STATUSES } from '../../engines/bot-interpreter';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { Conflict, NotFound } from '../../lib/errors';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { BOT_RUN_TRIGGERS } from '../../model/bot-runs';
 
 const idParams = z.object({ id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The conversation id.') });

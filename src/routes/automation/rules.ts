@@ -12,10 +12,10 @@ import {
 	ruleSchema,
 	updateRule,
 } from '../../domain/automation/rules/rules';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const example: z.input<typeof ruleSchema> = {

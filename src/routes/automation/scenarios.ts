@@ -42,11 +42,11 @@ import {
 } from '../../domain/automation/scenarios/webhooks';
 import type { scenarioDefinitionSchema } from '../../engines/scenario-definition';
 import { simulateScenario } from '../../engines/scenario-simulation';
+import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
 import { hopsHeaderSchema, inboundHops } from '../../lib/parley-hops';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 import { addVersionRoutes, versionedParams } from './versioned';
 

@@ -6,8 +6,8 @@ import {
 	getAutomationSettings,
 	updateAutomationSettings,
 } from '../../domain/automation/settings';
-import { errorResponses, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
+import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 
 const example = { scenarioRunsPerMinute: DEFAULT_SCENARIO_RUNS_PER_MINUTE };
 

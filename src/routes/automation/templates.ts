@@ -7,9 +7,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { sampleContact } from '../../actions/fields';
 import { loadWidgetSettings } from '../../domain/widget/settings';
 import { MAX_TEMPLATE_LENGTH, renderTemplate, TemplateError } from '../../engines/templates';
+import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { Invalid } from '../../lib/errors';
-import { errorResponses, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const previewBody = z
 	.strictObject({

@@ -5,8 +5,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
+import { errorResponses, idParam, jsonResponse, requires } from '../../http/openapi';
 import { etagged, tagged } from '../../lib/etag';
-import { errorResponses, idParam, jsonResponse, requires } from '../../lib/openapi';
 import { type Actor, operatorActor } from '../../model/actor';
 
 interface VersionedRoutes<View extends { updatedAt: string }, Definition> {

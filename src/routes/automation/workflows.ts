@@ -7,10 +7,10 @@ import { operatorAuth } from '../../auth/middleware';
 import { runAccepted, runAcceptedSchema, runInputSchema, startRun } from '../../domain/automation/scenarios/runs';
 import { type CallerProof, enabledWebhook, proveCall, SECRET_HEADER } from '../../domain/automation/scenarios/webhooks';
 import { clientIp, enforceFloodLimit } from '../../domain/widget/visitor-limits';
+import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { NotFound, PayloadTooLarge } from '../../lib/errors';
-import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse } from '../../lib/openapi';
 import { hopsHeaderSchema, inboundHops } from '../../lib/parley-hops';
-import { createRouter } from '../../lib/router';
 
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 

@@ -26,9 +26,9 @@ import {
 	testSentSchema,
 } from '../../domain/campaigns/results';
 import { cancelCampaign, sendOrSchedule } from '../../domain/campaigns/schedule';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const at = '2026-11-23T12:00:00.000Z';
 const campaignExample: CampaignView = {

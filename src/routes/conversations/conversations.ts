@@ -20,11 +20,11 @@ import { assertUpgrade, connectToRoom, markRead } from '../../domain/conversatio
 import { listMessages, messageSchema, messageView } from '../../domain/conversations/messages';
 import { startConversation } from '../../domain/conversations/start';
 import { clientIp } from '../../domain/widget/visitor-limits';
+import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { conversationExample, conversationWithContactExample, messageExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { Invalid } from '../../lib/errors';
-import { errorResponses, idempotencyHeaders, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { conversationExample, conversationWithContactExample, messageExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const listQuery = conversationFiltersSchema.extend({ include: includeParam }).extend(pageQuery(25));

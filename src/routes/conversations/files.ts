@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { fileDownload } from '../../domain/conversations/files';
-import { errorResponses, idParam, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
+import { errorResponses, idParam, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 
 const idParams = z.object({ id: idParam('id', 'fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0', 'The file id.') });
 

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { connectToFeed } from '../../domain/conversations/live';
-import { errorResponses, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
+import { errorResponses, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 
 /** The operators' live inbox feed: one WebSocket per console for the whole workspace. */
 export const live = createRouter().openapi(

@@ -2,10 +2,10 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { countStatements } from '../../db/client';
 import { postMessage } from '../../domain/conversations/live';
 import { attachmentSchema, interactiveSchema, messageSchema } from '../../domain/conversations/messages';
-import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { messageExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
-import { addSpans, timed } from '../../lib/server-timing';
+import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { messageExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
+import { addSpans, timed } from '../../http/server-timing';
 import { MAX_OPERATOR_TEXT, messageText } from '../../model/messages';
 
 const sendBody = z

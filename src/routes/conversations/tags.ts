@@ -14,9 +14,9 @@ import {
 	tagCursor,
 	tagSchema,
 } from '../../domain/conversations/tags';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const tagExample = { id: 'tag_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'vip', createdAt: '2026-11-21T12:00:00.000Z' };

@@ -18,12 +18,12 @@ import {
 } from '../../domain/crm/contact-records';
 import { normalizePhone } from '../../domain/crm/contacts';
 import { phoneNumber } from '../../domain/widget/settings';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { contactRecordExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { Invalid } from '../../lib/errors';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { contactRecordExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const idParams = z.object({ id: idParam('id', 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The contact id.') });

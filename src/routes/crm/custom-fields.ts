@@ -14,10 +14,10 @@ import {
 	updateCustomField,
 } from '../../domain/crm/custom-fields';
 import { loadWidgetSettings } from '../../domain/widget/settings';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const example: z.input<typeof customFieldDefinitionSchema> = {

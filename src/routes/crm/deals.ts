@@ -24,10 +24,10 @@ import {
 	updateDeal,
 	updateFunnel,
 } from '../../domain/crm/deals';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const at = '2026-11-23T12:00:00.000Z';

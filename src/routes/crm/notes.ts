@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Permission } from '../../auth/permissions';
 import { addNote, listNotes, type NoteSubject, newNoteSchema, noteSchema } from '../../domain/crm/notes';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const noteExample: z.input<typeof noteSchema> = {

@@ -15,9 +15,9 @@ import {
 	taskSchema,
 	updateTask,
 } from '../../domain/crm/tasks';
+import { anyToken, errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { anyToken, errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const at = '2026-11-23T12:00:00.000Z';

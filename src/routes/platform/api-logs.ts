@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import { apiLogFiltersSchema, apiLogSchema, listApiLogs } from '../../domain/platform/api-logs';
+import { errorResponses, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const logPage = pageSchema('ApiLogPage', apiLogSchema, 'This page, newest first.');
 

@@ -10,9 +10,9 @@ import {
 	conversationReportQuerySchema,
 	conversationReportSchema,
 } from '../../domain/reports/reports';
+import { errorResponses, idParam, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { type CsvValue, toCsv, wantsCsv } from '../../lib/csv';
-import { errorResponses, idParam, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const bucket = (key: string | null, count: number) => ({ key, count });
 const reportExample: ConversationReport = {

@@ -16,9 +16,9 @@ import {
 	workspaceChoiceSchema,
 } from '../../domain/team/console-auth';
 import { clientIp } from '../../domain/widget/visitor-limits';
+import { anyToken, errorResponses, jsonBody, jsonResponse, noCredential } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { Forbidden } from '../../lib/errors';
-import { anyToken, errorResponses, jsonBody, jsonResponse, noCredential } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const sessionExample = {
 	operator: { id: 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', name: 'Ana Souza', email: 'ana@acme.example' },

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { directorySchema, workspaceDirectory } from '../../domain/team/directory';
-import { errorResponses, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
+import { errorResponses, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 
 const example = {
 	operators: [

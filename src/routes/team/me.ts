@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import { callerProfileSchema, describeCaller } from '../../domain/team/caller-profile';
 import { presenceSchema, setOwnStatus, statusBodySchema } from '../../domain/team/presence';
-import { anyToken, errorResponses, jsonBody, jsonResponse } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
+import { anyToken, errorResponses, jsonBody, jsonResponse } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 
 export const me = createRouter()
 	.openapi(

@@ -7,9 +7,9 @@ import {
 	sessionFiltersSchema,
 	sessionSchema,
 } from '../../domain/team/console-auth';
+import { errorResponses, idParam, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const sessionExample = {
 	id: 'ses_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',

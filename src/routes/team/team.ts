@@ -23,10 +23,10 @@ import {
 } from '../../domain/team/members';
 import { availableOperators, availableSchema, presenceSchema, teamPresence } from '../../domain/team/presence';
 import { issuedTokenSchema, issueTokenFor } from '../../domain/team/tokens';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { groupExample, issuedTokenExample, operatorExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { groupExample, issuedTokenExample, operatorExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
 import { operatorActor } from '../../model/actor';
 
 const memberParams = z.object({ id: idParam('id', 'op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The operator id.') });

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { closeReplacedTokenSockets } from '../../domain/conversations/live';
 import { issuedTokenSchema, regenerateToken } from '../../domain/team/tokens';
-import { anyToken, errorResponses, jsonResponse } from '../../lib/openapi';
-import { issuedTokenExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
+import { anyToken, errorResponses, jsonResponse } from '../../http/openapi';
+import { issuedTokenExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 
 export const tokens = createRouter().openapi(
 	createRoute({

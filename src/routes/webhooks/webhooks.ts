@@ -20,9 +20,9 @@ import {
 	rotationSchema,
 	updateEndpoint,
 } from '../../domain/webhooks/endpoints';
+import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { createRouter } from '../../lib/router';
 
 const example: z.input<typeof endpointSchema> = {
 	id: 'whe_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',

@@ -17,10 +17,10 @@ import {
 	visitorConversations,
 	visitorConversationView,
 } from '../../domain/widget/visitor-sessions';
-import { errorResponses, jsonBody, jsonResponse, visitorSession } from '../../lib/openapi';
-import { visitorConversationExample, visitorMessageExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
-import { startBody, startResponse } from '../../protocol/widget-api';
+import { errorResponses, jsonBody, jsonResponse, visitorSession } from '../../http/openapi';
+import { visitorConversationExample, visitorMessageExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
+import { startBody, startResponse } from './contract';
 import { sessionHeaders, visitor, workspaceParam } from './public-widget-params';
 
 export const publicConversations = createRouter()

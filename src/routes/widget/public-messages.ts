@@ -14,12 +14,12 @@ import {
 } from '../../domain/conversations/messages';
 import { clientIp, spendVisitorMessage } from '../../domain/widget/visitor-limits';
 import { authenticateSession, visitorConversation } from '../../domain/widget/visitor-sessions';
+import { errorResponses, jsonBody, jsonResponse, visitorSession, visitorSocketSession } from '../../http/openapi';
+import { visitorMessageExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 import { UnsupportedMediaType } from '../../lib/errors';
-import { errorResponses, jsonBody, jsonResponse, visitorSession, visitorSocketSession } from '../../lib/openapi';
-import { visitorMessageExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
 import { credentialFromSubprotocols } from '../../protocol/live';
-import { visitorMessage } from '../../protocol/widget-api';
+import { visitorMessage } from './contract';
 import { afterParam, conversationParams, sessionHeaders, visitor } from './public-widget-params';
 
 export const publicMessages = createRouter()

@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
 import { authenticateSession } from '../../domain/widget/visitor-sessions';
-import { idParam } from '../../lib/openapi';
+import { idParam } from '../../http/openapi';
 
 export const SESSION_HEADER = 'Parley-Session';
 

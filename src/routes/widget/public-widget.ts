@@ -2,7 +2,7 @@
  * The public widget endpoints: no Bearer token; the widget names its workspace in the path and proves its
  * visitor with the `Parley-Session` header (on the WebSocket, which cannot carry headers, as a subprotocol
  * or the `session` query parameter). CORS is open: any site may embed the widget, and no cookie is ever
- * involved. The bodies are defined in src/protocol/widget-api.ts, shared with the widget.
+ * involved. The bodies are defined in src/routes/widget/contract.ts, shared with the widget.
  *
  * This file holds what comes before a conversation: the site's config, the visitor's session, identify,
  * messaging-app handoffs and reset. A visitor's conversations are in public-conversations.ts, their
@@ -17,7 +17,6 @@ import { DEFAULT_WIDGET_SETTINGS, publicWidgetConfigSchema } from '../../domain/
 import { beginVisit, identifySchema, identifyVisitor } from '../../domain/widget/visitor-identity';
 import { clientIp, spendSessionStart } from '../../domain/widget/visitor-limits';
 import { contactConversationIds, endSession } from '../../domain/widget/visitor-sessions';
-import { NotFound } from '../../lib/errors';
 import {
 	errorResponses,
 	jsonBody,
@@ -25,16 +24,11 @@ import {
 	noCredential,
 	optionalSession,
 	visitorSession,
-} from '../../lib/openapi';
-import { contactExample, handoffExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
-import {
-	handoffBody,
-	handoffResponse,
-	identifiedResponse,
-	sessionBody,
-	sessionResponse,
-} from '../../protocol/widget-api';
+} from '../../http/openapi';
+import { contactExample, handoffExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
+import { NotFound } from '../../lib/errors';
+import { handoffBody, handoffResponse, identifiedResponse, sessionBody, sessionResponse } from './contract';
 import { SESSION_HEADER, sessionHeaders, visitor, workspaceParam } from './public-widget-params';
 
 export const publicWidget = createRouter()

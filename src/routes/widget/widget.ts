@@ -13,10 +13,10 @@ import {
 	widgetSettingsUpdateSchema,
 } from '../../domain/widget/settings';
 import { widgetSnippet } from '../../domain/widget/snippet';
+import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { handoffExample } from '../../http/openapi-examples';
+import { createRouter } from '../../http/router';
 import { etagged, ifMatch, ifMatchHeaders, withETag } from '../../lib/etag';
-import { anyToken, errorResponses, jsonBody, jsonResponse, requires } from '../../lib/openapi';
-import { handoffExample } from '../../lib/openapi-examples';
-import { createRouter } from '../../lib/router';
 
 const identitySecretSchema = z
 	.object({

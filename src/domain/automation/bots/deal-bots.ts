@@ -6,9 +6,10 @@
  * finds the conversation it opened and the run it started instead of doing either twice.
  */
 import type { Database } from '../../../db/client';
-import type { DomainEvent } from '../../../events/catalogue';
+import type { DomainEvent } from '../../../model/events';
 import { latestConversation } from '../../conversations/conversations';
 import { startConversation } from '../../conversations/start';
+import { conversationRoom } from '../../objects';
 import { type RunnableBot, runnableBots } from './bots';
 
 type DealEvent = Extract<DomainEvent, { type: 'deal.created' | 'deal.stage_changed' }>;
@@ -54,7 +55,7 @@ async function startOne(
 		});
 		conversationId = started.id;
 	}
-	const room = env.CONVERSATION_ROOM.getByName(conversationId);
+	const room = conversationRoom(env, conversationId);
 	const outcome = await room.startBot(workspaceId, conversationId, bot, 'deal_stage', null, startKey);
 	return `${bot.id}: ${outcome.status} in ${conversationId}`;
 }

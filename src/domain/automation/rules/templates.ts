@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { conversations, operators } from '../../../db/schema';
 import type { TemplateInput } from '../../../engines/templates';
-import type { DomainEvent } from '../../../events/catalogue';
+import type { DomainEvent } from '../../../model/events';
 import { type RuleTriggerKind, ruleTemplateRecords } from '../../../model/rule-variables';
 
 export interface Agent {

@@ -18,11 +18,11 @@
  * it, and the count starts again from then.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { newEvent } from '../../../events/catalogue';
 import { type ConditionalEvent, IF_CHANGED } from '../../../events/commit';
 import { Conflict } from '../../../lib/errors';
 import { iso } from '../../../lib/ids';
 import { SYSTEM } from '../../../model/actor';
+import { newEvent } from '../../../model/events';
 
 const WINDOW_MS = 60_000;
 

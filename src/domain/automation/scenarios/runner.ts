@@ -25,8 +25,8 @@ import {
 	type ScenarioEvent,
 	type ScenarioRunState,
 } from '../../../engines/scenario-interpreter';
-import { newEvent } from '../../../events/catalogue';
 import { commit, release } from '../../../events/commit';
+import { newEvent } from '../../../model/events';
 import { loadWidgetSettings } from '../../widget/settings';
 import type { RunRow, ScenarioRunMessage } from './runs';
 import { runVersion, scenarioName } from './scenarios';

@@ -24,12 +24,12 @@ import {
 	scenarioProblems,
 } from '../../../engines/scenario-definition';
 import { under } from '../../../engines/step-graph';
-import type { EventType } from '../../../events/catalogue';
 import { type ByNameCursor, byNameCursor } from '../../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, newId } from '../../../lib/ids';
 import type { Actor } from '../../../model/actor';
+import type { EventType } from '../../../model/events';
 import { loadWidgetSettings } from '../../widget/settings';
 import {
 	checkedAgainst,

@@ -3,7 +3,7 @@
  * /v3/widget/info) and the widget itself, which computes it in the visitor's browser from the cached config so
  * the indicator changes at the turn of the hour without a request. Pure, like the business-hours engine.
  */
-import { availabilityAt, type BusinessSchedule, type Period } from './business-hours';
+import { availabilityAt, type BusinessSchedule, type Period } from '../model/business-hours';
 
 export interface AvailabilitySettings {
 	welcomeMessage: string;

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { type InputSource, Invalid } from './errors';
+import { type InputSource, Invalid } from '../lib/errors';
 
 /**
  * A sub-app whose routes validate with zod and feed the OpenAPI document. A validation failure becomes a

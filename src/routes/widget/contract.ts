@@ -4,13 +4,13 @@
  * zod reaches its bundle).
  */
 import { z } from '@hono/zod-openapi';
-import { messageSchema } from '../domain/conversations/messages';
-import { contactSchema } from '../domain/crm/contacts';
-import { handoffSchema } from '../domain/widget/handoffs';
-import { identifySchema, visitorDetailsSchema } from '../domain/widget/visitor-identity';
-import { originInputSchema, visitorConversationSchema } from '../domain/widget/visitor-sessions';
-import { customFieldKey } from '../model/custom-fields';
-import { MAX_VISITOR_TEXT, messageText } from '../model/messages';
+import { messageSchema } from '../../domain/conversations/messages';
+import { contactSchema } from '../../domain/crm/contacts';
+import { handoffSchema } from '../../domain/widget/handoffs';
+import { identifySchema, visitorDetailsSchema } from '../../domain/widget/visitor-identity';
+import { originInputSchema, visitorConversationSchema } from '../../domain/widget/visitor-sessions';
+import { customFieldKey } from '../../model/custom-fields';
+import { MAX_VISITOR_TEXT, messageText } from '../../model/messages';
 
 export const visitorMessage = z.strictObject({
 	text: messageText(MAX_VISITOR_TEXT).openapi({ description: 'The message text (trimmed).' }),

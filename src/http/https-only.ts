@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../app-env';
-import { Forbidden } from './errors';
+import { Forbidden } from '../lib/errors';
 
 /**
  * The spec: "Requests must use HTTPS". Outside local development (a loopback host name, or `HTTPS_ONLY`

@@ -1,12 +1,12 @@
 /**
  * Shared pieces of the route definitions that feed the OpenAPI document: error answers, bodies with examples,
  * security and the permission each operation needs. What is the same for every operation (response headers,
- * 405/500, tags) is added once in src/lib/openapi-document.ts instead of in each route.
+ * 405/500, tags) is added once in src/http/openapi-document.ts instead of in each route.
  */
 import { z } from '@hono/zod-openapi';
 import { requirePermission } from '../auth/middleware';
 import type { Permission } from '../auth/permissions';
-import { errorBody } from './error-status';
+import { errorBody } from '../lib/error-status';
 
 export const errorBodySchema = z
 	.object({

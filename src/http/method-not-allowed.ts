@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { errorBody } from './error-status';
+import { errorBody } from '../lib/error-status';
 
 /**
  * For every path the app serves, answers the methods it does not serve with 405 and an Allow header,

@@ -2,8 +2,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../app-env';
-import { bodyOf, errorBody, httpStatus } from './error-status';
-import { AppError, TooManyRequests, Unauthorized } from './errors';
+import { bodyOf, errorBody, httpStatus } from '../lib/error-status';
+import { AppError, TooManyRequests, Unauthorized } from '../lib/errors';
 
 const FRIENDLIER: Record<number, string> = {
 	415: 'Unsupported Media Type: send the body as JSON with "Content-Type: application/json".',
@@ -24,7 +24,7 @@ export function onError(error: Error, c: Context<AppEnv>): Response {
 		const message = FRIENDLIER[error.status] ?? error.message;
 		return c.json(errorBody(error.status, message), error.status);
 	}
-	// Logged by the request log (src/lib/request-log.ts), with its name, message and stack, as one JSON line.
+	// Logged by the request log (src/http/request-log.ts), with its name, message and stack, as one JSON line.
 	return c.json(errorBody(500, 'Something went wrong on our side. It has been logged; please retry later.'), 500);
 }
 
