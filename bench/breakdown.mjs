@@ -1,5 +1,5 @@
 // Where a request's time goes: sequential requests on an otherwise idle server, each answer's Server-Timing
-// entries (src/http/server-timing.ts) collected per name, against the latency the client measured. What the
+// entries (src/db/server-timing.ts) collected per name, against the latency the client measured. What the
 // Worker's entries do not cover (`total` against the client's latency) is the runtime's own time: the HTTP
 // hop through `wrangler dev`, routing into the isolate, and CPU the Workers clock does not see.
 import { parseServerTiming, percentile, timedRequest } from './load.mjs';

@@ -5,6 +5,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { operatorAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
+import { openTracedDatabase, timingEntries } from './db/server-timing';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/runner';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
@@ -18,7 +19,6 @@ import { httpsOnly } from './http/https-only';
 import { answerMethodNotAllowed } from './http/method-not-allowed';
 import { apiDocument } from './http/openapi-document';
 import { requestLog } from './http/request-log';
-import { openTracedDatabase, timingEntries } from './http/server-timing';
 import { PayloadTooLarge } from './lib/errors';
 import { consumeApiLogs } from './queue/api-logs-consumer';
 import { consumeCampaignSends } from './queue/campaign-sends-consumer';
@@ -81,7 +81,7 @@ app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
 app.route('/docs', docs);
 
-/** A per-request D1 handle that counts its statements and times its round trips (src/http/server-timing.ts). */
+/** A per-request D1 handle that counts its statements and times its round trips (src/db/server-timing.ts). */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
 	const db = openTracedDatabase(c.env.DB, queries);

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { QueryCounter, runBatch } from '../src/db/client';
-import { addSpans, describeStatement, openTracedDatabase, timed, timingEntries } from '../src/http/server-timing';
+import { addSpans, describeStatement, openTracedDatabase, timed, timingEntries } from '../src/db/server-timing';
 import { api, db, seedConversation, seedWorkspace } from './factories';
 
 interface Entry {

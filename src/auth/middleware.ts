@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Credential } from '../app-env';
 import { countStatements } from '../db/client';
-import { timed } from '../http/server-timing';
+import { timed } from '../db/server-timing';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import type { RateLimitDecision } from '../model/rate-limits';
 import { credentialFromSubprotocols } from '../protocol/live';

@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { countStatements } from '../../db/client';
+import { addSpans, timed } from '../../db/server-timing';
 import { postMessage } from '../../domain/conversations/live';
 import { attachmentSchema, interactiveSchema, messageSchema } from '../../domain/conversations/messages';
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { messageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
-import { addSpans, timed } from '../../http/server-timing';
 import { MAX_OPERATOR_TEXT, messageText } from '../../model/messages';
 
 const sendBody = z

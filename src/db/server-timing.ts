@@ -19,7 +19,7 @@
  * locally): a span runs from the last I/O before it, so CPU work just before a hop counts in it, and the CPU
  * after the last I/O shows only in what the client measures beyond `total`.
  */
-import { type Database, openDatabase, type QueryCounter } from '../db/client';
+import { type Database, openDatabase, type QueryCounter } from './client';
 
 /** Entries per header, all told: a request that sends more round trips shows its first ones and a count. */
 const MAX_ENTRIES = 20;
