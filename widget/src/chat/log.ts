@@ -5,8 +5,8 @@
  */
 import type { Message } from '../api-types';
 import type { Translate } from '../i18n';
-import type { Pending } from './outbox';
 import { messageElement } from './render';
+import type { Pending } from './state';
 import type { ChatWord } from './words';
 
 /** Why the Worker refused a message, in the visitor's words (its own message goes to the tooltip). */
