@@ -8,6 +8,7 @@ import type { publicWidgetConfig } from '../../src/domain/widget/config';
 import type { WidgetSettings } from '../../src/domain/widget/settings';
 import type { OriginInput } from '../../src/domain/widget/visitor-sessions';
 import type { ServerFrame } from '../../src/protocol/live';
+import type { WidgetAvailability } from '../../src/protocol/widget-availability';
 import type { ConversationStarted, SessionResponse } from '../../src/routes/widget/contract';
 import type * as Widget from '../../widget/src/api-types';
 
@@ -22,7 +23,8 @@ export const widgetContract: [
 	Same<Widget.Origin, OriginInput>,
 	Same<Widget.CustomField, WidgetSettings['customFields'][number]>,
 	Same<Widget.WidgetConfig, ReturnType<typeof publicWidgetConfig>>,
+	Same<Widget.WidgetAvailability, WidgetAvailability>,
 	// The widget understands every frame a visitor's socket can receive (`event` and `presence` frames go to
 	// operators' feeds only).
 	[Exclude<ServerFrame, { type: 'event' | 'presence' }>] extends [Widget.ServerFrame] ? true : false,
-] = [true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true];

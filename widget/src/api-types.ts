@@ -114,6 +114,13 @@ export interface WidgetConfig {
 	customFields: CustomField[];
 }
 
+/** What the widget shows of the team's availability now (src/engines/widget-availability.ts computes it). */
+export interface WidgetAvailability {
+	online: boolean;
+	period: 'in_hours' | 'out_of_hours' | 'weekend' | 'holiday' | 'always';
+	availabilityMessage: string;
+}
+
 /** The frames the conversation socket sends a visitor (src/protocol/live.ts). */
 export type ServerFrame =
 	| { type: 'message'; message: Message }

@@ -4,8 +4,7 @@
  * conversation. Types only: nothing here reaches either bundle.
  */
 
-import type { WidgetAvailability } from '../../src/protocol/widget-availability';
-import type { Origin, Session, WidgetConfig } from './api-types';
+import type { Origin, Session, WidgetAvailability, WidgetConfig } from './api-types';
 import type { EventName, Identity } from './commands';
 import type { Locale } from './i18n';
 

@@ -3,8 +3,7 @@
  * under it the banner that says why messages wait (rate-limited, service unreachable).
  */
 
-import type { WidgetAvailability } from '../../../src/protocol/widget-availability';
-import type { WidgetConfig } from '../api-types';
+import type { WidgetAvailability, WidgetConfig } from '../api-types';
 import type { Translate } from '../i18n';
 import type { ChatWord } from './words';
 

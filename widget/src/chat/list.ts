@@ -5,7 +5,7 @@ import type { ChatWord } from './words';
 
 export function conversationList(
 	conversations: Conversation[],
-	unread: Map<string, number>,
+	unread: Record<string, number>,
 	locale: string,
 	t: Translate<ChatWord>,
 	pick: (conversation: Conversation | null) => void,
@@ -33,7 +33,7 @@ export function conversationList(
 			const when = new Date(c.lastMessageAt ?? c.createdAt);
 			const time = when.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
 			const closed = c.status === 'closed' ? ` · ${t('closed')}` : '';
-			return item(`${when.toLocaleDateString(locale)} ${time}${closed}`, unread.get(c.id) ?? 0, c);
+			return item(`${when.toLocaleDateString(locale)} ${time}${closed}`, unread[c.id] ?? 0, c);
 		}),
 	];
 }

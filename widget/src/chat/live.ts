@@ -1,63 +1,67 @@
 /**
- * The socket of the conversation on screen: its messages shown once each and counted if unseen, what a bot
- * asks offered in the composer, the team's typing, and one read receipt up to what the visitor has seen.
+ * The socket of the conversation on screen, as an effect of the state: started over whenever a conversation
+ * is shown anew (or a new one goes live), its messages dispatched (the store shows each once and counts the
+ * unseen), the team's typing shown for at most 6 s, and one read receipt up to what the visitor has seen.
  */
-import type { Conversation, Message, ServerFrame } from '../api-types';
-import type { ChatPanel } from './chat';
 import { LiveConversation } from './client';
-import { send } from './sending';
-import { probe } from './session';
-import { scroll } from './view';
+import type { ChatContext } from './context';
+import { visible } from './state';
 
-/** Opens the socket of `conversation`, from its first message (the log is drawn anew from the backlog). */
-export function connect(chat: ChatPanel, conversation: Conversation): LiveConversation {
-	return new LiveConversation(chat.client, conversation.id, 0, {
-		message: (message) => received(chat, message),
-		frame: (frame) => onFrame(chat, frame),
-		status: (live) => {
-			chat.liveSynced = live;
-			if (live) chat.log.element.removeAttribute('aria-busy');
-		},
-		trouble: () => probe(chat),
+/**
+ * Keeps the socket of the conversation the state shows; `trouble`: it keeps failing (see LiveConversation).
+ * Returns what sends the visitor's typing on it.
+ */
+export function keepLive(ctx: ChatContext, trouble: () => void): (typing: boolean) => void {
+	const { store, client } = ctx;
+	let live: LiveConversation | undefined;
+	let showing = '';
+	let readSent = 0;
+	let typingTimer: ReturnType<typeof setTimeout> | undefined;
+
+	/** The visitor sees the conversation: one read receipt up to its last message. */
+	const markRead = () => {
+		const state = store.state;
+		const conversation = state.current;
+		const seq = live?.seq ?? 0;
+		if (!conversation || !visible(state) || !state.synced || seq <= readSent) return;
+		readSent = seq;
+		if (!live?.send({ type: 'read', seq })) {
+			client.call('POST', `/conversations/${conversation.id}/read`, { seq }).catch(() => {});
+		}
+		store.dispatch({ type: 'read', id: conversation.id });
+	};
+
+	store.subscribe((state, previous, action) => {
+		// The log is drawn anew from the socket's backlog, so the socket starts anew (from seq 0) too.
+		const now = `${state.shown}:${state.current?.id ?? ''}`;
+		if (now !== showing) {
+			showing = now;
+			live?.stop();
+			readSent = 0;
+			const id = state.current?.id;
+			live =
+				id === undefined
+					? undefined
+					: new LiveConversation(client, id, 0, {
+							message: (message) => store.dispatch({ type: 'received', message }),
+							frame: (frame) => {
+								if (frame.type === 'synced') markRead();
+								else if (frame.type === 'typing' && frame.author === 'operator') {
+									clearTimeout(typingTimer);
+									store.dispatch({ type: 'typing', typing: frame.typing });
+									if (frame.typing) {
+										typingTimer = setTimeout(() => store.dispatch({ type: 'typing', typing: false }), 6000);
+									}
+								}
+							},
+							status: (synced) => store.dispatch({ type: 'synced', live: synced }),
+							trouble,
+						});
+		}
+		// Read when the visitor comes to look, or when something new arrives while they look.
+		if (action.type === 'visibility' || (action.type === 'open' && action.open)) markRead();
+		if (action.type === 'received' && state !== previous && state.synced) markRead();
 	});
-}
 
-/** A stored message (from the socket or an HTTP answer): shown once, by seq, counted if unseen. */
-export function received(chat: ChatPanel, message: Message) {
-	const id = message.conversationId;
-	if (id !== chat.current?.id || !chat.log.add(message)) return;
-	if (message.authorKind !== 'contact') {
-		chat.typing.textContent = '';
-		chat.unread.arrived(message, visible(chat));
-	}
-	const last = chat.log.last;
-	const asked = last && last.authorKind !== 'contact' ? last.interactive : null;
-	chat.composer.prompt(asked, (answer) => send(chat, answer), chat.log.element, last?.authorKind === 'bot');
-	if (chat.liveSynced) markRead(chat);
-	scroll(chat);
-}
-
-function onFrame(chat: ChatPanel, frame: ServerFrame) {
-	if (frame.type === 'synced') markRead(chat);
-	else if (frame.type === 'typing' && frame.author === 'operator') {
-		clearTimeout(chat.typingTimer);
-		chat.typing.textContent = frame.typing ? chat.t('typing', chat.host.config().displayName) : '';
-		if (frame.typing) chat.typingTimer = setTimeout(() => (chat.typing.textContent = ''), 6000);
-	}
-}
-
-function visible(chat: ChatPanel): boolean {
-	return chat.isOpen && chat.view === 'conversation' && document.visibilityState === 'visible';
-}
-
-/** The visitor sees the conversation: one read receipt up to its last message. */
-export function markRead(chat: ChatPanel) {
-	const conversation = chat.current;
-	const seq = chat.live?.seq ?? 0;
-	if (!conversation || !visible(chat) || !chat.liveSynced || seq <= chat.readSent) return;
-	chat.readSent = seq;
-	if (!chat.live?.send({ type: 'read', seq })) {
-		chat.client.call('POST', `/conversations/${conversation.id}/read`, { seq }).catch(() => {});
-	}
-	chat.unread.read(conversation.id);
+	return (typing) => live?.send({ type: 'typing', typing });
 }

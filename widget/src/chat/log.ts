@@ -5,8 +5,8 @@
  */
 import type { Message } from '../api-types';
 import type { Translate } from '../i18n';
-import type { Pending } from './outbox';
 import { messageElement } from './render';
+import type { Pending } from './state';
 import type { ChatWord } from './words';
 
 /** Why the Worker refused a message, in the visitor's words (its own message goes to the tooltip). */
@@ -21,7 +21,6 @@ export class MessageLog {
 	/** Notices that stay after the messages (a closed conversation), whatever arrives later. */
 	private readonly trailer = document.createElement('div');
 	private readonly shown = new Map<number, HTMLElement>();
-	private readonly messages = new Map<number, Message>();
 	/** The visitor's messages not stored yet (sending or refused), by clientMessageId. */
 	private readonly pending = new Map<string, HTMLElement>();
 
@@ -37,7 +36,6 @@ export class MessageLog {
 
 	clear(): void {
 		this.shown.clear();
-		this.messages.clear();
 		this.pending.clear();
 		this.trailer.replaceChildren();
 		this.element.replaceChildren(this.trailer);
@@ -55,15 +53,6 @@ export class MessageLog {
 
 	greet(text: string): void {
 		this.append(messageElement({ text, attachments: [], authorKind: 'operator' }, this.teamName()));
-	}
-
-	has(seq: number): boolean {
-		return this.shown.has(seq);
-	}
-
-	/** The latest stored message. */
-	get last(): Message | undefined {
-		return this.messages.get(Math.max(0, ...this.messages.keys()));
 	}
 
 	/** Shows a message of the visitor's not stored yet: sending, or refused (with a discard button). */
@@ -118,7 +107,6 @@ export class MessageLog {
 		}
 		if (message.clientMessageId) this.pending.delete(message.clientMessageId);
 		this.shown.set(message.seq, element);
-		this.messages.set(message.seq, message);
 		return true;
 	}
 }

@@ -8,25 +8,7 @@
 import type { Conversation, Details, Message } from '../api-types';
 import { keys, load, save } from '../storage';
 import { CallError, type VisitorClient } from './client';
-
-export interface Pending {
-	clientMessageId: string;
-	text: string;
-	/** null: this message starts a new conversation (with the pre-chat values). */
-	conversationId: string | null;
-	details?: Details;
-	customFields?: Record<string, string>;
-	/** The Worker refused it for good (a 4xx): its status and message; kept, shown, until discarded. */
-	failed?: string;
-	failedStatus?: number;
-	/** When it was written: the sending order. */
-	at: number;
-	/**
-	 * The conversation it was written in, closed meanwhile in a workspace whose visitors start a new one (a 409):
-	 * it starts that new one instead.
-	 */
-	movedFrom?: string;
-}
+import type { Pending } from './state';
 
 export interface OutboxEvents {
 	delivered(item: Pending, message: Message, started: Conversation | null): void;

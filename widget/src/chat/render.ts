@@ -4,6 +4,14 @@
  */
 import type { Attachment, Message } from '../api-types';
 
+/** An element with its class and its text (as a text node). */
+export function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text?: string) {
+	const element = document.createElement(tag);
+	if (className) element.className = className;
+	if (text !== undefined) element.textContent = text;
+	return element;
+}
+
 /** Adds `text` to `parent` with *bold* and _italic_ as <strong>/<em>, everything else as plain text. */
 export function appendFormatted(parent: HTMLElement, text: string): void {
 	const pattern = /(^|[^\p{L}\p{N}])(\*([^*\n]+)\*|_([^_\n]+)_)(?=$|[^\p{L}\p{N}])/gu;
