@@ -114,7 +114,7 @@ export interface WidgetConfig {
 	customFields: CustomField[];
 }
 
-/** What the widget shows of the team's availability now (src/engines/widget-availability.ts computes it). */
+/** What the widget shows of the team's availability now (src/protocol/widget-availability.ts computes it). */
 export interface WidgetAvailability {
 	online: boolean;
 	period: 'in_hours' | 'out_of_hours' | 'weekend' | 'holiday' | 'always';
