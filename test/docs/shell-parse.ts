@@ -174,6 +174,8 @@ class Parser {
 				this.doubleQuoted(parts, text);
 			} else if (c === '$') {
 				this.expansion(parts, text);
+			} else if (c === '`') {
+				this.fail('backquotes are not run: write $(…)');
 			} else {
 				text(c);
 				this.i++;
