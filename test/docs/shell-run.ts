@@ -90,7 +90,7 @@ export class Shell {
 		}
 		const status = /^#\s*(\d{3})\b/.exec(statement.comment ?? '')?.[1];
 		this.expected = status ? Number(status) : undefined;
-		let input = new Uint8Array();
+		let input: Uint8Array = new Uint8Array();
 		for (const command of statement.commands) input = await this.command(command, input);
 		this.expected = undefined;
 	}
@@ -100,7 +100,7 @@ export class Shell {
 		let out = '';
 		for (const statement of script) {
 			if (statement.kind === 'function') throw new Error('a function defined inside $(…)');
-			let input = new Uint8Array();
+			let input: Uint8Array = new Uint8Array();
 			for (const command of statement.commands) input = await this.command(command, input);
 			out += new TextDecoder().decode(input);
 		}

@@ -32,6 +32,7 @@ describe('parseShell', () => {
 		['A=1; B="x y" && echo $A', [[['A=1']], [['B=x y']], [['echo', '<A>']]]],
 		['curl -s x \\\n  -d \'{\n"a": 1}\'', [[['curl', '-s', 'x', '-d', '{\n"a": 1}']]]],
 		['X=$(curl -s u | json .id)', [[['X=<$()>']]]],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: shell's ${…}, not a template
 		['echo ${LINK#*#token=} ${A}', [[['echo', '<LINK#*#token=>', '<A>']]]],
 		['echo hi > /tmp/f   # 409: a comment', [[['echo', 'hi', '>/tmp/f']]]],
 		['json() { node -pe "x$1"; }\necho', ['fn json', [['echo']]]],
@@ -50,6 +51,7 @@ describe('parseShell', () => {
 		["echo 'a", 'never closed'],
 		['echo a &', 'background'],
 		['cat < f', 'redirection'],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: shell's ${…}, not a template
 		['echo ${A/b/c}', 'not run'],
 		['echo `date`', 'backquotes'],
 		['A=1 echo', 'assignment before a command'],
