@@ -85,6 +85,37 @@ const host: Host = {
 	seed,
 };
 
+/** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen. */
+function anchorOf(heading: string): string {
+	return heading
+		.toLowerCase()
+		.replace(/[^\p{L}\p{N}\s_-]/gu, '')
+		.replace(/\s/g, '-');
+}
+
+/** The anchors of a document: one per heading (a repeated one gets -1, -2…, as on GitHub). */
+function anchorsOf(markdown: string): Set<string> {
+	const anchors = new Set<string>();
+	const withoutCode = markdown.replace(/^\s*```[\s\S]*?^\s*```/gm, '');
+	for (const [, heading = ''] of withoutCode.matchAll(/^#{1,6} (.+)$/gm)) {
+		const anchor = anchorOf(heading);
+		let unique = anchor;
+		for (let n = 1; anchors.has(unique); n++) unique = `${anchor}-${n}`;
+		anchors.add(unique);
+	}
+	return anchors;
+}
+
+/** `a/b/../c.md` as `a/c.md`. */
+function normalise(path: string): string {
+	const parts: string[] = [];
+	for (const part of path.split('/')) {
+		if (part === '..') parts.pop();
+		else if (part !== '.' && part !== '') parts.push(part);
+	}
+	return parts.join('/');
+}
+
 const blocks = Object.entries(DOCS).flatMap(([file, text]) => shellBlocks(file, text));
 
 describe('the shell examples of README.md and docs/', () => {
@@ -94,6 +125,22 @@ describe('the shell examples of README.md and docs/', () => {
 			if (block.noRun === undefined) parseShell(block.text, block.line);
 			else expect(block.text, `${block.file}:${block.line} has a curl yet is not run`).not.toMatch(/\bcurl\b/);
 		}
+	});
+
+	it('link to documents and headings that exist', () => {
+		const broken: string[] = [];
+		for (const [file, text] of Object.entries(DOCS)) {
+			const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
+			for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+				if (/^[a-z]+:/.test(target)) continue;
+				const [path = '', anchor] = target.split('#');
+				const linked = path === '' ? file : normalise(folder + path);
+				// Links to code, pictures and documents outside README.md and docs/ are checked by their paths only.
+				if (!linked.endsWith('.md') || !(linked in DOCS)) continue;
+				if (anchor !== undefined && !anchorsOf(DOCS[linked] ?? '').has(anchor)) broken.push(`${file} -> ${target}`);
+			}
+		}
+		expect(broken).toEqual([]);
 	});
 
 	for (const file of new Set(blocks.filter((b) => b.noRun === undefined).map((b) => b.file))) {
