@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { latencySummary } from './load.mjs';
 import { ratio } from './report-format.mjs';
 
-/** The budgets the widget is built to (see README, "The chat widget"): a first visit, then with the chat. */
+/** The budgets the widget is built to (see docs/widget.md): a first visit, then with the chat. */
 const BUDGET_BEFORE_OPEN = 10 * 1024;
 const BUDGET_AFTER_OPEN = 30 * 1024;
 /** Requests to the Worker before opening: script and config, plus the session for an identified visitor. */

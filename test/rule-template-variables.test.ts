@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import readme from '../README.md?raw';
+import automationGuide from '../docs/automation.md?raw';
 import { sweepWaiting } from '../src/domain/automation/rules/runner';
 import { changesOf, newEvent } from '../src/model/events';
 import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind, ruleVariablesMarkdown } from '../src/model/rule-variables';
@@ -301,9 +301,9 @@ describe('the variables each rule trigger fills', () => {
 		});
 	});
 
-	it('is the table the README publishes', () => {
-		// Regenerate the README's copy from ruleVariablesMarkdown() after changing the table.
-		expect(readme).toContain(ruleVariablesMarkdown());
+	it('is the table the automation guide publishes', () => {
+		// Regenerate docs/automation.md's copy from ruleVariablesMarkdown() after changing the table.
+		expect(automationGuide).toContain(ruleVariablesMarkdown());
 	});
 
 	it('covers every trigger of the table', () => {

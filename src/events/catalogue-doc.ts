@@ -181,7 +181,7 @@ export function catalogueMarkdown(body: (event: DomainEvent) => string): string 
 		'`webhook-id`, the same on every try: dedupe on it), the workspace, the actor (who caused it: an operator, the',
 		'contact, a bot, a scenario, a rule or the system) and the fields below. It is signed per',
 		'[Standard Webhooks](https://www.standardwebhooks.com) (`webhook-id`, `webhook-timestamp`, `webhook-signature`);',
-		'see the README for verifying it. Fields may be added to a type; none is removed or changes meaning.',
+		'see docs/automation.md for verifying it. Fields may be added to a type; none is removed or changes meaning.',
 		'',
 		'| Type | When |',
 		'| --- | --- |',

@@ -1,8 +1,8 @@
 /**
  * What a classic rule's templates read, per trigger: written once, with no dependency, for the rule runner
  * (which loads the records its rules' triggers fill, once per event, and gives each rule only its trigger's),
- * the API document (each trigger's description), the README's table (a test compares them) and the console's
- * rule editor. A variable's name is its path in the template: `{{ agent.name }}`.
+ * the API document (each trigger's description), docs/automation.md's table (a test compares them) and the
+ * console's rule editor. A variable's name is its path in the template: `{{ agent.name }}`.
  */
 
 export interface RuleTemplateVariable {
@@ -127,8 +127,8 @@ function grouped(names: readonly string[]): string[] {
 }
 
 /**
- * The README's list of what each trigger's templates read: the records every trigger fills, then a table of
- * what each adds or means otherwise (a test keeps the README's copy equal to it).
+ * docs/automation.md's list of what each trigger's templates read: the records every trigger fills, then a
+ * table of what each adds or means otherwise (a test keeps that copy equal to it).
  */
 export function ruleVariablesMarkdown(): string {
 	const common = RECORDS.map((v) => v.name);
