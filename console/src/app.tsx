@@ -1,5 +1,6 @@
 import { lazy, Suspense } from 'preact/compat';
 import { Redirect, Route, Switch } from 'wouter-preact';
+import { type ConsoleSession, useSession } from './data/session';
 import { t } from './i18n';
 import { ApiSettings } from './pages/api-settings';
 import { Inbox } from './pages/inbox';
@@ -9,7 +10,6 @@ import { DealsBoard } from './pages/records/deals';
 import { TasksToday } from './pages/records/tasks';
 import { SetPassword } from './pages/set-password';
 import { SignIn } from './pages/sign-in';
-import { type ConsoleSession, useSession } from './session';
 import { Problem } from './ui/problem';
 import { Shell } from './ui/shell';
 

@@ -8,7 +8,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { Link, useSearch } from 'wouter-preact';
 import { ApiError, changedElsewhere, type Versioned } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { ChangedElsewhere } from '../../ui/changed-elsewhere';
 import { Problem } from '../../ui/problem';

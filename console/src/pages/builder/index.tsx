@@ -1,6 +1,6 @@
 import { Route, Switch } from 'wouter-preact';
+import type { ConsoleSession } from '../../data/session';
 import { addWords } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { bots, scenarios } from './documents';
 import { Editor } from './editor';
 import { DocumentList } from './list';

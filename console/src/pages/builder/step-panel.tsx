@@ -5,7 +5,7 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
-import { useDirectory, useFunnels } from '../../api/queries';
+import { useDirectory, useFunnels } from '../../data/workspace';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { flowFacts } from './condition-field';

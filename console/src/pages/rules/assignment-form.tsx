@@ -6,7 +6,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { enterSendsNothing, useSubmit } from '../../ui/hooks';

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, ok } from '../../api/client';
-import { groupName, useDirectory } from '../../api/queries';
+import { groupName, useDirectory } from '../../data/workspace';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { AssignmentEditor, AssignmentForm, type AssignmentRule } from './assignment-form';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client';
+import type { ConsoleSession } from '../../data/session';
 import { t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { Section } from './form';
 import { Groups } from './team-groups';

@@ -1,5 +1,5 @@
+import type { ConsoleSession } from '../../data/session';
 import { t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { fieldProblems, SaveBar } from './form';
 import { Appearance } from './widget-appearance';
