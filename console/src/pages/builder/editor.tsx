@@ -4,16 +4,16 @@
  * versions). The draft is the API's definition, edited as a whole and saved with one PATCH; the API judges
  * it, and the problems it names land on their node and field.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { Link, useSearch } from 'wouter-preact';
 import { ApiError, changedElsewhere, type Versioned } from '../../api/client';
+import { useDocument, useDocumentCache } from '../../data/builder';
+import { type DocumentApi, pinVersion, type Saved } from '../../data/documents';
 import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { ChangedElsewhere } from '../../ui/changed-elsewhere';
 import { Problem } from '../../ui/problem';
 import { Canvas } from './canvas';
-import { type DocumentApi, pinVersion, type Saved } from './documents';
 import {
 	connect,
 	definitionProblems,
@@ -58,8 +58,8 @@ function problemsIn(found: StepProblems, sent: Definition): Problems {
 export function Editor(props: { documents: DocumentApi; id: string }) {
 	const { documents, id } = props;
 	const kind = documents.kind;
-	const client = useQueryClient();
-	const saved = useQuery({ queryKey: [kind, id], queryFn: () => documents.load(id) });
+	const cache = useDocumentCache(kind, id);
+	const saved = useDocument(documents, id);
 	const directory = useDirectory();
 	const history = useHistory<Definition>(EMPTY);
 	const definition = history.value;
@@ -205,7 +205,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 	/** Reads the document again after a save refused as changed elsewhere: `adopt` its draft, or only its version. */
 	const settleConflict = async (adopt: boolean) => {
 		const fresh = await documents.load(id);
-		client.setQueryData([kind, id], fresh);
+		cache.show(fresh);
 		if (adopt) takeIn(fresh);
 		else pinVersion(id, fresh.etag);
 		setStatus({ busy: false, message: null, error: null });
@@ -216,7 +216,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 			const answer = await documents.save(id, definition);
 			setSavedJson(JSON.stringify(definition));
 			setProblems(NO_PROBLEMS);
-			client.setQueryData([kind, id], answer);
+			cache.show(answer);
 			setStatus({ busy: false, message: t('builder.saved'), error: null });
 			return true;
 		} catch (error) {
@@ -230,7 +230,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		setStatus({ busy: true, message: null, error: null });
 		try {
 			await documents.publish(id);
-			await client.invalidateQueries({ queryKey: [kind, id] });
+			await cache.published();
 			setStatus({ busy: false, message: t('builder.publishedNow'), error: null });
 		} catch (error) {
 			setStatus({ busy: false, message: null, error });

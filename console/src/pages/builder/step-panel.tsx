@@ -4,7 +4,7 @@
  * test of the call as it stands.
  */
 import { useRef, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { testIntegration } from '../../data/builder';
 import { useDirectory, useFunnels } from '../../data/workspace';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
@@ -135,13 +135,7 @@ function IntegrationTest({ step }: { step: Step }) {
 		try {
 			const variables = JSON.parse(sample || '{}') as Record<string, unknown>;
 			const { id: _id, title: _title, next: _next, onError: _onError, ...request } = step;
-			setResult(
-				await ok(
-					api.POST('/v3/bots/test-integration', {
-						body: { step: request as never, variables },
-					}),
-				),
-			);
+			setResult(await testIntegration(request, variables));
 		} catch (caught) {
 			setError(caught);
 		} finally {
