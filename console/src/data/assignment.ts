@@ -1,6 +1,8 @@
 /**
  * Auto-assignment: its rules (ordered by priority), one rule with the version it was read at, their changes
- * (each reads the rules again), and the queue of conversations waiting for an operator.
+ * (each reads the rules again), the queue of conversations waiting for an operator, and the members'
+ * capacities. (The capacities are the team's, but kept here: a module shared by this page's chunk and the
+ * settings' would be a chunk of its own, and split the first load's code in two.)
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../api/client';
@@ -86,4 +88,24 @@ export function useAssignmentQueue() {
 		queryFn: () => ok(api.GET('/v3/assignment/queue')),
 		refetchInterval: 10_000,
 	});
+}
+
+/**
+ * The members still enabled, for their capacities. The same key as data/team.ts's `useTeamMembers` (which
+ * reads the disabled too): the two pages never show at once, and a capacity saved reads either list again.
+ */
+export function useEnabledMembers() {
+	return useQuery({
+		queryKey: keys.team.members,
+		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100, disabled: 'false' } } })),
+	});
+}
+
+/** Saves a member's capacity (the assignment page), then reads the members again. */
+export function useSaveCapacity(id: string) {
+	const client = useQueryClient();
+	return async (capacity: number | null) => {
+		await ok(api.PATCH('/v3/team/members/{id}', { params: { path: { id } }, body: { capacity } }));
+		await client.invalidateQueries({ queryKey: keys.team.members });
+	};
 }

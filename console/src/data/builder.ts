@@ -77,6 +77,10 @@ export function useScenarioRuns(scenarioId: string) {
 	});
 }
 
+/** A conversation's bot runs read once, for the builder to replay one (not cached: it wants them as they are now). */
+export const conversationBotRuns = (conversationId: string) =>
+	ok(api.GET('/v3/conversations/{id}/bot-runs', { params: { path: { id: conversationId } } }));
+
 /** One of a scenario's runs, as it is now. */
 export const scenarioRun = (scenarioId: string, runId: string) =>
 	ok(api.GET('/v3/scenarios/{id}/runs/{runId}', { params: { path: { id: scenarioId, runId } } }));

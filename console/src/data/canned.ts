@@ -5,6 +5,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api/client';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 /** The saved replies whose shortcut, title or text match what follows the `/`, best first. */
 export function useCannedMatches(query: string | null) {
@@ -27,11 +28,10 @@ export function useCannedReplies() {
 		queryFn: ({ pageParam }) =>
 			ok(
 				api.GET('/v3/canned-replies', {
-					params: { query: { limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
+					params: { query: { limit: 100, ...cursor(pageParam) } },
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 	});
 }
 

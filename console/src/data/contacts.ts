@@ -6,6 +6,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type Contact = Schemas['ContactRecord'];
 type ListQuery = NonNullable<paths['/v3/contacts']['get']['parameters']['query']>;
@@ -17,11 +18,10 @@ export function useContactList(query: Omit<ListQuery, 'limit' | 'cursor'>) {
 		queryFn: ({ pageParam }) =>
 			ok(
 				api.GET('/v3/contacts', {
-					params: { query: { ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+					params: { query: { ...query, limit: 50, ...cursor(pageParam) } },
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 	});
 }
 

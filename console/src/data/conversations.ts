@@ -6,6 +6,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, ok, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type Conversation = Schemas['ConversationWithContact'];
 export type ConversationChanges = {
@@ -28,13 +29,12 @@ export function useConversationList(query: Omit<ListQuery, 'include' | 'limit' |
 							...query,
 							include: 'contact,lastMessage',
 							limit: 100,
-							...(pageParam ? { cursor: pageParam } : {}),
+							...cursor(pageParam),
 						},
 					},
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 	});
 }
 
@@ -91,10 +91,6 @@ export function useBotRuns(conversationId: string, enabled: boolean) {
 		enabled,
 	});
 }
-
-/** The same runs read once, for the builder to replay one (not cached: it wants them as they are now). */
-export const conversationBotRuns = (conversationId: string) =>
-	ok(api.GET('/v3/conversations/{id}/bot-runs', { params: { path: { id: conversationId } } }));
 
 /** Starts a bot on the conversation by hand; its runs are read again. */
 export function useStartBot(conversationId: string) {

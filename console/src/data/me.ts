@@ -1,18 +1,11 @@
-/** The signed-in operator's own things: their status for the team, their API token, and the API log. */
+/** Settings › Integrations › API: the signed-in operator's API token, and the workspace's API log. */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { PresenceStatus } from '../../../src/model/presence';
 import { api, ok } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type LogQuery = NonNullable<paths['/v3/api-logs']['get']['parameters']['query']>;
-
-/** Sets my status (the team sees it over the inbox feed, which is where the console reads it back). */
-export function useSetMyStatus() {
-	return useMutation({
-		mutationFn: (status: PresenceStatus) => ok(api.PUT('/v3/me/status', { body: { status } })),
-	});
-}
 
 export function useMe() {
 	return useQuery({ queryKey: keys.me, queryFn: () => ok(api.GET('/v3/me')) });
@@ -37,10 +30,9 @@ export function useApiLog(query: Omit<LogQuery, 'limit' | 'cursor'>) {
 		queryFn: ({ pageParam }) =>
 			ok(
 				api.GET('/v3/api-logs', {
-					params: { query: { ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+					params: { query: { ...query, limit: 50, ...cursor(pageParam) } },
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 	});
 }

@@ -5,6 +5,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../api/client';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type Rule = Schemas['AutomationRule'];
 type Status = Schemas['AutomationRuleExecution']['status'];
@@ -95,12 +96,11 @@ export function useRuleExecutions(ruleId: string, status: Status | '') {
 			ok(
 				api.GET('/v3/automation-rules/executions', {
 					params: {
-						query: { ruleId, limit: 50, ...(status ? { status } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
+						query: { ruleId, limit: 50, ...(status ? { status } : {}), ...cursor(pageParam) },
 					},
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 		refetchInterval: 5_000,
 	});
 }

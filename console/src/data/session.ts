@@ -1,9 +1,10 @@
 /**
  * The signed-in session: read once, dropped by any 401, replaced by signing in (or setting a password) and
- * by signing out.
+ * by signing out; and the signed-in operator's status for the team.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'preact/hooks';
+import type { PresenceStatus } from '../../../src/model/presence';
 import { ApiError, api, ok, onSignedOut, type Schemas, setCsrfToken } from '../api/client';
 import { keys } from './keys';
 
@@ -67,4 +68,11 @@ export function useSignOut() {
 		await api.DELETE('/v3/auth/session');
 		client.setQueryData(keys.session, null);
 	};
+}
+
+/** Sets my status (the team sees it over the inbox feed, which is where the console reads it back). */
+export function useSetMyStatus() {
+	return useMutation({
+		mutationFn: (status: PresenceStatus) => ok(api.PUT('/v3/me/status', { body: { status } })),
+	});
 }

@@ -1,5 +1,5 @@
 /**
- * The team (Settings › Team, and the assignment page's capacities): members, groups, presence and sessions.
+ * The team (Settings › Team): members, groups, presence and sessions.
  * Every change reads the team again (`keys.team.all`), since a member's change shows in groups and back.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,17 +10,6 @@ export function useTeamMembers() {
 	return useQuery({
 		queryKey: keys.team.members,
 		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100 } } })),
-	});
-}
-
-/**
- * The members still enabled, for their capacities. The same key as `useTeamMembers` (which reads the disabled
- * too): the two pages never show at once, and a capacity saved reads either list again.
- */
-export function useEnabledMembers() {
-	return useQuery({
-		queryKey: keys.team.members,
-		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100, disabled: 'false' } } })),
 	});
 }
 
@@ -61,15 +50,6 @@ export function useSaveMember(id: string) {
 	return async (body: Schemas['OperatorChanges']) => {
 		await ok(api.PATCH('/v3/team/members/{id}', { params: { path: { id } }, body }));
 		await refresh();
-	};
-}
-
-/** Saves a member's capacity (the assignment page), then reads the members again. */
-export function useSaveCapacity(id: string) {
-	const client = useQueryClient();
-	return async (capacity: number | null) => {
-		await ok(api.PATCH('/v3/team/members/{id}', { params: { path: { id } }, body: { capacity } }));
-		await client.invalidateQueries({ queryKey: keys.team.members });
 	};
 }
 

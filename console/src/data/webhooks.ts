@@ -5,6 +5,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api/client';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type Status = Schemas['WebhookDeliverySummary']['status'];
 
@@ -59,12 +60,11 @@ export function useDeliveries(endpointId: string, status: Status | '') {
 				api.GET('/v3/webhooks/{id}/deliveries', {
 					params: {
 						path: { id: endpointId },
-						query: { limit: 25, ...(status ? { status } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
+						query: { limit: 25, ...(status ? { status } : {}), ...cursor(pageParam) },
 					},
 				}),
 			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
+		...byCursor,
 		refetchInterval: 10_000,
 	});
 }

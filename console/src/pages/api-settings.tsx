@@ -9,7 +9,7 @@ import { ApiLog } from './api-log';
  * Settings > Integrations > API: the operator's Token V3 (generate, regenerate: the new one shown once, the old
  * one refused at once), its age with the 90-day reminder, and the workspace's API log.
  */
-export function ApiSettings({ session }: { session: ConsoleSession }) {
+export default function ApiSettings({ session }: { session: ConsoleSession }) {
 	const me = useMe();
 	const [issued, setIssued] = useState<string | null>(null);
 	const regenerate = useRegenerateToken();

@@ -1,5 +1,5 @@
 import { PRESENCE_STATUSES, type PresenceStatus } from '../../../src/model/presence';
-import { useSetMyStatus } from '../data/me';
+import { useSetMyStatus } from '../data/session';
 import { useDirectory } from '../data/workspace';
 import { useFeedConnected, usePresence } from '../feed';
 import { t } from '../i18n';

@@ -4,8 +4,7 @@
  * status, its step log and its variables beside it. Viewing a run changes nothing; "Back to the draft"
  * returns to editing.
  */
-import { scenarioRun, useScenarioRuns } from '../../data/builder';
-import { conversationBotRuns } from '../../data/conversations';
+import { conversationBotRuns, scenarioRun, useScenarioRuns } from '../../data/builder';
 import type { DocumentApi } from '../../data/documents';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client';
-import { useEnabledMembers, useSaveCapacity } from '../../data/team';
+import { useEnabledMembers, useSaveCapacity } from '../../data/assignment';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
