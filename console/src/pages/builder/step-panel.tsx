@@ -11,7 +11,8 @@ import { Problem } from '../../ui/problem';
 import { flowFacts } from './condition-field';
 import { dealPickers, settleStage } from './deal-pickers';
 import { type Definition, type DocumentKind, type Step, stepType, typeLabel } from './schema';
-import { type FormContext, ObjectFields } from './schema-form';
+import type { FormContext } from './schema-fields';
+import { ObjectFields } from './schema-form';
 
 export function StepPanel(props: {
 	kind: DocumentKind;
