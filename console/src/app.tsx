@@ -1,7 +1,7 @@
 import { lazy, Suspense } from 'preact/compat';
 import { Redirect, Route, Switch } from 'wouter-preact';
+import { type ConsoleSession, useSession } from './data/session';
 import { t } from './i18n';
-import { ApiSettings } from './pages/api-settings';
 import { Inbox } from './pages/inbox';
 import { CannedReplies } from './pages/records/canned-replies';
 import { Contacts } from './pages/records/contacts';
@@ -9,11 +9,11 @@ import { DealsBoard } from './pages/records/deals';
 import { TasksToday } from './pages/records/tasks';
 import { SetPassword } from './pages/set-password';
 import { SignIn } from './pages/sign-in';
-import { type ConsoleSession, useSession } from './session';
 import { Problem } from './ui/problem';
 import { Shell } from './ui/shell';
 
 const SettingsPages = lazy(() => import('./pages/settings'));
+const ApiSettings = lazy(() => import('./pages/api-settings'));
 const BuilderPages = lazy(() => import('./pages/builder'));
 const RulesPages = lazy(() => import('./pages/rules'));
 const ReportsPage = lazy(() => import('./pages/reports'));
@@ -57,7 +57,9 @@ function Pages({ session }: { session: ConsoleSession }) {
 					<CannedReplies session={session} />
 				</Route>
 				<Route path="/settings/api">
-					<ApiSettings session={session} />
+					<Later>
+						<ApiSettings session={session} />
+					</Later>
 				</Route>
 				<Route path="/settings/*">
 					<Later>

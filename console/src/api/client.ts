@@ -1,7 +1,8 @@
 /**
  * The console's typed client for the /v3 API: openapi-fetch over types generated from docs/openapi.json (the
  * document the API itself serves; `npm run typecheck` fails when they drift). The browser sends the session
- * cookie itself; every state-changing request carries the session's CSRF token.
+ * cookie itself; every state-changing request carries the session's CSRF token. Only the data modules
+ * (console/src/data) call `api`: pages and components call their hooks.
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';

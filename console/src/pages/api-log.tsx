@@ -1,7 +1,6 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../api/client';
-import { operatorName, useDirectory } from '../api/queries';
+import { useApiLog } from '../data/me';
+import { operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
 
@@ -25,17 +24,7 @@ export function ApiLog() {
 	const query = Object.fromEntries(
 		Object.entries(filters).filter(([key, value]) => value !== '' && (key !== 'path' || value.startsWith('/v3/'))),
 	) as { [K in keyof LogFilters]?: Exclude<LogFilters[K], ''> };
-	const logs = useInfiniteQuery({
-		queryKey: ['api-logs', query],
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/api-logs', {
-					params: { query: { ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-	});
+	const logs = useApiLog(query);
 	const entries = logs.data?.pages.flatMap((page) => page.data) ?? [];
 	const choice = <K extends keyof LogFilters>(key: K, label: string, options: [LogFilters[K], string][]) => (
 		<label>

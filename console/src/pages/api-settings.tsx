@@ -1,8 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../api/client';
+import { useMe, useRegenerateToken } from '../data/me';
+import type { ConsoleSession } from '../data/session';
 import { t } from '../i18n';
-import type { ConsoleSession } from '../session';
 import { Problem } from '../ui/problem';
 import { ApiLog } from './api-log';
 
@@ -10,18 +9,10 @@ import { ApiLog } from './api-log';
  * Settings > Integrations > API: the operator's Token V3 (generate, regenerate: the new one shown once, the old
  * one refused at once), its age with the 90-day reminder, and the workspace's API log.
  */
-export function ApiSettings({ session }: { session: ConsoleSession }) {
-	const client = useQueryClient();
-	const me = useQuery({ queryKey: ['me'], queryFn: () => ok(api.GET('/v3/me')) });
+export default function ApiSettings({ session }: { session: ConsoleSession }) {
+	const me = useMe();
 	const [issued, setIssued] = useState<string | null>(null);
-	const regenerate = useMutation({
-		mutationFn: () => ok(api.POST('/v3/tokens/regenerate')),
-		onSuccess: (answer) => {
-			setIssued(answer.token);
-			void client.invalidateQueries({ queryKey: ['me'] });
-			void client.invalidateQueries({ queryKey: ['api-logs'] });
-		},
-	});
+	const regenerate = useRegenerateToken();
 	const token = me.data?.token ?? null;
 	return (
 		<div class="page">
@@ -56,7 +47,8 @@ export function ApiSettings({ session }: { session: ConsoleSession }) {
 					class="primary"
 					disabled={regenerate.isPending || !me.data}
 					onClick={() => {
-						if (!token || confirm(t('api.regenerateConfirm'))) regenerate.mutate();
+						if (!token || confirm(t('api.regenerateConfirm')))
+							regenerate.mutate(undefined, { onSuccess: (answer) => setIssued(answer.token) });
 					}}
 				>
 					{token ? t('api.regenerate') : t('api.generate')}

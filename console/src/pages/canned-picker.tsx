@@ -1,5 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
 import { t } from '../i18n';
 
 type CannedReply = Schemas['CannedReply'];
@@ -8,20 +7,6 @@ type CannedReply = Schemas['CannedReply'];
 export function cannedQuery(draft: string): string | null {
 	const match = /^\/([a-z0-9_-]*)$/.exec(draft);
 	return match ? (match[1] ?? '') : null;
-}
-
-/** The saved replies whose shortcut, title or text match what follows the `/`, best first. */
-export function useCannedMatches(query: string | null) {
-	return useQuery({
-		queryKey: ['canned-replies', { q: query }],
-		queryFn: async () =>
-			(await ok(api.GET('/v3/canned-replies', { params: { query: { limit: 8, ...(query ? { q: query } : {}) } } })))
-				.data,
-		enabled: query !== null,
-		staleTime: 30_000,
-		// The last list stays while the next one loads, so Enter picks from it rather than finding nothing.
-		placeholderData: keepPreviousData,
-	});
 }
 
 /**

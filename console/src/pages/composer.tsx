@@ -1,9 +1,10 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { renderCannedReply, useCannedMatches } from '../data/canned';
 import { t } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
-import { CannedPicker, cannedQuery, useCannedMatches } from './canned-picker';
+import { CannedPicker, cannedQuery } from './canned-picker';
 
 /** The longest message the team may send (the API's limit): the box takes no more. */
 const MAX_TEXT = 10_000;
@@ -54,12 +55,7 @@ export function Composer(props: {
 	const pick = async (reply: Schemas['CannedReply']) => {
 		setError(null);
 		try {
-			const rendered = await ok(
-				api.POST('/v3/canned-replies/{id}/render', {
-					params: { path: { id: reply.id } },
-					body: { conversationId: props.conversationId },
-				}),
-			);
+			const rendered = await renderCannedReply(reply.id, props.conversationId);
 			setDraft(rendered.text);
 			setActive(0);
 			box.current?.focus();

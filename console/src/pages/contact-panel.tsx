@@ -1,11 +1,13 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment } from 'preact';
 import { Link } from 'wouter-preact';
 import { hasPermission, type Permission } from '../../../src/model/permissions';
-import { api, ifMatch, ok, okVersioned, type Schemas } from '../api/client';
-import { useDirectory } from '../api/queries';
+import type { Schemas } from '../api/client';
+import { loadContact, useContact, useRefreshContact, useSaveContact, useShowContact } from '../data/contacts';
+import { useContactConversations } from '../data/conversations';
+import { useContactDeals } from '../data/crm';
+import type { ConsoleSession } from '../data/session';
+import { useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
-import type { ConsoleSession } from '../session';
 import { useShownVersion } from '../ui/changed-elsewhere';
 import { Editable } from '../ui/editable';
 import { Problem } from '../ui/problem';
@@ -27,27 +29,16 @@ export function ContactPanel(props: {
 	onClose?(): void;
 }) {
 	const { contactId, conversationId, session } = props;
-	const client = useQueryClient();
 	const directory = useDirectory();
 	const can = (permission: Permission) => hasPermission(session.permissions, permission);
-	const load = () => okVersioned(api.GET('/v3/contacts/{id}', { params: { path: { id: contactId } } }));
-	const contact = useQuery({ queryKey: ['contact', contactId], queryFn: load, refetchOnWindowFocus: false });
-	const version = useShownVersion(contact.data, load, (fresh) => client.setQueryData(['contact', contactId], fresh));
-	const others = useQuery({
-		queryKey: ['conversations', { contactId }],
-		queryFn: () =>
-			ok(api.GET('/v3/conversations', { params: { query: { contactId, limit: 10, include: 'lastMessage' } } })),
-	});
-	const deals = useQuery({
-		queryKey: ['deals', { contactId }],
-		queryFn: () => ok(api.GET('/v3/deals', { params: { query: { contactId, limit: 10 } } })),
-		enabled: Boolean(can('crm:access')),
-	});
+	const contact = useContact(contactId);
+	const version = useShownVersion(contact.data, () => loadContact(contactId), useShowContact(contactId));
+	const refreshContact = useRefreshContact(contactId);
+	const others = useContactConversations(contactId);
+	const deals = useContactDeals(contactId, Boolean(can('crm:access')));
+	const saveContact = useSaveContact(contactId);
 	const save = async (body: Schemas['ContactChanges']) => {
-		const at = { params: { path: { id: contactId } } };
-		const updated = await okVersioned(api.PATCH('/v3/contacts/{id}', { ...at, body, ...ifMatch(version.etag) }));
-		client.setQueryData(['contact', contactId], updated);
-		void client.invalidateQueries({ queryKey: ['conversations'] });
+		await saveContact.mutateAsync({ body, etag: version.etag });
 	};
 	const data = contact.data;
 	const readOnly = !can('contacts:write');
@@ -99,7 +90,7 @@ export function ContactPanel(props: {
 						label={t('contact.tags')}
 						tags={data.tags}
 						path={(name) => ({ kind: 'contact', id: contactId, name })}
-						onChanged={() => client.invalidateQueries({ queryKey: ['contact', contactId] })}
+						onChanged={refreshContact}
 					/>
 					{fields.length > 0 && <h4>{t('contact.customFields')}</h4>}
 					{fields.map((field) => (

@@ -1,18 +1,17 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { hasPermission } from '../../../src/model/permissions';
-import { api, ok, type Schemas } from '../api/client';
-import { useDirectory } from '../api/queries';
+import type { Schemas } from '../api/client';
+import { useBotRuns, useChangeConversation, useConversationChanged, useStartBot } from '../data/conversations';
+import type { ConsoleSession } from '../data/session';
+import { useDirectory } from '../data/workspace';
 import { usePresence } from '../feed';
 import { t, when } from '../i18n';
-import type { ConsoleSession } from '../session';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { TagEditor } from '../ui/tag-editor';
 
 type Conversation = Schemas['ConversationWithContact'];
-type Changes = { status?: 'open' | 'pending' | 'closed'; assigneeId?: string | null; groupId?: string | null };
 
 /**
  * What an operator does to a conversation: assign it (to me, another operator or a group), close or reopen
@@ -25,19 +24,11 @@ export function ConversationActions({
 	conversation: Conversation;
 	session: ConsoleSession;
 }) {
-	const client = useQueryClient();
 	const directory = useDirectory();
 	const presence = usePresence();
 	const id = conversation.id;
-	const refresh = (updated?: Conversation) => {
-		if (updated) client.setQueryData(['conversation', id], updated);
-		else void client.invalidateQueries({ queryKey: ['conversation', id] });
-		void client.invalidateQueries({ queryKey: ['conversations'] });
-	};
-	const change = useMutation({
-		mutationFn: (body: Changes) => ok(api.PATCH('/v3/conversations/{id}', { params: { path: { id } }, body })),
-		onSuccess: (updated) => refresh(updated as Conversation),
-	});
+	const refresh = useConversationChanged(id);
+	const change = useChangeConversation(id);
 	const closed = conversation.status === 'closed';
 	const assignToMe = () => change.mutate({ assigneeId: session.operator.id });
 	const closeOrReopen = () => change.mutate({ status: closed ? 'open' : 'closed' });
@@ -116,19 +107,10 @@ function BotControls({
 	/** Admins open a run on its bot's canvas. */
 	canBuild: boolean;
 }) {
-	const client = useQueryClient();
 	const [botId, setBotId] = useState('');
 	const [open, setOpen] = useState(false);
-	const runs = useQuery({
-		queryKey: ['bot-runs', conversationId],
-		queryFn: () => ok(api.GET('/v3/conversations/{id}/bot-runs', { params: { path: { id: conversationId } } })),
-		enabled: open,
-	});
-	const start = useMutation({
-		mutationFn: (id: string) =>
-			ok(api.POST('/v3/conversations/{id}/bot', { params: { path: { id: conversationId } }, body: { botId: id } })),
-		onSuccess: () => client.invalidateQueries({ queryKey: ['bot-runs', conversationId] }),
-	});
+	const runs = useBotRuns(conversationId, open);
+	const start = useStartBot(conversationId);
 	return (
 		<details class="bots" onToggle={(e) => setOpen(e.currentTarget.open)}>
 			<summary>{t('conversation.bots')}</summary>

@@ -5,7 +5,8 @@
  * it, and re-sent with the same client id, which the room deduplicates, whenever the socket is back.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { messagesBefore } from '../data/conversations';
 import { type LiveSocket, openLive } from '../live';
 
 export type Message = Schemas['Message'];
@@ -165,11 +166,7 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 		loadingRef.current = true;
 		setLoadingEarlier(true);
 		try {
-			const page = await ok(
-				api.GET('/v3/conversations/{id}/messages', {
-					params: { path: { id }, query: { before, limit: OPENING_PAGE } },
-				}),
-			);
+			const page = await messagesBefore(id, before, OPENING_PAGE);
 			setMessages((all) => [...page.data, ...all]);
 			setEarliest(page.data[0]?.seq ?? 1);
 		} catch (caught) {

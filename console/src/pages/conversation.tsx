@@ -1,9 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ok } from '../api/client';
-import { contactLabel, operatorName, useDirectory } from '../api/queries';
+import { useConversation } from '../data/conversations';
+import type { ConsoleSession } from '../data/session';
+import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
-import type { ConsoleSession } from '../session';
 import { Problem } from '../ui/problem';
 import { Composer } from './composer';
 import { ContactPanel } from './contact-panel';
@@ -15,10 +14,7 @@ import { type Message, useConversationLive } from './conversation-live';
  * up), who is typing, the composer, and beside it the contact.
  */
 export function ConversationView({ id, session }: { id: string; session: ConsoleSession }) {
-	const conversation = useQuery({
-		queryKey: ['conversation', id],
-		queryFn: () => ok(api.GET('/v3/conversations/{id}', { params: { path: { id } } })),
-	});
+	const conversation = useConversation(id);
 	const data = conversation.data;
 	const live = useConversationLive(id, data?.lastMessageSeq);
 	const directory = useDirectory();

@@ -1,4 +1,4 @@
-import { useDirectory, useTags } from '../api/queries';
+import { useDirectory, useTags } from '../data/workspace';
 import { t } from '../i18n';
 
 export type View = 'mine' | 'unassigned' | 'all';

@@ -1,12 +1,12 @@
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import { api, ok, type Schemas } from '../api/client';
-import { contactLabel, operatorName, useDirectory } from '../api/queries';
+import type { Schemas } from '../api/client';
+import { useConversationList, useRefreshConversationLists } from '../data/conversations';
+import type { ConsoleSession } from '../data/session';
+import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { useFeedEvent } from '../feed';
 import { t, when } from '../i18n';
-import type { ConsoleSession } from '../session';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
@@ -30,27 +30,10 @@ const NOT_LISTED = new Set(['member.status_changed', 'rule.notification']);
 export function Inbox({ session, openId }: { session: ConsoleSession; openId?: string }) {
 	const [filters, setFilters] = useState<InboxFilters>(savedFilters);
 	const [, navigate] = useLocation();
-	const client = useQueryClient();
+	const refreshLists = useRefreshConversationLists();
 	const directory = useDirectory();
 	const query = filterQuery(filters, session.operator.id);
-	const list = useInfiniteQuery({
-		queryKey: ['conversations', query],
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/conversations', {
-					params: {
-						query: {
-							...query,
-							include: 'contact,lastMessage',
-							limit: 100,
-							...(pageParam ? { cursor: pageParam } : {}),
-						},
-					},
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-	});
+	const list = useConversationList(query);
 	const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data]);
 	const changeFilters = (next: InboxFilters) => {
 		saveFilters(next);
@@ -65,7 +48,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 		if (pending.current) return;
 		pending.current = setTimeout(() => {
 			pending.current = undefined;
-			void client.invalidateQueries({ queryKey: ['conversations'] });
+			refreshLists();
 		}, 500);
 	});
 	useEffect(() => () => clearTimeout(pending.current), []);

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import { api, ok } from '../api/client';
+import { setPassword as choosePassword, useSignedIn } from '../data/session';
 import { t } from '../i18n';
-import { useSignedIn } from '../session';
 import { useSubmit } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 
@@ -13,7 +12,7 @@ export function SetPassword() {
 	const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
 	const [password, setPassword] = useState('');
 	const { busy, error, submit } = useSubmit(async () => {
-		signedIn(await ok(api.POST('/v3/auth/set-password', { body: { token, password } })));
+		signedIn(await choosePassword(token, password));
 		history.replaceState(null, '', location.pathname);
 		navigate('/');
 	});

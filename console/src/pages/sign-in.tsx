@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { signIn, useSignedIn } from '../data/session';
 import { t } from '../i18n';
-import { useSignedIn } from '../session';
 import { useSubmit } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 
@@ -12,15 +12,10 @@ export function SignIn() {
 	const [password, setPassword] = useState('');
 	const [choices, setChoices] = useState<Schemas['WorkspaceChoice']['workspaces'] | null>(null);
 	const { busy, error, submit } = useSubmit(async (workspaceId?: string) => {
-		const answer = await api.POST('/v3/auth/sign-in', {
-			body: { email, password, ...(workspaceId ? { workspaceId } : {}) },
-		});
-		// 300: the password opens several workspaces (openapi-fetch hands a non-2xx body over as `error`).
-		if (answer.response.status === 300) {
-			setChoices((answer.error as Schemas['WorkspaceChoice'] | undefined)?.workspaces ?? null);
-			return;
-		}
-		signedIn(await ok(answer));
+		const answer = await signIn({ email, password, ...(workspaceId ? { workspaceId } : {}) });
+		// The password opens several workspaces: which one.
+		if ('choices' in answer) setChoices(answer.choices);
+		else signedIn(answer.session);
 	});
 
 	return (

@@ -3,9 +3,9 @@
  * sends `scenario.paused` on the inbox feed to admins only. It names the scenario and the limit it went past,
  * links to it, and stays until dismissed (a pause waits for a person, so a notice that fades could be missed).
  */
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
+import { useRefreshScenarios } from '../data/flood';
 import { useFeedEvent } from '../feed';
 import { t } from '../i18n';
 
@@ -27,7 +27,7 @@ function noticeOf(payload: Record<string, unknown>): Notice | null {
 }
 
 export function FloodNotices() {
-	const client = useQueryClient();
+	const refreshScenarios = useRefreshScenarios();
 	const [notices, setNotices] = useState<Notice[]>([]);
 	useFeedEvent((event) => {
 		if (event === 'reconnected' || event.type !== 'scenario.paused') return;
@@ -36,7 +36,7 @@ export function FloodNotices() {
 		// One notice a scenario: paused again after a resume, its notice is the newest.
 		setNotices((current) => [...current.filter((n) => n.scenarioId !== notice.scenarioId), notice]);
 		// The scenarios list and the scenario's own page show it paused without a reload.
-		void client.invalidateQueries({ queryKey: ['scenario'] });
+		refreshScenarios();
 	});
 	const dismiss = (scenarioId: string) => setNotices((current) => current.filter((n) => n.scenarioId !== scenarioId));
 	if (notices.length === 0) return null;

@@ -1,7 +1,6 @@
-import { useMutation } from '@tanstack/react-query';
 import { PRESENCE_STATUSES, type PresenceStatus } from '../../../src/model/presence';
-import { api, ok } from '../api/client';
-import { useDirectory } from '../api/queries';
+import { useSetMyStatus } from '../data/session';
+import { useDirectory } from '../data/workspace';
 import { useFeedConnected, usePresence } from '../feed';
 import { t } from '../i18n';
 import { Problem } from './problem';
@@ -20,9 +19,7 @@ export function PresencePicker({ operatorId }: { operatorId: string }) {
 	const presence = usePresence();
 	const connected = useFeedConnected();
 	const status = presence.get(operatorId) ?? 'offline';
-	const change = useMutation({
-		mutationFn: (next: PresenceStatus) => ok(api.PUT('/v3/me/status', { body: { status: next } })),
-	});
+	const change = useSetMyStatus();
 	const shown = change.isPending && change.variables ? change.variables : status;
 	return (
 		<div class="presence-picker-wrap">

@@ -1,12 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { hasPermission, type Permission } from '../../../src/model/permissions';
-import { api } from '../api/client';
+import { type ConsoleSession, useSignOut } from '../data/session';
 import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
 import { SettingsNav } from '../pages/settings/nav';
-import type { ConsoleSession } from '../session';
 import { AutomationNav } from './automation-nav';
 import { FloodNotices } from './flood-notice';
 import { PresencePicker, TeamPresence } from './presence';
@@ -18,13 +16,9 @@ import { PresencePicker, TeamPresence } from './presence';
 export function Shell({ session, children }: { session: ConsoleSession; children: ComponentChildren }) {
 	useFeedConnection();
 	const [location] = useLocation();
-	const client = useQueryClient();
 	const current = (path: string) =>
 		path === '/' ? location === '/' || location.startsWith('/conversations') : location.startsWith(path);
-	const signOut = async () => {
-		await api.DELETE('/v3/auth/session');
-		client.setQueryData(['session'], null);
-	};
+	const signOut = useSignOut();
 	const can = (permission: Permission) => hasPermission(session.permissions, permission);
 	const link = (path: string, label: string) => (
 		<Link href={path} aria-current={current(path) ? 'page' : undefined}>

@@ -5,7 +5,7 @@
  * elsewhere (undo, a version opened) rebuilds it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Directory } from '../../api/queries';
+import type { Directory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { ConditionEditor } from '../rules/condition-editor';
 import { conditionOf, type GroupNode, groupOf } from '../rules/draft';

@@ -4,28 +4,18 @@
  * versions). The draft is the API's definition, edited as a whole and saved with one PATCH; the API judges
  * it, and the problems it names land on their node and field.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { Link, useSearch } from 'wouter-preact';
-import { ApiError, changedElsewhere, type Versioned } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { changedElsewhere, type Versioned } from '../../api/client';
+import { useDocument, useDocumentCache } from '../../data/builder';
+import { type DocumentApi, pinVersion, type Saved } from '../../data/documents';
+import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { ChangedElsewhere } from '../../ui/changed-elsewhere';
 import { Problem } from '../../ui/problem';
 import { Canvas } from './canvas';
-import { type DocumentApi, pinVersion, type Saved } from './documents';
-import {
-	connect,
-	definitionProblems,
-	layout,
-	links,
-	type Position,
-	reachable,
-	removeStep,
-	renameStep,
-	START,
-	type StepProblems,
-} from './graph';
+import { useDraftProblems } from './draft-problems';
+import { connect, layout, links, type Position, reachable, removeStep, renameStep, START } from './graph';
 import { useHistory } from './history';
 import { loadBotRun, loadScenarioRun, RunDetails, type RunView, ScenarioRuns } from './runs';
 import { type Definition, newStep, outlets, type Step } from './schema';
@@ -38,28 +28,11 @@ import { variablesAt } from './variables';
 import { VersionsPanel } from './versions-panel';
 
 const EMPTY: Definition = { start: '', steps: [] };
-/** The API's problems with the draft, by step id (and field path inside it), and those outside any step. */
-interface Problems {
-	steps: Map<string, Map<string, string>>;
-	document: string[];
-}
-const NO_PROBLEMS: Problems = { steps: new Map(), document: [] };
-
-/** A 422's problems, named by index in the definition that was sent, moved to that definition's step ids. */
-function problemsIn(found: StepProblems, sent: Definition): Problems {
-	const steps = new Map<string, Map<string, string>>();
-	for (const [index, fields] of found.steps) {
-		const stepId = sent.steps[index]?.id;
-		if (stepId) steps.set(stepId, fields);
-	}
-	return { steps, document: found.document };
-}
-
 export function Editor(props: { documents: DocumentApi; id: string }) {
 	const { documents, id } = props;
 	const kind = documents.kind;
-	const client = useQueryClient();
-	const saved = useQuery({ queryKey: [kind, id], queryFn: () => documents.load(id) });
+	const cache = useDocumentCache(kind, id);
+	const saved = useDocument(documents, id);
 	const directory = useDirectory();
 	const history = useHistory<Definition>(EMPTY);
 	const definition = history.value;
@@ -99,17 +72,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		[kind, viewing],
 	);
 	const [panel, setPanel] = useState<Panel>('step');
-	const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
-	/** A step edited or renamed: its problems were the old draft's (their list indices may have moved). */
-	const settle = (stepId: string, renamedTo?: string) =>
-		setProblems((current) => {
-			const fields = current.steps.get(stepId);
-			if (!fields) return current;
-			const steps = new Map(current.steps);
-			steps.delete(stepId);
-			if (renamedTo) steps.set(renamedTo, fields);
-			return { ...current, steps };
-		});
+	const { problems, counts: problemCounts, settle, refusedFor, clear: clearProblems } = useDraftProblems();
 	const [trace, setTrace] = useState<Trace>(NO_TRACE);
 	const [status, setStatus] = useState<{ busy: boolean; message: string | null; error: unknown }>({
 		busy: false,
@@ -132,10 +95,6 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 
 	const dirty = savedJson !== null && JSON.stringify(definition) !== savedJson;
 	const reached = useMemo(() => reachable(kind, definition), [kind, definition]);
-	const problemCounts = useMemo(
-		() => new Map([...problems.steps].map(([stepId, fields]) => [stepId, fields.size])),
-		[problems],
-	);
 
 	const update = (change: (current: Definition) => Definition, group?: string) => history.update(change, group);
 	// A new step goes under the step it follows (or under everything), moved right until no step is there.
@@ -187,25 +146,18 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		});
 		setSelected(to);
 	};
-	const refused = useCallback(
-		(error: unknown) => {
-			if (error instanceof ApiError && error.status === 422) {
-				setProblems(problemsIn(definitionProblems(error.message), definition));
-			}
-		},
-		[definition],
-	);
+	const refused = useCallback((error: unknown) => refusedFor(error, definition), [definition]);
 	const onTrace = useCallback(
 		(log: LogEntry[], waitingAt: string | null) => {
 			setTrace(traceOf(kind, definition, log, waitingAt));
-			setProblems(NO_PROBLEMS);
+			clearProblems();
 		},
 		[kind, definition],
 	);
 	/** Reads the document again after a save refused as changed elsewhere: `adopt` its draft, or only its version. */
 	const settleConflict = async (adopt: boolean) => {
 		const fresh = await documents.load(id);
-		client.setQueryData([kind, id], fresh);
+		cache.show(fresh);
 		if (adopt) takeIn(fresh);
 		else pinVersion(id, fresh.etag);
 		setStatus({ busy: false, message: null, error: null });
@@ -215,8 +167,8 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		try {
 			const answer = await documents.save(id, definition);
 			setSavedJson(JSON.stringify(definition));
-			setProblems(NO_PROBLEMS);
-			client.setQueryData([kind, id], answer);
+			clearProblems();
+			cache.show(answer);
 			setStatus({ busy: false, message: t('builder.saved'), error: null });
 			return true;
 		} catch (error) {
@@ -230,7 +182,7 @@ export function Editor(props: { documents: DocumentApi; id: string }) {
 		setStatus({ busy: true, message: null, error: null });
 		try {
 			await documents.publish(id);
-			await client.invalidateQueries({ queryKey: [kind, id] });
+			await cache.published();
 			setStatus({ busy: false, message: t('builder.publishedNow'), error: null });
 		} catch (error) {
 			setStatus({ busy: false, message: null, error });

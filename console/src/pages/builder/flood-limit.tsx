@@ -3,20 +3,18 @@
  * the scenarios it guards: the admin who finds one paused in the list sees, and may raise, the limit beside
  * it. The API judges the value (1 to 100,000 whole runs); its 422 is shown at the field.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useAutomationSettings, useSaveFloodLimit } from '../../data/builder';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { FieldProblem, fieldProblems, invalid } from '../settings/form';
 
-const KEY = ['automation-settings'];
 const ID = 'flood-limit';
 
 export function FloodLimit() {
-	const client = useQueryClient();
-	const settings = useQuery({ queryKey: KEY, queryFn: () => ok(api.GET('/v3/automation-settings')) });
+	const settings = useAutomationSettings();
+	const saveLimit = useSaveFloodLimit();
 	// What the admin typed, or null while the field shows the saved limit.
 	const [typed, setTyped] = useState<string | null>(null);
 	const [saved, setSaved] = useState(false);
@@ -24,8 +22,7 @@ export function FloodLimit() {
 	const save = useSubmit(async () => {
 		setSaved(false);
 		// Sent as typed (an empty field is 0): what is not a whole number in range is the API's to refuse.
-		const body = { scenarioRunsPerMinute: Number(value) };
-		client.setQueryData(KEY, await ok(api.PATCH('/v3/automation-settings', { body })));
+		await saveLimit(Number(value));
 		setTyped(null);
 		setSaved(true);
 	});

@@ -1,7 +1,7 @@
 import { Route, Switch } from 'wouter-preact';
+import { bots, scenarios } from '../../data/documents';
+import type { ConsoleSession } from '../../data/session';
 import { addWords } from '../../i18n';
-import type { ConsoleSession } from '../../session';
-import { bots, scenarios } from './documents';
 import { Editor } from './editor';
 import { DocumentList } from './list';
 // The page's layout, then the canvas, the panel's forms, the simulator's and versions' lists.

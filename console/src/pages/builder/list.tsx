@@ -2,10 +2,10 @@
  * The bots or the scenarios of the workspace: name, whether it is on, the version new runs start with; a new
  * one made from a name (a first step ready to edit), then opened on the canvas.
  */
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import { api, ok } from '../../api/client';
+import { useDocumentList } from '../../data/builder';
+import { documentsOf } from '../../data/documents';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { FloodLimit } from './flood-limit';
@@ -23,35 +23,18 @@ interface Row {
 	paused?: Pause | null;
 }
 
-const FIRST_BOT = { start: 'welcome', steps: [{ id: 'welcome', type: 'send_message', text: 'Hi! How can we help?' }] };
-const FIRST_SCENARIO = { start: 'done', steps: [{ id: 'done', type: 'end' }] };
-
 export function DocumentList({ kind }: { kind: DocumentKind }) {
 	const [, navigate] = useLocation();
 	const base = kind === 'bot' ? '/bots' : '/scenarios';
-	const list = useQuery({
-		queryKey: [kind, 'list'],
-		queryFn: async () =>
-			(kind === 'bot'
-				? (await ok(api.GET('/v3/bots', { params: { query: { limit: 100 } } }))).data
-				: (await ok(api.GET('/v3/scenarios', { params: { query: { limit: 100 } } }))).data) as unknown as Row[],
-	});
+	const list = useDocumentList(kind);
+	const rows = list.data as Row[] | undefined;
 	const [name, setName] = useState('');
 	const [error, setError] = useState<unknown>(null);
 	const create = async (event: Event) => {
 		event.preventDefault();
 		setError(null);
 		try {
-			const made =
-				kind === 'bot'
-					? await ok(
-							api.POST('/v3/bots', {
-								body: { name, trigger: { kind: 'new_conversation' }, enabled: false, definition: FIRST_BOT as never },
-							}),
-						)
-					: await ok(
-							api.POST('/v3/scenarios', { body: { name, enabled: false, definition: FIRST_SCENARIO as never } }),
-						);
+			const made = await documentsOf(kind).create(name);
 			navigate(`${base}/${made.id}`);
 		} catch (caught) {
 			setError(caught);
@@ -75,9 +58,9 @@ export function DocumentList({ kind }: { kind: DocumentKind }) {
 			</form>
 			{error !== null && <Problem error={error} />}
 			{list.error && <Problem error={list.error} retry={() => list.refetch()} />}
-			{list.data?.length === 0 && <p class="muted">{t('builder.none')}</p>}
+			{rows?.length === 0 && <p class="muted">{t('builder.none')}</p>}
 			<ul class="documents">
-				{list.data?.map((row) => (
+				{rows?.map((row) => (
 					<li key={row.id}>
 						<Link href={`${base}/${row.id}`}>{row.name}</Link>
 						<span class="muted">{t('builder.stepCount', { n: row.draft.steps.length })}</span>

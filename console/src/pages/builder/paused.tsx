@@ -2,25 +2,17 @@
  * A scenario flood protection paused (src/domain/automation/scenarios/flood.ts), as the list and the builder's settings
  * show it: when and at what limit, and Resume (`POST /v3/scenarios/{id}/resume`), which enables it again.
  */
-import { useQueryClient } from '@tanstack/react-query';
-import { api, okVersioned, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useResumeScenario } from '../../data/builder';
 import { t, when } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
-import { pinVersion } from './documents';
 
 export type Pause = NonNullable<Schemas['ScenarioPause']>;
 
 /** Resume, with the error of a refused resume beside it; the list and the open scenario learn the answer. */
 function ResumeButton({ id, name }: { id: string; name?: string }) {
-	const client = useQueryClient();
-	const resume = useSubmit(async () => {
-		const resumed = await okVersioned(api.POST('/v3/scenarios/{id}/resume', { params: { path: { id } } }));
-		// The resume is the builder's own write: a draft saved after it is saved over it, not refused as stale.
-		pinVersion(id, resumed.etag);
-		client.setQueryData(['scenario', id], resumed);
-		await client.invalidateQueries({ queryKey: ['scenario', 'list'] });
-	});
+	const resume = useSubmit(useResumeScenario(id));
 	return (
 		<>
 			<button

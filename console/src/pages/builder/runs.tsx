@@ -4,11 +4,10 @@
  * status, its step log and its variables beside it. Viewing a run changes nothing; "Back to the draft"
  * returns to editing.
  */
-import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
+import { conversationBotRuns, scenarioRun, useScenarioRuns } from '../../data/builder';
+import type { DocumentApi } from '../../data/documents';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import type { DocumentApi } from './documents';
 import type { Definition } from './schema';
 import type { LogEntry } from './trace';
 
@@ -31,7 +30,7 @@ export async function loadBotRun(
 	conversationId: string,
 	runId: string,
 ): Promise<RunView> {
-	const runs = await ok(api.GET('/v3/conversations/{id}/bot-runs', { params: { path: { id: conversationId } } }));
+	const runs = await conversationBotRuns(conversationId);
 	const run = runs.data.find((r) => r.id === runId && r.bot.id === botId);
 	if (!run) throw new Error(t('builder.runMissing'));
 	return {
@@ -49,7 +48,7 @@ export async function loadBotRun(
 
 /** One of a scenario's runs with the definition of the version it ran. */
 export async function loadScenarioRun(documents: DocumentApi, scenarioId: string, runId: string): Promise<RunView> {
-	const run = await ok(api.GET('/v3/scenarios/{id}/runs/{runId}', { params: { path: { id: scenarioId, runId } } }));
+	const run = await scenarioRun(scenarioId, runId);
 	return {
 		runId: run.id,
 		version: run.version,
@@ -65,11 +64,7 @@ export async function loadScenarioRun(documents: DocumentApi, scenarioId: string
 
 /** A scenario's latest runs, to open one on the canvas. */
 export function ScenarioRuns(props: { scenarioId: string; onOpen: (runId: string) => void }) {
-	const runs = useQuery({
-		queryKey: ['scenario', props.scenarioId, 'runs'],
-		queryFn: () =>
-			ok(api.GET('/v3/scenarios/{id}/runs', { params: { path: { id: props.scenarioId }, query: { limit: 30 } } })),
-	});
+	const runs = useScenarioRuns(props.scenarioId);
 	return (
 		<section class="runs-panel" aria-labelledby="runs-title">
 			<h2 id="runs-title">{t('builder.runs')}</h2>

@@ -7,50 +7,13 @@
  */
 import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n';
-import { en as fieldWords } from '../../words/builder-fields';
-import type { Fact } from '../rules/facts';
 import { ChoiceChecks, ChoiceOrTemplate } from './choice-field';
 import { ConditionField } from './condition-field';
 import { applies, isLinkField, type JsonSchema, resolve } from './schema';
+import { type FieldProps, type FormParts, fieldLabel, type ObjectFieldsProps } from './schema-fields';
 import { ListField, RecordField, Variants } from './schema-lists';
 import { TemplateField } from './template-field';
 
-export interface FormContext {
-	/** The ids of the document's steps, for link pickers. */
-	stepIds: string[];
-	/** The variables a template at this step can read, for the picker. */
-	variables: string[];
-	/** Problems by field path (`validation.pattern`). */
-	problems: Map<string, string>;
-	/** Unique id prefix of this form's inputs. */
-	idPrefix: string;
-	/**
-	 * Pickers for fields that hold an id, by the field's name: `operatorId` → the operators by name; a template
-	 * field keeps "a template or variable" among them, a list of ids is a set of checkboxes.
-	 */
-	options?: Record<string, Array<{ value: string; label: string }>>;
-	/** What a condition at this path may compare (a custom validation reads the answer and variables only). */
-	facts?: (path: (string | number)[]) => Fact[];
-}
-
-type Path = (string | number)[];
-
-/** "onRetriesExhausted" → "On retries exhausted"; "custom_fields" → "Custom fields". */
-export function humanize(key: string): string {
-	const words = key
-		.replace(/_/g, ' ')
-		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-		.toLowerCase();
-	return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** A field's name in the console's language ("Typing seconds", "Segundos digitando"), or its property spaced. */
-export function fieldLabel(key: string): string {
-	const word = `builder.field.${key}`;
-	return word in fieldWords ? t(word as keyof typeof fieldWords) : humanize(key);
-}
-
-/** Fields that hold a credential (an integration's token, a basic auth's password). */
 const SECRETS = new Set(['token', 'password', 'secret', 'apiKey']);
 
 const typeOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type);
@@ -66,14 +29,7 @@ function isTemplateText(name: string, schema: JsonSchema): boolean {
 }
 
 /** The fields of an object schema, each drawn by `Field`. */
-export function ObjectFields(props: {
-	schema: JsonSchema;
-	value: Record<string, unknown>;
-	onChange: (value: Record<string, unknown>) => void;
-	path: Path;
-	ctx: FormContext;
-	skip?: string[];
-}) {
+export function ObjectFields(props: ObjectFieldsProps) {
 	const schema = resolve(props.schema);
 	const required = new Set(schema.required ?? []);
 	const properties = Object.entries(schema.properties ?? {});
@@ -108,18 +64,6 @@ export function ObjectFields(props: {
 			})}
 		</>
 	);
-}
-
-export interface FieldProps {
-	name: string;
-	/** What the field is called on screen, when not its name's (a list's item: "Choice 2"). */
-	label?: string;
-	schema: JsonSchema;
-	value: unknown;
-	required: boolean;
-	onChange: (value: unknown) => void;
-	path: Path;
-	ctx: FormContext;
 }
 
 /** One field of a schema, labelled and hinted, with its problem. */
@@ -243,7 +187,7 @@ export function Field(props: FieldProps) {
 		);
 	}
 	if (variants?.every((v) => typeOf(resolve(v)) === 'object')) {
-		return wrap(<Variants {...props} id={id} variants={variants.map(resolve)} />);
+		return wrap(<Variants {...props} id={id} variants={variants.map(resolve)} parts={PARTS} />);
 	}
 	const options = ctx.options?.[name];
 	if (options && typeOf(schema) === 'string' && isTemplateText(name, schema)) {
@@ -346,6 +290,7 @@ export function Field(props: FieldProps) {
 					nullable={nullable(schema)}
 					minItems={props.required ? schema.minItems : undefined}
 					maxItems={schema.maxItems}
+					parts={PARTS}
 				/>,
 			);
 		case 'object': {
@@ -412,3 +357,6 @@ export function Field(props: FieldProps) {
 		}
 	}
 }
+
+/** This form's renderers, handed to its lists and variants to draw their items with. */
+const PARTS: FormParts = { Field, ObjectFields };

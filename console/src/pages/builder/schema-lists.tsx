@@ -8,11 +8,12 @@ import { TEMPLATE_RECORDS } from '../../../../src/model/step-links';
 import { t } from '../../i18n';
 import { en as fieldWords } from '../../words/builder-fields';
 import { blank, type JsonSchema } from './schema';
-import { Field, type FieldProps, fieldLabel, humanize, ObjectFields } from './schema-form';
+import { type FieldProps, type FormParts, fieldLabel, humanize } from './schema-fields';
 import { TemplateField } from './template-field';
 
 /** One schema of several, chosen by its discriminator (`kind`, `type`…): a select, then the chosen one's fields. */
-export function Variants(props: FieldProps & { id: string; variants: JsonSchema[] }) {
+export function Variants(props: FieldProps & { id: string; variants: JsonSchema[]; parts: FormParts }) {
+	const { ObjectFields } = props.parts;
 	const key =
 		Object.keys(props.variants[0]?.properties ?? {}).find((k) =>
 			props.variants.every((v) => v.properties?.[k]?.enum?.length === 1),
@@ -53,8 +54,16 @@ export function Variants(props: FieldProps & { id: string; variants: JsonSchema[
 
 /** A list: each item its own field, with move and remove buttons, and an add button under them. */
 export function ListField(
-	props: FieldProps & { id: string; items: JsonSchema; nullable: boolean; minItems?: number; maxItems?: number },
+	props: FieldProps & {
+		id: string;
+		items: JsonSchema;
+		nullable: boolean;
+		minItems?: number;
+		maxItems?: number;
+		parts: FormParts;
+	},
 ) {
+	const { Field } = props.parts;
 	const list = Array.isArray(props.value) ? (props.value as unknown[]) : [];
 	// The list's own bounds (10 buttons, 5 media, a branch at least): the API's, kept in the form.
 	const canRemove = list.length > (props.minItems ?? 0);

@@ -3,14 +3,13 @@
  * channels and priority), drawn from the API's schema of a change (`BotChanges`, `ScenarioChanges`) and saved
  * with one PATCH of the fields changed.
  */
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, okVersioned } from '../../api/client';
+import { useDocumentCache } from '../../data/builder';
+import { documentsOf, type Saved } from '../../data/documents';
 import { t } from '../../i18n';
 import { enterSendsNothing } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { fieldProblems } from '../settings/form';
-import { pinnedVersion, pinVersion, type Saved } from './documents';
 import { type Pause, PausedBox } from './paused';
 import { type DocumentKind, type JsonSchema, named, resolve } from './schema';
 import { ObjectFields } from './schema-form';
@@ -46,7 +45,7 @@ export function SettingsPanel(props: Props) {
 
 function SettingsForm(props: Props) {
 	const { kind, saved } = props;
-	const client = useQueryClient();
+	const cache = useDocumentCache(kind, saved.id);
 	const schema = named(kind === 'bot' ? 'BotChanges' : 'ScenarioChanges');
 	const initial = () => {
 		const value: Record<string, unknown> = { name: saved.name, enabled: saved.enabled };
@@ -72,14 +71,7 @@ function SettingsForm(props: Props) {
 		setError(null);
 		setDone(false);
 		try {
-			const request = { params: { path: { id: saved.id } }, body: changed as never, ...pinnedVersion(saved.id) };
-			const answer =
-				kind === 'bot'
-					? await okVersioned(api.PATCH('/v3/bots/{id}', request))
-					: await okVersioned(api.PATCH('/v3/scenarios/{id}', request));
-			pinVersion(saved.id, answer.etag);
-			client.setQueryData([kind, saved.id], answer);
-			void client.invalidateQueries({ queryKey: [kind, 'list'] });
+			cache.settingsSaved(await documentsOf(kind).saveSettings(saved.id, changed));
 			setDone(true);
 		} catch (caught) {
 			setError(caught);

@@ -5,7 +5,8 @@
  * the canvas through `onTrace`.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
+import { simulateBot, testScenario } from '../../data/builder';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import type { Definition } from './schema';
@@ -46,16 +47,11 @@ export function BotSimulator(props: {
 		let current = true;
 		// Replayed a moment after the last edit or answer, not on every key typed in a form.
 		const timer = setTimeout(() => {
-			ok(
-				api.POST('/v3/bots/simulate', {
-					body: {
-						definition: definition as never,
-						inputs,
-						contact: { name: contact.name || null, email: contact.email || null, phone: null, customFields: {} },
-						facts: { businessHours: { open }, agents: { available: open ? 1 : 0 } },
-					},
-				}),
-			).then(
+			simulateBot(definition, {
+				inputs,
+				contact: { name: contact.name || null, email: contact.email || null, phone: null, customFields: {} },
+				facts: { businessHours: { open }, agents: { available: open ? 1 : 0 } },
+			}).then(
 				(answer) => {
 					if (!current) return;
 					const simulation = answer as unknown as Simulation;
@@ -187,9 +183,7 @@ export function ScenarioTester(props: {
 		setError(null);
 		try {
 			const input = JSON.parse(payload) as Record<string, unknown>;
-			const answer = (await ok(
-				api.POST('/v3/scenarios/test', { body: { definition: props.definition as never, input } }),
-			)) as unknown as ScenarioTest;
+			const answer = (await testScenario(props.definition, input)) as unknown as ScenarioTest;
 			setResult(answer);
 			props.onTrace(answer.log, null);
 		} catch (caught) {

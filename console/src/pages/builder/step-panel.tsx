@@ -4,14 +4,15 @@
  * test of the call as it stands.
  */
 import { useRef, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
-import { useDirectory, useFunnels } from '../../api/queries';
+import { testIntegration } from '../../data/builder';
+import { useDirectory, useFunnels } from '../../data/workspace';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { flowFacts } from './condition-field';
 import { dealPickers, settleStage } from './deal-pickers';
 import { type Definition, type DocumentKind, type Step, stepType, typeLabel } from './schema';
-import { type FormContext, ObjectFields } from './schema-form';
+import type { FormContext } from './schema-fields';
+import { ObjectFields } from './schema-form';
 
 export function StepPanel(props: {
 	kind: DocumentKind;
@@ -135,13 +136,7 @@ function IntegrationTest({ step }: { step: Step }) {
 		try {
 			const variables = JSON.parse(sample || '{}') as Record<string, unknown>;
 			const { id: _id, title: _title, next: _next, onError: _onError, ...request } = step;
-			setResult(
-				await ok(
-					api.POST('/v3/bots/test-integration', {
-						body: { step: request as never, variables },
-					}),
-				),
-			);
+			setResult(await testIntegration(request, variables));
 		} catch (caught) {
 			setError(caught);
 		} finally {

@@ -4,9 +4,8 @@
  * `{{ name | filter }}` where the caret is; and a preview of the text rendered with sample values by the API's
  * own engine (POST /v3/templates/preview), so filters, dates and the workspace's time zone are the real ones.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useTemplatePreview } from '../../data/builder';
 import { t } from '../../i18n';
 import { isVariable } from './variables';
 
@@ -72,13 +71,8 @@ function useSettled(text: string, delay: number): string {
 function TemplatePreview(props: { id: string; fieldId: string; template: string; variables: string[] }) {
 	const template = useSettled(props.template, PREVIEW_DELAY_MS);
 	const samples = sampleValues(props.variables);
-	const preview = useQuery({
-		queryKey: ['template-preview', template, samples],
-		queryFn: async () => (await ok(api.POST('/v3/templates/preview', { body: { template, ...samples } }))).text,
-		// The last rendering stays while the next loads, so the output does not flicker with each pause.
-		placeholderData: keepPreviousData,
-		staleTime: 60_000,
-	});
+	// The last rendering stays while the next loads, so the output does not flicker with each pause.
+	const preview = useTemplatePreview(template, samples);
 	// The field is already named where the builder looks: the API's `json.template: ` adds nothing here.
 	const problem = preview.error?.message.replace(/^json\.template: /, '');
 	return (

@@ -3,11 +3,11 @@
  * added, removed, and the fields changed in the others), rolling back (an earlier version published again;
  * the draft untouched), and opening a version on the canvas to start the draft again from it.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
+import { useDocumentCache, usePublishedDefinition, useVersions } from '../../data/builder';
+import type { DocumentApi } from '../../data/documents';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import type { DocumentApi } from './documents';
 import type { Definition, Step } from './schema';
 
 export interface StepChange {
@@ -45,20 +45,16 @@ export function VersionsPanel(props: {
 	publishedVersion: number | null;
 	onOpen: (definition: Definition) => void;
 }) {
-	const client = useQueryClient();
 	const { documents, id } = props;
-	const versions = useQuery({ queryKey: [documents.kind, id, 'versions'], queryFn: () => documents.versions(id) });
-	const published = useQuery({
-		queryKey: [documents.kind, id, 'version', props.publishedVersion],
-		queryFn: () => documents.version(id, props.publishedVersion as number),
-		enabled: props.publishedVersion !== null,
-	});
+	const cache = useDocumentCache(documents.kind, id);
+	const versions = useVersions(documents, id);
+	const published = usePublishedDefinition(documents, id, props.publishedVersion);
 	const [error, setError] = useState<unknown>(null);
 	const act = async (run: () => Promise<unknown>) => {
 		setError(null);
 		try {
 			await run();
-			await client.invalidateQueries({ queryKey: [documents.kind, id] });
+			await cache.published();
 		} catch (caught) {
 			setError(caught);
 		}

@@ -1,9 +1,9 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
-import { operatorName, useDirectory } from '../../api/queries';
+import type { Schemas } from '../../api/client';
+import { useCannedReplies, useCreateCannedReply, useDeleteCannedReply, useSaveCannedReply } from '../../data/canned';
+import type { ConsoleSession } from '../../data/session';
+import { operatorName, useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Editable } from '../../ui/editable';
 import { Problem } from '../../ui/problem';
 
@@ -14,27 +14,15 @@ type CannedReply = Schemas['CannedReply'];
  * admins change or delete them. Texts are Liquid templates (`{{ contact.name }}`), checked when saved.
  */
 export function CannedReplies({ session }: { session: ConsoleSession }) {
-	const client = useQueryClient();
 	const directory = useDirectory();
-	const list = useInfiniteQuery({
-		queryKey: ['canned-replies', 'all'],
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/canned-replies', {
-					params: { query: { limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-	});
+	const list = useCannedReplies();
 	const replies = list.data?.pages.flatMap((page) => page.data);
-	const refresh = () => client.invalidateQueries({ queryKey: ['canned-replies'] });
 	const isAdmin = session.permissions.includes('admin');
 	return (
 		<section class="records-list narrow" aria-label={t('canned.title')}>
 			<h1>{t('canned.title')}</h1>
 			<p class="muted">{t('canned.intro')}</p>
-			<NewReply onCreated={refresh} />
+			<NewReply />
 			{list.error && <Problem error={list.error} retry={() => list.refetch()} />}
 			<ul class="plain canned-list">
 				{replies?.map((reply) => (
@@ -43,7 +31,6 @@ export function CannedReplies({ session }: { session: ConsoleSession }) {
 						reply={reply}
 						author={operatorName(directory.data, reply.authorId)}
 						canChange={isAdmin || reply.authorId === session.operator.id}
-						onChanged={refresh}
 					/>
 				))}
 			</ul>
@@ -57,31 +44,26 @@ export function CannedReplies({ session }: { session: ConsoleSession }) {
 	);
 }
 
-function NewReply({ onCreated }: { onCreated(): void }) {
+function NewReply() {
 	const [shortcut, setShortcut] = useState('');
 	const [title, setTitle] = useState('');
 	const [text, setText] = useState('');
-	const create = useMutation({
-		mutationFn: () =>
-			ok(
-				api.POST('/v3/canned-replies', {
-					body: { shortcut: shortcut.trim(), text, ...(title.trim() ? { title: title.trim() } : {}) },
-				}),
-			),
-		onSuccess: () => {
-			setShortcut('');
-			setTitle('');
-			setText('');
-			onCreated();
-		},
-	});
+	const create = useCreateCannedReply();
+	const reset = () => {
+		setShortcut('');
+		setTitle('');
+		setText('');
+	};
 	return (
 		<form
 			class="canned-new"
 			noValidate
 			onSubmit={(e) => {
 				e.preventDefault();
-				create.mutate();
+				create.mutate(
+					{ shortcut: shortcut.trim(), text, ...(title.trim() ? { title: title.trim() } : {}) },
+					{ onSuccess: reset },
+				);
 			}}
 		>
 			<div class="filter-grid">
@@ -109,16 +91,10 @@ function NewReply({ onCreated }: { onCreated(): void }) {
 	);
 }
 
-function ReplyRow(props: { reply: CannedReply; author: string; canChange: boolean; onChanged(): void }) {
+function ReplyRow(props: { reply: CannedReply; author: string; canChange: boolean }) {
 	const { reply } = props;
-	const save = async (body: Schemas['CannedReplyChanges']) => {
-		await ok(api.PATCH('/v3/canned-replies/{id}', { params: { path: { id: reply.id } }, body }));
-		props.onChanged();
-	};
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/canned-replies/{id}', { params: { path: { id: reply.id } } })),
-		onSuccess: props.onChanged,
-	});
+	const save = useSaveCannedReply(reply.id);
+	const remove = useDeleteCannedReply(reply.id);
 	return (
 		<li class="canned-row">
 			<div class="muted small">

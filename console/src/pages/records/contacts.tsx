@@ -1,10 +1,9 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, ok } from '../../api/client';
-import { contactLabel, useTags } from '../../api/queries';
+import { useContactList, useMergeCandidates, useMergeContact } from '../../data/contacts';
+import type { ConsoleSession } from '../../data/session';
+import { contactLabel, useTags } from '../../data/workspace';
 import { t, when } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { ContactPanel } from '../contact-panel';
 
@@ -23,17 +22,7 @@ export function Contacts({ openId, session }: { openId?: string; session: Consol
 		...(origin === 'search' ? { hasGclid: 'true' as const } : {}),
 		...(origin === 'social' ? { hasFbclid: 'true' as const } : {}),
 	};
-	const list = useInfiniteQuery({
-		queryKey: ['contacts', query],
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/contacts', {
-					params: { query: { ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-	});
+	const list = useContactList(query);
 	const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data]);
 
 	return (
@@ -112,23 +101,9 @@ export function Contacts({ openId, session }: { openId?: string; session: Consol
  * fields move here, then it is gone.
  */
 function MergeContact({ into }: { into: string }) {
-	const client = useQueryClient();
 	const [search, setSearch] = useState('');
-	const candidates = useQuery({
-		queryKey: ['contacts', { q: search.trim(), merge: into }],
-		queryFn: () => ok(api.GET('/v3/contacts', { params: { query: { q: search.trim(), limit: 5 } } })),
-		enabled: search.trim().length >= 2,
-	});
-	const merge = useMutation({
-		mutationFn: (duplicateId: string) =>
-			ok(api.POST('/v3/contacts/{id}/merge', { params: { path: { id: into } }, body: { duplicateId } })),
-		onSuccess: () => {
-			setSearch('');
-			void client.invalidateQueries({ queryKey: ['contacts'] });
-			void client.invalidateQueries({ queryKey: ['contact', into] });
-			void client.invalidateQueries({ queryKey: ['conversations'] });
-		},
-	});
+	const candidates = useMergeCandidates(search.trim(), into);
+	const merge = useMergeContact(into);
 	return (
 		<div class="merge">
 			<label for="merge-search">{t('contacts.mergeLabel')}</label>
@@ -143,7 +118,8 @@ function MergeContact({ into }: { into: string }) {
 								type="button"
 								disabled={merge.isPending}
 								onClick={() => {
-									if (confirm(t('contacts.mergeConfirm', { name: contactLabel(c) }))) merge.mutate(c.id);
+									if (confirm(t('contacts.mergeConfirm', { name: contactLabel(c) })))
+										merge.mutate(c.id, { onSuccess: () => setSearch('') });
 								}}
 							>
 								{t('contacts.merge')}

@@ -1,17 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, ifMatch, ok, okVersioned, type Schemas } from '../../api/client';
-import { operatorName, useDirectory } from '../../api/queries';
+import type { Schemas } from '../../api/client';
+import { loadDeal, useAddDealNote, useDeal, useDealNotes, useSaveDeal, useShowDeal } from '../../data/crm';
+import { operatorName, useDirectory } from '../../data/workspace';
 import { t, when } from '../../i18n';
 import { useShownVersion } from '../../ui/changed-elsewhere';
 import { Editable } from '../../ui/editable';
 import { Problem } from '../../ui/problem';
-import { money } from './deals';
-
-/** A deal with the version it was read at (its ETag), which its edits send back as If-Match. */
-export const loadDeal = (id: string) => okVersioned(api.GET('/v3/deals/{id}', { params: { path: { id } } }));
+import { money } from './money';
 
 /**
  * One deal beside the board: its fields edited in place, won or lost, its owner, its contact and notes. Each
@@ -19,34 +17,17 @@ export const loadDeal = (id: string) => okVersioned(api.GET('/v3/deals/{id}', { 
  * notice instead of undoing it.
  */
 export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
-	const client = useQueryClient();
 	const directory = useDirectory();
-	const deal = useQuery({ queryKey: ['deal', id], queryFn: () => loadDeal(id), refetchOnWindowFocus: false });
-	const version = useShownVersion(
-		deal.data,
-		() => loadDeal(id),
-		(fresh) => client.setQueryData(['deal', id], fresh),
-	);
-	const notes = useQuery({
-		queryKey: ['deal-notes', id],
-		queryFn: () => ok(api.GET('/v3/deals/{id}/notes', { params: { path: { id }, query: { limit: 50 } } })),
-	});
+	const deal = useDeal(id);
+	const version = useShownVersion(deal.data, () => loadDeal(id), useShowDeal(id));
+	const notes = useDealNotes(id);
+	const saveDeal = useSaveDeal(id);
 	const save = async (body: Schemas['DealChanges']) => {
-		const updated = await okVersioned(
-			api.PATCH('/v3/deals/{id}', { params: { path: { id } }, body, ...ifMatch(version.etag) }),
-		);
-		client.setQueryData(['deal', id], updated);
-		void client.invalidateQueries({ queryKey: ['deals'] });
+		await saveDeal.mutateAsync({ body, etag: version.etag });
 	};
 	const status = useMutation({ mutationFn: (next: 'open' | 'won' | 'lost') => save({ status: next }) });
 	const [note, setNote] = useState('');
-	const addNote = useMutation({
-		mutationFn: () => ok(api.POST('/v3/deals/{id}/notes', { params: { path: { id } }, body: { text: note.trim() } })),
-		onSuccess: () => {
-			setNote('');
-			void client.invalidateQueries({ queryKey: ['deal-notes', id] });
-		},
-	});
+	const addNote = useAddDealNote(id);
 	const data = deal.data;
 	return (
 		<aside class="records-detail deal-detail" aria-label={t('deals.detail')}>
@@ -102,7 +83,7 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 					<form
 						onSubmit={(e) => {
 							e.preventDefault();
-							if (note.trim()) addNote.mutate();
+							if (note.trim()) addNote.mutate(note.trim(), { onSuccess: () => setNote('') });
 						}}
 					>
 						<label for="deal-note" class="visually-hidden">

@@ -1,40 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { useLocation, useSearch } from 'wouter-preact';
-import { ApiError, api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas } from '../../api/client';
-import { operatorName, useDirectory } from '../../api/queries';
+import { changedElsewhere, type Schemas } from '../../api/client';
+import { useBoardDeals, useMoveDeal } from '../../data/crm';
+import { operatorName, useBoardFunnels, useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import { DealDetail, loadDeal } from './deal-detail';
+import { DealDetail } from './deal-detail';
+import { money } from './money';
 
 type Deal = Schemas['Deal'];
 type Funnel = Schemas['Funnel'];
-
-/** The most open deals a board shows per funnel (the API's pages, read until there are no more). */
-const BOARD_LIMIT = 500;
-
-async function openDeals(funnelId: string): Promise<Deal[]> {
-	const all: Deal[] = [];
-	let cursor: string | undefined;
-	do {
-		const page = await ok(
-			api.GET('/v3/deals', {
-				params: { query: { funnelId, status: 'open', limit: 100, ...(cursor ? { cursor } : {}) } },
-			}),
-		);
-		all.push(...page.data);
-		cursor = page.nextCursor ?? undefined;
-	} while (cursor && all.length < BOARD_LIMIT);
-	return all;
-}
-
-export function money(deal: Pick<Deal, 'value' | 'currency'>): string {
-	if (deal.value === null) return '';
-	const amount = deal.value / 100;
-	return deal.currency
-		? new Intl.NumberFormat(undefined, { style: 'currency', currency: deal.currency }).format(amount)
-		: String(amount);
-}
 
 /**
  * Deals as a board per funnel: a column per stage, each open deal a card. Dragging a card to another column
@@ -42,54 +17,13 @@ export function money(deal: Pick<Deal, 'value' | 'currency'>): string {
  * to bots, rules and webhooks. A card opens the deal beside the board.
  */
 export function DealsBoard() {
-	const client = useQueryClient();
 	const [, navigate] = useLocation();
 	const openId = new URLSearchParams(useSearch()).get('deal');
-	const funnels = useQuery({
-		queryKey: ['funnels'],
-		queryFn: async () => (await ok(api.GET('/v3/funnels', { params: { query: { limit: 100 } } }))).data,
-	});
+	const funnels = useBoardFunnels();
 	const [chosen, setChosen] = useState('');
 	const funnel: Funnel | undefined = funnels.data?.find((f) => f.id === chosen) ?? funnels.data?.[0];
-	const deals = useQuery({
-		queryKey: ['deals', { funnelId: funnel?.id, board: true }],
-		queryFn: () => openDeals(funnel?.id ?? ''),
-		enabled: Boolean(funnel),
-	});
-	const boardKey = ['deals', { funnelId: funnel?.id, board: true }];
-	const move = useMutation({
-		// The move applies to the deal as its card shows it: the list carries no version of each deal, so the
-		// deal's own read gives it (its ETag), but only while it is still the one drawn (the same `updatedAt`);
-		// a deal changed since is refused like a 412 from the API, and the board is drawn again.
-		mutationFn: async ({ deal, stageId }: { deal: Deal; stageId: string }) => {
-			const current = await loadDeal(deal.id);
-			if (current.updatedAt !== deal.updatedAt) throw new ApiError(412, t('common.changedElsewhere'));
-			const at = { params: { path: { id: deal.id } } };
-			const moved = await okVersioned(
-				api.PATCH('/v3/deals/{id}', { ...at, body: { stage: stageId }, ...ifMatch(current.etag) }),
-			);
-			client.setQueryData(['deal', deal.id], moved);
-			// The card takes the deal as moved, so a next move of it before the board is read again is not taken
-			// for someone else's change.
-			const { etag: _version, ...now } = moved;
-			client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? now : d)));
-		},
-		// The card moves at once; a refusal puts back that card alone (other moves made meanwhile stay), with the
-		// API's message. A refetch already on its way is cancelled first, or it would draw the board from before.
-		onMutate: async ({ deal, stageId }) => {
-			await client.cancelQueries({ queryKey: boardKey });
-			const stage = funnel?.stages.find((s) => s.id === stageId);
-			const moveTo = (to: Deal['stage']) =>
-				client.setQueryData<Deal[]>(boardKey, (all) => all?.map((d) => (d.id === deal.id ? { ...d, stage: to } : d)));
-			if (stage) moveTo({ ...deal.stage, id: stage.id, name: stage.name });
-			return { undo: () => moveTo(deal.stage) };
-		},
-		onError: (error, { deal }, context) => {
-			context?.undo();
-			if (changedElsewhere(error)) void client.invalidateQueries({ queryKey: ['deal', deal.id] });
-		},
-		onSettled: () => client.invalidateQueries({ queryKey: ['deals'] }),
-	});
+	const deals = useBoardDeals(funnel);
+	const move = useMoveDeal(funnel);
 
 	return (
 		<div class={`board-page${openId ? ' has-open' : ''}`}>

@@ -1,32 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter-preact';
-import { api, ok } from '../../api/client';
+import { useTaskDone, useTasksToday } from '../../data/crm';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 
-/** The end of today in this browser's time zone: "due today" includes everything overdue. */
-function endOfToday(): string {
-	const end = new Date();
-	end.setHours(23, 59, 59, 999);
-	return end.toISOString();
-}
-
 /** My open tasks due today or overdue, oldest due first, ticked off in place. */
 export function TasksToday() {
-	const client = useQueryClient();
-	const tasks = useQuery({
-		queryKey: ['tasks', 'today'],
-		queryFn: () =>
-			ok(
-				api.GET('/v3/tasks', {
-					params: { query: { assigneeId: 'me', done: 'false', dueBefore: endOfToday(), limit: 100 } },
-				}),
-			),
-	});
-	const done = useMutation({
-		mutationFn: (id: string) => ok(api.PATCH('/v3/tasks/{id}', { params: { path: { id } }, body: { done: true } })),
-		onSuccess: () => client.invalidateQueries({ queryKey: ['tasks'] }),
-	});
+	const tasks = useTasksToday();
+	const done = useTaskDone();
 	const rows = [...(tasks.data?.data ?? [])].sort((a, b) => (a.dueAt ?? '').localeCompare(b.dueAt ?? ''));
 	const now = new Date().toISOString();
 	return (

@@ -1,11 +1,10 @@
 /** The Reports page's campaign results: a campaign chosen from the list, its funnel from audience to deals won. */
-import { useQuery } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { downloadCsv, useCampaignReport, useReportCampaigns } from '../../data/reports';
 import { locale, t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { Chart } from './chart';
-import { downloadCsv } from './export';
 import { Field } from './filters';
 
 type CampaignReport = Schemas['CampaignReport'];
@@ -14,18 +13,8 @@ const percent = new Intl.NumberFormat(locale === 'pt' ? 'pt-BR' : 'en', { style:
 
 /** The campaigns to choose from (the newest hundred) and the chosen one's results. */
 export function CampaignResults({ campaignId, onChoose }: { campaignId?: string; onChoose: (id?: string) => void }) {
-	const campaigns = useQuery({
-		queryKey: ['campaigns', 'reports'],
-		queryFn: async () => (await ok(api.GET('/v3/campaigns', { params: { query: { limit: 100 } } }))).data,
-	});
-	const report = useQuery({
-		queryKey: ['reports', 'campaign', campaignId],
-		queryFn: async () =>
-			(await ok(
-				api.GET('/v3/reports/campaigns/{id}', { params: { path: { id: campaignId as string } } }),
-			)) as CampaignReport,
-		enabled: Boolean(campaignId),
-	});
+	const campaigns = useReportCampaigns();
+	const report = useCampaignReport(campaignId);
 	const download = useSubmit(() => downloadCsv(`/reports/campaigns/${campaignId}`, {}, 'campaign.csv'));
 	const list = campaigns.data ?? [];
 	return (

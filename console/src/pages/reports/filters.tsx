@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { useLocation, useSearch } from 'wouter-preact';
-import type { Directory } from '../../api/queries';
+import type { Directory } from '../../data/workspace';
 import { t } from '../../i18n';
 
 export const CLICKS = ['search', 'social', 'none'] as const;

@@ -3,18 +3,16 @@
  * the URL as charts, each with its figures as a table, the API's CSV of the same report, and a campaign's
  * results.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRef } from 'preact/hooks';
 import { hasPermission } from '../../../../src/model/permissions';
-import { api, ok } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { downloadCsv, useConversationReport } from '../../data/reports';
+import type { ConsoleSession } from '../../data/session';
+import { useDirectory } from '../../data/workspace';
 import { addWords, t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { CampaignResults } from './campaign';
 import { ConversationCharts, type ConversationReport } from './conversations';
-import { downloadCsv } from './export';
 import { FilterBar, reportQuery, useReportFilters } from './filters';
 import './reports.css';
 import * as reportsWords from '../../words/reports';
@@ -25,13 +23,7 @@ addWords(reportsWords);
 export default function ReportsPage({ session }: { session: ConsoleSession }) {
 	const [filters, setFilters] = useReportFilters();
 	const query = reportQuery(filters);
-	const report = useQuery({
-		queryKey: ['reports', 'conversations', query],
-		// The operation also answers CSV, so its type says string too: this request asks for JSON.
-		queryFn: async () => (await ok(api.GET('/v3/reports/conversations', { params: { query } }))) as ConversationReport,
-		// The charts stay while the next filters' figures load, rather than the page emptying at each change.
-		placeholderData: keepPreviousData,
-	});
+	const report = useConversationReport(query);
 	const directory = useDirectory();
 	const seen = useSeen(report.data);
 	const download = useSubmit(() => downloadCsv('/reports/conversations', query, 'conversations.csv'));

@@ -2,7 +2,7 @@
  * The rule actions about the contact and the team: update the contact, create a task, save the transcript to
  * the CRM (with a deal to create when there is none), notify operators.
  */
-import { useDirectory, useFunnels } from '../../api/queries';
+import { useDirectory, useFunnels } from '../../data/workspace';
 import { t } from '../../i18n';
 import { type FormProps, type Of, Pick, Text } from './action-fields';
 import { Check, Field, invalid, problemAt } from './fields';

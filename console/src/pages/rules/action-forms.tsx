@@ -4,7 +4,7 @@
  * team's (update the contact, a task, the CRM, a notification) in action-forms-records.tsx. Fields are named
  * `actions.<i>.<field>` by the API.
  */
-import { useDirectory, useTags } from '../../api/queries';
+import { useDirectory, useTags } from '../../data/workspace';
 import { t } from '../../i18n';
 import { type FormProps, type Of, Pick, Text } from './action-fields';
 import { CreateTask, Notify, SaveToCrm, UpdateContact } from './action-forms-records';

@@ -3,10 +3,15 @@
  * channel and the group), the strategy and its options (fallback for "last agent", the group, online only,
  * presence, business hours). Saves the API's JSON; a 422's problems show at their fields.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { changedElsewhere, type Schemas, type Versioned } from '../../api/client';
+import {
+	loadAssignmentRule,
+	useAssignmentRule,
+	useSaveAssignmentRule,
+	useShowAssignmentRule,
+} from '../../data/assignment';
+import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { enterSendsNothing, useSubmit } from '../../ui/hooks';
@@ -60,16 +65,12 @@ export function assignmentBody(draft: Draft): Schemas['NewAssignmentRule'] {
 	};
 }
 
-/** A rule with the version it was read at (its ETag). */
-const loadRule = (id: string) => okVersioned(api.GET('/v3/assignment/rules/{id}', { params: { path: { id } } }));
-
 /**
  * An existing rule's form, opened on the rule as it is now: the list it is picked from carries no version of
  * each rule, so the rule is read on its own first, and its save applies to that version only (If-Match).
  */
 export function AssignmentEditor({ id, onDone }: { id: string; onDone: () => void }) {
-	// Not kept once the form closes: opened again, it reads the rule again.
-	const rule = useQuery({ queryKey: ['assignment-rule', id], queryFn: () => loadRule(id), gcTime: 0 });
+	const rule = useAssignmentRule(id);
 	if (rule.error) return <Problem error={rule.error} retry={() => rule.refetch()} />;
 	if (!rule.data) return <p class="muted">{t('common.loading')}</p>;
 	return <AssignmentForm rule={rule.data} priority={rule.data.priority} onDone={onDone} />;
@@ -81,28 +82,23 @@ export function AssignmentForm(props: {
 	priority: number;
 	onDone: () => void;
 }) {
-	const client = useQueryClient();
 	const groups = useDirectory().data?.groups ?? [];
+	const showRule = useShowAssignmentRule();
+	const saveRule = useSaveAssignmentRule(props.rule?.id ?? null);
 	const [draft, setDraft] = useState(() => draftOf(props.rule, props.priority));
 	const set = (changes: Partial<Draft>) => setDraft((d) => ({ ...d, ...changes }));
 	const setPolicy = (changes: Partial<Policy>) => setDraft((d) => ({ ...d, policy: { ...d.policy, ...changes } }));
 	const version = usePinnedVersion(
 		props.rule?.etag,
-		() => loadRule(props.rule?.id ?? ''),
+		() => loadAssignmentRule(props.rule?.id ?? ''),
 		(fresh) => {
-			client.setQueryData(['assignment-rule', fresh.id], fresh);
+			showRule(fresh);
 			setDraft(draftOf(fresh, fresh.priority));
 		},
 	);
 	const save = useSubmit(async () => {
 		const body = assignmentBody(draft);
-		if (props.rule) {
-			const at = { params: { path: { id: props.rule.id } } };
-			await ok(api.PATCH('/v3/assignment/rules/{id}', { ...at, body, ...ifMatch(version.etag) }));
-		} else {
-			await ok(api.POST('/v3/assignment/rules', { body }));
-		}
-		await client.invalidateQueries({ queryKey: ['assignment-rules'] });
+		await saveRule(body, version.etag);
 		props.onDone();
 	});
 	const problems = fieldProblems(save.error);

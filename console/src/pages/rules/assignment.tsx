@@ -3,11 +3,15 @@
  * each on or off, moved up or down (which rewrites the priorities to follow the new order), edited in place,
  * deleted (confirmed); a new rule; the operators' capacities; and the conversations waiting for an operator.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, ok } from '../../api/client';
-import { groupName, useDirectory } from '../../api/queries';
+import {
+	useAssignmentQueue,
+	useAssignmentRuleChanges,
+	useAssignmentRules,
+	useReprioritize,
+} from '../../data/assignment';
+import { groupName, useDirectory } from '../../data/workspace';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { AssignmentEditor, AssignmentForm, type AssignmentRule } from './assignment-form';
@@ -24,23 +28,10 @@ export function reprioritized(order: readonly AssignmentRule[]): Array<{ id: str
 }
 
 export function AssignmentPage() {
-	const client = useQueryClient();
-	const rules = useQuery({ queryKey: ['assignment-rules'], queryFn: () => ok(api.GET('/v3/assignment/rules')) });
+	const rules = useAssignmentRules();
 	const [editing, setEditing] = useState<string | null>(null);
 	const list = rules.data?.data ?? [];
-	const reorder = useMutation({
-		mutationFn: async ({ from, by }: { from: number; by: number }) => {
-			for (const change of reprioritized(moved(list, from, by))) {
-				await ok(
-					api.PATCH('/v3/assignment/rules/{id}', {
-						params: { path: { id: change.id } },
-						body: { priority: change.priority },
-					}),
-				);
-			}
-		},
-		onSettled: () => client.invalidateQueries({ queryKey: ['assignment-rules'] }),
-	});
+	const reorder = useReprioritize();
 	const top = Math.min(1000, Math.max(0, ...list.map((r) => r.priority)) + 10);
 	return (
 		<div class="page rules-page">
@@ -80,7 +71,7 @@ export function AssignmentPage() {
 									first={i === 0}
 									last={i === list.length - 1}
 									busy={reorder.isPending}
-									onMove={(by) => reorder.mutate({ from: i, by })}
+									onMove={(by) => reorder.mutate(reprioritized(moved(list, i, by)))}
 									onEdit={() => setEditing(rule.id)}
 								/>
 							)}
@@ -104,18 +95,8 @@ function RuleSummary(props: {
 	onEdit: () => void;
 }) {
 	const { rule } = props;
-	const client = useQueryClient();
 	const directory = useDirectory().data;
-	const refresh = () => client.invalidateQueries({ queryKey: ['assignment-rules'] });
-	const path = { params: { path: { id: rule.id } } };
-	const toggle = useMutation({
-		mutationFn: (enabled: boolean) => ok(api.PATCH('/v3/assignment/rules/{id}', { ...path, body: { enabled } })),
-		onSuccess: refresh,
-	});
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/assignment/rules/{id}', path)),
-		onSuccess: refresh,
-	});
+	const { toggle, remove } = useAssignmentRuleChanges(rule.id);
 	const { policy } = rule;
 	const options = [
 		policy.groupId ? t('assignment.inGroup', { name: groupName(directory, policy.groupId) }) : null,
@@ -174,11 +155,7 @@ function RuleSummary(props: {
 
 /** The conversations waiting for an operator, longest first (read only; refreshed every 10 seconds). */
 function Queue() {
-	const queue = useQuery({
-		queryKey: ['assignment-queue'],
-		queryFn: () => ok(api.GET('/v3/assignment/queue')),
-		refetchInterval: 10_000,
-	});
+	const queue = useAssignmentQueue();
 	return (
 		<section class="rules-section" aria-labelledby="asg-queue-title">
 			<h2 id="asg-queue-title">{t('assignment.queue')}</h2>

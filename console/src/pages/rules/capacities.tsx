@@ -2,9 +2,9 @@
  * The operators' capacities beside the rules that use them: the most open conversations each takes (empty:
  * no limit), changed in place. The same field as Settings › Team, where the rest of a member is edited.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useEnabledMembers, useSaveCapacity } from '../../data/assignment';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -13,10 +13,7 @@ import { fieldProblems, invalid } from './fields';
 type Member = Schemas['Operator'];
 
 export function Capacities() {
-	const members = useQuery({
-		queryKey: ['team', 'members'],
-		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100, disabled: 'false' } } })),
-	});
+	const members = useEnabledMembers();
 	return (
 		<section class="rules-section" aria-labelledby="asg-capacity-title">
 			<h2 id="asg-capacity-title">{t('assignment.capacities')}</h2>
@@ -33,18 +30,10 @@ export function Capacities() {
 }
 
 function CapacityRow({ member }: { member: Member }) {
-	const client = useQueryClient();
+	const saveCapacity = useSaveCapacity(member.id);
 	const initial = member.capacity === null ? '' : String(member.capacity);
 	const [value, setValue] = useState(initial);
-	const save = useSubmit(async () => {
-		await ok(
-			api.PATCH('/v3/team/members/{id}', {
-				params: { path: { id: member.id } },
-				body: { capacity: value === '' ? null : Number(value) },
-			}),
-		);
-		await client.invalidateQueries({ queryKey: ['team', 'members'] });
-	});
+	const save = useSubmit(() => saveCapacity(value === '' ? null : Number(value)));
 	const id = `capacity-${member.id}`;
 	const problem = fieldProblems(save.error).get('capacity');
 	return (

@@ -3,10 +3,10 @@
  * skipped and why, when, and for which conversation; paged as the API pages (50 at a time), filtered by
  * outcome, refreshed every few seconds while open.
  */
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useRuleExecutions } from '../../data/rules';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 
@@ -15,31 +15,9 @@ type Status = Execution['status'];
 
 const STATUSES: readonly Status[] = ['succeeded', 'failed', 'skipped', 'running'];
 
-/** The workspace's latest executions (one page of 100), for the rules list's counts. */
-export function useRecentExecutions() {
-	return useQuery({
-		queryKey: ['rule-executions', 'recent'],
-		queryFn: () => ok(api.GET('/v3/automation-rules/executions', { params: { query: { limit: 100 } } })),
-		refetchInterval: 30_000,
-	});
-}
-
 export function ExecutionLog({ ruleId }: { ruleId: string }) {
 	const [status, setStatus] = useState<Status | ''>('');
-	const log = useInfiniteQuery({
-		queryKey: ['rule-executions', ruleId, status],
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/automation-rules/executions', {
-					params: {
-						query: { ruleId, limit: 50, ...(status ? { status } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
-					},
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-		refetchInterval: 5_000,
-	});
+	const log = useRuleExecutions(ruleId, status);
 	const rows = log.data?.pages.flatMap((page) => page.data);
 	return (
 		<section class="rules-section execution-log" aria-labelledby="log-title">

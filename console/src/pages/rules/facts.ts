@@ -4,7 +4,7 @@
  * src/engines/rules.ts); for a message or a tag, the event's own data (`vars.event.payload…`). Each fact has
  * a kind that decides the operators offered and the value's input (a tag picker, an operator picker, …).
  */
-import type { Directory } from '../../api/queries';
+import type { Directory } from '../../data/workspace';
 import { t } from '../../i18n';
 import type { Operator, TriggerKind } from './draft';
 

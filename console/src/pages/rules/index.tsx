@@ -1,6 +1,6 @@
 import { Route, Switch } from 'wouter-preact';
+import type { ConsoleSession } from '../../data/session';
 import { addWords } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { AssignmentPage } from './assignment';
 import { RuleEditorPage } from './rule-editor';
 import { RulesListPage } from './rules-list';

@@ -3,11 +3,11 @@
  * if what holds (condition groups), then what it does (ordered actions). Save sends the API's own JSON;
  * a 422's problems show at the fields they name. An existing rule shows its execution log below.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import { api, changedElsewhere, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
-import { useDirectory } from '../../api/queries';
+import { changedElsewhere, type Schemas, type Versioned } from '../../api/client';
+import { loadRule, useCreateRule, useRule, useSaveRule, useShowRule } from '../../data/rules';
+import { useDirectory } from '../../data/workspace';
 import { t } from '../../i18n';
 import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { enterSendsNothing, useSubmit } from '../../ui/hooks';
@@ -57,11 +57,7 @@ export function bodyOf(draft: Draft): RuleBody {
 
 /** `/rules/new` (nothing yet) or `/rules/:id`. */
 export function RuleEditorPage({ id }: { id: string | null }) {
-	const rule = useQuery({
-		queryKey: ['automation-rules', id],
-		queryFn: () => loadRule(id ?? ''),
-		enabled: id !== null,
-	});
+	const rule = useRule(id);
 	return (
 		<div class="page rules-page">
 			<p class="back">
@@ -76,12 +72,11 @@ export function RuleEditorPage({ id }: { id: string | null }) {
 	);
 }
 
-/** A rule with the version it was read at. */
-const loadRule = (id: string) => okVersioned(api.GET('/v3/automation-rules/{id}', { params: { path: { id } } }));
-
 function RuleForm({ rule }: { rule: Versioned<Rule> | null }) {
-	const client = useQueryClient();
 	const [, navigate] = useLocation();
+	const showRule = useShowRule();
+	const createRule = useCreateRule();
+	const saveRule = useSaveRule(rule?.id ?? '');
 	const directory = useDirectory().data;
 	const [draft, setDraft] = useState(() => draftOf(rule));
 	const [saved, setSaved] = useState(() => (rule ? JSON.stringify(bodyOf(draftOf(rule))) : ''));
@@ -93,24 +88,19 @@ function RuleForm({ rule }: { rule: Versioned<Rule> | null }) {
 		rule?.etag,
 		() => loadRule(rule?.id ?? ''),
 		(fresh) => {
-			client.setQueryData(['automation-rules', fresh.id], fresh);
+			showRule(fresh);
 			setDraft(draftOf(fresh));
 			setSaved(JSON.stringify(bodyOf(draftOf(fresh))));
 		},
 	);
 	const save = useSubmit(async () => {
 		if (rule === null) {
-			const created = await ok(api.POST('/v3/automation-rules', { body }));
-			await client.invalidateQueries({ queryKey: ['automation-rules'] });
+			const created = await createRule(body);
 			navigate(`/rules/${created.id}`, { replace: true });
 			return;
 		}
-		const updated = await okVersioned(
-			api.PATCH('/v3/automation-rules/{id}', { params: { path: { id: rule.id } }, body, ...ifMatch(version.etag) }),
-		);
+		const updated = await saveRule(body, version.etag);
 		version.setEtag(updated.etag);
-		client.setQueryData(['automation-rules', rule.id], updated);
-		await client.invalidateQueries({ queryKey: ['automation-rules'], exact: true });
 		setSaved(JSON.stringify(body));
 	});
 	const problems: Problems = fieldProblems(save.error);

@@ -3,18 +3,17 @@
  * often it ran lately (of the workspace's last 100 executions) and when, and Edit, Duplicate (a disabled copy,
  * so the copy does not fire twice before it is changed) and Delete (confirmed).
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation } from 'wouter-preact';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useRecentExecutions, useRuleChanges, useRules } from '../../data/rules';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import { useRecentExecutions } from './executions';
 import { DeleteButton, EnabledSwitch } from './fields';
 
 type Rule = Schemas['AutomationRule'];
 
 export function RulesListPage() {
-	const rules = useQuery({ queryKey: ['automation-rules'], queryFn: () => ok(api.GET('/v3/automation-rules')) });
+	const rules = useRules();
 	const recent = useRecentExecutions();
 	const runs = new Map<string, { n: number; skipped: number; last: string }>();
 	for (const run of recent.data?.data ?? []) {
@@ -73,38 +72,18 @@ export function RulesListPage() {
 }
 
 function RuleRow({ rule, runs }: { rule: Rule; runs: { n: number; skipped: number; last: string } | undefined }) {
-	const client = useQueryClient();
 	const [, navigate] = useLocation();
-	const refresh = () => client.invalidateQueries({ queryKey: ['automation-rules'] });
-	const path = { params: { path: { id: rule.id } } };
-	const toggle = useMutation({
-		mutationFn: (enabled: boolean) => ok(api.PATCH('/v3/automation-rules/{id}', { ...path, body: { enabled } })),
-		onSuccess: refresh,
-	});
-	const duplicate = useMutation({
-		mutationFn: () =>
-			ok(
-				api.POST('/v3/automation-rules', {
-					body: {
-						name: t('rules.copyOf', { name: rule.name }).slice(0, 100),
-						enabled: false,
-						priority: rule.priority,
-						trigger: rule.trigger,
-						// The API takes the rule's own condition (null: none); the generated type lost that null.
-						condition: rule.condition as Schemas['Condition'],
-						actions: rule.actions,
-					},
-				}),
-			),
-		onSuccess: async (copy) => {
-			await refresh();
-			navigate(`/rules/${copy.id}`);
-		},
-	});
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/automation-rules/{id}', path)),
-		onSuccess: refresh,
-	});
+	const { toggle, duplicate, remove } = useRuleChanges(rule.id, (copy) => navigate(`/rules/${copy.id}`));
+	const copy = () =>
+		duplicate.mutate({
+			name: t('rules.copyOf', { name: rule.name }).slice(0, 100),
+			enabled: false,
+			priority: rule.priority,
+			trigger: rule.trigger,
+			// The API takes the rule's own condition (null: none); the generated type lost that null.
+			condition: rule.condition as Schemas['Condition'],
+			actions: rule.actions,
+		});
 	const error = toggle.error ?? duplicate.error ?? remove.error;
 	return (
 		<tr>
@@ -135,7 +114,7 @@ function RuleRow({ rule, runs }: { rule: Rule; runs: { n: number; skipped: numbe
 				<Link href={`/rules/${rule.id}`} class="button">
 					{t('rules.edit')}
 				</Link>
-				<button type="button" disabled={duplicate.isPending} onClick={() => duplicate.mutate()}>
+				<button type="button" disabled={duplicate.isPending} onClick={copy}>
 					{t('rules.duplicate')}
 				</button>
 				<DeleteButton name={rule.name} busy={remove.isPending} onDelete={() => remove.mutate()} />

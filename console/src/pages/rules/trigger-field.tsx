@@ -2,7 +2,7 @@
  * When a rule fires: the spec's triggers by human names, and what some of them need (a window of days, a
  * tag, a custom field, a wait in minutes, a deal stage).
  */
-import { useDirectory, useFunnels, useTags } from '../../api/queries';
+import { useDirectory, useFunnels, useTags } from '../../data/workspace';
 import { t } from '../../i18n';
 import { type RuleTrigger, type TriggerKind, triggerOf } from './draft';
 import { Field, invalid, type Problems, problemAt } from './fields';

@@ -2,7 +2,7 @@
  * A condition row's value, as the fact and operator want it: nothing for "is set", a list for "is any of",
  * an operator or a group from the directory, a tag from the workspace's tags, a number, yes or no, a choice.
  */
-import { useDirectory, useTags } from '../../api/queries';
+import { useDirectory, useTags } from '../../data/workspace';
 import { t } from '../../i18n';
 import { type Leaf, LIST_VALUE, NO_VALUE, type Operator } from './draft';
 import type { Fact } from './facts';

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
+import { useWidgetInfo } from '../../data/widget';
 import { locale, t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { FieldProblem, fieldProblems, invalid, SaveBar, Section, Switch } from './form';
 import { WeeklySchedule } from './hours-schedule';
-import { useWidgetDraft, useWidgetInfo, type WidgetSettings } from './widget-draft';
+import { useWidgetDraft, type WidgetSettings } from './widget-draft';
 
 type PeriodMessages = WidgetSettings['periodMessages'];
 const PERIODS: Array<keyof PeriodMessages> = ['inHours', 'outOfHours', 'weekend', 'holiday'];

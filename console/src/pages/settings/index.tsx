@@ -1,5 +1,5 @@
 import { Redirect, Route, Switch } from 'wouter-preact';
-import type { ConsoleSession } from '../../session';
+import type { ConsoleSession } from '../../data/session';
 import { HoursPage } from './hours';
 import { TeamPage } from './team';
 import { WebhooksPage } from './webhooks';

@@ -1,6 +1,5 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useCreateGroup, useRemoveGroup, useSaveGroup } from '../../data/team';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -9,12 +8,11 @@ import type { Group, Operator } from './team-shared';
 
 /** Settings › Team › Groups: create one, then per group rename it, choose its members, or delete it. */
 export function Groups({ groups, members }: { groups: Group[]; members: Operator[] }) {
-	const client = useQueryClient();
 	const [name, setName] = useState('');
+	const createGroup = useCreateGroup();
 	const create = useSubmit(async () => {
-		await ok(api.POST('/v3/team/groups', { body: { name } }));
+		await createGroup(name);
 		setName('');
-		await client.invalidateQueries({ queryKey: ['team'] });
 	});
 	return (
 		<Section id="groups" title={t('team.groups')} intro={t('team.groups.intro')}>
@@ -52,20 +50,15 @@ export function Groups({ groups, members }: { groups: Group[]; members: Operator
 }
 
 function GroupRow({ group, members }: { group: Group; members: Operator[] }) {
-	const client = useQueryClient();
 	const [editing, setEditing] = useState(false);
 	const [name, setName] = useState(group.name);
 	const [memberIds, setMemberIds] = useState(group.memberIds);
-	const refresh = () => client.invalidateQueries({ queryKey: ['team'] });
+	const saveGroup = useSaveGroup(group.id);
 	const save = useSubmit(async () => {
-		await ok(api.PATCH('/v3/team/groups/{id}', { params: { path: { id: group.id } }, body: { name, memberIds } }));
+		await saveGroup({ name, memberIds });
 		setEditing(false);
-		await refresh();
 	});
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/team/groups/{id}', { params: { path: { id: group.id } } })),
-		onSuccess: refresh,
-	});
+	const remove = useRemoveGroup(group.id);
 	const names = members.filter((m) => group.memberIds.includes(m.id)).map((m) => m.name);
 	const id = `group-${group.id}`;
 	return (

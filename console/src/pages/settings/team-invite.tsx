@@ -1,6 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { memberToken, passwordLink, useAddMember } from '../../data/team';
 import { t, when } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -54,16 +53,15 @@ function Identity(props: {
  * shown here to hand over; nothing is e-mailed.
  */
 export function InviteMember({ groups }: { groups: Group[] }) {
-	const client = useQueryClient();
+	const addMember = useAddMember();
 	const [name, setName] = useState('');
 	const [email, setEmail] = useState('');
 	const [permissions, setPermissions] = useState<Permission[]>(['conversations:read', 'messages:send']);
 	const [groupIds, setGroupIds] = useState<string[]>([]);
 	const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
 	const invite = useSubmit(async () => {
-		const member = await ok(api.POST('/v3/team/members', { body: { name, email, permissions, groups: groupIds } }));
-		void client.invalidateQueries({ queryKey: ['team'] });
-		setLink(await ok(api.POST('/v3/team/members/{id}/password-link', { params: { path: { id: member.id } } })));
+		const member = await addMember({ name, email, permissions, groups: groupIds });
+		setLink(await passwordLink(member.id));
 		setName('');
 		setEmail('');
 	});
@@ -116,7 +114,7 @@ const INTEGRATION: Permission[] = [
  * admin, never a password), then its Token V3, shown once.
  */
 export function ApiUser() {
-	const client = useQueryClient();
+	const addMember = useAddMember();
 	const [open, setOpen] = useState(false);
 	const [name, setName] = useState(t('team.apiUser.defaultName'));
 	const [email, setEmail] = useState('');
@@ -124,9 +122,8 @@ export function ApiUser() {
 	const [token, setToken] = useState<string | null>(null);
 	const create = useSubmit(async () => {
 		if (permissions.length === 0) throw new Error(t('team.apiUser.pickOne'));
-		const member = await ok(api.POST('/v3/team/members', { body: { name, email, permissions } }));
-		void client.invalidateQueries({ queryKey: ['team'] });
-		const issued = await ok(api.POST('/v3/team/members/{id}/token', { params: { path: { id: member.id } } }));
+		const member = await addMember({ name, email, permissions });
+		const issued = await memberToken(member.id);
 		setToken(issued.token);
 		setOpen(false);
 		setEmail('');

@@ -1,6 +1,5 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { usePasswordLink, useRemoveMember, useSaveMember } from '../../data/team';
 import { t, when } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -58,7 +57,6 @@ export function MemberRow(props: {
 }
 
 function MemberPanel(props: { id: string; member: Operator; groups: Group[]; isMe: boolean }) {
-	const client = useQueryClient();
 	const { member } = props;
 	const [name, setName] = useState(member.name);
 	const [permissions, setPermissions] = useState(member.permissions);
@@ -66,24 +64,12 @@ function MemberPanel(props: { id: string; member: Operator; groups: Group[]; isM
 	const [capacity, setCapacity] = useState(member.capacity === null ? '' : String(member.capacity));
 	const [disabled, setDisabled] = useState(member.disabled);
 	const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
-	const refresh = () => client.invalidateQueries({ queryKey: ['team'] });
-	const saveChanges = useSubmit(async () => {
-		await ok(
-			api.PATCH('/v3/team/members/{id}', {
-				params: { path: { id: member.id } },
-				body: { name, permissions, groups: groupIds, capacity: capacity === '' ? null : Number(capacity), disabled },
-			}),
-		);
-		await refresh();
-	});
-	const resetLink = useMutation({
-		mutationFn: () => ok(api.POST('/v3/team/members/{id}/password-link', { params: { path: { id: member.id } } })),
-		onSuccess: setLink,
-	});
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/team/members/{id}', { params: { path: { id: member.id } } })),
-		onSuccess: refresh,
-	});
+	const saveMember = useSaveMember(member.id);
+	const saveChanges = useSubmit(() =>
+		saveMember({ name, permissions, groups: groupIds, capacity: capacity === '' ? null : Number(capacity), disabled }),
+	);
+	const resetLink = usePasswordLink(member.id, setLink);
+	const remove = useRemoveMember(member.id);
 	const problems = fieldProblems(saveChanges.error);
 	const field = (part: string) => `${props.id}-${part}`;
 	return (

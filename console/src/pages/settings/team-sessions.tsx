@@ -1,5 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
+import { useMemberSessions, useRevokeSession } from '../../data/team';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 
@@ -13,15 +12,8 @@ function browserOf(userAgent: string): string {
 
 /** A member's console sessions still in use, each ended with Revoke (refused from its next request). */
 export function MemberSessions({ operatorId }: { operatorId: string }) {
-	const client = useQueryClient();
-	const sessions = useQuery({
-		queryKey: ['team', 'sessions', operatorId],
-		queryFn: () => ok(api.GET('/v3/team/sessions', { params: { query: { operatorId, active: 'true', limit: 100 } } })),
-	});
-	const revoke = useMutation({
-		mutationFn: (id: string) => ok(api.DELETE('/v3/team/sessions/{id}', { params: { path: { id } } })),
-		onSuccess: () => client.invalidateQueries({ queryKey: ['team', 'sessions', operatorId] }),
-	});
+	const sessions = useMemberSessions(operatorId);
+	const revoke = useRevokeSession(operatorId);
 	const rows = sessions.data?.data ?? [];
 	return (
 		<section class="sessions" aria-label={t('team.sessions')}>

@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
+import type { ConsoleSession } from '../../data/session';
+import { useTeamGroups, useTeamMembers, useTeamPresence } from '../../data/team';
 import { t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { Section } from './form';
 import { Groups } from './team-groups';
@@ -14,19 +13,9 @@ import type { PresenceStatus } from './team-shared';
  * managed in place (with their sessions); inviting a member by a one-time link; the guided API user; groups.
  */
 export function TeamPage({ session }: { session: ConsoleSession }) {
-	const members = useQuery({
-		queryKey: ['team', 'members'],
-		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100 } } })),
-	});
-	const groups = useQuery({
-		queryKey: ['team', 'groups'],
-		queryFn: () => ok(api.GET('/v3/team/groups', { params: { query: { limit: 100 } } })),
-	});
-	const presence = useQuery({
-		queryKey: ['team', 'presence'],
-		queryFn: () => ok(api.GET('/v3/team/presence')),
-		refetchInterval: 30_000,
-	});
+	const members = useTeamMembers();
+	const groups = useTeamGroups();
+	const presence = useTeamPresence();
 	const statusOf = new Map<string, PresenceStatus>((presence.data?.data ?? []).map((p) => [p.operatorId, p.status]));
 	const allGroups = groups.data?.data ?? [];
 	const allMembers = members.data?.data ?? [];

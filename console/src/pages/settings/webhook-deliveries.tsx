@@ -1,6 +1,6 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useDeliveries, useDelivery, useResendDelivery } from '../../data/webhooks';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
 
@@ -11,33 +11,9 @@ type Status = Schemas['WebhookDeliverySummary']['status'];
  * answer (read on demand: the list does not carry it), and Re-send (the same event, signed anew, now).
  */
 export function Deliveries({ endpointId }: { endpointId: string }) {
-	const client = useQueryClient();
 	const [status, setStatus] = useState<Status | ''>('');
-	const key = ['webhook-deliveries', endpointId, status];
-	const list = useInfiniteQuery({
-		queryKey: key,
-		queryFn: ({ pageParam }) =>
-			ok(
-				api.GET('/v3/webhooks/{id}/deliveries', {
-					params: {
-						path: { id: endpointId },
-						query: { limit: 25, ...(status ? { status } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
-					},
-				}),
-			),
-		initialPageParam: '',
-		getNextPageParam: (last) => last.nextCursor ?? undefined,
-		refetchInterval: 10_000,
-	});
-	const resend = useMutation({
-		mutationFn: (deliveryId: string) =>
-			ok(
-				api.POST('/v3/webhooks/{id}/deliveries/{deliveryId}/resend', {
-					params: { path: { id: endpointId, deliveryId } },
-				}),
-			),
-		onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', endpointId] }),
-	});
+	const list = useDeliveries(endpointId, status);
+	const resend = useResendDelivery(endpointId);
 	const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
 	const filterId = `deliveries-status-${endpointId}`;
 	return (
@@ -125,11 +101,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
 /** The last try's HTTP status (or its error), from the delivery's detail. */
 function LastAnswer(props: { endpointId: string; deliveryId: string; attempts: number }) {
 	const { endpointId, deliveryId } = props;
-	const detail = useQuery({
-		queryKey: ['webhook-delivery', endpointId, deliveryId, props.attempts],
-		queryFn: () =>
-			ok(api.GET('/v3/webhooks/{id}/deliveries/{deliveryId}', { params: { path: { id: endpointId, deliveryId } } })),
-	});
+	const detail = useDelivery(endpointId, deliveryId, props.attempts);
 	const last = detail.data?.attemptLog.at(-1);
 	if (!last) return <span class="muted">…</span>;
 	return (

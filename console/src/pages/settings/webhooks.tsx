@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import { useCreateWebhook, useWebhookChanges, useWebhooks } from '../../data/webhooks';
 import { t, when } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -16,7 +16,7 @@ type Endpoint = Schemas['WebhookEndpoint'];
  * the old one keeps signing for a day), delete it, and see its deliveries with Re-send.
  */
 export function WebhooksPage() {
-	const endpoints = useQuery({ queryKey: ['webhooks'], queryFn: () => ok(api.GET('/v3/webhooks')) });
+	const endpoints = useWebhooks();
 	const [secret, setSecret] = useState<string | null>(null);
 	return (
 		<div class="page settings-page">
@@ -47,16 +47,15 @@ export function WebhooksPage() {
 }
 
 function NewEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
-	const client = useQueryClient();
+	const createEndpoint = useCreateWebhook();
 	const [url, setUrl] = useState('');
 	const [description, setDescription] = useState('');
 	const [events, setEvents] = useState<Selection[]>(['conversation.created', 'message.created']);
 	const create = useSubmit(async () => {
-		const created = await ok(api.POST('/v3/webhooks', { body: { url, description, events } }));
+		const created = await createEndpoint({ url, description, events });
 		onSecret(created.secret);
 		setUrl('');
 		setDescription('');
-		await client.invalidateQueries({ queryKey: ['webhooks'] });
 	});
 	const problems = fieldProblems(create.error);
 	return (
@@ -103,25 +102,8 @@ function NewEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
 }
 
 function EndpointRow({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (secret: string) => void }) {
-	const client = useQueryClient();
 	const [open, setOpen] = useState(false);
-	const refresh = () => client.invalidateQueries({ queryKey: ['webhooks'] });
-	const path = { params: { path: { id: endpoint.id } } };
-	const toggle = useMutation({
-		mutationFn: () => ok(api.PATCH('/v3/webhooks/{id}', { ...path, body: { enabled: !endpoint.enabled } })),
-		onSuccess: refresh,
-	});
-	const rotate = useMutation({
-		mutationFn: () => ok(api.POST('/v3/webhooks/{id}/rotate-secret', { ...path, body: {} })),
-		onSuccess: (answer) => {
-			onSecret(answer.secret);
-			void refresh();
-		},
-	});
-	const remove = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/webhooks/{id}', path)),
-		onSuccess: refresh,
-	});
+	const { toggle, rotate, remove } = useWebhookChanges(endpoint.id, onSecret);
 	const error = toggle.error ?? rotate.error ?? remove.error;
 	const panel = `endpoint-${endpoint.id}-deliveries`;
 	const state = endpoint.enabled ? (endpoint.failingSince ? 'failing' : 'enabled') : 'disabled';
@@ -144,7 +126,7 @@ function EndpointRow({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (se
 					<button type="button" aria-expanded={open} aria-controls={panel} onClick={() => setOpen(!open)}>
 						{t('webhooks.deliveries')}
 					</button>
-					<button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate()}>
+					<button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!endpoint.enabled)}>
 						{endpoint.enabled ? t('webhooks.disable') : t('webhooks.enable')}
 					</button>
 					<button

@@ -1,27 +1,16 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ifMatch, ok, okVersioned, type Schemas, type Versioned } from '../../api/client';
+import type { Schemas } from '../../api/client';
+import {
+	loadWidgetSettings,
+	useSaveWidgetSettings,
+	useWidgetSettings,
+	useWidgetSettingsCache,
+} from '../../data/widget';
 import { usePinnedVersion } from '../../ui/changed-elsewhere';
 import { useSubmit } from '../../ui/hooks';
 
 export type WidgetSettings = Schemas['WidgetSettings'];
 export type WidgetSettingsUpdate = Schemas['WidgetSettingsUpdate'];
-
-/** The saved settings with their version (ETag), as the query keeps them: every write puts its answer there so. */
-const loadSettings = () => okVersioned(api.GET('/v3/widget/settings'));
-
-/** The settings alone: the version is no setting, and must not be sent as one. */
-const settingsOf = ({ etag: _version, ...settings }: Versioned<WidgetSettings>): WidgetSettings => settings;
-
-/** The saved widget settings (shared by Settings › Widget and Business hours). */
-export function useWidgetSettings() {
-	return useQuery({ queryKey: ['widget-settings'], queryFn: loadSettings, select: settingsOf });
-}
-
-/** What the widget shows now and the snippet to paste. */
-export function useWidgetInfo() {
-	return useQuery({ queryKey: ['widget-info'], queryFn: () => ok(api.GET('/v3/widget/info')) });
-}
 
 /**
  * An edited copy of the saved settings: `draft` (null until they are read), `change` a part of it, `dirty`
@@ -39,19 +28,19 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 			Object.entries(update).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key])),
 		) as WidgetSettingsUpdate;
 	};
-	const client = useQueryClient();
+	const cache = useWidgetSettingsCache();
+	const saveSettings = useSaveWidgetSettings();
 	const saved = useWidgetSettings();
 	const [edited, setEdited] = useState<WidgetSettings | null>(null);
 	// The saved settings the edit started from: what the edit changed is measured against them, not the latest.
 	const [startedFrom, setStartedFrom] = useState<WidgetSettings | null>(null);
 	const [justSaved, setJustSaved] = useState(false);
 	const draft = edited ?? saved.data ?? null;
-	const version = usePinnedVersion(null, loadSettings, (fresh) => {
-		client.setQueryData(['widget-settings'], fresh);
+	const version = usePinnedVersion(null, loadWidgetSettings, (fresh) => {
+		cache.show(fresh, false);
 		setEdited(null);
 		setStartedFrom(null);
 	});
-	const savedVersion = () => client.getQueryData<Versioned<WidgetSettings>>(['widget-settings'])?.etag ?? null;
 	const dirty =
 		edited !== null && saved.data !== undefined && JSON.stringify(owned(edited)) !== JSON.stringify(owned(saved.data));
 	/** `wrote`: the version a write of this page beside the form (the logo) answered; the edit goes on from it. */
@@ -59,7 +48,7 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 		setJustSaved(false);
 		if (edited === null && saved.data) {
 			setStartedFrom(saved.data);
-			version.setEtag(savedVersion());
+			version.setEtag(cache.savedVersion());
 		}
 		if (wrote !== undefined) version.setEtag(wrote);
 		setEdited((current) => {
@@ -71,12 +60,10 @@ export function useWidgetDraft(owned: (settings: WidgetSettings) => WidgetSettin
 		if (!edited) return;
 		try {
 			const body = changedSince(owned(edited), startedFrom);
-			const answer = await okVersioned(api.PUT('/v3/widget/settings', { body, ...ifMatch(version.etag) }));
-			client.setQueryData(['widget-settings'], answer);
+			await saveSettings(body, version.etag);
 			setEdited(null);
 			setStartedFrom(null);
 			setJustSaved(true);
-			void client.invalidateQueries({ queryKey: ['widget-info'] });
 		} catch (caught) {
 			void saved.refetch();
 			throw caught;

@@ -1,6 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useContactFieldDefinitions } from '../../data/widget';
 import { t } from '../../i18n';
 import { FieldProblem, invalid, Section } from './form';
 import type { SectionProps } from './widget-appearance';
@@ -14,10 +13,7 @@ const REQUIRED = ['name', 'email', 'phone'] as const;
  * contact custom fields (their answers are stored there), so adding one starts from a defined field.
  */
 export function PrechatForm({ draft, change, problems }: SectionProps) {
-	const definitions = useQuery({
-		queryKey: ['custom-fields', 'contact'],
-		queryFn: () => ok(api.GET('/v3/custom-fields', { params: { query: { entity: 'contact', limit: 100 } } })),
-	});
+	const definitions = useContactFieldDefinitions();
 	const defined = definitions.data?.data ?? [];
 	const unused = defined.filter((d) => !draft.customFields.some((f) => f.name === d.key));
 	const [adding, setAdding] = useState('');

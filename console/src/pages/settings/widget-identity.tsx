@@ -1,6 +1,5 @@
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useDisableIdentitySecret, useGenerateIdentitySecret } from '../../data/widget';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { Section, ShownOnce } from './form';
@@ -14,19 +13,13 @@ import { Section, ShownOnce } from './form';
 export function IdentityVerification() {
 	const [secret, setSecret] = useState<string | null>(null);
 	const [outcome, setOutcome] = useState<string | null>(null);
-	const generate = useMutation({
-		mutationFn: () => ok(api.POST('/v3/widget/identity-secret')),
-		onSuccess: (answer) => {
-			setSecret(answer.secret);
-			setOutcome(t('widget.identity.on', { version: answer.version }));
-		},
+	const generate = useGenerateIdentitySecret((answer) => {
+		setSecret(answer.secret);
+		setOutcome(t('widget.identity.on', { version: answer.version }));
 	});
-	const disable = useMutation({
-		mutationFn: () => ok(api.DELETE('/v3/widget/identity-secret')),
-		onSuccess: () => {
-			setSecret(null);
-			setOutcome(t('widget.identity.off'));
-		},
+	const disable = useDisableIdentitySecret(() => {
+		setSecret(null);
+		setOutcome(t('widget.identity.off'));
 	});
 	const busy = generate.isPending || disable.isPending;
 	return (

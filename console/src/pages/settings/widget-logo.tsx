@@ -1,6 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'preact/hooks';
-import { api, okVersioned, type Schemas, type Versioned } from '../../api/client';
+import type { Schemas, Versioned } from '../../api/client';
+import { useWidgetLogo } from '../../data/widget';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -17,24 +17,10 @@ export function LogoUpload(props: {
 	logoUrl: string | null;
 	onSaved(settings: Versioned<Schemas['WidgetSettings']>): void;
 }) {
-	const client = useQueryClient();
 	const id = useId();
-	const saved = (settings: Versioned<Schemas['WidgetSettings']>) => {
-		client.setQueryData(['widget-settings'], settings);
-		void client.invalidateQueries({ queryKey: ['widget-info'] });
-		props.onSaved(settings);
-	};
-	const upload = useSubmit(async (file: File) => {
-		const answer = await okVersioned(
-			api.PUT('/v3/widget/logo', {
-				body: file as unknown as string,
-				bodySerializer: (body: unknown) => body as BodyInit,
-				headers: { 'Content-Type': file.type || 'application/octet-stream' },
-			}),
-		);
-		saved(answer);
-	});
-	const remove = useSubmit(async () => saved(await okVersioned(api.DELETE('/v3/widget/logo'))));
+	const logo = useWidgetLogo();
+	const upload = useSubmit(async (file: File) => props.onSaved(await logo.upload(file)));
+	const remove = useSubmit(async () => props.onSaved(await logo.remove()));
 	return (
 		<div class="logo-upload">
 			<label for={id}>{t('widget.logoUpload')}</label>

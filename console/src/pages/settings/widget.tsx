@@ -1,10 +1,11 @@
+import type { ConsoleSession } from '../../data/session';
+import { useWidgetInfo } from '../../data/widget';
 import { t } from '../../i18n';
-import type { ConsoleSession } from '../../session';
 import { Problem } from '../../ui/problem';
 import { fieldProblems, SaveBar } from './form';
 import { Appearance } from './widget-appearance';
 import { Behaviour, MessagingBubble } from './widget-bubble';
-import { useWidgetDraft, useWidgetInfo, type WidgetSettings } from './widget-draft';
+import { useWidgetDraft, type WidgetSettings } from './widget-draft';
 import { PrechatForm } from './widget-fields';
 import { IdentityVerification } from './widget-identity';
 import { WidgetPreview } from './widget-preview';

@@ -1,0 +1,103 @@
+/**
+ * Every query key the console uses, from this one factory: a key is where a read is cached and what a change
+ * invalidates, so two features that share data (the inbox and the contact panel, the team page and the
+ * capacities) name it the same way, and a prefix (`keys.team.all`) reaches every key under it.
+ *
+ * Keys are arrays whose first item is the feature; what follows narrows it (an id, a filter). Invalidating a
+ * key invalidates every key it is a prefix of (TanStack Query's partial matching), which the data modules
+ * rely on: `keys.conversations.all` refreshes the inbox's lists and a contact's conversations alike.
+ */
+/** What the builder edits (pages/builder/schema.ts names it too; written here so keys import nothing). */
+type DocumentKind = 'bot' | 'scenario';
+
+export const keys = {
+	session: ['session'],
+	/** The workspace's directory (operators, groups, bots, custom fields), its tags and funnels. */
+	directory: ['directory'],
+	tags: ['tags'],
+	funnels: ['funnels'],
+	me: ['me'],
+	apiLogs: {
+		all: ['api-logs'],
+		list: (query: object) => ['api-logs', query],
+	},
+	conversations: {
+		all: ['conversations'],
+		list: (query: object) => ['conversations', query],
+		ofContact: (contactId: string) => ['conversations', { contactId }],
+	},
+	conversation: (id: string) => ['conversation', id],
+	botRuns: (conversationId: string) => ['bot-runs', conversationId],
+	contacts: {
+		all: ['contacts'],
+		list: (query: object) => ['contacts', query],
+		mergeCandidates: (q: string, into: string) => ['contacts', { q, merge: into }],
+	},
+	contact: (id: string) => ['contact', id],
+	deals: {
+		all: ['deals'],
+		board: (funnelId: string | undefined) => ['deals', { funnelId, board: true }],
+		ofContact: (contactId: string) => ['deals', { contactId }],
+	},
+	deal: (id: string) => ['deal', id],
+	dealNotes: (id: string) => ['deal-notes', id],
+	tasks: {
+		all: ['tasks'],
+		today: ['tasks', 'today'],
+	},
+	canned: {
+		all: ['canned-replies'],
+		list: ['canned-replies', 'all'],
+		matches: (q: string | null) => ['canned-replies', { q }],
+	},
+	team: {
+		all: ['team'],
+		members: ['team', 'members'],
+		groups: ['team', 'groups'],
+		presence: ['team', 'presence'],
+		sessions: (operatorId: string) => ['team', 'sessions', operatorId],
+	},
+	customFields: (entity: string) => ['custom-fields', entity],
+	widget: {
+		settings: ['widget-settings'],
+		info: ['widget-info'],
+	},
+	webhooks: {
+		all: ['webhooks'],
+		deliveries: (endpointId: string) => ['webhook-deliveries', endpointId],
+		deliveriesOf: (endpointId: string, status: string) => ['webhook-deliveries', endpointId, status],
+		delivery: (endpointId: string, deliveryId: string, attempts: number) => [
+			'webhook-delivery',
+			endpointId,
+			deliveryId,
+			attempts,
+		],
+	},
+	rules: {
+		all: ['automation-rules'],
+		one: (id: string | null) => ['automation-rules', id],
+		recentExecutions: ['rule-executions', 'recent'],
+		executions: (ruleId: string, status: string) => ['rule-executions', ruleId, status],
+	},
+	assignment: {
+		rules: ['assignment-rules'],
+		rule: (id: string | undefined) => ['assignment-rule', id],
+		queue: ['assignment-queue'],
+	},
+	/** Bots and scenarios: `all(kind)` reaches the list and every document of the kind, with its versions and runs. */
+	documents: {
+		all: (kind: DocumentKind) => [kind],
+		list: (kind: DocumentKind) => [kind, 'list'],
+		one: (kind: DocumentKind, id: string) => [kind, id],
+		versions: (kind: DocumentKind, id: string) => [kind, id, 'versions'],
+		version: (kind: DocumentKind, id: string, version: number | null) => [kind, id, 'version', version],
+		runs: (scenarioId: string) => ['scenario', scenarioId, 'runs'],
+	},
+	automationSettings: ['automation-settings'],
+	templatePreview: (template: string, samples: object) => ['template-preview', template, samples],
+	reports: {
+		conversations: (query: object) => ['reports', 'conversations', query],
+		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],
+		campaigns: ['campaigns', 'reports'],
+	},
+} as const;
