@@ -28,7 +28,7 @@ import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
-import { assertEnabledOperator } from '../team/members';
+import { assertEnabledOperator } from '../team/assignees';
 import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-fields';
 import { tasksMoved } from './tasks';
 
