@@ -42,7 +42,7 @@ import {
 	definitionGone,
 	definitionsGuard,
 } from './custom-fields';
-import { dealsMoved } from './deals';
+import { dealsMoved } from './deal-events';
 
 /** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
 export const contactRecordSchema = contactSchema

@@ -25,7 +25,7 @@ import type { Actor } from '../../model/actor';
 import { type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { closeReplacedTokenSockets } from '../conversations/live';
-import { dealsMoved } from '../crm/deals';
+import { dealsMoved } from '../crm/deal-events';
 import { tasksMoved } from '../crm/tasks';
 import { activeTokenHashes, memberRow, memberSummary, operatorIn } from './members';
 import { presenceRemoved } from './presence';
