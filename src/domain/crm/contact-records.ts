@@ -29,7 +29,7 @@ import {
 	customValueChanges,
 	definitionGone,
 	definitionsGuard,
-} from './custom-fields';
+} from './custom-values';
 
 /** A contact as /v3/contacts shows it: the record with its tags and its open deals counted. */
 export const contactRecordSchema = contactSchema

@@ -26,7 +26,7 @@ import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { assertEnabledOperator } from '../team/assignees';
-import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-fields';
+import { checkedCustomValues, customChangeEntries, customValueChanges, definitionsGuard } from './custom-values';
 import { dealSummary } from './deal-events';
 import { resolveStage } from './funnels';
 import type { DealView, dealChangesSchema, dealFiltersSchema, NewDeal } from './pipeline-schemas';
