@@ -32,8 +32,8 @@ import { resolveStage } from './funnels';
 import type { DealView, dealChangesSchema, dealFiltersSchema, NewDeal } from './pipeline-schemas';
 import { tasksMoved } from './tasks';
 
-// The automation layer names the funnels of a deal through this module (`update_deal`'s funnels, a bot's
-// `create_deal` stage); they are resolved in funnels.ts.
+// Funnels and stages are named by id or name in funnels.ts; the automation actions (`create_deal`,
+// `update_deal`, a bot's deal steps) import them from here, beside the deal operations they use them with.
 export { resolveFunnels, resolveStage } from './funnels';
 
 type DealRow = typeof deals.$inferSelect;

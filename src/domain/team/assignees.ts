@@ -2,7 +2,8 @@
  * Who may be named as an assignee, a group or a deal's owner: the checks that an operator is one of the
  * workspace's and enabled, that a group is the workspace's, and the batch guard that keeps them true until the
  * write. Apart from members.ts so that what names an operator (conversations, assignment, tasks, deals) needs
- * only this small module, not the members' operations, which in turn reach the CRM when a member is removed.
+ * only this small module, never the team's operations: removing a member reaches deals and tasks
+ * (member-removal.ts), and an import back from them would close a circle.
  */
 import { and, eq } from 'drizzle-orm';
 import { brokeGuard, type Database, type Statement } from '../../db/client';
