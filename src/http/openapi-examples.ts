@@ -7,7 +7,8 @@ import type { conversationSchema, conversationWithContactSchema } from '../domai
 import type { messageSchema } from '../domain/conversations/messages';
 import type { contactRecordSchema } from '../domain/crm/contact-records';
 import type { contactSchema } from '../domain/crm/contacts';
-import type { groupSchema, memberSchema } from '../domain/team/members';
+import type { groupSchema } from '../domain/team/groups';
+import type { memberSchema } from '../domain/team/members';
 import type { issuedTokenSchema } from '../domain/team/tokens';
 import type { handoffSchema } from '../domain/widget/handoffs';
 import type { visitorConversationSchema } from '../domain/widget/visitor-sessions';

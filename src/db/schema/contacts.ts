@@ -11,7 +11,7 @@ export const contacts = sqliteTable(
 		name: text('name'),
 		email: text('email'),
 		phone: text('phone'),
-		/** Values by custom field key (see custom-fields.ts), each checked against its definition when written. */
+		/** Values by custom field key (see custom-values.ts), each checked against its definition when written. */
 		customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, CustomValue | null>>().notNull(),
 		firstOrigin: text('first_origin', { mode: 'json' }).$type<Record<string, string>>(),
 		lastOrigin: text('last_origin', { mode: 'json' }).$type<Record<string, string>>(),

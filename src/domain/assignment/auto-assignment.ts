@@ -20,7 +20,7 @@ import type { DomainEvent } from '../../model/events';
 import type { PresenceStatus } from '../../model/presence';
 import { runnableBots } from '../automation/bots/bots';
 import { conversationsMoved } from '../conversations/conversations';
-import { assignmentGuard } from '../team/members';
+import { assignmentGuard } from '../team/assignees';
 import { operatorLoad } from '../team/presence';
 import { loadWidgetSettings } from '../widget/settings';
 

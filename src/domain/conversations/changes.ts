@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, newEvent } from '../../model/events';
 import { type ContactReference, contactEventView, normalizePhone } from '../crm/contacts';
-import { assertAssignment, assignmentGone, assignmentGuard } from '../team/members';
+import { assertAssignment, assignmentGone, assignmentGuard } from '../team/assignees';
 import { type ConversationChanges, conversationSummary } from './conversations';
 import { ensureTags } from './tags';
 

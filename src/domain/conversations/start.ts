@@ -11,7 +11,7 @@ import { Invalid } from '../../lib/errors';
 import type { Actor } from '../../model/actor';
 import type { ContactReference } from '../crm/contacts';
 import { conversationRoom } from '../objects';
-import { assertAssignment, assignmentGone, assignmentGuard } from '../team/members';
+import { assertAssignment, assignmentGone, assignmentGuard } from '../team/assignees';
 import { findStarted, type NewConversationInput, newConversationChange, resolveContact, startRace } from './changes';
 import { posted } from './live';
 import type { MessageCommand } from './message-command';

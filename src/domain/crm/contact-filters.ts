@@ -10,7 +10,7 @@ import type { Database } from '../../db/client';
 import { contacts } from '../../db/schema';
 import { type InputSource, Invalid } from '../../lib/errors';
 import { booleanParam, tagNameSchema } from '../conversations/conversations';
-import { checkCustomValues, customValueEquals, definitionsOf } from './custom-fields';
+import { checkCustomValues, customValueEquals, definitionsOf } from './custom-values';
 
 /** Which origin the campaign filters look at: the first visit, the latest, or either. */
 export const touchSchema = z.enum(['first', 'last', 'any']);

@@ -14,7 +14,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
-import { assertEnabledOperator } from '../team/members';
+import { assertEnabledOperator } from '../team/assignees';
 
 export const taskSchema = z
 	.object({

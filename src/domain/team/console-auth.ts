@@ -1,6 +1,6 @@
 /**
- * Signing in to the operator console, and what an admin manages around it: sessions (listed, revoked) and the
- * one-time links that set a password (an invitation for a new member, a reset for one who forgot).
+ * Signing in to the operator console, and what an admin manages around it: sessions (listed, revoked). The
+ * one-time links that set a password, and changing one, are in console-passwords.ts.
  *
  * Sign-in answers the same for an unknown e-mail, a member with no password yet and a wrong password, in the same
  * time (a decoy hash is checked, src/auth/passwords.ts); failures are throttled per e-mail and per client address
@@ -8,33 +8,26 @@
  * password: when one password opens more than one, the caller is asked to choose.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Caller } from '../../app-env';
 import { csrfToken, hashSession, newSessionValue, SESSION_DAYS } from '../../auth/console-session';
 import { suspendGates } from '../../auth/credentials';
-import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../auth/passwords';
-import { randomBase62, sha256Hex } from '../../auth/token';
-import { batchGuard, brokeGuard, type Database, runBatch } from '../../db/client';
-import { consoleSessions, operatorPasswords, operators, passwordLinks, workspaces } from '../../db/schema';
+import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH } from '../../auth/passwords';
+import { sha256Hex } from '../../auth/token';
+import { type Database, runBatch } from '../../db/client';
+import { consoleSessions, operatorPasswords, operators, workspaces } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
-import { Conflict, Invalid, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
+import { Conflict, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import { type RateLimiterStub, rateLimiter } from '../objects';
 import { ADDRESS_POLICY, EMAIL_POLICY, type ThrottlePolicy } from './sign-in-throttle';
 
-const DAY_MS = 24 * 3600_000;
-/** How long an invitation, and a reset link, may be used. */
-const LINK_LIFETIME_MS = { invite: 7 * DAY_MS, reset: DAY_MS } as const;
+export const DAY_MS = 24 * 3600_000;
+
 /** At most this many workspaces' passwords are tried for one e-mail: each try is a full PBKDF2. */
 const MAX_MEMBERSHIPS = 5;
 const WRONG = 'Wrong e-mail or password.';
-
-const password = z
-	.string()
-	.min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`)
-	.max(MAX_PASSWORD_LENGTH)
-	.openapi({ description: `At least ${MIN_PASSWORD_LENGTH} characters.` });
 
 export const signInSchema = z
 	.strictObject({
@@ -45,20 +38,6 @@ export const signInSchema = z
 		}),
 	})
 	.openapi('SignIn');
-
-export const setPasswordSchema = z
-	.strictObject({
-		token: z.string().min(1).max(100).openapi({ description: 'The token of the one-time link (after `#token=`).' }),
-		password,
-	})
-	.openapi('SetPassword');
-
-export const changePasswordSchema = z
-	.strictObject({
-		currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({ description: 'The password now.' }),
-		newPassword: password,
-	})
-	.openapi('ChangePassword');
 
 export const consoleSessionSchema = z
 	.object({
@@ -97,13 +76,14 @@ export const workspaceChoiceSchema = z
 	})
 	.openapi('WorkspaceChoice');
 
-interface Client {
+/** The browser a session is opened for. */
+export interface Client {
 	userAgent: string;
 	ip: string;
 }
 
 /** The columns of a member the console is told about (operators joined with workspaces). */
-const MEMBER = {
+export const MEMBER = {
 	operatorId: operators.id,
 	name: operators.name,
 	email: operators.email,
@@ -190,7 +170,8 @@ export async function signIn(
 	return { session: await sessionView(env, member, row), cookie };
 }
 
-async function newSession(workspaceId: string, operatorId: string, client: Client, now: number) {
+/** A new session of the member: the cookie's value and the row that stores its hash. */
+export async function newSession(workspaceId: string, operatorId: string, client: Client, now: number) {
 	const cookie = newSessionValue();
 	const row = {
 		id: newId('ses', now),
@@ -206,7 +187,7 @@ async function newSession(workspaceId: string, operatorId: string, client: Clien
 }
 
 /** The statement that stores a password's hash (`hashPassword` first: a statement is not awaited before its batch). */
-function passwordUpsert(db: Database, workspaceId: string, operatorId: string, hash: string, now: number) {
+export function passwordUpsert(db: Database, workspaceId: string, operatorId: string, hash: string, now: number) {
 	return db
 		.insert(operatorPasswords)
 		.values({ operatorId, workspaceId, hash, updatedAt: now })
@@ -214,7 +195,7 @@ function passwordUpsert(db: Database, workspaceId: string, operatorId: string, h
 }
 
 /** What the console is told about a session: who, where, what it may do, and the CSRF token. */
-async function sessionView(
+export async function sessionView(
 	env: Env,
 	member: Member,
 	session: { tokenHash: string; expiresAt: number },
@@ -249,7 +230,13 @@ export async function currentSession(env: Env, db: Database, caller: Caller): Pr
  * Ends sessions at once: their gates are suspended first (so none answers from what it read before), then the
  * rows revoked. Returns how many were still active.
  */
-async function revokeSessions(env: Env, db: Database, workspaceId: string, where: ReturnType<typeof and>, now: number) {
+export async function revokeSessions(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	where: ReturnType<typeof and>,
+	now: number,
+) {
 	const active = and(eq(consoleSessions.workspaceId, workspaceId), isNull(consoleSessions.revokedAt), where);
 	const rows = await db.select({ hash: consoleSessions.tokenHash }).from(consoleSessions).where(active);
 	if (rows.length === 0) return 0;
@@ -332,131 +319,4 @@ export async function listSessions(
 		}),
 		(row) => ({ at: row.createdAt, id: row.id }),
 	);
-}
-
-export const passwordLinkSchema = z
-	.object({
-		url: z.string().openapi({
-			description:
-				'The one-time link to hand to the member (the token is after `#`, so it never reaches a server log).',
-			example: 'https://parley.example/console/set-password#token=ppl_…',
-		}),
-		purpose: z
-			.enum(['invite', 'reset'])
-			.openapi({ description: '`invite` for a member with no password yet, else `reset`.' }),
-		expiresAt: z.string().openapi({ description: 'When the link stops working (ISO 8601).' }),
-	})
-	.openapi('PasswordLink');
-
-/**
- * An admin makes a one-time link that sets a member's password: an invitation (7 days) when it has none, a reset
- * (24 hours) otherwise. Any earlier unused link of the member stops working.
- */
-export async function createPasswordLink(
-	db: Database,
-	caller: Caller,
-	operatorId: string,
-	origin: string,
-	now = Date.now(),
-) {
-	const { workspaceId } = caller;
-	const member = await db
-		.select({ id: operators.id, hash: operatorPasswords.hash })
-		.from(operators)
-		.leftJoin(operatorPasswords, eq(operatorPasswords.operatorId, operators.id))
-		.where(and(eq(operators.workspaceId, workspaceId), eq(operators.id, operatorId)))
-		.get();
-	if (!member) throw new NotFound(`Team member ${operatorId} not found.`);
-	const purpose = member.hash ? ('reset' as const) : ('invite' as const);
-	const token = `ppl_${randomBase62(43)}`;
-	const expiresAt = now + LINK_LIFETIME_MS[purpose];
-	await runBatch(db, [
-		db
-			.update(passwordLinks)
-			.set({ usedAt: now })
-			.where(and(eq(passwordLinks.operatorId, operatorId), isNull(passwordLinks.usedAt))),
-		db.insert(passwordLinks).values({
-			id: newId('pwl', now),
-			workspaceId,
-			operatorId,
-			tokenHash: await sha256Hex(token),
-			purpose,
-			createdBy: caller.operatorId,
-			createdAt: now,
-			expiresAt,
-		}),
-	]);
-	return { url: `${origin}/console/set-password#token=${token}`, purpose, expiresAt: iso(expiresAt) };
-}
-
-/**
- * Sets a password through a one-time link and signs its member in. The link is used up in the same transaction
- * that stores the password (a second use, or an expired link, changes nothing); a reset ends the member's other
- * sessions.
- */
-export async function setPasswordWithLink(
-	env: Env,
-	db: Database,
-	input: z.infer<typeof setPasswordSchema>,
-	client: Client,
-	now = Date.now(),
-) {
-	const tokenHash = await sha256Hex(input.token);
-	const link = await db
-		.select({ ...MEMBER, id: passwordLinks.id })
-		.from(passwordLinks)
-		.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
-		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
-		.where(and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)))
-		.get();
-	const expired = new Invalid('This link has expired or was already used: ask an admin for a new one.', {
-		field: ['token'],
-	});
-	if (!link) throw expired;
-	const { workspaceId, operatorId } = link;
-	const hash = await hashPassword(input.password);
-	await revokeSessions(env, db, workspaceId, eq(consoleSessions.operatorId, operatorId), now);
-	const { cookie, row } = await newSession(workspaceId, operatorId, client, now);
-	try {
-		await runBatch(db, [
-			db
-				.update(passwordLinks)
-				.set({ usedAt: now })
-				.where(and(eq(passwordLinks.id, link.id), isNull(passwordLinks.usedAt))),
-			batchGuard(sql`changes() = 1`),
-			passwordUpsert(db, workspaceId, operatorId, hash, now),
-			db.insert(consoleSessions).values(row),
-		]);
-	} catch (error) {
-		if (brokeGuard(error)) throw expired;
-		throw error;
-	}
-	return { session: await sessionView(env, link, row), cookie };
-}
-
-/** The signed-in operator changes its own password (the current one checked); its other sessions end. */
-export async function changePassword(
-	env: Env,
-	db: Database,
-	caller: Caller,
-	input: z.infer<typeof changePasswordSchema>,
-	now = Date.now(),
-) {
-	const stored = await db
-		.select({ hash: operatorPasswords.hash })
-		.from(operatorPasswords)
-		.where(
-			and(eq(operatorPasswords.workspaceId, caller.workspaceId), eq(operatorPasswords.operatorId, caller.operatorId)),
-		)
-		.get();
-	const check = await checkPassword(input.currentPassword, stored?.hash ?? null);
-	if (!check.matches) throw new Invalid('The current password is wrong.', { field: ['currentPassword'] });
-	const { credential } = caller;
-	const others = and(
-		eq(consoleSessions.operatorId, caller.operatorId),
-		credential.kind === 'session' ? ne(consoleSessions.id, credential.id) : undefined,
-	);
-	const hash = await hashPassword(input.newPassword);
-	await revokeSessions(env, db, caller.workspaceId, others, now);
-	await runBatch(db, [passwordUpsert(db, caller.workspaceId, caller.operatorId, hash, now)]);
 }

@@ -12,22 +12,21 @@
  *
  * A try is claimed before it is made (its number moves from n to n + 1 in D1), so a message delivered twice
  * makes one try, and a watchdog message re-makes a try whose Worker died before it settled; a delay longer
- * than a Queue allows (12 h) is waited in several legs, each message naming the try it is for.
+ * than a Queue allows (12 h) is waited in several legs, each message naming the try it is for. The log an
+ * integrator reads (and its re-send) is in delivery-log.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client';
-import { DELIVERY_STATUSES, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { commit, release } from '../../events/commit';
-import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
-import { Conflict, NotFound, ServiceUnavailable } from '../../lib/errors';
 import { groupBy } from '../../lib/group-by';
 import { guardedFetch, OutboundError } from '../../lib/guarded-fetch';
-import { iso, isoOrNull, newId } from '../../lib/ids';
+import { iso, newId } from '../../lib/ids';
 import { SYSTEM } from '../../model/actor';
 import { type DomainEvent, newEvent } from '../../model/events';
-import { activeSecrets, type EndpointRow, endpointRow, endpointSecret } from './endpoints';
+import { activeSecrets, type EndpointRow, endpointSecret } from './endpoints';
 
 /** Seconds before each try: the first at once, then the Standard Webhooks schedule, then daily. */
 export const RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400, 86_400] as const;
@@ -38,7 +37,7 @@ const RESPONSE_WINDOW_MS = 15_000;
 /** The longest delay a Queue message may carry: longer waits go in legs. */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 /** How long a claimed try may take before its watchdog message makes it again: the answer window and more. */
-const TRY_LEASE_MS = 60_000;
+export const TRY_LEASE_MS = 60_000;
 /** How early a delayed message may arrive and still make its try. */
 const EARLY_SLACK_MS = 1_000;
 /** What is kept of a receiver's answer. */
@@ -279,7 +278,7 @@ async function send(dc: DeliveryContext, endpoint: EndpointRow, delivery: Delive
 	}
 }
 
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 async function settle(
 	db: Database,
@@ -314,151 +313,4 @@ async function disable(env: Env, db: Database, endpoint: EndpointRow, failingSin
 		events: [{ event, onlyIf: sql`changes() > 0` }],
 	});
 	await release(env, committed.events);
-}
-
-const attemptView = z
-	.object({
-		attempt: z.number().int().openapi({ description: 'The try, from 1.' }),
-		at: z.string().openapi({ description: 'When it was made (ISO 8601).' }),
-		statusCode: z.number().int().nullable().openapi({ description: 'The receiver’s HTTP status, or null.' }),
-		error: z.string().nullable().openapi({ description: 'Why it failed; null for a 2xx.' }),
-		response: z.string().nullable().openapi({ description: 'The start of the receiver’s answer.' }),
-		durationMs: z.number().int().openapi({ description: 'How long it took.' }),
-	})
-	.openapi('WebhookAttempt');
-
-const deliveryFields = {
-	id: z.string().openapi({ description: 'The delivery id.', example: 'dlv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
-	endpointId: z.string().openapi({ description: 'The endpoint.' }),
-	eventId: z.string().openapi({ description: 'The event, sent as `webhook-id`.' }),
-	eventType: z.string().openapi({ description: 'Its type.' }),
-	status: z.enum(DELIVERY_STATUSES).openapi({ description: '`pending` (a try is due), `succeeded` or `failed`.' }),
-	attempts: z.number().int().openapi({ description: 'Tries made.' }),
-	nextAttemptAt: z.string().nullable().openapi({ description: 'When the next try is due (ISO 8601), or null.' }),
-	createdAt: z.string().openapi({ description: 'When it was recorded (ISO 8601).' }),
-};
-
-export const deliverySummarySchema = z.object(deliveryFields).openapi('WebhookDeliverySummary');
-
-export const deliverySchema = z
-	.object({
-		...deliveryFields,
-		body: z.string().openapi({ description: 'The body, exactly as signed and sent.' }),
-		attemptLog: z.array(attemptView).openapi({ description: 'Every try, in order.' }),
-	})
-	.openapi('WebhookDelivery');
-
-function summaryView(row: DeliveryRow): z.infer<typeof deliverySummarySchema> {
-	return {
-		id: row.id,
-		endpointId: row.endpointId,
-		eventId: row.eventId,
-		eventType: row.eventType,
-		status: row.status,
-		attempts: row.attempts,
-		nextAttemptAt: isoOrNull(row.nextAttemptAt),
-		createdAt: iso(row.createdAt),
-	};
-}
-
-/** One page of an endpoint's deliveries, newest first, optionally of one status. */
-export async function listDeliveries(
-	db: Database,
-	workspaceId: string,
-	endpointId: string,
-	status: DeliveryRow['status'] | undefined,
-	after: NewestFirstCursor | null,
-	limit: number,
-) {
-	await endpointRow(db, workspaceId, endpointId);
-	const rows = await db
-		.select()
-		.from(webhookDeliveries)
-		.where(
-			and(
-				eq(webhookDeliveries.workspaceId, workspaceId),
-				eq(webhookDeliveries.endpointId, endpointId),
-				status === undefined ? undefined : eq(webhookDeliveries.status, status),
-				afterNewestFirst(webhookDeliveries.createdAt, webhookDeliveries.id, after),
-			),
-		)
-		.orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-		.limit(limit + 1);
-	return pageOf(rows, limit, summaryView, (row) => ({ at: row.createdAt, id: row.id }));
-}
-
-async function deliveryRow(db: Database, workspaceId: string, endpointId: string, id: string) {
-	const row = await db
-		.select()
-		.from(webhookDeliveries)
-		.where(
-			and(
-				eq(webhookDeliveries.workspaceId, workspaceId),
-				eq(webhookDeliveries.endpointId, endpointId),
-				eq(webhookDeliveries.id, id),
-			),
-		)
-		.get();
-	if (!row) throw new NotFound(`Delivery ${id} of endpoint ${endpointId} not found.`);
-	return row;
-}
-
-export async function getDelivery(db: Database, workspaceId: string, endpointId: string, id: string) {
-	const row = await deliveryRow(db, workspaceId, endpointId, id);
-	const attempts = await db
-		.select()
-		.from(webhookAttempts)
-		.where(and(eq(webhookAttempts.workspaceId, workspaceId), eq(webhookAttempts.deliveryId, id)))
-		.orderBy(webhookAttempts.attempt);
-	return {
-		...summaryView(row),
-		body: row.body,
-		attemptLog: attempts.map((a) => ({
-			attempt: a.attempt,
-			at: iso(a.at),
-			statusCode: a.statusCode,
-			error: a.error,
-			response: a.response,
-			durationMs: a.durationMs,
-		})),
-	};
-}
-
-/**
- * Sends a delivery again now (the same event id and body, signed anew), whatever became of it; its tries go
- * on from the count it has. A delivery with a try due within a minute is a 409: it is being sent.
- */
-export async function resendDelivery(
-	db: Database,
-	queue: Queue<DeliveryMessage>,
-	workspaceId: string,
-	endpointId: string,
-	id: string,
-	now = Date.now(),
-) {
-	const row = await deliveryRow(db, workspaceId, endpointId, id);
-	const endpoint = await endpointRow(db, workspaceId, endpointId);
-	if (!endpoint.enabled) throw new Conflict(`Webhook endpoint ${endpointId} is disabled: enable it first.`);
-	// A try due within the last minute is being made (or its watchdog is about to make it).
-	if (row.status === 'pending' && row.nextAttemptAt !== null && Math.abs(now - row.nextAttemptAt) < TRY_LEASE_MS) {
-		throw new Conflict(`Delivery ${id} is being sent now.`);
-	}
-	const changed = await db
-		.update(webhookDeliveries)
-		.set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
-		.where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.updatedAt, row.updatedAt)))
-		.returning({ id: webhookDeliveries.id });
-	if (changed.length === 0) throw new Conflict(`Delivery ${id} changed meanwhile; read it again.`);
-	try {
-		await queue.send({ deliveryId: id, workspaceId, due: now });
-	} catch (error) {
-		await db
-			.update(webhookDeliveries)
-			.set({ status: row.status, nextAttemptAt: row.nextAttemptAt })
-			.where(eq(webhookDeliveries.id, id));
-		throw new ServiceUnavailable('The delivery could not be queued; nothing changed. Retry shortly.', {
-			cause: error,
-		});
-	}
-	return getDelivery(db, workspaceId, endpointId, id);
 }

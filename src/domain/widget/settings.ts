@@ -6,7 +6,7 @@ import { Conflict, type FieldProblem, Invalid } from '../../lib/errors';
 import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../../model/business-hours';
 import { customFieldKey } from '../../model/custom-fields';
-import { checkCustomValues, definitionsOf } from '../crm/custom-fields';
+import { checkCustomValues, definitionsOf } from '../crm/custom-values';
 
 /** What the widget shows about availability: the engine the widget itself runs in the browser. */
 export { widgetAvailability } from '../../protocol/widget-availability';

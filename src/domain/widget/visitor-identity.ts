@@ -31,7 +31,7 @@ import {
 	customValueChanges,
 	definitionGone,
 	definitionsGuard,
-} from '../crm/custom-fields';
+} from '../crm/custom-values';
 import { identityVerificationOn } from './identity-settings';
 import { phoneNumber } from './settings';
 import {

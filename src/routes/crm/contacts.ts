@@ -8,14 +8,13 @@ import {
 	contactRecordSchema,
 	contactUpsertSchema,
 	createContact,
-	deleteContact,
 	getContact,
 	listContacts,
-	mergeContacts,
 	newContactSchema,
 	updateContact,
 	upsertContact,
 } from '../../domain/crm/contact-records';
+import { deleteContact, mergeContacts } from '../../domain/crm/contact-removal';
 import { normalizePhone } from '../../domain/crm/contacts';
 import { phoneNumber } from '../../domain/widget/settings';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';

@@ -1,29 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../domain/crm/deals';
+import { createFunnel, deleteFunnel, getFunnel, listFunnels, updateFunnel } from '../../domain/crm/funnels';
 import {
-	addStage,
-	createDeal,
-	createFunnel,
 	dealChangesSchema,
 	dealFiltersSchema,
 	dealSchema,
-	deleteDeal,
-	deleteFunnel,
-	deleteStage,
 	funnelChangesSchema,
 	funnelCursor,
 	funnelSchema,
-	getDeal,
-	getFunnel,
-	listDeals,
-	listFunnels,
 	newDealSchema,
 	newFunnelSchema,
 	newStageSchema,
-	renameStage,
 	stageChangesSchema,
-	updateDeal,
-	updateFunnel,
-} from '../../domain/crm/deals';
+} from '../../domain/crm/pipeline-schemas';
+import { addStage, deleteStage, renameStage } from '../../domain/crm/stages';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';

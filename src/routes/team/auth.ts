@@ -4,17 +4,19 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../../app-env';
 import { sessionCookie } from '../../auth/console-session';
 import {
-	changePassword,
-	changePasswordSchema,
 	consoleSessionSchema,
 	currentSession,
-	setPasswordSchema,
-	setPasswordWithLink,
 	signIn,
 	signInSchema,
 	signOut,
 	workspaceChoiceSchema,
 } from '../../domain/team/console-auth';
+import {
+	changePassword,
+	changePasswordSchema,
+	setPasswordSchema,
+	setPasswordWithLink,
+} from '../../domain/team/console-passwords';
 import { clientIp } from '../../domain/widget/visitor-limits';
 import { anyToken, errorResponses, jsonBody, jsonResponse, noCredential } from '../../http/openapi';
 import { createRouter } from '../../http/router';

@@ -1,12 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import {
-	createPasswordLink,
-	listSessions,
-	passwordLinkSchema,
-	revokeSession,
-	sessionFiltersSchema,
-	sessionSchema,
-} from '../../domain/team/console-auth';
+import { listSessions, revokeSession, sessionFiltersSchema, sessionSchema } from '../../domain/team/console-auth';
+import { createPasswordLink, passwordLinkSchema } from '../../domain/team/console-passwords';
 import { errorResponses, idParam, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';

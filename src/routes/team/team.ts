@@ -2,23 +2,25 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { closeReplacedTokenSockets } from '../../domain/conversations/live';
 import {
 	createGroup,
-	createMember,
 	deleteGroup,
-	deleteMember,
 	getGroup,
-	getMember,
 	groupChangesSchema,
 	groupCursor,
 	groupSchema,
 	listGroups,
+	newGroupSchema,
+	updateGroup,
+} from '../../domain/team/groups';
+import { deleteMember } from '../../domain/team/member-removal';
+import {
+	createMember,
+	getMember,
 	listMembers,
 	memberChangesSchema,
 	memberCursor,
 	memberFiltersSchema,
 	memberSchema,
-	newGroupSchema,
 	newMemberSchema,
-	updateGroup,
 	updateMember,
 } from '../../domain/team/members';
 import { availableOperators, availableSchema, presenceSchema, teamPresence } from '../../domain/team/presence';

@@ -6,7 +6,7 @@ import {
 	getDelivery,
 	listDeliveries,
 	resendDelivery,
-} from '../../domain/webhooks/deliveries';
+} from '../../domain/webhooks/delivery-log';
 import {
 	createEndpoint,
 	deleteEndpoint,

@@ -5,7 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { type MessageView, visitorClientId, visitorView } from '../../domain/conversations/messages';
 import { startConversation } from '../../domain/conversations/start';
-import { checkedCustomValues } from '../../domain/crm/custom-fields';
+import { checkedCustomValues } from '../../domain/crm/custom-values';
 import { assertPrechatFields, loadWidgetSettings } from '../../domain/widget/settings';
 import { applyDetails } from '../../domain/widget/visitor-identity';
 import { clientIp, spendVisitorMessage } from '../../domain/widget/visitor-limits';
