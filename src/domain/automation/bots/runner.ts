@@ -1,0 +1,161 @@
+/**
+ * The bot runner: performs the effects a bot's interpreter (src/engines/bot-interpreter.ts) hands out, one at
+ * a time, for the conversation room that keeps the run (durable-objects/room-bot.ts). What only the room can
+ * do (its storage, its timers, its sockets, its write path for messages) it lends through `BotRoom`; the
+ * actions, and the Transfer (the catalogue's assign, as a handoff), go through the automation core.
+ *
+ * Each effect is marked done in the room's storage once performed (an action's, with the run's next state),
+ * so an instance lost mid-way leaves the rest for its successor: a message goes out once (its client id is
+ * the run's key for it), a CRM or integration call may be made again (at least once, as every outbound
+ * call is).
+ */
+import { openDatabase } from '../../../db/client';
+import type { BotEvent, Effect } from '../../../engines/bot-interpreter';
+import { INPUT_KINDS, type Interactive, quickReplies } from '../../../model/messages';
+import { type CheckedMessage, checkMessage, type PostOutcome } from '../../conversations/message-command';
+import type { ActionContext } from '../core/context';
+import { idempotencyKey } from '../core/keys';
+import type { Scene } from '../core/scene';
+import { runStep, type StepLog } from '../core/steps';
+import { loadFacts } from '../facts';
+
+type LogEffect = Extract<Effect, { kind: 'log' }>;
+
+/** What the room lends the runner for one run's next effect. */
+export interface BotRoom {
+	workspaceId: string;
+	conversationId: string;
+	/** The run whose effect it is: its bot, its variables, the messages it has sent. */
+	run: { id: string; botId: string; variables: Record<string, unknown>; sent: number };
+	/** The conversation as the current job read it (./core/scene.ts), loaded once per job. */
+	scene(): Promise<Scene>;
+	/** Forgets the scene: an action may have changed what templates read (the contact, the assignee). */
+	forgetScene(): void;
+	/** The effect is done: drops it from the run's pending ones (a message also counts as sent). */
+	done(sent?: boolean): void;
+	/** An event for the run (an action's result, facts): its new state stored, with what is still pending. */
+	feed(event: BotEvent, scene: Scene): void;
+	/** Appends to the run's step log. */
+	log(entry: LogEffect): void;
+	typing(on: boolean): void;
+	/** Stores the run's timer (synchronously), or drops it; `armAlarm` sets the room's alarm after. */
+	setTimer(stepId: string, at: number): void;
+	cancelTimer(): void;
+	armAlarm(): Promise<void>;
+	/** Posts through the room's one write path for messages. */
+	post(message: CheckedMessage): Promise<PostOutcome>;
+}
+
+/** Performs one effect of a run and marks it done. Throws on a fault of ours (D1 down), for a retry. */
+export async function performBotEffect(env: Env, room: BotRoom, effect: Effect): Promise<void> {
+	switch (effect.kind) {
+		case 'log':
+			room.log(effect);
+			return room.done();
+		case 'typing':
+			room.typing(effect.on);
+			return room.done();
+		case 'timer':
+			room.setTimer(effect.stepId, effect.at);
+			room.done();
+			return room.armAlarm();
+		case 'cancel_timer':
+			room.cancelTimer();
+			room.done();
+			return room.armAlarm();
+		case 'message': {
+			const problem = await say(room, effect);
+			if (problem) room.log({ kind: 'log', stepId: 'message', error: problem });
+			return room.done(true);
+		}
+		case 'transfer': {
+			// The conversation deleted meanwhile is nothing to hand over: logged, and the run goes on.
+			const log: StepLog = {
+				recorded: async () => null,
+				record: async (_key, _action, result) => {
+					if (!result.ok) room.log({ kind: 'log', stepId: 'transfer', error: result.error });
+					room.done();
+				},
+			};
+			await runStep(actionContext(env, room, await room.scene()), log, 'transfer', { type: 'assign', handoff: true });
+			return;
+		}
+		case 'facts': {
+			const scene = await room.scene();
+			const scope = {
+				workspaceId: room.workspaceId,
+				conversationId: room.conversationId,
+				contactId: scene.contactId,
+				variables: room.run.variables,
+				now: Date.now(),
+			};
+			const facts = await loadFacts(env, openDatabase(env.DB), scope, effect.roots);
+			return room.feed({ type: 'facts', stepId: effect.stepId, facts }, scene);
+		}
+		case 'action': {
+			// The run's pending list is its record: an action done is gone from it, with its result fed back.
+			const log: StepLog = {
+				recorded: async () => null,
+				record: async (_key, _action, result) => {
+					room.forgetScene();
+					room.feed({ type: 'result', stepId: effect.step.id, ...result }, await room.scene());
+				},
+			};
+			await runStep(actionContext(env, room, await room.scene()), log, effect.step.id, effect.step);
+			return;
+		}
+	}
+}
+
+function actionContext(env: Env, room: BotRoom, scene: Scene): ActionContext {
+	return {
+		env,
+		db: openDatabase(env.DB),
+		workspaceId: room.workspaceId,
+		run: { kind: 'bot', id: room.run.id },
+		actor: { kind: 'bot', id: room.run.botId },
+		conversationId: room.conversationId,
+		contactId: scene.contactId,
+		variables: room.run.variables,
+		locale: scene.locale,
+		now: Date.now(),
+	};
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+	image: 'image/*',
+	video: 'video/*',
+	document: 'application/octet-stream',
+};
+
+/** Posts a bot message through the room's write path; its client id makes a repeat (after a loss) a replay. */
+async function say(room: BotRoom, effect: Extract<Effect, { kind: 'message' }>): Promise<string | null> {
+	const checked = checkMessage({
+		workspaceId: room.workspaceId,
+		conversationId: room.conversationId,
+		authorKind: 'bot',
+		authorId: room.run.botId,
+		text: effect.text.trim() === '' ? '…' : effect.text,
+		attachments: (effect.media ?? []).map((item) => ({
+			url: item.url,
+			name: item.name ?? (item.url.split('/').pop() || item.kind),
+			contentType: MEDIA_TYPES[item.kind] ?? 'application/octet-stream',
+			size: 0,
+		})),
+		interactive: interactiveOf(effect),
+		// The run's messages are its steps, keyed by how many it sent before.
+		clientMessageId: idempotencyKey('bot', room.run.id, room.run.sent),
+	});
+	if (!checked.ok)
+		return `message not sent: ${checked.problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`;
+	const outcome = await room.post(checked.message);
+	return outcome.status === 'created' || outcome.status === 'replayed' ? null : `message not sent: ${outcome.status}`;
+}
+
+/** What a bot message asks of the visitor, for the widget: buttons, a rating, a typed input. */
+function interactiveOf(effect: Extract<Effect, { kind: 'message' }>): Interactive | null {
+	if (effect.ask === 'rating') return { type: 'rating', max: 5 };
+	if (effect.buttons && effect.buttons.length > 0) return quickReplies(effect.buttons);
+	const input = INPUT_KINDS.find((kind) => kind === effect.ask);
+	return input ? { type: 'input', input } : null;
+}
