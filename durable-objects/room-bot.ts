@@ -1,13 +1,11 @@
 import { openDatabase } from '../src/db/client';
 import { type RunnableBot, runnableBots } from '../src/domain/automation/bots/bots';
+import { type RunNames, runEnded, runStarted, triggeredBot } from '../src/domain/automation/bots/run-events';
 import { type BotRoom, performBotEffect } from '../src/domain/automation/bots/runner';
 import { loadScene, type Scene } from '../src/domain/automation/core/scene';
 import type { CheckedMessage, PostOutcome } from '../src/domain/conversations/message-command';
 import { advance, type BotEvent, type Effect, newRun, type RunState } from '../src/engines/bot-interpreter';
-import { matchedKeyword } from '../src/engines/keywords';
-import { type DomainEvent, newEvent } from '../src/events/catalogue';
 import { newId } from '../src/lib/ids';
-import type { Actor } from '../src/model/actor';
 import type { BotRunTrigger } from '../src/model/bot-runs';
 import type { ServerFrame } from '../src/protocol/live';
 import { type BotRunView, BotStore, type Run } from './bot-store';
@@ -200,18 +198,9 @@ export class RoomBot {
 				.exec('SELECT 1 FROM log WHERE author_kind = ? AND private = 0 AND seq < ? LIMIT 1', kind, row.seq)
 				.toArray().length > 0;
 		if (wroteBefore('operator')) return null;
-		const first = !wroteBefore('contact');
 		const { channel } = await this.loadScene();
-		for (const bot of candidates) {
-			if (bot.channels !== null && !bot.channels.includes(channel)) continue;
-			if (bot.trigger === 'new_conversation' && first) return { bot, trigger: 'new_conversation' };
-			// A file's message text is its name: "pricing.pdf" is no one asking about pricing.
-			const typed = row.attachments === '[]';
-			if (bot.trigger === 'keyword' && typed && matchedKeyword(row.body, bot.keywords) !== null) {
-				return { bot, trigger: 'keyword' };
-			}
-		}
-		return null;
+		const message = { body: row.body, file: row.attachments !== '[]', first: !wroteBefore('contact'), channel };
+		return triggeredBot(candidates, message);
 	}
 
 	/** The workspace's bots that messages may start, whatever their channels (kept BOTS_CACHE_MS). */
@@ -238,19 +227,7 @@ export class RoomBot {
 		const now = Date.now();
 		const id = newId('run', now);
 		const { state, effects } = advance(bot.definition, newRun(), { type: 'start' }, scene.context, now);
-		const started = newEvent(
-			'bot.run_started',
-			this.host.workspaceId(),
-			botActor(bot.id),
-			{
-				bot: { id: bot.id, name: bot.name },
-				runId: id,
-				conversationId: this.host.conversationId(),
-				version: bot.version,
-				trigger,
-			},
-			now,
-		);
+		const names = this.names(id, bot.id, bot.name);
 		this.storage.transactionSync(() => {
 			this.runsStore.insert({
 				id,
@@ -268,8 +245,8 @@ export class RoomBot {
 				updated_at: now,
 			});
 			this.runsStore.setSeen(seen);
-			this.store.queueEvent(started);
-			const ended = this.endEvent(id, bot.id, bot.name, state, now);
+			this.store.queueEvent(runStarted(names, bot.version, trigger, now));
+			const ended = runEnded(names, state, now);
 			if (ended) this.store.queueEvent(ended);
 		});
 		await this.host.armOutbox();
@@ -289,7 +266,7 @@ export class RoomBot {
 		const now = Date.now();
 		const { state, effects } = advance(run.definition, run.state, event, scene.context, now);
 		const ended =
-			run.row.ended_at === null ? this.endEvent(run.row.id, run.row.bot_id, run.row.bot_name, state, now) : null;
+			run.row.ended_at === null ? runEnded(this.names(run.row.id, run.row.bot_id, run.row.bot_name), state, now) : null;
 		this.storage.transactionSync(() => {
 			this.runsStore.update(run.row.id, state, [...pending, ...effects], now, ended ? now : null);
 			if (seen !== undefined) this.runsStore.setSeen(seen);
@@ -298,21 +275,13 @@ export class RoomBot {
 		if (ended) void this.host.armOutbox();
 	}
 
-	private endEvent(runId: string, botId: string, botName: string, state: RunState, now: number): DomainEvent | null {
-		if (state.status === 'running' || state.status === 'waiting') return null;
-		return newEvent(
-			'bot.run_ended',
-			this.host.workspaceId(),
-			botActor(botId),
-			{
-				bot: { id: botId, name: botName },
-				runId,
-				conversationId: this.host.conversationId(),
-				status: state.status,
-				reason: state.reason,
-			},
-			now,
-		);
+	private names(runId: string, botId: string, botName: string): RunNames {
+		return {
+			workspaceId: this.host.workspaceId(),
+			conversationId: this.host.conversationId(),
+			runId,
+			bot: { id: botId, name: botName },
+		};
 	}
 
 	/**
@@ -335,7 +304,8 @@ export class RoomBot {
 		const now = Date.now();
 		const reason = `an effect kept failing: ${error instanceof Error ? error.message : String(error)}`;
 		const state: RunState = { ...run.state, status: 'failed', waiting: null, reason };
-		const ended = run.row.ended_at === null ? this.endEvent(runId, run.row.bot_id, run.row.bot_name, state, now) : null;
+		const ended =
+			run.row.ended_at === null ? runEnded(this.names(runId, run.row.bot_id, run.row.bot_name), state, now) : null;
 		this.storage.transactionSync(() => {
 			this.runsStore.update(runId, state, [], now, now);
 			this.runsStore.writeLog(runId, { kind: 'log', stepId: run.pending[0]?.kind ?? 'effect', error: reason });
@@ -385,10 +355,6 @@ export class RoomBot {
 		this.scene ??= await loadScene(openDatabase(this.env.DB), this.host.workspaceId(), this.host.conversationId());
 		return this.scene;
 	}
-}
-
-function botActor(botId: string): Actor {
-	return { kind: 'bot', id: botId };
 }
 
 /** A visitor's message as a run's event: a file when it carries one, its text otherwise. */

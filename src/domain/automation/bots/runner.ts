@@ -11,13 +11,13 @@
  */
 import { openDatabase } from '../../../db/client';
 import type { BotEvent, Effect } from '../../../engines/bot-interpreter';
-import { INPUT_KINDS, type Interactive, quickReplies } from '../../../model/messages';
-import { type CheckedMessage, checkMessage, type PostOutcome } from '../../conversations/message-command';
+import type { CheckedMessage, PostOutcome } from '../../conversations/message-command';
 import type { ActionContext } from '../core/context';
 import { idempotencyKey } from '../core/keys';
 import type { Scene } from '../core/scene';
 import { runStep, type StepLog } from '../core/steps';
 import { loadFacts } from '../facts';
+import { botMessage } from './messages';
 
 type LogEffect = Extract<Effect, { kind: 'log' }>;
 
@@ -122,40 +122,13 @@ function actionContext(env: Env, room: BotRoom, scene: Scene): ActionContext {
 	};
 }
 
-const MEDIA_TYPES: Record<string, string> = {
-	image: 'image/*',
-	video: 'video/*',
-	document: 'application/octet-stream',
-};
-
 /** Posts a bot message through the room's write path; its client id makes a repeat (after a loss) a replay. */
 async function say(room: BotRoom, effect: Extract<Effect, { kind: 'message' }>): Promise<string | null> {
-	const checked = checkMessage({
-		workspaceId: room.workspaceId,
-		conversationId: room.conversationId,
-		authorKind: 'bot',
-		authorId: room.run.botId,
-		text: effect.text.trim() === '' ? '…' : effect.text,
-		attachments: (effect.media ?? []).map((item) => ({
-			url: item.url,
-			name: item.name ?? (item.url.split('/').pop() || item.kind),
-			contentType: MEDIA_TYPES[item.kind] ?? 'application/octet-stream',
-			size: 0,
-		})),
-		interactive: interactiveOf(effect),
-		// The run's messages are its steps, keyed by how many it sent before.
-		clientMessageId: idempotencyKey('bot', room.run.id, room.run.sent),
-	});
+	// The run's messages are its steps, keyed by how many it sent before.
+	const key = idempotencyKey('bot', room.run.id, room.run.sent);
+	const checked = botMessage(room.workspaceId, room.conversationId, room.run.botId, key, effect);
 	if (!checked.ok)
 		return `message not sent: ${checked.problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`;
 	const outcome = await room.post(checked.message);
 	return outcome.status === 'created' || outcome.status === 'replayed' ? null : `message not sent: ${outcome.status}`;
-}
-
-/** What a bot message asks of the visitor, for the widget: buttons, a rating, a typed input. */
-function interactiveOf(effect: Extract<Effect, { kind: 'message' }>): Interactive | null {
-	if (effect.ask === 'rating') return { type: 'rating', max: 5 };
-	if (effect.buttons && effect.buttons.length > 0) return quickReplies(effect.buttons);
-	const input = INPUT_KINDS.find((kind) => kind === effect.ask);
-	return input ? { type: 'input', input } : null;
 }

@@ -1,9 +1,10 @@
 /**
- * Executes scenario runs for the scenario-runs Queue's consumer, with the pure interpreter
- * (src/engines/scenario-interpreter.ts). One delivery of a run's message drives it as far as it can go: each
- * action the interpreter hands out is performed, its result recorded in `scenario_steps` under the step's key
- * (the step, its loop iterations, the retry generation and the try), and fed back; the run's state, pending
- * action and log are written after every step, guarded by its `turn`.
+ * The scenario runner: drives scenario runs for the scenario-runs Queue's consumer, with the pure interpreter
+ * (src/engines/scenario-interpreter.ts) and the automation core (../core). One delivery of a run's message
+ * drives it as far as it can go: each action the interpreter hands out is a core step, recorded in the run's
+ * step log (./step-log.ts: `scenario_steps` under the step's key, the retry generation and the try) and fed
+ * back; the run's state, pending action and log are written after every step, guarded by its `turn`
+ * (./run-rows.ts).
  *
  * At-least-once delivery repeats nothing that completed: a redelivered message finds each recorded result and
  * feeds it back instead of acting again. What Parley itself does in an action (a conversation opened, a message
