@@ -98,14 +98,12 @@ export function executionLog(db: Database, id: string, written: RuleActionOutcom
 			if (outcome === undefined) return null;
 			return outcome.ok ? { ok: true, data: outcome.data } : refused(outcome.error ?? 'failed');
 		},
-		async record(_key: string, action: { type: string }, result: ActionResult) {
-			outcomes.push(
-				!result.ok
-					? { type: action.type, ok: false, error: result.error }
-					: 'data' in result && result.data !== undefined
-						? { type: action.type, ok: true, data: result.data }
-						: { type: action.type, ok: true },
-			);
+		async record(key: string, action: { type: string }, result: ActionResult) {
+			outcomes[Number(key)] = !result.ok
+				? { type: action.type, ok: false, error: result.error }
+				: 'data' in result && result.data !== undefined
+					? { type: action.type, ok: true, data: result.data }
+					: { type: action.type, ok: true };
 			await save(outcomes.length >= total);
 		},
 		async end() {
