@@ -14,7 +14,7 @@ import type { BotEvent, Effect } from '../../../engines/bot-interpreter';
 import type { CheckedMessage, PostOutcome } from '../../conversations/message-command';
 import type { ActionContext } from '../core/context';
 import { idempotencyKey } from '../core/keys';
-import type { Scene } from '../core/scene';
+import { actionContext as contextIn, type Scene } from '../core/scene';
 import { runStep, type StepLog } from '../core/steps';
 import { loadFacts } from '../facts';
 import { botMessage } from './messages';
@@ -108,18 +108,12 @@ export async function performBotEffect(env: Env, room: BotRoom, effect: Effect):
 }
 
 function actionContext(env: Env, room: BotRoom, scene: Scene): ActionContext {
-	return {
-		env,
-		db: openDatabase(env.DB),
-		workspaceId: room.workspaceId,
+	return contextIn(env, openDatabase(env.DB), room.workspaceId, scene, {
 		run: { kind: 'bot', id: room.run.id },
 		actor: { kind: 'bot', id: room.run.botId },
-		conversationId: room.conversationId,
-		contactId: scene.contactId,
 		variables: room.run.variables,
-		locale: scene.locale,
 		now: Date.now(),
-	};
+	});
 }
 
 /** Posts a bot message through the room's write path; its client id makes a repeat (after a loss) a replay. */

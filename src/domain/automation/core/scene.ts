@@ -10,6 +10,7 @@ import { contacts, conversations, operators } from '../../../db/schema';
 import type { RunContext } from '../../../engines/bot-interpreter';
 import type { AmountLocale } from '../../../engines/values';
 import { loadWidgetSettings } from '../../widget/settings';
+import type { ActionContext } from './context';
 
 /** What an action acts in: the ids its context carries, and how amounts and times are read. */
 export interface ActionScene {
@@ -26,6 +27,29 @@ export interface Scene extends ActionScene {
 	channel: string;
 	/** What templates read: the contact, the conversation, its assignee as the agent. */
 	context: RunContext;
+}
+
+/** What a run gives its actions besides its scene: which run, as whom, its variables, and its clock. */
+type RunPart = Pick<ActionContext, 'run' | 'actor' | 'variables' | 'now'> &
+	Partial<Pick<ActionContext, 'transport' | 'hops' | 'rule'>>;
+
+/** The context every runner's actions run with: the run's part, in its scene. */
+export function actionContext(
+	env: Env,
+	db: Database,
+	workspaceId: string,
+	scene: ActionScene,
+	run: RunPart,
+): ActionContext {
+	return {
+		env,
+		db,
+		workspaceId,
+		conversationId: scene.conversationId,
+		contactId: scene.contactId,
+		locale: scene.locale,
+		...run,
+	};
 }
 
 /** The scene of a conversation (or of the workspace alone): one D1 round trip for each, in parallel. */

@@ -24,8 +24,8 @@ import { renderTemplates } from '../../../engines/step-graph';
 import { renderTemplateSync } from '../../../engines/templates';
 import type { DomainEvent } from '../../../events/catalogue';
 import { groupBy } from '../../../lib/group-by';
-import type { Actor } from '../../../model/actor';
 import { refused } from '../core/context';
+import { actionContext } from '../core/scene';
 import { runStep } from '../core/steps';
 import { claim, ExecutionBusy, executionLog, recordSkip } from './executions';
 import { type RuleScene, sceneOf } from './scene';
@@ -89,20 +89,14 @@ async function execute(
 	const claimed = await claim(db, event, rule, scene, now);
 	if (claimed === null) return;
 	const log = executionLog(db, claimed.id, claimed.outcomes, rule.actions.length, now);
-	const ctx = {
-		env,
-		db,
-		workspaceId: event.workspaceId,
+	const ctx = actionContext(env, db, event.workspaceId, scene, {
 		// The execution is the rule's of the event: its actions' keys are `rule:<rule>:<event>:<index>`.
-		run: { kind: 'rule', id: `${rule.id}:${event.id}` } as const,
-		actor: { kind: 'rule', id: rule.id, depth: chainDepth(event) + 1 } satisfies Actor,
+		run: { kind: 'rule', id: `${rule.id}:${event.id}` },
+		actor: { kind: 'rule', id: rule.id, depth: chainDepth(event) + 1 },
 		rule: { id: rule.id, name: rule.name },
-		conversationId: scene.conversationId,
-		contactId: scene.contactId,
 		variables: {},
-		locale: scene.locale,
 		now,
-	};
+	});
 	let input = ruleTemplateInput(rule.trigger.kind, event, scene, change, now);
 	for (let i = claimed.outcomes.length; i < rule.actions.length; i++) {
 		const action = rule.actions[i] as RuleAction;

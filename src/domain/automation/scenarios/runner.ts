@@ -18,7 +18,7 @@
 import type { Database } from '../../../db/client';
 import type { RecordedResult } from '../../../db/schema';
 import { advanceScenario, type ScenarioEvent } from '../../../engines/scenario-interpreter';
-import { type ActionScene, loadScene } from '../core/scene';
+import { type ActionScene, actionContext, loadScene } from '../core/scene';
 import { runStep } from '../core/steps';
 import { finishOrphan, loadRun, nextRow, write } from './run-rows';
 import type { RunRow, ScenarioRunMessage } from './runs';
@@ -114,20 +114,14 @@ async function resultOf(
 	scene: ActionScene,
 	now: number,
 ): Promise<RecordedResult> {
-	const ctx = {
-		env: rc.env,
-		db: rc.db,
-		workspaceId: run.workspaceId,
-		run: { kind: 'scenario', id: run.id } as const,
-		actor: { kind: 'scenario', id: run.scenarioId } as const,
-		conversationId: null,
-		contactId: null,
+	const ctx = actionContext(rc.env, rc.db, run.workspaceId, scene, {
+		run: { kind: 'scenario', id: run.id },
+		actor: { kind: 'scenario', id: run.scenarioId },
 		variables: run.state.variables,
-		locale: scene.locale,
 		now,
 		hops: run.hops,
 		...(rc.transport ? { transport: rc.transport } : {}),
-	};
+	});
 	return recordable(await runStep(ctx, scenarioStepLog(rc.db, run, now), pending.key, pending.step));
 }
 
