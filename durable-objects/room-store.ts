@@ -3,7 +3,7 @@ import type { AuthorKind, Interactive, MessageView } from '../src/domain/convers
 import { iso } from '../src/lib/ids';
 import type { DomainEvent } from '../src/model/events';
 import type { Participant } from '../src/protocol/live';
-import { BOT_SCHEMA } from './room-bot';
+import { BOT_SCHEMA } from './bot-store';
 import { TIMERS_SCHEMA } from './room-timers';
 
 /** The conversation this object serves, and its read and flush state. One row. */

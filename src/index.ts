@@ -6,7 +6,7 @@ import type { AppEnv } from './app-env';
 import { operatorAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
 import { openTracedDatabase, timingEntries } from './db/server-timing';
-import { purgeExecutions, sweepWaiting } from './domain/automation/rules/runner';
+import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
 import { MAX_FILE_BYTES } from './domain/conversations/files';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { type ActionContext, performAction } from '../src/actions';
+import { type ActionContext, performAction } from '../src/domain/automation/core/perform';
 import { loadFacts } from '../src/domain/automation/facts';
 import { api, db, seedConversation, seedCustomFields, seedOperator, seedWorkspace } from './factories';
 
@@ -21,6 +21,7 @@ async function scene(locale: 'pt' | 'en' = 'pt') {
 		env,
 		db,
 		workspaceId,
+		run: { kind: 'bot', id: 'run_1' },
 		actor: { kind: 'bot', id: 'bot_1' },
 		conversationId,
 		contactId,

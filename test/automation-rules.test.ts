@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ExecutionBusy, sweepWaiting } from '../src/domain/automation/rules/runner';
+import { ExecutionBusy } from '../src/domain/automation/rules/executions';
+import { sweepWaiting } from '../src/domain/automation/rules/waiting';
 import { type DomainEvent, newEvent } from '../src/model/events';
 import { processEvent } from '../src/queue/events-consumer';
 import {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { transcriptOf } from '../src/actions/transcript';
 import { messages } from '../src/db/schema';
+import { transcriptOf } from '../src/domain/automation/core/actions/transcript';
 import {
 	api,
 	db,

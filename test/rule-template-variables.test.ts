@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import automationGuide from '../docs/automation.md?raw';
-import { sweepWaiting } from '../src/domain/automation/rules/runner';
+import { sweepWaiting } from '../src/domain/automation/rules/waiting';
 import { changesOf, newEvent } from '../src/model/events';
 import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind, ruleVariablesMarkdown } from '../src/model/rule-variables';
 import { processEvent } from '../src/queue/events-consumer';

@@ -1,8 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../src/actions';
-import { performCreateContact, performFindContact } from '../src/actions/contact-records';
-import { performCreateConversation, performFindConversation, performSendMessage } from '../src/actions/conversations';
+import { performCreateContact, performFindContact } from '../src/domain/automation/core/actions/contact-records';
+import {
+	performCreateConversation,
+	performFindConversation,
+	performSendMessage,
+} from '../src/domain/automation/core/actions/conversations';
+import type { ActionContext } from '../src/domain/automation/core/context';
 import { api, db, seedWorkspace } from './factories';
 
 /** A scenario's record actions against real D1 and conversation rooms. */
@@ -13,6 +17,7 @@ async function scene() {
 		env,
 		db,
 		workspaceId,
+		run: { kind: 'scenario', id: 'run_1' },
 		actor: { kind: 'scenario', id: 'scn_1' },
 		conversationId: null,
 		contactId: null,

@@ -6,17 +6,12 @@
  * delays are at most 7 days. Each problem names its step and field (`steps.3.validation.pattern`).
  */
 import { z } from '@hono/zod-openapi';
-import { assignProblem } from '../actions/assign';
-import { template, variableName } from '../actions/fields';
-import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
-import {
-	assignAction,
-	createDealAction,
-	integrationAction,
-	tagAction,
-	updateContactAction,
-	updateDealAction,
-} from '../actions/index';
+import { assignAction, assignProblem } from './actions/assign';
+import { createDealAction, updateDealAction } from './actions/deals';
+import { template, variableName } from './actions/fields';
+import { httpRequestFields, httpRequestProblems, integrationAction } from './actions/http-request';
+import { tagAction } from './actions/tag';
+import { updateContactAction } from './actions/update-contact';
 import { conditionProblems, conditionProblemsWithin, conditionSchema, unsafePattern } from './conditions';
 import { foldText } from './keywords';
 import {
@@ -164,7 +159,7 @@ const decision = z.strictObject({
 	default: stepLink.openapi({ description: 'Taken when no branch holds.' }),
 });
 
-// The action steps: the kernel's actions (src/actions), each with the links a bot step adds.
+// The action steps: the catalogue's actions (./actions), each with the links a bot step adds.
 const createDeal = createDealAction.extend({ ...stepCommon, next: stepLink.optional(), onError: stepLink.optional() });
 
 const updateDeal = updateDealAction.extend({

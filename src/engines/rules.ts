@@ -10,9 +10,20 @@
  * `conversation_waiting` is met by the `conversation.waiting` event a sweep sends once per waiting period.
  */
 import { z } from '@hono/zod-openapi';
-import type { DomainEvent } from '../model/events';
+import type { Actor } from '../model/actor';
 import { type RuleTriggerKind, ruleVariablesSentence } from '../model/rule-variables';
 import { type Condition, evaluate, type Facts } from './conditions';
+
+/**
+ * What a rule reads of a domain event (src/events/catalogue.ts): its type, when and by whom it happened, and
+ * its payload, read by the trigger that expects it.
+ */
+export interface RuleEvent {
+	type: string;
+	occurredAt: string;
+	actor: Actor;
+	payload: unknown;
+}
 
 /** Rules triggering rules stop at this depth. */
 export const MAX_CHAIN_DEPTH = 3;
@@ -99,7 +110,7 @@ export interface RuleFacts extends Facts {
  * An event's place in a rule chain: 0 for a person's or the system's change, n for the n-th rule's (the
  * runner stamps the depth on the actor its actions act as; a rule actor without one counts as 1).
  */
-export function chainDepth(event: DomainEvent): number {
+export function chainDepth(event: RuleEvent): number {
 	return event.actor.kind === 'rule' ? (event.actor.depth ?? 1) : 0;
 }
 
@@ -116,7 +127,7 @@ const no = (why: string, noted = true): Firing => ({ fires: false, why, noted })
 const other = (why: string): Firing => no(why, false);
 
 /** Whether the event meets the trigger (before the condition), with the change it made when it has one. */
-function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firing {
+function meets(trigger: RuleTrigger, event: RuleEvent, facts: RuleFacts): Firing {
 	const p = event.payload as Record<string, unknown>;
 	const changes = (p.changes ?? {}) as Record<string, { from: unknown; to: unknown } | undefined>;
 	switch (trigger.kind) {
@@ -179,7 +190,7 @@ function meets(trigger: RuleTrigger, event: DomainEvent, facts: RuleFacts): Firi
  * Whether the event may fire the rule, from the event alone: what the runner asks before it loads any facts.
  * A refusal that does not hang on facts (`other`) is never recorded, so a rule it refuses costs no query.
  */
-export function mayFire(rule: RuleSnapshot, event: DomainEvent): boolean {
+export function mayFire(rule: RuleSnapshot, event: RuleEvent): boolean {
 	const met = meets(rule.trigger, event, {});
 	return met.fires || met.noted;
 }
@@ -188,7 +199,7 @@ export function mayFire(rule: RuleSnapshot, event: DomainEvent): boolean {
  * Whether the event fires the rule. The condition reads the facts, `vars.event` (the event) and
  * `vars.change` (the changed attribute's previous and new value, for the triggers that have one).
  */
-export function firing(rule: RuleSnapshot, event: DomainEvent, facts: RuleFacts): Firing {
+export function firing(rule: RuleSnapshot, event: RuleEvent, facts: RuleFacts): Firing {
 	const met = meets(rule.trigger, event, facts);
 	if (!met.fires) return met;
 	if (event.actor.kind === 'rule' && event.actor.id === rule.id) return no('its own change');

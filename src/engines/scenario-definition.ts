@@ -6,15 +6,17 @@
  * templates, conditions, requests, and repetition only through a Loop step (a scenario has no visitor to wait
  * for, so any other cycle would spin). Each problem names its step and field (`steps.3.url`).
  *
- * The action steps are the kernel's actions (src/actions) with what a scenario adds: the record they act on
+ * The action steps are the catalogue's actions (./actions) with what a scenario adds: the record they act on
  * comes from a template (`contact: "{{ contact_id }}"`), since a scenario has no conversation of its own, and
  * a variable that keeps what they made.
  */
 import { z } from '@hono/zod-openapi';
-import { template, variableName } from '../actions/fields';
-import { httpRequestFields, httpRequestProblems } from '../actions/http-request';
-import { createDealAction, tagAction, updateContactAction, updateDealAction } from '../actions/index';
 import { channelName } from '../model/conversations';
+import { createDealAction, updateDealAction } from './actions/deals';
+import { template, variableName } from './actions/fields';
+import { httpRequestFields, httpRequestProblems } from './actions/http-request';
+import { tagAction } from './actions/tag';
+import { updateContactAction } from './actions/update-contact';
 import { conditionProblemsWithin, conditionSchema } from './conditions';
 import {
 	graphProblems,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Preset, presetProblems, presetRequest } from '../../src/actions/presets';
+import { type Preset, presetProblems, presetRequest } from '../../src/engines/actions/presets';
 
 const preset = (p: Partial<Preset> & Pick<Preset, 'product' | 'operation'>): Preset => ({
 	token: 'tok',

@@ -1,6 +1,6 @@
 /** Classic automation rules and their executions (why each one fired or did not, and what its actions did). */
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { RuleAction } from '../../actions/rule-actions';
+import type { RuleAction } from '../../engines/actions/rule-actions';
 import type { Condition } from '../../engines/conditions';
 import type { RuleTrigger } from '../../engines/rules';
 

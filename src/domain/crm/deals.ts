@@ -32,10 +32,6 @@ import { resolveStage } from './funnels';
 import type { DealView, dealChangesSchema, dealFiltersSchema, NewDeal } from './pipeline-schemas';
 import { tasksMoved } from './tasks';
 
-// Funnels and stages are named by id or name in funnels.ts; the automation actions (`create_deal`,
-// `update_deal`, a bot's deal steps) import them from here, beside the deal operations they use them with.
-export { resolveFunnels, resolveStage } from './funnels';
-
 type DealRow = typeof deals.$inferSelect;
 
 const stageName = sql<string>`(SELECT s.name FROM stages s WHERE s.id = deals.stage_id)`;

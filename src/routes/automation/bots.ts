@@ -1,7 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sampleContact } from '../../actions/fields';
-import { httpRequestProblems, performHttpRequest } from '../../actions/http-request';
-import { integrationAction } from '../../actions/index';
 import {
 	botChangesSchema,
 	botCursor,
@@ -18,7 +15,10 @@ import {
 	publishBot,
 	updateBot,
 } from '../../domain/automation/bots/bots';
+import { performHttpRequest } from '../../domain/automation/core/actions/http-request';
 import { loadWidgetSettings } from '../../domain/widget/settings';
+import { sampleContact } from '../../engines/actions/fields';
+import { httpRequestProblems, integrationAction } from '../../engines/actions/http-request';
 import type { botDefinitionSchema } from '../../engines/bot-definition';
 import { BOT_RUN_STATUSES } from '../../engines/bot-interpreter';
 import { simulate } from '../../engines/bot-simulation';
@@ -338,6 +338,8 @@ export const botsRoutes = createRouter()
 					env: c.env,
 					db: c.var.db,
 					workspaceId,
+					// A try from the builder, not a run: an Integration as a bot's step takes it.
+					run: { kind: 'bot', id: 'integration-test' },
 					actor: operatorActor(c.var.caller.operatorId),
 					conversationId: null,
 					contactId: null,

@@ -4,8 +4,8 @@
  * would send. Nothing is stored or sent.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { sampleContact } from '../../actions/fields';
 import { loadWidgetSettings } from '../../domain/widget/settings';
+import { sampleContact } from '../../engines/actions/fields';
 import { MAX_TEMPLATE_LENGTH, renderTemplate, TemplateError } from '../../engines/templates';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';

@@ -1,5 +1,5 @@
 /**
- * Each rule action's own small form (src/actions/rule-actions.ts): send a message (Liquid, with quick
+ * Each rule action's own small form (src/engines/actions/rule-actions.ts): send a message (Liquid, with quick
  * replies), start a bot, assign to an operator or a group, apply or remove a tag here; the contact's and the
  * team's (update the contact, a task, the CRM, a notification) in action-forms-records.tsx. Fields are named
  * `actions.<i>.<field>` by the API.

@@ -15,7 +15,7 @@ import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, newId } from '../../../lib/ids';
 import type { Actor } from '../../../model/actor';
 import { channelName } from '../../../model/conversations';
-import { resolveStage } from '../../crm/deals';
+import { resolveStage } from '../../crm/funnels';
 import {
 	checkedAgainst,
 	createOwner,

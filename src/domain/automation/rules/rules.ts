@@ -6,8 +6,6 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq } from 'drizzle-orm';
-import { assignProblem } from '../../../actions/assign';
-import { type RuleAction, ruleActionSchema } from '../../../actions/rule-actions';
 import type { Database } from '../../../db/client';
 import {
 	automationRules,
@@ -19,6 +17,8 @@ import {
 	ruleExecutions,
 } from '../../../db/schema';
 import { existsInWorkspace } from '../../../db/scoped';
+import { assignProblem } from '../../../engines/actions/assign';
+import { type RuleAction, ruleActionSchema } from '../../../engines/actions/rule-actions';
 import { type Condition, conditionProblemsWithin, conditionSchema } from '../../../engines/conditions';
 import { ruleTriggerSchema } from '../../../engines/rules';
 import { type StepProblem, templateProblems, under } from '../../../engines/step-graph';

@@ -1,9 +1,10 @@
 /**
- * Executes scenario runs for the scenario-runs Queue's consumer, with the pure interpreter
- * (src/engines/scenario-interpreter.ts). One delivery of a run's message drives it as far as it can go: each
- * action the interpreter hands out is performed, its result recorded in `scenario_steps` under the step's key
- * (the step, its loop iterations, the retry generation and the try), and fed back; the run's state, pending
- * action and log are written after every step, guarded by its `turn`.
+ * The scenario runner: drives scenario runs for the scenario-runs Queue's consumer, with the pure interpreter
+ * (src/engines/scenario-interpreter.ts) and the automation core (../core). One delivery of a run's message
+ * drives it as far as it can go: each action the interpreter hands out is a core step, recorded in the run's
+ * step log (./step-log.ts: `scenario_steps` under the step's key, the retry generation and the try) and fed
+ * back; the run's state, pending action and log are written after every step, guarded by its `turn`
+ * (./run-rows.ts).
  *
  * At-least-once delivery repeats nothing that completed: a redelivered message finds each recorded result and
  * feeds it back instead of acting again. What Parley itself does in an action (a conversation opened, a message
@@ -14,34 +15,20 @@
  * Waiting never blocks the consumer: a retry's backoff, or a run that has taken many actions in one delivery,
  * goes back on the Queue with a delay, and the delivery ends.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { ActionResult } from '../../../actions/context';
-import { performScenarioStep } from '../../../actions/scenario-steps';
-import type { Database, Statement } from '../../../db/client';
-import { type RecordedResult, type RunLogEntry, scenarioRuns, scenarioSteps } from '../../../db/schema';
-import {
-	advanceScenario,
-	type ScenarioEffect,
-	type ScenarioEvent,
-	type ScenarioRunState,
-} from '../../../engines/scenario-interpreter';
-import { commit, release } from '../../../events/commit';
-import { newEvent } from '../../../model/events';
-import { loadWidgetSettings } from '../../widget/settings';
+import type { Database } from '../../../db/client';
+import type { RecordedResult } from '../../../db/schema';
+import { advanceScenario, type ScenarioEvent } from '../../../engines/scenario-interpreter';
+import { type ActionScene, actionContext, loadScene } from '../core/scene';
+import { runStep } from '../core/steps';
+import { finishOrphan, loadRun, nextRow, write } from './run-rows';
 import type { RunRow, ScenarioRunMessage } from './runs';
 import { runVersion, scenarioName } from './scenarios';
-
-type Locale = 'en' | 'pt';
+import { recordable, StepInProgress, scenarioStepLog } from './step-log';
 
 /** Actions one delivery performs before the run goes back on the Queue, so no delivery runs for long. */
 const ACTIONS_PER_DELIVERY = 25;
 /** A delivery's wall time after which the run goes back on the Queue (a consumer may run for 15 min). */
 const DELIVERY_BUDGET_MS = 60_000;
-/**
- * How long a claimed step may go without its result before another delivery takes it over: longer than any
- * action takes (an HTTP call is cut at 10 s), far shorter than the Queue's retries.
- */
-const CLAIM_LEASE_MS = 60_000;
 /** When a delivery that found its step claimed by another looks again. */
 const IN_PROGRESS_RECHECK_SECONDS = 15;
 /** A run written this recently is being driven: a dead-lettered message of it fails nothing. */
@@ -58,19 +45,6 @@ export interface RunnerContext {
 	queue: Queue<ScenarioRunMessage>;
 	now?: () => number;
 	transport?: typeof fetch;
-}
-
-/** The key a try's result is recorded under: the step's key, then the retry generation and the try. */
-function recordKey(run: Pick<RunRow, 'retries'>, state: ScenarioRunState, pending: PendingAction): string {
-	return `${pending.key}#${run.retries}.${state.attempt}`;
-}
-
-async function loadRun(db: Database, message: ScenarioRunMessage) {
-	return db
-		.select()
-		.from(scenarioRuns)
-		.where(and(eq(scenarioRuns.id, message.runId), eq(scenarioRuns.workspaceId, message.workspaceId)))
-		.get();
 }
 
 /** Drives one run as far as one delivery may; see the top of this file. Throws for the Queue to retry. */
@@ -91,9 +65,8 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 		return;
 	}
 	const { definition } = scenario;
-	const { settings } = await loadWidgetSettings(rc.db, run.workspaceId);
-	const timeZone = settings.businessHours.timeZone;
-	const locale = settings.locale;
+	// A scenario has no conversation of its own: its steps name the records they act on.
+	const scene = await loadScene(rc.db, run.workspaceId, null);
 	let performed = 0;
 	for (;;) {
 		let event: ScenarioEvent;
@@ -107,7 +80,7 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 			performed++;
 			let result: RecordedResult;
 			try {
-				result = await resultOf(rc, run, run.pending, locale, clock());
+				result = await resultOf(rc, run, run.pending, scene, clock());
 			} catch (error) {
 				if (!(error instanceof StepInProgress)) throw error;
 				// Another delivery is performing the step: look again later, without spending a Queue retry.
@@ -119,7 +92,7 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 			return;
 		}
 		const now = clock();
-		const { state, effects } = advanceScenario(definition, run.state, event, { timeZone }, now);
+		const { state, effects } = advanceScenario(definition, run.state, event, { timeZone: scene.timeZone }, now);
 		const next = nextRow(run, event, state, effects, now);
 		const written = await write(rc, run, next, scenario.name, now);
 		if (!written) return; // Another delivery took this turn: it goes on from here.
@@ -133,178 +106,23 @@ export async function driveRun(rc: RunnerContext, message: ScenarioRunMessage): 
 	}
 }
 
-/** The row after one step of the interpreter. */
-function nextRow(
-	run: RunRow,
-	event: ScenarioEvent,
-	state: ScenarioRunState,
-	effects: ScenarioEffect[],
-	now: number,
-): RunRow {
-	const log: RunLogEntry[] = [...run.log];
-	let pending: RunRow['pending'] = null;
-	let resumeAt: number | null = null;
-	for (const effect of effects) {
-		if (effect.kind === 'log') {
-			log.push({
-				at: now,
-				key: effect.key,
-				stepId: effect.stepId,
-				...(effect.output === undefined ? {} : { output: effect.output }),
-				...(effect.error === undefined ? {} : { error: effect.error }),
-			});
-		}
-		if (effect.kind === 'action') pending = effect;
-		if (effect.kind === 'retry') {
-			pending = effect;
-			resumeAt = now + effect.delaySeconds * 1000;
-		}
-	}
-	const failedAtAction = state.status === 'failed' && event.type === 'result' && !event.ok;
-	const ended = state.status === 'succeeded' || state.status === 'failed';
-	return {
-		...run,
-		status: state.status,
-		state,
-		// A run that failed at an action keeps it pending, with the state before the failure, for a retry.
-		pending: failedAtAction ? run.pending : pending,
-		retryState: failedAtAction ? run.state : null,
-		log,
-		error: state.error,
-		resumeAt,
-		turn: run.turn + 1,
-		updatedAt: now,
-		finishedAt: ended ? now : null,
-	};
-}
-
-/**
- * Writes the run's next row if it is still at the turn read; with `scenario.run_ended` when it ended. False
- * when another delivery wrote first.
- */
-async function write(rc: RunnerContext, before: RunRow, after: RunRow, name: string, now: number): Promise<boolean> {
-	const { id: _id, workspaceId: _ws, createdAt: _c, ...set } = after;
-	const update = rc.db
-		.update(scenarioRuns)
-		.set(set)
-		.where(and(eq(scenarioRuns.id, before.id), eq(scenarioRuns.turn, before.turn)))
-		.returning({ id: scenarioRuns.id });
-	const ended = after.status === 'succeeded' || after.status === 'failed';
-	if (!ended) return (await update).length > 0;
-	const event = newEvent(
-		'scenario.run_ended',
-		after.workspaceId,
-		{ kind: 'scenario', id: after.scenarioId },
-		{
-			scenario: { id: after.scenarioId, name },
-			runId: after.id,
-			trigger: after.trigger,
-			status: after.status as 'succeeded' | 'failed',
-			error: after.error,
-		},
-		now,
-	);
-	const committed = await commit(rc.db, {
-		statements: [update as Statement],
-		events: [{ event, onlyIf: sql`changes() > 0` }],
-	});
-	await release(rc.env, committed.events);
-	return committed.events.length > 0;
-}
-
-/** A run whose scenario was deleted: it fails, saying so. */
-async function finishOrphan(rc: RunnerContext, run: RunRow, now: number) {
-	await rc.db
-		.update(scenarioRuns)
-		.set({
-			status: 'failed',
-			error: 'the scenario was deleted',
-			pending: null,
-			retryState: null,
-			turn: run.turn + 1,
-			updatedAt: now,
-			finishedAt: now,
-		})
-		.where(and(eq(scenarioRuns.id, run.id), eq(scenarioRuns.turn, run.turn)));
-}
-
-/**
- * The pending action's result: the recorded one, or the action performed now and its result recorded. The try
- * is claimed first (a row without a result), so two deliveries of one run never perform it both: the second
- * throws for its Queue to retry, and by then reads the result, or takes over a claim older than
- * CLAIM_LEASE_MS, whose delivery died mid-action.
- */
+/** The pending action's result: recorded by an earlier delivery, or performed now through the core. */
 async function resultOf(
 	rc: RunnerContext,
 	run: RunRow,
 	pending: PendingAction,
-	locale: Locale,
+	scene: ActionScene,
 	now: number,
 ): Promise<RecordedResult> {
-	const key = recordKey(run, run.state, pending);
-	const at = and(eq(scenarioSteps.runId, run.id), eq(scenarioSteps.key, key));
-	const recorded = await rc.db
-		.select({ result: scenarioSteps.result, claimedAt: scenarioSteps.createdAt })
-		.from(scenarioSteps)
-		.where(at)
-		.get();
-	if (recorded?.result) return recorded.result;
-	if (recorded && now - recorded.claimedAt < CLAIM_LEASE_MS) throw new StepInProgress(key);
-	const claimed = recorded
-		? await rc.db
-				.update(scenarioSteps)
-				.set({ createdAt: now })
-				.where(and(at, isNull(scenarioSteps.result), eq(scenarioSteps.createdAt, recorded.claimedAt)))
-				.returning({ key: scenarioSteps.key })
-		: await rc.db
-				.insert(scenarioSteps)
-				.values({ runId: run.id, key, workspaceId: run.workspaceId, result: null, createdAt: now })
-				.onConflictDoNothing()
-				.returning({ key: scenarioSteps.key });
-	if (claimed.length === 0) throw new StepInProgress(key);
-	const performed = await performScenarioStep(
-		{
-			env: rc.env,
-			db: rc.db,
-			workspaceId: run.workspaceId,
-			actor: { kind: 'scenario', id: run.scenarioId },
-			conversationId: null,
-			contactId: null,
-			variables: run.state.variables,
-			locale,
-			now,
-			idempotencyKey: `${run.id}:${pending.key}`,
-			hops: run.hops,
-			...(rc.transport ? { transport: rc.transport } : {}),
-		},
-		pending.step,
-	);
-	const result = recordable(performed);
-	await rc.db.update(scenarioSteps).set({ result }).where(at);
-	return result;
-}
-
-/** Another delivery of the run is performing this step: this one is retried by the Queue a little later. */
-class StepInProgress extends Error {
-	constructor(key: string) {
-		super(`step ${key} is being performed by another delivery`);
-	}
-}
-
-function recordable(result: ActionResult): RecordedResult {
-	if (!result.ok) {
-		return {
-			ok: false,
-			error: result.error,
-			...(result.data === undefined ? {} : { data: result.data }),
-			...('retryable' in result && result.retryable ? { retryable: true } : {}),
-		};
-	}
-	// performScenarioStep answers an update_deal that found no deal as `notFound`, as a Find.
-	if ('notFound' in result && result.notFound) {
-		return { ok: true, notFound: true };
-	}
-	return { ok: true, ...('data' in result && result.data !== undefined ? { data: result.data } : {}) };
+	const ctx = actionContext(rc.env, rc.db, run.workspaceId, scene, {
+		run: { kind: 'scenario', id: run.id },
+		actor: { kind: 'scenario', id: run.scenarioId },
+		variables: run.state.variables,
+		now,
+		hops: run.hops,
+		...(rc.transport ? { transport: rc.transport } : {}),
+	});
+	return recordable(await runStep(ctx, scenarioStepLog(rc.db, run, now), pending.key, pending.step));
 }
 
 /**

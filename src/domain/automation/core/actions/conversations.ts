@@ -1,15 +1,14 @@
 /**
- * Find Conversation, Create Conversation and Send Message, for scenarios: the contact's latest conversation; a
+ * Find Conversation, Create Conversation and Send Message (a scenario's; a rule's sends too): the contact's latest conversation; a
  * conversation started with the contact (its first message from the scenario, as a bot); a message posted
  * through the conversation's room, so the widget sees it live. With the step's `idempotencyKey`, a retried
  * step finds the conversation or the message its first try made instead of making another.
  */
-
-import { getConversation, latestConversation } from '../domain/conversations/conversations';
-import { postMessage } from '../domain/conversations/live';
-import { startConversation } from '../domain/conversations/start';
-import { quickReplies } from '../model/messages';
-import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
+import { quickReplies } from '../../../../model/messages';
+import { getConversation, latestConversation } from '../../../conversations/conversations';
+import { postMessage } from '../../../conversations/live';
+import { startConversation } from '../../../conversations/start';
+import { type ActionContext, type ActionResult, given, needs, refused, refusedOn } from '../context';
 
 export function performFindConversation(
 	ctx: ActionContext,
@@ -56,12 +55,14 @@ export function performCreateConversation(
 	});
 }
 
+/** In the conversation the action names (a scenario's), else in the run's (a rule's). */
 export function performSendMessage(
 	ctx: ActionContext,
-	action: { conversation: string; text: string; buttons?: string[] },
+	action: { conversation?: string; text: string; buttons?: string[] },
 ): Promise<ActionResult> {
 	return refusedOn(async () => {
-		const conversationId = given(action.conversation);
+		const conversationId =
+			action.conversation === undefined ? needs(ctx, 'conversationId') : given(action.conversation);
 		if (conversationId === undefined) return refused('conversation: rendered empty');
 		const text = given(action.text);
 		if (text === undefined) return refused('text: rendered empty');

@@ -4,11 +4,11 @@
  * has its e-mail or phone updated (an upsert: a redelivered webhook finds what its first delivery made).
  */
 import { and, eq } from 'drizzle-orm';
-import { contacts } from '../db/schema';
-import { createContact, getContact, upsertContact } from '../domain/crm/contact-records';
-import { normalizePhone } from '../domain/crm/contacts';
-import { NotFound } from '../lib/errors';
-import { type ActionContext, type ActionResult, given, refused, refusedOn } from './context';
+import { contacts } from '../../../../db/schema';
+import { NotFound } from '../../../../lib/errors';
+import { createContact, getContact, upsertContact } from '../../../crm/contact-records';
+import { normalizePhone } from '../../../crm/contacts';
+import { type ActionContext, type ActionResult, given, refused, refusedOn } from '../context';
 import { checkedContactFields } from './update-contact';
 
 /** The contact by e-mail (any case), phone (as written, with its country code) or id: its record, or none. */

@@ -1,11 +1,9 @@
 /**
  * Assign conversation: to an operator (who must be an enabled member) or to a group (the conversation then
- * waits in the group's queue; picking its operator is auto-assignment's, to come). A disabled operator or a
- * deleted group takes the step's error path.
+ * waits in the group's queue). A bot's Transfer to Agent is the same action with `handoff`: no assignee, the
+ * conversation open, for whoever of the team takes it.
  */
 import { z } from '@hono/zod-openapi';
-import { updateConversation } from '../domain/conversations/changes';
-import { type ActionContext, type ActionResult, needs, refusedOn } from './context';
 
 export const assignAction = z.strictObject({
 	type: z.literal('assign').openapi({ description: 'Assign the conversation.' }),
@@ -15,19 +13,15 @@ export const assignAction = z.strictObject({
 
 export type AssignAction = z.infer<typeof assignAction>;
 
+/** A bot's Transfer to Agent: the conversation waits, unassigned and open, for a person (no builder writes it). */
+export interface HandoffAction {
+	type: 'assign';
+	handoff: true;
+}
+
 /** Why an assignment is malformed (exactly one of the two), or null. */
 export function assignProblem(action: AssignAction): string | null {
 	return (action.operatorId === undefined) === (action.groupId === undefined)
 		? 'give an operatorId or a groupId (one of them)'
 		: null;
-}
-
-export function performAssign(ctx: ActionContext, action: AssignAction): Promise<ActionResult> {
-	return refusedOn(async () => {
-		const conversationId = needs(ctx, 'conversationId');
-		const changes =
-			action.operatorId !== undefined ? { assigneeId: action.operatorId } : { groupId: action.groupId ?? null };
-		await updateConversation(ctx.env, ctx.db, ctx.workspaceId, conversationId, changes, ctx.actor, ctx.now);
-		return { ok: true, data: changes };
-	});
 }

@@ -6,10 +6,10 @@
  * mark keeps them apart from what was said to the customer.
  */
 import { and, asc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
-import { contacts, conversations, messages, operators } from '../db/schema';
-import { workspaceTimeZone } from '../domain/automation/scenarios/scenarios';
-import { localDateTime } from '../engines/templates';
+import type { Database } from '../../../../db/client';
+import { contacts, conversations, messages, operators } from '../../../../db/schema';
+import { localDateTime } from '../../../../engines/templates';
+import { workspaceTimeZone } from '../../scenarios/scenarios';
 
 /** A note's longest text. */
 const MAX_NOTE = 20_000;

@@ -4,43 +4,13 @@
  * most recently changed open deal in the selected funnels (any funnel when none is selected). Finding none is
  * no error: the step's `onNoDeal` path is taken.
  */
-import { z } from '@hono/zod-openapi';
-import type { DealProduct } from '../db/schema';
-import { getDeal, latestOpenDeal, productsTotal, resolveFunnels, updateDeal } from '../domain/crm/deals';
-import { parseAmount } from '../engines/values';
-import { NotFound } from '../lib/errors';
-import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from './context';
-import { localeCurrency } from './create-deal';
-import { template, variableName } from './fields';
-
-export const updateDealAction = z.strictObject({
-	type: z.literal('update_deal').openapi({ description: 'Update a deal.' }),
-	funnels: z.array(z.string().max(200)).max(10).optional().openapi({
-		description: 'The contact’s open deal in one of these funnels (names or ids); any funnel when left out.',
-	}),
-	dealVariable: variableName.optional().openapi({ description: 'Or the deal whose id this variable holds.' }),
-	stage: template(200).optional().openapi({ description: 'The stage to move it to, in its funnel (name or id).' }),
-	name: template(400).optional().openapi({ description: 'Its new name.' }),
-	value: template(200).optional().openapi({ description: 'Read as an amount in the workspace’s locale.' }),
-	owner: template(200).optional().openapi({ description: 'The operator id of its new owner.' }),
-	products: z
-		.array(
-			z.strictObject({
-				name: template(200).openapi({ description: 'The product.' }),
-				quantity: z.number().positive().openapi({ description: 'How many.' }),
-				unitPrice: template(100).openapi({ description: 'The price of one, read as an amount.' }),
-			}),
-		)
-		.max(50)
-		.optional()
-		.openapi({ description: 'Lines added to the deal; `unitPrice` is read as an amount.' }),
-	custom_fields: z
-		.record(z.string().max(40), template(2000))
-		.optional()
-		.openapi({ description: 'Deal custom values by key, each a template.' }),
-});
-
-export type UpdateDealAction = z.infer<typeof updateDealAction>;
+import type { DealProduct } from '../../../../db/schema';
+import { localeCurrency, type UpdateDealAction } from '../../../../engines/actions/deals';
+import { parseAmount } from '../../../../engines/values';
+import { NotFound } from '../../../../lib/errors';
+import { getDeal, latestOpenDeal, productsTotal, updateDeal } from '../../../crm/deals';
+import { resolveFunnels } from '../../../crm/funnels';
+import { type ActionContext, type ActionResult, given, givenValues, refused, refusedOn } from '../context';
 
 /**
  * The deal the step targets, or null for none: the one the variable names (read by the update itself, which

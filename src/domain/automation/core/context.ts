@@ -1,20 +1,32 @@
 /**
- * What every action of the automation kernel runs with, and what it answers. Bots, scenarios and rules each
- * build an `ActionContext` for the conversation, contact and workspace they act in; the action modules do the
- * rest through the domain functions the API uses, so an action cannot do what an API call could not.
+ * What every action of the automation core runs with, and what it answers. Bots, scenarios and rules each
+ * build an `ActionContext` from their scene (./scene.ts: the conversation, contact and workspace locale they
+ * act in); the action modules do the rest through the domain functions the API uses, so an action cannot do
+ * what an API call could not.
  */
-import type { Database } from '../db/client';
-import type { AmountLocale } from '../engines/values';
-import { AppError } from '../lib/errors';
-import { OutboundError } from '../lib/guarded-fetch';
-import type { Actor } from '../model/actor';
+import type { Database } from '../../../db/client';
+import type { RunKind } from '../../../engines/actions/catalogue';
+import type { AmountLocale } from '../../../engines/values';
+import { AppError } from '../../../lib/errors';
+import { OutboundError } from '../../../lib/guarded-fetch';
+import type { Actor } from '../../../model/actor';
+
+/** The run an action is a step of: its runner decides which actions it may take, and its keys (./keys.ts). */
+export interface RunRef {
+	kind: RunKind;
+	/** The run: a bot run's id, a scenario run's, a rule's execution as `<rule id>:<event id>`. */
+	id: string;
+}
 
 export interface ActionContext {
 	env: Env;
 	db: Database;
 	workspaceId: string;
+	run: RunRef;
 	/** Who the changes are announced as: the bot, the scenario or the rule. */
 	actor: Actor;
+	/** The rule, by name, that a rule's notification names; absent for the other runners. */
+	rule?: { id: string; name: string };
 	/** The conversation the automation runs in, and its contact; null when it has none. */
 	conversationId: string | null;
 	contactId: string | null;
@@ -28,8 +40,9 @@ export interface ActionContext {
 	/** The calls Parley made to itself in a row that led to this work (a scenario run's); 0 when none did. */
 	hops?: number;
 	/**
-	 * The step's key in its run (a scenario's `run:step@loop:i`): what makes creating a conversation or posting
-	 * a message idempotent, so a retried step finds what its first try made.
+	 * The step's key in the one scheme (./keys.ts: run kind, run id, step key): what makes creating a
+	 * conversation, posting a message or starting a bot idempotent, so a retried step finds what its first try
+	 * made. Set by `runStep` (./steps.ts).
 	 */
 	idempotencyKey?: string;
 }

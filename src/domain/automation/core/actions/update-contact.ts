@@ -4,24 +4,10 @@
  * values of their field's type); a field rendered empty is left as it is. A refused value, or an e-mail or
  * phone another contact has, takes the step's error path.
  */
-import { z } from '@hono/zod-openapi';
-import { type ContactFields, contactChangesSchema, updateContact } from '../domain/crm/contact-records';
-import { Invalid } from '../lib/errors';
-import { type ActionContext, type ActionResult, given, givenValues, needs, refusedOn } from './context';
-import { template } from './fields';
-
-export const updateContactAction = z.strictObject({
-	type: z.literal('update_contact').openapi({ description: 'Update the conversation’s contact.' }),
-	name: template(400).optional().openapi({ description: 'Its name.' }),
-	email: template(400).optional().openapi({ description: 'Its e-mail (unique in the workspace).' }),
-	phone: template(100).optional().openapi({ description: 'Its phone, with the country code.' }),
-	custom_fields: z
-		.record(z.string().max(40), template(2000))
-		.optional()
-		.openapi({ description: 'Contact custom values by key, each a template.' }),
-});
-
-export type UpdateContactAction = z.infer<typeof updateContactAction>;
+import type { UpdateContactAction } from '../../../../engines/actions/update-contact';
+import { Invalid } from '../../../../lib/errors';
+import { type ContactFields, contactChangesSchema, updateContact } from '../../../crm/contact-records';
+import { type ActionContext, type ActionResult, given, givenValues, needs, refusedOn } from '../context';
 
 /**
  * The contact fields a step's templates rendered (a field rendered empty left out), checked as the API checks
