@@ -15,7 +15,7 @@ import { type RuleTriggerKind, ruleVariablesSentence } from '../model/rule-varia
 import { type Condition, evaluate, type Facts } from './conditions';
 
 /**
- * What a rule reads of a domain event (src/events/catalogue.ts): its type, when and by whom it happened, and
+ * What a rule reads of a domain event (src/model/events.ts): its type, when and by whom it happened, and
  * its payload, read by the trigger that expects it.
  */
 export interface RuleEvent {
