@@ -16,10 +16,10 @@ import { AppError, Conflict } from '../../lib/errors';
 import type { Actor } from '../../model/actor';
 import { CAMPAIGN_START, campaignStartKey } from '../../model/campaigns';
 import { MAX_OPERATOR_TEXT } from '../../model/messages';
-import { workspaceTimeZone } from '../automation/scenarios/scenarios';
 import { posted } from '../conversations/live';
 import { startConversation } from '../conversations/start';
 import { conversationRoom, rateLimiter } from '../objects';
+import { workspaceTimeZone } from '../widget/settings';
 import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
 
 /** Recipients per Queue message. */

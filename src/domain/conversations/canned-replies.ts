@@ -16,7 +16,7 @@ import { iso, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, newEvent } from '../../model/events';
 import { MAX_OPERATOR_TEXT } from '../../model/messages';
-import { workspaceTimeZone } from '../automation/scenarios/scenarios';
+import { workspaceTimeZone } from '../widget/settings';
 
 /**
  * Replies a workspace keeps at most: a team's whole library of answers fits, and the composer's list (read

@@ -376,3 +376,8 @@ export function assertPrechatFields(
 	}
 	if (problems.length > 0) throw new Invalid(problems.join('; '));
 }
+
+/** The workspace's time zone (its business hours'), which schedules and templates read dates in. */
+export async function workspaceTimeZone(db: Database, workspaceId: string): Promise<string> {
+	return (await loadWidgetSettings(db, workspaceId)).settings.businessHours.timeZone;
+}

@@ -15,8 +15,8 @@ import {
 	scenarioSchema,
 	scenarioVersionSchema,
 	updateScenario,
-	workspaceTimeZone,
 } from '../../domain/automation/scenarios/scenarios';
+import { workspaceTimeZone } from '../../domain/widget/settings';
 import { simulateScenario } from '../../engines/scenario-simulation';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';

@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { workspaceTimeZone } from '../../domain/automation/scenarios/scenarios';
 import {
 	type CampaignView,
 	campaignChangesSchema,
@@ -26,6 +25,7 @@ import {
 	testSentSchema,
 } from '../../domain/campaigns/results';
 import { cancelCampaign, sendOrSchedule } from '../../domain/campaigns/schedule';
+import { workspaceTimeZone } from '../../domain/widget/settings';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/cursor';

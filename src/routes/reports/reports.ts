@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
-import { workspaceTimeZone } from '../../domain/automation/scenarios/scenarios';
 import { campaignReport, campaignReportSchema } from '../../domain/campaigns/results';
 import { campaignReportRows, conversationReportRows } from '../../domain/reports/csv';
 import {
@@ -10,6 +9,7 @@ import {
 	conversationReportQuerySchema,
 	conversationReportSchema,
 } from '../../domain/reports/reports';
+import { workspaceTimeZone } from '../../domain/widget/settings';
 import { errorResponses, idParam, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { type CsvValue, toCsv, wantsCsv } from '../../lib/csv';

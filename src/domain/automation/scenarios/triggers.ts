@@ -18,9 +18,11 @@ import { NotFound } from '../../../lib/errors';
 import { groupBy } from '../../../lib/group-by';
 import { iso } from '../../../lib/ids';
 import type { DomainEvent } from '../../../model/events';
+import { workspaceTimeZone } from '../../widget/settings';
 import { ScenarioPaused } from './flood';
 import { startRun } from './runs';
-import { NotRunnable, nextFire, SCENARIO_EVENT_TYPES, workspaceTimeZone } from './scenarios';
+import { NotRunnable } from './scenarios';
+import { nextFire, SCENARIO_EVENT_TYPES } from './schemas';
 
 const TRIGGERING: ReadonlySet<string> = new Set(SCENARIO_EVENT_TYPES);
 

@@ -9,7 +9,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../../../../db/client';
 import { contacts, conversations, messages, operators } from '../../../../db/schema';
 import { localDateTime } from '../../../../engines/templates';
-import { workspaceTimeZone } from '../../scenarios/scenarios';
+import { workspaceTimeZone } from '../../../widget/settings';
 
 /** A note's longest text. */
 const MAX_NOTE = 20_000;
