@@ -1,11 +1,12 @@
-import { listDurableObjectIds } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 
 // Test files share one runtime (vitest.config.ts: `isolate: false`); test/apply-migrations.ts empties its
 // storage before each file. Whatever files ran before this one in the same runtime, it starts from nothing.
+// (Durable Objects are emptied by the same reset, but the runtime still lists the ids of deleted ones, so
+// `listDurableObjectIds` cannot show it; every test addresses its own objects by ids of its own anyway.)
 describe('the storage a test file starts from', () => {
-	it('holds no row, key, object or Durable Object a file before it wrote, and the schema is in place', async () => {
+	it('holds no row, key or object a file before it wrote, and the schema is in place', async () => {
 		const tables = ['workspaces', 'operators', 'contacts', 'conversations', 'messages', 'events', 'api_logs'];
 		for (const table of tables) {
 			const row = await env.DB.prepare(`SELECT count(*) AS n FROM ${table}`).first<{ n: number }>();
@@ -13,9 +14,5 @@ describe('the storage a test file starts from', () => {
 		}
 		expect((await env.WIDGET_CONFIG.list()).keys).toEqual([]);
 		expect((await env.FILES.list()).objects).toEqual([]);
-		expect(await listDurableObjectIds(env.CONVERSATION_ROOM)).toEqual([]);
-		expect(await listDurableObjectIds(env.WORKSPACE_HUB)).toEqual([]);
-		expect(await listDurableObjectIds(env.RATE_LIMITER)).toEqual([]);
-		expect(await listDurableObjectIds(env.TOKEN_GATE)).toEqual([]);
 	});
 });
