@@ -8,6 +8,7 @@ import worker from '../src/index';
 import { newId } from '../src/lib/ids';
 import {
 	api,
+	awayFromMinuteBoundary,
 	consoleApi,
 	consoleSignIn,
 	db,
@@ -74,6 +75,8 @@ describe('the API log', () => {
 		await seedPassword(admin.workspaceId, admin.operatorId, 'correct horse battery');
 		const reader = await seedOperator(admin.workspaceId, ['conversations:read']);
 		let refused: Response | undefined;
+		// The limit counts in minutes of real time: 41 calls across a minute's end would find a fresh budget.
+		await awayFromMinuteBoundary();
 		for (let i = 0; i < 41 && !refused; i++) {
 			const res = await api(reader.token, 'GET', '/v3/tags');
 			if (res.status === 429) refused = res;
