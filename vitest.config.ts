@@ -1,16 +1,46 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { unstable_readConfig } from 'wrangler';
 
 // Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
 // Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
 // .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
 const TEST_SECRET = 'test-secret-not-for-production-32-bytes-or-more';
 
+/** A `[[queues.consumers]]` entry of wrangler.toml, as wrangler reads it (its own type does not resolve here). */
+interface WranglerQueueConsumer {
+	queue: string;
+	max_batch_size?: number;
+	max_batch_timeout?: number;
+	max_retries?: number;
+	dead_letter_queue?: string;
+	retry_delay?: number;
+}
+
 export default defineConfig(async () => {
 	const migrations = await readD1Migrations('./migrations');
 	// wrangler.toml lists PARLEY_SECRET under `[secrets] required`: reading the config, wrangler looks for it in
 	// the environment (and warns once per test file without it), before the binding below is applied.
 	process.env.PARLEY_SECRET ??= TEST_SECRET;
+	// The Queues as wrangler.toml declares them (size, retries, dead-letter queue), with a batch window of 0.1 s
+	// instead of 1 s (5 s for the API log): a test waits for the consumer's work, not for the window, and the
+	// messages still travel through the real Queue to the real consumer. Not 0: a burst (500 messages posted in
+	// a row) still goes in batches, as it would deployed, rather than one consumer call per message.
+	// The webhook deliveries keep theirs: the re-send test (outbound-webhooks.test.ts) makes its own tries of a
+	// message the route put on that Queue, before the real consumer's.
+	const consumers: WranglerQueueConsumer[] = unstable_readConfig({ config: './wrangler.toml' }).queues.consumers ?? [];
+	const queueConsumers = Object.fromEntries(
+		consumers.map((consumer) => [
+			consumer.queue,
+			{
+				maxBatchSize: consumer.max_batch_size,
+				maxBatchTimeout: consumer.queue === 'parley-webhook-deliveries' ? consumer.max_batch_timeout : 0.1,
+				maxRetries: consumer.max_retries,
+				deadLetterQueue: consumer.dead_letter_queue,
+				retryDelay: consumer.retry_delay,
+			},
+		]),
+	);
 	return {
 		test: {
 			projects: [
@@ -31,12 +61,18 @@ export default defineConfig(async () => {
 									OUTBOUND_RESOLVER: '',
 									PARLEY_SECRET: TEST_SECRET,
 								},
+								queueConsumers,
 							},
 						}),
 					],
 					test: {
 						name: 'workers',
 						setupFiles: ['./test/apply-migrations.ts'],
+						// One runtime serves file after file instead of a new one starting (and loading the whole app) for
+						// each: that start cost more than most files' tests. Storage stays per file: the setup file above
+						// empties it first. Two runtimes side by side, so one file's waits overlap another's work.
+						isolate: false,
+						maxWorkers: 2,
 						include: ['test/**/*.test.ts'],
 						exclude: [...configDefaults.exclude, 'test/browser/**'],
 						// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
