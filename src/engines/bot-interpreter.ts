@@ -10,95 +10,35 @@
  * nothing (a timer that fires twice runs its step once). A budget of steps per event stops a runaway run.
  */
 
-import { MAX_OPERATOR_TEXT } from '../model/messages';
+import { ask, receiveAnswer, receiveChoice, receiveVerdict } from './bot-answers';
 import { type BotDefinition, type BotStep, quickReply } from './bot-definition';
-import { evaluate, type FactRoot, type Facts, MAX_MATCHED_TEXT, mappedValues, referencedFacts } from './conditions';
-import { foldText } from './keywords';
+import {
+	type ActionStep,
+	type BotEvent,
+	type Effect,
+	type Machine,
+	type RunContext,
+	type RunState,
+	render,
+	STEP_BUDGET,
+	say,
+	stop,
+	wait,
+} from './bot-run';
+import { evaluate, type FactRoot, type Facts, mappedValues, referencedFacts } from './conditions';
 import { renderTemplates } from './step-graph';
-import { renderTemplateSync, TemplateError, type TemplateInput } from './templates';
-import { type AnswerFormat, checkAnswer } from './values';
+import { TemplateError } from './templates';
 
-/** Steps one event may run before the run is stopped as a runaway. */
-export const STEP_BUDGET = 50;
-
-type Waiting =
-	| { for: 'answer'; stepId: string }
-	/** A Send Message's buttons are shown: the visitor's choice (or text) says where the bot goes. */
-	| { for: 'choice'; stepId: string }
-	| { for: 'reason'; stepId: string }
-	| { for: 'timer'; stepId: string; at: number; resume: 'next' | 'send'; cancelOnReply: boolean }
-	| { for: 'facts'; stepId: string }
-	| { for: 'result'; stepId: string }
-	/** An answer the local checks took, waiting for its validation call (`value`: the answer as it would be kept). */
-	| { for: 'validation'; stepId: string; value: unknown };
-
-/** Where a bot run stands. */
-export const BOT_RUN_STATUSES = ['running', 'waiting', 'finished', 'transferred', 'stopped', 'failed'] as const;
-
-export interface RunState {
-	status: (typeof BOT_RUN_STATUSES)[number];
-	waiting: Waiting | null;
-	variables: Record<string, unknown>;
-	/** Invalid answers so far at the Data Entry step being asked. */
-	attempts: number;
-	/** Why a run failed or was stopped. */
-	reason: string | null;
-}
-
-export type BotEvent =
-	| { type: 'start' }
-	/** A visitor's message; a button click arrives as its label. */
-	| { type: 'answer'; text: string }
-	| { type: 'file'; ref: string; name: string }
-	/** Each of these answers the effect of the step named: one for another step (late, repeated) is ignored. */
-	| { type: 'timer'; stepId: string }
-	| { type: 'facts'; stepId: string; facts: Facts }
-	/** The outcome of an `action` effect: its data become variables when the step maps them. */
-	| { type: 'result'; stepId: string; ok: boolean; data?: unknown; error?: string; noDeal?: boolean }
-	/** An operator wrote in the conversation: the person takes over. */
-	| { type: 'takeover' };
-
-type DataEntryInput = Extract<BotStep, { type: 'data_entry' }>['input'];
-
-/** A step's action with its templates rendered: what the runner performs for a `result`. */
-export type ActionStep = Extract<
-	BotStep,
-	{ type: 'create_deal' | 'update_deal' | 'integration' | 'assign' | 'apply_tag' | 'update_contact' }
->;
-
-export type Effect =
-	| {
-			kind: 'message';
-			text: string;
-			media?: Array<{ kind: string; url: string; name?: string }>;
-			buttons?: string[];
-			/** A Data Entry prompt: what it asks for, so the widget adapts its composer (a rating's scale, a date). */
-			ask?: DataEntryInput;
-	  }
-	| { kind: 'typing'; on: boolean }
-	| { kind: 'timer'; stepId: string; at: number }
-	| { kind: 'cancel_timer' }
-	| { kind: 'facts'; stepId: string; roots: FactRoot[] }
-	| { kind: 'action'; step: ActionStep }
-	| { kind: 'transfer' }
-	| { kind: 'log'; stepId: string; input?: unknown; output?: unknown; error?: string };
-
-/** What templates read besides the run's variables: the conversation's contact, agent, zone. */
-export type RunContext = Omit<TemplateInput, 'variables' | 'now'>;
-
-export function newRun(): RunState {
-	return { status: 'running', waiting: null, variables: {}, attempts: 0, reason: null };
-}
-
-interface Machine {
-	definition: BotDefinition;
-	steps: Map<string, BotStep>;
-	context: RunContext;
-	now: number;
-	state: RunState;
-	effects: Effect[];
-	budget: number;
-}
+export {
+	type ActionStep,
+	BOT_RUN_STATUSES,
+	type BotEvent,
+	type Effect,
+	newRun,
+	type RunContext,
+	type RunState,
+	STEP_BUDGET,
+} from './bot-run';
 
 /** Runs one event through the bot; see the top of this file. */
 export function advance(
@@ -116,6 +56,8 @@ export function advance(
 		state: structuredClone(previous),
 		effects: [],
 		budget: STEP_BUDGET,
+		go: (from, to) => go(m, from, to),
+		run: (id) => run(m, id),
 	};
 	if (m.state.status !== 'running' && m.state.status !== 'waiting') return { state: m.state, effects: [] };
 	if (event.type === 'takeover') {
@@ -194,26 +136,6 @@ export function advance(
 		stop(m, 'failed', message);
 	}
 	return { state: m.state, effects: m.effects };
-}
-
-function stop(m: Machine, status: 'finished' | 'transferred' | 'stopped' | 'failed', reason: string | null) {
-	m.state.status = status;
-	m.state.waiting = null;
-	m.state.reason = reason;
-}
-
-function wait(m: Machine, waiting: Waiting) {
-	m.state.status = 'waiting';
-	m.state.waiting = waiting;
-}
-
-function render(m: Machine, source: string, maxLength?: number): string {
-	return renderTemplateSync(source, { ...m.context, variables: m.state.variables, now: m.now }, maxLength);
-}
-
-/** A text the bot says (a message, a prompt, a button): bounded by a message's own length while it renders. */
-function say(m: Machine, source: string): string {
-	return render(m, source, MAX_OPERATOR_TEXT);
 }
 
 /** Leaves `from` for `to`; no link ends the bot (a step with nowhere to go finishes it). */
@@ -337,180 +259,6 @@ function finish(m: Machine, step: BotStep): undefined {
 	m.effects.push({ kind: 'log', stepId: step.id, output: 'end of the flow' });
 	stop(m, 'finished', null);
 	return undefined;
-}
-
-function ask(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, prompt: string) {
-	const buttons =
-		step.input === 'buttons'
-			? step.choices?.map((c) => say(m, c.label))
-			: step.input === 'rating'
-				? ['1', '2', '3', '4', '5']
-				: undefined;
-	m.effects.push({ kind: 'message', text: say(m, prompt), ...(buttons ? { buttons } : {}), ask: step.input });
-	wait(m, { for: 'answer', stepId: step.id });
-}
-
-/** Why an answer is refused by the step's input type and validations; null when it is taken. */
-function refusal(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, text: string): string | null {
-	const v = step.validation;
-	const value = text.trim();
-	if (value === '') return v?.required === false ? null : 'an answer is required';
-	const typed = typedFormat(step.input);
-	for (const format of [typed, v?.format]) {
-		if (format && !checkAnswer(format, value).ok) return `not a valid ${format}`;
-	}
-	if (step.input === 'rating' && !/^[1-5]$/.test(value)) return 'a rating from 1 to 5';
-	if (step.input === 'buttons' && !step.choices?.some((c) => sameAnswer(render(m, c.label), value))) {
-		return 'one of the choices';
-	}
-	if (v?.minLength !== undefined && value.length < v.minLength) return `at least ${v.minLength} characters`;
-	if (v?.maxLength !== undefined && value.length > v.maxLength) return `at most ${v.maxLength} characters`;
-	if (v?.min !== undefined || v?.max !== undefined) {
-		const n = Number(value.replace(',', '.'));
-		if (!Number.isFinite(n) || (v.min !== undefined && n < v.min) || (v.max !== undefined && n > v.max)) {
-			return `a number from ${v.min ?? '…'} to ${v.max ?? '…'}`;
-		}
-	}
-	if (v?.pattern !== undefined && !new RegExp(v.pattern, 'u').test(value.slice(0, MAX_MATCHED_TEXT)))
-		return 'the expected pattern';
-	if (v?.condition && !evaluate(v.condition, { answer: value, vars: m.state.variables }))
-		return 'the custom validation';
-	return null;
-}
-
-/** The format an input type implies (an e-mail input is checked as an e-mail), if any. */
-function typedFormat(input: Extract<BotStep, { type: 'data_entry' }>['input']): AnswerFormat | undefined {
-	return input === 'email' || input === 'phone' || input === 'number' || input === 'date' || input === 'datetime'
-		? input
-		: undefined;
-}
-
-function receiveAnswer(
-	m: Machine,
-	step: Extract<BotStep, { type: 'data_entry' }>,
-	event: Extract<BotEvent, { type: 'answer' | 'file' }>,
-) {
-	let value: unknown;
-	let problem: string | null;
-	if (step.input === 'file') {
-		problem = event.type === 'file' ? null : 'a file';
-		value = event.type === 'file' ? { ref: event.ref, name: event.name } : null;
-	} else if (event.type === 'file') {
-		problem = 'a typed answer';
-	} else {
-		problem = refusal(m, step, event.text);
-		const text = event.text.trim();
-		const format = step.validation?.format ?? typedFormat(step.input);
-		const checked = format && text !== '' ? checkAnswer(format, text) : null;
-		value = checked?.ok ? checked.value : step.input === 'rating' ? Number(text) : text;
-	}
-	m.effects.push({
-		kind: 'log',
-		stepId: step.id,
-		input: event.type === 'file' ? event.name : event.text,
-		...(problem ? { error: problem } : {}),
-	});
-	if (problem) return reject(m, step);
-	const remote = step.validation?.integration;
-	if (remote) {
-		// The answer passed the local checks; an outside system decides now (an order number that exists): its
-		// call sees the answer as `answer`, and a 2xx accepts it.
-		const variables = { ...m.state.variables, answer: value };
-		const request = renderTemplates(
-			{ ...remote, id: step.id, type: 'integration' } as Extract<BotStep, { type: 'integration' }>,
-			(source, maxLength) => renderTemplateSync(source, { ...m.context, variables, now: m.now }, maxLength),
-		);
-		m.effects.push({ kind: 'action', step: request });
-		wait(m, { for: 'validation', stepId: step.id, value });
-		return;
-	}
-	accept(m, step, value);
-}
-
-/** An answer refused: asked again, or, out of retries, off to `onRetriesExhausted` (the end otherwise). */
-function reject(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>) {
-	const attempts = m.state.attempts;
-	if (attempts >= step.retries) {
-		m.state.waiting = null;
-		if (step.onRetriesExhausted) run(m, step.onRetriesExhausted);
-		else stop(m, 'finished', `no valid answer to "${step.id}"`);
-		return;
-	}
-	ask(m, step, step.validation?.message ?? step.prompt);
-	m.state.attempts = attempts + 1;
-}
-
-/** The outside system's verdict on an answer the local checks took. */
-function receiveVerdict(
-	m: Machine,
-	step: Extract<BotStep, { type: 'data_entry' }>,
-	waiting: Extract<Waiting, { for: 'validation' }>,
-	event: Extract<BotEvent, { type: 'result' }>,
-) {
-	m.effects.push({
-		kind: 'log',
-		stepId: step.id,
-		output: event.ok ? 'accepted by the validation call' : undefined,
-		...(event.ok ? {} : { error: `refused by the validation call: ${event.error ?? 'failed'}` }),
-	});
-	if (!event.ok) return reject(m, step);
-	Object.assign(m.state.variables, mappedValues(step.validation?.integration?.response, event.data));
-	accept(m, step, waiting.value);
-}
-
-/** A valid answer: kept, then on to the next step (or the rating's reason). */
-function accept(m: Machine, step: Extract<BotStep, { type: 'data_entry' }>, value: unknown) {
-	m.state.variables[step.variable] = value;
-	m.state.variables.answer = value;
-	m.state.waiting = null;
-	if (step.input === 'rating' && step.askReason) {
-		m.effects.push({ kind: 'message', text: say(m, step.reasonPrompt ?? 'Could you tell us why?') });
-		wait(m, { for: 'reason', stepId: step.id });
-		return;
-	}
-	const chosen =
-		step.input === 'buttons' ? step.choices?.find((c) => sameAnswer(render(m, c.label), String(value))) : undefined;
-	// A choice is kept as its value, else as its label as written ("pro" typed is the choice "Pro").
-	if (chosen) {
-		const kept = render(m, chosen.value ?? chosen.label);
-		m.state.variables[step.variable] = kept;
-		m.state.variables.answer = kept;
-	}
-	go(m, step, chosen?.next ?? step.next);
-}
-
-/** A typed answer is a button's when it is its label, case and accents aside ("suporte tecnico" is "Suporte técnico"). */
-function sameAnswer(label: string, typed: string): boolean {
-	return foldText(label) === foldText(typed);
-}
-
-/**
- * The visitor's answer to a message's buttons: a button (clicked, or its label typed) leads to its own `next`,
- * else to the step's. Text that matches no button is not asked again (a message has no validation or retries):
- * it is the visitor's answer all the same, and goes to the step's `next`, where a Decision may read it.
- */
-function receiveChoice(
-	m: Machine,
-	step: Extract<BotStep, { type: 'send_message' }>,
-	event: Extract<BotEvent, { type: 'answer' | 'file' }>,
-) {
-	const buttons = (step.buttons ?? []).map((item) => ({
-		...quickReply(item),
-		label: render(m, quickReply(item).label),
-	}));
-	const typed = event.type === 'answer' ? event.text.trim() : null;
-	const index = typed === null ? -1 : buttons.findIndex((b) => sameAnswer(b.label, typed));
-	const chosen = buttons[index];
-	// A choice is kept as its label as written ("sales" typed is the button "Sales"), as a Data Entry's is.
-	m.state.variables.answer = chosen?.label ?? (event.type === 'file' ? { ref: event.ref, name: event.name } : typed);
-	m.effects.push({
-		kind: 'log',
-		stepId: step.id,
-		input: event.type === 'file' ? event.name : event.text,
-		output: chosen ? { button: index } : 'no button: next',
-	});
-	m.state.waiting = null;
-	go(m, step, chosen?.next ?? step.next);
 }
 
 function choose(m: Machine, step: Extract<BotStep, { type: 'decision' }>, loaded: Facts): string {
