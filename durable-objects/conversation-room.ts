@@ -21,8 +21,9 @@ import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/
 import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
 import { RoomFrames, send } from './room-frames';
 import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
+import { type LogRow, messageView } from './room-schema';
 import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
-import { type LogRow, messageView, RoomStore } from './room-store';
+import { RoomStore } from './room-store';
 import { RoomTimers } from './room-timers';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 

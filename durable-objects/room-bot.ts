@@ -9,7 +9,8 @@ import { newId } from '../src/lib/ids';
 import type { BotRunTrigger } from '../src/model/bot-runs';
 import type { ServerFrame } from '../src/protocol/live';
 import { type BotRunView, BotStore, type Run } from './bot-store';
-import type { LogRow, RoomStore } from './room-store';
+import type { LogRow } from './room-schema';
+import type { RoomStore } from './room-store';
 import type { RoomTimers } from './room-timers';
 
 export type { BotRunView } from './bot-store';

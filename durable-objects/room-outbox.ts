@@ -5,7 +5,8 @@ import { isTeamReply } from '../src/domain/conversations/messages';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
 import { changesOf, type DomainEvent, domainEventSchema, newEvent } from '../src/model/events';
-import type { RoomRow, RoomStore, WrittenToD1 } from './room-store';
+import type { RoomRow, WrittenToD1 } from './room-schema';
+import type { RoomStore } from './room-store';
 import { type RoomTimers, retryDelay, type ScheduleMode } from './room-timers';
 
 const D1_BATCH = 50;

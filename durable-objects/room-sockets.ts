@@ -11,7 +11,7 @@ import { spendVisitorMessage, visitorLimits } from '../src/domain/widget/visitor
 import { sessionReaches } from '../src/domain/widget/visitor-sessions';
 import { Forbidden, TooManyRequests, Unauthorized } from '../src/lib/errors';
 import { MAX_OPERATOR_TEXT, MAX_VISITOR_TEXT, type Participant } from '../src/protocol/live';
-import type { RoomRow } from './room-store';
+import type { RoomRow } from './room-schema';
 
 /** Kept as the socket's attachment, so it survives hibernation. */
 export interface SocketIdentity {

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ConversationRoom } from '../durable-objects/conversation-room';
-import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from '../durable-objects/room-store';
+import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from '../durable-objects/room-schema';
 import { messages } from '../src/db/schema';
 import { postMessage } from '../src/domain/conversations/live';
 import type { Interactive } from '../src/domain/conversations/messages';
