@@ -3,8 +3,8 @@
  * runs' included), the schema version that spares a waking room its DDL, and a stored message in the API's shape.
  */
 import type { AttachmentMeta } from '../src/db/schema';
-import type { AuthorKind, Interactive, MessageView } from '../src/model/messages';
 import { iso } from '../src/lib/ids';
+import type { AuthorKind, Interactive, MessageView } from '../src/model/messages';
 import { BOT_SCHEMA } from './bot-store';
 import { TIMERS_SCHEMA } from './room-timers';
 
