@@ -11,33 +11,21 @@ import {
 	type ReplayOutcome,
 } from '../src/domain/conversations/message-command';
 import { visitorView } from '../src/domain/conversations/messages';
-import { bodyOf, errorBody, httpStatus } from '../src/lib/error-status';
-import { AppError } from '../src/lib/errors';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import type { BotRunTrigger } from '../src/model/bot-runs';
 import { type DomainEvent, newEvent } from '../src/model/events';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
-import { RoomFrames, send } from './room-frames';
+import { RoomDoor } from './room-door';
+import { RoomFrames } from './room-frames';
 import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
 import { type LogRow, messageView } from './room-schema';
-import { assertCredential, operatorTag, type SocketIdentity, visitorTag } from './room-sockets';
+import { operatorTag, visitorTag } from './room-sockets';
 import { RoomStore } from './room-store';
 import { RoomTimers } from './room-timers';
-import { answerClose, switchingProtocols, trySend } from './sockets';
+import { trySend } from './sockets';
 
-/**
- * At most this many backlog frames per (re)connect; a client further behind gets `complete: false` and
- * reconnects from the last seq it received.
- */
-const MAX_BACKLOG = 500;
-/**
- * Sockets per conversation: a visitor in a few tabs, visitors on the whole, and the team, counted apart so
- * that no number of visitor sockets can keep an operator out.
- */
-const MAX_SOCKETS_PER_VISITOR = 5;
-const MAX_SOCKETS_PER_SIDE = 50;
 /**
  * How long a message sent on a socket waits for others before the flush that copies it to D1 and the Queue.
  * Sent one by one as they come, eight busy sockets cost a D1 write and a Queue send per message or two (the
@@ -66,10 +54,10 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly frames: RoomFrames;
 	/** The conversation's bots: they look at every message and answer through `postChecked`. */
 	private readonly bot: RoomBot;
+	/** Sockets opened and closed. */
+	private readonly door: RoomDoor;
 	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
-	/** Operator sockets being opened (awaiting the hub and the token check), per operator; see `fetch`. */
-	private readonly opening = new Map<string, number>();
 	/** The flush a socket's change is waiting for (see SOCKET_FLUSH_DELAY_MS); unset when none is. */
 	private socketFlush: ReturnType<typeof setTimeout> | undefined;
 
@@ -91,6 +79,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			broadcast: (frame) => this.broadcast(frame),
 			armOutbox: () => this.outbox.arm(),
 		});
+		this.door = new RoomDoor(ctx, env, this.store, () => this.bot.typing());
 		ctx.blockConcurrencyWhile(async () => {
 			this.store.open();
 			await this.timers.load();
@@ -259,81 +248,11 @@ export class ConversationRoom extends DurableObject<Env> {
 		const workspaceId = url.searchParams.get('workspaceId') ?? '';
 		const conversationId = url.searchParams.get('conversationId') ?? '';
 		if (!(await this.open(workspaceId, conversationId))) return new Response('not found', { status: 404 });
-		const identity: SocketIdentity = {
-			role: url.searchParams.get('role') === 'operator' ? 'operator' : 'contact',
-			workspaceId,
-			conversationId,
-			operatorId: url.searchParams.get('operatorId'),
-			tokenId: url.searchParams.get('tokenId'),
-			tokenHash: url.searchParams.get('tokenHash'),
-			canSend: url.searchParams.get('canSend') === 'true',
-			visitorId: url.searchParams.get('visitorId'),
-			ip: url.searchParams.get('ip') ?? 'local',
-			typingAt: 0,
-			checkedAt: Date.now(),
-			readAt: 0,
-			sendWindow: 0,
-			sendsInWindow: 0,
-			leased: 0,
-			leaseWindow: 0,
-		};
-		const full =
-			this.ctx.getWebSockets(identity.role).length >= MAX_SOCKETS_PER_SIDE ||
-			(identity.visitorId !== null &&
-				this.ctx.getWebSockets(visitorTag(identity.visitorId)).length >= MAX_SOCKETS_PER_VISITOR);
-		if (full) return Response.json(errorBody(429, 'Too many open sockets on this conversation.'), { status: 429 });
-		if (identity.operatorId) {
-			const refused = await this.registerOperatorSocket(identity.operatorId, identity);
-			if (refused) return refused;
-		}
-		const after = Math.max(0, Number(url.searchParams.get('after') ?? 0) || 0);
-		const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-		const tags: string[] = [identity.role];
-		if (identity.visitorId) tags.push(visitorTag(identity.visitorId));
-		if (identity.operatorId) tags.push(operatorTag(identity.operatorId));
-		this.ctx.acceptWebSocket(server, tags);
-		server.serializeAttachment(identity);
-		// A visitor's backlog leaves the private notes out: its seqs have gaps there, which the widget never
-		// waits for (it asks for what comes after the last seq it saw, whatever that is).
-		const backlog = this.store.after(after, MAX_BACKLOG, identity.role);
-		for (const row of backlog) {
-			const message = messageView(row, conversationId);
-			send(server, { type: 'message', message: identity.role === 'contact' ? visitorView(message) : message });
-		}
-		// Complete: everything up to the last message this socket may see was sent. Otherwise up to the last
-		// one sent: the client reconnects from there for the rest.
-		const complete = backlog.length < MAX_BACKLOG;
-		const lastSeq = complete ? this.store.lastSeq(identity.role) : (backlog.at(-1)?.seq ?? after);
-		send(server, { type: 'synced', lastSeq, complete });
-		// A bot's typing pause under way: this socket would otherwise see the message without the "typing…".
-		if (this.bot.typing()) send(server, { type: 'typing', author: 'operator', operatorId: null, typing: true });
-		return switchingProtocols(request, client);
+		return this.door.accept(request, url, workspaceId, conversationId);
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
 		await this.frames.receive(socket, data);
-	}
-
-	/**
-	 * Registers an operator's socket with the workspace hub before checking its token once more, so a token
-	 * replacement landing in between either finds the room in the hub's list or is seen by the check. While
-	 * this runs the socket is not accepted yet: `opening` keeps a close of another socket of the same
-	 * operator from dropping the room from the list meanwhile. Returns the refusal when the token is gone.
-	 */
-	private async registerOperatorSocket(operatorId: string, identity: SocketIdentity): Promise<Response | null> {
-		this.opening.set(operatorId, (this.opening.get(operatorId) ?? 0) + 1);
-		try {
-			await this.env.WORKSPACE_HUB.getByName(identity.workspaceId).trackRoomSockets(operatorId, [
-				identity.conversationId,
-			]);
-			await assertCredential(this.env, identity);
-			return null;
-		} catch (error) {
-			if (!(error instanceof AppError)) throw error;
-			return Response.json(bodyOf(error, 'query'), { status: httpStatus(error) });
-		} finally {
-			this.opening.set(operatorId, (this.opening.get(operatorId) ?? 1) - 1);
-		}
 	}
 
 	/**
@@ -362,36 +281,16 @@ export class ConversationRoom extends DurableObject<Env> {
 
 	/** `reset`: closes the sockets a visitor opened, so a logged-out browser stops receiving this conversation. */
 	disconnectVisitor(visitorId: string): number {
-		return this.closeTagged(visitorTag(visitorId), 'session ended');
+		return this.door.closeTagged(visitorTag(visitorId), 'session ended');
 	}
 
 	/** A replaced token: closes the operator's sockets here; its console reconnects with the new token. */
 	disconnectOperator(operatorId: string): number {
-		return this.closeTagged(operatorTag(operatorId), 'token replaced');
-	}
-
-	private closeTagged(tag: string, reason: string): number {
-		const sockets = this.ctx.getWebSockets(tag);
-		for (const socket of sockets) answerClose(socket, 4001, reason);
-		return sockets.length;
+		return this.door.closeTagged(operatorTag(operatorId), 'token replaced');
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-		answerClose(socket, code, reason);
-		const who = socket.deserializeAttachment() as Partial<SocketIdentity> | null;
-		const room = this.store.room();
-		if (!who?.operatorId || !room) return;
-		const others = this.ctx.getWebSockets(operatorTag(who.operatorId)).filter((s) => s !== socket);
-		if (others.length > 0 || (this.opening.get(who.operatorId) ?? 0) > 0) return;
-		// The hub's list of the operator's rooms stays short: a room with no socket of it left is dropped.
-		// Best effort: a stale entry only costs a no-op close on the next token replacement.
-		try {
-			await this.env.WORKSPACE_HUB.getByName(room.workspace_id).forgetRoomSockets(who.operatorId, [
-				room.conversation_id,
-			]);
-		} catch (error) {
-			console.error('could not drop a closed room from the hub list', error);
-		}
+		await this.door.closed(socket, code, reason);
 	}
 
 	/**
