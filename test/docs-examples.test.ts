@@ -116,6 +116,19 @@ function normalise(path: string): string {
 	return parts.join('/');
 }
 
+/**
+ * Every file a document may link to besides the documents themselves (code, pictures, the API document), by
+ * its path from the repository's root: the glob's keys only, nothing is loaded.
+ */
+const LINKABLE = new Set(
+	Object.keys(
+		import.meta.glob([
+			'../{docs,src,durable-objects,widget,console,tools,scripts,bench,test,migrations}/**/*.{ts,tsx,mjs,png,json,md,sql}',
+			'!**/node_modules/**',
+		]),
+	).map((path) => path.slice(3)),
+);
+
 const blocks = Object.entries(DOCS).flatMap(([file, text]) => shellBlocks(file, text));
 
 describe('the shell examples of README.md and docs/', () => {
@@ -135,9 +148,13 @@ describe('the shell examples of README.md and docs/', () => {
 				if (/^[a-z]+:/.test(target)) continue;
 				const [path = '', anchor] = target.split('#');
 				const linked = path === '' ? file : normalise(folder + path);
-				// Links to code, pictures and documents outside README.md and docs/ are checked by their paths only.
-				if (!linked.endsWith('.md') || !(linked in DOCS)) continue;
-				if (anchor !== undefined && !anchorsOf(DOCS[linked] ?? '').has(anchor)) broken.push(`${file} -> ${target}`);
+				const document = DOCS[linked];
+				// A document's headings are checked too; any other file (code, a picture), by its path.
+				if (document === undefined) {
+					if (!LINKABLE.has(linked)) broken.push(`${file} -> ${target}`);
+				} else if (anchor !== undefined && !anchorsOf(document).has(anchor)) {
+					broken.push(`${file} -> ${target}`);
+				}
 			}
 		}
 		expect(broken).toEqual([]);
