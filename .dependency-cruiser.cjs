@@ -18,26 +18,36 @@
 const PURE =
 	'^src/(lib/(canonical-json|csv|cursor|error-status|errors|etag|expected-version|group-by|ids|image-size|parley-hops|public-address)|model|protocol|engines)(/|[.]ts$)';
 
-/** Each layer and the folders it may not import: everything above it. */
+/** Each layer, and the folders it may not import: everything above it. */
 const layers = [
 	[
+		'lib',
 		'^src/lib/',
 		'^src/(model|protocol|engines|db|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/',
 	],
-	['^src/model/', '^src/(protocol|engines|db|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/'],
-	['^src/protocol/', '^src/(engines|db|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/'],
 	[
+		'model',
+		'^src/model/',
+		'^src/(protocol|engines|db|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/',
+	],
+	[
+		'protocol',
+		'^src/protocol/',
+		'^src/(engines|db|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/',
+	],
+	[
+		'db-schema',
 		'^src/db/schema/',
 		'^src/(db/client|db/scoped|app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/',
 	],
-	['^src/db/', '^src/(app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/'],
-	['^src/app-env[.]ts$', '^src/(events|auth|domain|http|routes|queue|index)|^durable-objects/'],
-	['^src/events/', '^src/(auth|domain|http|routes|queue|index)|^durable-objects/'],
-	['^src/auth/', '^src/(domain|http|routes|queue|index)|^durable-objects/'],
-	['^src/domain/', '^src/(http|routes|queue|index)'],
-	['^src/http/', '^src/(routes|queue|index)|^durable-objects/'],
-	['^src/(routes|queue)/', '^src/index|^durable-objects/'],
-	['^durable-objects/', '^src/(routes|queue|index)'],
+	['db', '^src/db/', '^src/(app-env|events|auth|domain|http|routes|queue|index)|^durable-objects/'],
+	['app-env', '^src/app-env[.]ts$', '^src/(events|auth|domain|http|routes|queue|index)|^durable-objects/'],
+	['events', '^src/events/', '^src/(auth|domain|http|routes|queue|index)|^durable-objects/'],
+	['auth', '^src/auth/', '^src/(domain|http|routes|queue|index)|^durable-objects/'],
+	['domain', '^src/domain/', '^src/(http|routes|queue|index)'],
+	['http', '^src/http/', '^src/(routes|queue|index)|^durable-objects/'],
+	['entry', '^src/(routes|queue)/', '^src/index|^durable-objects/'],
+	['durable-objects', '^durable-objects/', '^src/(routes|queue|index)'],
 ];
 
 module.exports = {
@@ -49,8 +59,8 @@ module.exports = {
 			from: {},
 			to: { circular: true },
 		},
-		...layers.map(([from, to]) => ({
-			name: `layer:${from.replace(/[\^$\\/[\].]/g, '').replace(/ts$/, '')}`,
+		...layers.map(([layer, from, to]) => ({
+			name: `layer-${layer}`,
 			comment: 'A layer imports only the layers below it.',
 			severity: 'error',
 			from: { path: from },

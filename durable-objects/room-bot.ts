@@ -30,7 +30,7 @@ const BOTS_CACHE_MS = 15_000;
 const MAX_EFFECT_FAILURES = 5;
 
 /** What the room lends its bots: its one write path for messages, its sockets, its outbox. */
-export interface BotHost {
+interface BotHost {
 	workspaceId(): string;
 	conversationId(): string;
 	post(message: CheckedMessage): Promise<PostOutcome>;

@@ -91,12 +91,12 @@ export function useAssignmentQueue() {
 }
 
 /**
- * The members still enabled, for their capacities. The same key as data/team.ts's `useTeamMembers` (which
- * reads the disabled too): the two pages never show at once, and a capacity saved reads either list again.
+ * The members still enabled, for their capacities: a key of its own beside data/team.ts's `useTeamMembers`
+ * (which reads the disabled too), under the same prefix, so a capacity saved reads either list again.
  */
 export function useEnabledMembers() {
 	return useQuery({
-		queryKey: keys.team.members,
+		queryKey: keys.team.membersOf('enabled'),
 		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100, disabled: 'false' } } })),
 	});
 }

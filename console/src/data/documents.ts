@@ -16,7 +16,7 @@ export interface Saved {
 	updatedAt: string;
 }
 
-export interface VersionSummary {
+interface VersionSummary {
 	version: number;
 	/** Whether new runs start with it now. */
 	published: boolean;
@@ -54,7 +54,7 @@ export function pinVersion(id: string, etag: string | null): void {
 }
 
 /** The If-Match option of a write to the document `id`. */
-export function pinnedVersion(id: string) {
+function pinnedVersion(id: string) {
 	return ifMatch(pinned.get(id));
 }
 

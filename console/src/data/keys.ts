@@ -53,6 +53,8 @@ export const keys = {
 	team: {
 		all: ['team'],
 		members: ['team', 'members'],
+		/** The team page's list (the disabled too) and the capacities' (the enabled only): two reads, two keys. */
+		membersOf: (which: 'all' | 'enabled') => ['team', 'members', which],
 		groups: ['team', 'groups'],
 		presence: ['team', 'presence'],
 		sessions: (operatorId: string) => ['team', 'sessions', operatorId],

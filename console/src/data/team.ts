@@ -8,7 +8,7 @@ import { keys } from './keys';
 
 export function useTeamMembers() {
 	return useQuery({
-		queryKey: keys.team.members,
+		queryKey: keys.team.membersOf('all'),
 		queryFn: () => ok(api.GET('/v3/team/members', { params: { query: { limit: 100 } } })),
 	});
 }

@@ -28,7 +28,8 @@ export function keepLive(ctx: ChatContext, trouble: () => void): (typing: boolea
 		if (!live?.send({ type: 'read', seq })) {
 			client.call('POST', `/conversations/${conversation.id}/read`, { seq }).catch(() => {});
 		}
-		store.dispatch({ type: 'read', id: conversation.id });
+		// Nothing to clear in the usual case (the visitor was looking): no action, so no redraw per message.
+		if (state.unread[conversation.id]) store.dispatch({ type: 'read', id: conversation.id });
 	};
 
 	store.subscribe((state, previous, action) => {

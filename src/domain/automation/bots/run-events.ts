@@ -45,7 +45,7 @@ export function runEnded(run: RunNames, state: RunState, now: number): DomainEve
 }
 
 /** A visitor's message as the triggers read it. */
-export interface VisitorMessage {
+interface VisitorMessage {
 	body: string;
 	/** Whether it carries a file: its text is then the file's name ("pricing.pdf" asks about no pricing). */
 	file: boolean;

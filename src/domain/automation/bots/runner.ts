@@ -101,7 +101,8 @@ export async function performBotEffect(env: Env, room: BotRoom, effect: Effect):
 					room.feed({ type: 'result', stepId: effect.step.id, ...result }, await room.scene());
 				},
 			};
-			await runStep(actionContext(env, room, await room.scene()), log, effect.step.id, effect.step);
+			// `step:` keeps a step's key apart from the messages' counters (a step id may be all digits).
+			await runStep(actionContext(env, room, await room.scene()), log, `step:${effect.step.id}`, effect.step);
 			return;
 		}
 	}

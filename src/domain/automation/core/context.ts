@@ -12,7 +12,7 @@ import { OutboundError } from '../../../lib/guarded-fetch';
 import type { Actor } from '../../../model/actor';
 
 /** The run an action is a step of: its runner decides which actions it may take, and its keys (./keys.ts). */
-export interface RunRef {
+interface RunRef {
 	kind: RunKind;
 	/** The run: a bot run's id, a scenario run's, a rule's execution as `<rule id>:<event id>`. */
 	id: string;

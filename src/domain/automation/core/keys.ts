@@ -5,6 +5,7 @@
  * what its first try made instead of making it twice.
  *
  * - a bot run's message: `bot:<run id>:<messages sent before it>`;
+ * - a bot run's action: `bot:<run id>:step:<step id>`, and its hand-over `bot:<run id>:transfer`;
  * - a scenario run's step: `scenario:<run id>:<step id and loop iterations>` (`scenario:run_…:tag@each:3`);
  * - a rule's action: `rule:<rule id>:<event id>:<action index>` (its execution is the rule and the event).
  */

@@ -9,7 +9,7 @@ import { type RuleActionOutcome, ruleExecutions } from '../../../db/schema';
 import { chainDepth, type RuleSnapshot } from '../../../engines/rules';
 import { newId } from '../../../lib/ids';
 import type { DomainEvent } from '../../../model/events';
-import { type ActionResult, refused } from '../core/context';
+import type { ActionResult } from '../core/context';
 import type { StepLog } from '../core/steps';
 import type { RuleScene } from './scene';
 
@@ -93,11 +93,8 @@ export function executionLog(db: Database, id: string, written: RuleActionOutcom
 			.set({ outcomes, updatedAt: touched(), ...(ended ? { status: status() } : {}) })
 			.where(eq(ruleExecutions.id, id));
 	return {
-		async recorded(key: string) {
-			const outcome = outcomes[Number(key)];
-			if (outcome === undefined) return null;
-			return outcome.ok ? { ok: true, data: outcome.data } : refused(outcome.error ?? 'failed');
-		},
+		// The runner resumes after the last outcome written, so no action it takes has one yet.
+		recorded: async () => null,
 		async record(key: string, action: { type: string }, result: ActionResult) {
 			outcomes[Number(key)] = !result.ok
 				? { type: action.type, ok: false, error: result.error }
@@ -107,7 +104,7 @@ export function executionLog(db: Database, id: string, written: RuleActionOutcom
 			await save(outcomes.length >= total);
 		},
 		async end() {
-			await db.update(ruleExecutions).set({ status: status(), updatedAt: touched() }).where(eq(ruleExecutions.id, id));
+			await save(true);
 		},
 	} satisfies StepLog & { end(): Promise<void> };
 }
