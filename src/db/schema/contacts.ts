@@ -29,6 +29,12 @@ export const contacts = sqliteTable(
 		optedOutAt: integer('opted_out_at'),
 		/** How it opted out: `api` unless the caller said (an unsubscribe link, a form, an operator). */
 		optedOutSource: text('opted_out_source'),
+		/** When mail to `email` last bounced (ms): the address is failing until it changes or a mail gets through. */
+		emailFailingAt: integer('email_failing_at'),
+		/** The bounce's reason. */
+		emailFailure: text('email_failure'),
+		/** When the contact stopped continuation mails (the link in each one); campaigns use `optedOutAt`. */
+		continuationOptOutAt: integer('continuation_opt_out_at'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},

@@ -176,6 +176,9 @@ function newRow(workspaceId: string, fields: ContactFields, custom: CheckedCusto
 		claimedPhone: null,
 		optedOutAt: fields.optedOut ? now : null,
 		optedOutSource: fields.optedOut ? (fields.optedOutSource ?? 'api') : null,
+		emailFailingAt: null,
+		emailFailure: null,
+		continuationOptOutAt: null,
 		createdAt: now,
 		updatedAt: now,
 	};
