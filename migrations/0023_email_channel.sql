@@ -74,6 +74,4 @@ CREATE TABLE `mail_threads` (
 CREATE INDEX `mail_threads_conversation` ON `mail_threads` (`conversation_id`);--> statement-breakpoint
 ALTER TABLE `contacts` ADD `email_failing_at` integer;--> statement-breakpoint
 ALTER TABLE `contacts` ADD `email_failure` text;--> statement-breakpoint
-ALTER TABLE `contacts` ADD `continuation_opt_out_at` integer;--> statement-breakpoint
-ALTER TABLE `messages` ADD `mail_status` text;--> statement-breakpoint
-ALTER TABLE `messages` ADD `mail_error` text;
+ALTER TABLE `contacts` ADD `continuation_opt_out_at` integer;

@@ -92,6 +92,10 @@ function planBinding(need, name, binding, { config, account, live }) {
 		}
 		case 'r2_bucket':
 			return { byDeploy: true };
+		// The binding itself comes with the deploy; which addresses may send is each workspace's sender, on a
+		// domain onboarded to Email Sending in the dashboard (README: Deploying), which no command here can do.
+		case 'send_email':
+			return { byDeploy: true };
 		case 'ratelimit':
 			return binding.namespace_id && binding.simple
 				? { byDeploy: true }

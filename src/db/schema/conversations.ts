@@ -2,7 +2,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { AD_CLICKS, CONVERSATION_STATUSES } from '../../model/conversations';
-import { MAIL_DELIVERY_STATUSES } from '../../model/email';
 import { type AttachmentMeta, AUTHOR_KINDS, type Interactive } from '../../model/messages';
 import { contacts, tags } from './contacts';
 
@@ -126,13 +125,6 @@ export const messages = sqliteTable(
 		 */
 		private: integer('private', { mode: 'boolean' }).notNull().default(false),
 		createdAt: integer('created_at').notNull(),
-		/**
-		 * Where the mail carrying it stands (an e-mail conversation's replies, a widget conversation's unseen
-		 * messages): null when no mail carries it. Written by the mail sender, never by the room's outbox.
-		 */
-		mailStatus: text('mail_status', { enum: MAIL_DELIVERY_STATUSES }),
-		/** The provider's reason when the mail failed. */
-		mailError: text('mail_error'),
 	},
 	(t) => [
 		uniqueIndex('messages_conversation_seq').on(t.conversationId, t.seq),
