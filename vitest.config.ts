@@ -66,7 +66,10 @@ export default defineConfig(async () => {
 								// tests never use: the local simulation refuses every mail handed to it, as the provider
 								// refuses an unverified sender, so the mail tests see a real refusal recorded.
 								email: {
-									send_email: [{ name: 'EMAIL' }, { name: 'REFUSING_EMAIL', allowed_sender_addresses: ['nobody@refusing.test'] }],
+									send_email: [
+										{ name: 'EMAIL' },
+										{ name: 'REFUSING_EMAIL', allowed_sender_addresses: ['nobody@refusing.test'] },
+									],
 								},
 							},
 						}),

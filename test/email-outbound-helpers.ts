@@ -41,7 +41,14 @@ export async function conversationWith(
 /** A delivery row written straight to D1 (no Queue message: the test drives the consumer's work itself). */
 export async function seedDelivery(
 	workspaceId: string,
-	values: { kind?: MailDeliveryKind; conversationId: string; contactId: string; recipient: string; firstSeq: number; lastSeq: number },
+	values: {
+		kind?: MailDeliveryKind;
+		conversationId: string;
+		contactId: string;
+		recipient: string;
+		firstSeq: number;
+		lastSeq: number;
+	},
 ): Promise<string> {
 	const now = Date.now();
 	const id = newId('mail', now);

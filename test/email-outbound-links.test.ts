@@ -79,7 +79,14 @@ describe('the link of a file too large to attach', () => {
 		const { workspaceId, conversationId, token: stop } = await stopLink();
 		const bytes = new TextEncoder().encode('%PDF-1.4 test');
 		const fileId = `fil_${'a'.repeat(32)}`;
-		await putFile(env, workspaceId, conversationId, fileId, { name: 'big.pdf', contentType: 'application/pdf', size: bytes.byteLength }, bytes);
+		await putFile(
+			env,
+			workspaceId,
+			conversationId,
+			fileId,
+			{ name: 'big.pdf', contentType: 'application/pdf', size: bytes.byteLength },
+			bytes,
+		);
 		const link = await signMailLink(env, { purpose: 'file', workspaceId, fileId, expiresAt: Date.now() + 60_000 });
 		const res = await open('GET', `/mail/files/${link}`);
 		expect(res.status).toBe(200);

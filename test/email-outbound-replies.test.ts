@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api } from './factories';
 import { conversationDeliveries, conversationWith, mailingWorkspace } from './email-outbound-helpers';
+import { api } from './factories';
 
 describe('replies in e-mail conversations', () => {
 	it('mails a burst of the team’s messages as one mail, and shows it sent on each', async () => {

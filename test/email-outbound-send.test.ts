@@ -6,7 +6,6 @@ import { contacts, emailSettings, mailThreads } from '../src/db/schema';
 import { buildConversationMail } from '../src/domain/channels/email/build';
 import { claimDelivery } from '../src/domain/channels/email/deliveries';
 import { giveUpDelivery, processDelivery, sweepMail } from '../src/domain/channels/email/sender';
-import { api, db } from './factories';
 import {
 	conversationWith,
 	deliveryRow,
@@ -15,6 +14,7 @@ import {
 	SENDER,
 	seedDelivery,
 } from './email-outbound-helpers';
+import { api, db } from './factories';
 
 /** A workspace that can send, an API conversation with three operator messages, and a continuation of them. */
 async function continuation(texts = ['Hello *Ada*', 'Your <b>order</b> & invoice', 'Anything else?']) {
@@ -103,10 +103,7 @@ describe('processing a delivery', () => {
 
 	it('skips, with the reason, what must not go', async () => {
 		const stopped = await continuation();
-		await db
-			.update(contacts)
-			.set({ continuationOptOutAt: Date.now() })
-			.where(eq(contacts.id, stopped.contactId));
+		await db.update(contacts).set({ continuationOptOutAt: Date.now() }).where(eq(contacts.id, stopped.contactId));
 		await processDelivery(env, db, stopped.deliveryId);
 		expect(await deliveryRow(stopped.deliveryId)).toMatchObject({
 			status: 'skipped',

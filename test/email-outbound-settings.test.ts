@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedOperator, seedWorkspace } from './factories';
 import { conversationWith, mailingWorkspace, SENDER, seedDelivery } from './email-outbound-helpers';
+import { api, expectError, seedOperator, seedWorkspace } from './factories';
 
 describe('GET /v3/email/settings', () => {
 	it('says no mail can go out, and why, until a sender is set', async () => {
@@ -22,7 +22,10 @@ describe('GET /v3/email/settings', () => {
 describe('PUT /v3/email/settings', () => {
 	it('saves a partial update and the origin links in mail use', async () => {
 		const { token } = await mailingWorkspace();
-		const res = await api(token, 'PUT', '/v3/email/settings', { continuationDelaySeconds: 300, replyDomain: 'Reply.Acme.test' });
+		const res = await api(token, 'PUT', '/v3/email/settings', {
+			continuationDelaySeconds: 300,
+			replyDomain: 'Reply.Acme.test',
+		});
 		expect(res.status).toBe(200);
 		expect(await res.json()).toEqual({
 			senderName: 'Acme support',
@@ -50,7 +53,9 @@ describe('PUT /v3/email/settings', () => {
 			const error = await expectError(await api(token, 'PUT', '/v3/email/settings', body), 422);
 			expect(error.message, JSON.stringify(body)).toContain(field);
 		}
-		expect(((await (await api(token, 'GET', '/v3/email/settings')).json()) as { senderName: unknown }).senderName).toBeNull();
+		expect(
+			((await (await api(token, 'GET', '/v3/email/settings')).json()) as { senderName: unknown }).senderName,
+		).toBeNull();
 	});
 
 	it('is for admins only', async () => {
@@ -68,7 +73,9 @@ describe('GET /v3/email/deliveries', () => {
 		const { conversationId, contactId, email } = await conversationWith(token, 'api', ['one']);
 		const ids: string[] = [];
 		for (let i = 0; i < 3; i++) {
-			ids.push(await seedDelivery(workspaceId, { conversationId, contactId, recipient: email, firstSeq: 1, lastSeq: 1 }));
+			ids.push(
+				await seedDelivery(workspaceId, { conversationId, contactId, recipient: email, firstSeq: 1, lastSeq: 1 }),
+			);
 		}
 		const first = await api(token, 'GET', '/v3/email/deliveries?limit=2');
 		const page = (await first.json()) as { data: Array<{ id: string; status: string }>; nextCursor: string | null };

@@ -76,7 +76,9 @@ describe('composeMail', () => {
 				},
 			],
 		});
-		expect(mail.text).toContain('Grace <script>:\nHi *there* <img src=x onerror=alert(1)> & see https://acme.example/faq');
+		expect(mail.text).toContain(
+			'Grace <script>:\nHi *there* <img src=x onerror=alert(1)> & see https://acme.example/faq',
+		);
 		expect(mail.html).toContain('<strong>Grace &lt;script&gt;</strong>');
 		expect(mail.html).toContain('Hi <strong>there</strong> &lt;img src=x onerror=alert(1)&gt; &amp; see ');
 		expect(mail.html).toContain('<a href="https://acme.example/faq">https://acme.example/faq</a>');
@@ -163,7 +165,9 @@ describe('composeMail', () => {
 
 	it('refuses an address that is not plainly one', () => {
 		expect(() => composeMail({ ...base, to: 'ada@example.com\r\nBcc: eve@example.com' })).toThrow(UnsafeAddress);
-		expect(() => composeMail({ ...base, from: { ...base.from, address: 'Eve <eve@x.example>' } })).toThrow(UnsafeAddress);
+		expect(() => composeMail({ ...base, from: { ...base.from, address: 'Eve <eve@x.example>' } })).toThrow(
+			UnsafeAddress,
+		);
 	});
 });
 
@@ -188,7 +192,9 @@ describe('mailSubject', () => {
 
 describe('escapeHtml and formattedHtml', () => {
 	it('escape every character HTML gives a meaning to', () => {
-		expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+		expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
+			'&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+		);
 		expect(formattedHtml('_a_\nb')).toBe('<em>a</em><br>b');
 	});
 });

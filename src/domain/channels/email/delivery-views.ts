@@ -88,12 +88,12 @@ export async function withMailStates<M extends { seq: number; authorKind: string
 
 export const mailDeliverySchema = z
 	.object({
-		id: z.string().openapi({ example: 'mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		id: z.string().openapi({ description: 'The delivery id.', example: 'mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		kind: z.enum(MAIL_DELIVERY_KINDS).openapi({ description: 'Why Parley sent it.' }),
-		status: z.enum(MAIL_DELIVERY_STATUSES),
+		status: z.enum(MAIL_DELIVERY_STATUSES).openapi({ description: 'Where it stands.' }),
 		recipient: z.string().openapi({ description: 'Where it goes.' }),
-		conversationId: z.string().nullable(),
-		contactId: z.string().nullable(),
+		conversationId: z.string().nullable().openapi({ description: 'The conversation whose messages it carries.' }),
+		contactId: z.string().nullable().openapi({ description: 'The contact it is for.' }),
 		firstSeq: z.number().int().nullable().openapi({ description: 'The first message it carries, by `seq`.' }),
 		lastSeq: z.number().int().nullable().openapi({ description: 'The last message it carries, by `seq`.' }),
 		attempts: z.number().int().openapi({ description: 'How many times a consumer claimed it.' }),
@@ -102,9 +102,9 @@ export const mailDeliverySchema = z
 			.nullable()
 			.openapi({ description: 'The Message-ID it went out with (the provider’s), once sent.' }),
 		error: z.string().nullable().openapi({ description: 'The provider’s reason, or why it was skipped.' }),
-		createdAt: z.string(),
-		updatedAt: z.string(),
-		sentAt: z.string().nullable(),
+		createdAt: z.string().openapi({ description: 'When it was queued (ISO 8601).' }),
+		updatedAt: z.string().openapi({ description: 'Its last change (ISO 8601).' }),
+		sentAt: z.string().nullable().openapi({ description: 'When the provider took it (ISO 8601).' }),
 	})
 	.openapi('MailDelivery');
 

@@ -60,7 +60,10 @@ export type EmailSettings = z.infer<typeof emailSettingsSchema>;
 
 export const emailSettingsUpdateSchema = z
 	.strictObject({
-		senderName: oneLine(100).nullable().optional().openapi({ example: 'Acme support' }),
+		senderName: oneLine(100)
+			.nullable()
+			.optional()
+			.openapi({ description: 'The From name (one line); null: the workspace’s name.', example: 'Acme support' }),
 		senderAddress: z
 			.string()
 			.trim()
@@ -69,7 +72,10 @@ export const emailSettingsUpdateSchema = z
 			.refine(isMailAddress, 'must be a plain address such as support@example.com')
 			.nullable()
 			.optional()
-			.openapi({ example: 'support@example.com' }),
+			.openapi({
+				description: 'The From address, on a domain onboarded to Email Sending; null stops all mail.',
+				example: 'support@example.com',
+			}),
 		replyDomain: z
 			.string()
 			.trim()
@@ -77,8 +83,12 @@ export const emailSettingsUpdateSchema = z
 			.max(253)
 			.refine(isDomain, 'must be a domain such as mail.example.com')
 			.nullable()
-			.optional(),
-		continuationEnabled: z.boolean().optional(),
+			.optional()
+			.openapi({ description: 'The domain of reply addresses, routed to this Worker; null: the sender’s.' }),
+		continuationEnabled: z
+			.boolean()
+			.optional()
+			.openapi({ description: 'Whether unseen team messages of widget conversations are mailed.' }),
 		continuationDelaySeconds: z
 			.number()
 			.int()
