@@ -2,10 +2,16 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { parseReplyLocalPart, verifyReplyAddress } from '../src/auth/mail-reply-token';
-import { contacts, emailSettings, mailThreads } from '../src/db/schema';
+import { contacts, emailSettings, inboundMails, mailThreads } from '../src/db/schema';
 import { buildConversationMail } from '../src/domain/channels/email/build';
 import { claimDelivery } from '../src/domain/channels/email/deliveries';
-import { giveUpDelivery, processDelivery, sweepMail } from '../src/domain/channels/email/sender';
+import {
+	giveUpDelivery,
+	isPermanent,
+	processDelivery,
+	providerError,
+	sweepMail,
+} from '../src/domain/channels/email/sender';
 import {
 	conversationWith,
 	deliveryRow,
@@ -72,6 +78,57 @@ describe('building a mail from the conversation', () => {
 		if ('skip' in built) throw new Error(built.skip);
 		expect(built.mail.from.name).toBe('Acme Bcc: everyone@example.com');
 		for (const value of [built.mail.subject, ...Object.values(built.mail.headers)]) expect(value).not.toMatch(/[\r\n]/);
+	});
+});
+
+describe('a reply in an e-mail conversation', () => {
+	it('answers under the conversation’s own subject, cleaned, and an operator’s own reply is not auto-generated', async () => {
+		const seeded = await mailingWorkspace();
+		const { conversationId, contactId, email } = await conversationWith(seeded.token, 'api', ['Here is your answer']);
+		await db.insert(inboundMails).values({
+			id: 'inm_test',
+			workspaceId: seeded.workspaceId,
+			conversationId,
+			rawKey: 'raw/test',
+			rawSize: 1,
+			envelopeFrom: email,
+			envelopeTo: SENDER,
+			subject: 'Order 42\r\nBcc: everyone@example.com',
+			kind: 'message',
+			status: 'posted',
+			receivedAt: 1,
+		});
+		const id = await seedDelivery(seeded.workspaceId, {
+			kind: 'reply',
+			conversationId,
+			contactId,
+			recipient: email,
+			firstSeq: 1,
+			lastSeq: 1,
+		});
+		const claimed = await claimDelivery(db, id);
+		if (!claimed) throw new Error('not claimed');
+		const built = await buildConversationMail(env, db, [claimed]);
+		if ('skip' in built) throw new Error(built.skip);
+		expect(built.mail.subject).toBe('Re: Order 42 Bcc: everyone@example.com');
+		expect(built.mail.headers['Auto-Submitted']).toBeUndefined();
+		expect(built.mail.headers['List-Unsubscribe']).toBeUndefined();
+	});
+});
+
+describe('the provider’s errors', () => {
+	const cases: Array<[unknown, boolean]> = [
+		[Object.assign(new Error('slow down'), { code: 'E_RATE_LIMIT_EXCEEDED' }), false],
+		[Object.assign(new Error('try later'), { code: 'E_INTERNAL_SERVER_ERROR' }), false],
+		[Object.assign(new Error('verify it'), { code: 'E_SENDER_NOT_VERIFIED' }), true],
+		[Object.assign(new Error('suppressed'), { code: 'E_RECIPIENT_SUPPRESSED' }), true],
+		[new Error('email from a@b.c not allowed'), true],
+		[new Error('network connection lost'), false],
+	];
+	it.each(cases)('%s is permanent: %s', (error, permanent) => {
+		const { code, reason } = providerError(error);
+		expect(isPermanent(code, reason)).toBe(permanent);
+		expect(reason).toContain((error as Error).message);
 	});
 });
 
