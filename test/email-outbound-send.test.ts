@@ -147,12 +147,18 @@ describe('processing a delivery', () => {
 	});
 
 	it('records the provider’s refusal with its reason, and announces it', async () => {
-		const { workspaceId, deliveryId } = await continuation();
+		const { workspaceId, deliveryId, token } = await continuation();
 		await processDelivery({ ...env, EMAIL: env.REFUSING_EMAIL }, db, deliveryId);
 		const row = await deliveryRow(deliveryId);
 		expect(row).toMatchObject({ status: 'failed', attempts: 1, providerMessageId: null });
 		expect(row?.error).toBe(`email from ${SENDER} not allowed`);
 		await expect.poll(async () => (await recordedEvents(workspaceId, 'mail.failed')).length).toBe(1);
+		// The sender itself was refused: the settings say why mail cannot go out, until a new sender is set.
+		const settings = async () =>
+			((await (await api(token, 'GET', '/v3/email/settings')).json()) as { sending: unknown }).sending;
+		expect(await settings()).toEqual({ ready: false, reason: `email from ${SENDER} not allowed` });
+		await api(token, 'PUT', '/v3/email/settings', { senderAddress: 'hello@acme.test' });
+		expect(await settings()).toEqual({ ready: true, reason: null });
 		// Settled: the Queue delivering it again sends nothing.
 		await processDelivery(env, db, deliveryId);
 		expect((await deliveryRow(deliveryId))?.status).toBe('failed');

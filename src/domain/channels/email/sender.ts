@@ -52,6 +52,11 @@ export function isPermanent(code: string | null, reason: string): boolean {
 	return /not allowed|invalid|could not parse/i.test(reason);
 }
 
+/** Whether the refusal is of the sender itself (its domain not onboarded, or not allowed by the binding). */
+function isSenderRefused(code: string | null, reason: string): boolean {
+	return code === null ? /^email from \S+ not allowed/.test(reason) : SENDER_CODES.has(code);
+}
+
 /**
  * Claims, builds, sends and records the delivery `id`. Returns quietly when the delivery is not queued (sent,
  * being sent, settled) or was skipped; throws `TransientMailError` for the Queue to retry.
@@ -86,7 +91,7 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 		const { code, reason } = providerError(error);
 		if (isPermanent(code, reason)) {
 			await recordNotSent(env, db, rows, 'failed', reason, {
-				senderError: code !== null && SENDER_CODES.has(code),
+				senderError: isSenderRefused(code, reason),
 				now,
 			});
 			return;

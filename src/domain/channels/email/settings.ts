@@ -4,7 +4,7 @@
  * no mail goes out, and `sending` says so, for the console to show.
  */
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { emailSettings } from '../../../db/schema';
 import { domainOf, headerText, isDomain, isMailAddress } from '../../../engines/mail/header-safety';
@@ -164,5 +164,14 @@ export async function saveEmailSettings(
 
 /** Records the provider's refusal of the sender (shown in `sending`), or clears it after a mail went out. */
 export function senderErrorStatement(db: Database, workspaceId: string, error: string | null) {
-	return db.update(emailSettings).set({ senderError: error }).where(eq(emailSettings.workspaceId, workspaceId));
+	// Clearing touches the row only when there is something to clear: every sent mail runs it.
+	return db
+		.update(emailSettings)
+		.set({ senderError: error })
+		.where(
+			and(
+				eq(emailSettings.workspaceId, workspaceId),
+				error === null ? isNotNull(emailSettings.senderError) : undefined,
+			),
+		);
 }
