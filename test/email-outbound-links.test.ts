@@ -3,8 +3,11 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { signMailLink, verifyMailLink } from '../src/auth/mail-link-token';
 import { contacts } from '../src/db/schema';
+import { buildConversationMail, MAX_ATTACHED_BYTES } from '../src/domain/channels/email/build';
+import { claimDelivery } from '../src/domain/channels/email/deliveries';
 import { putFile } from '../src/domain/conversations/files';
-import { db, expectError, seedConversation, seedWorkspace } from './factories';
+import { conversationWith, mailingWorkspace, seedDelivery } from './email-outbound-helpers';
+import { api, db, expectError, seedConversation, seedWorkspace } from './factories';
 
 function open(method: string, path: string, body?: string) {
 	return exports.default.fetch(
@@ -98,5 +101,60 @@ describe('the link of a file too large to attach', () => {
 		await expectError(await open('GET', `/mail/files/${stop}`), 404);
 		await expectError(await open('GET', `/mail/stop/${link}`), 404);
 		expect(await verifyMailLink(env, link, Date.now() + 120_000)).toBeNull();
+	});
+});
+
+describe('the files of a mail', () => {
+	it('attaches a small file from R2 and links a large one, the link opening it', async () => {
+		const seeded = await mailingWorkspace();
+		const { conversationId, contactId, email } = await conversationWith(seeded.token, 'api', []);
+		const small = `fil_${'b'.repeat(32)}`;
+		const large = `fil_${'c'.repeat(32)}`;
+		const bytes = new TextEncoder().encode('%PDF-1.4 small');
+		for (const id of [small, large]) {
+			await putFile(
+				env,
+				seeded.workspaceId,
+				conversationId,
+				id,
+				{ name: `${id}.pdf`, contentType: 'application/pdf', size: bytes.byteLength },
+				bytes,
+			);
+		}
+		const file = (id: string, size: number) => ({
+			url: `https://parley.test/v3/files/${id}`,
+			name: `${id}.pdf`,
+			contentType: 'application/pdf',
+			size,
+		});
+		const posted = await api(seeded.token, 'POST', '/v3/messages', {
+			conversationId,
+			text: 'Your documents',
+			// The large one as its message says it is: past the attachment limit, it goes as a link.
+			attachments: [file(small, bytes.byteLength), file(large, MAX_ATTACHED_BYTES + 1)],
+		});
+		expect(posted.status).toBe(201);
+		const id = await seedDelivery(seeded.workspaceId, {
+			conversationId,
+			contactId,
+			recipient: email,
+			firstSeq: 1,
+			lastSeq: 1,
+		});
+		const claimed = await claimDelivery(db, id);
+		if (!claimed) throw new Error('not claimed');
+		const built = await buildConversationMail(env, db, [claimed]);
+		if ('skip' in built) throw new Error(built.skip);
+		expect(built.mail.attachments.map((a) => [a.filename, a.type, new TextDecoder().decode(a.content)])).toEqual([
+			[`${small}.pdf`, 'application/pdf', '%PDF-1.4 small'],
+		]);
+		expect(built.mail.text).toContain(`[attached: ${small}.pdf]`);
+		const link = new RegExp(`\\[${large}\\.pdf: (https://parley\\.test/mail/files/[\\w.-]+)\\]`).exec(
+			built.mail.text,
+		)?.[1];
+		expect(link).toBeDefined();
+		const res = await exports.default.fetch(new Request(link ?? ''));
+		expect(res.status).toBe(200);
+		expect(new TextDecoder().decode(await res.arrayBuffer())).toBe('%PDF-1.4 small');
 	});
 });
