@@ -24,6 +24,9 @@ import {
 } from './deliveries';
 import { enqueueMail } from './outbox';
 
+/** How many times recording a sent mail is tried before the delivery is left `sending` (and never re-sent). */
+const RECORD_TRIES = 3;
+
 /** A failure the Queue should retry: nothing was sent, the delivery is queued again. */
 export class TransientMailError extends Error {}
 
@@ -99,7 +102,16 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 		await releaseClaim(db, rows, reason, now);
 		throw new TransientMailError(reason);
 	}
-	await recordSent(env, db, rows, messageId, Date.now());
+	// The one window left is here, between the provider taking the mail and D1 recording it: a failing write is
+	// tried again at once (each row's record is conditional, so a repeat changes nothing already recorded).
+	for (let tries = 1; ; tries++) {
+		try {
+			await recordSent(env, db, rows, messageId, Date.now());
+			return;
+		} catch (error) {
+			if (tries >= RECORD_TRIES) throw error;
+		}
+	}
 }
 
 /** The dead-letter queue's work: a delivery whose every try failed is recorded failed (unless it went out). */
