@@ -62,6 +62,15 @@ export default defineConfig(async () => {
 									PARLEY_SECRET: TEST_SECRET,
 								},
 								queueConsumers,
+								// A second `send_email` binding beside wrangler.toml's EMAIL, restricted to one sender the
+								// tests never use: the local simulation refuses every mail handed to it, as the provider
+								// refuses an unverified sender, so the mail tests see a real refusal recorded.
+								email: {
+									send_email: [
+										{ name: 'EMAIL' },
+										{ name: 'REFUSING_EMAIL', allowed_sender_addresses: ['nobody@refusing.test'] },
+									],
+								},
 							},
 						}),
 					],

@@ -9,6 +9,7 @@ import { openTracedDatabase, timingEntries } from './db/server-timing';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
+import { sweepMail } from './domain/channels/email/sender';
 import { MAX_FILE_BYTES } from './domain/conversations/files';
 import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
 import { MAX_LOGO_BYTES } from './domain/widget/logo';
@@ -23,6 +24,7 @@ import { PayloadTooLarge } from './lib/errors';
 import { consumeApiLogs } from './queue/api-logs-consumer';
 import { consumeCampaignSends } from './queue/campaign-sends-consumer';
 import { consumeEvents } from './queue/events-consumer';
+import { consumeDeadMail, consumeMail } from './queue/mail-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
 import { assignmentRoutes } from './routes/assignment/assignment';
@@ -45,6 +47,9 @@ import { customFieldsRoutes } from './routes/crm/custom-fields';
 import { dealsRoutes, funnelsRoutes } from './routes/crm/deals';
 import { noteSubresource } from './routes/crm/notes';
 import { tasksRoutes } from './routes/crm/tasks';
+import { emailDeliveriesRoutes } from './routes/email/deliveries';
+import { mailLinks } from './routes/email/links';
+import { emailSettingsRoutes } from './routes/email/settings';
 import { apiLogsRoutes } from './routes/platform/api-logs';
 import { consolePages } from './routes/platform/console';
 import { docs } from './routes/platform/docs';
@@ -157,6 +162,9 @@ app.route('/v3/workflows', workflows);
 app.use('/v3/auth/sign-in', database, apiBodyLimit);
 app.use('/v3/auth/set-password', database, apiBodyLimit);
 app.route('/v3/auth', publicAuth);
+// The links in mail (stop continuations, a large file): no credential but the signed token in the path.
+app.use('/mail/*', database, apiBodyLimit);
+app.route('/mail', mailLinks);
 app.use('/v3/*', database, apiLog, operatorAuth);
 app.use('/v3/*', async function apiBodyLimits(c, next) {
 	// The logo has a smaller limit of its own, stopped before its bytes are read whole.
@@ -208,6 +216,8 @@ app.route('/v3/api-logs', apiLogsRoutes);
 app.route('/v3/tokens', tokens);
 app.route('/v3/live', live);
 app.route('/v3/me', me);
+app.route('/v3/email', emailSettingsRoutes);
+app.route('/v3/email', emailDeliveriesRoutes);
 app.route('/widget', publicWidget);
 app.route('/widget', publicConversations);
 app.route('/widget', publicMessages);
@@ -223,6 +233,8 @@ const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Prom
 	'parley-scenario-runs': consumeScenarioRuns,
 	'parley-scenario-runs-dlq': consumeDeadScenarioRuns,
 	'parley-webhook-deliveries': consumeWebhookDeliveries,
+	'parley-mail': consumeMail,
+	'parley-mail-dlq': consumeDeadMail,
 };
 
 export default {
@@ -240,6 +252,7 @@ export default {
 			purgeExecutions(env),
 			sweepCampaigns(env),
 			purgeApiLogs(openDatabase(env.DB)),
+			sweepMail(env, openDatabase(env.DB)),
 		]);
 	},
 } satisfies ExportedHandler<Env>;

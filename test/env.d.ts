@@ -5,6 +5,8 @@ declare global {
 	namespace Cloudflare {
 		interface Env {
 			TEST_MIGRATIONS: D1Migration[];
+			/** A `send_email` binding that refuses every sender the tests use (vitest.config.ts). */
+			REFUSING_EMAIL: SendEmail;
 		}
 	}
 }

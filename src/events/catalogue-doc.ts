@@ -68,6 +68,8 @@ const SUMMARIES: Record<EventType, string> = {
 	'assignment_rule.updated': 'An auto-assignment rule changed (enabled, priority, condition, policy…).',
 	'assignment_rule.deleted': 'An auto-assignment rule was deleted.',
 	'webhook_endpoint.disabled': 'Parley stopped delivering to an endpoint after five days of failures.',
+	'mail.sent': 'A mail (a continuation, a reply in an e-mail conversation) was handed to the provider.',
+	'mail.failed': 'A mail could not be sent: the provider refused it, or every try failed.',
 };
 
 type JsonSchema = {
@@ -102,6 +104,7 @@ const PREFIXES: Record<string, string> = {
 	scenario: 'scn',
 	run: 'run',
 	endpoint: 'whe',
+	delivery: 'mail',
 	workspace: 'ws',
 };
 

@@ -147,6 +147,16 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	{ prefix: '/v3/workflows', name: 'Workflows', description: 'The inbound webhook path that starts scenario runs.' },
 	{ prefix: '/v3/live', name: 'Live', description: 'The operators’ inbox feed (WebSocket).' },
 	{
+		prefix: '/v3/email',
+		name: 'E-mail',
+		description: 'Mail as a channel: the sender and continuation settings, and every mail sent.',
+	},
+	{
+		prefix: '/mail/',
+		name: 'Mail links',
+		description: 'What links in mail open, without a token: the stop link of continuation mails, a linked file.',
+	},
+	{
 		prefix: '/widget/',
 		name: 'Public widget',
 		description: 'What the embedded widget calls: no token; a visitor session instead.',

@@ -15,8 +15,12 @@ export type InboundMailStatus = (typeof INBOUND_MAIL_STATUSES)[number];
 export const MAIL_DELIVERY_KINDS = ['continuation', 'reply', 'campaign', 'notification'] as const;
 export type MailDeliveryKind = (typeof MAIL_DELIVERY_KINDS)[number];
 
-/** Where a mail stands: `queued` until claimed, `sending` while the provider has it, then `sent` or `failed`. */
-export const MAIL_DELIVERY_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
+/**
+ * Where a mail stands: `queued` until claimed, `sending` while the provider has it, then `sent` or `failed`
+ * (the provider's reason in `error`); `skipped` when it must not go (no sender set, the contact stopped
+ * continuations, the address is failing, nothing left unseen), the reason in `error` too.
+ */
+export const MAIL_DELIVERY_STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped'] as const;
 export type MailDeliveryStatus = (typeof MAIL_DELIVERY_STATUSES)[number];
 
 /** A verdict of `Authentication-Results` (RFC 8601), as the receiving server wrote it, lower-case. */

@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { BOT_RUN_TRIGGERS } from './bot-runs';
 import { CONVERSATION_STATUSES } from './conversations';
+import { MAIL_DELIVERY_KINDS } from './email';
 import { AUTHOR_KINDS, interactiveSchema } from './messages';
 import { PRESENCE_REASONS, PRESENCE_STATUSES } from './presence';
 
@@ -114,6 +115,18 @@ const cannedReplySummary = z.object({
 
 /** What a tag is applied to: tags are names shared by a workspace's contacts and conversations. */
 const tagTarget = z.object({ kind: z.enum(['contact', 'conversation']), id: z.string() });
+
+/** A mail Parley handed to the provider (or could not), as its events name it; its messages by `seq`. */
+const mailDeliverySummary = z.object({
+	id: z.string(),
+	kind: z.enum(MAIL_DELIVERY_KINDS),
+	conversationId: z.string().nullable(),
+	contactId: z.string().nullable(),
+	/** The first and last `seq` of the conversation's messages it carries; null for a mail that carries none. */
+	firstSeq: z.number().int().nullable(),
+	lastSeq: z.number().int().nullable(),
+	attempts: z.number().int(),
+});
 
 /** Payload schema per event type. */
 export const EVENT_PAYLOADS = {
@@ -341,6 +354,10 @@ export const EVENT_PAYLOADS = {
 		failingSince: z.string(),
 		reason: z.string(),
 	}),
+	/** The provider took a mail: `messageId` is the Message-ID it went out with (a reply's In-Reply-To names it). */
+	'mail.sent': z.object({ delivery: mailDeliverySummary, messageId: z.string() }),
+	/** A mail could not be sent: the provider refused it, or every try failed; `reason` is the provider's. */
+	'mail.failed': z.object({ delivery: mailDeliverySummary, reason: z.string() }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

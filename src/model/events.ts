@@ -84,6 +84,8 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('assignment_rule.updated'),
 	envelope('assignment_rule.deleted'),
 	envelope('webhook_endpoint.disabled'),
+	envelope('mail.sent'),
+	envelope('mail.failed'),
 ]);
 
 export type DomainEvent = z.infer<typeof domainEventSchema>;

@@ -27,6 +27,13 @@ export const emailSettings = sqliteTable('email_settings', {
 	continuationEnabled: integer('continuation_enabled', { mode: 'boolean' }).notNull().default(true),
 	/** How long a team message stays unseen before it is mailed (seconds). */
 	continuationDelaySeconds: integer('continuation_delay_seconds').notNull().default(120),
+	/**
+	 * The origin (`https://host`) links in mail point at (the stop link, files): the Worker's own origin as the
+	 * admin's last save reached it, since the mail Queue's consumer has no request to take one from.
+	 */
+	linkOrigin: text('link_origin'),
+	/** Why the provider last refused the sender (its domain not onboarded, say); cleared by a new sender or a sent mail. */
+	senderError: text('sender_error'),
 	updatedAt: integer('updated_at').notNull(),
 });
 
@@ -135,5 +142,7 @@ export const mailDeliveries = sqliteTable(
 		uniqueIndex('mail_deliveries_dedupe').on(t.workspaceId, t.dedupeKey),
 		index('mail_deliveries_conversation').on(t.conversationId, t.createdAt),
 		index('mail_deliveries_workspace').on(t.workspaceId, t.createdAt),
+		// The sweep's read: deliveries still queued (a lost Queue send) or sending (an interrupted consumer).
+		index('mail_deliveries_status').on(t.status, t.updatedAt),
 	],
 );

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { hasPermission } from '../../auth/permissions';
+import { messageMailSchema, withMailStates } from '../../domain/channels/email/delivery-views';
 import { updateConversation } from '../../domain/conversations/changes';
 import {
 	assertConversationInWorkspace,
@@ -36,7 +37,15 @@ const beforeParam = z.coerce
 	.optional()
 	.openapi({ description: 'Only messages with a `seq` below this one: the newest `limit` of them.', example: 120 });
 const conversationPage = pageSchema('ConversationPage', conversationRowSchema);
-const messagePage = pageSchema('MessagePage', messageSchema, 'This page, oldest first.');
+/** A message as the team reads it: with `mail`, where the mail carrying it stands, when one does. */
+const teamMessageSchema = messageSchema
+	.extend({
+		mail: messageMailSchema
+			.optional()
+			.openapi({ description: 'Present when a mail carries the message (an e-mail reply, a continuation).' }),
+	})
+	.openapi('TeamMessage');
+const messagePage = pageSchema('MessagePage', teamMessageSchema, 'This page, oldest first.');
 
 const readBody = z
 	.strictObject({
@@ -196,16 +205,15 @@ export const conversations = createRouter()
 					throw new Invalid('give either cursor or before, not both', { field: ['before'], source: 'query' });
 				const rows = await listMessages(c.var.db, workspaceId, id, { before }, limit);
 				if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
-				return c.json({ data: rows.map(messageView), nextCursor: null }, 200);
+				const data = await withMailStates(c.var.db, workspaceId, id, rows.map(messageView));
+				return c.json({ data, nextCursor: null }, 200);
 			}
 			const after = readCursor(cursor, messagesCursor) ?? { seq: 0 };
 			const rows = await listMessages(c.var.db, workspaceId, id, { after: after.seq }, limit + 1);
 			// An empty page is only a 404 when the conversation itself is not ours: checked only then.
 			if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
-			return c.json(
-				pageOf(rows, limit, messageView, (row) => ({ seq: row.seq })),
-				200,
-			);
+			const page = pageOf(rows, limit, messageView, (row) => ({ seq: row.seq }));
+			return c.json({ ...page, data: await withMailStates(c.var.db, workspaceId, id, page.data) }, 200);
 		},
 	)
 	.openapi(

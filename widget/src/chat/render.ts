@@ -1,7 +1,9 @@
 /**
- * Safe rendering of messages: text only ever becomes text nodes. `*bold*` and `_italic_` are the only
- * formatting (the bots' and the spec's), line breaks are kept by CSS, and no HTML from anyone is ever parsed.
+ * Safe rendering of messages: text only ever becomes text nodes. `*bold*`, `_italic_` and web links are the
+ * only formatting (the bots' and the spec's, shared with mail and the console), line breaks are kept by CSS,
+ * and no HTML from anyone is ever parsed.
  */
+import { formatTokens } from '../../../src/model/formatting';
 import type { Attachment, Message } from '../api-types';
 
 /** An element with its class and its text (as a text node). */
@@ -12,19 +14,25 @@ export function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = 
 	return element;
 }
 
-/** Adds `text` to `parent` with *bold* and _italic_ as <strong>/<em>, everything else as plain text. */
+/**
+ * Adds `text` to `parent` formatted as every Parley client formats it (src/model/formatting.ts): *bold* and
+ * _italic_ as <strong>/<em>, web links as links opening in a new tab, everything else as plain text.
+ */
 export function appendFormatted(parent: HTMLElement, text: string): void {
-	const pattern = /(^|[^\p{L}\p{N}])(\*([^*\n]+)\*|_([^_\n]+)_)(?=$|[^\p{L}\p{N}])/gu;
-	let at = 0;
-	for (const match of text.matchAll(pattern)) {
-		const start = (match.index ?? 0) + (match[1]?.length ?? 0);
-		parent.append(text.slice(at, start));
-		const node = document.createElement(match[3] === undefined ? 'em' : 'strong');
-		node.textContent = match[3] ?? match[4] ?? '';
-		parent.append(node);
-		at = start + (match[2]?.length ?? 0);
+	for (const token of formatTokens(text)) {
+		if (token.kind === 'text') {
+			parent.append(token.text);
+			continue;
+		}
+		const element = document.createElement(token.kind === 'bold' ? 'strong' : token.kind === 'italic' ? 'em' : 'a');
+		element.textContent = token.text;
+		if (token.kind === 'link') {
+			element.setAttribute('href', token.href);
+			element.setAttribute('target', '_blank');
+			element.setAttribute('rel', 'noopener noreferrer nofollow');
+		}
+		parent.append(element);
 	}
-	parent.append(text.slice(at));
 }
 
 function attachment(file: Attachment): HTMLElement {

@@ -26,6 +26,11 @@ export interface MailToSend {
 	campaignId?: string;
 	contactId?: string;
 	operatorId?: string;
+	/**
+	 * Holds the Queue message back this long (not stored): a reply waits a few seconds so that the rest of a
+	 * burst is queued by the time it is claimed, and goes out with it as one mail.
+	 */
+	delaySeconds?: number;
 }
 
 /** The mail Queue's message: the delivery to claim and send. */
@@ -64,8 +69,9 @@ export async function enqueueMail(
 		.onConflictDoNothing()
 		.returning({ id: mailDeliveries.id });
 	const created = inserted[0];
+	const options: QueueSendOptions = { contentType: 'json', delaySeconds: mail.delaySeconds };
 	if (created) {
-		await env.MAIL_OUT.send({ deliveryId: created.id } satisfies MailQueueMessage, { contentType: 'json' });
+		await env.MAIL_OUT.send({ deliveryId: created.id } satisfies MailQueueMessage, options);
 		return { id: created.id, created: true };
 	}
 	const [existing] = await db
@@ -74,7 +80,7 @@ export async function enqueueMail(
 		.where(and(eq(mailDeliveries.workspaceId, mail.workspaceId), eq(mailDeliveries.dedupeKey, mail.dedupeKey)));
 	if (!existing) throw new Error(`mail delivery ${mail.dedupeKey} neither inserted nor found`);
 	if (existing.status === 'queued') {
-		await env.MAIL_OUT.send({ deliveryId: existing.id } satisfies MailQueueMessage, { contentType: 'json' });
+		await env.MAIL_OUT.send({ deliveryId: existing.id } satisfies MailQueueMessage, options);
 	}
 	return { id: existing.id, created: false };
 }

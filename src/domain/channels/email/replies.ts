@@ -1,0 +1,50 @@
+/**
+ * Replies in e-mail conversations: every message the team, a bot, a rule or a scenario writes for the customer
+ * in a conversation on channel `email` is mailed to its contact. The trigger is the message's
+ * `message.created` event on the events Queue (not the room: the room stays the widget's and knows nothing
+ * of mail). Each message gets its delivery, held back a few seconds on the mail Queue; the first one claimed
+ * takes the conversation's other queued replies with it, so a burst goes out as one mail.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../../db/client';
+import { contacts, conversations } from '../../../db/schema';
+import type { DomainEvent } from '../../../model/events';
+import { enqueueMail } from './outbox';
+
+/** How long a reply waits on the Queue for the rest of its burst. */
+export const REPLY_GATHER_SECONDS = 5;
+
+/** The channel of conversations that came in by mail. */
+export const EMAIL_CHANNEL = 'email';
+
+/** Whether an event is a message for the customer (not theirs, not a private note): what may be mailed. */
+function customerMessage(event: DomainEvent) {
+	if (event.type !== 'message.created') return null;
+	const { message } = event.payload;
+	return message.authorKind === 'contact' || message.private ? null : message;
+}
+
+/** Enqueues the mail of a team message in an e-mail conversation; does nothing for any other event. */
+export async function mailReply(env: Env, db: Database, event: DomainEvent): Promise<void> {
+	const message = customerMessage(event);
+	if (message === null) return;
+	const target = await db
+		.select({ channel: conversations.channel, contactId: conversations.contactId, email: contacts.email })
+		.from(conversations)
+		.innerJoin(contacts, eq(contacts.id, conversations.contactId))
+		.where(and(eq(conversations.id, message.conversationId), eq(conversations.workspaceId, event.workspaceId)))
+		.get();
+	if (target?.channel !== EMAIL_CHANNEL || !target.email) return;
+	await enqueueMail(env, db, {
+		workspaceId: event.workspaceId,
+		kind: 'reply',
+		// One delivery per message, whatever the event's redeliveries.
+		dedupeKey: `reply:${message.conversationId}:${message.seq}`,
+		recipient: target.email,
+		conversationId: message.conversationId,
+		contactId: target.contactId,
+		firstSeq: message.seq,
+		lastSeq: message.seq,
+		delaySeconds: REPLY_GATHER_SECONDS,
+	});
+}
