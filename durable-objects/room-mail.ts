@@ -1,6 +1,7 @@
 import { openDatabase } from '../src/db/client';
 import {
 	CONTINUED_CHANNEL,
+	type ContinuationFacts,
 	continuationDelayMs,
 	continuationTarget,
 	enqueueContinuation,
@@ -19,13 +20,6 @@ const GUARD_MS = 60_000;
 const MAX_FAILURES = 8;
 /** The messages that may be mailed: the team's (operators, bots, rules, scenarios, campaigns), never a note. */
 const MAILABLE = "author_kind != 'contact' AND private = 0";
-
-/** The conversation's facts a continuation depends on, as the room last read them from D1. */
-export interface ContinuationFacts {
-	channel: string;
-	/** `email_settings.continuation_delay_seconds`; null: the workspace has no settings row. */
-	delaySeconds: number | null;
-}
 
 /**
  * What the room keeps: `coveredSeq`, the last message a continuation was decided for (mailed, or not

@@ -1,6 +1,6 @@
+import type { ContinuationFacts } from '../src/domain/channels/email/continuation';
 import type { DomainEvent } from '../src/model/events';
 import type { Participant } from '../src/protocol/live';
-import type { ContinuationFacts } from './room-mail';
 import {
 	ADDED_COLUMNS,
 	type LogRow,
@@ -130,7 +130,12 @@ export class RoomStore {
 				.bind(conversationId, workspaceId),
 		]);
 		const conversation = summary?.results[0] as
-			| { unread_by_operators: number; unread_by_contact: number; channel: string; continuation_delay_seconds: number | null }
+			| {
+					unread_by_operators: number;
+					unread_by_contact: number;
+					channel: string;
+					continuation_delay_seconds: number | null;
+			  }
 			| undefined;
 		if (!conversation) return 2;
 		this.migrate();

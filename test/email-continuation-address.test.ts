@@ -58,7 +58,9 @@ describe('the address a continuation goes to', () => {
 		// Offline: a holiday while business hours count. The widget's offline form asks for an e-mail (no
 		// required field does here) and sends it with the first message, as the pre-chat form's.
 		const today = new Date().toISOString().slice(0, 10);
-		await api(token, 'PUT', '/v3/widget/settings', { businessHours: { enabled: true, timeZone: 'UTC', holidays: [today] } });
+		await api(token, 'PUT', '/v3/widget/settings', {
+			businessHours: { enabled: true, timeZone: 'UTC', holidays: [today] },
+		});
 		const info = (await (await api(token, 'GET', '/v3/widget/info')).json()) as { online: boolean };
 		expect(info.online).toBe(false);
 		const { conversationId } = await widgetConversation(workspaceId, { email: 'grace@example.com' });

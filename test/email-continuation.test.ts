@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
 	continuationDueAt,
 	deliveries,
@@ -9,7 +9,7 @@ import {
 	visitorRead,
 	widgetConversation,
 } from './email-continuation-helpers';
-import { api, reply, seedWorkspace, visitorSend } from './factories';
+import { api, reply, seedWorkspace, visitorSend, withTableOffline } from './factories';
 
 /**
  * The widget conversation continues by e-mail: the team's messages a visitor has not seen within the
@@ -35,8 +35,9 @@ function note(token: string, conversationId: string, text: string) {
 describe('the continuation timer', () => {
 	it('is due at the first unseen reply plus the delay, and a burst moves it no later', async () => {
 		const { token, conversationId } = await setUp();
-		const first = (await reply(token, conversationId, 'Yes, in green and blue.')) as { createdAt?: string };
-		const dueAt = Date.parse(first.createdAt ?? '') + DELAY_MINUTES * MINUTE;
+		// The stored message, as the API answered it (the factory types only its id and seq).
+		const first = (await reply(token, conversationId, 'Yes, in green and blue.')) as unknown as { createdAt: string };
+		const dueAt = Date.parse(first.createdAt) + DELAY_MINUTES * MINUTE;
 		expect(await continuationDueAt(conversationId)).toBe(dueAt);
 		await reply(token, conversationId, 'Which size?');
 		await reply(token, conversationId, 'We ship tomorrow.');
@@ -130,6 +131,25 @@ describe('the continuation timer', () => {
 	});
 });
 
+describe('a continuation that cannot be enqueued', () => {
+	it('is tried again after a backoff, and then enqueued once', async () => {
+		const { token, conversationId } = await setUp();
+		const { seq } = await reply(token, conversationId, 'Yes.');
+		vi.spyOn(console, 'error').mockImplementation(() => undefined);
+		await withTableOffline('mail_deliveries', async () => {
+			await elapse(conversationId, DELAY_MINUTES * MINUTE);
+			// The retry is due 5 s after the failure (the room timers' backoff), not a whole delay later.
+			const retryAt = await continuationDueAt(conversationId);
+			expect(retryAt).not.toBeNull();
+			expect((retryAt ?? 0) - Date.now()).toBeLessThanOrEqual(5_000);
+		});
+		vi.restoreAllMocks();
+		await elapse(conversationId, 10_000);
+		expect(await deliveries(conversationId)).toMatchObject([{ first_seq: seq, last_seq: seq }]);
+		expect(await continuationDueAt(conversationId)).toBeNull();
+	});
+});
+
 describe('what a continuation carries', () => {
 	it('never counts a private note or the visitor’s own messages', async () => {
 		const { token, visitor, conversationId } = await setUp();
@@ -148,7 +168,9 @@ describe('what a continuation carries', () => {
 	it('mails a bot’s messages like the team’s: the widget’s automatic greeting', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		await setContinuation(workspaceId, { delaySeconds: 60 });
-		const settings = await api(token, 'PUT', '/v3/widget/settings', { autoMessage: 'Thanks! We reply within the hour.' });
+		const settings = await api(token, 'PUT', '/v3/widget/settings', {
+			autoMessage: 'Thanks! We reply within the hour.',
+		});
 		expect(settings.status).toBe(200);
 		// The start posts the visitor's message (1), then the greeting as the bot (2).
 		const { conversationId } = await widgetConversation(workspaceId, { email: ADDRESS });

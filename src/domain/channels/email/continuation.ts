@@ -15,6 +15,13 @@ export const DEFAULT_CONTINUATION_DELAY_SECONDS = 120;
 /** The only channel whose conversations continue by e-mail: the visitor left the page, not the mailbox. */
 export const CONTINUED_CHANNEL = 'widget';
 
+/** The conversation's facts a room's continuation timer depends on, as the room reads them from D1. */
+export interface ContinuationFacts {
+	channel: string;
+	/** `email_settings.continuation_delay_seconds`; null: the workspace has no settings row. */
+	delaySeconds: number | null;
+}
+
 /** Why a conversation's unseen messages are not mailed now; null when they are. */
 export type ContinuationSkip = 'off' | 'no_address' | 'address_failing' | 'opted_out';
 
