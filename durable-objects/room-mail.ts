@@ -20,16 +20,26 @@ const GUARD_MS = 60_000;
 const MAX_FAILURES = 8;
 /** The messages that may be mailed: the team's (operators, bots, rules, scenarios, campaigns), never a note. */
 const MAILABLE = "author_kind != 'contact' AND private = 0";
+/**
+ * How long a room trusts that its workspace turned continuations off: meanwhile the team's messages set no
+ * timer (no alarm, no D1 read); after it, the next one does, and its run reads the setting again. A
+ * workspace that turns them on sees them in its ongoing conversations within this time (the messages written
+ * meanwhile are mailed with the next ones, being unseen and not yet covered).
+ */
+const TRUST_OFF_MS = 10 * 60_000;
 
 /**
  * What the room keeps: `coveredSeq`, the last message a continuation was decided for (mailed, or not
- * mailable then); `widget` and `delayMs`, learnt with the room's import from D1 and again at every run
- * (null: a room from before continuations, which learns them at its first run); `failures` of runs in a row.
+ * mailable then); `widget`, `delayMs` and `off`, learnt (at `learntAt`) with the room's import from D1 and
+ * again at every run (null: a room from before continuations, which learns them at its first run);
+ * `failures` of runs in a row.
  */
 interface MailState {
 	coveredSeq: number;
 	widget: boolean | null;
 	delayMs: number | null;
+	off: boolean;
+	learntAt: number;
 	failures: number;
 }
 
@@ -64,7 +74,12 @@ export class RoomMail {
 
 	/** In the turn of the room's import from D1 (its transaction): what the conversation is. */
 	learn(facts: ContinuationFacts): void {
-		this.save({ widget: facts.channel === CONTINUED_CHANNEL, delayMs: continuationDelayMs(facts.delaySeconds) });
+		this.save({
+			widget: facts.channel === CONTINUED_CHANNEL,
+			delayMs: continuationDelayMs(facts.delaySeconds),
+			off: !facts.enabled,
+			learntAt: Date.now(),
+		});
 	}
 
 	/**
@@ -74,7 +89,7 @@ export class RoomMail {
 	noted(row: LogRow): void {
 		if (row.author_kind === 'contact' || row.private === 1) return;
 		const state = this.state();
-		if (state.widget === false) return;
+		if (state.widget === false || (state.off && Date.now() - state.learntAt < TRUST_OFF_MS)) return;
 		const delayMs = state.delayMs ?? continuationDelayMs(null);
 		this.schedule(row.created_at + delayMs, 'earliest');
 	}
@@ -110,7 +125,9 @@ export class RoomMail {
 		const target = await continuationTarget(db, workspaceId, conversationId);
 		// Read again after the await: the visitor may have read, and the team written, meanwhile.
 		const unseen = this.unseen();
-		if (target) this.save({ widget: target.widget, delayMs: target.delayMs });
+		if (target) {
+			this.save({ widget: target.widget, delayMs: target.delayMs, off: target.skip === 'off', learntAt: Date.now() });
+		}
 		// A conversation D1 no longer has is mailed nothing: its messages are done with, as below.
 		if (unseen && (!target || (target.widget && unseen.firstAt + target.delayMs <= Date.now()))) {
 			if (target?.recipient) {
@@ -151,7 +168,7 @@ export class RoomMail {
 
 	private state(): MailState {
 		const stored = this.storage.kv.get<Partial<MailState>>(STATE_KEY);
-		return { coveredSeq: 0, widget: null, delayMs: null, failures: 0, ...stored };
+		return { coveredSeq: 0, widget: null, delayMs: null, off: false, learntAt: 0, failures: 0, ...stored };
 	}
 
 	private save(change: Partial<MailState>): void {

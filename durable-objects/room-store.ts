@@ -118,7 +118,7 @@ export class RoomStore {
 		const [summary, messages] = await db.batch<Record<string, unknown>>([
 			db
 				.prepare(
-					`SELECT c.unread_by_operators, c.unread_by_contact, c.channel, s.continuation_delay_seconds
+					`SELECT c.unread_by_operators, c.unread_by_contact, c.channel, s.continuation_enabled, s.continuation_delay_seconds
 					FROM conversations c LEFT JOIN email_settings s ON s.workspace_id = c.workspace_id
 					WHERE c.id = ? AND c.workspace_id = ?`,
 				)
@@ -134,6 +134,7 @@ export class RoomStore {
 					unread_by_operators: number;
 					unread_by_contact: number;
 					channel: string;
+					continuation_enabled: number | null;
 					continuation_delay_seconds: number | null;
 			  }
 			| undefined;
@@ -176,7 +177,11 @@ export class RoomStore {
 				);
 				// The history is no bot's input: the bots look at the messages from here on (`RoomBot`).
 				this.storage.sql.exec('UPDATE bot_cursor SET seen_seq = (SELECT COALESCE(MAX(seq), 0) FROM log) WHERE id = 1');
-				imported({ channel: conversation.channel, delaySeconds: conversation.continuation_delay_seconds });
+				imported({
+					channel: conversation.channel,
+					delaySeconds: conversation.continuation_delay_seconds,
+					enabled: conversation.continuation_enabled !== 0,
+				});
 			}),
 		);
 		return 2;

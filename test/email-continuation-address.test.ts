@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import {
 	contactOf,
+	continuationDueAt,
 	deliveries,
 	elapse,
 	MINUTE,
@@ -106,7 +107,24 @@ describe('no continuation', () => {
 		const { token, workspaceId } = await seedWorkspace();
 		await setContinuation(workspaceId, { enabled: false, delaySeconds: DELAY_SECONDS });
 		const { conversationId } = await widgetConversation(workspaceId, { email: 'ada@example.com' });
+		// The room learnt it with the conversation: a reply sets no timer at all.
+		await reply(token, conversationId, 'It is in stock.');
+		expect(await continuationDueAt(conversationId)).toBeNull();
 		expect(await unseenReply(token, conversationId)).toEqual([]);
+	});
+
+	it('until the workspace turns them on: its rooms learn it within ten minutes', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		await setContinuation(workspaceId, { enabled: false, delaySeconds: DELAY_SECONDS });
+		const { conversationId } = await widgetConversation(workspaceId, { email: 'ada@example.com' });
+		const first = await reply(token, conversationId, 'It is in stock.');
+		await setContinuation(workspaceId, { enabled: true, delaySeconds: DELAY_SECONDS });
+		await elapse(conversationId, 10 * MINUTE);
+		const last = await reply(token, conversationId, 'Still there?');
+		expect(await continuationDueAt(conversationId)).not.toBeNull();
+		await elapse(conversationId, DELAY_SECONDS * 1000);
+		// The reply written while the room thought them off is unseen too: it goes with the next one.
+		expect(await deliveries(conversationId)).toMatchObject([{ first_seq: first.seq, last_seq: last.seq }]);
 	});
 
 	it('for the messages of its time only: an address given later is mailed the next replies', async () => {

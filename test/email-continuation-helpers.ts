@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import { CONTINUATION_TIMER } from '../durable-objects/room-mail';
-import { api, startVisitor, startVisitorConversation, type Visitor, widgetApi } from './factories';
+import { api, seedWorkspace, startVisitor, startVisitorConversation, type Visitor, widgetApi } from './factories';
 
 export const MINUTE = 60_000;
 
@@ -24,13 +24,16 @@ export async function setContinuation(workspaceId: string, settings: { enabled?:
 
 /**
  * `ms` pass for the conversation's room, then its alarm runs: everything the room knows of time (its messages'
- * times, its timers) moves back by `ms`, which is what waiting would do, without the wait.
+ * times, its timers, when it read the settings) moves back by `ms`, which is what waiting would do, without the wait.
  */
 export async function elapse(conversationId: string, ms: number): Promise<void> {
 	const room = env.CONVERSATION_ROOM.getByName(conversationId);
 	await runInDurableObject(room, (_instance, state) => {
 		state.storage.sql.exec('UPDATE log SET created_at = created_at - ?', ms);
 		state.storage.sql.exec('UPDATE timers SET due_at = due_at - ?', ms);
+		// When the room last read its workspace's settings (see `RoomMail`).
+		const mail = state.storage.kv.get<{ learntAt: number }>('continuation');
+		if (mail) state.storage.kv.put('continuation', { ...mail, learntAt: mail.learntAt - ms });
 	});
 	await runDurableObjectAlarm(room);
 }
@@ -88,4 +91,16 @@ export async function contactOf(token: string, conversationId: string): Promise<
 	const res = await api(token, 'GET', `/v3/conversations/${conversationId}`);
 	expect(res.status).toBe(200);
 	return ((await res.json()) as { contactId: string }).contactId;
+}
+
+/**
+ * `liveConversation` in a workspace with continuations off: for tests of the room's other timers, which
+ * expect a team reply to leave no timer of its own behind (a continuation would wait for the visitor).
+ */
+export async function liveConversationWithoutMail() {
+	const { workspaceId, token, operatorId } = await seedWorkspace();
+	await setContinuation(workspaceId, { enabled: false });
+	const visitor = await startVisitor(workspaceId);
+	const conversationId = await startVisitorConversation(visitor, 'Hi, I need help');
+	return { workspaceId, token, operatorId, visitor, conversationId };
 }

@@ -20,6 +20,8 @@ export interface ContinuationFacts {
 	channel: string;
 	/** `email_settings.continuation_delay_seconds`; null: the workspace has no settings row. */
 	delaySeconds: number | null;
+	/** `email_settings.continuation_enabled`: true without a settings row. */
+	enabled: boolean;
 }
 
 /** Why a conversation's unseen messages are not mailed now; null when they are. */
