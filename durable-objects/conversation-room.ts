@@ -47,7 +47,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	/** SOCKET_FLUSH_DELAY_MS, as the rooms of this isolate use it: a test may widen it to make a burst certain. */
 	static socketFlushDelayMs = SOCKET_FLUSH_DELAY_MS;
 	private readonly store: RoomStore;
-	/** Everything this room does later (the outbox's retry, and bots' delays to come), over its one alarm. */
+	/** Everything this room does later (the outbox's retry, bots' delays, continuations), over its one alarm. */
 	private readonly timers: RoomTimers;
 	private readonly outbox: RoomOutbox;
 	private readonly frames: RoomFrames;

@@ -97,8 +97,8 @@ export class RoomMail {
 	/** The continuation timer fired. Never throws: a failure is retried by the guard it leaves. */
 	async onTimer(): Promise<void> {
 		if (!this.unseen()) return;
-		// Stands in for this run until it ends (stored with the claim of the timer, in this turn): a lost
-		// instance's successor runs it again, and the dedupe key keeps a delivery enqueued twice one delivery.
+		// Stands in for this run until it ends (stored before its first await): a lost instance's successor
+		// runs it again, and the dedupe key keeps a delivery enqueued twice one delivery.
 		this.schedule(Date.now() + GUARD_MS, 'replace');
 		try {
 			await this.run();
