@@ -5,22 +5,21 @@ import {
 	type CheckedMessage,
 	checkMessage,
 	type MessageCommand,
-	messageActor,
 	type PostOutcome,
 	type Replayed,
 	type ReplayOutcome,
 } from '../src/domain/conversations/message-command';
 import { visitorView } from '../src/domain/conversations/messages';
 import { newId } from '../src/lib/ids';
-import type { Actor } from '../src/model/actor';
 import type { BotRunTrigger } from '../src/model/bot-runs';
-import { type DomainEvent, newEvent } from '../src/model/events';
+import { newEvent } from '../src/model/events';
 import { type Participant, PING, PONG, type ServerFrame } from '../src/protocol/live';
 import { BOT_TIMER, BOT_WATCHDOG, type BotRunView, RoomBot } from './room-bot';
 import { RoomDoor } from './room-door';
 import { RoomFrames } from './room-frames';
+import { CONTINUATION_TIMER, RoomMail } from './room-mail';
 import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
-import { type LogRow, messageView } from './room-schema';
+import { messageEvent, messageView, readerActor } from './room-schema';
 import { operatorTag, visitorTag } from './room-sockets';
 import { RoomStore } from './room-store';
 import { RoomTimers } from './room-timers';
@@ -48,7 +47,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	/** SOCKET_FLUSH_DELAY_MS, as the rooms of this isolate use it: a test may widen it to make a burst certain. */
 	static socketFlushDelayMs = SOCKET_FLUSH_DELAY_MS;
 	private readonly store: RoomStore;
-	/** Everything this room does later (the outbox's retry, and bots' delays to come), over its one alarm. */
+	/** Everything this room does later (the outbox's retry, bots' delays, continuations), over its one alarm. */
 	private readonly timers: RoomTimers;
 	private readonly outbox: RoomOutbox;
 	private readonly frames: RoomFrames;
@@ -56,6 +55,8 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly bot: RoomBot;
 	/** Sockets opened and closed. */
 	private readonly door: RoomDoor;
+	/** The team's messages the visitor has not seen, mailed after the workspace's delay. */
+	private readonly mail: RoomMail;
 	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** The flush a socket's change is waiting for (see SOCKET_FLUSH_DELAY_MS); unset when none is. */
@@ -80,6 +81,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			armOutbox: () => this.outbox.arm(),
 		});
 		this.door = new RoomDoor(ctx, env, this.store, () => this.bot.typing());
+		this.mail = new RoomMail(env, ctx.storage, this.store, this.timers);
 		ctx.blockConcurrencyWhile(async () => {
 			this.store.open();
 			await this.timers.load();
@@ -145,6 +147,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		// looked at now, in the same commit.
 		const forBots = (input.authorKind === 'contact' || input.authorKind === 'operator') && !this.bot.settle(row);
 		if (forBots) this.bot.guard();
+		this.mail.noted(row);
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
 		const message = messageView(row, input.conversationId);
@@ -322,6 +325,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		await this.timers.runDue({
 			[BOT_TIMER]: (payload) => this.bot.onTimer(payload),
 			[BOT_WATCHDOG]: () => this.bot.kick(),
+			[CONTINUATION_TIMER]: () => this.mail.onTimer(),
 			[OUTBOX_TIMER]: async () => {
 				await this.outbox.flush();
 				// The run claimed the outbox timer, so nothing would redo what this flush sent if the instance were
@@ -337,7 +341,10 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (!room) {
 			await this.ctx.blockConcurrencyWhile(async () => {
 				if (!this.store.room()) {
-					this.importStatements += await this.store.importFromD1(this.env.DB, workspaceId, conversationId);
+					const { DB } = this.env;
+					this.importStatements += await this.store.importFromD1(DB, workspaceId, conversationId, (facts) =>
+						this.mail.learn(facts),
+					);
 				}
 			});
 			room = this.store.room();
@@ -378,21 +385,4 @@ export class ConversationRoom extends DurableObject<Env> {
 					: forTeam;
 		for (const socket of this.ctx.getWebSockets('contact')) if (socket !== except) trySend(socket, forVisitor);
 	}
-}
-
-/** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */
-function messageEvent(input: CheckedMessage, row: LogRow): DomainEvent {
-	const { attachments, clientMessageId: _, ...summary } = messageView(row, input.conversationId);
-	return newEvent(
-		'message.created',
-		input.workspaceId,
-		messageActor(input),
-		{ message: { ...summary, attachmentCount: attachments.length } },
-		row.created_at,
-	);
-}
-
-/** Who moved a read position: the contact, or the operator who read. */
-function readerActor(reader: Participant, operatorId: string | null): Actor {
-	return reader === 'contact' ? { kind: 'contact', id: null } : { kind: 'operator', id: operatorId };
 }

@@ -1,10 +1,15 @@
 /**
  * What a conversation room keeps in its SQLite storage: the rows' shapes, the tables (the timers' and bot
- * runs' included), the schema version that spares a waking room its DDL, and a stored message in the API's shape.
+ * runs' included), the schema version that spares a waking room its DDL, and a stored message in the API's
+ * shape and as its event.
  */
 import type { AttachmentMeta } from '../src/db/schema';
+import { type CheckedMessage, messageActor } from '../src/domain/conversations/message-command';
 import { iso } from '../src/lib/ids';
+import type { Actor } from '../src/model/actor';
+import { type DomainEvent, newEvent } from '../src/model/events';
 import type { AuthorKind, Interactive, MessageView } from '../src/model/messages';
+import type { Participant } from '../src/protocol/live';
 import { BOT_SCHEMA } from './bot-store';
 import { TIMERS_SCHEMA } from './room-timers';
 
@@ -118,4 +123,21 @@ export function messageView(row: LogRow, conversationId: string): MessageView {
 		private: row.private === 1,
 		createdAt: iso(row.created_at),
 	};
+}
+
+/** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */
+export function messageEvent(input: CheckedMessage, row: LogRow): DomainEvent {
+	const { attachments, clientMessageId: _, ...summary } = messageView(row, input.conversationId);
+	return newEvent(
+		'message.created',
+		input.workspaceId,
+		messageActor(input),
+		{ message: { ...summary, attachmentCount: attachments.length } },
+		row.created_at,
+	);
+}
+
+/** Who moved a read position: the contact, or the operator who read. */
+export function readerActor(reader: Participant, operatorId: string | null): Actor {
+	return reader === 'contact' ? { kind: 'contact', id: null } : { kind: 'operator', id: operatorId };
 }

@@ -1,3 +1,4 @@
+import type { ContinuationFacts } from '../src/domain/channels/email/continuation';
 import type { DomainEvent } from '../src/model/events';
 import type { Participant } from '../src/protocol/live';
 import {
@@ -107,11 +108,20 @@ export class RoomStore {
 	 * where D1 stands and a reconnecting socket can be sent any message. Leaves the store empty when the
 	 * conversation does not exist in that workspace.
 	 */
-	async importFromD1(db: D1Database, workspaceId: string, conversationId: string): Promise<number> {
-		// One round trip: the summary and the messages.
+	async importFromD1(
+		db: D1Database,
+		workspaceId: string,
+		conversationId: string,
+		imported: (facts: ContinuationFacts) => void = () => undefined,
+	): Promise<number> {
+		// One round trip: the summary (with what a continuation by e-mail depends on) and the messages.
 		const [summary, messages] = await db.batch<Record<string, unknown>>([
 			db
-				.prepare('SELECT unread_by_operators, unread_by_contact FROM conversations WHERE id = ? AND workspace_id = ?')
+				.prepare(
+					`SELECT c.unread_by_operators, c.unread_by_contact, c.channel, s.continuation_enabled, s.continuation_delay_seconds
+					FROM conversations c LEFT JOIN email_settings s ON s.workspace_id = c.workspace_id
+					WHERE c.id = ? AND c.workspace_id = ?`,
+				)
 				.bind(conversationId, workspaceId),
 			db
 				.prepare(
@@ -119,7 +129,15 @@ export class RoomStore {
 				)
 				.bind(conversationId, workspaceId),
 		]);
-		const conversation = summary?.results[0] as { unread_by_operators: number; unread_by_contact: number } | undefined;
+		const conversation = summary?.results[0] as
+			| {
+					unread_by_operators: number;
+					unread_by_contact: number;
+					channel: string;
+					continuation_enabled: number | null;
+					continuation_delay_seconds: number | null;
+			  }
+			| undefined;
 		if (!conversation) return 2;
 		this.migrate();
 		this.unread = null;
@@ -159,6 +177,11 @@ export class RoomStore {
 				);
 				// The history is no bot's input: the bots look at the messages from here on (`RoomBot`).
 				this.storage.sql.exec('UPDATE bot_cursor SET seen_seq = (SELECT COALESCE(MAX(seq), 0) FROM log) WHERE id = 1');
+				imported({
+					channel: conversation.channel,
+					delaySeconds: conversation.continuation_delay_seconds,
+					enabled: conversation.continuation_enabled !== 0,
+				});
 			}),
 		);
 		return 2;

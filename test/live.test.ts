@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ConversationRoom, SOCKET_FLUSH_DELAY_MS } from '../durable-objects/conversation-room';
 import { KEEP_WATCHDOG_MS } from '../durable-objects/room-outbox';
+import { liveConversationWithoutMail } from './email-continuation-helpers';
 import {
 	api,
 	d1Timing,
@@ -466,7 +467,7 @@ describe('events after a Queue outage', () => {
 
 describe('the outbox alarm', () => {
 	it('stays while messages come, so that they write no alarm, and is gone once the room has been idle', async () => {
-		const { token, conversationId } = await liveConversation();
+		const { token, conversationId } = await liveConversationWithoutMail();
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
 		const alarm = () => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
 		await reply(token, conversationId, 'first');

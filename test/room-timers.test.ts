@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationRoom } from '../durable-objects/conversation-room';
 import { OUTBOX_TIMER } from '../durable-objects/room-outbox';
 import { MAX_TIMER_ATTEMPTS, RoomTimers, TIMERS_SCHEMA, type Timer } from '../durable-objects/room-timers';
+import { liveConversationWithoutMail } from './email-continuation-helpers';
 import { liveConversation, reply, settleRoom, storedTexts, withTableOffline } from './factories';
 
 /**
@@ -230,7 +231,7 @@ function roomState(conversationId: string) {
 describe("a conversation room's alarm", () => {
 	it("keeps a far-future timer through the outbox's retry, which it neither delays nor is moved by", async () => {
 		silenceErrors();
-		const { token, conversationId } = await liveConversation();
+		const { token, conversationId } = await liveConversationWithoutMail();
 		const stub = env.CONVERSATION_ROOM.getByName(conversationId);
 		// The start's flush is done and the room idle: no outbox timer, no alarm.
 		await settleRoom(conversationId);
