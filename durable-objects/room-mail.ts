@@ -18,8 +18,22 @@ const STATE_KEY = 'continuation';
 const GUARD_MS = 60_000;
 /** Failed runs in a row (D1 or the Queue down) before the unseen messages are given up: about 10 minutes. */
 const MAX_FAILURES = 8;
-/** The messages that may be mailed: the team's (operators, bots, rules, scenarios, campaigns), never a note. */
-const MAILABLE = "author_kind != 'contact' AND private = 0";
+/**
+ * The messages that may be mailed: the team's (operators, bots, rules, scenarios), never a note, and never a
+ * campaign's (its author is the campaign, `cmp_…`): a campaign reaches a contact by mail only as an e-mail
+ * campaign, which honours its opt-out and carries its unsubscribe link; a continuation would carry neither.
+ */
+const MAILABLE =
+	"author_kind != 'contact' AND private = 0 AND NOT (author_kind = 'bot' AND COALESCE(author_id, '') LIKE 'cmp\\_%' ESCAPE '\\')";
+
+/** Whether `row` is a message a continuation may carry (the same rule as MAILABLE). */
+function mailable(row: LogRow): boolean {
+	return (
+		row.author_kind !== 'contact' &&
+		row.private !== 1 &&
+		!(row.author_kind === 'bot' && row.author_id?.startsWith('cmp_'))
+	);
+}
 /**
  * How long a room trusts that its workspace turned continuations off: meanwhile the team's messages set no
  * timer (no alarm, no D1 read); after it, the next one does, and its run reads the setting again. A
@@ -87,7 +101,7 @@ export class RoomMail {
 	 * (possibly) widget conversation makes sure a continuation is due by its time plus the delay.
 	 */
 	noted(row: LogRow): void {
-		if (row.author_kind === 'contact' || row.private === 1) return;
+		if (!mailable(row)) return;
 		const state = this.state();
 		if (state.widget === false || (state.off && Date.now() - state.learntAt < TRUST_OFF_MS)) return;
 		const delayMs = state.delayMs ?? continuationDelayMs(null);

@@ -1,5 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
+import { campaignActor } from '../src/domain/campaigns/sending';
+import { postMessage } from '../src/domain/conversations/live';
+import { newId } from '../src/lib/ids';
 import {
 	continuationDueAt,
 	deliveries,
@@ -176,6 +179,29 @@ describe('what a continuation carries', () => {
 		const { conversationId } = await widgetConversation(workspaceId, { email: ADDRESS });
 		await elapse(conversationId, MINUTE);
 		expect(await deliveries(conversationId)).toMatchObject([{ recipient: ADDRESS, first_seq: 2, last_seq: 2 }]);
+	});
+
+	it('never carries a campaign’s message: it goes by mail only as an e-mail campaign, with its opt-out', async () => {
+		const { workspaceId, token, conversationId } = await setUp();
+		const campaignId = newId('cmp');
+		const posted = await postMessage(env, {
+			workspaceId,
+			conversationId,
+			authorKind: 'bot',
+			authorId: campaignId,
+			text: 'Our summer sale starts today.',
+			attachments: [],
+			clientMessageId: null,
+			actor: campaignActor(campaignId),
+		});
+		expect(posted.message.seq).toBeGreaterThan(0);
+		expect(await continuationDueAt(conversationId)).toBeNull();
+		await elapse(conversationId, DELAY_MINUTES * MINUTE);
+		expect(await deliveries(conversationId)).toEqual([]);
+		// A reply after it is mailed, and the mail's range starts at the reply.
+		const answer = await reply(token, conversationId, 'Ask us about sizes.');
+		await elapse(conversationId, DELAY_MINUTES * MINUTE);
+		expect(await deliveries(conversationId)).toMatchObject([{ first_seq: answer.seq, last_seq: answer.seq }]);
 	});
 
 	it('leaves conversations on other channels alone', async () => {

@@ -138,7 +138,7 @@ export async function buildConversationMail(
 		if (contact.optOutAt !== null) return { skip: 'the contact stopped continuation mails' };
 		if (conversation.unreadByContact === 0) return { skip: 'nothing left unseen' };
 	}
-	const carried = await db
+	const inRange = await db
 		.select()
 		.from(messages)
 		.where(
@@ -152,6 +152,12 @@ export async function buildConversationMail(
 			),
 		)
 		.orderBy(asc(messages.seq));
+	// A campaign's message (its author the campaign) goes by mail only as an e-mail campaign, with its
+	// opt-out and unsubscribe link; a continuation carries the team's replies around it, not it.
+	const carried =
+		first.kind === 'continuation'
+			? inRange.filter((m) => !(m.authorKind === 'bot' && m.authorId?.startsWith('cmp_')))
+			: inRange;
 	if (carried.length === 0) return { skip: 'nothing to send: no message for the customer in its range' };
 	const operatorIds = [
 		...new Set(carried.flatMap((m) => (m.authorKind === 'operator' && m.authorId ? [m.authorId] : []))),
