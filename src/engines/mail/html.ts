@@ -132,6 +132,9 @@ const STYLES = Object.fromEntries(STYLE_PROPERTIES.map((p) => [p, [PLAIN_VALUE, 
 /** Images safe to keep inline as they are: raster `data:` URLs (never SVG, which can carry script). */
 const DATA_IMAGE = /^data:image\/(png|gif|jpeg|webp);base64,[a-z0-9+/=\s]+$/i;
 
+/** Elements whose content is never text to show. */
+const NON_TEXT = ['script', 'style', 'textarea', 'option', 'noscript', 'title', 'head', 'template', 'iframe'];
+
 type Attributes = Record<string, string>;
 
 /** The quote mark an element earns, by the markers mail clients write (see the module's comment). */
@@ -176,7 +179,7 @@ export function sanitizeMailHtml(html: string, options: MailHtmlOptions): Saniti
 		allowedSchemesByTag: { img: ['https', 'data'] },
 		allowedStyles: { '*': STYLES },
 		allowProtocolRelative: false,
-		nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'title', 'head', 'template', 'iframe'],
+		nonTextTags: NON_TEXT,
 		transformTags: {
 			div: markQuote,
 			blockquote: markQuote,
@@ -201,4 +204,26 @@ export function sanitizeMailHtml(html: string, options: MailHtmlOptions): Saniti
 		},
 	});
 	return { html: clean, remoteImages, quoted };
+}
+
+/**
+ * The text of a mail that has only HTML: block ends and `<br>` become line breaks, tags and what scripts and
+ * styles hold are dropped, entities decoded. What `foldPlainText` then folds like any plain text.
+ */
+export function mailHtmlText(html: string): string {
+	const broken = html
+		.replace(/<br\s*\/?>/gi, '\n')
+		.replace(/<\/(p|div|tr|li|h[1-6]|blockquote|table)\s*>/gi, (end) => `${end}\n`)
+		.replace(/<hr\b[^>]*>/gi, '\n');
+	const text = sanitizeHtml(broken, { allowedTags: [], allowedAttributes: {}, nonTextTags: NON_TEXT });
+	return text
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&quot;/g, '"')
+		.replace(/&#39;/g, "'")
+		.replace(/&amp;/g, '&')
+		.replace(/\u00a0/g, ' ')
+		.replace(/[ \t]+\n/g, '\n')
+		.replace(/\n{3,}/g, '\n\n')
+		.trim();
 }
