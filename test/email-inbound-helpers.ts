@@ -7,6 +7,12 @@ import { exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import { api, seedWorkspace } from './factories';
 
+/**
+ * The Worker's default export as the runtime hands it to a test: typed as a Fetcher (fetch and connect), it
+ * also carries the module's other handlers, called as Email Routing calls them (the runtime adds env and ctx).
+ */
+const worker = exports.default as unknown as { email(message: ForwardableEmailMessage): Promise<void> };
+
 export interface Delivered {
 	rejected: string[];
 	forwarded: string[];
@@ -58,7 +64,7 @@ export function emailMessage(raw: string | Uint8Array, envelope: { from: string;
 /** Delivers `raw` to the Worker's `email()` handler and waits for everything it started. */
 export async function deliver(raw: string | Uint8Array, envelope: { from: string; to: string }): Promise<Delivered> {
 	const { message, delivered } = emailMessage(raw, envelope);
-	await exports.default.email(message);
+	await worker.email(message);
 	return delivered;
 }
 

@@ -9,7 +9,12 @@ import { bounceMail, gmailMail, newMessageId, newsletterMail, vacationMail } fro
 
 /** The workspace is always closed and a rule answers every customer message then: a message would fire it. */
 async function answeringRule(token: string): Promise<string> {
-	const closed = { enabled: true, timeZone: 'UTC', weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] }, holidays: [] };
+	const closed = {
+		enabled: true,
+		timeZone: 'UTC',
+		weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+		holidays: [],
+	};
 	expect((await api(token, 'PUT', '/v3/widget/settings', { businessHours: closed })).status).toBe(200);
 	const res = await api(token, 'POST', '/v3/automation-rules', {
 		name: 'Auto-answer',
@@ -21,7 +26,9 @@ async function answeringRule(token: string): Promise<string> {
 }
 
 async function executions(ruleId: string): Promise<number> {
-	const row = await env.DB.prepare('SELECT count(*) AS n FROM rule_executions WHERE rule_id = ?').bind(ruleId).first<{ n: number }>();
+	const row = await env.DB.prepare('SELECT count(*) AS n FROM rule_executions WHERE rule_id = ?')
+		.bind(ruleId)
+		.first<{ n: number }>();
 	return row?.n ?? 0;
 }
 
@@ -45,7 +52,10 @@ describe('machine mail', () => {
 		await expect.poll(() => storedTexts(ws.token, conversationId)).toContain('We are closed.');
 		const before = await storedTexts(ws.token, conversationId);
 
-		await deliver(vacationMail({ to: ws.inbox, inReplyTo: first, references: [first] }), { from: 'ana.souza@gmail.com', to: ws.inbox });
+		await deliver(vacationMail({ to: ws.inbox, inReplyTo: first, references: [first] }), {
+			from: 'ana.souza@gmail.com',
+			to: ws.inbox,
+		});
 		const vacation = await lastMail(ws.token);
 		expect(vacation).toMatchObject({ kind: 'auto_reply', status: 'ignored', conversationId, messageId: null });
 		expect(vacation.failure).toBe('Not posted: auto-reply (Auto-Submitted: auto-replied).');
@@ -64,7 +74,10 @@ describe('machine mail', () => {
 
 	it('a bounce marks the contact’s address failing and the delivery it names failed', async () => {
 		const ws = await mailWorkspace();
-		await deliver(gmailMail({ to: ws.inbox, from: 'gone@contoso.example' }), { from: 'gone@contoso.example', to: ws.inbox });
+		await deliver(gmailMail({ to: ws.inbox, from: 'gone@contoso.example' }), {
+			from: 'gone@contoso.example',
+			to: ws.inbox,
+		});
 		const conversationId = (await lastMail(ws.token)).conversationId ?? '';
 		// A mail Parley sent in the conversation, as the outbound side records it.
 		const sent = newMessageId('parley.acme.example');
@@ -83,7 +96,9 @@ describe('machine mail', () => {
 			updatedAt: now,
 			sentAt: now,
 		});
-		await db.insert(mailThreads).values({ workspaceId: ws.workspaceId, messageId: sent, conversationId, createdAt: now });
+		await db
+			.insert(mailThreads)
+			.values({ workspaceId: ws.workspaceId, messageId: sent, conversationId, createdAt: now });
 
 		await deliver(bounceMail('Gone@Contoso.example', sent, { to: ws.inbox }), { from: '', to: ws.inbox });
 		const bounce = await lastMail(ws.token);
@@ -105,7 +120,10 @@ describe('machine mail', () => {
 	it('a bounce naming another workspace’s address changes nothing there', async () => {
 		const a = await mailWorkspace();
 		const b = await mailWorkspace();
-		await deliver(gmailMail({ to: a.inbox, from: 'kept@contoso.example' }), { from: 'kept@contoso.example', to: a.inbox });
+		await deliver(gmailMail({ to: a.inbox, from: 'kept@contoso.example' }), {
+			from: 'kept@contoso.example',
+			to: a.inbox,
+		});
 		await deliver(bounceMail('kept@contoso.example', newMessageId(), { to: b.inbox }), { from: '', to: b.inbox });
 		expect((await lastMail(b.token)).kind).toBe('bounce');
 		const contact = await db.select().from(contacts).where(eq(contacts.workspaceId, a.workspaceId)).get();
@@ -119,7 +137,10 @@ describe('Authentication-Results', () => {
 		const spoof = [
 			'Authentication-Results: mx.cloudflare.net; dkim=none; spf=softfail smtp.mailfrom=ceo@bank.example; dmarc=fail header.from=bank.example',
 		];
-		await deliver(gmailMail({ to: ws.inbox, from: 'ceo@bank.example', extraHeaders: spoof }), { from: 'ceo@bank.example', to: ws.inbox });
+		await deliver(gmailMail({ to: ws.inbox, from: 'ceo@bank.example', extraHeaders: spoof }), {
+			from: 'ceo@bank.example',
+			to: ws.inbox,
+		});
 		const forged = await lastMail(ws.token);
 		expect(forged).toMatchObject({
 			status: 'posted',

@@ -12,7 +12,12 @@ describe('a new mail', () => {
 		});
 		expect(delivered.rejected).toEqual([]);
 		const mail = await lastMail(ws.token);
-		expect(mail).toMatchObject({ status: 'posted', kind: 'message', failure: null, subject: 'Order #4411 not delivered' });
+		expect(mail).toMatchObject({
+			status: 'posted',
+			kind: 'message',
+			failure: null,
+			subject: 'Order #4411 not delivered',
+		});
 		const conversation = await conversationOf(ws.token, mail.conversationId ?? '');
 		expect(conversation).toMatchObject({ channel: 'email', subject: 'Order #4411 not delivered', status: 'open' });
 		expect(conversation.contact).toMatchObject({ email: 'ana.souza@gmail.example', name: 'Ana Souza' });
@@ -44,9 +49,15 @@ describe('a new mail', () => {
 		const first = mails.find((m) => m.status === 'posted');
 		const second = mails.find((m) => m.status !== 'posted');
 		expect(first).toMatchObject({ status: 'posted' });
-		expect(second).toMatchObject({ status: 'ignored', conversationId: first?.conversationId, messageId: first?.messageId });
+		expect(second).toMatchObject({
+			status: 'ignored',
+			conversationId: first?.conversationId,
+			messageId: first?.messageId,
+		});
 		expect(second?.failure).toMatch(/already received/);
-		expect(await storedTexts(ws.token, first?.conversationId ?? '')).toEqual(['Great, thank you! I will try again tonight.']);
+		expect(await storedTexts(ws.token, first?.conversationId ?? '')).toEqual([
+			'Great, thank you! I will try again tonight.',
+		]);
 		const list = (await (await api(ws.token, 'GET', '/v3/conversations')).json()) as { data: unknown[] };
 		expect(list.data).toHaveLength(1);
 	});
@@ -98,7 +109,10 @@ describe('a reply to a closed conversation', () => {
 		});
 		expect((await lastMail(ws.token)).conversationId).toBe(conversationId);
 		await expect.poll(async () => (await conversationOf(ws.token, conversationId)).status).toBe('open');
-		expect(await storedTexts(ws.token, conversationId)).toEqual(['Hi, my order #4411 has not arrived yet.', 'One more thing.']);
+		expect(await storedTexts(ws.token, conversationId)).toEqual([
+			'Hi, my order #4411 has not arrived yet.',
+			'One more thing.',
+		]);
 	});
 
 	it('starts a new e-mail conversation when the workspace’s customers start a new one', async () => {

@@ -43,7 +43,10 @@ describe('threading a reply', () => {
 	it('by In-Reply-To', async () => {
 		const ws = await mailWorkspace();
 		const { first, conversationId } = await mailConversation(ws);
-		await deliver(gmailMail({ to: ws.inbox, inReplyTo: first }, 'Any news?'), { from: 'ana.souza@gmail.com', to: ws.inbox });
+		await deliver(gmailMail({ to: ws.inbox, inReplyTo: first }, 'Any news?'), {
+			from: 'ana.souza@gmail.com',
+			to: ws.inbox,
+		});
 		expect((await lastMail(ws.token)).conversationId).toBe(conversationId);
 		expect(await storedTexts(ws.token, conversationId)).toHaveLength(2);
 	});
@@ -89,7 +92,10 @@ describe('threading a reply', () => {
 		const a = await mailWorkspace();
 		const b = await mailWorkspace();
 		const { first, conversationId } = await mailConversation(a);
-		await deliver(gmailMail({ to: b.inbox, inReplyTo: first }, 'Wrong inbox.'), { from: 'ana.souza@gmail.com', to: b.inbox });
+		await deliver(gmailMail({ to: b.inbox, inReplyTo: first }, 'Wrong inbox.'), {
+			from: 'ana.souza@gmail.com',
+			to: b.inbox,
+		});
 		const mail = await lastMail(b.token);
 		expect(mail.status).toBe('posted');
 		expect(mail.conversationId).not.toBe(conversationId);
@@ -103,8 +109,13 @@ describe('a forged or foreign reply address', () => {
 		const { conversationId } = await mailConversation(ws);
 		const genuine = await replyAddress(ws.workspaceId, conversationId);
 		const forged = genuine.replace(/\.[0-9a-z]{26}@/, `.${'0'.repeat(26)}@`);
-		const delivered = await deliver(gmailMail({ to: forged }, 'Injected.'), { from: 'mallory@evil.example', to: forged });
-		expect(delivered.rejected).toEqual(['This reply address is not valid (unknown or forged): the mail was not delivered.']);
+		const delivered = await deliver(gmailMail({ to: forged }, 'Injected.'), {
+			from: 'mallory@evil.example',
+			to: forged,
+		});
+		expect(delivered.rejected).toEqual([
+			'This reply address is not valid (unknown or forged): the mail was not delivered.',
+		]);
 		expect(await storedTexts(ws.token, conversationId)).toHaveLength(1);
 		expect((await receivedMails(ws.token)).map((m) => m.status)).toEqual(['posted']);
 	});

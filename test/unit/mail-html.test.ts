@@ -1,6 +1,6 @@
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
-import { sanitizeMailHtml } from '../../src/engines/mail/html';
+import { mailHtmlText, sanitizeMailHtml } from '../../src/engines/mail/html';
 import { gmailMail, newsletterMail, outlookMail } from '../mail-samples';
 
 const none = { inlineImages: {} };
@@ -88,5 +88,24 @@ describe('sanitizeMailHtml: quotes marked for folding', () => {
 		expect(result.quoted).toBe(false);
 		expect(result.remoteImages).toBe(1);
 		expect(result.html).not.toMatch(/ src=/);
+	});
+});
+
+describe('mailHtmlText', () => {
+	const cases: [string, string, string][] = [
+		['blocks and breaks become lines', '<div>Hello<br>there</div><p>Second</p>', 'Hello\nthere\n\nSecond'],
+		[
+			'a quote starts its own line',
+			'<div>Yes</div><div class="gmail_quote">On Mon, Acme wrote:<blockquote>old</blockquote></div>',
+			'Yes\n\nOn Mon, Acme wrote:\nold',
+		],
+		[
+			'entities decoded, scripts and styles dropped',
+			'<style>p{}</style><p>a &amp; b &lt;c&gt; &quot;d&quot;&nbsp;e</p><script>x()</script>',
+			'a & b <c> "d" e',
+		],
+	];
+	it.each(cases)('%s', (_name, html, text) => {
+		expect(mailHtmlText(html)).toBe(text);
 	});
 });

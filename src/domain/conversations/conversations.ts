@@ -25,7 +25,8 @@ export const conversationSchema = z
 			example: 'widget',
 		}),
 		subject: z.string().nullable().openapi({
-			description: "What it is about, for a channel with subjects: an `email` conversation's first mail's subject; null otherwise.",
+			description:
+				"What it is about, for a channel with subjects: an `email` conversation's first mail's subject; null otherwise.",
 			example: null,
 		}),
 		status: z.enum(STATUSES).openapi({ description: '`open`, `pending` or `closed`.' }),

@@ -207,13 +207,13 @@ export function sanitizeMailHtml(html: string, options: MailHtmlOptions): Saniti
 }
 
 /**
- * The text of a mail that has only HTML: block ends and `<br>` become line breaks, tags and what scripts and
+ * The text of a mail that has only HTML: blocks' starts and ends and `<br>` become line breaks, tags and what scripts and
  * styles hold are dropped, entities decoded. What `foldPlainText` then folds like any plain text.
  */
 export function mailHtmlText(html: string): string {
 	const broken = html
 		.replace(/<br\s*\/?>/gi, '\n')
-		.replace(/<\/(p|div|tr|li|h[1-6]|blockquote|table)\s*>/gi, (end) => `${end}\n`)
+		.replace(/<\/?(p|div|tr|li|h[1-6]|blockquote|table)\b[^>]*>/gi, (tag) => `${tag}\n`)
 		.replace(/<hr\b[^>]*>/gi, '\n');
 	const text = sanitizeHtml(broken, { allowedTags: [], allowedAttributes: {}, nonTextTags: NON_TEXT });
 	return text

@@ -1,8 +1,9 @@
 /**
  * A mail's files in R2, through the conversation files' own rules (src/domain/conversations/files.ts): only
  * what the bytes show to be an image or a PDF, 10 MiB at most each, at most a message's MAX_ATTACHMENTS as
- * the message's attachments. Inline (`cid:`) images are stored the same way for the mail's HTML to show, and
- * are not listed as attachments. What the rules leave out stays in the original mail, which is always kept,
+ * the message's attachments. Inline images (those the HTML shows by `cid:`) are stored the same way for the
+ * mail's HTML to show, and are not listed as attachments (a signature's logo would otherwise be on every
+ * message). What the rules leave out stays in the original mail, which is always kept,
  * and the message says so.
  *
  * A file's id comes from the workspace, the mail's key and the part's position, so a redelivered mail
@@ -22,9 +23,14 @@ export async function mailFileId(workspaceId: string, mailKey: string, index: nu
 	return `fil_${(await sha256Hex(`mail\n${workspaceId}\n${mailKey}\n${index}`)).slice(0, 32)}`;
 }
 
-/** Whether the part is an inline image the HTML refers to by its Content-ID. */
-export function isInlineImage(part: Attachment): boolean {
-	return part.contentId !== undefined && (part.related === true || part.disposition === 'inline');
+/**
+ * Whether the part is an inline image the HTML shows by its Content-ID. Apple Mail also gives a Content-ID to
+ * images merely attached: one the HTML never names is an attachment like any other.
+ */
+export function isInlineImage(part: Attachment, html: string | null): boolean {
+	if (part.contentId === undefined || !html) return false;
+	const key = contentIdKey(part.contentId);
+	return html.toLowerCase().includes(`cid:${key}`);
 }
 
 /** A Content-ID as `cid:` URLs name it: without angle brackets, lower-case. */
@@ -49,11 +55,11 @@ function bytesOf(part: Attachment): Uint8Array {
 }
 
 /** What the rules make of each of a mail's files, in order (pure: the inbound path and the detail agree). */
-export function planMailFiles(parts: readonly Attachment[]): PlannedFile[] {
+export function planMailFiles(parts: readonly Attachment[], html: string | null): PlannedFile[] {
 	let attached = 0;
 	let inlined = 0;
 	return parts.map((part, index) => {
-		const inline = isInlineImage(part);
+		const inline = isInlineImage(part, html);
 		if (inline ? inlined >= MAX_INLINE_IMAGES : attached >= MAX_ATTACHMENTS) {
 			return { index, part, outcome: 'over_limit', described: null };
 		}
@@ -93,6 +99,7 @@ export async function storeMailFiles(
 	conversationId: string,
 	mailKey: string,
 	parts: readonly Attachment[],
+	html: string | null,
 	origin: string | null,
 ): Promise<StoredFiles> {
 	const stored: StoredFiles = { attachments: [], leftOut: [] };
@@ -102,7 +109,7 @@ export async function storeMailFiles(
 		return stored;
 	}
 	const counts = { over_limit: 0, too_large: 0, refused: 0 };
-	for (const file of planMailFiles(parts)) {
+	for (const file of planMailFiles(parts, html)) {
 		if (file.outcome !== 'attached' && file.outcome !== 'inline') {
 			counts[file.outcome]++;
 			continue;

@@ -141,7 +141,15 @@ export async function postMail(
 		replyConversation ?? (await threadedConversation(db, workspaceId, parsed.threadIds, parsed.sender ?? ''));
 	let conversationId = threaded ?? (await startFor(env, db, workspaceId, parsed, clientMessageId));
 	const post = async (target: string) => {
-		const files = await storeMailFiles(env, workspaceId, target, key, parsed.attachments, origin);
+		const files = await storeMailFiles(
+			env,
+			workspaceId,
+			target,
+			key,
+			parsed.attachments,
+			parsed.email.html ?? null,
+			origin,
+		);
 		const { text, cut } = messageText(parsed, files.leftOut);
 		const posted = await postMessage(env, {
 			workspaceId,

@@ -180,7 +180,7 @@ export async function inboundMailDetail(env: Env, db: Database, workspaceId: str
 	const key = await mailKey(parsed, raw);
 	const inline: Record<string, string> = {};
 	const files = [];
-	for (const file of planMailFiles(parsed.attachments)) {
+	for (const file of planMailFiles(parsed.attachments, parsed.email.html ?? null)) {
 		const kept = stored && (file.outcome === 'attached' || file.outcome === 'inline');
 		const url = kept ? `${origin}/v3/files/${await mailFileId(workspaceId, key, file.index)}` : null;
 		const contentId = file.part.contentId ? contentIdKey(file.part.contentId) : null;
