@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq } from 'drizzle-orm';
 import { parseReplyLocalPart } from '../../../auth/mail-reply-token';
-import { type Database, violatesUnique } from '../../../db/client';
+import type { Database } from '../../../db/client';
 import { emailAddresses } from '../../../db/schema';
 import { normalAddress, splitAddress } from '../../../engines/mail/headers';
 import { Conflict, Invalid, NotFound } from '../../../lib/errors';
@@ -71,14 +71,13 @@ export async function addInboundAddress(
 		throw new Invalid(`A workspace may have at most ${MAX_INBOUND_ADDRESSES} inbound addresses.`);
 	}
 	const row: AddressRow = { id: newId('mad', now), workspaceId, address, origin, createdAt: now };
-	try {
-		await db.insert(emailAddresses).values(row);
-	} catch (error) {
-		if (violatesUnique(error, 'email_addresses.address')) {
-			throw new Conflict(`${address} already receives mail for a workspace.`);
-		}
-		throw error;
-	}
+	// The unique index decides, so two workspaces adding the same address at once cannot both have it.
+	const inserted = await db
+		.insert(emailAddresses)
+		.values(row)
+		.onConflictDoNothing()
+		.returning({ id: emailAddresses.id });
+	if (inserted.length === 0) throw new Conflict(`${address} already receives mail for a workspace.`);
 	return view(row);
 }
 
