@@ -78,6 +78,11 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		description: 'Conversations by status, channel, team and campaign origin; campaign results. JSON or CSV.',
 	},
 	{ prefix: '/v3/files', name: 'Files', description: 'Files visitors sent in conversations.' },
+	{
+		prefix: '/v3/email',
+		name: 'E-mail',
+		description: 'E-mail as a channel: the inbound addresses, and every mail received with what became of it.',
+	},
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{
 		prefix: '/v3/messages',

@@ -69,7 +69,27 @@ export const inboundMailsRoutes = createRouter()
 			...requires('conversations:read'),
 			request: { params: idParams },
 			responses: {
-				200: jsonResponse('The mail.', inboundMailDetailSchema),
+				200: jsonResponse('The mail.', inboundMailDetailSchema, {
+					...example,
+					from: { address: 'ana.souza@gmail.com', name: 'Ana Souza' },
+					text: 'Hi, my order #4411 has not arrived yet.',
+					quote:
+						'On Mon, 23 Nov 2026 at 18:02, Acme Support <support@acme.example> wrote:\n> Could you tell us your order number?',
+					signature: null,
+					html: '<div dir="ltr">Hi, my order #4411 has not arrived yet.<img alt="logo" data-remote-src="https://shop.example/logo.png" /></div><div data-parley-quote="block">On Mon, 23 Nov 2026 …</div>',
+					remoteImages: 1,
+					files: [
+						{
+							name: 'receipt.pdf',
+							contentType: 'application/pdf',
+							size: 48213,
+							contentId: null,
+							outcome: 'attached',
+							url: 'https://api.parley.example/v3/files/fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0',
+						},
+					],
+					parseError: null,
+				}),
 				...errorResponses(403, 404),
 			},
 		}),

@@ -16,7 +16,7 @@ export const MAX_INBOUND_ADDRESSES = 20;
 
 export const inboundAddressSchema = z
 	.object({
-		id: z.string().openapi({ example: 'mad_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		id: z.string().openapi({ description: 'The inbound address id.', example: 'mad_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		address: z.string().openapi({ description: 'Lower-case.', example: 'support@acme.example' }),
 		createdAt: z.string().openapi({ description: 'When it was added (ISO 8601).' }),
 	})

@@ -19,11 +19,16 @@ import { contentIdKey, mailFileId, planMailFiles } from './mail-files';
 import { MalformedMail, parseMail } from './parsed-mail';
 import { mailKey } from './posting';
 
-const verdict = z.enum(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy']).optional();
+const VERDICTS = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy'] as const;
+const verdict = (method: string) =>
+	z
+		.enum(VERDICTS)
+		.optional()
+		.openapi({ description: `The ${method} verdict; absent when not reported.` });
 
 export const inboundMailSchema = z
 	.object({
-		id: z.string().openapi({ example: 'inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
+		id: z.string().openapi({ description: 'The received mail id.', example: 'inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		status: z.enum(INBOUND_MAIL_STATUSES).openapi({
 			description:
 				'`posted`: it became a message; `ignored`: kept, not posted (machine mail, or a redelivery); `rejected`: no inbox or an invalid reply address; `failed`: it could not be read or processed. `received` only while it is processed.',
@@ -34,27 +39,35 @@ export const inboundMailSchema = z
 		}),
 		envelopeFrom: z.string().openapi({ description: 'The SMTP sender; empty for a null return path.' }),
 		envelopeTo: z.string().openapi({ description: 'The address it was delivered to.' }),
-		subject: z.string().nullable(),
+		subject: z.string().nullable().openapi({ description: 'Its subject, one line; null when it has none.' }),
 		headerMessageId: z.string().nullable().openapi({ description: 'Its Message-ID, without angle brackets.' }),
-		conversationId: z.string().nullable(),
+		conversationId: z
+			.string()
+			.nullable()
+			.openapi({ description: 'The conversation it was posted to or shown beside; null for none.' }),
 		messageId: z.string().nullable().openapi({ description: 'The message it became, when posted.' }),
 		authentication: z
-			.object({ spf: verdict, dkim: verdict, dmarc: verdict })
+			.object({ spf: verdict('SPF'), dkim: verdict('DKIM'), dmarc: verdict('DMARC') })
 			.nullable()
 			.openapi({ description: 'The verdicts of the receiving server’s Authentication-Results; null when none.' }),
 		possiblyForged: z.boolean().openapi({
 			description: 'DMARC failed, or without a DMARC verdict neither SPF nor DKIM passed and one failed.',
 		}),
 		rawSize: z.number().int().openapi({ description: 'The raw message’s size in bytes.' }),
-		receivedAt: z.string(),
+		receivedAt: z.string().openapi({ description: 'When the Worker received it (ISO 8601).' }),
 	})
 	.openapi('InboundMail');
 
 const fileSchema = z
 	.object({
-		name: z.string().nullable(),
-		contentType: z.string(),
-		size: z.number().int(),
+		name: z
+			.string()
+			.nullable()
+			.openapi({ description: 'Its file name (made safe when stored); null when it had none.' }),
+		contentType: z
+			.string()
+			.openapi({ description: 'Its media type: as its bytes show when stored, else as declared.' }),
+		size: z.number().int().openapi({ description: 'Its size in bytes.' }),
 		contentId: z.string().nullable().openapi({ description: 'An inline image’s Content-ID, without brackets.' }),
 		outcome: z.enum(['attached', 'inline', 'over_limit', 'too_large', 'refused']).openapi({
 			description:
@@ -69,19 +82,25 @@ const fileSchema = z
 
 export const inboundMailDetailSchema = inboundMailSchema
 	.extend({
-		from: z.object({ address: z.string(), name: z.string().nullable() }).nullable(),
+		from: z
+			.object({
+				address: z.string().openapi({ description: 'The From address, lower-case.' }),
+				name: z.string().nullable().openapi({ description: 'Its display name.' }),
+			})
+			.nullable()
+			.openapi({ description: 'Who wrote it; null when it could not be read.' }),
 		text: z
 			.string()
 			.nullable()
 			.openapi({ description: 'What the sender wrote: quoted history and signature folded out.' }),
 		quote: z.string().nullable().openapi({ description: 'The quoted history, folded away.' }),
-		signature: z.string().nullable(),
+		signature: z.string().nullable().openapi({ description: 'The signature, folded away.' }),
 		html: z.string().nullable().openapi({
 			description:
 				'The HTML part, sanitized. Remote images have no `src`: theirs is in `data-remote-src` until the operator asks; `data-parley-quote="block"` marks a quote, `"from-here"` a divider after which all is quote.',
 		}),
 		remoteImages: z.number().int().openapi({ description: 'Images waiting for the operator’s permission to load.' }),
-		files: z.array(fileSchema),
+		files: z.array(fileSchema).openapi({ description: 'Its files, in order, with what became of each.' }),
 		parseError: z
 			.string()
 			.nullable()
