@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { replyLocalPart } from '../src/auth/mail-reply-token';
 import { deliver, lastMail, mailWorkspace } from './email-inbound-helpers';
-import { api } from './factories';
+import { api, seedWorkspace, startVisitor, startVisitorConversation } from './factories';
 import { PNG_1X1 } from './images';
 import { gmailMail, mailWithFiles } from './mail-samples';
 
@@ -104,6 +105,29 @@ describe('files', () => {
 		const [message] = await messages(ws.token, mail.conversationId ?? '');
 		expect(message?.attachments).toHaveLength(10);
 		expect(message?.text).toBe('All the scans.\n\n[290 more file(s) than a message carries are in the original mail]');
+	});
+});
+
+describe('files without an origin to link them from', () => {
+	it('a reply to a workspace with no inbound address keeps its files in the original, and says why', async () => {
+		const ws = await seedWorkspace();
+		const conversationId = await startVisitorConversation(await startVisitor(ws.workspaceId), 'Hello');
+		const to = `${await replyLocalPart(env, ws.workspaceId, conversationId)}@reply.acme.example`;
+		await deliver(
+			mailWithFiles({ to }, 'The invoice.', [{ name: 'invoice.pdf', type: 'application/pdf', bytes: PDF }]),
+			{
+				from,
+				to,
+			},
+		);
+		const mail = await lastMail(ws.token);
+		expect(mail).toMatchObject({ status: 'posted', conversationId });
+		expect(mail.failure).toBe('1 file(s) are in the original mail (no https API origin to link them from)');
+		const posted = (await messages(ws.token, conversationId)).at(-1);
+		expect(posted?.attachments).toEqual([]);
+		expect(posted?.text).toBe(
+			'The invoice.\n\n[1 file(s) are in the original mail (no https API origin to link them from)]',
+		);
 	});
 });
 

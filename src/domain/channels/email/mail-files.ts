@@ -104,8 +104,9 @@ export async function storeMailFiles(
 ): Promise<StoredFiles> {
 	const stored: StoredFiles = { attachments: [], leftOut: [] };
 	if (parts.length === 0) return stored;
-	if (!origin) {
-		stored.leftOut.push(`${parts.length} file(s) are in the original mail (no API origin is known to link them from)`);
+	// A message's attachments are https links: under plain-HTTP local development nothing can be linked.
+	if (!origin?.startsWith('https://')) {
+		stored.leftOut.push(`${parts.length} file(s) are in the original mail (no https API origin to link them from)`);
 		return stored;
 	}
 	const counts = { over_limit: 0, too_large: 0, refused: 0 };
