@@ -1,10 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { replyLocalPart } from '../src/auth/mail-reply-token';
 import { contacts, mailDeliveries, mailThreads } from '../src/db/schema';
 import { newId } from '../src/lib/ids';
 import { deliver, lastMail, mailWorkspace, receivedMails } from './email-inbound-helpers';
-import { api, db, storedTexts } from './factories';
+import { api, db, startVisitor, startVisitorConversation, storedTexts } from './factories';
 import { bounceMail, gmailMail, newMessageId, newsletterMail, vacationMail } from './mail-samples';
 
 /** The workspace is always closed and a rule answers every customer message then: a message would fire it. */
@@ -70,6 +71,23 @@ describe('machine mail', () => {
 		expect(list.data).toHaveLength(1);
 		await expect.poll(() => customerMessageEvents(ws.workspaceId)).toBe(1);
 		expect(await executions(ruleId)).toBe(1);
+	});
+
+	it('a vacation reply to a continuation mail’s reply address is shown beside the conversation, never posted', async () => {
+		const ws = await mailWorkspace();
+		const conversationId = await startVisitorConversation(await startVisitor(ws.workspaceId), 'Hello');
+		const to = `${await replyLocalPart(env, ws.workspaceId, conversationId)}@reply.acme.example`;
+		const delivered = await deliver(vacationMail({ to }), { from: 'ana.souza@gmail.com', to });
+		expect(delivered.rejected).toEqual([]);
+		expect(await lastMail(ws.token)).toMatchObject({
+			kind: 'auto_reply',
+			status: 'ignored',
+			conversationId,
+			messageId: null,
+		});
+		expect(await storedTexts(ws.token, conversationId)).toEqual(['Hello']);
+		const beside = await api(ws.token, 'GET', `/v3/conversations/${conversationId}/mails`);
+		expect(((await beside.json()) as { data: { kind: string }[] }).data.map((m) => m.kind)).toEqual(['auto_reply']);
 	});
 
 	it('a bounce marks the contact’s address failing and the delivery it names failed', async () => {
