@@ -9,6 +9,7 @@ import { openTracedDatabase, timingEntries } from './db/server-timing';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
+import { receiveMail } from './domain/channels/email/inbound';
 import { sweepMail } from './domain/channels/email/sender';
 import { MAX_FILE_BYTES } from './domain/conversations/files';
 import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
@@ -47,7 +48,9 @@ import { customFieldsRoutes } from './routes/crm/custom-fields';
 import { dealsRoutes, funnelsRoutes } from './routes/crm/deals';
 import { noteSubresource } from './routes/crm/notes';
 import { tasksRoutes } from './routes/crm/tasks';
+import { inboundAddressesRoutes } from './routes/email/addresses';
 import { emailDeliveriesRoutes } from './routes/email/deliveries';
+import { conversationMailsRoutes, inboundMailsRoutes } from './routes/email/inbound';
 import { mailLinks } from './routes/email/links';
 import { emailSettingsRoutes } from './routes/email/settings';
 import { apiLogsRoutes } from './routes/platform/api-logs';
@@ -206,6 +209,9 @@ app.route('/v3/files', filesRoutes);
 app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', conversationBots);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
+app.route('/v3/conversations', conversationMailsRoutes);
+app.route('/v3/email/addresses', inboundAddressesRoutes);
+app.route('/v3/email/inbound', inboundMailsRoutes);
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);
@@ -243,6 +249,10 @@ export default {
 		const consume = CONSUMERS[batch.queue];
 		if (!consume) throw new Error(`No consumer for queue ${batch.queue}`);
 		await consume(batch, env);
+	},
+	// Mail Email Routing hands the Worker (src/domain/channels/email/inbound.ts): kept, then threaded or posted.
+	async email(message, env) {
+		await receiveMail(env, message);
 	},
 	async scheduled(_controller, env) {
 		await Promise.all([

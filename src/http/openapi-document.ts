@@ -78,6 +78,12 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		description: 'Conversations by status, channel, team and campaign origin; campaign results. JSON or CSV.',
 	},
 	{ prefix: '/v3/files', name: 'Files', description: 'Files visitors sent in conversations.' },
+	{
+		prefix: '/v3/email',
+		name: 'E-mail',
+		description:
+			'E-mail as a channel: the sender and continuation settings, the inbound addresses, every mail received with what became of it, and every mail sent.',
+	},
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{
 		prefix: '/v3/messages',
@@ -146,11 +152,6 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	},
 	{ prefix: '/v3/workflows', name: 'Workflows', description: 'The inbound webhook path that starts scenario runs.' },
 	{ prefix: '/v3/live', name: 'Live', description: 'The operators’ inbox feed (WebSocket).' },
-	{
-		prefix: '/v3/email',
-		name: 'E-mail',
-		description: 'Mail as a channel: the sender and continuation settings, and every mail sent.',
-	},
 	{
 		prefix: '/mail/',
 		name: 'Mail links',

@@ -20,6 +20,7 @@ export const conversationExample: z.input<typeof conversationSchema> = {
 	workspaceId: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 	contactId: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 	channel: 'api',
+	subject: null,
 	status: 'open',
 	assigneeId: null,
 	groupId: null,

@@ -70,6 +70,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mail/stop/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stop link of continuation mails: a confirmation page
+         * @description What a customer sees on opening the link at the foot of a continuation mail: a page asking them to confirm (a GET changes nothing, so a mail scanner that follows links stops nothing).
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        get: operations["showStopMailLink"];
+        put?: never;
+        /**
+         * Stop continuation mails for the link’s contact (one click, RFC 8058)
+         * @description The confirmation page’s button, and the one-click unsubscribe mail clients post to (`List-Unsubscribe-Post: List-Unsubscribe=One-Click`). Sets the contact’s continuation opt-out; stopping twice keeps the first time.
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        post: operations["stopMailLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mail/files/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file a mail linked to instead of attaching it
+         * @description A file too large to attach, as a download, for as long as its link is valid (30 days from the mail).
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        get: operations["downloadMailFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/contacts": {
         parameters: {
             query?: never;
@@ -2054,6 +2104,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/conversations/{id}/mails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's received mails
+         * @description Every mail threaded into the conversation, oldest first (at most 200), including machine mail shown beside it and never posted (an auto-reply, a bounce of a mail it sent).
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["listConversationMails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's inbound e-mail addresses
+         * @description The addresses whose mail starts conversations on channel `email`, oldest first.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        get: operations["listInboundAddresses"];
+        put?: never;
+        /**
+         * Receive mail at an address
+         * @description Mail Email Routing hands this Worker for the address (routed to it with a rule or the catch-all) starts a conversation in this workspace; the address, lower-cased, belongs to one workspace across the deployment (409 when another has it). `reply+…` addresses are the conversations' reply addresses and cannot be added. At most 20. The API's origin of this request links the files of the mail received at it.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        post: operations["addInboundAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/addresses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop receiving mail at an address
+         * @description Mail to it is rejected from then on; what was received stays.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        delete: operations["removeInboundAddress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every mail the workspace received, and what became of it
+         * @description Posted, ignored (machine mail: auto-replies, bounces, bulk; or a redelivery), rejected or failed (with `failure` saying why), newest first. The raw message of each is kept.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        get: operations["listInboundMails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/inbound/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One received mail, as the console shows it
+         * @description Read again from the raw message: the text with quoted history and signature folded out (and kept), the HTML sanitized with remote images held back, the authentication verdicts, and each file with what became of it.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["getInboundMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/inbound/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The original of a received mail
+         * @description The raw message exactly as received, as a download (`message/rfc822`).
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["downloadInboundMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/messages": {
         parameters: {
             query?: never;
@@ -2635,6 +2823,56 @@ export interface paths {
          *     **Permission:** any valid Token V3 (or the console's session).
          */
         put: operations["setMyStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-mail settings of the workspace
+         * @description The sender, the reply domain, the continuation of widget conversations by mail, and `sending`: whether mail can go out and, if not, why (until a sender is set, nothing is sent).
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        get: operations["getEmailSettings"];
+        /**
+         * Update the e-mail settings (partial)
+         * @description Fields left out keep their value; `null` clears the sender name, the sender address (which stops all mail) or the reply domain. The sender address must be on a domain the workspace has onboarded to Cloudflare Email Sending, or the provider refuses its mail and `sending` says so. Saving also records the origin this request reached, which links in mail (the stop link, files) use.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        put: operations["updateEmailSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/email/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every mail Parley sent or tried to send, newest first
+         * @description Continuations, replies in e-mail conversations and the rest: where each stands (`queued`, `sending`, `sent`, `failed` with the provider’s reason, `skipped` with Parley’s), its tries, and the Message-ID it went out with. Paged with an opaque cursor.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `admin` (or `admin`).
+         */
+        get: operations["listMailDeliveries"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -6189,7 +6427,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
             /** @description A note for people. Default: `""`. */
             description?: string;
         };
@@ -6203,7 +6441,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled")[];
+            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
             /** @description A note for people. */
             description?: string;
             /** @description Stop or start deliveries: events while disabled are not sent, and tries still due fail. Enabling clears a disabling by failures. */
@@ -6355,6 +6593,11 @@ export interface components {
              */
             channel: string;
             /**
+             * @description What it is about, for a channel with subjects: an `email` conversation's first mail's subject; null otherwise.
+             * @example null
+             */
+            subject: string | null;
+            /**
              * @description `open`, `pending` or `closed`.
              * @enum {string}
              */
@@ -6472,41 +6715,12 @@ export interface components {
         };
         MessagePage: {
             /** @description This page, oldest first. */
-            data: components["schemas"]["Message"][];
+            data: components["schemas"]["TeamMessage"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        Message: {
-            /**
-             * @description The message id.
-             * @example msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
-             */
-            id: string;
-            /** @description The conversation it belongs to. */
-            conversationId: string;
-            /** @description Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers. */
-            seq: number;
-            /**
-             * @description Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.
-             * @enum {string}
-             */
-            authorKind: "contact" | "operator" | "bot" | "system";
-            /** @description The operator's id for operator messages; null otherwise. */
-            authorId: string | null;
-            /** @description The message text. */
-            text: string;
-            /** @description Attached files. */
-            attachments: components["schemas"]["Attachment"][];
-            interactive: components["schemas"]["Interactive"];
-            /** @description The sender's own id for retries; a visitor sees only its own. */
-            clientMessageId: string | null;
-            /** @description A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads). */
-            private: boolean;
-            /**
-             * @description When it was stored (ISO 8601).
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            createdAt: string;
+        TeamMessage: components["schemas"]["Message"] & {
+            mail?: components["schemas"]["MessageMail"];
         };
         Attachment: {
             /**
@@ -6558,6 +6772,48 @@ export interface components {
              */
             max: 5;
         } | null;
+        /** @description Present when a mail carries the message (an e-mail reply, a continuation). */
+        MessageMail: {
+            /**
+             * @description `queued`, `sending`, `sent`, `failed` (the provider refused it or every try failed) or `skipped` (Parley did not send it).
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "skipped";
+            /** @description The provider’s reason, or why it was skipped. */
+            error?: string;
+        };
+        Message: {
+            /**
+             * @description The message id.
+             * @example msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            id: string;
+            /** @description The conversation it belongs to. */
+            conversationId: string;
+            /** @description Position in the conversation, from 1, without gaps for the team; what a visitor reads skips the private notes’ numbers. */
+            seq: number;
+            /**
+             * @description Who wrote it: `contact` (the visitor), `operator`, `bot` or `system`.
+             * @enum {string}
+             */
+            authorKind: "contact" | "operator" | "bot" | "system";
+            /** @description The operator's id for operator messages; null otherwise. */
+            authorId: string | null;
+            /** @description The message text. */
+            text: string;
+            /** @description Attached files. */
+            attachments: components["schemas"]["Attachment"][];
+            interactive: components["schemas"]["Interactive"];
+            /** @description The sender's own id for retries; a visitor sees only its own. */
+            clientMessageId: string | null;
+            /** @description A private note: written by an operator for the team, never shown to the visitor (always false in what the widget reads). */
+            private: boolean;
+            /**
+             * @description When it was stored (ISO 8601).
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            createdAt: string;
+        };
         ReadPosition: {
             /** @description The conversation. */
             conversationId: string;
@@ -6629,6 +6885,128 @@ export interface components {
                 /** @description ISO 8601. */
                 at: string;
             }[];
+        };
+        InboundMail: {
+            /**
+             * @description The received mail id.
+             * @example inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            id: string;
+            /**
+             * @description `posted`: it became a message; `ignored`: kept, not posted (machine mail, or a redelivery); `rejected`: no inbox or an invalid reply address; `failed`: it could not be read or processed. `received` only while it is processed.
+             * @enum {string}
+             */
+            status: "received" | "posted" | "ignored" | "rejected" | "failed";
+            /**
+             * @description A person’s `message`, or machine mail.
+             * @enum {string}
+             */
+            kind: "message" | "auto_reply" | "bounce" | "bulk";
+            /** @description Why it was not posted, or what was left out of the message (files, cut text); null when nothing. */
+            failure: string | null;
+            /** @description The SMTP sender; empty for a null return path. */
+            envelopeFrom: string;
+            /** @description The address it was delivered to. */
+            envelopeTo: string;
+            /** @description Its subject, one line; null when it has none. */
+            subject: string | null;
+            /** @description Its Message-ID, without angle brackets. */
+            headerMessageId: string | null;
+            /** @description The conversation it was posted to or shown beside; null for none. */
+            conversationId: string | null;
+            /** @description The message it became, when posted. */
+            messageId: string | null;
+            /** @description The verdicts of the receiving server’s Authentication-Results; null when none. */
+            authentication: {
+                /**
+                 * @description The SPF verdict; absent when not reported.
+                 * @enum {string}
+                 */
+                spf?: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy";
+                /**
+                 * @description The DKIM verdict; absent when not reported.
+                 * @enum {string}
+                 */
+                dkim?: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy";
+                /**
+                 * @description The DMARC verdict; absent when not reported.
+                 * @enum {string}
+                 */
+                dmarc?: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy";
+            } | null;
+            /** @description DMARC failed, or without a DMARC verdict neither SPF nor DKIM passed and one failed. */
+            possiblyForged: boolean;
+            /** @description The raw message’s size in bytes. */
+            rawSize: number;
+            /** @description When the Worker received it (ISO 8601). */
+            receivedAt: string;
+        };
+        InboundAddress: {
+            /**
+             * @description The inbound address id.
+             * @example mad_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            id: string;
+            /**
+             * @description Lower-case.
+             * @example support@acme.example
+             */
+            address: string;
+            /** @description When it was added (ISO 8601). */
+            createdAt: string;
+        };
+        NewInboundAddress: {
+            /**
+             * Format: email
+             * @description An address on a domain whose Email Routing sends mail to this Worker.
+             */
+            address: string;
+        };
+        InboundMailPage: {
+            /** @description This page, newest first. */
+            data: components["schemas"]["InboundMail"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        InboundMailDetail: components["schemas"]["InboundMail"] & {
+            /** @description Who wrote it; null when it could not be read. */
+            from: {
+                /** @description The From address, lower-case. */
+                address: string;
+                /** @description Its display name. */
+                name: string | null;
+            } | null;
+            /** @description What the sender wrote: quoted history and signature folded out. */
+            text: string | null;
+            /** @description The quoted history, folded away. */
+            quote: string | null;
+            /** @description The signature, folded away. */
+            signature: string | null;
+            /** @description The HTML part, sanitized. Remote images have no `src`: theirs is in `data-remote-src` until the operator asks; `data-parley-quote="block"` marks a quote, `"from-here"` a divider after which all is quote. */
+            html: string | null;
+            /** @description Images waiting for the operator’s permission to load. */
+            remoteImages: number;
+            /** @description Its files, in order, with what became of each. */
+            files: components["schemas"]["InboundMailFile"][];
+            /** @description Why the raw message could not be read; null when it could. */
+            parseError: string | null;
+        };
+        InboundMailFile: {
+            /** @description Its file name (made safe when stored); null when it had none. */
+            name: string | null;
+            /** @description Its media type: as its bytes show when stored, else as declared. */
+            contentType: string;
+            /** @description Its size in bytes. */
+            size: number;
+            /** @description An inline image’s Content-ID, without brackets. */
+            contentId: string | null;
+            /**
+             * @description `attached` and `inline`: stored (at `url`); the others stayed in the original only: over the message’s limit, over 10 MiB, or a kind not shown.
+             * @enum {string}
+             */
+            outcome: "attached" | "inline" | "over_limit" | "too_large" | "refused";
+            /** @description Where the stored file is served; null when it was not stored. */
+            url: string | null;
         };
         NewMessage: {
             /** @description The conversation to post into. */
@@ -7374,6 +7752,90 @@ export interface components {
              * @enum {string}
              */
             status: "online" | "away" | "busy" | "offline";
+        };
+        EmailSettings: {
+            /** @description The From name; null: the workspace’s name. */
+            senderName: string | null;
+            /** @description The From address, on a domain the workspace has onboarded to Cloudflare Email Sending; null: no mail is sent. */
+            senderAddress: string | null;
+            /** @description The domain of the conversations’ reply addresses (`reply+…@<domain>`), routed to this Worker by Email Routing; null: the sender address’s domain. */
+            replyDomain: string | null;
+            /** @description Whether a widget conversation’s unseen team messages are mailed to the contact. */
+            continuationEnabled: boolean;
+            /** @description How long a team message stays unseen before it is mailed (seconds). */
+            continuationDelaySeconds: number;
+            /** @description Read-only: the origin links in mail (stop link, files) use, this Worker’s as the last save reached it. */
+            linkOrigin: string | null;
+            /** @description Read-only: whether mail can go out, and if not, why. */
+            sending: {
+                /** @description Whether mail can go out. */
+                ready: boolean;
+                /** @description Why not (e.g. "no sender set"), or the provider’s last refusal of the sender. */
+                reason: string | null;
+            };
+        };
+        EmailSettingsUpdate: {
+            /**
+             * @description The From name (one line); null: the workspace’s name.
+             * @example Acme support
+             */
+            senderName?: string | null;
+            /**
+             * @description The From address, on a domain onboarded to Email Sending; null stops all mail.
+             * @example support@example.com
+             */
+            senderAddress?: string | null;
+            /** @description The domain of reply addresses, routed to this Worker; null: the sender’s. */
+            replyDomain?: string | null;
+            /** @description Whether unseen team messages of widget conversations are mailed. */
+            continuationEnabled?: boolean;
+            /** @description 30 seconds to 7 days. */
+            continuationDelaySeconds?: number;
+        };
+        MailDeliveryPage: {
+            /** @description This page, newest first. */
+            data: components["schemas"]["MailDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        MailDelivery: {
+            /**
+             * @description The delivery id.
+             * @example mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            id: string;
+            /**
+             * @description Why Parley sent it.
+             * @enum {string}
+             */
+            kind: "continuation" | "reply" | "campaign" | "notification";
+            /**
+             * @description Where it stands.
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "skipped";
+            /** @description Where it goes. */
+            recipient: string;
+            /** @description The conversation whose messages it carries. */
+            conversationId: string | null;
+            /** @description The contact it is for. */
+            contactId: string | null;
+            /** @description The first message it carries, by `seq`. */
+            firstSeq: number | null;
+            /** @description The last message it carries, by `seq`. */
+            lastSeq: number | null;
+            /** @description How many times a consumer claimed it. */
+            attempts: number;
+            /** @description The Message-ID it went out with (the provider’s), once sent. */
+            messageId: string | null;
+            /** @description The provider’s reason, or why it was skipped. */
+            error: string | null;
+            /** @description When it was queued (ISO 8601). */
+            createdAt: string;
+            /** @description Its last change (ISO 8601). */
+            updatedAt: string;
+            /** @description When the provider took it (ISO 8601). */
+            sentAt: string | null;
         };
         PublicWidgetConfig: {
             /** @description The workspace the config belongs to. */
@@ -8283,6 +8745,324 @@ export interface operations {
                      *       "error": "Unprocessable Entity",
                      *       "message": "json.text: Too small: expected string to have >=1 characters",
                      *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    showStopMailLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token the mail carried. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopMailLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token the mail carried. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page saying it is done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadMailFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token the mail carried. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33359,6 +34139,7 @@ export interface operations {
                      *           "workspaceId": "ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *           "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *           "channel": "api",
+                     *           "subject": null,
                      *           "status": "open",
                      *           "assigneeId": null,
                      *           "groupId": null,
@@ -33559,6 +34340,7 @@ export interface operations {
                      *       "workspaceId": "ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "channel": "api",
+                     *       "subject": null,
                      *       "status": "open",
                      *       "assigneeId": null,
                      *       "groupId": null,
@@ -33861,6 +34643,7 @@ export interface operations {
                      *       "workspaceId": "ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "channel": "api",
+                     *       "subject": null,
                      *       "status": "open",
                      *       "assigneeId": null,
                      *       "groupId": null,
@@ -34072,6 +34855,7 @@ export interface operations {
                      *       "workspaceId": "ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "channel": "api",
+                     *       "subject": null,
                      *       "status": "closed",
                      *       "assigneeId": null,
                      *       "groupId": null,
@@ -35686,6 +36470,1210 @@ export interface operations {
                      *       "error": "Unprocessable Entity",
                      *       "message": "json.text: Too small: expected string to have >=1 characters",
                      *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConversationMails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mails. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "status": "posted",
+                     *           "kind": "message",
+                     *           "failure": null,
+                     *           "envelopeFrom": "ana.souza@gmail.com",
+                     *           "envelopeTo": "support@acme.example",
+                     *           "subject": "Order #4411 not delivered",
+                     *           "headerMessageId": "CAF1x2y3@mail.gmail.com",
+                     *           "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "authentication": {
+                     *             "spf": "pass",
+                     *             "dkim": "pass",
+                     *             "dmarc": "pass"
+                     *           },
+                     *           "possiblyForged": false,
+                     *           "rawSize": 5120,
+                     *           "receivedAt": "2026-11-24T10:15:03.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboundMail"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInboundAddresses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The addresses. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "mad_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "address": "support@acme.example",
+                     *           "createdAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboundAddress"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addInboundAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "support@acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewInboundAddress"];
+            };
+        };
+        responses: {
+            /** @description The address. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mad_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "address": "support@acme.example",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundAddress"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeInboundAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The inbound address id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInboundMails: {
+        parameters: {
+            query?: {
+                /** @description Only mails with this outcome. */
+                status?: "received" | "posted" | "ignored" | "rejected" | "failed";
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave it out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of mails. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "status": "posted",
+                     *           "kind": "message",
+                     *           "failure": null,
+                     *           "envelopeFrom": "ana.souza@gmail.com",
+                     *           "envelopeTo": "support@acme.example",
+                     *           "subject": "Order #4411 not delivered",
+                     *           "headerMessageId": "CAF1x2y3@mail.gmail.com",
+                     *           "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "authentication": {
+                     *             "spf": "pass",
+                     *             "dkim": "pass",
+                     *             "dmarc": "pass"
+                     *           },
+                     *           "possiblyForged": false,
+                     *           "rawSize": 5120,
+                     *           "receivedAt": "2026-11-24T10:15:03.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundMailPage"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInboundMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The received mail id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "inm_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "status": "posted",
+                     *       "kind": "message",
+                     *       "failure": null,
+                     *       "envelopeFrom": "ana.souza@gmail.com",
+                     *       "envelopeTo": "support@acme.example",
+                     *       "subject": "Order #4411 not delivered",
+                     *       "headerMessageId": "CAF1x2y3@mail.gmail.com",
+                     *       "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "authentication": {
+                     *         "spf": "pass",
+                     *         "dkim": "pass",
+                     *         "dmarc": "pass"
+                     *       },
+                     *       "possiblyForged": false,
+                     *       "rawSize": 5120,
+                     *       "receivedAt": "2026-11-24T10:15:03.000Z",
+                     *       "from": {
+                     *         "address": "ana.souza@gmail.com",
+                     *         "name": "Ana Souza"
+                     *       },
+                     *       "text": "Hi, my order #4411 has not arrived yet.",
+                     *       "quote": "On Mon, 23 Nov 2026 at 18:02, Acme Support <support@acme.example> wrote:\n> Could you tell us your order number?",
+                     *       "signature": null,
+                     *       "html": "<div dir=\"ltr\">Hi, my order #4411 has not arrived yet.<img alt=\"logo\" data-remote-src=\"https://shop.example/logo.png\" /></div><div data-parley-quote=\"block\">On Mon, 23 Nov 2026 …</div>",
+                     *       "remoteImages": 1,
+                     *       "files": [
+                     *         {
+                     *           "name": "receipt.pdf",
+                     *           "contentType": "application/pdf",
+                     *           "size": 48213,
+                     *           "contentId": null,
+                     *           "outcome": "attached",
+                     *           "url": "https://api.parley.example/v3/files/fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0"
+                     *         }
+                     *       ],
+                     *       "parseError": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundMailDetail"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadInboundMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The received mail id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw message. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -41911,6 +43899,543 @@ export interface operations {
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
                      *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "senderName": "Acme support",
+                     *       "senderAddress": "support@acme.example",
+                     *       "replyDomain": null,
+                     *       "continuationEnabled": true,
+                     *       "continuationDelaySeconds": 120,
+                     *       "linkOrigin": "https://parley.acme.example",
+                     *       "sending": {
+                     *         "ready": true,
+                     *         "reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEmailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "senderName": "Acme support",
+                 *       "senderAddress": "support@acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings after the update. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "senderName": "Acme support",
+                     *       "senderAddress": "support@acme.example",
+                     *       "replyDomain": null,
+                     *       "continuationEnabled": true,
+                     *       "continuationDelaySeconds": 120,
+                     *       "linkOrigin": "https://parley.acme.example",
+                     *       "sending": {
+                     *         "ready": true,
+                     *         "reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailSettings"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMailDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries in this state. */
+                status?: "queued" | "sending" | "sent" | "failed" | "skipped";
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave it out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "kind": "continuation",
+                     *           "status": "sent",
+                     *           "recipient": "ada@example.com",
+                     *           "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "firstSeq": 4,
+                     *           "lastSeq": 6,
+                     *           "attempts": 1,
+                     *           "messageId": "0a1b2c3d4e@acme.example",
+                     *           "error": null,
+                     *           "createdAt": "2026-11-27T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-27T10:00:01.000Z",
+                     *           "sentAt": "2026-11-27T10:00:01.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MailDeliveryPage"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -14,6 +14,8 @@ export const conversations = sqliteTable(
 			.notNull()
 			.references(() => contacts.id),
 		channel: text('channel').notNull(),
+		/** What it is about, when its channel has subjects: an e-mail conversation's first mail's subject. */
+		subject: text('subject'),
 		status: text('status', { enum: CONVERSATION_STATUSES }).notNull(),
 		assigneeId: text('assignee_id'),
 		groupId: text('group_id'),

@@ -45,6 +45,11 @@ export const emailAddresses = sqliteTable(
 		workspaceId: text('workspace_id').notNull(),
 		/** Lower-case; one workspace per address across the deployment (it is how a mail finds its workspace). */
 		address: text('address').notNull(),
+		/**
+		 * The API's origin (`https://host`) when the address was added: the `email()` handler has no request of
+		 * its own, and the attachments of the mail it receives are linked as `<origin>/v3/files/<id>`.
+		 */
+		origin: text('origin'),
 		createdAt: integer('created_at').notNull(),
 	},
 	(t) => [uniqueIndex('email_addresses_address').on(t.address), index('email_addresses_workspace').on(t.workspaceId)],

@@ -96,6 +96,8 @@ export interface NewConversationInput {
 	contactId: string | null;
 	contact: ContactReference;
 	channel: string;
+	/** What it is about, for a channel with subjects (an e-mail's subject). */
+	subject?: string | null;
 	assigneeId?: string | null;
 	groupId?: string | null;
 	/** Its tags, found or created by `ensureTags` before the change is built. */
@@ -136,6 +138,7 @@ export function newConversationChange(
 		workspaceId,
 		contactId,
 		channel: input.channel,
+		subject: input.subject ?? null,
 		status: 'open' as const,
 		assigneeId: input.assigneeId ?? null,
 		groupId: input.groupId ?? null,

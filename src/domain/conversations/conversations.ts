@@ -24,6 +24,11 @@ export const conversationSchema = z
 			description: 'Where it started: `widget`, `api`, or a channel name an integration chose.',
 			example: 'widget',
 		}),
+		subject: z.string().nullable().openapi({
+			description:
+				"What it is about, for a channel with subjects: an `email` conversation's first mail's subject; null otherwise.",
+			example: null,
+		}),
 		status: z.enum(STATUSES).openapi({ description: '`open`, `pending` or `closed`.' }),
 		assigneeId: z.string().nullable().openapi({ description: 'The operator it is assigned to; null when unassigned.' }),
 		groupId: z.string().nullable().openapi({ description: 'The team group it is routed to; null for none.' }),
@@ -94,6 +99,7 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 		workspaceId: row.workspaceId,
 		contactId: row.contactId,
 		channel: row.channel,
+		subject: row.subject,
 		status: row.status,
 		assigneeId: row.assigneeId,
 		groupId: row.groupId,

@@ -9,7 +9,14 @@ export type EventType = Exclude<Schemas['NewWebhookEndpoint']['events'][number],
  */
 export const EVENT_AREAS = {
 	conversations: ['conversation.created', 'conversation.updated', 'conversation.read', 'conversation.waiting'],
-	messages: ['message.created', 'canned_reply.created', 'canned_reply.updated', 'canned_reply.deleted'],
+	messages: [
+		'message.created',
+		'mail.sent',
+		'mail.failed',
+		'canned_reply.created',
+		'canned_reply.updated',
+		'canned_reply.deleted',
+	],
 	contacts: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.merged', 'note.created'],
 	tags: ['tag.created', 'tag.updated', 'tag.deleted', 'tag.applied', 'tag.removed'],
 	team: [
