@@ -8,10 +8,11 @@
  * visitor's message (the room decides against D1); a workspace whose visitors start a new conversation instead
  * (`closedConversationReply: new`) gets a new e-mail conversation, threaded from then on.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
-import { contacts, conversations, mailThreads } from '../../../db/schema';
+import { contacts, conversations, mailThreads, messages } from '../../../db/schema';
+import { chosenLabel } from '../../../engines/mail/choices';
 import { foldPlainText } from '../../../engines/mail/quoted-text';
 import { Conflict } from '../../../lib/errors';
 import { SYSTEM } from '../../../model/actor';
@@ -88,6 +89,33 @@ export function messageText(parsed: ParsedMail, leftOut: readonly string[]): { t
 	return { text: notes ? `${body}\n\n${notes}` : body, cut };
 }
 
+/**
+ * The button a one-line reply chose, when the conversation's latest message to the customer offered buttons
+ * (the mail listed them numbered): its label, so the reply is the press a widget visitor makes. Null for
+ * anything else, which is posted as written.
+ */
+async function answeredChoice(db: Database, workspaceId: string, conversationId: string, text: string) {
+	if (text.trim().includes('\n')) return null;
+	const [latest] = await db
+		.select({ interactive: messages.interactive })
+		.from(messages)
+		.where(
+			and(
+				eq(messages.workspaceId, workspaceId),
+				eq(messages.conversationId, conversationId),
+				eq(messages.private, false),
+				ne(messages.authorKind, 'contact'),
+			),
+		)
+		.orderBy(desc(messages.seq))
+		.limit(1);
+	if (latest?.interactive?.type !== 'buttons') return null;
+	return chosenLabel(
+		text,
+		latest.interactive.buttons.map((button) => button.label),
+	);
+}
+
 export interface PostedMail {
 	conversationId: string;
 	messageId: string;
@@ -151,12 +179,13 @@ export async function postMail(
 			origin,
 		);
 		const { text, cut } = messageText(parsed, files.leftOut);
+		const choice = files.leftOut.length === 0 && !cut ? await answeredChoice(db, workspaceId, target, text) : null;
 		const posted = await postMessage(env, {
 			workspaceId,
 			conversationId: target,
 			authorKind: 'contact',
 			authorId: null,
-			text,
+			text: choice ?? text,
 			attachments: files.attachments,
 			clientMessageId,
 		});
