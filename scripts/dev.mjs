@@ -3,7 +3,7 @@
 // Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
 import { spawn, spawnSync } from 'node:child_process';
 import { parseDevArgs } from './dev-args.mjs';
-import { applyMigrations, ensureDevSecret, seedWorkspace } from './local-db.mjs';
+import { applyMigrations, DEMO_INBOX, ensureDevSecret, seedDemoMail, seedWorkspace } from './local-db.mjs';
 
 // `npm run dev -- --port 3000 --local-protocol https`: the port and address are taken out (this script passes
 // them, and wrangler refuses a flag given twice), the rest goes to wrangler as is.
@@ -22,6 +22,7 @@ ensureDevSecret();
 applyMigrations();
 const { workspaceId, token, email, password } = await seedWorkspace({ slug: 'demo' });
 const baseUrl = `${protocol}://localhost:${port}`;
+seedDemoMail(workspaceId, baseUrl);
 
 console.log(`
   Parley is starting on ${baseUrl}
@@ -35,6 +36,10 @@ console.log(`
                  (a fresh token and password each start: the previous ones stop working)
 
   Try:  curl -H "Authorization: Bearer ${token}" ${baseUrl}/v3/conversations
+
+  Mail in        ${DEMO_INBOX} receives: npm run mail:demo   (or POST a raw mail to
+                 ${baseUrl}/cdn-cgi/handler/email?from=<sender>&to=${DEMO_INBOX})
+  Mail out       written under .wrangler/tmp/ (wrangler prints each path), listed in Settings → E-mail
 `);
 
 // Rebuilds widget/ and console/ into dist/public on every change; wrangler dev serves the new files at once.

@@ -123,6 +123,26 @@ export async function seedWorkspaces(slugs, persistTo) {
 	});
 }
 
+/** The demo workspace's inbound address under `npm run dev`: mail to it starts a conversation. */
+export const DEMO_INBOX = 'support@parley-demo.example';
+
+/**
+ * Lets the demo workspace receive and send mail locally: its inbound address (DEMO_INBOX) and a sender on
+ * the same domain, with links in mail pointing at `baseUrl`. Only what is missing is written, so an address
+ * or a sender changed in the console stays as it was. Nothing leaves the machine: wrangler's local `send_email`
+ * writes each mail under .wrangler/tmp/ instead of sending it.
+ */
+export function seedDemoMail(workspaceId, baseUrl, persistTo) {
+	const now = Date.now();
+	query(
+		[
+			`INSERT OR IGNORE INTO email_addresses (id, workspace_id, address, origin, created_at) VALUES (${literal(newId('mad', now))}, ${literal(workspaceId)}, ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
+			`INSERT OR IGNORE INTO email_settings (workspace_id, sender_name, sender_address, link_origin, updated_at) VALUES (${literal(workspaceId)}, 'Demo workspace', ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
+		].join(';\n'),
+		persistTo,
+	);
+}
+
 /**
  * Makes sure .dev.vars holds a PARLEY_SECRET (it signs visitor sessions locally), appending a random one when
  * missing. .dev.vars is git-ignored; production sets the secret with `wrangler secret put PARLEY_SECRET`.
