@@ -1,15 +1,18 @@
 /**
  * The signed links mail carries, which a customer opens without any credential: the one-click stop link of
- * continuation mails (it names a contact, and never expires: a mail read a year later must still stop them)
- * and the link of a file too large to attach (it names a file, and expires). A token is
- * `<base64url payload>.<base64url HMAC-SHA256>` with a key derived from PARLEY_SECRET for this purpose alone;
- * its payload scopes it to one workspace and one contact or file, so no token opens anything else.
+ * continuation mails and the unsubscribe link of campaign mails (each names a contact, and never expires: a
+ * mail read a year later must still stop them; each has its own purpose, so a continuation's stop link never
+ * unsubscribes from campaigns nor the reverse) and the link of a file too large to attach (it names a file,
+ * and expires). A token is `<base64url payload>.<base64url HMAC-SHA256>` with a key derived from PARLEY_SECRET
+ * for this purpose alone; its payload scopes it to one workspace and one contact or file, so no token opens
+ * anything else.
  */
 import { decodeBase64url, decodeBase64urlJson, deploymentSecret, deriveKey, encodeBase64url } from './secrets';
 
 /** What a link's token names. */
 export type MailLink =
 	| { purpose: 'stop'; workspaceId: string; contactId: string }
+	| { purpose: 'unsubscribe'; workspaceId: string; contactId: string }
 	| { purpose: 'file'; workspaceId: string; fileId: string; expiresAt: number };
 
 /** How long a file link works: a month, long enough for a mail read late, short enough not to be a share link. */
@@ -43,8 +46,8 @@ export async function verifyMailLink(
 	if (!crypto.subtle.timingSafeEqual(given, expected)) return null;
 	const body = decodeBase64urlJson(payload);
 	if (body === null || typeof body.workspaceId !== 'string') return null;
-	if (body.purpose === 'stop' && typeof body.contactId === 'string') {
-		return { purpose: 'stop', workspaceId: body.workspaceId, contactId: body.contactId };
+	if ((body.purpose === 'stop' || body.purpose === 'unsubscribe') && typeof body.contactId === 'string') {
+		return { purpose: body.purpose, workspaceId: body.workspaceId, contactId: body.contactId };
 	}
 	if (body.purpose === 'file' && typeof body.fileId === 'string' && typeof body.expiresAt === 'number') {
 		if (body.expiresAt <= now) return null;

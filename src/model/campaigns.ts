@@ -15,8 +15,11 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const RECIPIENT_STATUSES = ['pending', 'sending', 'sent', 'failed', 'skipped', 'cancelled'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** The channels a campaign can go out on; the widget first (a message in the contact's conversation). */
-export const CAMPAIGN_CHANNELS = ['widget'] as const;
+/**
+ * The channels a campaign can go out on: the widget (a message in the contact's conversation) and e-mail (a
+ * mail to the contact's address, with a subject and an unsubscribe link).
+ */
+export const CAMPAIGN_CHANNELS = ['widget', 'email'] as const;
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 
 /** What starts the start key of a conversation a campaign opened: the contact's answer puts it in the queue. */

@@ -10,6 +10,8 @@ export const campaigns = sqliteTable(
 		name: text('name').notNull(),
 		/** The message, a Liquid template rendered per contact. */
 		template: text('template').notNull(),
+		/** An e-mail campaign's subject, a Liquid template rendered per contact; null on the widget. */
+		subject: text('subject'),
 		/** Who it goes to: a saved contact filter or a list of contact ids (`campaignAudienceSchema`). */
 		audience: text('audience', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
 		channel: text('channel', { enum: CAMPAIGN_CHANNELS }).notNull(),

@@ -106,13 +106,17 @@ export const campaignSchema = z
 	.object({
 		id: z.string().openapi({ description: 'The campaign id.', example: 'cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }),
 		name: z.string().openapi({ description: 'Its name, for the team.' }),
-		template: z
-			.string()
-			.openapi({ description: 'The message, a Liquid template (`{{ contact.name }}` and the rest).' }),
+		template: z.string().openapi({
+			description:
+				'The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail.',
+		}),
+		subject: z.string().nullable().openapi({
+			description: "An e-mail campaign's subject, a Liquid template (one line once rendered); null on the widget.",
+		}),
 		audience: campaignAudienceSchema,
 		channel: z.enum(CAMPAIGN_CHANNELS).openapi({
 			description:
-				"Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit.",
+				"Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped.",
 		}),
 		status: z.enum(CAMPAIGN_STATUSES).openapi({
 			description: '`draft` → `scheduled` → `sending` → `sent`; `cancelled` from scheduled or sending.',
@@ -138,6 +142,7 @@ export type CampaignView = z.infer<typeof campaignSchema>;
 
 const name = z.string().trim().min(1).max(200);
 const template = z.string().min(1).max(4000);
+const subject = z.string().min(1).max(500);
 
 export const newCampaignSchema = z
 	.strictObject({
@@ -145,6 +150,10 @@ export const newCampaignSchema = z
 		template: template.openapi({
 			description: 'The message, a Liquid template (`{{ contact.name }}`, `{{ contact.custom_fields.plan }}`…).',
 			example: 'Hi {{ contact.name }}, our sale starts today!',
+		}),
+		subject: subject.optional().openapi({
+			description: 'Required on e-mail, refused on the widget: the subject, a Liquid template.',
+			example: 'Our sale, {{ contact.name }}',
 		}),
 		audience: campaignAudienceSchema,
 		channel: z.enum(CAMPAIGN_CHANNELS).default('widget'),
@@ -155,6 +164,7 @@ export const campaignChangesSchema = z
 	.strictObject({
 		name: name.optional().openapi({ description: 'Its name, for the team.' }),
 		template: template.optional().openapi({ description: 'The message, a Liquid template.' }),
+		subject: subject.optional().openapi({ description: "An e-mail campaign's subject, a Liquid template." }),
 		audience: campaignAudienceSchema.optional(),
 	})
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
@@ -200,6 +210,7 @@ function campaignView(row: CampaignRow, counts: CampaignCounts, timeZone: string
 		id: row.id,
 		name: row.name,
 		template: row.template,
+		subject: row.subject,
 		audience: row.audience as CampaignAudience,
 		channel: row.channel,
 		status: row.status,
@@ -266,10 +277,19 @@ export async function listCampaigns(
 	);
 }
 
-/** A template liquidjs cannot parse (or one past the limits) is a 422 on `template`. */
-function checkCampaignTemplate(source: string): void {
+/** A template liquidjs cannot parse (or one past the limits) is a 422 on its field. */
+function checkCampaignTemplate(source: string, field: 'template' | 'subject' = 'template'): void {
 	const problem = checkTemplate(source);
-	if (problem) throw new Invalid(problem, { field: ['template'] });
+	if (problem) throw new Invalid(problem, { field: [field] });
+}
+
+/** A subject belongs to an e-mail campaign, which must have one; each is checked as a template. */
+function checkSubject(channel: CampaignRow['channel'], subject: string | null | undefined): void {
+	if (channel === 'email' && !subject) throw new Invalid('an e-mail campaign needs a subject', { field: ['subject'] });
+	if (channel !== 'email' && subject != null) {
+		throw new Invalid('only an e-mail campaign has a subject', { field: ['subject'] });
+	}
+	if (subject) checkCampaignTemplate(subject, 'subject');
 }
 
 /** Checks what only D1 can tell of an audience: listed contacts exist, filter values fit their fields. */
@@ -305,12 +325,14 @@ export async function createCampaign(
 	now = Date.now(),
 ): Promise<CampaignView> {
 	checkCampaignTemplate(input.template);
+	checkSubject(input.channel, input.subject);
 	await checkAudience(db, workspaceId, input.audience);
 	const row: CampaignRow = {
 		id: newId('cmp', now),
 		workspaceId,
 		name: input.name,
 		template: input.template,
+		subject: input.subject ?? null,
 		audience: input.audience,
 		channel: input.channel,
 		status: 'draft',
@@ -345,6 +367,7 @@ export async function updateCampaign(
 	const row = await campaignRow(db, workspaceId, id);
 	assertEditable(row, 'changed');
 	if (changes.template !== undefined) checkCampaignTemplate(changes.template);
+	if (changes.subject !== undefined) checkSubject(row.channel, changes.subject);
 	if (changes.audience !== undefined) await checkAudience(db, workspaceId, changes.audience);
 	const updated = await db
 		.update(campaigns)
@@ -367,15 +390,3 @@ export async function deleteCampaign(db: Database, workspaceId: string, id: stri
 	if (deleted.length === 0)
 		throw new Conflict(`Campaign ${id} started sending meanwhile: it can no longer be deleted.`);
 }
-
-/** Reads a schedule in the workspace time zone: an instant with its offset, or a local `YYYY-MM-DDTHH:mm`. */
-export const sendAtSchema = z
-	.union([
-		z.iso.datetime({ offset: true }),
-		z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, 'must be an ISO 8601 instant or a local YYYY-MM-DDTHH:mm'),
-	])
-	.openapi({
-		description:
-			'When to start sending: a local time in the workspace time zone (`2026-12-01T09:00`) or an instant with its offset. Left out: now.',
-		example: '2026-12-01T09:00',
-	});

@@ -3,6 +3,7 @@
  * starts what is due and requeues what stalled (`sweepCampaigns`), and cancelling (`cancelCampaign`). Sending
  * itself is campaign-sending.ts.
  */
+import { z } from '@hono/zod-openapi';
 import { and, eq, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch } from '../../db/client';
 import { campaigns } from '../../db/schema';
@@ -10,10 +11,23 @@ import { Conflict, Invalid } from '../../lib/errors';
 import { groupBy } from '../../lib/group-by';
 import { zonedInstant } from '../../model/business-hours';
 import { campaignRow } from './campaigns';
+import { assertCanMail } from './email-sending';
 import { queueBatches, startSending } from './sending';
 
 /** A sending campaign with no progress for this long has its unfinished batches queued again by the sweep. */
 const STALLED_MS = 5 * 60_000;
+
+/** Reads a schedule in the workspace time zone: an instant with its offset, or a local `YYYY-MM-DDTHH:mm`. */
+export const sendAtSchema = z
+	.union([
+		z.iso.datetime({ offset: true }),
+		z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, 'must be an ISO 8601 instant or a local YYYY-MM-DDTHH:mm'),
+	])
+	.openapi({
+		description:
+			'When to start sending: a local time in the workspace time zone (`2026-12-01T09:00`) or an instant with its offset. Left out: now.',
+		example: '2026-12-01T09:00',
+	});
 
 /**
  * The minute's sweep: starts the scheduled campaigns that are due, and queues again the unfinished batches of
@@ -69,6 +83,7 @@ export async function sendOrSchedule(
 	if (row.status !== 'draft' && row.status !== 'scheduled') {
 		throw new Conflict(`Campaign ${id} is ${row.status}: only a draft or a scheduled campaign can be sent.`);
 	}
+	await assertCanMail(db, row);
 	const at = sendAt === undefined ? now : instantOf(sendAt, timeZone);
 	if (at <= now) {
 		await startSending(env, db, row, now);

@@ -5,7 +5,9 @@
  * still sending, so a cancel stops every batch at its next claim), posts each message through the contact's
  * conversation room with a message id of its own, and records the outcome. A redelivered batch finds its
  * recipients sent, or claimed by a holder that died (taken over when the claim lapses, and posted again
- * with the same message id, which the room recognises): nobody is messaged twice.
+ * with the same message id, which the room recognises): nobody is messaged twice. On e-mail the last step is a
+ * mail enqueued once per (campaign, contact) instead (email-sending.ts); widget and e-mail campaigns draw
+ * from one sending rate per workspace.
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
@@ -21,6 +23,7 @@ import { startConversation } from '../conversations/start';
 import { conversationRoom, rateLimiter } from '../objects';
 import { workspaceTimeZone } from '../widget/settings';
 import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
+import { mailCampaignTo, startingState } from './email-sending';
 
 /** Recipients per Queue message. */
 export const BATCH_SIZE = 100;
@@ -65,13 +68,14 @@ export async function audienceOf(db: Database, row: CampaignRow): Promise<SQL | 
 export async function startSending(env: Env, db: Database, row: CampaignRow, now: number): Promise<void> {
 	const { workspaceId, id } = row;
 	const audience = await audienceOf(db, row);
+	const starting = startingState(row.channel);
 	const statements = [
 		db
 			.update(campaigns)
 			.set({ status: 'sending', startedAt: now, updatedAt: now })
 			.where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, row.status))),
-		sql`INSERT INTO campaign_recipients (workspace_id, campaign_id, contact_id, batch, status)
-			SELECT ${workspaceId}, ${id}, ${contacts.id}, (ROW_NUMBER() OVER (ORDER BY ${contacts.id}) - 1) / ${sql.raw(String(BATCH_SIZE))}, 'pending'
+		sql`INSERT INTO campaign_recipients (workspace_id, campaign_id, contact_id, batch, status, error)
+			SELECT ${workspaceId}, ${id}, ${contacts.id}, (ROW_NUMBER() OVER (ORDER BY ${contacts.id}) - 1) / ${sql.raw(String(BATCH_SIZE))}, ${starting.status}, ${starting.error}
 			FROM ${contacts}
 			WHERE ${and(eq(contacts.workspaceId, workspaceId), sql`${contacts.optedOutAt} IS NULL`, audience)}
 			AND EXISTS (SELECT 1 FROM campaigns WHERE id = ${id} AND status = 'sending' AND started_at = CAST(${now} AS INTEGER))`,
@@ -112,16 +116,27 @@ interface Claimed {
  * is sending, and fixes the conversation each message goes to: the one this campaign opened with the contact
  * (a retry), else the contact's latest open widget conversation; none (a new one) otherwise.
  */
-async function claim(db: Database, message: CampaignBatch, count: number, now: number): Promise<Claimed[]> {
+async function claim(
+	db: Database,
+	message: CampaignBatch,
+	channel: CampaignRow['channel'],
+	count: number,
+	now: number,
+): Promise<Claimed[]> {
 	const { campaignId, batch } = message;
-	const result =
-		await db.run(sql`UPDATE campaign_recipients SET status = 'sending', claimed_until = CAST(${now + CLAIM_MS} AS INTEGER),
-		conversation_id = COALESCE(conversation_id,
+	// A mail goes to no conversation: an e-mail campaign's recipients keep none.
+	const conversation =
+		channel === 'email'
+			? sql`conversation_id`
+			: sql`COALESCE(conversation_id,
 			(SELECT c.id FROM conversations c WHERE c.workspace_id = campaign_recipients.workspace_id
 				AND c.start_key = ${CAMPAIGN_START} || campaign_recipients.campaign_id || ':' || campaign_recipients.contact_id),
 			(SELECT c.id FROM conversations c WHERE c.workspace_id = campaign_recipients.workspace_id
 				AND c.contact_id = campaign_recipients.contact_id AND c.channel = 'widget' AND c.status != 'closed'
-				ORDER BY c.last_activity_at DESC, c.id DESC LIMIT 1))
+				ORDER BY c.last_activity_at DESC, c.id DESC LIMIT 1))`;
+	const result =
+		await db.run(sql`UPDATE campaign_recipients SET status = 'sending', claimed_until = CAST(${now + CLAIM_MS} AS INTEGER),
+		conversation_id = ${conversation}
 		WHERE campaign_id = ${campaignId} AND contact_id IN (
 			SELECT contact_id FROM campaign_recipients WHERE campaign_id = ${campaignId} AND batch = CAST(${batch} AS INTEGER)
 			AND (status = 'pending' OR (status = 'sending' AND claimed_until < CAST(${now} AS INTEGER)))
@@ -132,7 +147,7 @@ async function claim(db: Database, message: CampaignBatch, count: number, now: n
 }
 
 type Outcome =
-	| { status: 'sent'; conversationId: string; messageId: string | null }
+	| { status: 'sent'; conversationId: string | null; messageId: string | null }
 	| { status: 'failed' | 'skipped'; error: string };
 
 interface Sending {
@@ -152,6 +167,10 @@ async function sendTo(
 	const { env, db, campaign, now } = sending;
 	if (!contact) return { status: 'skipped', error: 'the contact was deleted' };
 	if (contact.optedOutAt !== null) return { status: 'skipped', error: 'the contact opted out' };
+	if (campaign.channel === 'email') {
+		const mailed = await mailCampaignTo(env, db, campaign, contact, sending.timeZone, now);
+		return mailed.status === 'sent' ? { status: 'sent', conversationId: null, messageId: null } : mailed;
+	}
 	let text: string;
 	try {
 		text = await renderCampaign(campaign.template, contact, sending.timeZone, now);
@@ -267,7 +286,8 @@ export interface BatchOutcome {
 
 /**
  * Sends one batch of a campaign, CLAIM_SIZE recipients at a time within the workspace's rate limit
- * (`perMinute` messages a minute over all its campaigns). Over the limit, the batch is queued again for the
+ * (`perMinute` messages a minute over all its campaigns, widget messages and mails alike: one figure says how
+ * hard a workspace may reach out, and a mail enqueued here is handed to the provider within moments). Over the limit, the batch is queued again for the
  * next window instead.
  */
 export async function sendCampaignBatch(
@@ -293,7 +313,7 @@ export async function sendCampaignBatch(
 			return { sent, deferredSeconds: allowance.resetSeconds };
 		}
 		sending.now = clock();
-		const claimed = await claim(db, message, allowance.granted, sending.now);
+		const claimed = await claim(db, message, campaign.channel, allowance.granted, sending.now);
 		if (claimed.length === 0) break;
 		const found = await db
 			.select()

@@ -9,7 +9,6 @@ import {
 	getCampaign,
 	listCampaigns,
 	newCampaignSchema,
-	sendAtSchema,
 	updateCampaign,
 } from '../../domain/campaigns/campaigns';
 import {
@@ -24,7 +23,7 @@ import {
 	testSendSchema,
 	testSentSchema,
 } from '../../domain/campaigns/results';
-import { cancelCampaign, sendOrSchedule } from '../../domain/campaigns/schedule';
+import { cancelCampaign, sendAtSchema, sendOrSchedule } from '../../domain/campaigns/schedule';
 import { workspaceTimeZone } from '../../domain/widget/settings';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
@@ -35,6 +34,7 @@ const campaignExample: CampaignView = {
 	id: 'cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 	name: 'Black Friday',
 	template: 'Hi {{ contact.name }}, our sale starts today!',
+	subject: null,
 	audience: { kind: 'filter', tags: ['vip'] },
 	channel: 'widget',
 	status: 'scheduled',
@@ -50,6 +50,8 @@ const campaignExample: CampaignView = {
 };
 const sentExample: CampaignView = {
 	...campaignExample,
+	channel: 'email',
+	subject: 'Our sale starts today, {{ contact.name }}',
 	status: 'sent',
 	counts: { targeted: 120, pending: 0, sending: 0, sent: 117, failed: 1, skipped: 2, cancelled: 0, replied: 23 },
 	startedAt: '2026-11-27T12:00:00.000Z',

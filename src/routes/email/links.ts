@@ -1,8 +1,10 @@
 /**
  * The links in mail, opened without a credential: the token in the path is the whole proof (signed, scoped
  * to one workspace and one contact or file). A forged or expired token is a 404 in the spec's error body.
+ * The stop link stops continuation mails; the unsubscribe link of campaign mails opts out of campaigns.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { unsubscribe, unsubscribeTarget } from '../../domain/campaigns/unsubscribe';
 import { linkedFile, stopContinuations, stopLinkTarget } from '../../domain/channels/email/links';
 import { escapeHtml } from '../../engines/mail/compose';
 import { errorResponses, noCredential } from '../../http/openapi';
@@ -77,6 +79,50 @@ export const mailLinks = createRouter()
 			return page(
 				'Stopped',
 				`<h1>Done</h1><p>You will no longer get these mails from ${escapeHtml(workspaceName)}.</p>`,
+			);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/unsubscribe/{token}',
+			operationId: 'showUnsubscribeMailLink',
+			summary: 'The unsubscribe link of campaign mails: a confirmation page',
+			description:
+				'What a customer sees on opening the unsubscribe link of a campaign mail: a page asking them to confirm (a GET changes nothing, so a mail scanner that follows links unsubscribes no one).',
+			...noCredential,
+			request: { params: tokenParams },
+			responses: { 200: htmlResponse('The confirmation page.'), ...errorResponses(404) },
+		}),
+		async (c) => {
+			const target = await unsubscribeTarget(c.env, c.var.db, c.req.valid('param').token);
+			const name = escapeHtml(target.workspaceName);
+			if (target.optedOut) {
+				return page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${name} sends you no more campaigns.</p>`);
+			}
+			return page(
+				'Unsubscribe',
+				`<h1>Unsubscribe from ${name}?</h1><p>You will no longer get campaigns from ${name}.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+			);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'post',
+			path: '/unsubscribe/{token}',
+			operationId: 'unsubscribeMailLink',
+			summary: 'Unsubscribe the link’s contact from campaigns (one click, RFC 8058)',
+			description:
+				'The confirmation page’s button, and the one-click unsubscribe mail clients post to (`List-Unsubscribe-Post: List-Unsubscribe=One-Click`, the body `List-Unsubscribe=One-Click`). Opts the contact out of campaigns (`optedOutSource`: `unsubscribe link`); unsubscribing twice keeps the first time.',
+			...noCredential,
+			request: { params: tokenParams },
+			responses: { 200: htmlResponse('The page saying it is done.'), ...errorResponses(404) },
+		}),
+		async (c) => {
+			const { workspaceName } = await unsubscribe(c.env, c.var.db, c.req.valid('param').token);
+			return page(
+				'Unsubscribed',
+				`<h1>Done</h1><p>You will no longer get campaigns from ${escapeHtml(workspaceName)}.</p>`,
 			);
 		},
 	)

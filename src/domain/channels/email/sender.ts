@@ -11,6 +11,7 @@
 import type { Database } from '../../../db/client';
 import { UnsafeAddress } from '../../../engines/mail/compose';
 import { buildConversationMail } from './build';
+import { buildCampaignMail } from './build-campaign';
 import {
 	claimDelivery,
 	claimReplyBurst,
@@ -71,9 +72,11 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 	let built: Awaited<ReturnType<typeof buildConversationMail>>;
 	try {
 		built =
-			claimed.conversationId !== null && (claimed.kind === 'continuation' || claimed.kind === 'reply')
-				? await buildConversationMail(env, db, rows, now)
-				: { skip: `no mail is built for a ${claimed.kind} delivery yet` };
+			claimed.kind === 'campaign'
+				? await buildCampaignMail(env, db, claimed, now)
+				: claimed.conversationId !== null && (claimed.kind === 'continuation' || claimed.kind === 'reply')
+					? await buildConversationMail(env, db, rows, now)
+					: { skip: `no mail is built for a ${claimed.kind} delivery yet` };
 	} catch (error) {
 		if (error instanceof UnsafeAddress) {
 			await recordNotSent(env, db, rows, 'failed', error.message, { now });
