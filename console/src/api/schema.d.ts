@@ -98,6 +98,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mail/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link of campaign mails: a confirmation page
+         * @description What a customer sees on opening the unsubscribe link of a campaign mail: a page asking them to confirm (a GET changes nothing, so a mail scanner that follows links unsubscribes no one).
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        get: operations["showUnsubscribeMailLink"];
+        put?: never;
+        /**
+         * Unsubscribe the link’s contact from campaigns (one click, RFC 8058)
+         * @description The confirmation page’s button, and the one-click unsubscribe mail clients post to (`List-Unsubscribe-Post: List-Unsubscribe=One-Click`, the body `List-Unsubscribe=One-Click`). Opts the contact out of campaigns (`optedOutSource`: `unsubscribe link`); unsubscribing twice keeps the first time.
+         *
+         *     **Credential:** none; anyone may call it.
+         */
+        post: operations["unsubscribeMailLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mail/files/{token}": {
         parameters: {
             query?: never;
@@ -3817,14 +3845,16 @@ export interface components {
             id: string;
             /** @description Its name, for the team. */
             name: string;
-            /** @description The message, a Liquid template (`{{ contact.name }}` and the rest). */
+            /** @description The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail. */
             template: string;
+            /** @description An e-mail campaign's subject, a Liquid template (one line once rendered); null on the widget. */
+            subject: string | null;
             audience: components["schemas"]["CampaignAudience"];
             /**
-             * @description Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit.
+             * @description Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped.
              * @enum {string}
              */
-            channel: "widget";
+            channel: "widget" | "email";
             /**
              * @description `draft` → `scheduled` → `sending` → `sent`; `cancelled` from scheduled or sending.
              * @enum {string}
@@ -3928,18 +3958,25 @@ export interface components {
              * @example Hi {{ contact.name }}, our sale starts today!
              */
             template: string;
+            /**
+             * @description Required on e-mail, refused on the widget: the subject, a Liquid template.
+             * @example Our sale, {{ contact.name }}
+             */
+            subject?: string;
             audience: components["schemas"]["CampaignAudience"];
             /**
              * @description Default: `"widget"`.
              * @enum {string}
              */
-            channel?: "widget";
+            channel?: "widget" | "email";
         };
         CampaignChanges: {
             /** @description Its name, for the team. */
             name?: string;
             /** @description The message, a Liquid template. */
             template?: string;
+            /** @description An e-mail campaign's subject, a Liquid template. */
+            subject?: string;
             audience?: components["schemas"]["CampaignAudience"];
         };
         CampaignSend: {
@@ -8892,6 +8929,218 @@ export interface operations {
         };
     };
     stopMailLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token the mail carried. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page saying it is done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    showUnsubscribeMailLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed token the mail carried. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unsubscribeMailLink: {
         parameters: {
             query?: never;
             header?: never;
@@ -19560,13 +19809,14 @@ export interface operations {
                      *           "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *           "name": "Black Friday",
                      *           "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *           "subject": "Our sale starts today, {{ contact.name }}",
                      *           "audience": {
                      *             "kind": "filter",
                      *             "tags": [
                      *               "vip"
                      *             ]
                      *           },
-                     *           "channel": "widget",
+                     *           "channel": "email",
                      *           "status": "sent",
                      *           "sendAt": "2026-11-27T12:00:00.000Z",
                      *           "sendAtLocal": "2026-11-27T09:00",
@@ -19755,6 +20005,7 @@ export interface operations {
                      *       "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "name": "Black Friday",
                      *       "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *       "subject": null,
                      *       "audience": {
                      *         "kind": "filter",
                      *         "tags": [
@@ -19994,13 +20245,14 @@ export interface operations {
                      *       "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "name": "Black Friday",
                      *       "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *       "subject": "Our sale starts today, {{ contact.name }}",
                      *       "audience": {
                      *         "kind": "filter",
                      *         "tags": [
                      *           "vip"
                      *         ]
                      *       },
-                     *       "channel": "widget",
+                     *       "channel": "email",
                      *       "status": "sent",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
@@ -20346,6 +20598,7 @@ export interface operations {
                      *       "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "name": "Black Friday",
                      *       "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *       "subject": null,
                      *       "audience": {
                      *         "kind": "filter",
                      *         "tags": [
@@ -20634,6 +20887,7 @@ export interface operations {
                      *       "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "name": "Black Friday",
                      *       "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *       "subject": null,
                      *       "audience": {
                      *         "kind": "filter",
                      *         "tags": [
@@ -20913,13 +21167,14 @@ export interface operations {
                      *       "id": "cmp_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "name": "Black Friday",
                      *       "template": "Hi {{ contact.name }}, our sale starts today!",
+                     *       "subject": "Our sale starts today, {{ contact.name }}",
                      *       "audience": {
                      *         "kind": "filter",
                      *         "tags": [
                      *           "vip"
                      *         ]
                      *       },
-                     *       "channel": "widget",
+                     *       "channel": "email",
                      *       "status": "cancelled",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
