@@ -140,8 +140,10 @@ function InboxRow(props: { row: Row; selected: boolean; assignee: string | null;
 					</span>
 				)}
 			</div>
-			{row.subject && <div class="subject">{row.subject}</div>}
-			<div class="preview">{preview || <span class="muted">{t('inbox.noMessages')}</span>}</div>
+			<div class="preview">
+				{row.subject && <span class="subject">{row.subject} · </span>}
+				{preview || <span class="muted">{t('inbox.noMessages')}</span>}
+			</div>
 			<div class="muted meta">
 				{row.channel === 'email' ? (
 					<span class="channel email" data-testid="channel-email">
