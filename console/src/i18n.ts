@@ -7,6 +7,7 @@ import type * as assignment from './words/assignment';
 import type * as builder from './words/builder';
 import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
+import * as email from './words/email';
 import * as flood from './words/flood';
 import * as records from './words/records';
 import type * as reports from './words/reports';
@@ -15,7 +16,7 @@ import * as settings from './words/settings';
 import * as team from './words/team';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en };
+const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -27,7 +28,14 @@ type LaterKeys =
 type Key = keyof typeof first | LaterKeys;
 
 const en: Partial<Record<Key, string>> = { ...first };
-const pt: Partial<Record<Key, string>> = { ...core.pt, ...records.pt, ...settings.pt, ...team.pt, ...flood.pt };
+const pt: Partial<Record<Key, string>> = {
+	...core.pt,
+	...records.pt,
+	...settings.pt,
+	...team.pt,
+	...flood.pt,
+	...email.pt,
+};
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */
 export function addWords(words: { en: Partial<Record<Key, string>>; pt: Partial<Record<Key, string>> }): void {

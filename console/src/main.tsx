@@ -5,6 +5,7 @@ import { ApiError } from './api/client';
 import { App } from './app';
 import './styles.css';
 import './pages/workspace.css';
+import './pages/mail.css';
 
 const queries = new QueryClient({
 	defaultOptions: {

@@ -14,7 +14,7 @@ declare module 'vitest' {
 	interface ProvidedContext {
 		/** The Worker under test, e.g. `http://127.0.0.1:43117` (no trailing slash). */
 		baseUrl: string;
-		/** `e2e-1`..`e2e-110` in order, each with an admin operator and its Token V3. */
+		/** `e2e-1`..`e2e-114` in order, each with an admin operator and its Token V3. */
 		workspaces: SeededWorkspace[];
 	}
 }
@@ -22,7 +22,7 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
-const WORKSPACE_COUNT = 110;
+const WORKSPACE_COUNT = 114;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {

@@ -97,6 +97,17 @@ export const keys = {
 	},
 	automationSettings: ['automation-settings'],
 	templatePreview: (template: string, samples: object) => ['template-preview', template, samples],
+	email: {
+		settings: ['email-settings'],
+		addresses: ['email-addresses'],
+		inbound: (status: string) => ['email-inbound', status],
+		mail: (id: string) => ['email-mail', id],
+		deliveries: (status: string) => ['email-deliveries', status],
+		/** A conversation's received mails and its messages' mail states: what a mail event refreshes. */
+		ofConversation: (conversationId: string) => ['conversation-mail', conversationId],
+		states: (conversationId: string, newestSeq: number) => ['conversation-mail', conversationId, 'states', newestSeq],
+		mails: (conversationId: string) => ['conversation-mail', conversationId, 'mails'],
+	},
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],
 		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],

@@ -9,7 +9,8 @@ import type { Schemas } from '../api/client';
 import { messagesBefore } from '../data/conversations';
 import { type LiveSocket, openLive } from '../live';
 
-export type Message = Schemas['Message'];
+/** A message as the team reads it: those read over HTTP say where the mail carrying them stands. */
+export type Message = Schemas['TeamMessage'];
 /** A message the room refused for good (too long, not allowed): shown with why, kept on screen until dismissed. */
 export interface Refused extends Pending {
 	reason: string;

@@ -1,5 +1,7 @@
+import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConversation } from '../data/conversations';
+import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
@@ -8,6 +10,7 @@ import { Composer } from './composer';
 import { ContactPanel } from './contact-panel';
 import { ConversationActions } from './conversation-actions';
 import { type Message, useConversationLive } from './conversation-live';
+import { MachineMailLine, MailParts, MailState } from './mail-message';
 
 /**
  * One conversation: its header and actions, its messages (newest first loaded, earlier ones as you scroll
@@ -18,6 +21,15 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const data = conversation.data;
 	const live = useConversationLive(id, data?.lastMessageSeq);
 	const directory = useDirectory();
+	const newest = live.messages.at(-1)?.seq;
+	const mail = useConversationMail(
+		id,
+		data ? Math.max(newest ?? 0, data.lastMessageSeq) : undefined,
+		data?.channel === 'email',
+	);
+	const mailOf = new Map(mail.mails.filter((m) => m.messageId).map((m) => [m.messageId, m]));
+	// Machine mail (and any mail not posted) is a line of the thread at the time it came, never a message.
+	const machine = mail.mails.filter((m) => !m.messageId);
 	// Beside the conversation on a wide screen; on a narrow one it takes the conversation's place when asked for.
 	const [showContact, setShowContact] = useState(() => matchMedia('(min-width: 1100px)').matches);
 	const bottom = useRef<HTMLDivElement>(null);
@@ -25,7 +37,6 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const list = useRef<HTMLDivElement>(null);
 
 	// New messages scroll into view and count as read while the page has focus.
-	const newest = live.messages.at(-1)?.seq;
 	useEffect(() => {
 		bottom.current?.scrollIntoView({ block: 'end' });
 		live.markRead();
@@ -64,7 +75,17 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		<div class={`conversation-layout${showContact ? ' with-contact' : ''}`}>
 			<section class="conversation" aria-label={t('conversation.label')}>
 				<header>
-					<h2>{data ? contactLabel(data.contact) : t('common.loading')}</h2>
+					<div class="conversation-title">
+						<h2>{data ? contactLabel(data.contact) : t('common.loading')}</h2>
+						{data && (data.channel !== 'widget' || data.subject) && (
+							<p class="conversation-subject muted" data-testid="conversation-subject">
+								<span class={`channel ${data.channel}`}>
+									{t(data.channel === 'email' ? 'mail.channel' : 'mail.otherChannel', { channel: data.channel })}
+								</span>
+								{data.subject && ` · ${data.subject}`}
+							</p>
+						)}
+					</div>
 					<button
 						type="button"
 						class="contact-toggle"
@@ -84,14 +105,36 @@ export function ConversationView({ id, session }: { id: string; session: Console
 							{t('conversation.loadEarlier')}
 						</button>
 					)}
-					{live.messages.map((message) => (
-						<MessageBubble
-							key={message.id}
-							message={message}
-							author={operatorName(directory.data, message.authorId)}
-							seen={message.seq === seenSeq}
-						/>
-					))}
+					{live.messages.map((message, index) => {
+						const before = live.messages[index - 1];
+						const lines = machine.filter(
+							(m) => m.receivedAt <= message.createdAt && (!before || m.receivedAt > before.createdAt),
+						);
+						const inbound = mailOf.get(message.id);
+						return (
+							<Fragment key={message.id}>
+								{lines.map((m) => (
+									<MachineMailLine key={m.id} mail={m} />
+								))}
+								<MessageBubble
+									message={message}
+									author={operatorName(directory.data, message.authorId)}
+									seen={message.seq === seenSeq}
+									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
+								>
+									{inbound && message.authorKind === 'contact' && <MailParts mail={inbound} />}
+								</MessageBubble>
+							</Fragment>
+						);
+					})}
+					{machine
+						.filter((m) => {
+							const last = live.messages.at(-1);
+							return !last || m.receivedAt > last.createdAt;
+						})
+						.map((m) => (
+							<MachineMailLine key={m.id} mail={m} />
+						))}
 					{live.pending.map((item) => (
 						<div key={item.clientMessageId} class={`message team pending${item.private ? ' note' : ''}`}>
 							<div class="meta">{t('conversation.sending')}</div>
@@ -127,7 +170,14 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	);
 }
 
-function MessageBubble({ message, author, seen }: { message: Message; author: string; seen: boolean }) {
+function MessageBubble(props: {
+	message: Message;
+	author: string;
+	seen: boolean;
+	mailState: MessageMail | undefined;
+	children?: ComponentChildren;
+}) {
+	const { message, author, seen } = props;
 	const team = message.authorKind !== 'contact';
 	const interactive = message.interactive;
 	const who = message.authorKind === 'operator' ? author : t(`author.${message.authorKind}`);
@@ -169,6 +219,8 @@ function MessageBubble({ message, author, seen }: { message: Message; author: st
 					<span>{t('conversation.asksFor', { input: interactive.input })}</span>
 				</div>
 			)}
+			{props.children}
+			{props.mailState && team && <MailState state={props.mailState} />}
 			{seen && <div class="seen muted small">{t('conversation.seen')}</div>}
 		</div>
 	);

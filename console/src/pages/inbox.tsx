@@ -140,9 +140,18 @@ function InboxRow(props: { row: Row; selected: boolean; assignee: string | null;
 					</span>
 				)}
 			</div>
-			<div class="preview">{preview || <span class="muted">{t('inbox.noMessages')}</span>}</div>
+			<div class="preview">
+				{row.subject && <span class="subject">{row.subject} · </span>}
+				{preview || <span class="muted">{t('inbox.noMessages')}</span>}
+			</div>
 			<div class="muted meta">
-				{row.channel}
+				{row.channel === 'email' ? (
+					<span class="channel email" data-testid="channel-email">
+						{t('mail.channel')}
+					</span>
+				) : (
+					row.channel
+				)}
 				{row.status !== 'open' && ` · ${t(`inbox.status.${row.status}`)}`}
 				{props.assignee && ` · ${props.assignee}`}
 				{row.tags.map((tag) => (

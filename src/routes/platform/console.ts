@@ -17,7 +17,9 @@ const SECURITY_HEADERS: Record<string, string> = {
 		"default-src 'self'",
 		"script-src 'self'",
 		"style-src 'self' 'unsafe-inline'",
-		"img-src 'self' data: blob:",
+		// https: for a received mail's remote images, which the console's sandboxed frame (that inherits this policy)
+		// loads only once the operator asks; nothing else of the console shows a remote image.
+		"img-src 'self' data: blob: https:",
 		"connect-src 'self'",
 		// The live preview of the widget (Settings > Widget) is a page of this same origin.
 		"frame-src 'self'",

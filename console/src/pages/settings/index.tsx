@@ -1,5 +1,6 @@
 import { Redirect, Route, Switch } from 'wouter-preact';
 import type { ConsoleSession } from '../../data/session';
+import { EmailSettingsPage } from './email';
 import { HoursPage } from './hours';
 import { TeamPage } from './team';
 import { WebhooksPage } from './webhooks';
@@ -10,6 +11,7 @@ import './widget.css';
 import './hours.css';
 import './team.css';
 import './webhooks.css';
+import './email.css';
 import './responsive.css';
 
 /**
@@ -26,6 +28,7 @@ export default function SettingsPages({ session }: { session: ConsoleSession }) 
 			<Route path="/settings/team">
 				<TeamPage session={session} />
 			</Route>
+			<Route path="/settings/email" component={EmailSettingsPage} />
 			<Route path="/settings/webhooks" component={WebhooksPage} />
 			<Route>
 				<Redirect to="/" />

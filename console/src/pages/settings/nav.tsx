@@ -6,6 +6,7 @@ const PAGES = [
 	['/settings/widget', 'settings.nav.widget'],
 	['/settings/hours', 'settings.nav.hours'],
 	['/settings/team', 'settings.nav.team'],
+	['/settings/email', 'email.title'],
 	['/settings/webhooks', 'settings.nav.webhooks'],
 	['/settings/api', 'nav.settingsApi'],
 ] as const;
