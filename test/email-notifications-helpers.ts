@@ -12,8 +12,8 @@ import { api, db, type SeededOperator, seedOperator } from './factories';
 export interface Team {
 	admin: SeededOperator;
 	workspaceId: string;
-	/** Members by their first name, each with its own token, named and addressed as `<name>@acme.test`. */
-	members: Record<string, SeededOperator>;
+	/** A member by its first name, lower-case (each with its own token, addressed as `<name>.<id>@acme.test`). */
+	member: (first: string) => SeededOperator;
 }
 
 /** A workspace that can send, with an admin and a member per name (`Ada Lovelace` is `ada…@acme.test`). */
@@ -29,7 +29,12 @@ export async function seedTeam(names: string[]): Promise<Team> {
 			.where(eq(operators.id, member.operatorId));
 		members[first] = member;
 	}
-	return { admin, workspaceId: admin.workspaceId, members };
+	const member = (first: string) => {
+		const found = members[first];
+		if (!found) throw new Error(`no member ${first}`);
+		return found;
+	};
+	return { admin, workspaceId: admin.workspaceId, member };
 }
 
 /** Saves a member's own notification settings through the API. */

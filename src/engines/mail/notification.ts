@@ -66,6 +66,8 @@ export interface NotificationMail {
 	headers: Record<string, string>;
 }
 
+const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
+
 /** The one line that says what happened, as the subject and the first line of the body. */
 export function notificationHeadline(input: NotificationInput): string {
 	const who = input.contactLabel ? ` with ${input.contactLabel}` : '';
@@ -73,7 +75,7 @@ export function notificationHeadline(input: NotificationInput): string {
 		case 'assigned':
 			return `A conversation${who} was assigned to you`;
 		case 'unanswered':
-			return `A new conversation${who} has waited ${input.minutes ?? 0} minutes with nobody on it`;
+			return `A new conversation${who} has waited ${minutes(input.minutes ?? 0)} with nobody on it`;
 		case 'mention':
 			return `${input.by ?? 'A teammate'} mentioned you in a private note`;
 		case 'rule':
