@@ -13,12 +13,20 @@ import {
 	sorted,
 } from './email-notifications-helpers';
 import { api, db, expectError, seedWorkspace } from './factories';
+import { openSocket } from './sockets';
 
 /** A conversation the admin opened, with the customer's first message. */
 async function openConversation(token: string): Promise<string> {
 	const res = await api(token, 'POST', '/v3/conversations', { contact: { email: 'eve@example.com', name: 'Eve' } });
 	expect(res.status).toBe(201);
 	return ((await res.json()) as { id: string }).id;
+}
+
+async function presenceOf(token: string): Promise<Record<string, string>> {
+	const { data } = (await (await api(token, 'GET', '/v3/team/presence')).json()) as {
+		data: Array<{ operatorId: string; status: string }>;
+	};
+	return Object.fromEntries(data.map((p) => [p.operatorId, p.status]));
 }
 
 async function assign(token: string, conversationId: string, assigneeId: string) {
@@ -81,8 +89,9 @@ describe('a conversation assigned to a member who is offline', () => {
 		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob', 'Cy']);
 		const [ada, bob, cy] = [member('ada'), member('bob'), member('cy')];
 		await setNotifications(bob, { assignedWhileOffline: false });
-		// Online: it sees the assignment in its console.
-		expect((await api(cy.token, 'PUT', '/v3/me/status', { status: 'online' })).status).toBe(200);
+		// Online, its console's feed open: it sees the assignment there.
+		const feed = await openSocket('/v3/live', { Authorization: `Bearer ${cy.token}` });
+		await expect.poll(async () => (await presenceOf(admin.token))[cy.operatorId]).toBe('online');
 		for (const to of [ada, bob, cy, admin])
 			await assign(admin.token, await openConversation(admin.token), to.operatorId);
 		const assigned = await recordedEventsOf(workspaceId, 'conversation.updated', 4);
@@ -91,6 +100,7 @@ describe('a conversation assigned to a member who is offline', () => {
 		const sent = await notificationsOf(workspaceId);
 		expect(sent.map((n) => n.operatorId)).toEqual([ada.operatorId]);
 		expect(sent[0]?.dedupeKey).toMatch(new RegExp(`^notify:assigned:${ada.operatorId}:conv_\\w+:evt_\\w+$`));
+		feed.close();
 	});
 });
 

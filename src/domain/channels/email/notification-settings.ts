@@ -14,45 +14,32 @@ import type { NotificationKind } from '../../../model/notifications';
 export const DEFAULT_UNANSWERED_MINUTES = 10;
 export const MAX_UNANSWERED_MINUTES = 24 * 60;
 
-export const notificationSettingsSchema = z
-	.object({
-		assignedWhileOffline: z.boolean().openapi({
-			description: 'Mail me when a conversation is assigned to me while I am offline. Default: true.',
-		}),
-		unanswered: z.boolean().openapi({
-			description:
-				'Mail me when a new conversation I could take (in its group, if it has one) is still unassigned and unanswered `unansweredAfterMinutes` after it started. Default: false.',
-		}),
-		unansweredAfterMinutes: z
-			.number()
-			.int()
-			.openapi({ description: 'How long a new conversation waits before the `unanswered` mail. Default: 10.' }),
-		mentions: z.boolean().openapi({
-			description:
-				'Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true.',
-		}),
-		ruleNotifications: z.boolean().openapi({
-			description: 'Mail me when an automation rule’s notify action names me (or the whole team). Default: true.',
-		}),
-	})
-	.openapi('NotificationSettings');
+/** Each choice, written once for the settings and their update. */
+const fields = {
+	assignedWhileOffline: z.boolean().openapi({
+		description: 'Mail me when a conversation is assigned to me while I am offline. Default: true.',
+	}),
+	unanswered: z.boolean().openapi({
+		description:
+			'Mail me when a new conversation I could take (in its group, if it has one) is still unassigned and unanswered `unansweredAfterMinutes` after it started. Default: false.',
+	}),
+	unansweredAfterMinutes: z.number().int().min(1).max(MAX_UNANSWERED_MINUTES).openapi({
+		description: 'How long a new conversation waits before the `unanswered` mail: 1 to 1,440 minutes. Default: 10.',
+	}),
+	mentions: z.boolean().openapi({
+		description:
+			'Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true.',
+	}),
+	ruleNotifications: z.boolean().openapi({
+		description: 'Mail me when an automation rule’s notify action names me (or the whole team). Default: true.',
+	}),
+};
+
+export const notificationSettingsSchema = z.object(fields).openapi('NotificationSettings');
 export type NotificationSettings = z.infer<typeof notificationSettingsSchema>;
 
-export const notificationSettingsUpdateSchema = z
-	.strictObject({
-		assignedWhileOffline: z.boolean().optional(),
-		unanswered: z.boolean().optional(),
-		unansweredAfterMinutes: z
-			.number()
-			.int()
-			.min(1)
-			.max(MAX_UNANSWERED_MINUTES)
-			.optional()
-			.openapi({ description: '1 to 1,440 minutes.' }),
-		mentions: z.boolean().optional(),
-		ruleNotifications: z.boolean().optional(),
-	})
-	.openapi('NotificationSettingsUpdate');
+/** A partial update: fields left out keep their value. */
+export const notificationSettingsUpdateSchema = z.strictObject(fields).partial().openapi('NotificationSettingsUpdate');
 export type NotificationSettingsUpdate = z.infer<typeof notificationSettingsUpdateSchema>;
 
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
