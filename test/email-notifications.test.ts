@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { operators } from '../src/db/schema';
+import { memberNotificationSettings, operators } from '../src/db/schema';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../src/domain/channels/email/notification-settings';
 import {
 	deliverAgain,
@@ -81,6 +81,20 @@ describe('GET and PUT /v3/me/notifications', () => {
 			unanswered: true,
 			mentions: true,
 		});
+	});
+
+	it('goes with a member who is removed', async () => {
+		const { admin, member } = await seedTeam(['Ada']);
+		await setNotifications(member('ada'), { unanswered: true });
+		const settingsOf = () =>
+			db
+				.select()
+				.from(memberNotificationSettings)
+				.where(eq(memberNotificationSettings.operatorId, member('ada').operatorId));
+		expect(await settingsOf()).toHaveLength(1);
+		const res = await api(admin.token, 'DELETE', `/v3/team/members/${member('ada').operatorId}`);
+		expect(res.status).toBeLessThan(300);
+		expect(await settingsOf()).toEqual([]);
 	});
 });
 
