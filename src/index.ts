@@ -10,6 +10,7 @@ import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
 import { receiveMail } from './domain/channels/email/inbound';
+import { sweepUnanswered } from './domain/channels/email/notifications';
 import { sweepMail } from './domain/channels/email/sender';
 import { MAX_FILE_BYTES } from './domain/conversations/files';
 import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
@@ -60,6 +61,7 @@ import { reportsRoutes } from './routes/reports/reports';
 import { publicAuth, sessionRoutes } from './routes/team/auth';
 import { directoryRoutes } from './routes/team/directory';
 import { me } from './routes/team/me';
+import { myNotifications } from './routes/team/my-notifications';
 import { team } from './routes/team/team';
 import { teamAccess } from './routes/team/team-access';
 import { tokens } from './routes/team/tokens';
@@ -222,6 +224,7 @@ app.route('/v3/api-logs', apiLogsRoutes);
 app.route('/v3/tokens', tokens);
 app.route('/v3/live', live);
 app.route('/v3/me', me);
+app.route('/v3/me', myNotifications);
 app.route('/v3/email', emailSettingsRoutes);
 app.route('/v3/email', emailDeliveriesRoutes);
 app.route('/widget', publicWidget);
@@ -263,6 +266,7 @@ export default {
 			sweepCampaigns(env),
 			purgeApiLogs(openDatabase(env.DB)),
 			sweepMail(env, openDatabase(env.DB)),
+			sweepUnanswered(env, openDatabase(env.DB)),
 		]);
 	},
 } satisfies ExportedHandler<Env>;

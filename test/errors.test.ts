@@ -100,6 +100,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/funnels/{id}/stages/{stageId}',
 			'/v3/live',
 			'/v3/me',
+			'/v3/me/notifications',
 			'/v3/me/status',
 			'/v3/messages',
 			'/v3/reports/campaigns/{id}',

@@ -5,6 +5,7 @@ import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-
 import { enabledRules, type ListeningRule, runRules } from '../domain/automation/rules/runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
+import { notifyTeam } from '../domain/channels/email/notifications';
 import { mailReply } from '../domain/channels/email/replies';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
@@ -88,7 +89,7 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
  * start on it; it goes to the workspace's outbound webhook endpoints; auto-assignment hears of it; the
  * automation rules it meets run; a contact's message is recorded as the reply to the campaigns that reached it;
- * a message for the customer in an e-mail conversation is mailed.
+ * a message for the customer in an e-mail conversation is mailed; the team's notification mail is enqueued.
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
@@ -100,6 +101,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await mailReply(env, db, event);
+	await notifyTeam(env, db, event);
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */

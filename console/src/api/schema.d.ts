@@ -2858,6 +2858,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which notifications you receive by mail
+         * @description Permission: any valid token. The defaults until you save: assignment while offline, mentions and rules on; unanswered conversations off, after 10 minutes. Each is mailed to your e-mail address from the workspace’s sender (nothing goes out until an admin sets one in `PUT /v3/email/settings`); a disabled member receives none, and nobody is mailed about what they did themselves (assigning a conversation to themselves, mentioning themselves).
+         *
+         *     **Permission:** any valid Token V3 (or the console's session).
+         */
+        get: operations["getMyNotificationSettings"];
+        /**
+         * Choose which notifications you receive by mail (partial)
+         * @description Permission: any valid token. Fields left out keep their value. Each is mailed to your e-mail address from the workspace’s sender (nothing goes out until an admin sets one in `PUT /v3/email/settings`); a disabled member receives none, and nobody is mailed about what they did themselves (assigning a conversation to themselves, mentioning themselves).
+         *
+         *     **Permission:** any valid Token V3 (or the console's session).
+         */
+        put: operations["updateMyNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/email/settings": {
         parameters: {
             query?: never;
@@ -7789,6 +7817,30 @@ export interface components {
              * @enum {string}
              */
             status: "online" | "away" | "busy" | "offline";
+        };
+        NotificationSettings: {
+            /** @description Mail me when a conversation is assigned to me while I am offline. Default: true. */
+            assignedWhileOffline: boolean;
+            /** @description Mail me when a new conversation I could take (in its group, if it has one) is still unassigned and unanswered `unansweredAfterMinutes` after it started. Default: false. */
+            unanswered: boolean;
+            /** @description How long a new conversation waits before the `unanswered` mail: 1 to 1,440 minutes. Default: 10. */
+            unansweredAfterMinutes: number;
+            /** @description Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true. */
+            mentions: boolean;
+            /** @description Mail me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            ruleNotifications: boolean;
+        };
+        NotificationSettingsUpdate: {
+            /** @description Mail me when a conversation is assigned to me while I am offline. Default: true. */
+            assignedWhileOffline?: boolean;
+            /** @description Mail me when a new conversation I could take (in its group, if it has one) is still unassigned and unanswered `unansweredAfterMinutes` after it started. Default: false. */
+            unanswered?: boolean;
+            /** @description How long a new conversation waits before the `unanswered` mail: 1 to 1,440 minutes. Default: 10. */
+            unansweredAfterMinutes?: number;
+            /** @description Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true. */
+            mentions?: boolean;
+            /** @description Mail me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            ruleNotifications?: boolean;
         };
         EmailSettings: {
             /** @description The From name; null: the workspace’s name. */
@@ -44059,6 +44111,320 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Presence"];
+                };
+            };
+            /** @description The request could not be read (malformed JSON, for example). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "message": "Malformed JSON in request body",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMyNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your notification settings. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignedWhileOffline": true,
+                     *       "unanswered": true,
+                     *       "unansweredAfterMinutes": 10,
+                     *       "mentions": true,
+                     *       "ruleNotifications": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMyNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "unanswered": true,
+                 *       "unansweredAfterMinutes": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Your notification settings after the update. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignedWhileOffline": true,
+                     *       "unanswered": true,
+                     *       "unansweredAfterMinutes": 10,
+                     *       "mentions": true,
+                     *       "ruleNotifications": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationSettings"];
                 };
             };
             /** @description The request could not be read (malformed JSON, for example). */

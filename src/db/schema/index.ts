@@ -17,6 +17,7 @@ export * from './crm';
 export * from './custom-fields';
 export * from './email';
 export * from './events';
+export * from './notifications';
 export * from './rules';
 export * from './scenarios';
 export * from './versions';

@@ -12,6 +12,7 @@ import {
 	consoleSessions,
 	conversations,
 	deals,
+	memberNotificationSettings,
 	operatorGroups,
 	operatorPasswords,
 	operators,
@@ -81,6 +82,11 @@ export async function deleteMember(
 			.delete(operatorPasswords)
 			.where(and(eq(operatorPasswords.workspaceId, workspaceId), eq(operatorPasswords.operatorId, id))),
 		db.delete(passwordLinks).where(and(eq(passwordLinks.workspaceId, workspaceId), eq(passwordLinks.operatorId, id))),
+		db
+			.delete(memberNotificationSettings)
+			.where(
+				and(eq(memberNotificationSettings.workspaceId, workspaceId), eq(memberNotificationSettings.operatorId, id)),
+			),
 		db.delete(operators).where(operatorIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [

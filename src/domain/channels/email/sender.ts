@@ -10,8 +10,9 @@
  */
 import type { Database } from '../../../db/client';
 import { UnsafeAddress } from '../../../engines/mail/compose';
-import { buildConversationMail } from './build';
+import { type BuiltMail, buildConversationMail } from './build';
 import { buildCampaignMail } from './build-campaign';
+import { type BuiltNotification, buildNotificationMail } from './build-notification';
 import {
 	claimDelivery,
 	claimReplyBurst,
@@ -69,14 +70,16 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 	const claimed = await claimDelivery(db, id, now);
 	if (claimed === null) return;
 	const rows: [DeliveryRow, ...DeliveryRow[]] = [claimed, ...(await claimReplyBurst(db, claimed, now))];
-	let built: Awaited<ReturnType<typeof buildConversationMail>>;
+	let built: BuiltMail | BuiltNotification;
 	try {
 		built =
 			claimed.kind === 'campaign'
 				? await buildCampaignMail(env, db, claimed, now)
-				: claimed.conversationId !== null && (claimed.kind === 'continuation' || claimed.kind === 'reply')
-					? await buildConversationMail(env, db, rows, now)
-					: { skip: `no mail is built for a ${claimed.kind} delivery yet` };
+				: claimed.kind === 'notification'
+					? await buildNotificationMail(db, claimed)
+					: claimed.conversationId !== null && (claimed.kind === 'continuation' || claimed.kind === 'reply')
+						? await buildConversationMail(env, db, rows, now)
+						: { skip: `no mail is built for a ${claimed.kind} delivery yet` };
 	} catch (error) {
 		if (error instanceof UnsafeAddress) {
 			await recordNotSent(env, db, rows, 'failed', error.message, { now });

@@ -1,0 +1,12 @@
+/**
+ * The team's own mail: what an operator can choose to be told of by e-mail. The D1 schema, the domain, the
+ * API and the mail's wording derive from this list.
+ */
+
+/**
+ * `assigned`: a conversation was assigned to them while they were offline; `unanswered`: a new conversation
+ * nobody took or answered within their chosen minutes; `mention`: a teammate named them in a private note;
+ * `rule`: an automation rule's notify action named them (or the whole team).
+ */
+export const NOTIFICATION_KINDS = ['assigned', 'unanswered', 'mention', 'rule'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
