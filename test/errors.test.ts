@@ -42,6 +42,9 @@ describe('GET /v3/openapi.json', () => {
 		};
 		expect(doc.openapi).toBe('3.1.0');
 		expect(Object.keys(doc.paths).sort()).toEqual([
+			'/mail/files/{token}',
+			'/mail/stop/{token}',
+			'/mail/unsubscribe/{token}',
 			'/v3/api-logs',
 			'/v3/assignment/queue',
 			'/v3/assignment/rules',
@@ -84,6 +87,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/conversations/{id}/bot',
 			'/v3/conversations/{id}/bot-runs',
 			'/v3/conversations/{id}/live',
+			'/v3/conversations/{id}/mails',
 			'/v3/conversations/{id}/messages',
 			'/v3/conversations/{id}/read',
 			'/v3/conversations/{id}/tags/{name}',
@@ -93,6 +97,13 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/deals/{id}',
 			'/v3/deals/{id}/notes',
 			'/v3/directory',
+			'/v3/email/addresses',
+			'/v3/email/addresses/{id}',
+			'/v3/email/deliveries',
+			'/v3/email/inbound',
+			'/v3/email/inbound/{id}',
+			'/v3/email/inbound/{id}/raw',
+			'/v3/email/settings',
 			'/v3/files/{id}',
 			'/v3/funnels',
 			'/v3/funnels/{id}',
