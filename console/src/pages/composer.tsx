@@ -21,6 +21,8 @@ function draftKey(conversationId: string) {
  */
 export function Composer(props: {
 	conversationId: string;
+	/** An e-mail conversation: a reply goes out as a mail, and the mode says so. */
+	byMail?: boolean;
 	onSend(text: string, options: { private: boolean }): void;
 	onTyping(): void;
 }) {
@@ -76,7 +78,7 @@ export function Composer(props: {
 			<div class="composer-modes" role="radiogroup" aria-label={t('composer.mode')}>
 				<label class="inline">
 					<input type="radio" name={`mode-${props.conversationId}`} checked={!note} onChange={() => setNote(false)} />
-					{t('composer.reply')}
+					{t(props.byMail ? 'composer.replyByMail' : 'composer.reply')}
 				</label>
 				<label class="inline">
 					<input type="radio" name={`mode-${props.conversationId}`} checked={note} onChange={() => setNote(true)} />

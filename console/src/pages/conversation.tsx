@@ -118,7 +118,11 @@ export function ConversationView({ id, session }: { id: string; session: Console
 								))}
 								<MessageBubble
 									message={message}
-									author={operatorName(directory.data, message.authorId)}
+									author={
+										message.authorKind === 'contact' && data
+											? contactLabel(data.contact)
+											: operatorName(directory.data, message.authorId)
+									}
 									seen={message.seq === seenSeq}
 									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
 								>
@@ -156,7 +160,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.visitorTyping && t('conversation.visitorTyping')}
 					{typingNames.length > 0 && t('conversation.teamTyping', { names: typingNames.join(', ') })}
 				</div>
-				<Composer conversationId={id} onSend={live.send} onTyping={live.typing} />
+				<Composer conversationId={id} byMail={data?.channel === 'email'} onSend={live.send} onTyping={live.typing} />
 			</section>
 			{showContact && data && (
 				<ContactPanel
@@ -180,7 +184,9 @@ function MessageBubble(props: {
 	const { message, author, seen } = props;
 	const team = message.authorKind !== 'contact';
 	const interactive = message.interactive;
-	const who = message.authorKind === 'operator' ? author : t(`author.${message.authorKind}`);
+	// The team's messages by the operator's name; the customer's by the contact's (its name, e-mail or phone).
+	const who =
+		message.authorKind === 'operator' || message.authorKind === 'contact' ? author : t(`author.${message.authorKind}`);
 	const kind = message.private ? ' note' : message.authorKind === 'bot' ? ' bot' : '';
 	return (
 		<div class={`message${team ? ' team' : ''}${kind}`}>

@@ -140,6 +140,7 @@ export const en = {
 	'tags.remove': 'Remove tag {name}',
 	'composer.mode': 'Write',
 	'composer.reply': 'Reply to the visitor',
+	'composer.replyByMail': 'Reply by e-mail',
 	'composer.note': 'Private note',
 	'composer.noteBox': 'Note for the team',
 	'composer.noteHint': 'Only the team sees notes.',
