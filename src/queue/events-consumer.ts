@@ -6,7 +6,7 @@ import { enabledRules, type ListeningRule, runRules } from '../domain/automation
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
 import { notifyTeam } from '../domain/channels/email/notifications';
-import { mailReply } from '../domain/channels/email/replies';
+import { mailingWorkspaces, mailReply } from '../domain/channels/email/replies';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
 import { consumeEach } from './consume';
@@ -54,6 +54,8 @@ interface Listeners {
 	assigning: Set<string>;
 	/** The workspaces with a campaign started within the reply window: a contact's message may be a reply. */
 	campaigning: Set<string>;
+	/** The workspaces that set up mail: a team message in an e-mail conversation is mailed. */
+	mailing: Set<string>;
 }
 
 async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
@@ -65,17 +67,20 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
 		rules: new Map(),
 		assigning: new Set(),
 		campaigning: new Set(),
+		mailing: new Set(),
 	};
 	// D1 binds at most 100 parameters to a statement: the ids go in slices that leave room for the others.
 	for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_READ) {
 		const slice = workspaceIds.slice(i, i + WORKSPACES_PER_READ);
-		const [scenarios, endpoints, rules, assigning, campaigning] = await Promise.all([
+		const [scenarios, endpoints, rules, assigning, campaigning, mailing] = await Promise.all([
 			eventScenarios(db, slice),
 			listeningEndpoints(db, slice),
 			enabledRules(db, slice),
 			assigningWorkspaces(db, slice),
 			campaigningWorkspaces(db, slice),
+			mailingWorkspaces(db, slice),
 		]);
+		for (const id of mailing) listeners.mailing.add(id);
 		for (const id of assigning) listeners.assigning.add(id);
 		for (const id of campaigning) listeners.campaigning.add(id);
 		for (const [id, found] of scenarios) listeners.scenarios.set(id, found);
@@ -100,7 +105,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
-	await mailReply(env, db, event);
+	if (listeners.mailing.has(event.workspaceId)) await mailReply(env, db, event);
 	await notifyTeam(env, db, event);
 }
 

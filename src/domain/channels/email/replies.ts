@@ -5,9 +5,9 @@
  * of mail). Each message gets its delivery, held back a few seconds on the mail Queue; the first one claimed
  * takes the conversation's other queued replies with it, so a burst goes out as one mail.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { contacts, conversations } from '../../../db/schema';
+import { contacts, conversations, emailAddresses, emailSettings } from '../../../db/schema';
 import type { DomainEvent } from '../../../model/events';
 import { enqueueMail } from './outbox';
 
@@ -24,7 +24,31 @@ function customerMessage(event: DomainEvent) {
 	return message.authorKind === 'contact' || message.private ? null : message;
 }
 
-/** Enqueues the mail of a team message in an e-mail conversation; does nothing for any other event. */
+/**
+ * The workspaces among `workspaceIds` that have set up mail (a sender, or an inbound address): only their
+ * events can need a reply mailed. Read once per batch of events, so a workspace without mail pays no read per
+ * message.
+ */
+export async function mailingWorkspaces(db: Database, workspaceIds: readonly string[]): Promise<Set<string>> {
+	if (workspaceIds.length === 0) return new Set();
+	const ids = [...workspaceIds];
+	const [senders, inboxes] = await Promise.all([
+		db
+			.select({ id: emailSettings.workspaceId })
+			.from(emailSettings)
+			.where(and(inArray(emailSettings.workspaceId, ids), isNotNull(emailSettings.senderAddress))),
+		db
+			.selectDistinct({ id: emailAddresses.workspaceId })
+			.from(emailAddresses)
+			.where(inArray(emailAddresses.workspaceId, ids)),
+	]);
+	return new Set([...senders, ...inboxes].map((row) => row.id));
+}
+
+/**
+ * Enqueues the mail of a team message in an e-mail conversation; does nothing for any other event. The events
+ * consumer calls it only for the workspaces `mailingWorkspaces` names.
+ */
 export async function mailReply(env: Env, db: Database, event: DomainEvent): Promise<void> {
 	const message = customerMessage(event);
 	if (message === null) return;
