@@ -17,6 +17,8 @@ export const keys = {
 	tags: ['tags'],
 	funnels: ['funnels'],
 	me: ['me'],
+	/** The signed-in member's own mail alerts (not under `me`: a new token does not change them). */
+	myNotifications: ['my-notifications'],
 	apiLogs: {
 		all: ['api-logs'],
 		list: (query: object) => ['api-logs', query],

@@ -36,7 +36,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{link('/canned-replies', t('nav.canned'))}
 				{can('reports:view') && link('/reports', t('reports.title'))}
 				{can('admin') && <AutomationNav current={current} />}
-				{can('admin') && <SettingsNav current={current} />}
+				<SettingsNav current={current} admin={can('admin')} />
 				<TeamPresence />
 				<div class="who">
 					<div>{session.operator.name}</div>

@@ -1,6 +1,7 @@
 /**
  * The words of e-mail: what a conversation shows of mail (folded quotes, the formatted view, machine mail, a
- * team message's mail state) and Settings › E-mail. In the first load, since any conversation may be a mail's.
+ * team message's mail state), Settings › E-mail, and each member's alerts by mail (Settings › Notifications,
+ * whose link is in the navigation). In the first load, since any conversation may be a mail's.
  */
 export const en = {
 	'mail.channel': 'E-mail',
@@ -82,6 +83,22 @@ export const en = {
 	'email.kind.reply': 'Reply',
 	'email.kind.campaign': 'Campaign',
 	'email.kind.notification': 'Notification',
+	'notifications.title': 'Notifications',
+	'notifications.intro': 'Which alerts reach you by e-mail, at your address. These are your own settings.',
+	'notifications.mail': 'Alerts by e-mail',
+	'notifications.assignedWhileOffline': 'Assigned to me while I am offline',
+	'notifications.assignedWhileOffline.hint':
+		'A mail when a conversation is assigned to you while you are not signed in to the console.',
+	'notifications.unanswered': 'A new conversation nobody took',
+	'notifications.unanswered.hint':
+		'A mail when a new conversation you could take is still unassigned and unanswered after the minutes below.',
+	'notifications.unansweredAfterMinutes': 'Minutes before that mail (1 to 1,440)',
+	'notifications.mentions': 'Mentioned in a private note',
+	'notifications.mentions.hint':
+		'A mail when a teammate mentions you in a private note: @name (your e-mail’s first part, or your name without spaces) or @"Full Name".',
+	'notifications.ruleNotifications': 'An automation rule notifies me',
+	'notifications.ruleNotifications.hint': 'A mail when a rule’s notify action names you or the whole team.',
+	'notifications.sender': 'No mail goes out until an admin sets the workspace’s sender in Settings › E-mail.',
 };
 
 export const pt: Record<keyof typeof en, string> = {
@@ -166,4 +183,22 @@ export const pt: Record<keyof typeof en, string> = {
 	'email.kind.reply': 'Resposta',
 	'email.kind.campaign': 'Campanha',
 	'email.kind.notification': 'Notificação',
+	'notifications.title': 'Notificações',
+	'notifications.intro': 'Quais alertas chegam a você por e-mail, no seu endereço. Estas configurações são suas.',
+	'notifications.mail': 'Alertas por e-mail',
+	'notifications.assignedWhileOffline': 'Atribuída a mim enquanto estou offline',
+	'notifications.assignedWhileOffline.hint':
+		'Um e-mail quando uma conversa é atribuída a você enquanto você não está conectado ao console.',
+	'notifications.unanswered': 'Uma nova conversa que ninguém pegou',
+	'notifications.unanswered.hint':
+		'Um e-mail quando uma nova conversa que você poderia pegar continua sem responsável e sem resposta após os minutos abaixo.',
+	'notifications.unansweredAfterMinutes': 'Minutos antes desse e-mail (1 a 1.440)',
+	'notifications.mentions': 'Mencionado em uma nota privada',
+	'notifications.mentions.hint':
+		'Um e-mail quando um colega menciona você em uma nota privada: @nome (a primeira parte do seu e-mail, ou seu nome sem espaços) ou @"Nome Completo".',
+	'notifications.ruleNotifications': 'Uma regra de automação me notifica',
+	'notifications.ruleNotifications.hint':
+		'Um e-mail quando a ação de notificar de uma regra cita você ou toda a equipe.',
+	'notifications.sender':
+		'Nenhum e-mail sai até um administrador definir o remetente do espaço de trabalho em Configurações › E-mail.',
 };

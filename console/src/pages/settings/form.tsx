@@ -48,9 +48,18 @@ export function Section(props: { id: string; title: string; intro?: string; chil
 	);
 }
 
-/** A checkbox drawn as a switch: a real input, so Space toggles it and its label reads out. */
-export function Switch(props: { id: string; label: string; checked: boolean; onChange: (on: boolean) => void }) {
-	return (
+/**
+ * A checkbox drawn as a switch: a real input, so Space toggles it and its label reads out; its `hint`, if any,
+ * is a line under it that the switch is described by.
+ */
+export function Switch(props: {
+	id: string;
+	label: string;
+	hint?: string;
+	checked: boolean;
+	onChange: (on: boolean) => void;
+}) {
+	const toggle = (
 		<div class="switch">
 			<input
 				id={props.id}
@@ -59,8 +68,18 @@ export function Switch(props: { id: string; label: string; checked: boolean; onC
 				aria-checked={props.checked}
 				checked={props.checked}
 				onChange={(e) => props.onChange(e.currentTarget.checked)}
+				{...(props.hint ? { 'aria-describedby': `${props.id}-hint` } : {})}
 			/>
 			<label for={props.id}>{props.label}</label>
+		</div>
+	);
+	if (!props.hint) return toggle;
+	return (
+		<div class="switch-with-hint">
+			{toggle}
+			<p class="hint muted" id={`${props.id}-hint`}>
+				{props.hint}
+			</p>
 		</div>
 	);
 }

@@ -2,6 +2,7 @@ import { Redirect, Route, Switch } from 'wouter-preact';
 import type { ConsoleSession } from '../../data/session';
 import { EmailSettingsPage } from './email';
 import { HoursPage } from './hours';
+import { NotificationsPage } from './notifications';
 import { TeamPage } from './team';
 import { WebhooksPage } from './webhooks';
 import { WidgetSettingsPage } from './widget';
@@ -15,7 +16,7 @@ import './email.css';
 import './responsive.css';
 
 /**
- * The settings pages (admins), a chunk of their own that the console loads the first time one is opened, so
+ * The settings pages (the workspace's for admins, Notifications for every member), a chunk of their own that the console loads the first time one is opened, so
  * the inbox's first load does not carry them. Settings › API stays in the main bundle (src/app.tsx).
  */
 export default function SettingsPages({ session }: { session: ConsoleSession }) {
@@ -30,6 +31,7 @@ export default function SettingsPages({ session }: { session: ConsoleSession }) 
 			</Route>
 			<Route path="/settings/email" component={EmailSettingsPage} />
 			<Route path="/settings/webhooks" component={WebhooksPage} />
+			<Route path="/settings/notifications" component={NotificationsPage} />
 			<Route>
 				<Redirect to="/" />
 			</Route>
