@@ -140,6 +140,7 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 	return {
 		baseUrl,
 		inspectorPort,
+		pid: child.pid,
 		stop,
 		output: () => output,
 		args,
