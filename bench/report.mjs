@@ -1,6 +1,7 @@
 // Renders the benchmark's results as a plain-text table (stdout) and as Markdown (bench/results).
 import { campaignsSection, campaignsText } from './report-campaigns.mjs';
 import { consoleSection, consoleText } from './report-console.mjs';
+import { emailSection, emailText } from './report-email.mjs';
 import { markdownTable, show, textTable } from './report-format.mjs';
 import {
 	automationSection,
@@ -192,6 +193,8 @@ export function textReport(results) {
 		lines.push('', textTable(['widget figure', ...WIDGET_HEADER.slice(1)], widgetRows(results.widget)));
 	const consoleTable = consoleText(results);
 	if (consoleTable) lines.push('', consoleTable);
+	const emailTable = emailText(results);
+	if (emailTable) lines.push('', emailTable);
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
 	return lines.join('\n');
 }
@@ -247,6 +250,7 @@ export function markdownReport(results) {
 		...campaignsSection(results),
 		...widgetSection(results),
 		...consoleSection(results),
+		...emailSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];
 	if (results.warnings.length > 0) {

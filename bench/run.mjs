@@ -1,7 +1,8 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
 //   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
-//   --console-loads 10 --only widget-config|bots|scenarios|automation|campaigns|console]`
+//   --console-loads 10 --email-mails 100 --email-deliveries 1000
+//   --only widget-config|bots|scenarios|automation|campaigns|console|email]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -12,8 +13,10 @@
 // of a queue drained when the team comes online) and automation rules run from the events Queue, the
 // conversations report over a year of 100,000 conversations and a campaign sent to 1,000 contacts, then the
 // widget and the operator console (cold loads of the inbox over 10,000 conversations, its scroll) in Chromium,
-// and writes bench/results/latest.{json,md} and a dated copy. `--only console` writes
-// bench/results/console.{json,md} instead, leaving the full run's files as they are.
+// then e-mail (inbound mail to a readable message; mails handed to the binding per second; every mail Queue
+// message delivered again after its send was recorded, mails counted), and writes bench/results/latest.{json,md}
+// and a dated copy. `--only console` and `--only email` write bench/results/console.{json,md} and
+// email.{json,md} instead, leaving the full run's files as they are.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,10 +31,13 @@ import { whereTheTimeGoes } from './breakdown.mjs';
 import { campaignSection, seedReportYear } from './campaigns.mjs';
 import { measureConsole } from './console.mjs';
 import { writeDatasetSql } from './dataset.mjs';
+import { emailSection } from './email.mjs';
+import { seedRedeliverySentinel } from './email-redelivery.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
 import { consoleMarkdown } from './report-console.mjs';
+import { emailMarkdown } from './report-email.mjs';
 import { ratio } from './report-format.mjs';
 import { scenarioSection } from './scenarios.mjs';
 import { buildAssets, startWranglerDev } from './server.mjs';
@@ -82,6 +88,9 @@ const { values: options } = parseArgs({
 		'rule-events': { type: 'string', default: '500' },
 		'campaign-contacts': { type: 'string', default: '1000' },
 		'console-loads': { type: 'string', default: '10' },
+		// Inbound mails timed one at a time (new, then as many replies); e-mail conversations answered by mail.
+		'email-mails': { type: 'string', default: '100' },
+		'email-deliveries': { type: 'string', default: '1000' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written. The other
 		// sections print theirs; `console` also writes bench/results/console.{json,md} (never latest.*).
 		only: { type: 'string' },
@@ -106,6 +115,8 @@ const settings = {
 	ruleEvents: boundedInt(options['rule-events'], 10, 5_000, 'rule-events'),
 	campaignContacts: boundedInt(options['campaign-contacts'], 10, 10_000, 'campaign-contacts'),
 	consoleLoads: boundedInt(options['console-loads'], 1, 100, 'console-loads'),
+	emailMails: boundedInt(options['email-mails'], 10, 2_000, 'email-mails'),
+	emailDeliveries: boundedInt(options['email-deliveries'], 10, 5_000, 'email-deliveries'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
@@ -118,6 +129,8 @@ const REPORTS = { slug: 'bench-reports', count: 0 };
 const CAMPAIGN = { slug: 'bench-campaign', count: settings.campaignContacts };
 // The console's inbox over a realistic list: its admin signs in with the seeded password.
 const CONSOLE = { slug: 'bench-console', count: 10_000 };
+// E-mail: starts empty; its conversations come in by mail.
+const EMAIL = { slug: 'bench-email', count: 0 };
 
 function boundedInt(text, min, max, name) {
 	const value = Number(text);
@@ -250,7 +263,7 @@ function loopSettings() {
 	};
 }
 
-async function measure(baseUrl, workspaces, warnings) {
+async function measure(baseUrl, workspaces, warnings, persistTo) {
 	const loop = loopSettings();
 	const large = workspaces[LARGE.slug];
 	const small = workspaces[SMALL.slug];
@@ -305,6 +318,7 @@ async function measure(baseUrl, workspaces, warnings) {
 	const campaigns = await campaignsOf(baseUrl, workspaces, health, warnings);
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 	const consoleFigures = await consoleResult(baseUrl, workspaces[CONSOLE.slug], health, warnings);
+	const email = await emailOf(baseUrl, workspaces, persistTo, health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
 	for (const [name, s] of [
@@ -328,6 +342,7 @@ async function measure(baseUrl, workspaces, warnings) {
 		campaigns,
 		widget,
 		console: consoleFigures,
+		email,
 		d1QueriesPerListPage,
 	};
 }
@@ -368,6 +383,26 @@ function campaignsOf(baseUrl, workspaces, health, warnings) {
 		log,
 	});
 }
+
+function emailOf(baseUrl, workspaces, persistTo, health, warnings) {
+	return emailSection({
+		baseUrl,
+		workspace: workspaces[EMAIL.slug],
+		mails: settings.emailMails,
+		deliveries: settings.emailDeliveries,
+		registryPath: registryPath(persistTo),
+		persistTo,
+		health,
+		warnings,
+		log,
+	});
+}
+
+/**
+ * wrangler's dev registry for this run only: the e-mail section's second Worker finds Parley's mail Queue
+ * consumer there, and no other wrangler dev on the machine (another checkout's, with the same queue names).
+ */
+const registryPath = (persistTo) => path.join(persistTo, 'dev-registry');
 
 function botsOf(baseUrl, workspaces, warnings) {
 	return botSection({
@@ -463,12 +498,12 @@ function runFacts(server) {
 	};
 }
 
-/** `--only console`: its own files, so a partial run never replaces the full run's latest.{json,md}. */
-async function writeConsoleResults(results) {
+/** `--only console|email`: its own files, so a partial run never replaces the full run's latest.{json,md}. */
+async function writeSectionResults(name, results, markdown) {
 	await mkdir(RESULTS, { recursive: true });
 	const files = [
-		[path.join(RESULTS, 'console.json'), `${JSON.stringify(results, null, '\t')}\n`],
-		[path.join(RESULTS, 'console.md'), consoleMarkdown(results)],
+		[path.join(RESULTS, `${name}.json`), `${JSON.stringify(results, null, '\t')}\n`],
+		[path.join(RESULTS, `${name}.md`), markdown(results)],
 	];
 	for (const [file, content] of files) await writeFile(file, content);
 	console.log(JSON.stringify(results, null, '\t'));
@@ -508,7 +543,7 @@ async function main() {
 		log('building the widget and the console (vite build)');
 		buildAssets(ROOT);
 		const only = options.only;
-		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console'];
+		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email'];
 		if (only !== undefined && !sections.includes(only)) {
 			throw new Error(`--only takes ${sections.join(', ')}`);
 		}
@@ -528,17 +563,21 @@ async function main() {
 								? [WIDGET, REPORTS, CAMPAIGN]
 								: only === 'console'
 									? [WIDGET, CONSOLE]
-									: [
-											...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-											...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE],
-										],
+									: only === 'email'
+										? [WIDGET, EMAIL]
+										: [
+												...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+												...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL],
+											],
 		);
 		if (workspaces[REPORTS.slug]) await seedReportYear(persistTo, workspaces[REPORTS.slug].workspaceId);
+		if (workspaces[EMAIL.slug]) await seedRedeliverySentinel(persistTo, workspaces[EMAIL.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
 		log('starting wrangler dev');
 		server = await startWranglerDev({
 			persistTo,
+			env: { WRANGLER_REGISTRY_PATH: registryPath(persistTo) },
 			vars: {
 				RATE_LIMIT_PER_MINUTE,
 				WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
@@ -587,7 +626,15 @@ async function main() {
 			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			const figures = await consoleResult(server.baseUrl, workspaces[CONSOLE.slug], health, warnings);
 			const results = { ...runFacts(server), health, console: figures, valid: warnings.length === 0, warnings };
-			await writeConsoleResults(results);
+			await writeSectionResults('console', results, consoleMarkdown);
+			return;
+		}
+		if (only === 'email') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const email = await emailOf(server.baseUrl, workspaces, persistTo, health, warnings);
+			const results = { ...runFacts(server), health, email, valid: warnings.length === 0, warnings };
+			await writeSectionResults('email', results, emailMarkdown);
 			return;
 		}
 		if (only === 'bots') {
@@ -597,7 +644,7 @@ async function main() {
 			return;
 		}
 		const warnings = [];
-		const figures = await measure(server.baseUrl, workspaces, warnings);
+		const figures = await measure(server.baseUrl, workspaces, warnings, persistTo);
 		const results = {
 			...runFacts(server),
 			dataset: {

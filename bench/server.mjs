@@ -56,8 +56,10 @@ export async function freePort() {
 /**
  * Spawns `wrangler dev` in its own process group (so that stopping it also stops workerd) and waits until
  * GET /health answers 200. Returns `{ baseUrl, stop, output }`; `stop` is safe to call more than once.
+ * `config` names another Worker's wrangler file (the project's by default); `env` adds to wrangler's
+ * environment (the e-mail section's private dev registry, WRANGLER_REGISTRY_PATH).
  */
-export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 60_000 }) {
+export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 60_000, config, env = {} }) {
 	const port = await freePort();
 	const inspectorPort = await freePort();
 	const args = [
@@ -73,12 +75,19 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 		'--log-level',
 		'warn',
 		'--show-interactive-dev-session=false',
+		...(config ? ['--config', config] : []),
 		...Object.entries(vars).flatMap(([key, value]) => ['--var', `${key}:${value}`]),
 	];
 	const child = spawn(WRANGLER, args, {
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', X_LOCAL_OBSERVABILITY: LOCAL_OBSERVABILITY },
+		env: {
+			...process.env,
+			...env,
+			WRANGLER_SEND_METRICS: 'false',
+			NO_COLOR: '1',
+			X_LOCAL_OBSERVABILITY: LOCAL_OBSERVABILITY,
+		},
 	});
 	let output = '';
 	const keep = (chunk) => {
@@ -131,6 +140,7 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 	return {
 		baseUrl,
 		inspectorPort,
+		pid: child.pid,
 		stop,
 		output: () => output,
 		args,
