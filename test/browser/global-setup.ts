@@ -1,5 +1,5 @@
 // Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
-// workspaces e2e-1..e2e-74, shared by every browser test file (they run one after another).
+// workspaces e2e-1..e2e-115, shared by every browser test file (they run one after another).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
