@@ -18,7 +18,11 @@ describe('Settings › Notifications', () => {
 	it('shows the defaults, saves a change the API reads back, and shows a refused minutes value under its field', async () => {
 		const { token } = workspace(115);
 		const page = await consolePage(context, 115);
+		// The settings links are drawn again once the session says the member is an admin (the workspace's pages
+		// join Notifications): wait for that, so the click does not land on a link being replaced.
+		await page.getByRole('link', { name: 'E-mail', exact: true }).waitFor();
 		await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+		await page.waitForURL(/\/console\/settings\/notifications$/);
 		await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
 		expect(await page.getByText('No mail goes out until an admin sets the workspace’s sender').count()).toBe(1);
 
