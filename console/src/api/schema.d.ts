@@ -941,7 +941,7 @@ export interface paths {
         put?: never;
         /**
          * Send the message to one contact as a test
-         * @description Into the contact’s latest open widget conversation (or a new one), whatever the campaign’s state; not counted as a recipient. A 409 for a contact that opted out.
+         * @description Into the contact’s latest open widget conversation (or a new one), whatever the campaign’s state; an e-mail campaign’s as one mail to the contact (listed in the sent mail). Not counted as a recipient. A 409 for a contact that opted out, or (e-mail) when no sender is set or the contact cannot be mailed.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `crm:access` (or `admin`).
          */
@@ -4019,6 +4019,8 @@ export interface components {
             contactId: string | null;
             /** @description The message as that contact would get it. */
             text: string | null;
+            /** @description An e-mail campaign: the mail’s subject as that contact would get it; else null. */
+            subject: string | null;
             /** @description How many contacts the audience holds now, opted-out ones left out (fixed when sending starts). */
             audienceSize: number;
         };
@@ -4027,12 +4029,16 @@ export interface components {
             contactId?: string;
         };
         CampaignTestSent: {
-            /** @description The conversation it went to. */
-            conversationId: string;
-            /** @description The message. */
+            /** @description The conversation it went to; null for an e-mail campaign (a mail belongs to none). */
+            conversationId: string | null;
+            /** @description The message; null for an e-mail campaign. */
             messageId: string | null;
-            /** @description The message as sent. */
+            /** @description The message (an e-mail campaign: the mail’s body) as sent. */
             text: string;
+            /** @description An e-mail campaign: the mail’s subject; else null. */
+            subject: string | null;
+            /** @description An e-mail campaign: the mail in `GET /v3/email/deliveries`, queued to go out; else null. */
+            deliveryId: string | null;
         };
         CampaignTestSend: {
             /** @description Who gets the test message. */
@@ -21423,6 +21429,7 @@ export interface operations {
                      * @example {
                      *       "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "text": "Hi Ana, our sale starts today!",
+                     *       "subject": null,
                      *       "audienceSize": 120
                      *     }
                      */
@@ -21665,7 +21672,9 @@ export interface operations {
                      * @example {
                      *       "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *       "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
-                     *       "text": "Hi Ana, our sale starts today!"
+                     *       "text": "Hi Ana, our sale starts today!",
+                     *       "subject": null,
+                     *       "deliveryId": null
                      *     }
                      */
                     "application/json": components["schemas"]["CampaignTestSent"];

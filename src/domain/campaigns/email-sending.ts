@@ -10,7 +10,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { contacts } from '../../db/schema';
 import { renderTemplate, TemplateError } from '../../engines/templates';
-import { Conflict } from '../../lib/errors';
+import { Conflict, Invalid } from '../../lib/errors';
+import { newId } from '../../lib/ids';
 import { MAX_OPERATOR_TEXT } from '../../model/messages';
 import { enqueueMail } from '../channels/email/outbox';
 import { emailSettingsRow } from '../channels/email/settings';
@@ -128,4 +129,46 @@ export async function mailCampaignTo(
 		now,
 	);
 	return { status: 'sent' };
+}
+
+/**
+ * An e-mail campaign's test send: one mail to `contact`, rendered and built as a real send's, through the same
+ * outbox (so it shows in the sent mail), and never a recipient (counts and reports leave it out). A 409 when no
+ * sender is set or the contact cannot be mailed; a 422 when the subject or body does not render for it.
+ */
+export async function testCampaignMail(
+	env: Env,
+	db: Database,
+	campaign: CampaignRow,
+	contact: ContactRow,
+	timeZone: string,
+	now: number,
+): Promise<{ deliveryId: string; subject: string; text: string }> {
+	await assertCanMail(db, campaign);
+	const refused = mailIneligibility(contact);
+	if (refused !== null || !contact.email) {
+		throw new Conflict(`Contact ${contact.id} cannot be mailed: ${refused ?? NO_ADDRESS}.`);
+	}
+	let rendered: { subject: string; body: string };
+	try {
+		rendered = await renderCampaignMail(campaign, contact, timeZone, now);
+	} catch (error) {
+		if (error instanceof TemplateError) throw new Invalid(error.message, { field: ['template'], cause: error });
+		throw error;
+	}
+	const { id } = await enqueueMail(
+		env,
+		db,
+		{
+			workspaceId: campaign.workspaceId,
+			kind: 'campaign',
+			// Every test is a mail of its own.
+			dedupeKey: `campaign-test:${campaign.id}:${contact.id}:${newId('test', now)}`,
+			recipient: contact.email,
+			campaignId: campaign.id,
+			contactId: contact.id,
+		},
+		now,
+	);
+	return { deliveryId: id, subject: rendered.subject, text: rendered.body };
 }

@@ -14,6 +14,7 @@ import { RECIPIENT_STATUSES } from '../../model/campaigns';
 import type { DomainEvent } from '../../model/events';
 import { latestConversation } from '../conversations/conversations';
 import { type CampaignRow, campaignRow } from './campaigns';
+import { renderCampaignMail, testCampaignMail } from './email-sending';
 import { audienceOf, postCampaignMessage, REPLY_WINDOW_MS, renderCampaign } from './sending';
 
 /** How long after its message a deal a reached contact wins counts for the campaign. */
@@ -23,6 +24,10 @@ export const previewSchema = z
 	.object({
 		contactId: z.string().nullable().openapi({ description: 'The sample contact; null when the audience is empty.' }),
 		text: z.string().nullable().openapi({ description: 'The message as that contact would get it.' }),
+		subject: z
+			.string()
+			.nullable()
+			.openapi({ description: 'An e-mail campaign: the mail’s subject as that contact would get it; else null.' }),
 		audienceSize: z.number().int().openapi({
 			description: 'How many contacts the audience holds now, opted-out ones left out (fixed when sending starts).',
 		}),
@@ -43,9 +48,16 @@ export const testSendSchema = z
 
 export const testSentSchema = z
 	.object({
-		conversationId: z.string().openapi({ description: 'The conversation it went to.' }),
-		messageId: z.string().nullable().openapi({ description: 'The message.' }),
-		text: z.string().openapi({ description: 'The message as sent.' }),
+		conversationId: z
+			.string()
+			.nullable()
+			.openapi({ description: 'The conversation it went to; null for an e-mail campaign (a mail belongs to none).' }),
+		messageId: z.string().nullable().openapi({ description: 'The message; null for an e-mail campaign.' }),
+		text: z.string().openapi({ description: 'The message (an e-mail campaign: the mail’s body) as sent.' }),
+		subject: z.string().nullable().openapi({ description: 'An e-mail campaign: the mail’s subject; else null.' }),
+		deliveryId: z.string().nullable().openapi({
+			description: 'An e-mail campaign: the mail in `GET /v3/email/deliveries`, queued to go out; else null.',
+		}),
 	})
 	.openapi('CampaignTestSent');
 
@@ -100,20 +112,22 @@ export async function previewCampaign(
 	if (contactId !== undefined && !sample)
 		throw new Invalid(`no contact ${contactId} in this workspace`, { field: ['contactId'] });
 	let text: string | null = null;
+	let subject: string | null = null;
 	if (sample) {
 		try {
-			text = await renderCampaign(row.template, sample, timeZone, now);
+			if (row.channel === 'email') ({ subject, body: text } = await renderCampaignMail(row, sample, timeZone, now));
+			else text = await renderCampaign(row.template, sample, timeZone, now);
 		} catch (error) {
 			if (error instanceof TemplateError) throw new Invalid(error.message, { field: ['template'], cause: error });
 			throw error;
 		}
 	}
-	return { contactId: sample?.id ?? null, text, audienceSize: size?.n ?? 0 };
+	return { contactId: sample?.id ?? null, text, subject, audienceSize: size?.n ?? 0 };
 }
 
 /**
  * Sends the campaign's message to one contact, whatever the campaign's state, as a test: into its latest open
- * widget conversation or a new one. Not a recipient: counts and reports leave it out. An opted-out contact is
+ * widget conversation or a new one; an e-mail campaign's as one mail (`testCampaignMail`). Not a recipient: counts and reports leave it out. An opted-out contact is
  * a 409, as for a real send.
  */
 export async function testSend(
@@ -133,6 +147,10 @@ export async function testSend(
 		.get();
 	if (!contact) throw new Invalid(`no contact ${contactId} in this workspace`, { field: ['contactId'] });
 	if (contact.optedOutAt !== null) throw new Conflict(`Contact ${contactId} opted out of campaigns.`);
+	if (row.channel === 'email') {
+		const mailed = await testCampaignMail(env, db, row, contact, timeZone, now);
+		return { conversationId: null, messageId: null, ...mailed };
+	}
 	let text: string;
 	try {
 		text = await renderCampaign(row.template, contact, timeZone, now);
@@ -149,7 +167,7 @@ export async function testSend(
 		clientMessageId: null,
 		now,
 	});
-	return { ...sent, text };
+	return { ...sent, text, subject: null, deliveryId: null };
 }
 
 /** A page of a campaign's recipients, by contact id. */

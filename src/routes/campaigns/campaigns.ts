@@ -239,6 +239,7 @@ export const campaignsRoutes = createRouter()
 				200: jsonResponse('The preview.', previewSchema, {
 					contactId: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 					text: 'Hi Ana, our sale starts today!',
+					subject: null,
 					audienceSize: 120,
 				}),
 				...errorResponses(400, 403, 404, 413, 415, 422),
@@ -258,7 +259,7 @@ export const campaignsRoutes = createRouter()
 			operationId: 'testCampaign',
 			summary: 'Send the message to one contact as a test',
 			description:
-				'Into the contact’s latest open widget conversation (or a new one), whatever the campaign’s state; not counted as a recipient. A 409 for a contact that opted out.',
+				'Into the contact’s latest open widget conversation (or a new one), whatever the campaign’s state; an e-mail campaign’s as one mail to the contact (listed in the sent mail). Not counted as a recipient. A 409 for a contact that opted out, or (e-mail) when no sender is set or the contact cannot be mailed.',
 			...manage,
 			request: { params: idParams, body: jsonBody(testSendSchema, { contactId: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T' }) },
 			responses: {
@@ -266,6 +267,8 @@ export const campaignsRoutes = createRouter()
 					conversationId: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 					messageId: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
 					text: 'Hi Ana, our sale starts today!',
+					subject: null,
+					deliveryId: null,
 				}),
 				...errorResponses(400, 403, 404, 409, 413, 415, 422),
 			},
