@@ -128,7 +128,7 @@ describe('campaign audiences', () => {
 		const campaign = await createCampaign(token, { audience: { kind: 'filter', tags: ['vip'] } });
 		expect(campaign.status).toBe('draft');
 		const preview = await api(token, 'POST', `/v3/campaigns/${campaign.id}/preview`, { contactId: ana });
-		expect(await preview.json()).toEqual({ contactId: ana, text: 'Hi Ana!', audienceSize: 2 });
+		expect(await preview.json()).toEqual({ contactId: ana, text: 'Hi Ana!', subject: null, audienceSize: 2 });
 
 		await send(token, campaign.id);
 		await expect.poll(() => statusOf(campaign.id)).toBe('sent');

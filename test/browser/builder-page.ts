@@ -1,6 +1,6 @@
 // What the builders' browser tests share: reading the API, the canvas's nodes and the panel beside it, adding
 // a step from the toolbar, and drawing a link with the mouse.
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { api } from './harness';
 import { baseUrl } from './widget-page';
@@ -32,12 +32,26 @@ export async function addStep(page: Page, type: string, id: string): Promise<voi
 }
 
 /** Draws a link with the mouse: from an outlet's handle of `from` to the top of `to`. */
+/**
+ * Where an element is once the canvas has stopped moving it (its layout and fit-view run in animation frames,
+ * which a loaded machine spreads out): two reads a frame apart that agree.
+ */
+async function settledBox(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+	let last = await locator.boundingBox();
+	for (let i = 0; i < 50; i++) {
+		await locator.page().evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+		const now = await locator.boundingBox();
+		if (last && now && Math.abs(now.x - last.x) < 0.5 && Math.abs(now.y - last.y) < 0.5) return now;
+		last = now;
+	}
+	throw new Error('a handle is not on screen, or never stops moving');
+}
+
 export async function drag(page: Page, from: string, outlet: string, to: string): Promise<void> {
 	const handle = node(page, from).locator(`[data-outlet="${outlet}"] .react-flow__handle`);
 	const target = node(page, to).locator('.react-flow__handle-top');
-	const a = await handle.boundingBox();
-	const b = await target.boundingBox();
-	if (!a || !b) throw new Error('a handle is not on screen');
+	const a = await settledBox(handle);
+	const b = await settledBox(target);
 	await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
 	await page.mouse.down();
 	await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
