@@ -81,8 +81,7 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 	{
 		prefix: '/v3/email',
 		name: 'E-mail',
-		description:
-			'E-mail as a channel: the sender and continuation settings, the inbound addresses, every mail received with what became of it, and every mail sent.',
+		description: 'Mail as a channel: sender and continuation settings, inbound addresses, mail received and sent.',
 	},
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{
