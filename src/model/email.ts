@@ -3,6 +3,9 @@
  * its authentication. The D1 schema, the domain, the API and the console derive their shapes from here.
  */
 
+/** The channel of conversations that came in by mail (and whose team messages go out as mail). */
+export const EMAIL_CHANNEL = 'email';
+
 /** What a received mail is: a person's message, or machine mail that must never trigger an automatic answer. */
 export const INBOUND_MAIL_KINDS = ['message', 'auto_reply', 'bounce', 'bulk'] as const;
 export type InboundMailKind = (typeof INBOUND_MAIL_KINDS)[number];

@@ -4,6 +4,8 @@
  * and header text made safe to store and to ever write into another mail.
  */
 
+import { headerText } from './header-safety';
+
 /** One header as the parser reads it: `key` lower-case, `value` unfolded and otherwise as written. */
 export interface MailHeader {
 	key: string;
@@ -39,20 +41,13 @@ export function messageIds(value: string | null | undefined): string[] {
 }
 
 /**
- * Header text made one safe line: line breaks and other control characters (which a decoded encoded-word can
- * carry, e.g. `=?UTF-8?B?...?=` for "Hi\r\nBcc: x") become spaces, runs of spaces one, and the result is cut
- * to `max` characters. What Parley stores from a header can then never break a header of a mail it sends.
+ * Header text made one safe line, by the one cleaner every header Parley writes goes through (`headerText`):
+ * line breaks and other control characters (which a decoded encoded-word can carry, e.g. `=?UTF-8?B?...?=` for
+ * "Hi\r\nBcc: x") become spaces, and the result is cut to `max` characters. What Parley stores from a header
+ * can then never break a header of a mail it sends.
  */
 export function singleLine(value: string | null | undefined, max = 998): string {
-	if (!value) return '';
-	return (
-		value
-			// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-			.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
-			.replace(/\s+/g, ' ')
-			.trim()
-			.slice(0, max)
-	);
+	return value ? headerText(value, max) : '';
 }
 
 /** Whether a value carried a line break or another control character that `singleLine` takes out. */

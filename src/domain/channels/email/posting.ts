@@ -16,14 +16,13 @@ import { chosenLabel } from '../../../engines/mail/choices';
 import { foldPlainText } from '../../../engines/mail/quoted-text';
 import { Conflict } from '../../../lib/errors';
 import { SYSTEM } from '../../../model/actor';
+import { EMAIL_CHANNEL } from '../../../model/email';
 import { MAX_VISITOR_TEXT } from '../../../model/messages';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
 import { upsertContact } from '../../crm/contact-records';
 import { storeMailFiles } from './mail-files';
 import type { ParsedMail } from './parsed-mail';
-
-export const EMAIL_CHANNEL = 'email';
 
 /** The key a mail is known by: its Message-ID, else a hash of its bytes (a redelivery has the same bytes). */
 export async function mailKey(parsed: Pick<ParsedMail, 'messageId'>, raw: ArrayBuffer): Promise<string> {

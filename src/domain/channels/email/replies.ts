@@ -8,14 +8,12 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { contacts, conversations, emailAddresses, emailSettings } from '../../../db/schema';
+import { EMAIL_CHANNEL } from '../../../model/email';
 import type { DomainEvent } from '../../../model/events';
 import { enqueueMail } from './outbox';
 
 /** How long a reply waits on the Queue for the rest of its burst. */
 export const REPLY_GATHER_SECONDS = 5;
-
-/** The channel of conversations that came in by mail. */
-export const EMAIL_CHANNEL = 'email';
 
 /** Whether an event is a message for the customer (not theirs, not a private note): what may be mailed. */
 function customerMessage(event: DomainEvent) {
