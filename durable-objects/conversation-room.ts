@@ -138,7 +138,7 @@ export class ConversationRoom extends DurableObject<Env> {
 				created_at: now,
 				private: input.private ? 1 : 0,
 			},
-			(row) => [messageEvent(input, row)],
+			(row) => [messageEvent(input, row, this.store.room()?.channel ?? null)],
 			visitor && !startsNew,
 		);
 		// A visitor's message may be a bot's answer or trigger, an operator's takes over from a bot (a private

@@ -28,6 +28,11 @@ export type RoomRow = {
 	 * conversation if it was closed before then, see `RoomOutbox`); null once D1 has seen it.
 	 */
 	reopened_at: number | null;
+	/**
+	 * The conversation's channel (`widget`, `email`, `api`, …), copied from D1 with the room's import and
+	 * carried by each `message.created` event; null in a room imported before the column existed.
+	 */
+	channel: string | null;
 };
 
 /** One message of the conversation, as this object keeps it. `in_d1` is 0 until D1 has the copy. */
@@ -73,7 +78,7 @@ export const SCHEMA = [
 		id INTEGER PRIMARY KEY CHECK (id = 1), workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
 		contact_read_seq INTEGER NOT NULL DEFAULT 0, operator_read_seq INTEGER NOT NULL DEFAULT 0,
 		summary_version INTEGER NOT NULL DEFAULT 0, summary_flushed INTEGER NOT NULL DEFAULT 0,
-		outbox_attempts INTEGER NOT NULL DEFAULT 0, reopened_at INTEGER)`,
+		outbox_attempts INTEGER NOT NULL DEFAULT 0, reopened_at INTEGER, channel TEXT)`,
 	`CREATE TABLE IF NOT EXISTS log (
 		seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, author_kind TEXT NOT NULL, author_id TEXT,
 		body TEXT NOT NULL, attachments TEXT NOT NULL, client_message_id TEXT UNIQUE,
@@ -92,7 +97,7 @@ export const SCHEMA = [
  * starts without running its DDL again (a dozen statements on every wake from hibernation otherwise). Bump
  * it with any change to either.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 export const SCHEMA_VERSION_KEY = 'schema-version';
 
 /**
@@ -103,6 +108,7 @@ export const ADDED_COLUMNS: Array<{ table: string; column: string; definition: s
 	{ table: 'log', column: 'interactive', definition: 'TEXT' },
 	{ table: 'room', column: 'reopened_at', definition: 'INTEGER' },
 	{ table: 'log', column: 'private', definition: 'INTEGER NOT NULL DEFAULT 0' },
+	{ table: 'room', column: 'channel', definition: 'TEXT' },
 ];
 
 /** What a visitor's socket reads of the log: everything but the team's private notes. */
@@ -125,14 +131,17 @@ export function messageView(row: LogRow, conversationId: string): MessageView {
 	};
 }
 
-/** The `message.created` event of a stored message (client ids are the sender's business, not consumers'). */
-export function messageEvent(input: CheckedMessage, row: LogRow): DomainEvent {
+/**
+ * The `message.created` event of a stored message (client ids are the sender's business, not consumers'),
+ * with its conversation's channel when the room knows it.
+ */
+export function messageEvent(input: CheckedMessage, row: LogRow, channel: string | null): DomainEvent {
 	const { attachments, clientMessageId: _, ...summary } = messageView(row, input.conversationId);
 	return newEvent(
 		'message.created',
 		input.workspaceId,
 		messageActor(input),
-		{ message: { ...summary, attachmentCount: attachments.length } },
+		{ message: { ...summary, attachmentCount: attachments.length }, channel },
 		row.created_at,
 	);
 }

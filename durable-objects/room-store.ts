@@ -169,11 +169,12 @@ export class RoomStore {
 					);
 				}
 				this.storage.sql.exec(
-					'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq) VALUES (1, ?, ?, ?, ?)',
+					'INSERT INTO room (id, workspace_id, conversation_id, contact_read_seq, operator_read_seq, channel) VALUES (1, ?, ?, ?, ?, ?)',
 					workspaceId,
 					conversationId,
 					readSeq(conversation.unread_by_contact, (m) => m.author_kind !== 'contact' && m.private === 0),
 					readSeq(conversation.unread_by_operators, (m) => m.author_kind === 'contact'),
+					conversation.channel,
 				);
 				// The history is no bot's input: the bots look at the messages from here on (`RoomBot`).
 				this.storage.sql.exec('UPDATE bot_cursor SET seen_seq = (SELECT COALESCE(MAX(seq), 0) FROM log) WHERE id = 1');

@@ -421,6 +421,7 @@ describe('auto-assignment', () => {
 					interactive: null,
 					createdAt: new Date().toISOString(),
 				},
+				channel: 'widget',
 			});
 		const ended = (status: 'finished' | 'transferred' | 'stopped' | 'failed') =>
 			newEvent(

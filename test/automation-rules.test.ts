@@ -218,6 +218,7 @@ describe('rule triggers and actions', () => {
 					interactive: null,
 					createdAt: new Date(mondayNoon).toISOString(),
 				},
+				channel: 'widget',
 			},
 			mondayNoon,
 		);

@@ -491,6 +491,7 @@ describe('campaign conversations and auto-assignment', () => {
 						interactive: null,
 						createdAt: new Date().toISOString(),
 					},
+					channel: 'widget',
 				},
 			);
 

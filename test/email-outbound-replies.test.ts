@@ -1,4 +1,7 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { recordedEventsOf } from './email-notifications-helpers';
 import { conversationDeliveries, conversationWith, mailingWorkspace } from './email-outbound-helpers';
 import { api } from './factories';
 
@@ -36,5 +39,32 @@ describe('replies in e-mail conversations', () => {
 			})
 			.toEqual([[2, 'sent']]);
 		expect(await conversationDeliveries(other.conversationId)).toEqual([]);
+	});
+
+	it('knows the channel from each message event, and still mails from a room that does not name it', async () => {
+		const { token, workspaceId } = await mailingWorkspace();
+		const mailed = await conversationWith(token, 'email', ['Named']);
+		const widget = await conversationWith(token, 'widget', ['Not by mail']);
+		// A room imported before rooms kept their channel: its events name none, and the consumer reads D1.
+		const older = await conversationWith(token, 'email', ['Named too']);
+		await runInDurableObject(env.CONVERSATION_ROOM.getByName(older.conversationId), (_instance, state) => {
+			state.storage.sql.exec('UPDATE room SET channel = NULL');
+		});
+		await api(token, 'POST', '/v3/messages', { conversationId: older.conversationId, text: 'Unnamed' });
+		const named = (await recordedEventsOf(workspaceId, 'message.created', 4)).map((event) =>
+			event.type === 'message.created' ? `${event.payload.message.text}: ${event.payload.channel}` : '',
+		);
+		expect(named.sort()).toEqual(['Named too: email', 'Named: email', 'Not by mail: widget', 'Unnamed: null']);
+		for (const [{ conversationId }, mails] of [
+			[mailed, 1],
+			[older, 2],
+		] as const) {
+			await expect
+				.poll(async () => (await conversationDeliveries(conversationId)).filter((d) => d.status === 'sent').length, {
+					timeout: 20_000,
+				})
+				.toBe(mails);
+		}
+		expect(await conversationDeliveries(widget.conversationId)).toEqual([]);
 	});
 });

@@ -155,7 +155,11 @@ export const EVENT_PAYLOADS = {
 		operatorId: z.string().nullable(),
 		seq: z.number().int(),
 	}),
-	'message.created': z.object({ message: messageSummary }),
+	/**
+	 * `channel`: the conversation's (`widget`, `email`, `api`, …), so a consumer that acts on one channel reads
+	 * nothing to know it; null in events from before the field and from a room that has not read it yet.
+	 */
+	'message.created': z.object({ message: messageSummary, channel: z.string().nullable().default(null) }),
 	'contact.created': z.object({ contact: contactSummary }),
 	'contact.updated': z.object({
 		contact: contactSummary,

@@ -6,7 +6,7 @@ import { enabledRules, type ListeningRule, runRules } from '../domain/automation
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
 import { notifyTeam } from '../domain/channels/email/notifications';
-import { mailingWorkspaces, mailReply } from '../domain/channels/email/replies';
+import { mailingWorkspaces, mailReply, mayMailReply } from '../domain/channels/email/replies';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
 import { consumeEach } from './consume';
@@ -54,7 +54,7 @@ interface Listeners {
 	assigning: Set<string>;
 	/** The workspaces with a campaign started within the reply window: a contact's message may be a reply. */
 	campaigning: Set<string>;
-	/** The workspaces that set up mail: a team message in an e-mail conversation is mailed. */
+	/** The workspaces that set up mail: asked only of a message event that does not name its channel. */
 	mailing: Set<string>;
 }
 
@@ -105,7 +105,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
-	if (listeners.mailing.has(event.workspaceId)) await mailReply(env, db, event);
+	if (mayMailReply(event, listeners.mailing)) await mailReply(env, db, event);
 	await notifyTeam(env, db, event);
 }
 

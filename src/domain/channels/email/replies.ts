@@ -44,8 +44,18 @@ export async function mailingWorkspaces(db: Database, workspaceIds: readonly str
 }
 
 /**
+ * Whether an event may need a reply mailed, without a read: a message event names its conversation's channel
+ * (a room imported before it did names none: then only a workspace among `mailing` can need one).
+ */
+export function mayMailReply(event: DomainEvent, mailing: ReadonlySet<string>): boolean {
+	if (customerMessage(event) === null || event.type !== 'message.created') return false;
+	const { channel } = event.payload;
+	return channel === null ? mailing.has(event.workspaceId) : channel === EMAIL_CHANNEL;
+}
+
+/**
  * Enqueues the mail of a team message in an e-mail conversation; does nothing for any other event. The events
- * consumer calls it only for the workspaces `mailingWorkspaces` names.
+ * consumer calls it only for the events `mayMailReply` lets through.
  */
 export async function mailReply(env: Env, db: Database, event: DomainEvent): Promise<void> {
 	const message = customerMessage(event);
