@@ -35,6 +35,8 @@ export const contacts = sqliteTable(
 		emailFailure: text('email_failure'),
 		/** When the contact stopped continuation mails (the link in each one); campaigns use `optedOutAt`. */
 		continuationOptOutAt: integer('continuation_opt_out_at'),
+		/** The contact's WhatsApp id (`wa_id`: the phone number in digits, no `+`), from a WhatsApp message. */
+		whatsappId: text('whatsapp_id'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
 	},
@@ -42,6 +44,7 @@ export const contacts = sqliteTable(
 		uniqueIndex('contacts_workspace_email').on(t.workspaceId, t.email),
 		uniqueIndex('contacts_workspace_phone').on(t.workspaceId, t.phone),
 		uniqueIndex('contacts_workspace_external_id').on(t.workspaceId, t.externalId),
+		uniqueIndex('contacts_workspace_whatsapp').on(t.workspaceId, t.whatsappId),
 		// The contact list pages newest first by keyset on (created_at, id).
 		index('contacts_workspace_created').on(t.workspaceId, t.createdAt, t.id),
 	],

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { AD_CLICKS, CONVERSATION_STATUSES } from '../../model/conversations';
 import { type AttachmentMeta, AUTHOR_KINDS, type Interactive } from '../../model/messages';
+import type { WhatsappReferral } from '../../model/whatsapp';
 import { contacts, tags } from './contacts';
 
 export const conversations = sqliteTable(
@@ -26,6 +27,10 @@ export const conversations = sqliteTable(
 		utmTerm: text('utm_term'),
 		gclid: text('gclid'),
 		fbclid: text('fbclid'),
+		/** A Click-to-WhatsApp ad's click id (Meta's `ctwa_clid`): the messaging app's gclid. */
+		ctwaClid: text('ctwa_clid'),
+		/** The Click-to-WhatsApp ad the conversation came from (source, headline…); null for any other start. */
+		adReferral: text('ad_referral', { mode: 'json' }).$type<WhatsappReferral>(),
 		landingUrl: text('landing_url'),
 		referrer: text('referrer'),
 		lastMessageSeq: integer('last_message_seq').notNull().default(0),

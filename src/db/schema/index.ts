@@ -22,5 +22,6 @@ export * from './rules';
 export * from './scenarios';
 export * from './versions';
 export * from './webhooks';
+export * from './whatsapp';
 export * from './widget';
 export * from './workspaces';
