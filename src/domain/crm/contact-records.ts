@@ -179,6 +179,7 @@ function newRow(workspaceId: string, fields: ContactFields, custom: CheckedCusto
 		emailFailingAt: null,
 		emailFailure: null,
 		continuationOptOutAt: null,
+		whatsappId: null,
 		createdAt: now,
 		updatedAt: now,
 	};
