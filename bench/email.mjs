@@ -4,10 +4,12 @@
 //   GET /v3/conversations/{id}/messages. One mail at a time: new mails to the workspace's inbound address (each
 //   starts an `email` conversation, whose id is read from GET /v3/email/inbound, newest first: one more API
 //   read inside the figure), then the same customers' replies (In-Reply-To the first mail) into them.
-// - outbound: an operator reply (POST /v3/messages) in each of N e-mail conversations makes N `reply`
-//   deliveries (the events Queue enqueues each on the mail Queue, held back REPLY_GATHER_SECONDS for a burst),
-//   which the mail consumer claims, sends through the `send_email` binding (wrangler's local simulation) and
-//   records `sent`; timed from the deliveries' own timestamps (GET /v3/email/deliveries).
+// - outbound: continuation mails. N widget conversations started through the widget's endpoints (a visitor
+//   session, then a conversation with the pre-chat e-mail address), then an operator reply (POST /v3/messages)
+//   in each, which no visitor reads: the room's continuation timer fires the workspace's delay later (30 s, the
+//   least it may be) and enqueues one `continuation` delivery, which the mail consumer claims, builds from the
+//   unseen messages, sends through the `send_email` binding (wrangler's local simulation) and records `sent`;
+//   timed from the deliveries' own timestamps (GET /v3/email/deliveries).
 // - redelivery: every one of those N Queue messages is delivered again after its send was recorded, by a second
 //   Worker in its own `wrangler dev` (bench/mail-redeliver) that sends `{ deliveryId }` to the same local Queue
 //   through wrangler's dev registry; a seeded sentinel delivery queued last (it builds no mail, and its claim
@@ -15,17 +17,19 @@
 //   from wrangler's own record of every send() (its local explorer's list of sent mail), before and after.
 import { performance } from 'node:perf_hooks';
 import { deliveriesOf, redeliver, SEND_TIMEOUT_MS, SENTINEL_ID, until } from './email-redelivery.mjs';
-import { allPages, apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
+import { startVisitorConversation } from './fanout.mjs';
+import { apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
 const INBOX = 'support@bench-mail.parley.test';
 const SENDER = 'team@bench-mail.parley.test';
 const CUSTOMERS = 'customers.bench-mail.test';
+const VISITORS = 'visitors.bench-mail.test';
 const WARMUP_MAILS = 5;
 const SETUP_CONCURRENCY = 8;
 const READABLE_TIMEOUT_MS = 10_000;
-/** A reply's delivery waits this long on the Queue (REPLY_GATHER_SECONDS in src/domain/channels/email/replies.ts). */
-const REPLY_HOLD_MS = 5_000;
+/** The least continuation delay a workspace may set (seconds): unseen team messages are mailed this long after. */
+const CONTINUATION_DELAY_SECONDS = 30;
 
 const customer = (i) => `customer-${i}@${CUSTOMERS}`;
 
@@ -95,20 +99,6 @@ async function newConversation(baseUrl, workspace, i, run) {
 	return { conversationId: mail.conversationId, messageId, handledMs, readableMs: performance.now() - started };
 }
 
-/** New mails `from`..`to` posted `SETUP_CONCURRENCY` at a time; their conversations read after. */
-async function manyNewConversations(baseUrl, workspace, from, to, run) {
-	const posted = await inParallel(from, to, SETUP_CONCURRENCY, (i) => postNew(baseUrl, i, run));
-	const received = await allPages(baseUrl, workspace.token, '/v3/email/inbound?limit=100');
-	const bySender = new Map(received.map((mail) => [mail.envelopeFrom, mail]));
-	return posted.map(({ from: sender, messageId }) => {
-		const mail = bySender.get(sender);
-		if (mail?.status !== 'posted' || !mail.conversationId) {
-			throw new Error(`new mail from ${sender}: not posted (${JSON.stringify(mail)})`);
-		}
-		return { conversationId: mail.conversationId, messageId };
-	});
-}
-
 /** Customer `i` answers its first mail (In-Reply-To): from posting until the reply is readable. */
 async function replyInto(baseUrl, workspace, i, conversation, run) {
 	const from = customer(i);
@@ -174,32 +164,54 @@ async function inbound({ baseUrl, workspace, mails, healthSequential, log }) {
 	};
 }
 
-/** Operator replies in `conversations`, at SETUP_CONCURRENCY; waits until every delivery is settled. */
-async function outbound({ baseUrl, workspace, conversations, health, warnings, log }) {
-	log(`e-mail: an operator reply in each of ${conversations.length} e-mail conversations, until every mail is sent`);
+/**
+ * `count` widget conversations, each started as the widget starts one (a visitor session, then the conversation
+ * with the pre-chat e-mail address, which the visitor's contact keeps as claimed), SETUP_CONCURRENCY at a time.
+ */
+async function widgetConversations(baseUrl, workspaceId, count, run) {
+	return inParallel(0, count, SETUP_CONCURRENCY, async (i) => {
+		const email = `visitor-${run}-${i}@${VISITORS}`;
+		const started = await startVisitorConversation(baseUrl, workspaceId, `Is item ${i} in stock?`, { email });
+		return { conversationId: started.conversationId, email };
+	});
+}
+
+/**
+ * An operator reply in each of `conversations` (SETUP_CONCURRENCY at a time), read by no visitor: each room's
+ * continuation timer enqueues one `continuation` delivery CONTINUATION_DELAY_SECONDS after its reply. Waits
+ * until every delivery is settled.
+ */
+async function continuations({ baseUrl, workspace, conversations, health, warnings, log }) {
+	log(
+		`e-mail: an operator reply in each of ${conversations.length} widget conversations, mailed as a continuation ${CONTINUATION_DELAY_SECONDS} s later`,
+	);
 	const posted = performance.now();
 	await inParallel(0, conversations.length, SETUP_CONCURRENCY, (i) =>
 		api(baseUrl, workspace.token, 'POST', '/v3/messages', {
 			conversationId: conversations[i].conversationId,
-			text: `Our answer to question ${i}.`,
+			text: `Yes, item ${i} is in stock.`,
 		}),
 	);
 	const postSeconds = (performance.now() - posted) / 1000;
 	let deliveries = [];
-	const settled = await until(async () => {
-		for (const status of ['queued', 'sending']) {
-			const page = await api(baseUrl, workspace.token, 'GET', `/v3/email/deliveries?status=${status}&limit=2`);
-			if (page.data.some((d) => d.id !== SENTINEL_ID)) return false;
-		}
-		deliveries = await deliveriesOf(baseUrl, workspace.token);
-		return deliveries.length >= conversations.length;
-	}, SEND_TIMEOUT_MS);
+	const settled = await until(
+		async () => {
+			for (const status of ['queued', 'sending']) {
+				const page = await api(baseUrl, workspace.token, 'GET', `/v3/email/deliveries?status=${status}&limit=2`);
+				if (page.data.some((d) => d.id !== SENTINEL_ID)) return false;
+			}
+			deliveries = await deliveriesOf(baseUrl, workspace.token);
+			return deliveries.length >= conversations.length;
+		},
+		SEND_TIMEOUT_MS + CONTINUATION_DELAY_SECONDS * 1000,
+	);
 	if (!settled) warnings.push(`e-mail: ${deliveries.length} deliveries settled within ${SEND_TIMEOUT_MS / 1000} s`);
-	const sent = deliveries.filter((d) => d.status === 'sent');
+	const expected = new Set(conversations.map((c) => c.email));
+	const sent = deliveries.filter((d) => d.status === 'sent' && d.kind === 'continuation' && expected.has(d.recipient));
 	if (sent.length !== conversations.length) {
-		const other = deliveries.find((d) => d.status !== 'sent');
+		const other = deliveries.find((d) => d.status !== 'sent' || d.kind !== 'continuation');
 		warnings.push(
-			`e-mail: ${sent.length} of ${conversations.length} deliveries sent (e.g. ${JSON.stringify(other)?.slice(0, 300)})`,
+			`e-mail: ${sent.length} of ${conversations.length} continuations sent (e.g. ${JSON.stringify(other)?.slice(0, 300)})`,
 		);
 	}
 	const at = (iso) => Date.parse(iso);
@@ -208,17 +220,20 @@ async function outbound({ baseUrl, workspace, conversations, health, warnings, l
 	const firstSent = Math.min(...sentAts);
 	const lastSent = Math.max(...sentAts);
 	const spanSeconds = (lastSent - firstEnqueue) / 1000;
-	// The posts pace the first part: once the last delivery is on the Queue (its hold over), only the consumer
-	// limits what remains, so its rate there is the binding's hand-off rate with a backlog.
-	const allQueued = Math.max(...deliveries.map((d) => at(d.createdAt))) + REPLY_HOLD_MS;
+	// The rooms' timers pace the first part (they fire as the replies were posted, 30 s on): once the last
+	// delivery is on the Queue, only the consumer limits what remains, so its rate there is the binding's
+	// hand-off rate with a backlog.
+	const allQueued = Math.max(...deliveries.map((d) => at(d.createdAt)));
 	const backlog = sentAts.filter((t) => t > allQueued).length;
-	const backlogPerSecond = backlog > 0 ? round(backlog / ((lastSent - allQueued) / 1000), 1) : null;
+	const backlogPerSecond = backlog > 1 ? round(backlog / ((lastSent - allQueued) / 1000), 1) : null;
 	const sendingSeconds = (lastSent - firstSent) / 1000;
 	const perSecond = round(sent.length / spanSeconds, 1);
 	const sendingPerSecond = sent.length > 1 ? round((sent.length - 1) / sendingSeconds, 1) : null;
 	return {
 		sent,
 		figures: {
+			kind: 'continuation',
+			delaySeconds: CONTINUATION_DELAY_SECONDS,
 			deliveries: deliveries.length,
 			sent: sent.length,
 			mailsPerDelivery: null,
@@ -251,35 +266,26 @@ export async function emailSection({
 		await api(baseUrl, workspace.token, 'PUT', '/v3/email/settings', {
 			senderName: 'Bench team',
 			senderAddress: SENDER,
+			continuationEnabled: true,
+			continuationDelaySeconds: CONTINUATION_DELAY_SECONDS,
 		});
 		await api(baseUrl, workspace.token, 'POST', '/v3/email/addresses', { address: INBOX });
 		const healthSequential = await sequentialHealth(baseUrl, 200);
-		const { run, conversations, figures } = await inbound({ baseUrl, workspace, mails, healthSequential, log });
-		const extra = Math.max(0, deliveries - conversations.length);
-		log(`e-mail: ${extra} more e-mail conversations, ${SETUP_CONCURRENCY} mails at a time`);
+		const { run, figures } = await inbound({ baseUrl, workspace, mails, healthSequential, log });
+		log(`e-mail: ${deliveries} widget conversations with a pre-chat address, ${SETUP_CONCURRENCY} at a time`);
 		const setupStarted = performance.now();
-		const more = await manyNewConversations(
-			baseUrl,
-			workspace,
-			conversations.length,
-			conversations.length + extra,
-			run,
-		);
+		const conversations = await widgetConversations(baseUrl, workspace.workspaceId, deliveries, run);
 		const setupSeconds = (performance.now() - setupStarted) / 1000;
-		const targets = [...conversations, ...more].slice(0, deliveries);
-		const out = await outbound({ baseUrl, workspace, conversations: targets, health, warnings, log });
+		const out = await continuations({ baseUrl, workspace, conversations, health, warnings, log });
 		const again = await redeliver({ baseUrl, workspace, sent: out.sent, registryPath, persistTo, warnings, log });
-		const inboundPerSecond = extra > 0 ? round(extra / setupSeconds, 1) : null;
 		return {
 			healthSequential,
-			inbound: {
-				...figures,
-				concurrency: SETUP_CONCURRENCY,
-				concurrentNewMails: extra,
-				concurrentMailsPerSecond: inboundPerSecond,
-				concurrentVsHealthRps: ratio(inboundPerSecond, health.rps),
+			inbound: figures,
+			outbound: {
+				...out.figures,
+				widgetConversationsSeconds: round(setupSeconds, 2),
+				mailsPerDelivery: ratio(again.mailsBefore, out.figures.sent),
 			},
-			outbound: { ...out.figures, mailsPerDelivery: ratio(again.mailsBefore, out.figures.sent) },
 			redelivery: again,
 		};
 	} catch (error) {

@@ -134,10 +134,11 @@ export async function closeAll(sockets) {
 }
 
 /**
- * A visitor session that starts a conversation through the widget endpoints, as the widget does: returns the
- * session token, the conversation id and the id of its opening message (seq 1).
+ * A visitor session that starts a conversation through the widget endpoints, as the widget does (with the
+ * pre-chat form's `details` when given): returns the session token, the conversation id and the id of its
+ * opening message (seq 1).
  */
-export async function startVisitorConversation(baseUrl, workspaceId, text) {
+export async function startVisitorConversation(baseUrl, workspaceId, text, details = undefined) {
 	const session = await postJson(`${baseUrl}/widget/${workspaceId}/sessions`, {}, {});
 	if (session.status !== 200) {
 		throw new Error(`POST /widget/.../sessions: ${session.status} ${JSON.stringify(session.body)}`);
@@ -146,7 +147,7 @@ export async function startVisitorConversation(baseUrl, workspaceId, text) {
 	const started = await postJson(
 		`${baseUrl}/widget/${workspaceId}/conversations`,
 		{ 'Parley-Session': sessionToken },
-		{ message: { text, clientMessageId: randomUUID() } },
+		{ message: { text, clientMessageId: randomUUID() }, ...(details ? { details } : {}) },
 	);
 	if (started.status !== 201) {
 		throw new Error(`POST /widget/.../conversations: ${started.status} ${JSON.stringify(started.body)}`);

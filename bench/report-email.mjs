@@ -20,25 +20,19 @@ function emailRows(e) {
 		latency('reply mail → its message readable in its conversation', inbound.reply.readable),
 		latency('  of which the email() handler (POST answered)', inbound.reply.handled),
 		[
-			`new mails, ${show(inbound.concurrency)} at a time: mails per second`,
-			`${show(inbound.concurrentMailsPerSecond)} (${show(inbound.concurrentNewMails)} mails)`,
-			show(inbound.concurrentVsHealthRps),
-			'health req/s',
-		],
-		[
-			'outbound: deliveries / sent / mails handed to the binding per delivery',
+			'continuations: deliveries / sent / mails handed to the binding per delivery',
 			`${show(outbound.deliveries)} / ${show(outbound.sent)} / ${show(outbound.mailsPerDelivery)}`,
 			'',
 			'',
 		],
 		[
-			'outbound: first enqueue → last sent, mails per second',
+			'continuations: first enqueue → last sent, mails per second',
 			`${show(outbound.firstEnqueueToLastSentSeconds, ' s')}, ${show(outbound.mailsPerSecond)}`,
 			show(outbound.vsHealthRps),
 			'health req/s',
 		],
 		[
-			'outbound: first sent → last sent, mails per second',
+			'continuations: first sent → last sent, mails per second',
 			`${show(outbound.firstSentToLastSentSeconds, ' s')}, ${show(outbound.sendingMailsPerSecond)}`,
 			show(outbound.sendingVsHealthRps),
 			'health req/s',
@@ -47,7 +41,7 @@ function emailRows(e) {
 			? []
 			: [
 					[
-						'outbound: after the last delivery is on the Queue, mails per second (mails left then)',
+						'continuations: after the last is on the Queue, mails per second (mails left then)',
 						`${show(outbound.backlogMailsPerSecond)} (${show(outbound.backlogAfterLastEnqueue)})`,
 						show(outbound.backlogVsHealthRps),
 						'health req/s',
@@ -93,14 +87,15 @@ export function emailSection(results) {
 			'holds one API read more than the reply’s. Latencies are compared with GET /health timed one at a time in ' +
 			'the same run.',
 		'',
-		`Outbound: an operator reply (POST /v3/messages) in each of ${e.outbound.deliveries} e-mail conversations; ` +
-			'each becomes a `reply` delivery on the mail Queue (from the events Queue, held back 5 s so that a burst ' +
-			'goes out as one mail), claimed, built and handed to the `send_email` binding (wrangler’s local ' +
-			'simulation), recorded `sent`. Timed from the deliveries’ own `createdAt` (the first enqueue) and ' +
-			'`sentAt` (GET /v3/email/deliveries). The replies are posted 8 at a time, and the consumer sends as they ' +
-			'arrive: the whole span holds the posting and the 5 s hold; the last row counts only what was left to send ' +
-			'once the last delivery was on the Queue (its hold over), where the consumer alone sets the pace. Rates ' +
-			'are compared with GET /health’s closed-loop throughput.',
+		`Outbound: ${e.outbound.deliveries} widget conversations started through the widget's endpoints (a visitor ` +
+			'session, then the conversation with a pre-chat e-mail address), then an operator reply (POST /v3/messages, ' +
+			'8 at a time) in each, read by no visitor. Each room’s continuation timer fires the workspace’s delay later ' +
+			`(${e.outbound.delaySeconds} s, the least it may be) and enqueues one \`continuation\` delivery on the mail ` +
+			'Queue, which the consumer claims, builds from the unseen messages and hands to the `send_email` binding ' +
+			'(wrangler’s local simulation), recorded `sent`. Timed from the deliveries’ own `createdAt` (the room’s ' +
+			'enqueue) and `sentAt` (GET /v3/email/deliveries). The timers fire as the replies were posted: the whole ' +
+			'span holds that pacing; the last row counts only what was left to send once the last delivery was on the ' +
+			'Queue, where the consumer alone sets the pace. Rates are compared with GET /health’s closed-loop throughput.',
 		'',
 		'Redelivery: then each sent delivery’s Queue message, `{ deliveryId }`, is put on the same local Queue ' +
 			'again by a second Worker in its own wrangler dev (bench/mail-redeliver, a queue producer only; wrangler’s ' +

@@ -13,8 +13,8 @@
 // of a queue drained when the team comes online) and automation rules run from the events Queue, the
 // conversations report over a year of 100,000 conversations and a campaign sent to 1,000 contacts, then the
 // widget and the operator console (cold loads of the inbox over 10,000 conversations, its scroll) in Chromium,
-// then e-mail (inbound mail to a readable message; mails handed to the binding per second; every mail Queue
-// message delivered again after its send was recorded, mails counted), and writes bench/results/latest.{json,md}
+// then e-mail (inbound mail to a readable message; 1,000 continuation mails of widget conversations handed to
+// the binding, per second; every mail Queue message delivered again after its send was recorded, mails counted), and writes bench/results/latest.{json,md}
 // and a dated copy. `--only console` and `--only email` write bench/results/console.{json,md} and
 // email.{json,md} instead, leaving the full run's files as they are.
 import { randomBytes } from 'node:crypto';
@@ -88,7 +88,7 @@ const { values: options } = parseArgs({
 		'rule-events': { type: 'string', default: '500' },
 		'campaign-contacts': { type: 'string', default: '1000' },
 		'console-loads': { type: 'string', default: '10' },
-		// Inbound mails timed one at a time (new, then as many replies); e-mail conversations answered by mail.
+		// Inbound mails timed one at a time (new, then as many replies); widget conversations continued by mail.
 		'email-mails': { type: 'string', default: '100' },
 		'email-deliveries': { type: 'string', default: '1000' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written. The other
