@@ -23,6 +23,7 @@ interface Mail {
 }
 interface Recipient {
 	contactId: string;
+	contact: { name: string | null; email: string | null; phone: string | null } | null;
 	status: string;
 	error: string | null;
 	sentAt: string | null;
@@ -89,7 +90,7 @@ describe('GET /v3/campaigns/{id}/recipients on e-mail', () => {
 		expect(byContact.size).toBe(4);
 		for (const contactId of [ada, bob]) {
 			const recipient = byContact.get(contactId);
-			expect(recipient).toMatchObject({ status: 'sent', error: null });
+			expect(recipient).toMatchObject({ status: 'sent', error: null, contact: { phone: null } });
 			expect(recipient?.mail).toEqual({
 				deliveryId: campaignMail(contactId),
 				status: 'sent',
@@ -97,6 +98,7 @@ describe('GET /v3/campaigns/{id}/recipients on e-mail', () => {
 				sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 			});
 		}
+		expect(byContact.get(ada)?.contact).toEqual({ name: 'Ada', email: 'ada@example.com', phone: null });
 		expect(byContact.get(ada)?.mail?.deliveryId).not.toBe(testDelivery);
 		// Cy is a recipient the campaign reached (its mail was enqueued); the provider refused the mail.
 		expect(byContact.get(cy)).toMatchObject({
@@ -135,10 +137,13 @@ describe('GET /v3/campaigns/{id}/recipients on e-mail', () => {
 				.bind(...params)
 				.all<{ detail: string }>();
 			const plan = results.map((row) => row.detail);
-			// Recipients by their primary key in contact order (no sort), each one's mail by the unique key (a
-			// mail filter makes the join an inner one; the probe is the same).
-			expect(plan).toEqual([
+			// Recipients by their primary key in contact order (no sort), each one's contact by its own and its
+			// mail by the unique key (a mail filter makes that join an inner one; the probe is the same).
+			expect(plan[0]).toBe(
 				'SEARCH campaign_recipients USING INDEX sqlite_autoindex_campaign_recipients_1 (campaign_id=? AND contact_id>?)',
+			);
+			expect(plan.slice(1).sort()).toEqual([
+				expect.stringMatching(/^SEARCH contacts USING INDEX sqlite_autoindex_contacts_1 \(id=\?\)( LEFT-JOIN)?$/),
 				expect.stringMatching(
 					/^SEARCH mail_deliveries USING INDEX mail_deliveries_dedupe \(workspace_id=\? AND dedupe_key=\?\)( LEFT-JOIN)?$/,
 				),
@@ -146,7 +151,7 @@ describe('GET /v3/campaigns/{id}/recipients on e-mail', () => {
 		}
 	});
 
-	it('gives a widget campaign’s recipients no mail, and another workspace none of them', async () => {
+	it('gives a widget campaign’s recipients no mail, another workspace none of them, a deleted contact its id alone', async () => {
 		const { token, workspaceId } = await mailingWorkspace();
 		const ada = await contactWith(token, { name: 'Ada', email: 'ada@example.com' });
 		const res = await api(token, 'POST', '/v3/campaigns', {
@@ -161,12 +166,23 @@ describe('GET /v3/campaigns/{id}/recipients on e-mail', () => {
 		expect(data).toEqual([expect.objectContaining({ contactId: ada, status: 'sent', mail: null })]);
 		expect((await recipientPage(token, widget.id, '?mailStatus=sent')).data).toEqual([]);
 
-		const mailed = await createEmailCampaign(token, { audience: { kind: 'contacts', contactIds: [ada] } });
+		const bo = await contactWith(token, { name: 'Bo', email: 'bo@example.com' });
+		const mailed = await createEmailCampaign(token, { audience: { kind: 'contacts', contactIds: [bo] } });
 		await sendNow(token, mailed.id);
 		await settledMails(workspaceId, mailed.id, 1);
 		const other = await mailingWorkspace();
 		for (const id of [widget.id, mailed.id]) {
 			await expectError(await api(other.token, 'GET', `/v3/campaigns/${id}/recipients`), 404);
 		}
+		// A contact deleted since stays a recipient with its mail, shown by its id alone.
+		expect((await api(token, 'DELETE', `/v3/contacts/${bo}`)).status).toBe(204);
+		expect((await recipientPage(token, mailed.id)).data).toEqual([
+			expect.objectContaining({
+				contactId: bo,
+				contact: null,
+				status: 'sent',
+				mail: expect.objectContaining({ status: 'sent' }),
+			}),
+		]);
 	});
 });

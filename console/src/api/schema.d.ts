@@ -4053,6 +4053,7 @@ export interface components {
         CampaignRecipient: {
             /** @description The contact. */
             contactId: string;
+            contact: components["schemas"]["CampaignRecipientContact"];
             /**
              * @description `pending` → `sending` → `sent` or `failed`; `skipped` (opted out or deleted since; on e-mail: no address or a failing one), `cancelled`. On e-mail, `sent` means its mail was enqueued: `mail` says what became of it.
              * @enum {string}
@@ -4070,6 +4071,15 @@ export interface components {
             repliedAt: string | null;
             mail: components["schemas"]["CampaignRecipientMail"];
         };
+        /** @description Who the contact is now, to show it by; null when it was deleted (or merged away) since. */
+        CampaignRecipientContact: {
+            /** @description Its name now. */
+            name: string | null;
+            /** @description Its e-mail address now. */
+            email: string | null;
+            /** @description Its phone now. */
+            phone: string | null;
+        } | null;
         /** @description An e-mail campaign: where the recipient’s mail stands. Null for a widget campaign, and for a recipient no mail was enqueued for (skipped, failed to render, not yet sent). */
         CampaignRecipientMail: {
             /** @description The mail in `GET /v3/email/deliveries`. */
@@ -21954,6 +21964,11 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "contact": {
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phone": null
+                     *           },
                      *           "status": "sent",
                      *           "error": null,
                      *           "conversationId": null,
@@ -21969,6 +21984,11 @@ export interface operations {
                      *         },
                      *         {
                      *           "contactId": "ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K",
+                     *           "contact": {
+                     *             "name": "Bob Marley",
+                     *             "email": "bob@example.org",
+                     *             "phone": null
+                     *           },
                      *           "status": "sent",
                      *           "error": null,
                      *           "conversationId": null,

@@ -1,13 +1,13 @@
 /**
- * A campaign's recipients as the API lists them: each contact's state in the campaign and, on e-mail, where
- * its mail stands. A recipient is `sent` once its mail is enqueued; what the mail consumer made of it after
+ * A campaign's recipients as the API lists them: each contact (as it is now, to show it by), its state in the
+ * campaign and, on e-mail, where its mail stands. A recipient is `sent` once its mail is enqueued; what the mail consumer made of it after
  * (sent, refused with the provider's reason, skipped at the send) is on its delivery, read in the same
  * statement by the delivery's own key (`campaignMailKey`), so a page costs one read whatever its size.
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { campaignRecipients, mailDeliveries } from '../../db/schema';
+import { campaignRecipients, contacts, mailDeliveries } from '../../db/schema';
 import { pageOf } from '../../lib/cursor';
 import { isoOrNull } from '../../lib/ids';
 import { RECIPIENT_STATUSES } from '../../model/campaigns';
@@ -34,9 +34,20 @@ export const recipientMailSchema = z
 			'An e-mail campaign: where the recipient’s mail stands. Null for a widget campaign, and for a recipient no mail was enqueued for (skipped, failed to render, not yet sent).',
 	});
 
+export const recipientContactSchema = z
+	.object({
+		name: z.string().nullable().openapi({ description: 'Its name now.' }),
+		email: z.string().nullable().openapi({ description: 'Its e-mail address now.' }),
+		phone: z.string().nullable().openapi({ description: 'Its phone now.' }),
+	})
+	.openapi('CampaignRecipientContact', {
+		description: 'Who the contact is now, to show it by; null when it was deleted (or merged away) since.',
+	});
+
 export const recipientSchema = z
 	.object({
 		contactId: z.string().openapi({ description: 'The contact.' }),
+		contact: recipientContactSchema.nullable(),
 		status: z.enum(RECIPIENT_STATUSES).openapi({
 			description:
 				'`pending` → `sending` → `sent` or `failed`; `skipped` (opted out or deleted since; on e-mail: no address or a failing one), `cancelled`. On e-mail, `sent` means its mail was enqueued: `mail` says what became of it.',
@@ -66,8 +77,8 @@ export const recipientFiltersSchema = z.strictObject({
 export const recipientCursor = z.object({ id: z.string() });
 
 /**
- * The statement of a page of `campaign`'s recipients, by contact id, each with its campaign mail if it has
- * one, found through the deliveries' unique `(workspace_id, dedupe_key)` index: one probe per recipient, never
+ * The statement of a page of `campaign`'s recipients, by contact id, each with its contact as it is now (by
+ * its primary key) and its campaign mail if it has one, found through the deliveries' unique `(workspace_id, dedupe_key)` index: one probe per recipient, never
  * a scan (a test send's mail has a key of its own, so it is never a recipient's). A widget campaign enqueues
  * no mail, so its probes find none.
  */
@@ -81,8 +92,19 @@ export function recipientRows(
 	const r = campaignRecipients;
 	const m = mailDeliveries;
 	return db
-		.select({ recipient: r, mailId: m.id, mailStatus: m.status, mailError: m.error, mailSentAt: m.sentAt })
+		.select({
+			recipient: r,
+			contactFound: contacts.id,
+			name: contacts.name,
+			email: contacts.email,
+			phone: contacts.phone,
+			mailId: m.id,
+			mailStatus: m.status,
+			mailError: m.error,
+			mailSentAt: m.sentAt,
+		})
 		.from(r)
+		.leftJoin(contacts, and(eq(contacts.id, r.contactId), eq(contacts.workspaceId, campaign.workspaceId)))
 		.leftJoin(
 			m,
 			and(eq(m.workspaceId, campaign.workspaceId), eq(m.dedupeKey, campaignMailKeySql(campaign.id, r.contactId))),
@@ -119,8 +141,19 @@ export async function listRecipients(
 	return pageOf(
 		rows,
 		limit,
-		({ recipient: x, mailId, mailStatus, mailError, mailSentAt }): CampaignRecipient => ({
+		({
+			recipient: x,
+			contactFound,
+			name,
+			email,
+			phone,
+			mailId,
+			mailStatus,
+			mailError,
+			mailSentAt,
+		}): CampaignRecipient => ({
 			contactId: x.contactId,
+			contact: contactFound === null ? null : { name, email, phone },
 			status: x.status,
 			error: x.error,
 			conversationId: x.conversationId,

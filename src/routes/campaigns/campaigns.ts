@@ -299,6 +299,7 @@ export const campaignsRoutes = createRouter()
 					data: [
 						{
 							contactId: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+							contact: { name: 'Ada Lovelace', email: 'ada@example.com', phone: null },
 							status: 'sent',
 							error: null,
 							conversationId: null,
@@ -314,6 +315,7 @@ export const campaignsRoutes = createRouter()
 						},
 						{
 							contactId: 'ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K',
+							contact: { name: 'Bob Marley', email: 'bob@example.org', phone: null },
 							status: 'sent',
 							error: null,
 							conversationId: null,
