@@ -5,12 +5,9 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { campaignRecipients, campaigns, contacts } from '../../db/schema';
+import { campaigns, contacts } from '../../db/schema';
 import { TemplateError } from '../../engines/templates';
-import { pageOf } from '../../lib/cursor';
 import { Conflict, Invalid } from '../../lib/errors';
-import { isoOrNull } from '../../lib/ids';
-import { RECIPIENT_STATUSES } from '../../model/campaigns';
 import type { DomainEvent } from '../../model/events';
 import { latestConversation } from '../conversations/conversations';
 import { type CampaignRow, campaignRow } from './campaigns';
