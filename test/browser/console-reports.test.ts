@@ -1,7 +1,8 @@
 // The console's Reports page in a real Chromium against `wrangler dev`: the figures each chart draws (its table)
 // equal the API's report for the filters in the URL, a changed filter changes both, the CSV export is the API's
-// CSV for those filters, and a campaign's results are the API's. The fixture is built through the public API:
-// widget visitors arriving from ad clicks and utm links, conversations made by the API in groups and channels.
+// CSV for those filters, a campaign's results are the API's, and an e-mail campaign's recipients show where each
+// mail stands. The fixture is built through the public API: widget visitors arriving from ad clicks and utm
+// links, conversations made by the API in groups and channels.
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consolePage } from './console-page';
@@ -268,5 +269,51 @@ describe('the Reports page', () => {
 		expect(r.reach).toBe(contactIds.length);
 		const steps = ['targeted', 'reach', 'failed', 'skipped', 'replies', 'conversations', 'dealsWon'];
 		await expect.poll(() => figures(page, 'Results of Spring sale')).toEqual(steps.map((key) => [key, String(r[key])]));
+	});
+
+	it("lists an e-mail campaign's recipients with where each one's mail stands", async () => {
+		const { token } = fixture;
+		const sender = await api(baseUrl, token, 'PUT', '/v3/email/settings', {
+			senderAddress: 'news@e2e-81.mail.example',
+		});
+		expect(sender.status, JSON.stringify(sender.body)).toBe(200);
+		const ana = await created<{ id: string }>(token, '/v3/contacts', { name: 'Ana Lima', email: 'ana@example.com' });
+		const caio = await created<{ id: string }>(token, '/v3/contacts', { name: 'Caio Reis', phone: '+5511912345678' });
+		const campaign = await created<{ id: string }>(token, '/v3/campaigns', {
+			name: 'Autumn letter',
+			channel: 'email',
+			subject: 'Autumn news for {{ contact.name }}',
+			template: 'Hi {{ contact.name }}, the autumn sale starts today!',
+			audience: { kind: 'contacts', contactIds: [ana.id, caio.id] },
+		});
+		const send = await api(baseUrl, token, 'POST', `/v3/campaigns/${campaign.id}/send`, {});
+		expect(send.status, JSON.stringify(send.body)).toBeLessThan(300);
+		// Wrangler's local Email Sending takes the mail: Ana's is sent; Caio, with no address, is skipped.
+		await expect
+			.poll(
+				async () => {
+					const { body } = await api(baseUrl, token, 'GET', `/v3/campaigns/${campaign.id}/recipients`);
+					return (body as { data: Array<{ mail: { status: string } | null }> }).data.map((r) => r.mail?.status);
+				},
+				{ timeout: 20_000 },
+			)
+			.toContain('sent');
+
+		const page = await consolePage(context, 81);
+		await page.getByRole('link', { name: 'Reports' }).click();
+		await page.getByLabel('Campaign', { exact: true }).selectOption({ label: 'Autumn letter' });
+		const table = page.locator('.campaign-recipients table');
+		const header = table.locator('thead th');
+		await expect.poll(() => header.allTextContents()).toEqual(['Contact', 'Status', 'Mail', 'Sent', 'Replied']);
+		const rowOf = (name: string) => page.getByTestId('campaign-recipient').filter({ hasText: name });
+		await expect.poll(() => rowOf('Ana Lima').getByTestId('recipient-mail').textContent()).toBe('Sent');
+		expect(await rowOf('Ana Lima').locator('.mail-status.sent').count()).toBe(1);
+		expect(await rowOf('Ana Lima').getByRole('link', { name: 'Ana Lima' }).getAttribute('href')).toMatch(
+			new RegExp(`/contacts/${ana.id}$`),
+		);
+		expect(await rowOf('Caio Reis').locator('td').nth(1).textContent()).toBe(
+			'Skippedthe contact has no e-mail address',
+		);
+		expect(await rowOf('Caio Reis').getByTestId('recipient-mail').textContent()).toBe('—');
 	});
 });

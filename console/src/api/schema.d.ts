@@ -961,7 +961,7 @@ export interface paths {
         };
         /**
          * A campaign's recipients, with their status and error
-         * @description By contact id. Empty until sending starts.
+         * @description By contact id. Empty until sending starts. On an e-mail campaign each recipient’s `mail` says where its mail stands (`sent`, or `failed` with the provider’s reason); `mailStatus` lists the recipients whose mail is in one state.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `crm:access` (or `admin`).
          */
@@ -4053,8 +4053,9 @@ export interface components {
         CampaignRecipient: {
             /** @description The contact. */
             contactId: string;
+            contact: components["schemas"]["CampaignRecipientContact"];
             /**
-             * @description `pending` → `sending` → `sent` or `failed`; `skipped` (opted out or deleted since), `cancelled`.
+             * @description `pending` → `sending` → `sent` or `failed`; `skipped` (opted out or deleted since; on e-mail: no address or a failing one), `cancelled`. On e-mail, `sent` means its mail was enqueued: `mail` says what became of it.
              * @enum {string}
              */
             status: "pending" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
@@ -4064,11 +4065,35 @@ export interface components {
             conversationId: string | null;
             /** @description The message. */
             messageId: string | null;
-            /** @description When it was sent (ISO 8601). */
+            /** @description When it was sent (ISO 8601); on e-mail, enqueued. */
             sentAt: string | null;
             /** @description When the contact first wrote back (within 7 days). */
             repliedAt: string | null;
+            mail: components["schemas"]["CampaignRecipientMail"];
         };
+        /** @description Who the contact is now, to show it by; null when it was deleted (or merged away) since. */
+        CampaignRecipientContact: {
+            /** @description Its name now. */
+            name: string | null;
+            /** @description Its e-mail address now. */
+            email: string | null;
+            /** @description Its phone now. */
+            phone: string | null;
+        } | null;
+        /** @description An e-mail campaign: where the recipient’s mail stands. Null for a widget campaign, and for a recipient no mail was enqueued for (skipped, failed to render, not yet sent). */
+        CampaignRecipientMail: {
+            /** @description The mail in `GET /v3/email/deliveries`. */
+            deliveryId: string;
+            /**
+             * @description `queued`, `sending`, `sent` (the provider took it), `failed` (the provider refused it or every try failed) or `skipped` (Parley did not send it, e.g. the address bounced since).
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "skipped";
+            /** @description Failed: the provider’s reason; skipped: Parley’s. Null otherwise. */
+            error: string | null;
+            /** @description When the provider took it (ISO 8601); null until then. */
+            sentAt: string | null;
+        } | null;
         ConversationReport: {
             /** @description The first day (YYYY-MM-DD). */
             from: string;
@@ -21908,6 +21933,8 @@ export interface operations {
                 status?: "pending" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
                 /** @description Only recipients who replied (`true`) or did not (`false`). */
                 replied?: "true" | "false";
+                /** @description An e-mail campaign: only recipients whose mail is in this state (a widget campaign: none). */
+                mailStatus?: "queued" | "sending" | "sent" | "failed" | "skipped";
                 /** @description Page size. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
@@ -21937,12 +21964,43 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "contact": {
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phone": null
+                     *           },
                      *           "status": "sent",
                      *           "error": null,
-                     *           "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
-                     *           "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *           "conversationId": null,
+                     *           "messageId": null,
                      *           "sentAt": "2026-11-27T12:00:03.000Z",
-                     *           "repliedAt": "2026-11-27T12:41:00.000Z"
+                     *           "repliedAt": "2026-11-27T12:41:00.000Z",
+                     *           "mail": {
+                     *             "deliveryId": "mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *             "status": "sent",
+                     *             "error": null,
+                     *             "sentAt": "2026-11-27T12:00:04.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "contactId": "ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K",
+                     *           "contact": {
+                     *             "name": "Bob Marley",
+                     *             "email": "bob@example.org",
+                     *             "phone": null
+                     *           },
+                     *           "status": "sent",
+                     *           "error": null,
+                     *           "conversationId": null,
+                     *           "messageId": null,
+                     *           "sentAt": "2026-11-27T12:00:03.000Z",
+                     *           "repliedAt": null,
+                     *           "mail": {
+                     *             "deliveryId": "mail_01JD3Q9A1B2C3D4E5F6G7H8J9K",
+                     *             "status": "failed",
+                     *             "error": "550 5.1.1 mailbox unavailable",
+                     *             "sentAt": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": null

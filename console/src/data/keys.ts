@@ -113,6 +113,7 @@ export const keys = {
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],
 		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],
+		recipients: (campaignId: string) => ['reports', 'campaign', campaignId, 'recipients'],
 		campaigns: ['campaigns', 'reports'],
 	},
 } as const;

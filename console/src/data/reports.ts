@@ -1,12 +1,13 @@
 /**
- * Reports: the conversations report for a set of filters, the campaigns with one's results, and either as
- * the API's own CSV (`Accept: text/csv`) for the filters shown, saved as a file, so the spreadsheet and the
- * page never disagree. A CSV is a GET: the session cookie is enough, no CSRF token is needed.
+ * Reports: the conversations report for a set of filters, the campaigns with one's results and recipients,
+ * and either report as the API's own CSV (`Accept: text/csv`) for the filters shown, saved as a file, so the
+ * spreadsheet and the page never disagree. A CSV is a GET: the session cookie is enough, no CSRF token is needed.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { ApiError, api, ok, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
+import { byCursor, cursor } from './paging';
 
 type ReportQuery = NonNullable<paths['/v3/reports/conversations']['get']['parameters']['query']>;
 
@@ -38,6 +39,20 @@ export function useCampaignReport(campaignId: string | undefined) {
 				api.GET('/v3/reports/campaigns/{id}', { params: { path: { id: campaignId as string } } }),
 			)) as Schemas['CampaignReport'],
 		enabled: Boolean(campaignId),
+	});
+}
+
+/** A campaign's recipients, by contact, 50 a page: each one's state and, on an e-mail campaign, its mail's. */
+export function useCampaignRecipients(campaignId: string) {
+	return useInfiniteQuery({
+		queryKey: keys.reports.recipients(campaignId),
+		queryFn: ({ pageParam }) =>
+			ok(
+				api.GET('/v3/campaigns/{id}/recipients', {
+					params: { path: { id: campaignId }, query: { limit: 50, ...cursor(pageParam) } },
+				}),
+			),
+		...byCursor,
 	});
 }
 

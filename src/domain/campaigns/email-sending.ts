@@ -6,7 +6,7 @@
  * lapsed, finds the delivery already there and mails no one twice; the mail itself is built when it is sent
  * (src/domain/channels/email/build-campaign.ts).
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { contacts } from '../../db/schema';
 import { renderTemplate, TemplateError } from '../../engines/templates';
@@ -28,6 +28,11 @@ type ContactRow = typeof contacts.$inferSelect;
 /** The outbox key of a campaign's mail to a contact: one mail per (campaign, contact), whatever is retried. */
 export function campaignMailKey(campaignId: string, contactId: string): string {
 	return `campaign:${campaignId}:${contactId}`;
+}
+
+/** `campaignMailKey` in SQL, of a column holding the contact: a join on it finds the delivery the send enqueued. */
+export function campaignMailKeySql(campaignId: string, contactId: SQLWrapper): SQL {
+	return sql`${campaignMailKey(campaignId, '')} || ${contactId}`;
 }
 
 /** Why a contact gets no campaign mail (no address, a failing one, opted out), or null when it may. */

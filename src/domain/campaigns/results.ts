@@ -1,16 +1,13 @@
 /**
  * What a campaign shows before and after it goes out: a preview for a sample contact, a test send to one
- * contact, the per-recipient list, the replies (recorded by the events consumer) and its report.
+ * contact, the replies (recorded by the events consumer) and its report.
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { campaignRecipients, campaigns, contacts } from '../../db/schema';
+import { campaigns, contacts } from '../../db/schema';
 import { TemplateError } from '../../engines/templates';
-import { pageOf } from '../../lib/cursor';
 import { Conflict, Invalid } from '../../lib/errors';
-import { isoOrNull } from '../../lib/ids';
-import { RECIPIENT_STATUSES } from '../../model/campaigns';
 import type { DomainEvent } from '../../model/events';
 import { latestConversation } from '../conversations/conversations';
 import { type CampaignRow, campaignRow } from './campaigns';
@@ -60,30 +57,6 @@ export const testSentSchema = z
 		}),
 	})
 	.openapi('CampaignTestSent');
-
-export const recipientSchema = z
-	.object({
-		contactId: z.string().openapi({ description: 'The contact.' }),
-		status: z.enum(RECIPIENT_STATUSES).openapi({
-			description: '`pending` → `sending` → `sent` or `failed`; `skipped` (opted out or deleted since), `cancelled`.',
-		}),
-		error: z.string().nullable().openapi({ description: 'Why it failed or was skipped.' }),
-		conversationId: z.string().nullable().openapi({ description: 'The conversation the message went to.' }),
-		messageId: z.string().nullable().openapi({ description: 'The message.' }),
-		sentAt: z.string().nullable().openapi({ description: 'When it was sent (ISO 8601).' }),
-		repliedAt: z.string().nullable().openapi({ description: 'When the contact first wrote back (within 7 days).' }),
-	})
-	.openapi('CampaignRecipient');
-
-export const recipientFiltersSchema = z.strictObject({
-	status: z.enum(RECIPIENT_STATUSES).optional().openapi({ description: 'Only recipients in this state.' }),
-	replied: z
-		.enum(['true', 'false'])
-		.transform((v) => v === 'true')
-		.optional()
-		.openapi({ description: 'Only recipients who replied (`true`) or did not (`false`).' }),
-});
-export const recipientCursor = z.object({ id: z.string() });
 
 async function audienceQuery(db: Database, row: CampaignRow) {
 	return and(eq(contacts.workspaceId, row.workspaceId), isNull(contacts.optedOutAt), await audienceOf(db, row));
@@ -168,50 +141,6 @@ export async function testSend(
 		now,
 	});
 	return { ...sent, text, subject: null, deliveryId: null };
-}
-
-/** A page of a campaign's recipients, by contact id. */
-export async function listRecipients(
-	db: Database,
-	workspaceId: string,
-	id: string,
-	filters: z.infer<typeof recipientFiltersSchema>,
-	after: { id: string } | null,
-	limit: number,
-) {
-	const row = await campaignRow(db, workspaceId, id);
-	const r = campaignRecipients;
-	const rows = await db
-		.select()
-		.from(r)
-		.where(
-			and(
-				eq(r.campaignId, row.id),
-				filters.status === undefined ? undefined : eq(r.status, filters.status),
-				filters.replied === undefined
-					? undefined
-					: filters.replied
-						? sql`${r.repliedAt} IS NOT NULL`
-						: isNull(r.repliedAt),
-				after === null ? undefined : gt(r.contactId, after.id),
-			),
-		)
-		.orderBy(asc(r.contactId))
-		.limit(limit + 1);
-	return pageOf(
-		rows,
-		limit,
-		(x) => ({
-			contactId: x.contactId,
-			status: x.status,
-			error: x.error,
-			conversationId: x.conversationId,
-			messageId: x.messageId,
-			sentAt: isoOrNull(x.sentAt),
-			repliedAt: isoOrNull(x.repliedAt),
-		}),
-		(x) => ({ id: x.contactId }),
-	);
 }
 
 /** The workspaces among `workspaceIds` with a campaign started within the reply window: whose replies to look for. */

@@ -13,12 +13,14 @@ import {
 } from '../../domain/campaigns/campaigns';
 import {
 	listRecipients,
-	previewCampaign,
-	previewRequestSchema,
-	previewSchema,
 	recipientCursor,
 	recipientFiltersSchema,
 	recipientSchema,
+} from '../../domain/campaigns/recipients';
+import {
+	previewCampaign,
+	previewRequestSchema,
+	previewSchema,
 	testSend,
 	testSendSchema,
 	testSentSchema,
@@ -287,20 +289,45 @@ export const campaignsRoutes = createRouter()
 			path: '/{id}/recipients',
 			operationId: 'listCampaignRecipients',
 			summary: "A campaign's recipients, with their status and error",
-			description: 'By contact id. Empty until sending starts.',
+			description:
+				'By contact id. Empty until sending starts. On an e-mail campaign each recipient’s `mail` says where its mail stands (`sent`, or `failed` with the provider’s reason); `mailStatus` lists the recipients whose mail is in one state.',
 			...manage,
 			request: { params: idParams, query: recipientFiltersSchema.extend(pageQuery(100)) },
 			responses: {
+				// An e-mail campaign's page: a widget campaign's recipients have a conversation and message, and no mail.
 				200: jsonResponse('A page of recipients.', pageSchema('CampaignRecipientPage', recipientSchema), {
 					data: [
 						{
 							contactId: 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+							contact: { name: 'Ada Lovelace', email: 'ada@example.com', phone: null },
 							status: 'sent',
 							error: null,
-							conversationId: 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
-							messageId: 'msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+							conversationId: null,
+							messageId: null,
 							sentAt: '2026-11-27T12:00:03.000Z',
 							repliedAt: '2026-11-27T12:41:00.000Z',
+							mail: {
+								deliveryId: 'mail_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+								status: 'sent',
+								error: null,
+								sentAt: '2026-11-27T12:00:04.000Z',
+							},
+						},
+						{
+							contactId: 'ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K',
+							contact: { name: 'Bob Marley', email: 'bob@example.org', phone: null },
+							status: 'sent',
+							error: null,
+							conversationId: null,
+							messageId: null,
+							sentAt: '2026-11-27T12:00:03.000Z',
+							repliedAt: null,
+							mail: {
+								deliveryId: 'mail_01JD3Q9A1B2C3D4E5F6G7H8J9K',
+								status: 'failed',
+								error: '550 5.1.1 mailbox unavailable',
+								sentAt: null,
+							},
 						},
 					],
 					nextCursor: null,

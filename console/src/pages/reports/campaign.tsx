@@ -1,9 +1,13 @@
-/** The Reports page's campaign results: a campaign chosen from the list, its funnel from audience to deals won. */
+/**
+ * The Reports page's campaign results: a campaign chosen from the list, its funnel from audience to deals won,
+ * and its recipients.
+ */
 import type { Schemas } from '../../api/client';
 import { downloadCsv, useCampaignReport, useReportCampaigns } from '../../data/reports';
 import { locale, t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
+import { CampaignRecipients } from './campaign-recipients';
 import { Chart } from './chart';
 import { Field } from './filters';
 
@@ -50,6 +54,12 @@ export function CampaignResults({ campaignId, onChoose }: { campaignId?: string;
 			{report.error && <Problem error={report.error} retry={() => report.refetch()} />}
 			{campaignId && report.isPending && <p class="muted">{t('common.loading')}</p>}
 			{report.data && <CampaignFigures report={report.data} />}
+			{campaignId && report.data && (
+				<CampaignRecipients
+					campaignId={campaignId}
+					onEmail={list.find((campaign) => campaign.id === campaignId)?.channel === 'email'}
+				/>
+			)}
 		</section>
 	);
 }

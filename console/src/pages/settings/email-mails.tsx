@@ -7,6 +7,7 @@ import {
 	useMailDeliveries,
 } from '../../data/email';
 import { t, when } from '../../i18n';
+import { MailStatusBadge } from '../../ui/mail-status';
 import { Problem } from '../../ui/problem';
 import { Section } from './form';
 
@@ -127,10 +128,7 @@ export function SentMails() {
 									<td>{delivery.recipient}</td>
 									<td>{t(`email.kind.${delivery.kind}`)}</td>
 									<td>
-										<span class={`status ${delivery.status === 'sent' ? 'succeeded' : delivery.status}`}>
-											{t(`email.status.${delivery.status}`)}
-										</span>
-										{delivery.error && <div class="muted small">{delivery.error}</div>}
+										<MailStatusBadge status={delivery.status} error={delivery.error} />
 									</td>
 									<td>{delivery.attempts}</td>
 								</tr>

@@ -24,6 +24,14 @@ export const messageMailSchema = z
 export type MessageMail = z.infer<typeof messageMailSchema>;
 
 /**
+ * The reason a delivery shows: a failed or skipped one's; a queued delivery's last error is that of a try that
+ * will be made again, not the outcome, and a sent one has none.
+ */
+export function shownMailError(row: Pick<DeliveryRow, 'status' | 'error'>): string | null {
+	return row.error && row.status !== 'queued' && row.status !== 'sent' ? row.error : null;
+}
+
+/**
  * The mail state of each of the conversation's messages between `fromSeq` and `toSeq`, by seq: the newest
  * delivery covering it. A message no mail carries has none.
  */
@@ -54,11 +62,8 @@ export async function messageMailStates(
 	const states = new Map<number, MessageMail>();
 	for (const row of rows) {
 		if (row.firstSeq === null || row.lastSeq === null) continue;
-		// A queued delivery's last error is that of a try that will be made again: not shown as the outcome.
-		const shown: MessageMail =
-			row.error && row.status !== 'queued' && row.status !== 'sent'
-				? { status: row.status, error: row.error }
-				: { status: row.status };
+		const error = shownMailError(row);
+		const shown: MessageMail = error === null ? { status: row.status } : { status: row.status, error };
 		for (let seq = Math.max(row.firstSeq, fromSeq); seq <= Math.min(row.lastSeq, toSeq); seq++) states.set(seq, shown);
 	}
 	return states;
