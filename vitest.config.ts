@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { unstable_readConfig } from 'wrangler';
+import { startFakeGraph } from './test/fake-graph/server.mjs';
 
 // Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
 // Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
@@ -19,6 +20,9 @@ interface WranglerQueueConsumer {
 
 export default defineConfig(async () => {
 	const migrations = await readD1Migrations('./migrations');
+	// The fake Graph API (WhatsApp's Cloud API) for the whole run: the Worker under test reaches it on 127.0.0.1
+	// through the deployment's trusted Graph URL, and the tests drive it through its `/__fake/` endpoints.
+	const fakeGraph = await startFakeGraph();
 	// wrangler.toml lists PARLEY_SECRET under `[secrets] required`: reading the config, wrangler looks for it in
 	// the environment (and warns once per test file without it), before the binding below is applied.
 	process.env.PARLEY_SECRET ??= TEST_SECRET;
@@ -60,6 +64,7 @@ export default defineConfig(async () => {
 									// The tests' stand-in networks (a `transport`) have no DNS resolver; the guard's own tests give one.
 									OUTBOUND_RESOLVER: '',
 									PARLEY_SECRET: TEST_SECRET,
+									WHATSAPP_GRAPH_URL: fakeGraph.url,
 								},
 								queueConsumers,
 								// A second `send_email` binding beside wrangler.toml's EMAIL, restricted to one sender the

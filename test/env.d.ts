@@ -7,6 +7,8 @@ declare global {
 			TEST_MIGRATIONS: D1Migration[];
 			/** A `send_email` binding that refuses every sender the tests use (vitest.config.ts). */
 			REFUSING_EMAIL: SendEmail;
+			/** The fake Graph API's address (test/fake-graph/server.mjs), started by vitest.config.ts. */
+			WHATSAPP_GRAPH_URL: string;
 		}
 	}
 }

@@ -33,13 +33,18 @@ const MAX_REDIRECTS = 5;
 
 /** An outbound call refused or failed, with the reason a builder can act on. */
 export class OutboundError extends Error {
-	override readonly name = 'OutboundError';
+	override readonly name: string = 'OutboundError';
 	/** A timeout or a failed connection: trying again later may succeed (a refusal by the guard never does). */
 	readonly transient: boolean;
 	constructor(message: string, options?: ErrorOptions & { transient?: boolean }) {
 		super(message, options);
 		this.transient = options?.transient ?? false;
 	}
+}
+
+/** A response whose body passed the cap the caller set (a file larger than it takes). */
+export class ResponseTooLarge extends OutboundError {
+	override readonly name = 'ResponseTooLarge';
 }
 
 export interface OutboundRequest {
@@ -52,7 +57,10 @@ export interface OutboundRequest {
 export interface OutboundResponse {
 	status: number;
 	headers: Record<string, string>;
+	/** The body as text (UTF-8). */
 	body: string;
+	/** The body's bytes, as received (a file's, which text would garble). */
+	bytes: Uint8Array;
 	/** The address that answered, after redirects. */
 	url: string;
 }
@@ -129,9 +137,9 @@ function portableHeaders(headers: Record<string, string>): Record<string, string
 }
 
 /** Reads a body up to the cap; over it, an OutboundError, or (`truncate`) what came up to the cap. */
-async function cappedText(response: Response, maxBytes: number, overflow: 'refuse' | 'truncate'): Promise<string> {
+async function cappedBytes(response: Response, maxBytes: number, overflow: 'refuse' | 'truncate'): Promise<Uint8Array> {
 	const reader = response.body?.getReader();
-	if (!reader) return '';
+	if (!reader) return new Uint8Array(0);
 	const chunks: Uint8Array[] = [];
 	let size = 0;
 	for (;;) {
@@ -139,7 +147,7 @@ async function cappedText(response: Response, maxBytes: number, overflow: 'refus
 		if (done) break;
 		if (size + value.byteLength > maxBytes) {
 			await reader.cancel();
-			if (overflow === 'refuse') throw new OutboundError(`the response is larger than ${maxBytes} bytes`);
+			if (overflow === 'refuse') throw new ResponseTooLarge(`the response is larger than ${maxBytes} bytes`);
 			chunks.push(value.subarray(0, maxBytes - size));
 			size = maxBytes;
 			break;
@@ -153,7 +161,7 @@ async function cappedText(response: Response, maxBytes: number, overflow: 'refus
 		all.set(chunk, at);
 		at += chunk.byteLength;
 	}
-	return new TextDecoder().decode(all);
+	return all;
 }
 
 /**
@@ -226,8 +234,9 @@ export async function guardedFetch(
 				}
 				continue;
 			}
-			const text = await cappedText(response, options.maxBytes ?? MAX_RESPONSE_BYTES, options.overflow ?? 'refuse');
-			return { status: response.status, headers: Object.fromEntries(response.headers), body: text, url };
+			const bytes = await cappedBytes(response, options.maxBytes ?? MAX_RESPONSE_BYTES, options.overflow ?? 'refuse');
+			const text = new TextDecoder().decode(bytes);
+			return { status: response.status, headers: Object.fromEntries(response.headers), body: text, bytes, url };
 		}
 		throw new OutboundError(`more than ${MAX_REDIRECTS} redirects`);
 	} catch (error) {
