@@ -79,9 +79,7 @@ export async function enqueueWhatsapp(
 	const [existing] = await db
 		.select({ id: whatsappDeliveries.id, status: whatsappDeliveries.status })
 		.from(whatsappDeliveries)
-		.where(
-			and(eq(whatsappDeliveries.workspaceId, send.workspaceId), eq(whatsappDeliveries.dedupeKey, send.dedupeKey)),
-		);
+		.where(and(eq(whatsappDeliveries.workspaceId, send.workspaceId), eq(whatsappDeliveries.dedupeKey, send.dedupeKey)));
 	if (!existing) throw new Error(`whatsapp delivery ${send.dedupeKey} neither inserted nor found`);
 	if (existing.status === 'queued') await sendToQueue(env, existing.id, send.delaySeconds);
 	return { id: existing.id, created: false };

@@ -66,7 +66,11 @@ export async function conversationLine(
 			.orderBy(desc(whatsappInbound.receivedAt))
 			.limit(1)
 			.get(),
-		db.select({ id: whatsappNumbers.id }).from(whatsappNumbers).where(eq(whatsappNumbers.workspaceId, workspaceId)).limit(2),
+		db
+			.select({ id: whatsappNumbers.id })
+			.from(whatsappNumbers)
+			.where(eq(whatsappNumbers.workspaceId, workspaceId))
+			.limit(2),
 	]);
 	if (target?.channel !== WHATSAPP_CHANNEL) return null;
 	if (inbound) return { ...inbound, contactId: target.contactId };
