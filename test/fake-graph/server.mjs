@@ -8,7 +8,8 @@
  *   for a phone number id (`POST /__fake/numbers`) must be that one on the number's paths and its media.
  * - Paths may carry any `/vNN.N` version prefix, or none.
  * - Route modules (ROUTE_MODULES, each `export function routes(fake)` returning `[{method, path, handle}]`,
- *   and optionally `export function reset(fake)`) add the endpoints: media here, messages and templates in
+ *   and optionally `export function reset(fake)` and `export function control(fake, {req, res, url, json})`,
+ *   which answers a `/__fake/` endpoint of its own and returns true) add the endpoints: media here, messages and templates in
  *   their own files. A module not written yet is skipped.
  *
  * Control endpoints (no token):
@@ -166,6 +167,8 @@ export async function startFakeGraph({ port = 0 } = {}) {
 			});
 			return send(res, 201, { id });
 		}
+		// A route module's own control endpoints (messages' and templates' settings): `control` answers or returns false.
+		for (const module of fake.modules) if (await module.control?.(fake, { req, res, url, json })) return;
 		return send(res, 404, { error: `no control endpoint ${req.method} ${path}` });
 	}
 
