@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { contacts, whatsappDeliveries, whatsappWindows } from '../src/db/schema';
+import { enqueueWhatsapp } from '../src/domain/channels/whatsapp/outbox';
 import { api, db, type SeededOperator, seedWorkspace } from './factories';
 import { fakeGraph, type SeededNumber, seedNumber } from './whatsapp-helpers';
 
@@ -67,4 +68,42 @@ export async function deliveriesTo(waId: string) {
 		.from(whatsappDeliveries)
 		.where(eq(whatsappDeliveries.recipient, waId))
 		.orderBy(whatsappDeliveries.createdAt);
+}
+
+/** Registers approved templates of the number's business account in the fake. */
+export async function registerTemplates(
+	number: SeededNumber,
+	templates: Array<{ name: string; language: string; body?: string; status?: string; parameter_format?: string }>,
+) {
+	await fakeGraph('/__fake/templates', {
+		businessAccountId: `2${number.phoneNumberId.slice(1)}`,
+		phoneNumberId: number.phoneNumberId,
+		templates: templates.map(({ body, ...rest }) => ({
+			...rest,
+			components: body === undefined ? [] : [{ type: 'BODY', text: body }],
+		})),
+	});
+}
+
+/** A template delivery (no variables) written with its Queue message, as a campaign would enqueue it. */
+export async function seedTemplateDelivery(
+	workspaceId: string,
+	number: SeededNumber,
+	waId: string,
+	name: string,
+): Promise<string> {
+	const { id } = await enqueueWhatsapp(
+		// No Queue message: the test drives the consumer's work itself.
+		{ WHATSAPP_OUT: { send: async () => undefined } as unknown as Queue },
+		db,
+		{
+			workspaceId,
+			numberId: number.id,
+			kind: 'template',
+			dedupeKey: `test:${crypto.randomUUID()}`,
+			recipient: waId,
+			template: { name, language: 'en', variables: [] },
+		},
+	);
+	return id;
 }

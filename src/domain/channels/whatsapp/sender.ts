@@ -147,7 +147,8 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 		} catch (error) {
 			if (error instanceof GraphError) {
 				const reason = metaReason(error);
-				if (!error.retryable) {
+				// A code Meta calls ambiguous (1) is tried a few times only.
+				if (!error.retryable || (error.maxRetries !== undefined && row.attempts > error.maxRetries)) {
 					await recordNotSent(db, row, 'failed', reason, error.code);
 					return DONE;
 				}
