@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { contacts, whatsappDeliveries, whatsappWindows } from '../src/db/schema';
 import { enqueueWhatsapp } from '../src/domain/channels/whatsapp/outbox';
+import type { OutgoingBody } from '../src/engines/whatsapp/outgoing';
 import { api, db, type SeededOperator, seedWorkspace } from './factories';
 import { fakeGraph, type SeededNumber, seedNumber } from './whatsapp-helpers';
 
@@ -49,7 +50,7 @@ export async function openWindow(number: SeededNumber, waId: string, at = Date.n
 export interface FakeSent {
 	to: string;
 	type: string;
-	body: Record<string, unknown> & { type: string };
+	body: OutgoingBody;
 	wamid: string;
 	at: number;
 }

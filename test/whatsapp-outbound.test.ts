@@ -74,9 +74,8 @@ describe('a bot’s buttons', () => {
 	it('become a list beyond three', async () => {
 		const [body] = await sentFor(labels('Red', 'Green', 'Blue', 'Black', 'White'));
 		expect(body).toMatchObject({ type: 'interactive', interactive: { type: 'list' } });
-		const rows = (body as { interactive: { action: { sections: Array<{ rows: unknown[] }> } } }).interactive.action
-			.sections[0]?.rows;
-		expect(rows).toHaveLength(5);
+		if (body?.type !== 'interactive' || body.interactive.type !== 'list') throw new Error('not a list');
+		expect(body.interactive.action.sections[0]?.rows).toHaveLength(5);
 	});
 
 	it('become numbered text beyond the list’s limits, and a data-entry question is plain text', async () => {
