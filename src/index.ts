@@ -73,6 +73,7 @@ import { publicConversations } from './routes/widget/public-conversations';
 import { publicMessages } from './routes/widget/public-messages';
 import { publicWidget } from './routes/widget/public-widget';
 import { widget } from './routes/widget/widget';
+import { whatsappTemplatesRoutes } from './routes/whatsapp/templates';
 
 export { ConversationRoom } from '../durable-objects/conversation-room';
 export { RateLimiter } from '../durable-objects/rate-limiter';
@@ -229,6 +230,7 @@ app.route('/v3/me', me);
 app.route('/v3/me', myNotifications);
 app.route('/v3/email', emailSettingsRoutes);
 app.route('/v3/email', emailDeliveriesRoutes);
+app.route('/v3/whatsapp', whatsappTemplatesRoutes);
 app.route('/widget', publicWidget);
 app.route('/widget', publicConversations);
 app.route('/widget', publicMessages);
