@@ -2,13 +2,14 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { whatsappDeliveries } from '../src/db/schema';
-import { deliveryById } from '../src/domain/channels/whatsapp/deliveries';
+import { claimDelivery, deliveryById } from '../src/domain/channels/whatsapp/deliveries';
 import { enqueueWhatsapp } from '../src/domain/channels/whatsapp/outbox';
 import {
 	giveUpDelivery,
 	processDelivery,
 	RetryableSend,
 	retryDelaySeconds,
+	sweepWhatsapp,
 } from '../src/domain/channels/whatsapp/sender';
 import { api, db } from './factories';
 import { fakeGraph } from './whatsapp-helpers';
@@ -213,5 +214,21 @@ describe('Meta’s errors', () => {
 			errorCode: 130429,
 			error: 'gave up after 0 tries; last: 130429 Rate limit hit',
 		});
+	});
+});
+
+describe('the sweep', () => {
+	it('sends a delivery whose Queue message was lost, and never sends twice one left sending', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		await registerTemplates(number, [{ name: 'ping', language: 'en' }]);
+		const { waId } = await whatsappConversation(token, number);
+		const lost = await seedTemplateDelivery(workspaceId, number, waId, 'ping');
+		const interrupted = await seedTemplateDelivery(workspaceId, number, waId, 'ping');
+		await claimDelivery(db, interrupted);
+		// Twenty minutes later: both are past their grace.
+		await sweepWhatsapp(env, db, Date.now() + 20 * 60_000);
+		await expect.poll(async () => (await deliveryById(db, lost))?.status).toBe('sent');
+		expect(await deliveryById(db, interrupted)).toMatchObject({ status: 'failed', wamid: null, attempts: 1 });
+		expect((await fakeMessages(number.phoneNumberId)).messages).toHaveLength(1);
 	});
 });
