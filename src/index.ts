@@ -68,6 +68,8 @@ import { team } from './routes/team/team';
 import { teamAccess } from './routes/team/team-access';
 import { tokens } from './routes/team/tokens';
 import { webhooksRoutes } from './routes/webhooks/webhooks';
+import { whatsappNumbersRoutes } from './routes/whatsapp/numbers';
+import { whatsappWebhook } from './routes/whatsapp/webhook';
 import { demo } from './routes/widget/demo';
 import { publicConversations } from './routes/widget/public-conversations';
 import { publicMessages } from './routes/widget/public-messages';
@@ -173,6 +175,9 @@ app.route('/v3/auth', publicAuth);
 // The links in mail (stop continuations, a large file): no credential but the signed token in the path.
 app.use('/mail/*', database, apiBodyLimit);
 app.route('/mail', mailLinks);
+// Meta's webhooks of a connected WhatsApp number: no credential but Meta's signature (checked on the bytes).
+app.use('/whatsapp/*', database, apiBodyLimit);
+app.route('/whatsapp', whatsappWebhook);
 app.use('/v3/*', database, apiLog, operatorAuth);
 app.use('/v3/*', async function apiBodyLimits(c, next) {
 	// The logo has a smaller limit of its own, stopped before its bytes are read whole.
@@ -217,6 +222,7 @@ app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/conversations', conversationMailsRoutes);
 app.route('/v3/email/addresses', inboundAddressesRoutes);
 app.route('/v3/email/inbound', inboundMailsRoutes);
+app.route('/v3/whatsapp/numbers', whatsappNumbersRoutes);
 app.route('/v3/messages', messages);
 app.route('/v3/widget', widget);
 app.route('/v3/team', team);

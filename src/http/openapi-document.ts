@@ -83,6 +83,16 @@ const TAGS: { prefix: string; name: string; description: string }[] = [
 		name: 'E-mail',
 		description: 'Mail as a channel: sender and continuation settings, inbound addresses, mail received and sent.',
 	},
+	{
+		prefix: '/v3/whatsapp',
+		name: 'WhatsApp',
+		description: 'WhatsApp as a channel: connected business numbers, their credentials and webhook.',
+	},
+	{
+		prefix: '/whatsapp/',
+		name: 'WhatsApp',
+		description: 'WhatsApp as a channel: connected business numbers, their credentials and webhook.',
+	},
 	{ prefix: '/v3/tasks', name: 'Tasks', description: 'Operators’ to-dos about contacts, conversations and deals.' },
 	{
 		prefix: '/v3/messages',

@@ -19,6 +19,8 @@ export const messagingHandoffs = sqliteTable(
 		/** The widget visitor who clicked, when the widget had a session. */
 		sessionId: text('session_id'),
 		createdAt: integer('created_at').notNull(),
+		/** The conversation the visitor arrived as in the app (its first message carried the reference); null until then. */
+		conversationId: text('conversation_id'),
 	},
 	(t) => [
 		primaryKey({ columns: [t.workspaceId, t.ref] }),

@@ -13,6 +13,7 @@ import { Conflict, NotFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, newEvent } from '../../model/events';
+import type { WhatsappReferral } from '../../model/whatsapp';
 import { type ContactReference, contactEventView, normalizePhone } from '../crm/contacts';
 import { assertAssignment, assignmentGone, assignmentGuard } from '../team/assignees';
 import { type ConversationChanges, conversationSummary } from './conversations';
@@ -104,6 +105,8 @@ export interface NewConversationInput {
 	tags?: TagRef[];
 	/** The campaign the widget captured (the API starts conversations without one). */
 	origin?: Record<string, string> | null;
+	/** The Click-to-WhatsApp ad a WhatsApp conversation came from (its `ctwa_clid` is kept beside it). */
+	adReferral?: WhatsappReferral | null;
 	/** Makes a retried start find the first one: the widget's first client message id, an Idempotency-Key. */
 	startKey: string | null;
 	actor: Actor;
@@ -151,6 +154,8 @@ export function newConversationChange(
 		fbclid: origin?.fbclid ?? null,
 		landingUrl: origin?.landingUrl ?? null,
 		referrer: origin?.referrer ?? null,
+		ctwaClid: input.adReferral?.ctwaClid ?? null,
+		adReferral: input.adReferral ?? null,
 		startKey: input.startKey,
 		createdAt: now,
 		updatedAt: now,

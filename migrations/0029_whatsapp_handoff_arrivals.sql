@@ -1,0 +1,1 @@
+ALTER TABLE `messaging_handoffs` ADD `conversation_id` text;

@@ -1,0 +1,116 @@
+/**
+ * A connected number's webhook (`/whatsapp/{numberId}/webhook`): Meta's verification request, and event
+ * POSTs. A POST is believed only with `X-Hub-Signature-256` = HMAC-SHA256 of the exact body bytes under
+ * the number's app secret (checked in constant time by WebCrypto's verify), and only when every change in
+ * it names this number; anything else is refused (401) before a row is written. A signed body that is not
+ * Meta's envelope is 400 (not JSON) or 422 (not the shape), also before anything is stored.
+ *
+ * Each message and status is then applied once per WhatsApp id (inbound.ts, statuses.ts). A batch is small
+ * (Meta's are, and the body is capped at 1 MiB): the work is done before answering, one update at a time.
+ */
+import { eq } from 'drizzle-orm';
+import { digestsEqual, sha256Hex } from '../../../auth/token';
+import type { Database } from '../../../db/client';
+import { whatsappNumbers } from '../../../db/schema';
+import { Invalid, Malformed, Unauthorized } from '../../../lib/errors';
+import { type GraphEnv, type OpenNumber, openRow } from './graph';
+import { applyInboundMessage, type InboundOutcome } from './inbound';
+import { applyStatus, type StatusOutcome } from './statuses';
+import { messageValues, webhookPayloadSchema } from './webhook-payload';
+
+/** One message for every refusal, so a caller learns nothing about which check failed. */
+const REFUSED = 'Not a valid WhatsApp webhook for this number.';
+
+function refused(): Unauthorized {
+	return new Unauthorized(REFUSED, false);
+}
+
+async function numberRow(db: Database, numberId: string) {
+	if (!/^wan_[0-9A-Z]{26}$/.test(numberId)) return null;
+	return (await db.select().from(whatsappNumbers).where(eq(whatsappNumbers.id, numberId)).get()) ?? null;
+}
+
+/**
+ * Meta's verification request: the challenge to echo when the mode is `subscribe` and the verify token is
+ * the number's (compared as SHA-256 digests, in constant time); Unauthorized otherwise.
+ */
+export async function verifySubscription(
+	db: Database,
+	numberId: string,
+	query: { mode?: string; token?: string; challenge?: string },
+): Promise<string> {
+	const row = await numberRow(db, numberId);
+	if (!row || query.mode !== 'subscribe' || !query.token || query.challenge === undefined) throw refused();
+	if (!digestsEqual(await sha256Hex(query.token), row.verifyTokenHash)) throw refused();
+	return query.challenge;
+}
+
+/** Whether `header` (`sha256=<hex>`) is the HMAC-SHA256 of `body` under `secret`. */
+export async function signatureValid(secret: string, body: Uint8Array, header: string | undefined): Promise<boolean> {
+	const hex = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '')?.[1];
+	if (!hex) return false;
+	const signature = Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
+	const key = await crypto.subtle.importKey(
+		'raw',
+		new TextEncoder().encode(secret),
+		{ name: 'HMAC', hash: 'SHA-256' },
+		false,
+		['verify'],
+	);
+	return crypto.subtle.verify('HMAC', key, signature, body);
+}
+
+export interface WebhookResult {
+	messages: Record<InboundOutcome, number>;
+	statuses: Record<StatusOutcome, number>;
+}
+
+/** Checks and parses a POST (see the module's comment): the number, opened, and the payload's values. */
+async function checked(env: GraphEnv, db: Database, numberId: string, body: Uint8Array, signature: string | undefined) {
+	const row = await numberRow(db, numberId);
+	if (!row) throw refused();
+	const number = await openRow(env, row);
+	if (!(await signatureValid(number.appSecret, body, signature))) throw refused();
+	let json: unknown;
+	try {
+		json = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(body));
+	} catch {
+		throw new Malformed('The webhook body is not JSON.');
+	}
+	const parsed = webhookPayloadSchema.safeParse(json);
+	if (!parsed.success) throw Invalid.fromIssues(parsed.error.issues);
+	const values = messageValues(parsed.data);
+	// Signed with this number's app secret, but about another number of the same app: not this webhook's.
+	if (values.some((value) => value.metadata.phone_number_id !== number.phoneNumberId)) throw refused();
+	return { number, values };
+}
+
+/**
+ * Applies a POST to the webhook of `numberId`: every message and status in it, in order. `origin` is the
+ * API origin the files are linked from.
+ */
+export async function receiveWebhook(
+	env: Env & GraphEnv,
+	db: Database,
+	numberId: string,
+	body: Uint8Array,
+	signature: string | undefined,
+	origin: string,
+	now = Date.now(),
+): Promise<WebhookResult> {
+	const { number, values } = await checked(env, db, numberId, body, signature);
+	const result: WebhookResult = {
+		messages: { posted: 0, ignored: 0, failed: 0, repeated: 0 },
+		statuses: { applied: 0, unchanged: 0, unknown: 0 },
+	};
+	for (const value of values) {
+		for (const message of value.messages ?? []) {
+			const profile = value.contacts?.find((c) => c.wa_id === message.from)?.profile?.name ?? null;
+			result.messages[await applyInboundMessage(env, db, number as OpenNumber, message, profile, origin, now)]++;
+		}
+		for (const status of value.statuses ?? []) {
+			result.statuses[await applyStatus(env, db, number, status, now)]++;
+		}
+	}
+	return result;
+}
