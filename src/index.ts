@@ -69,13 +69,13 @@ import { teamAccess } from './routes/team/team-access';
 import { tokens } from './routes/team/tokens';
 import { webhooksRoutes } from './routes/webhooks/webhooks';
 import { whatsappNumbersRoutes } from './routes/whatsapp/numbers';
+import { whatsappTemplatesRoutes } from './routes/whatsapp/templates';
 import { whatsappWebhook } from './routes/whatsapp/webhook';
 import { demo } from './routes/widget/demo';
 import { publicConversations } from './routes/widget/public-conversations';
 import { publicMessages } from './routes/widget/public-messages';
 import { publicWidget } from './routes/widget/public-widget';
 import { widget } from './routes/widget/widget';
-import { whatsappTemplatesRoutes } from './routes/whatsapp/templates';
 
 export { ConversationRoom } from '../durable-objects/conversation-room';
 export { RateLimiter } from '../durable-objects/rate-limiter';

@@ -31,21 +31,33 @@ function held(db: Database, id: string, values: SQLiteUpdateSetSource<typeof wha
 		.where(and(eq(whatsappDeliveries.id, id), eq(whatsappDeliveries.status, 'sending')));
 }
 
-/**
- * Records one more of the message's bodies as accepted by Meta: the first one's WhatsApp id is the
- * delivery's (what status webhooks name).
- */
-export async function recordPart(db: Database, row: WhatsappDeliveryRow, wamid: string, now = Date.now()) {
-	await held(db, row.id, {
-		partsSent: sql`${whatsappDeliveries.partsSent} + 1`,
-		wamid: sql`coalesce(${whatsappDeliveries.wamid}, ${wamid})`,
-		updatedAt: now,
-	});
+/** Records one more of the message's bodies as accepted by Meta, before its last one. */
+export async function recordPart(db: Database, row: WhatsappDeliveryRow, now = Date.now()) {
+	await held(db, row.id, { partsSent: sql`${whatsappDeliveries.partsSent} + 1`, updatedAt: now });
 }
 
-/** Every body went out: the delivery is `sent` (the webhooks then move it to delivered and read). */
-export async function recordSent(db: Database, row: WhatsappDeliveryRow, now = Date.now()) {
-	await held(db, row.id, { status: 'sent', errorCode: null, error: null, sentAt: now, updatedAt: now });
+/**
+ * Every body went out: the delivery is `sent`, with the last body's WhatsApp id, in one write. Only then can a
+ * status webhook find it (by that id) and move it on to delivered and read: written earlier, a webhook of a
+ * first body could move it out of `sending` while the rest still goes. The earlier bodies' statuses are
+ * Meta's to send and Parley's to ignore (their ids are not kept).
+ */
+export async function recordSent(
+	db: Database,
+	row: WhatsappDeliveryRow,
+	wamid: string,
+	parts: number,
+	now = Date.now(),
+) {
+	await held(db, row.id, {
+		status: 'sent',
+		wamid,
+		partsSent: parts,
+		errorCode: null,
+		error: null,
+		sentAt: now,
+		updatedAt: now,
+	});
 }
 
 /**

@@ -162,9 +162,9 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 			await releaseClaim(db, row, String(error instanceof Error ? error.message : error));
 			throw new RetryableSend(String(error), null, undefined);
 		}
-		await recordPart(db, row, wamid);
+		if (part === built.bodies.length - 1) await recordSent(db, row, wamid, built.bodies.length);
+		else await recordPart(db, row);
 	}
-	await recordSent(db, row);
 	return DONE;
 }
 
