@@ -15,7 +15,9 @@ const numberParams = z.object({ id: idParam('id', 'wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8
 const conversationParams = z.object({
 	id: idParam('id', 'conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The WhatsApp conversation’s id.'),
 });
-const templateList = z.object({ data: z.array(whatsappTemplateSchema) }).openapi('WhatsappTemplateList');
+const templateList = z
+	.object({ data: z.array(whatsappTemplateSchema).openapi({ description: 'Every approved template.' }) })
+	.openapi('WhatsappTemplateList');
 const sentTemplate = messageSchema
 	.extend({ whatsapp: messageWhatsappSchema, deliveryId: z.string().openapi({ description: 'Its delivery.' }) })
 	.openapi('WhatsappTemplateMessage');

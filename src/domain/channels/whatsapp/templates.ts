@@ -25,8 +25,8 @@ import { conversationLine, TEMPLATE_CLIENT_PREFIX } from './replies';
 
 export const whatsappTemplateSchema = z
 	.object({
-		name: z.string().openapi({ example: 'order_update' }),
-		language: z.string().openapi({ example: 'en_US' }),
+		name: z.string().openapi({ description: 'Its name, as Meta knows it.', example: 'order_update' }),
+		language: z.string().openapi({ description: 'Its language code.', example: 'en_US' }),
 		category: z.string().nullable().openapi({ description: '`UTILITY`, `MARKETING` or `AUTHENTICATION`.' }),
 		parameterFormat: z.enum(['POSITIONAL', 'NAMED']).openapi({
 			description: '`POSITIONAL` (`{{1}}`, `{{2}}`: `variables` is a list) or `NAMED` (`{{first_name}}`: an object).',
@@ -116,8 +116,8 @@ export async function listTemplates(env: Env, db: Database, workspaceId: string,
 
 export const templateSendSchema = z
 	.strictObject({
-		name: z.string().min(1).max(512).openapi({ example: 'order_update' }),
-		language: z.string().min(2).max(15).openapi({ example: 'en_US' }),
+		name: z.string().min(1).max(512).openapi({ description: 'The approved template’s name.', example: 'order_update' }),
+		language: z.string().min(2).max(15).openapi({ description: 'Its language code.', example: 'en_US' }),
 		variables: z
 			.union([z.array(z.string().max(1000)).max(100), z.record(z.string().max(64), z.string().max(1000))])
 			.default([])
