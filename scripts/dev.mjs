@@ -2,6 +2,7 @@
 // the demo workspace exists, prints a working Token V3 and the demo admin's console password, then serves everything with `wrangler dev` (D1,
 // Durable Objects, Queues, KV, assets; all local), with the demo site at /demo.
 import { spawn, spawnSync } from 'node:child_process';
+import { startFakeGraph } from '../test/fake-graph/server.mjs';
 import { parseDevArgs } from './dev-args.mjs';
 import { applyMigrations, DEMO_INBOX, ensureDevSecret, seedDemoMail, seedWorkspace } from './local-db.mjs';
 
@@ -23,6 +24,9 @@ applyMigrations();
 const { workspaceId, token, email, password } = await seedWorkspace({ slug: 'demo' });
 const baseUrl = `${protocol}://localhost:${port}`;
 seedDemoMail(workspaceId, baseUrl);
+// WhatsApp's Graph API, faked on this machine (test/fake-graph/server.mjs): every connected number that does not
+// name its own Graph URL talks to it, so the channel works without Meta.
+const fakeGraph = await startFakeGraph({ port: Number(process.env.WHATSAPP_FAKE_PORT ?? 0) });
 
 console.log(`
   Parley is starting on ${baseUrl}
@@ -40,6 +44,7 @@ console.log(`
   Mail in        ${DEMO_INBOX} receives: npm run mail:demo   (or POST a raw mail to
                  ${baseUrl}/cdn-cgi/handler/email?from=<sender>&to=${DEMO_INBOX})
   Mail out       written under .wrangler/tmp/ (wrangler prints each path), listed in Settings → E-mail
+  WhatsApp       Meta's Graph API is faked at ${fakeGraph.url} (see docs/whatsapp.md)
 `);
 
 // Rebuilds widget/ and console/ into dist/public on every change; wrangler dev serves the new files at once.
@@ -57,6 +62,8 @@ const args = [
 	// A bot integration (or its test mode) may call a server on this machine: never in production.
 	'--var',
 	'OUTBOUND_LOOPBACK:on',
+	'--var',
+	`WHATSAPP_GRAPH_URL:${fakeGraph.url}`,
 ];
 const child = spawn(bin('wrangler'), [...args, ...wranglerArgs], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -68,7 +68,7 @@ export async function fakeMedia(
 	phoneNumberId: string,
 	bytes: Uint8Array,
 	mimeType: string,
-	options: { size?: number; omitFileSize?: boolean; ttlMs?: number } = {},
+	options: { size?: number; omitFileSize?: boolean; ttlMs?: number; id?: string } = {},
 ): Promise<string> {
 	let binary = '';
 	for (const byte of bytes) binary += String.fromCharCode(byte);

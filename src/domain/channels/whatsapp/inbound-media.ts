@@ -9,6 +9,7 @@
 import { sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
 import type { InboundContent } from '../../../engines/whatsapp/inbound';
+import { OutboundError } from '../../../lib/guarded-fetch';
 import type { AttachmentMeta } from '../../../model/messages';
 import { describeFile, MAX_FILE_BYTES, putFile } from '../../conversations/files';
 import { GraphError, graphMedia, MediaTooLarge, type OpenNumber } from './graph';
@@ -63,6 +64,10 @@ export async function storeWhatsappMedia(
 		}
 		if (error instanceof GraphError && !error.retryable) {
 			return { attachments: [], note: `the file could not be fetched from WhatsApp (${error.title})` };
+		}
+		// Refused by a rule (a media URL on no Meta host): a retry would be refused the same way.
+		if (error instanceof OutboundError && !error.transient) {
+			return { attachments: [], note: `the file could not be fetched from WhatsApp (${error.message})` };
 		}
 		throw error;
 	}

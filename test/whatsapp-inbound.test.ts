@@ -1,0 +1,349 @@
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { conversations, messagingHandoffs, whatsappDeliveries, whatsappInbound } from '../src/db/schema';
+import { newId } from '../src/lib/ids';
+import { api, db, seedWorkspace } from './factories';
+import { PNG_1X1 } from './images';
+import { fakeMedia, metaMessage, postWebhook, randomWaId, seedNumber, webhookPayload } from './whatsapp-helpers';
+import { contactMessages } from './whatsapp-inbound-helpers';
+
+const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+
+describe('a WhatsApp message of every type', () => {
+	it('becomes one contact message each, in order, none dropped', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		const image = await fakeMedia(number.phoneNumberId, PNG_1X1, 'image/png');
+		const pdf = await fakeMedia(number.phoneNumberId, PDF, 'application/pdf');
+		const sticker = await fakeMedia(number.phoneNumberId, new Uint8Array(16), 'image/webp');
+		const batch = [
+			metaMessage(from, 'text', { text: { body: 'hello' } }),
+			metaMessage(from, 'image', { image: { id: image, mime_type: 'image/png', sha256: 'a', caption: 'my receipt' } }),
+			metaMessage(from, 'document', {
+				document: { id: pdf, mime_type: 'application/pdf', sha256: 'b', filename: 'invoice.pdf' },
+			}),
+			metaMessage(from, 'audio', {
+				audio: { id: 'aud-1', mime_type: 'audio/ogg; codecs=opus', sha256: 'c', voice: true },
+			}),
+			metaMessage(from, 'video', { video: { id: 'vid-1', mime_type: 'video/mp4', sha256: 'd' } }),
+			metaMessage(from, 'sticker', { sticker: { id: sticker, mime_type: 'image/webp', sha256: 'e', animated: false } }),
+			metaMessage(from, 'location', {
+				location: { latitude: -23.5505, longitude: -46.6333, name: 'Loja Centro', address: 'Praça da Sé' },
+			}),
+			metaMessage(from, 'contacts', {
+				contacts: [{ name: { formatted_name: 'João Silva' }, phones: [{ phone: '+55 11 91234-5678', type: 'CELL' }] }],
+			}),
+			metaMessage(from, 'reaction', { reaction: { message_id: 'wamid.sent-by-us', emoji: '👍' } }),
+			metaMessage(from, 'reaction', { reaction: { message_id: 'wamid.sent-by-us' } }),
+			metaMessage(from, 'interactive', {
+				interactive: { type: 'button_reply', button_reply: { id: 'Track my order', title: 'Track my order' } },
+			}),
+			metaMessage(from, 'interactive', {
+				interactive: { type: 'list_reply', list_reply: { id: 'Express', title: 'Express', description: 'Next day' } },
+			}),
+			metaMessage(from, 'button', { button: { payload: 'Unsubscribe', text: 'Unsubscribe' } }),
+			metaMessage(from, 'unsupported', {
+				unsupported: { type: 'poll_creation' },
+				errors: [{ code: 131051, title: 'Message type unknown' }],
+			}),
+			metaMessage(from, 'order', { order: { catalog_id: '1', product_items: [] } }),
+		];
+		const res = await postWebhook(number, webhookPayload(number, { messages: batch }));
+		expect(res.status).toBe(200);
+		const { messages } = await contactMessages(token, workspaceId, from);
+		expect(messages).toHaveLength(batch.length);
+		const texts = messages.map((m) => m.text);
+		expect(texts[0]).toBe('hello');
+		expect(texts[1]).toBe('my receipt');
+		expect(messages[1]?.attachments).toMatchObject([{ contentType: 'image/png', size: PNG_1X1.byteLength }]);
+		expect(texts[2]).toBe('[Document: invoice.pdf]');
+		expect(messages[2]?.attachments).toMatchObject([{ contentType: 'application/pdf', name: 'invoice.pdf' }]);
+		// Voice notes and videos are not among the files Parley keeps: said, not dropped (and not downloaded).
+		expect(texts[3]).toMatch(/^\[Voice message\]\n\n\[the audio\/ogg; codecs=opus file stays in WhatsApp/);
+		expect(texts[4]).toMatch(/^\[Video\]\n\n\[the video\/mp4 file stays in WhatsApp/);
+		expect(texts[5]).toMatch(/^\[Sticker\]/);
+		expect(texts[6]).toBe('📍 Location: Loja Centro, Praça da Sé\nhttps://maps.google.com/?q=-23.5505,-46.6333');
+		expect(texts[7]).toBe('👤 João Silva: +55 11 91234-5678');
+		expect(texts[8]).toBe('Reacted 👍 to a message');
+		expect(texts[9]).toBe('Removed a reaction');
+		expect(texts.slice(10, 13)).toEqual(['Track my order', 'Express', 'Unsubscribe']);
+		expect(texts[13]).toMatch(/cannot show: unsupported \(poll_creation\)/);
+		expect(texts[14]).toMatch(/cannot show: order/);
+		const rows = await db.select().from(whatsappInbound).where(eq(whatsappInbound.workspaceId, workspaceId));
+		expect(rows.map((r) => r.status)).toEqual(batch.map(() => 'posted'));
+	});
+
+	it('stores media in R2 under the file rules, readable through /v3/files', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		const image = await fakeMedia(number.phoneNumberId, PNG_1X1, 'image/png');
+		await postWebhook(
+			number,
+			webhookPayload(number, {
+				messages: [metaMessage(from, 'image', { image: { id: image, mime_type: 'image/png' } })],
+			}),
+		);
+		const { messages } = await contactMessages(token, workspaceId, from);
+		const url = messages[0]?.attachments[0]?.url ?? '';
+		expect(url).toMatch(/^https:\/\/parley\.test\/v3\/files\/fil_[0-9a-f]{32}$/);
+		const file = await api(token, 'GET', new URL(url).pathname);
+		expect(file.status).toBe(200);
+		expect(new Uint8Array(await file.arrayBuffer())).toEqual(PNG_1X1);
+	});
+
+	it('says so when a file is over the 10 MiB limit, and stores nothing of it', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		const big = await fakeMedia(number.phoneNumberId, PNG_1X1, 'image/png', { size: 11 * 1024 * 1024 });
+		await postWebhook(
+			number,
+			webhookPayload(number, {
+				messages: [metaMessage(from, 'image', { image: { id: big, mime_type: 'image/png', caption: 'big one' } })],
+			}),
+		);
+		const { messages } = await contactMessages(token, workspaceId, from);
+		expect(messages[0]?.text).toBe('big one\n\n[the file (11.0 MiB) is over 10 MiB: it stays in WhatsApp]');
+		expect(messages[0]?.attachments).toEqual([]);
+		const listed = await env.FILES.list({ prefix: workspaceId });
+		expect(listed.objects).toEqual([]);
+	});
+});
+
+describe('a tap on buttons the team sent', () => {
+	it('answers with the button’s label, as a widget visitor’s press does, even when WhatsApp showed it cut', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		await postWebhook(
+			number,
+			webhookPayload(number, { messages: [metaMessage(from, 'text', { text: { body: 'hi' } })] }),
+		);
+		const { conversation } = await contactMessages(token, workspaceId, from);
+		const labels = ['Talk to someone from sales', 'Track an order in progress'];
+		const sent = await api(token, 'POST', '/v3/messages', {
+			conversationId: conversation.id,
+			text: 'How can we help?',
+			interactive: { type: 'buttons', buttons: labels.map((label) => ({ label })) },
+		});
+		expect(sent.status).toBe(201);
+		// Meta's titles stop at 20 characters; the id Parley sent is not the label here.
+		const tap = metaMessage(from, 'interactive', {
+			interactive: { type: 'button_reply', button_reply: { id: 'btn-1', title: 'Track an order in pr' } },
+		});
+		await postWebhook(number, webhookPayload(number, { messages: [tap] }));
+		const { messages } = await contactMessages(token, workspaceId, from);
+		expect(messages.at(-1)?.text).toBe('Track an order in progress');
+	});
+});
+
+describe('where a WhatsApp conversation came from', () => {
+	it('keeps a Click-to-WhatsApp referral as the conversation’s and the contact’s origin', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		const referral = {
+			source_url: 'https://fb.me/3cr4Wqqkv',
+			source_id: '120226305854810726',
+			source_type: 'ad',
+			headline: 'Chat with us',
+			body: 'Summer sale',
+			media_type: 'image',
+			image_url: 'https://scontent.example/ad.jpg',
+			ctwa_clid:
+				'Aff-n8ZTODiE79d22KtAwQKj9e_mIEOOj27vDVwFjN80dp4_0NiNhEgpGo0AHemvuSoifXaytfTzcchptiErTKCqTrJ5nW1h7IHYeYymGb5K5J5iutAxrVSKkNTmPnWJmsmBwEkXpZAW',
+		};
+		const first = metaMessage(from, 'text', { text: { body: 'I saw your ad' }, referral });
+		await postWebhook(number, webhookPayload(number, { messages: [first] }));
+		const { conversation, contact } = await contactMessages(token, workspaceId, from);
+		expect(conversation.ctwaClid).toBe(referral.ctwa_clid);
+		expect(conversation.adReferral).toEqual({
+			sourceUrl: referral.source_url,
+			sourceId: referral.source_id,
+			sourceType: 'ad',
+			headline: 'Chat with us',
+			body: 'Summer sale',
+			mediaType: 'image',
+			ctwaClid: referral.ctwa_clid,
+		});
+		const origin = {
+			ctwaClid: referral.ctwa_clid,
+			adSourceUrl: referral.source_url,
+			adSourceId: referral.source_id,
+			adSourceType: 'ad',
+			adHeadline: 'Chat with us',
+			adMediaType: 'image',
+		};
+		expect(contact.firstOrigin).toEqual(origin);
+		expect(contact.lastOrigin).toEqual(origin);
+	});
+
+	it('carries the widget visit’s origin when the first message names a hand-off, and records the arrival', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const other = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const origin = {
+			gclid: 'EAIaIQobChMI',
+			utmSource: 'google',
+			utmCampaign: 'summer',
+			landingUrl: 'https://acme.example/?gclid=EAIaIQobChMI',
+		};
+		const now = Date.now();
+		await db.insert(messagingHandoffs).values([
+			{ workspaceId, ref: '7KQ2M9XD', channel: 'whatsapp', origin, sessionId: null, createdAt: now },
+			// Another workspace's hand-off of the same reference attributes nothing here.
+			{
+				workspaceId: other.workspaceId,
+				ref: '8KQ2M9XD',
+				channel: 'whatsapp',
+				origin: { gclid: 'theirs' },
+				sessionId: null,
+				createdAt: now,
+			},
+		]);
+		const from = randomWaId();
+		await postWebhook(
+			number,
+			webhookPayload(number, {
+				messages: [metaMessage(from, 'text', { text: { body: 'Hi! I have a question (ref 7kq2m9xd)' } })],
+			}),
+		);
+		const { conversation, contact } = await contactMessages(token, workspaceId, from);
+		expect(conversation).toMatchObject({
+			gclid: 'EAIaIQobChMI',
+			utmSource: 'google',
+			utmCampaign: 'summer',
+			landingUrl: origin.landingUrl,
+		});
+		expect(contact.firstOrigin).toEqual(origin);
+		expect(contact.lastOrigin).toEqual(origin);
+		const handoff = await db
+			.select()
+			.from(messagingHandoffs)
+			.where(and(eq(messagingHandoffs.workspaceId, workspaceId), eq(messagingHandoffs.ref, '7KQ2M9XD')))
+			.get();
+		expect(handoff?.conversationId).toBe(conversation.id);
+		const stranger = randomWaId();
+		await postWebhook(
+			number,
+			webhookPayload(number, { messages: [metaMessage(stranger, 'text', { text: { body: 'Hello (ref 8KQ2M9XD)' } })] }),
+		);
+		const theirs = await contactMessages(token, workspaceId, stranger);
+		expect(theirs.conversation.gclid).toBeNull();
+		const untouched = await db
+			.select()
+			.from(messagingHandoffs)
+			.where(eq(messagingHandoffs.workspaceId, other.workspaceId))
+			.get();
+		expect(untouched?.conversationId).toBeNull();
+	});
+});
+
+describe('a customer’s later messages', () => {
+	it('go into the same conversation; a closed one reopens', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		await postWebhook(
+			number,
+			webhookPayload(number, { messages: [metaMessage(from, 'text', { text: { body: 'one' } })] }),
+		);
+		const { conversation } = await contactMessages(token, workspaceId, from);
+		expect((await api(token, 'PATCH', `/v3/conversations/${conversation.id}`, { status: 'closed' })).status).toBe(200);
+		await postWebhook(
+			number,
+			webhookPayload(number, { messages: [metaMessage(from, 'text', { text: { body: 'two' } })] }),
+		);
+		const after = await contactMessages(token, workspaceId, from);
+		expect(after.conversation.id).toBe(conversation.id);
+		expect(after.conversation.status).toBe('open');
+		expect(after.messages.map((m) => m.text)).toEqual(['one', 'two']);
+	});
+});
+
+describe('status webhooks', () => {
+	async function sentMessage() {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		await postWebhook(
+			number,
+			webhookPayload(number, { messages: [metaMessage(from, 'text', { text: { body: 'hi' } })] }),
+		);
+		const { conversation } = await contactMessages(token, workspaceId, from);
+		const reply = await api(token, 'POST', '/v3/messages', { conversationId: conversation.id, text: 'Hello Ana' });
+		const { seq } = (await reply.json()) as { seq: number };
+		const wamid = `wamid.${crypto.randomUUID()}`;
+		const now = Date.now();
+		await db.insert(whatsappDeliveries).values({
+			id: newId('wad', now),
+			workspaceId,
+			numberId: number.id,
+			kind: 'reply',
+			dedupeKey: `reply:${conversation.id}:${seq}`,
+			recipient: from,
+			conversationId: conversation.id,
+			messageSeq: seq,
+			status: 'sent',
+			attempts: 1,
+			wamid,
+			createdAt: now,
+			updatedAt: now,
+			sentAt: now,
+		});
+		const status = (state: string, extra: Record<string, unknown> = {}) => ({
+			id: wamid,
+			status: state,
+			timestamp: String(Math.floor(Date.now() / 1000)),
+			recipient_id: from,
+			...extra,
+		});
+		const send = (statuses: Record<string, unknown>[]) => postWebhook(number, webhookPayload(number, { statuses }));
+		const delivery = () => db.select().from(whatsappDeliveries).where(eq(whatsappDeliveries.wamid, wamid)).get();
+		return { workspaceId, conversation, status, send, delivery };
+	}
+
+	it('move a delivery forward only, and a read moves the contact’s read position', async () => {
+		const { workspaceId, conversation, status, send, delivery } = await sentMessage();
+		await expect.poll(async () => (await conversationRow(workspaceId, conversation.id))?.unreadByContact).toBe(1);
+		expect((await send([status('read')])).status).toBe(200);
+		expect(await delivery()).toMatchObject({ status: 'read' });
+		expect((await delivery())?.readAt).toBeGreaterThan(0);
+		// Meta's delivered arriving after the read does not move it back; nor does a failure.
+		await send([
+			status('delivered'),
+			status('sent'),
+			status('failed', { errors: [{ code: 131026, title: 'Message undeliverable' }] }),
+		]);
+		const row = await delivery();
+		expect(row).toMatchObject({ status: 'read', errorCode: null });
+		expect(row?.deliveredAt).toBeGreaterThan(0);
+		await expect.poll(async () => (await conversationRow(workspaceId, conversation.id))?.unreadByContact).toBe(0);
+	});
+
+	it('record a failure with Meta’s code and title; an unknown wamid is ignored', async () => {
+		const { status, send, delivery } = await sentMessage();
+		const failed = status('failed', {
+			errors: [
+				{ code: 131047, title: 'Re-engagement message', error_data: { details: 'More than 24 hours have passed' } },
+			],
+		});
+		expect((await send([failed, { ...status('read'), id: 'wamid.not-ours' }])).status).toBe(200);
+		expect(await delivery()).toMatchObject({
+			status: 'failed',
+			errorCode: 131047,
+			error: 'Re-engagement message: More than 24 hours have passed',
+		});
+	});
+});
+
+function conversationRow(workspaceId: string, id: string) {
+	return db
+		.select()
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+}
