@@ -78,7 +78,8 @@ function media(type, object) {
 function interactive(object) {
 	text(object.body?.text, 'interactive.body.text', object.type === 'list' ? 4096 : 1024);
 	if (object.footer !== undefined) text(object.footer.text, 'interactive.footer.text', 60);
-	if (object.header !== undefined && object.header.type === 'text') text(object.header.text, 'interactive.header.text', 60);
+	if (object.header !== undefined && object.header.type === 'text')
+		text(object.header.text, 'interactive.header.text', 60);
 	if (object.type === 'button') {
 		const buttons = object.action?.buttons;
 		if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) {
@@ -89,7 +90,8 @@ function interactive(object) {
 			text(b.reply?.id, 'button id', 256);
 			text(b.reply?.title, 'button title', 20);
 		}
-		if (new Set(buttons.map((b) => b.reply.title)).size !== buttons.length) throw new Broken('button titles must be unique.');
+		if (new Set(buttons.map((b) => b.reply.title)).size !== buttons.length)
+			throw new Broken('button titles must be unique.');
 		if (new Set(buttons.map((b) => b.reply.id)).size !== buttons.length) throw new Broken('button ids must be unique.');
 		return;
 	}
@@ -120,7 +122,7 @@ function template(fake, phoneNumberId, object) {
 	text(object.name, 'template.name', 512);
 	text(object.language?.code, 'template.language.code', 15);
 	const found = templateOf(fake, phoneNumberId, object.name, object.language.code);
-	if (!found || found.status !== 'APPROVED') {
+	if (found?.status !== 'APPROVED') {
 		throw new Broken(
 			`template name (${object.name}) does not exist in ${object.language.code}`,
 			132001,
@@ -141,18 +143,24 @@ function template(fake, phoneNumberId, object) {
 	for (const [i, p] of given.entries()) {
 		if (p.type !== 'text' || !isString(p.text)) throw new Broken(`body parameter ${i + 1} must be text.`);
 		if (found.parameter_format === 'NAMED' && p.parameter_name !== expected[i]) {
-			throw new Broken(`body parameter ${i + 1} must be named ${expected[i]}.`, 132012, 'Parameter format does not match format in the created template');
+			throw new Broken(
+				`body parameter ${i + 1} must be named ${expected[i]}.`,
+				132012,
+				'Parameter format does not match format in the created template',
+			);
 		}
 	}
 }
 
 /** Checks one body as Meta would; throws Broken. */
 function check(fake, phoneNumberId, body) {
-	if (body?.messaging_product !== 'whatsapp') throw new Broken('messaging_product must be whatsapp.', 100, 'Invalid parameter');
+	if (body?.messaging_product !== 'whatsapp')
+		throw new Broken('messaging_product must be whatsapp.', 100, 'Invalid parameter');
 	if (body.recipient_type !== undefined && !['individual', 'group'].includes(body.recipient_type)) {
 		throw new Broken('recipient_type must be individual or group.');
 	}
-	if (!isString(body.to) || !E164.test(body.to)) throw new Broken(`to (${body.to}) is not a phone number.`, 100, 'Invalid parameter');
+	if (!isString(body.to) || !E164.test(body.to))
+		throw new Broken(`to (${body.to}) is not a phone number.`, 100, 'Invalid parameter');
 	if (!TYPES.includes(body.type)) throw new Broken(`type ${body.type} is not supported.`, 100, 'Invalid parameter');
 	const objects = TYPES.filter((t) => body[t] !== undefined);
 	if (objects.length !== 1 || objects[0] !== body.type) {
@@ -161,7 +169,8 @@ function check(fake, phoneNumberId, body) {
 	const object = body[body.type];
 	if (body.type === 'text') {
 		text(object.body, 'text.body', 4096);
-		if (object.preview_url !== undefined && typeof object.preview_url !== 'boolean') throw new Broken('preview_url must be a boolean.');
+		if (object.preview_url !== undefined && typeof object.preview_url !== 'boolean')
+			throw new Broken('preview_url must be a boolean.');
 	} else if (MEDIA_TYPES.includes(body.type)) media(body.type, object);
 	else if (body.type === 'interactive') interactive(object);
 	else if (body.type === 'template') template(fake, phoneNumberId, object);
@@ -175,7 +184,11 @@ function throttle(number, to, now) {
 	}
 	const next = number.pairs.get(to) ?? now;
 	if (next - now > (PAIR_BURST - 1) * PAIR_INTERVAL_MS) {
-		throw new Broken('Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.', 131056, '(Business Account, Consumer Account) pair rate limit hit');
+		throw new Broken(
+			'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+			131056,
+			'(Business Account, Consumer Account) pair rate limit hit',
+		);
 	}
 	number.recent.push(now);
 	number.pairs.set(to, Math.max(next, now) + PAIR_INTERVAL_MS);

@@ -177,7 +177,7 @@ export function retryDelaySeconds(attempts: number, error: unknown): number {
 /** The dead-letter queue's work: a delivery whose every try failed is recorded failed (unless it went out). */
 export async function giveUpDelivery(db: Database, id: string, now = Date.now()): Promise<void> {
 	const row = await deliveryById(db, id);
-	if (!row || row.status !== 'queued') return;
+	if (row?.status !== 'queued') return;
 	// Held as `sending` for the record: a queued one is claimed first, so nothing else takes it meanwhile.
 	const held = await claimDelivery(db, id, now);
 	if (held === null) return;
