@@ -115,6 +115,32 @@ describe('a message with files', () => {
 		expect((await deliveriesTo(waId))[0]).toMatchObject({ partsSent: 3, wamid: sent[2]?.wamid });
 	});
 
+	it('sends a file kept in R2 by a signed link Meta can fetch without a token', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		const { conversationId, waId } = await whatsappConversation(token, number);
+		const fileId = `fil_${'ab'.repeat(16)}`;
+		await env.FILES.put(`files/${workspaceId}/${fileId}`, new TextEncoder().encode('%PDF-1.4 invoice'), {
+			httpMetadata: { contentType: 'application/pdf' },
+			customMetadata: { name: 'invoice.pdf', conversationId },
+		});
+		const url = `https://parley.test/v3/files/${fileId}`;
+		await api(token, 'POST', '/v3/messages', {
+			conversationId,
+			text: 'Your invoice',
+			attachments: [{ url, name: 'invoice.pdf', contentType: 'application/pdf', size: 16 }],
+		});
+		await expect.poll(async () => (await deliveriesTo(waId))[0]?.status).toBe('sent');
+		const [, document] = (await fakeMessages(number.phoneNumberId)).messages;
+		if (document?.body.type !== 'document' || !('link' in document.body.document)) throw new Error('no document link');
+		const link = new URL(document.body.document.link);
+		expect(link.origin).toBe('https://parley.test');
+		expect(link.pathname).toMatch(/^\/mail\/files\/[\w-]+\.[\w-]+$/);
+		// What Meta does: fetch it, with no credential.
+		const fetched = await api(null, 'GET', link.pathname);
+		expect(fetched.status).toBe(200);
+		expect(await fetched.text()).toBe('%PDF-1.4 invoice');
+	});
+
 	it('goes on from the next body after a try that failed part-way', async () => {
 		const { token, number, workspaceId } = await whatsappWorkspace();
 		const { conversationId, waId, contactId } = await whatsappConversation(token, number);

@@ -10,6 +10,7 @@
  * answer and the record leaves the delivery `sending`, which the sweep records failed (never sent again).
  */
 import { and, eq } from 'drizzle-orm';
+import { signMailLink } from '../../../auth/mail-link-token';
 import type { Database } from '../../../db/client';
 import { messages } from '../../../db/schema';
 import { type MediaRef, messageBodies, type OutgoingBody, templateBody } from '../../../engines/whatsapp/outgoing';
@@ -55,8 +56,31 @@ export function metaReason(error: GraphError): string {
 	return `${head} ${error.title}${error.details ? `: ${error.details}` : ''}`;
 }
 
+// A file kept in R2 (a visitor's upload, a mail's attachment): `…/v3/files/fil_<32 hex>`, behind the team's token.
+const STORED_FILE = /\/v3\/files\/(fil_[0-9a-f]{32})$/;
+/** How long the signed link Meta fetches a stored file from works: the retries of a few days. */
+const FILE_LINK_TTL_MS = 7 * 86_400_000;
+
+/**
+ * Where Meta fetches a file from (it caches each URL 10 minutes): a file kept in R2 through Parley's signed
+ * file link (the one large mail attachments use, `/mail/files/<token>`, on the file's own origin), any other
+ * https URL as it is.
+ */
+async function mediaLink(env: Env, workspaceId: string, url: string, now: number): Promise<MediaRef> {
+	const stored = STORED_FILE.exec(url)?.[1];
+	if (stored === undefined) return { link: url };
+	const token = await signMailLink(env, {
+		purpose: 'file',
+		workspaceId,
+		fileId: stored,
+		expiresAt: now + FILE_LINK_TTL_MS,
+	});
+	return { link: `${new URL(url).origin}/mail/files/${token}` };
+}
+
 /** The bodies of a delivery, or why none may go. */
 async function build(
+	env: Env,
 	db: Database,
 	row: WhatsappDeliveryRow,
 	now: number,
@@ -81,8 +105,9 @@ async function build(
 		)
 		.get();
 	if (!message) throw new Error(`message ${row.conversationId}#${row.messageSeq} is not in D1 yet`);
-	// Files go by link: Meta fetches them from their https URL (cached 10 minutes per URL).
-	const media = (file: { url: string }): MediaRef => ({ link: file.url });
+	const links = new Map<string, MediaRef>();
+	for (const file of message.attachments) links.set(file.url, await mediaLink(env, row.workspaceId, file.url, now));
+	const media = (file: { url: string }): MediaRef => links.get(file.url) ?? { link: file.url };
 	const bodies = messageBodies(
 		to,
 		{ text: message.body, attachments: message.attachments, interactive: message.interactive ?? null },
@@ -111,7 +136,7 @@ export async function processDelivery(env: Env, db: Database, id: string, now = 
 	let built: Awaited<ReturnType<typeof build>>;
 	try {
 		number = await openNumber(env, db, row.workspaceId, row.numberId);
-		built = await build(db, row, now);
+		built = await build(env, db, row, now);
 	} catch (error) {
 		if (error instanceof NotFound) {
 			await recordNotSent(db, row, 'skipped', 'the WhatsApp number is no longer connected');
