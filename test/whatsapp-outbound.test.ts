@@ -44,6 +44,20 @@ describe('an operator reply in a WhatsApp conversation', () => {
 	});
 });
 
+describe('several messages to one customer', () => {
+	it('arrive in the order they were written', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const { conversationId, waId } = await whatsappConversation(token, number);
+		const texts = ['one', 'two', 'three', 'four'];
+		for (const text of texts) await api(token, 'POST', '/v3/messages', { conversationId, text });
+		await expect
+			.poll(async () => (await deliveriesTo(waId)).filter((d) => d.status === 'sent').length)
+			.toBe(texts.length);
+		const sent = (await fakeMessages(number.phoneNumberId)).messages;
+		expect(sent.map((m) => (m.body.type === 'text' ? m.body.text.body : m.body.type))).toEqual(texts);
+	});
+});
+
 describe('a bot’s buttons', () => {
 	async function sentFor(interactive: unknown, text = 'Which one?') {
 		const { token, number } = await whatsappWorkspace();

@@ -100,6 +100,24 @@ export async function deliveryById(db: Database, id: string): Promise<WhatsappDe
 	return db.select().from(whatsappDeliveries).where(eq(whatsappDeliveries.id, id)).get();
 }
 
+/** The recipient and creation time of each of `ids` (a Queue batch's deliveries), by id. */
+export async function deliveryRecipients(db: Database, ids: string[]) {
+	const found = new Map<string, { recipient: string; createdAt: number }>();
+	// D1 binds at most 100 parameters to a statement.
+	for (let i = 0; i < ids.length; i += 100) {
+		const rows = await db
+			.select({
+				id: whatsappDeliveries.id,
+				recipient: whatsappDeliveries.recipient,
+				createdAt: whatsappDeliveries.createdAt,
+			})
+			.from(whatsappDeliveries)
+			.where(inArray(whatsappDeliveries.id, ids.slice(i, i + 100)));
+		for (const row of rows) found.set(row.id, { recipient: row.recipient, createdAt: row.createdAt });
+	}
+	return found;
+}
+
 /** Deliveries in `status` whose last change is older than `before`: what the sweep looks at. */
 export async function staleDeliveries(db: Database, status: WhatsappDeliveryStatus, before: number, limit: number) {
 	return db

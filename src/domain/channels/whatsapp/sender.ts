@@ -46,6 +46,9 @@ export class RetryableSend extends Error {
 	}
 }
 
+/** The numbers a batch opened (their credentials unsealed once), by id. */
+export type NumberCache = Map<string, Promise<OpenNumber>>;
+
 /** What became of a delivery handed to the consumer: done (sent, settled, not ours), or to try again later. */
 export type SendOutcome = { done: true } | { laterSeconds: number };
 const DONE: SendOutcome = { done: true };
@@ -129,13 +132,25 @@ function wamidOf(answer: unknown): string {
  * (the claim released: the caller puts it back on the Queue, delayed); throws `RetryableSend` for the Queue to
  * retry with backoff.
  */
-export async function processDelivery(env: Env, db: Database, id: string, now = Date.now()): Promise<SendOutcome> {
+export async function processDelivery(
+	env: Env,
+	db: Database,
+	id: string,
+	now = Date.now(),
+	numbers: NumberCache = new Map(),
+): Promise<SendOutcome> {
 	const row = await claimDelivery(db, id, now);
 	if (row === null) return DONE;
 	let number: OpenNumber;
 	let built: Awaited<ReturnType<typeof build>>;
 	try {
-		number = await openNumber(env, db, row.workspaceId, row.numberId);
+		let opening = numbers.get(row.numberId);
+		if (!opening) {
+			opening = openNumber(env, db, row.workspaceId, row.numberId);
+			numbers.set(row.numberId, opening);
+		}
+		number = await opening;
+		if (number.workspaceId !== row.workspaceId) throw new NotFound(`WhatsApp number ${row.numberId} not found.`);
 		built = await build(env, db, row, now);
 	} catch (error) {
 		if (error instanceof NotFound) {
