@@ -1,7 +1,10 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client';
 import { contacts, conversations, whatsappInbound, whatsappWindows } from '../src/db/schema';
+import { receiveWebhook } from '../src/domain/channels/whatsapp/webhook';
+import { ServiceUnavailable } from '../src/lib/errors';
 import { api, db, expectError, seedWorkspace } from './factories';
 import { PNG_1X1 } from './images';
 import {
@@ -116,7 +119,10 @@ describe('POST /whatsapp/{id}/webhook', () => {
 		const number = await seedNumber(workspaceId);
 		const from = randomWaId();
 		const payload = webhookPayload(number, { messages: [metaMessage(from, 'text', { text: { body: 'only once' } })] });
-		for (let i = 0; i < 3; i++) expect((await postWebhook(number, payload)).status).toBe(200);
+		// Twice at the same moment (Meta retries while the first is being handled), then once more later.
+		const together = await Promise.all([postWebhook(number, payload), postWebhook(number, payload)]);
+		expect(together.map((res) => res.status)).toEqual([200, 200]);
+		expect((await postWebhook(number, payload)).status).toBe(200);
 		const { messages } = await contactMessages(token, workspaceId, from);
 		expect(messages.map((m) => m.text)).toEqual(['only once']);
 	});
@@ -136,7 +142,8 @@ describe('POST /whatsapp/{id}/webhook', () => {
 			title: 'Service unavailable',
 			count: 1,
 		});
-		expect((await postWebhook(number, webhookPayload(number, { messages: [message] }))).status).toBe(200);
+		// 503: Meta delivers the batch again, which is what tries the message again.
+		await expectError(await postWebhook(number, webhookPayload(number, { messages: [message] })), 503);
 		const failed = await inboundRow(message.id);
 		expect(failed?.status).toBe('failed');
 		expect(failed?.failure).toMatch(/131016|Service unavailable/);
@@ -148,6 +155,40 @@ describe('POST /whatsapp/{id}/webhook', () => {
 		const { messages } = await contactMessages(token, workspaceId, from);
 		expect(messages).toHaveLength(1);
 		expect(messages[0]?.attachments).toHaveLength(1);
+	});
+
+	it('answers 200 for a message that can never be posted (kept as failed), so Meta does not retry it for days', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		// A username-only customer (no phone number in wa_id), not matched yet.
+		const message = metaMessage('', 'text', { text: { body: 'hi' }, from_user_id: 'user.93731' });
+		expect((await postWebhook(number, webhookPayload(number, { messages: [message] }))).status).toBe(200);
+		expect(await inboundRow(message.id)).toMatchObject({
+			status: 'failed',
+			failure: expect.stringMatching(/phone number/),
+		});
+	});
+
+	it('leaves what is over its time budget to Meta’s redelivery (503), then applies the rest', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const number = await seedNumber(workspaceId);
+		const from = randomWaId();
+		const batch = [1, 2, 3].map((n) => metaMessage(from, 'text', { text: { body: `part ${n}` } }));
+		const body = metaJson(webhookPayload(number, { messages: batch }));
+		const signature = await metaSignature(number.appSecret, body);
+		const receive = () =>
+			receiveWebhook(env, openDatabase(env.DB), number.id, body, signature, 'https://parley.test', 0);
+		// A budget of 0: one update per delivery.
+		await expect(receive()).rejects.toThrow(ServiceUnavailable);
+		expect((await contactMessages(token, workspaceId, from)).messages.map((m) => m.text)).toEqual(['part 1']);
+		await expect(receive()).rejects.toThrow(ServiceUnavailable);
+		const done = await receiveWebhook(env, openDatabase(env.DB), number.id, body, signature, 'https://parley.test');
+		expect(done.messages).toMatchObject({ posted: 1, repeated: 2 });
+		expect((await contactMessages(token, workspaceId, from)).messages.map((m) => m.text)).toEqual([
+			'part 1',
+			'part 2',
+			'part 3',
+		]);
 	});
 
 	it('finds the contact by WhatsApp id first, else by phone (keeping its name)', async () => {

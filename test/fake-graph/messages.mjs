@@ -10,7 +10,7 @@
  * customer messages the test says arrived (`POST /__fake/inbound`): most tests check the window in Parley and
  * need not tell the fake; those that do see Meta's 131047, answered synchronously.
  *
- * Control endpoints:
+ * Control endpoints (`controls`):
  * - `POST /__fake/settings {phoneNumberId, messagesPerSecond?, enforceWindow?}`.
  * - `POST /__fake/inbound {phoneNumberId, from, at?}`: the customer `from` (wa_id) wrote at `at` (ms, now).
  * - `GET /__fake/messages?phoneNumberId=…`: `{messages: [{to, type, body, wamid, at}], refused: [{code, at}]}`.
@@ -28,8 +28,8 @@ const TYPES = ['text', ...MEDIA_TYPES, 'interactive', 'template', 'reaction', 'l
 const E164 = /^\+?[1-9]\d{6,14}$/;
 
 function numberState(fake, phoneNumberId) {
-	fake.messaging ??= new Map();
-	let number = fake.messaging.get(phoneNumberId);
+	fake.state.messaging ??= new Map();
+	let number = fake.state.messaging.get(phoneNumberId);
 	if (!number) {
 		number = {
 			messagesPerSecond: DEFAULT_MPS,
@@ -40,13 +40,13 @@ function numberState(fake, phoneNumberId) {
 			messages: [],
 			refused: [],
 		};
-		fake.messaging.set(phoneNumberId, number);
+		fake.state.messaging.set(phoneNumberId, number);
 	}
 	return number;
 }
 
 export function reset(fake) {
-	fake.messaging = undefined;
+	fake.state.messaging = undefined;
 }
 
 /** A broken rule: Meta's error code and its details. */
@@ -194,25 +194,35 @@ function throttle(number, to, now) {
 	number.pairs.set(to, Math.max(next, now) + PAIR_INTERVAL_MS);
 }
 
-export function control(fake, { req, res, url, json }) {
-	if (url.pathname === '/__fake/settings' && req.method === 'POST') {
-		const number = numberState(fake, String(json.phoneNumberId));
-		if (json.messagesPerSecond !== undefined) number.messagesPerSecond = json.messagesPerSecond;
-		if (json.enforceWindow !== undefined) number.enforceWindow = json.enforceWindow === true;
-		fake.send(res, 200, { ok: true });
-		return true;
-	}
-	if (url.pathname === '/__fake/inbound' && req.method === 'POST') {
-		numberState(fake, String(json.phoneNumberId)).inbound.set(String(json.from), json.at ?? Date.now());
-		fake.send(res, 200, { ok: true });
-		return true;
-	}
-	if (url.pathname === '/__fake/messages' && req.method === 'GET') {
-		const number = numberState(fake, url.searchParams.get('phoneNumberId') ?? '');
-		fake.send(res, 200, { messages: number.messages, refused: number.refused });
-		return true;
-	}
-	return false;
+export function controls(fake) {
+	return [
+		{
+			method: 'POST',
+			path: '/__fake/settings',
+			handle({ res, json }) {
+				const number = numberState(fake, String(json.phoneNumberId));
+				if (json.messagesPerSecond !== undefined) number.messagesPerSecond = json.messagesPerSecond;
+				if (json.enforceWindow !== undefined) number.enforceWindow = json.enforceWindow === true;
+				return fake.send(res, 200, { ok: true });
+			},
+		},
+		{
+			method: 'POST',
+			path: '/__fake/inbound',
+			handle({ res, json }) {
+				numberState(fake, String(json.phoneNumberId)).inbound.set(String(json.from), json.at ?? Date.now());
+				return fake.send(res, 200, { ok: true });
+			},
+		},
+		{
+			method: 'GET',
+			path: '/__fake/messages',
+			handle({ res, url }) {
+				const number = numberState(fake, url.searchParams.get('phoneNumberId') ?? '');
+				return fake.send(res, 200, { messages: number.messages, refused: number.refused });
+			},
+		},
+	];
 }
 
 export function routes(fake) {

@@ -7,10 +7,17 @@
  * - Every Graph call needs `Authorization: Bearer <token>` (else 401 with Meta's code 190). A token pinned
  *   for a phone number id (`POST /__fake/numbers`) must be that one on the number's paths and its media.
  * - Paths may carry any `/vNN.N` version prefix, or none.
- * - Route modules (ROUTE_MODULES, each `export function routes(fake)` returning `[{method, path, handle}]`,
- *   and optionally `export function reset(fake)` and `export function control(fake, {req, res, url, json})`,
- *   which answers a `/__fake/` endpoint of its own and returns true) add the endpoints: media here, messages and templates in
- *   their own files. A module not written yet is skipped.
+ * - Route modules (ROUTE_MODULES) add the endpoints: media here, messages and templates in their own files.
+ *   A module not written yet is skipped. A module exports:
+ *   - `routes(fake)` → `[{ method, path: RegExp (matched on the path without its version), numberOf?(match),
+ *     handle({ req, res, url, path, match, raw, body, fake }) }]`: Graph endpoints, after the token check
+ *     (`numberOf` names the phone number id whose pinned token the call must carry, when the path does not
+ *     start with it);
+ *   - `controls(fake)` → `[{ method, path: '/__fake/…', handle({ req, res, url, json, fake }) }]`: its own
+ *     control endpoints (templates, rate settings), without a token;
+ *   - `reset(fake)`: forgets its state (in `fake.state`, which it may extend) on `POST /__fake/reset`.
+ *   `fake.send(res, status, body)` answers JSON (or a Buffer), `fake.metaError(code, title, details)` builds
+ *   Meta's error body, `fake.url` is the server's own origin.
  *
  * Control endpoints (no token):
  * - `POST /__fake/reset`: forget everything (the dev server and the bench; parallel test files share one
@@ -106,6 +113,7 @@ export async function startFakeGraph({ port = 0 } = {}) {
 	};
 
 	const routes = [];
+	const controls = [];
 	for (const name of ROUTE_MODULES) {
 		let module;
 		try {
@@ -116,7 +124,9 @@ export async function startFakeGraph({ port = 0 } = {}) {
 		}
 		fake.modules.push(module);
 		routes.push(...(module.routes?.(fake) ?? []));
+		controls.push(...(module.controls?.(fake) ?? []));
 	}
+	for (const module of fake.modules) module.reset?.(fake);
 
 	async function control(req, res, url, raw) {
 		const json = raw.length > 0 ? JSON.parse(raw.toString('utf8')) : {};
@@ -167,8 +177,8 @@ export async function startFakeGraph({ port = 0 } = {}) {
 			});
 			return send(res, 201, { id });
 		}
-		// A route module's own control endpoints (messages' and templates' settings): `control` answers or returns false.
-		for (const module of fake.modules) if (await module.control?.(fake, { req, res, url, json })) return;
+		const own = controls.find((c) => c.method === req.method && c.path === path);
+		if (own) return own.handle({ req, res, url, json, fake });
 		return send(res, 404, { error: `no control endpoint ${req.method} ${path}` });
 	}
 

@@ -4,7 +4,7 @@
  * with `fields`, `limit`, `status` and cursor paging: `paging.cursors.after` and a `paging.next` URL while more
  * remain), and looked up by the messages endpoint when a template message is sent.
  *
- * Control endpoint: `POST /__fake/templates {businessAccountId, phoneNumberId?, templates: [{name, language,
+ * Control endpoint (`controls`): `POST /__fake/templates {businessAccountId, phoneNumberId?, templates: [{name, language,
  * status?, category?, parameter_format?, components}]}` adds (or replaces, by name and language) the account's
  * templates; `phoneNumberId` names a number of that account, whose template messages are then checked
  * against them.
@@ -14,12 +14,12 @@ const LIST = /^\/(\d+)\/message_templates$/;
 const DEFAULT_LIMIT = 25;
 
 function state(fake) {
-	fake.templates ??= { byAccount: new Map(), accountOf: new Map() };
-	return fake.templates;
+	fake.state.templates ??= { byAccount: new Map(), accountOf: new Map() };
+	return fake.state.templates;
 }
 
 export function reset(fake) {
-	fake.templates = undefined;
+	fake.state.templates = undefined;
 }
 
 /** The registered template `name` in `language` of the number's account, or undefined. */
@@ -34,30 +34,35 @@ export function placeholders(text) {
 	return [...new Set([...String(text ?? '').matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)].map((m) => m[1]))];
 }
 
-export function control(fake, { req, res, url, json }) {
-	if (url.pathname !== '/__fake/templates' || req.method !== 'POST') return false;
-	if (typeof json.businessAccountId !== 'string' || !Array.isArray(json.templates)) {
-		fake.send(res, 400, { error: 'businessAccountId (string) and templates (array) are required' });
-		return true;
-	}
-	const { byAccount, accountOf } = state(fake);
-	const list = byAccount.get(json.businessAccountId) ?? [];
-	for (const template of json.templates) {
-		const kept = list.filter((t) => !(t.name === template.name && t.language === template.language));
-		kept.push({
-			id: String(Math.floor(Math.random() * 1e15)),
-			status: 'APPROVED',
-			category: 'UTILITY',
-			parameter_format: 'POSITIONAL',
-			components: [],
-			...template,
-		});
-		list.splice(0, list.length, ...kept);
-	}
-	byAccount.set(json.businessAccountId, list);
-	if (json.phoneNumberId) accountOf.set(String(json.phoneNumberId), json.businessAccountId);
-	fake.send(res, 200, { ok: true, count: list.length });
-	return true;
+export function controls(fake) {
+	return [
+		{
+			method: 'POST',
+			path: '/__fake/templates',
+			handle({ res, json }) {
+				if (typeof json.businessAccountId !== 'string' || !Array.isArray(json.templates)) {
+					return fake.send(res, 400, { error: 'businessAccountId (string) and templates (array) are required' });
+				}
+				const { byAccount, accountOf } = state(fake);
+				const list = byAccount.get(json.businessAccountId) ?? [];
+				for (const template of json.templates) {
+					const kept = list.filter((t) => !(t.name === template.name && t.language === template.language));
+					kept.push({
+						id: String(Math.floor(Math.random() * 1e15)),
+						status: 'APPROVED',
+						category: 'UTILITY',
+						parameter_format: 'POSITIONAL',
+						components: [],
+						...template,
+					});
+					list.splice(0, list.length, ...kept);
+				}
+				byAccount.set(json.businessAccountId, list);
+				if (json.phoneNumberId) accountOf.set(String(json.phoneNumberId), json.businessAccountId);
+				return fake.send(res, 200, { ok: true, count: list.length });
+			},
+		},
+	];
 }
 
 export function routes(fake) {

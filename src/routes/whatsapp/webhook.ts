@@ -63,7 +63,7 @@ export const whatsappWebhook = createRouter()
 			operationId: 'receiveWhatsappWebhook',
 			summary: 'Meta’s event notifications (messages and statuses)',
 			description:
-				'Needs `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) and only changes of this number; at most 1 MiB (413). Every message and status is applied once per WhatsApp id, whatever the redelivery.',
+				'Needs `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) and only changes of this number; at most 1 MiB (413). Every message and status is applied once per WhatsApp id, whatever the redelivery. 503 when some of it must wait for Meta’s redelivery (a temporary failure, or the time budget spent): what was applied is skipped then.',
 			...noCredential,
 			request: { params: idParams },
 			responses: {
@@ -72,7 +72,7 @@ export const whatsappWebhook = createRouter()
 					z.object({ received: z.literal(true).openapi({ description: 'Always true.' }) }),
 					{ received: true },
 				),
-				...errorResponses(400, 401, 413, 422),
+				...errorResponses(400, 401, 413, 422, 503),
 			},
 		}),
 		async (c) => {

@@ -7,6 +7,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { contacts, messagingHandoffs } from '../../../db/schema';
 import { commit, release } from '../../../events/commit';
+import { Invalid } from '../../../lib/errors';
 import { contactActor, SYSTEM } from '../../../model/actor';
 import { changesOf, newEvent } from '../../../model/events';
 import { handoffRefIn } from '../../../protocol/handoff-ref';
@@ -30,7 +31,7 @@ export async function whatsappContact(
 	if (known) return known.id;
 	// Meta's wa_id is the phone number in digits. A username-only customer has none (WHATSAPP-REF §1.3, from
 	// later in 2026): not matched yet, the message is recorded as failed with this reason.
-	if (!/^\d{6,15}$/.test(waId)) throw new Error(`WhatsApp id ${waId.slice(0, 40)} is not a phone number`);
+	if (!/^\d{6,15}$/.test(waId)) throw new Invalid(`WhatsApp id ${waId.slice(0, 40)} is not a phone number`);
 	const phone = normalizePhone(waId);
 	const byPhone = await db
 		.select({ id: contacts.id })

@@ -20,17 +20,29 @@ import {
 	referralOrigin,
 	sentAtOf,
 } from '../../../engines/whatsapp/inbound';
-import { Conflict } from '../../../lib/errors';
+import { AppError, Conflict } from '../../../lib/errors';
+import { OutboundError } from '../../../lib/guarded-fetch';
 import { type AttachmentMeta, MAX_VISITOR_TEXT } from '../../../model/messages';
 import { WHATSAPP_CHANNEL, type WhatsappReferral } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
-import type { OpenNumber } from './graph';
+import { GraphError, type OpenNumber } from './graph';
 import { handoffOf, recordArrival, touchContactOrigin, whatsappContact } from './inbound-contact';
 import { storeWhatsappMedia } from './inbound-media';
 import type { WebhookMessage } from './webhook-payload';
 
-export type InboundOutcome = 'posted' | 'ignored' | 'failed' | 'repeated';
+/**
+ * What became of a message: `failed` may pass on a later try (Meta's redelivery brings it again: the webhook
+ * answers 503 for it), `refused` will not (kept as failed with its reason, and the webhook answered 200).
+ */
+export type InboundOutcome = 'posted' | 'ignored' | 'failed' | 'refused' | 'repeated';
+
+/** Whether trying again later may succeed: a refusal by a rule (ours or Meta's) never does. */
+function transient(error: unknown): boolean {
+	if (error instanceof GraphError) return error.retryable;
+	if (error instanceof OutboundError) return error.transient;
+	return !(error instanceof AppError);
+}
 
 /** The client message id (and start key) of a WhatsApp message. */
 export function whatsappClientId(wamid: string): string {
@@ -233,6 +245,6 @@ export async function applyInboundMessage(
 			JSON.stringify({ message: 'whatsapp inbound failed', wamid, workspaceId: number.workspaceId, reason }),
 		);
 		await done({ status: 'failed', failure: reason.slice(0, 500) });
-		return 'failed';
+		return transient(error) ? 'failed' : 'refused';
 	}
 }

@@ -5,14 +5,17 @@
  * it names this number; anything else is refused (401) before a row is written. A signed body that is not
  * Meta's envelope is 400 (not JSON) or 422 (not the shape), also before anything is stored.
  *
- * Each message and status is then applied once per WhatsApp id (inbound.ts, statuses.ts). A batch is small
- * (Meta's are, and the body is capped at 1 MiB): the work is done before answering, one update at a time.
+ * Each message and status is then applied once per WhatsApp id (inbound.ts, statuses.ts), before answering,
+ * one update at a time. Meta redelivers only what is not answered 200, so a batch with a message that failed
+ * for a reason that may pass (Meta's media server, a busy database) is answered 503: its redelivery skips
+ * what was applied and tries the rest. The work stops at a time budget for the same reason (Meta's batches
+ * are small, but a 1 MiB body could hold many): what is left comes back with the redelivery.
  */
 import { eq } from 'drizzle-orm';
 import { digestsEqual, sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
 import { whatsappNumbers } from '../../../db/schema';
-import { Invalid, Malformed, Unauthorized } from '../../../lib/errors';
+import { Invalid, Malformed, ServiceUnavailable, Unauthorized } from '../../../lib/errors';
 import { type GraphEnv, type OpenNumber, openRow } from './graph';
 import { applyInboundMessage, type InboundOutcome } from './inbound';
 import { applyStatus, type StatusOutcome } from './statuses';
@@ -60,6 +63,9 @@ export async function signatureValid(secret: string, body: Uint8Array, header: s
 	return crypto.subtle.verify('HMAC', key, signature, body);
 }
 
+/** How long a webhook's work may take before the rest is left to Meta's redelivery (its timeout is longer). */
+export const WEBHOOK_BUDGET_MS = 15_000;
+
 export interface WebhookResult {
 	messages: Record<InboundOutcome, number>;
 	statuses: Record<StatusOutcome, number>;
@@ -86,8 +92,9 @@ async function checked(env: GraphEnv, db: Database, numberId: string, body: Uint
 }
 
 /**
- * Applies a POST to the webhook of `numberId`: every message and status in it, in order. `origin` is the
- * API origin the files are linked from.
+ * Applies a POST to the webhook of `numberId`: every message and status in it, in order (see the module's
+ * comment). `origin` is the API origin the files are linked from. ServiceUnavailable when something is left
+ * for Meta's redelivery.
  */
 export async function receiveWebhook(
 	env: Env & GraphEnv,
@@ -96,21 +103,42 @@ export async function receiveWebhook(
 	body: Uint8Array,
 	signature: string | undefined,
 	origin: string,
-	now = Date.now(),
+	budgetMs = WEBHOOK_BUDGET_MS,
 ): Promise<WebhookResult> {
 	const { number, values } = await checked(env, db, numberId, body, signature);
 	const result: WebhookResult = {
-		messages: { posted: 0, ignored: 0, failed: 0, repeated: 0 },
+		messages: { posted: 0, ignored: 0, failed: 0, refused: 0, repeated: 0 },
 		statuses: { applied: 0, unchanged: 0, unknown: 0 },
 	};
+	const deadline = Date.now() + budgetMs;
+	// At least one new update per delivery (a redelivery's repeats are quick and do not count), so every
+	// redelivery moves on.
+	let worked = false;
+	const inTime = () => !worked || Date.now() <= deadline;
 	for (const value of values) {
 		for (const message of value.messages ?? []) {
+			if (!inTime()) throw later(result);
 			const profile = value.contacts?.find((c) => c.wa_id === message.from)?.profile?.name ?? null;
-			result.messages[await applyInboundMessage(env, db, number as OpenNumber, message, profile, origin, now)]++;
+			const outcome = await applyInboundMessage(env, db, number as OpenNumber, message, profile, origin);
+			result.messages[outcome]++;
+			worked ||= outcome !== 'repeated';
 		}
 		for (const status of value.statuses ?? []) {
-			result.statuses[await applyStatus(env, db, number, status, now)]++;
+			if (!inTime()) throw later(result);
+			result.statuses[await applyStatus(env, db, number, status)]++;
+			worked = true;
 		}
 	}
+	if (result.messages.failed > 0) throw later(result);
 	return result;
+}
+
+/** The answer that makes Meta deliver the batch again, for what is not applied yet. */
+function later(result: WebhookResult): ServiceUnavailable {
+	const failed = result.messages.failed;
+	return new ServiceUnavailable(
+		failed > 0
+			? `${failed} message(s) could not be applied yet; Meta's redelivery tries them again.`
+			: 'The rest of this batch is applied on Meta’s redelivery.',
+	);
 }
