@@ -23,6 +23,7 @@ import { messageEvent, messageView, readerActor } from './room-schema';
 import { operatorTag, visitorTag } from './room-sockets';
 import { RoomStore } from './room-store';
 import { RoomTimers } from './room-timers';
+import { whatsappRefusal } from './room-whatsapp';
 import { trySend } from './sockets';
 
 /**
@@ -120,11 +121,13 @@ export class ConversationRoom extends DurableObject<Env> {
 		const startsNew = visitor && target?.closedReply === 'new';
 		// Read before the replay check and the append, which then run in one turn: nothing comes in between.
 		const closed = startsNew && (await this.closedInD1(input.workspaceId, input.conversationId));
+		const refused = await whatsappRefusal(this.env, this.store.room()?.channel ?? null, input);
 		// A socket's send answered here as a replay (the same id stored since its own replay check) is not
 		// flushed either, as in `replayChecked`.
 		const replayed = await this.replayed(input, sentBefore, untilD1);
 		if (replayed) return replayed;
 		if (closed) return { status: 'closed' };
+		if (refused !== null) return { status: 'refused', reason: refused };
 		const now = Date.now();
 		const row = this.store.append(
 			{

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { failed, type ThrottlePolicy, type ThrottleState, waitMs } from '../src/domain/team/sign-in-throttle';
+import { type PaceDecision, type PaceRule, SendPace } from '../src/engines/whatsapp/pace';
 import type { RateLimitDecision } from '../src/model/rate-limits';
 import { FixedWindow } from './fixed-window';
 
@@ -14,6 +15,8 @@ const THROTTLE_KEY = 'sign-in';
  */
 export class RateLimiter extends DurableObject<Env> {
 	private readonly window = new FixedWindow();
+	/** A WhatsApp number's sending schedule, when this instance paces one (named `whatsapp-pace:<number>`). */
+	private pace: SendPace | null = null;
 
 	/**
 	 * Counts one request (or `units` at once: a campaign batch's next messages) and says whether it fits in the
@@ -21,6 +24,15 @@ export class RateLimiter extends DurableObject<Env> {
 	 */
 	hit(limit: number, windowSeconds = 60, units = 1): RateLimitDecision {
 		return this.window.hit(limit, windowSeconds, Date.now(), units);
+	}
+
+	/**
+	 * Reserves a moment to send a WhatsApp message to `recipient` within the number's pace, or says when to ask
+	 * again. In memory like the window: an instance is evicted only long after its last slot has passed.
+	 */
+	paceSend(recipient: string, rule: PaceRule): PaceDecision {
+		this.pace ??= new SendPace();
+		return this.pace.schedule(recipient, Date.now(), rule);
 	}
 
 	/**

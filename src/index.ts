@@ -12,6 +12,7 @@ import { sweepCampaigns } from './domain/campaigns/schedule';
 import { receiveMail } from './domain/channels/email/inbound';
 import { sweepUnanswered } from './domain/channels/email/notifications';
 import { sweepMail } from './domain/channels/email/sender';
+import { sweepWhatsapp } from './domain/channels/whatsapp/sender';
 import { MAX_FILE_BYTES } from './domain/conversations/files';
 import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
 import { MAX_LOGO_BYTES } from './domain/widget/logo';
@@ -29,6 +30,7 @@ import { consumeEvents } from './queue/events-consumer';
 import { consumeDeadMail, consumeMail } from './queue/mail-consumer';
 import { consumeDeadScenarioRuns, consumeScenarioRuns } from './queue/scenario-runs-consumer';
 import { consumeWebhookDeliveries } from './queue/webhook-deliveries-consumer';
+import { consumeDeadWhatsapp, consumeWhatsapp } from './queue/whatsapp-consumer';
 import { assignmentRoutes } from './routes/assignment/assignment';
 import { botsRoutes } from './routes/automation/bots';
 import { conversationBots } from './routes/automation/conversation-bots';
@@ -67,6 +69,7 @@ import { teamAccess } from './routes/team/team-access';
 import { tokens } from './routes/team/tokens';
 import { webhooksRoutes } from './routes/webhooks/webhooks';
 import { whatsappNumbersRoutes } from './routes/whatsapp/numbers';
+import { whatsappTemplatesRoutes } from './routes/whatsapp/templates';
 import { whatsappWebhook } from './routes/whatsapp/webhook';
 import { demo } from './routes/widget/demo';
 import { publicConversations } from './routes/widget/public-conversations';
@@ -233,6 +236,7 @@ app.route('/v3/me', me);
 app.route('/v3/me', myNotifications);
 app.route('/v3/email', emailSettingsRoutes);
 app.route('/v3/email', emailDeliveriesRoutes);
+app.route('/v3/whatsapp', whatsappTemplatesRoutes);
 app.route('/widget', publicWidget);
 app.route('/widget', publicConversations);
 app.route('/widget', publicMessages);
@@ -250,6 +254,8 @@ const CONSUMERS: Record<string, (batch: MessageBatch<unknown>, env: Env) => Prom
 	'parley-webhook-deliveries': consumeWebhookDeliveries,
 	'parley-mail': consumeMail,
 	'parley-mail-dlq': consumeDeadMail,
+	'parley-whatsapp': consumeWhatsapp,
+	'parley-whatsapp-dlq': consumeDeadWhatsapp,
 };
 
 export default {
@@ -272,6 +278,7 @@ export default {
 			sweepCampaigns(env),
 			purgeApiLogs(openDatabase(env.DB)),
 			sweepMail(env, openDatabase(env.DB)),
+			sweepWhatsapp(env, openDatabase(env.DB)),
 			sweepUnanswered(env, openDatabase(env.DB)),
 		]);
 	},

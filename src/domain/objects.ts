@@ -21,3 +21,8 @@ export type RateLimiterStub = DurableObjectStub<RateLimiter>;
 export function rateLimiter(env: Env, key: string): RateLimiterStub {
 	return env.RATE_LIMITER.getByName(key);
 }
+
+/** The sending pace of a connected WhatsApp number (src/engines/whatsapp/pace.ts): one object per number. */
+export function whatsappPacer(env: Env, numberId: string): RateLimiterStub {
+	return env.RATE_LIMITER.getByName(`whatsapp-pace:${numberId}`);
+}

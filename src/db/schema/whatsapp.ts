@@ -95,9 +95,16 @@ export const whatsappDeliveries = sqliteTable(
 			name: string;
 			language: string;
 			variables: string[];
+			/** A NAMED template's parameter names, in the order of `variables` (absent: positional). */
+			parameterNames?: string[];
 		}>(),
 		status: text('status', { enum: WHATSAPP_DELIVERY_STATUSES }).notNull(),
 		attempts: integer('attempts').notNull().default(0),
+		/**
+		 * How many of the message's Cloud API bodies went out (a text, then each file): a retry after a failure
+		 * part-way goes on from the next one, never sending one twice.
+		 */
+		partsSent: integer('parts_sent').notNull().default(0),
 		/** The WhatsApp id the Cloud API answered with: what status webhooks name. */
 		wamid: text('wamid'),
 		/** Meta's error code (131047, 130429…) and its title, when it failed or was retried. */

@@ -90,6 +90,7 @@ export function posted(
 		);
 	}
 	if (result.status === 'closed') throw new Conflict(CLOSED_CONVERSATION);
+	if (result.status === 'refused') throw new Conflict(result.reason);
 	const { message, d1Statements } = result;
 	const spans = 'spans' in result ? (result.spans ?? {}) : {};
 	return { message, created: result.status === 'created', d1Statements, spans };

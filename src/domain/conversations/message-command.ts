@@ -127,6 +127,8 @@ export type PostOutcome =
 	| { status: 'conflict' }
 	/** A visitor wrote on a closed conversation of a workspace whose visitors start a new one instead. */
 	| { status: 'closed' }
+	/** The conversation's channel cannot carry it now (a WhatsApp conversation's 24-hour window closed). */
+	| { status: 'refused'; reason: string }
 	/** The command breaks a rule (`checkMessage`): nothing was stored. */
 	| { status: 'invalid'; problems: FieldProblem[] };
 

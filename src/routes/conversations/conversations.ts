@@ -1,6 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { hasPermission } from '../../auth/permissions';
+import type { Database } from '../../db/client';
 import { messageMailSchema, withMailStates } from '../../domain/channels/email/delivery-views';
+import { messageWhatsappSchema, withWhatsappStates } from '../../domain/channels/whatsapp/delivery-views';
 import { updateConversation } from '../../domain/conversations/changes';
 import {
 	assertConversationInWorkspace,
@@ -27,6 +29,7 @@ import { createRouter } from '../../http/router';
 import { newestFirstCursor, pageOf, pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { Invalid } from '../../lib/errors';
 import { operatorActor } from '../../model/actor';
+import type { MessageView } from '../../model/messages';
 
 const listQuery = conversationFiltersSchema.extend({ include: includeParam }).extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
@@ -37,15 +40,35 @@ const beforeParam = z.coerce
 	.optional()
 	.openapi({ description: 'Only messages with a `seq` below this one: the newest `limit` of them.', example: 120 });
 const conversationPage = pageSchema('ConversationPage', conversationRowSchema);
-/** A message as the team reads it: with `mail`, where the mail carrying it stands, when one does. */
+/** A message as the team reads it: with `mail` and `whatsapp`, where what carries it to the customer stands. */
 const teamMessageSchema = messageSchema
 	.extend({
 		mail: messageMailSchema
 			.optional()
 			.openapi({ description: 'Present when a mail carries the message (an e-mail reply, a continuation).' }),
+		whatsapp: messageWhatsappSchema
+			.optional()
+			.openapi({ description: 'Present when a WhatsApp message carries it (a reply in a WhatsApp conversation).' }),
 	})
 	.openapi('TeamMessage');
 const messagePage = pageSchema('MessagePage', teamMessageSchema, 'This page, oldest first.');
+
+/** The mail and WhatsApp states of a page of messages: two reads side by side, one round trip's wait. */
+async function withDeliveryStates(
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+	page: MessageView[],
+): Promise<Array<z.infer<typeof teamMessageSchema>>> {
+	const [mail, whatsapp] = await Promise.all([
+		withMailStates(db, workspaceId, conversationId, page),
+		withWhatsappStates(db, workspaceId, conversationId, page),
+	]);
+	return mail.map((m, i) => {
+		const state = whatsapp[i]?.whatsapp;
+		return state ? { ...m, whatsapp: state } : m;
+	});
+}
 
 const readBody = z
 	.strictObject({
@@ -205,7 +228,7 @@ export const conversations = createRouter()
 					throw new Invalid('give either cursor or before, not both', { field: ['before'], source: 'query' });
 				const rows = await listMessages(c.var.db, workspaceId, id, { before }, limit);
 				if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
-				const data = await withMailStates(c.var.db, workspaceId, id, rows.map(messageView));
+				const data = await withDeliveryStates(c.var.db, workspaceId, id, rows.map(messageView));
 				return c.json({ data, nextCursor: null }, 200);
 			}
 			const after = readCursor(cursor, messagesCursor) ?? { seq: 0 };
@@ -213,7 +236,7 @@ export const conversations = createRouter()
 			// An empty page is only a 404 when the conversation itself is not ours: checked only then.
 			if (rows.length === 0) await assertConversationInWorkspace(c.var.db, workspaceId, id);
 			const page = pageOf(rows, limit, messageView, (row) => ({ seq: row.seq }));
-			return c.json({ ...page, data: await withMailStates(c.var.db, workspaceId, id, page.data) }, 200);
+			return c.json({ ...page, data: await withDeliveryStates(c.var.db, workspaceId, id, page.data) }, 200);
 		},
 	)
 	.openapi(

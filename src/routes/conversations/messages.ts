@@ -35,7 +35,7 @@ export const messages = createRouter().openapi(
 		operationId: 'sendMessage',
 		summary: 'Send an operator message into a conversation',
 		description:
-			"Posts as the token's operator; the visitor's widget receives it live, unless it is a private note (`private: true`), which only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate.",
+			"Posts as the token's operator; the visitor's widget receives it live, unless it is a private note (`private: true`), which only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a duplicate. Into a WhatsApp conversation whose 24-hour customer-service window has closed, a message that is not private is refused with 409 (the window's end in the message), and nothing is stored: only an approved template can reach the customer then (POST /v3/whatsapp/conversations/{id}/template).",
 		...requires('messages:send'),
 		request: {
 			headers: idempotencyHeaders,
@@ -46,7 +46,8 @@ export const messages = createRouter().openapi(
 		},
 		responses: {
 			201: jsonResponse('The stored message (also for a retried Idempotency-Key).', messageSchema, messageExample),
-			...errorResponses(400, 403, 404, 413, 415, 422),
+			// 409: a WhatsApp conversation whose 24-hour customer-service window has closed (send a template).
+			...errorResponses(400, 403, 404, 409, 413, 415, 422),
 		},
 	}),
 	async (c) => {

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { PAIR_BURST, PAIR_INTERVAL_MS, paceRule, SendPace } from '../../src/engines/whatsapp/pace';
+
+/** The most slots any window of `spanMs` holds. */
+function busiest(slots: number[], spanMs: number): number {
+	const sorted = [...slots].sort((a, b) => a - b);
+	let most = 0;
+	for (let i = 0, j = 0; i < sorted.length; i++) {
+		while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= spanMs) j++;
+		most = Math.max(most, i - j + 1);
+	}
+	return most;
+}
+
+describe('SendPace', () => {
+	it('never gives a number of 80 a second more than 90 % of it in any second', () => {
+		const pace = new SendPace();
+		const rule = paceRule(80);
+		const slots: number[] = [];
+		// 500 messages to different people, asked for as fast as consumers can ask, every 3 ms.
+		for (let i = 0, now = 0; slots.length < 500; i++, now += 3) {
+			const decision = pace.schedule(`+1555${i}`, now, rule);
+			if ('sendAt' in decision) slots.push(decision.sendAt);
+			else expect(decision.retryAt).toBeGreaterThan(now + rule.maxWaitMs);
+		}
+		expect(busiest(slots, 1000)).toBeLessThanOrEqual(73);
+		// And it keeps up: 500 messages in about 500 / 72 s.
+		expect(Math.max(...slots)).toBeLessThan(7100);
+	});
+
+	it('lets one customer get a short burst, then one message every 6 s', () => {
+		const pace = new SendPace();
+		const rule = paceRule(80);
+		const at = (now: number) => pace.schedule('+15550100', now, rule);
+		for (let i = 0; i < PAIR_BURST; i++) expect(at(0)).toMatchObject({ sendAt: expect.any(Number) });
+		const refused = at(0);
+		expect(refused).toEqual({ retryAt: PAIR_INTERVAL_MS });
+		// Someone else is not held up by it.
+		expect(pace.schedule('+15550199', 0, rule)).toMatchObject({ sendAt: expect.any(Number) });
+		expect(at(PAIR_INTERVAL_MS)).toEqual({ sendAt: PAIR_INTERVAL_MS });
+		expect(at(PAIR_INTERVAL_MS)).toEqual({ retryAt: 2 * PAIR_INTERVAL_MS });
+	});
+
+	it('reserves nothing when it refuses', () => {
+		const pace = new SendPace();
+		const rule = { ...paceRule(1), maxWaitMs: 0 };
+		expect(pace.schedule('a', 0, rule)).toEqual({ sendAt: 0 });
+		const refused = pace.schedule('b', 0, rule);
+		expect(refused).toMatchObject({ retryAt: expect.any(Number) });
+		// The refused ask took no slot: the next one is the same slot, not one after it.
+		expect(pace.schedule('c', 0, rule)).toEqual(refused);
+	});
+});

@@ -1,0 +1,69 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { postMessage } from '../src/domain/conversations/live';
+import { iso } from '../src/lib/ids';
+import { SERVICE_WINDOW_MS } from '../src/model/whatsapp';
+import { api, expectError } from './factories';
+import { deliveriesTo, fakeMessages, whatsappConversation, whatsappWorkspace } from './whatsapp-outbound-helpers';
+
+const HOUR = 3_600_000;
+
+async function messagesOf(token: string, conversationId: string) {
+	const res = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`);
+	expect(res.status).toBe(200);
+	return ((await res.json()) as { data: Array<{ seq: number; private: boolean; whatsapp?: unknown }> }).data;
+}
+
+describe('the 24-hour window', () => {
+	it('refuses a team member’s message once it has closed (409, the window’s end), storing nothing', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const lastInbound = Date.now() - 25 * HOUR;
+		const { conversationId, waId } = await whatsappConversation(token, number, 25 * HOUR);
+		const res = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Still there?' });
+		const body = await expectError(res, 409);
+		expect(body.message).toContain('24-hour customer-service window');
+		// The window's end, to the second of the customer's last message plus 24 hours.
+		expect(body.message).toContain(iso(lastInbound + SERVICE_WINDOW_MS).slice(0, 16));
+		expect(await messagesOf(token, conversationId)).toEqual([]);
+		// A private note reaches no customer: always allowed.
+		const note = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Call them', private: true });
+		expect(note.status).toBe(201);
+		expect(await deliveriesTo(waId)).toEqual([]);
+	});
+
+	it('refuses it when the customer never wrote to the number', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const { conversationId } = await whatsappConversation(token, number, null);
+		const res = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Hello' });
+		expect((await expectError(res, 409)).message).toContain('has not written to this number');
+	});
+
+	it('lets a bot’s message be stored, and records its delivery skipped with the reason', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		const { conversationId, waId } = await whatsappConversation(token, number, 30 * HOUR);
+		await postMessage(env, {
+			workspaceId,
+			conversationId,
+			authorKind: 'bot',
+			authorId: null,
+			text: 'We are closed today',
+			attachments: [],
+			clientMessageId: null,
+		});
+		await expect.poll(async () => (await deliveriesTo(waId))[0]?.status).toBe('skipped');
+		expect((await deliveriesTo(waId))[0]?.error).toMatch(/^Outside the 24-hour customer-service window: it closed at /);
+		const [message] = await messagesOf(token, conversationId);
+		expect(message?.whatsapp).toEqual({ status: 'skipped', error: (await deliveriesTo(waId))[0]?.error });
+		expect((await fakeMessages(number.phoneNumberId)).messages).toEqual([]);
+	});
+
+	it('shows each team message’s WhatsApp state in the message list', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const { conversationId, waId } = await whatsappConversation(token, number, 23 * HOUR);
+		await api(token, 'POST', '/v3/messages', { conversationId, text: 'Within the window' });
+		await api(token, 'POST', '/v3/messages', { conversationId, text: 'A note', private: true });
+		await expect.poll(async () => (await deliveriesTo(waId))[0]?.status).toBe('sent');
+		const list = await messagesOf(token, conversationId);
+		expect(list.map((m) => m.whatsapp)).toEqual([{ status: 'sent' }, undefined]);
+	});
+});
