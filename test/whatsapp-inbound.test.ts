@@ -230,6 +230,16 @@ describe('where a WhatsApp conversation came from', () => {
 		};
 		expect(contact.firstOrigin).toEqual(origin);
 		expect(contact.lastOrigin).toEqual(origin);
+		// The API shows it as the conversation's origin, and the reports count it as a social (Meta) ad click.
+		const view = (await (await api(token, 'GET', `/v3/conversations/${conversation.id}`)).json()) as {
+			origin: Record<string, unknown>;
+		};
+		expect(view.origin).toMatchObject({ ctwaClid: referral.ctwa_clid, gclid: null, fbclid: null });
+		expect(view.origin.adReferral).toMatchObject({ headline: 'Chat with us', sourceUrl: referral.source_url });
+		const row = await env.DB.prepare('SELECT ad_click FROM conversations WHERE id = ?')
+			.bind(conversation.id)
+			.first<{ ad_click: string }>();
+		expect(row?.ad_click).toBe('social');
 	});
 
 	it('carries the widget visit’s origin when the first message names a hand-off, and records the arrival', async () => {

@@ -35,6 +35,8 @@ export const conversationExample: z.input<typeof conversationSchema> = {
 		fbclid: null,
 		landingUrl: 'https://shop.example/tents?utm_source=newsletter',
 		referrer: null,
+		ctwaClid: null,
+		adReferral: null,
 	},
 	lastMessageSeq: 1,
 	unreadByOperators: 0,

@@ -59,9 +59,12 @@ export const conversations = sqliteTable(
 		waitingSince: integer('waiting_since'),
 		/** An operator's first message (a bot's or a campaign's does not count): the first-response time's end. */
 		firstResponseAt: integer('first_response_at'),
-		/** Which ad click brought the visitor (`search`, `social` or `none`), from the click ids: what reports group by. */
+		/**
+		 * Which ad click brought the visitor (`search`, `social` or `none`), from the click ids: what reports group
+		 * by. A Click-to-WhatsApp ad is Meta's, so `social`, as a Facebook or Instagram ad's `fbclid` is.
+		 */
 		adClick: text('ad_click', { enum: AD_CLICKS }).generatedAlwaysAs(
-			sql`CASE WHEN gclid IS NOT NULL AND gclid != '' THEN 'search' WHEN fbclid IS NOT NULL AND fbclid != '' THEN 'social' ELSE 'none' END`,
+			sql`CASE WHEN gclid IS NOT NULL AND gclid != '' THEN 'search' WHEN (fbclid IS NOT NULL AND fbclid != '') OR (ctwa_clid IS NOT NULL AND ctwa_clid != '') THEN 'social' ELSE 'none' END`,
 			{ mode: 'virtual' },
 		),
 	},

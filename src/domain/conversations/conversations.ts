@@ -114,6 +114,8 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 			fbclid: row.fbclid,
 			landingUrl: row.landingUrl,
 			referrer: row.referrer,
+			ctwaClid: row.ctwaClid,
+			adReferral: row.adReferral,
 		},
 		lastMessageSeq: row.lastMessageSeq,
 		unreadByOperators: row.unreadByOperators,

@@ -14,6 +14,22 @@ export const originSchema = z
 		fbclid: z.string().nullable().openapi({ description: 'The Meta click id (a social-ad click).' }),
 		landingUrl: z.string().nullable().openapi({ description: 'The first page of the visit.' }),
 		referrer: z.string().nullable().openapi({ description: 'The page that linked to it.' }),
+		ctwaClid: z
+			.string()
+			.nullable()
+			.openapi({ description: 'The Click-to-WhatsApp ad click id (Meta’s `ctwa_clid`): a social-ad click.' }),
+		adReferral: z
+			.object({
+				sourceUrl: z.string().optional().openapi({ description: 'The ad or post the customer tapped.' }),
+				sourceId: z.string().optional().openapi({ description: 'Its id at Meta.' }),
+				sourceType: z.string().optional().openapi({ description: '`ad` or `post`.' }),
+				headline: z.string().optional().openapi({ description: 'The ad’s headline.' }),
+				body: z.string().optional().openapi({ description: 'The ad’s text.' }),
+				mediaType: z.string().optional().openapi({ description: '`image` or `video`.' }),
+				ctwaClid: z.string().optional().openapi({ description: 'The click id, as above.' }),
+			})
+			.nullable()
+			.openapi({ description: 'The Click-to-WhatsApp ad the conversation came from; null for any other start.' }),
 	})
 	.openapi('Origin');
 

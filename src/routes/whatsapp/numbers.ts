@@ -64,8 +64,8 @@ export const whatsappNumbersRoutes = createRouter()
 				body: jsonBody(newWhatsappNumberSchema, {
 					phoneNumberId: '106540352242922',
 					businessAccountId: '102290129340398',
-					accessToken: 'EAAG…',
-					appSecret: '4f6c…',
+					accessToken: 'EAAG…your-system-user-token',
+					appSecret: '4f6c…your-app-secret',
 				}),
 			},
 			responses: {
