@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { postMessage } from '../src/domain/conversations/live';
 import { iso } from '../src/lib/ids';
 import { SERVICE_WINDOW_MS } from '../src/model/whatsapp';
-import { api, expectError } from './factories';
+import { api, expectError, seedWorkspace } from './factories';
 import { deliveriesTo, fakeMessages, whatsappConversation, whatsappWorkspace } from './whatsapp-outbound-helpers';
 
 const HOUR = 3_600_000;
@@ -36,6 +36,20 @@ describe('the 24-hour window', () => {
 		const { conversationId } = await whatsappConversation(token, number, null);
 		const res = await api(token, 'POST', '/v3/messages', { conversationId, text: 'Hello' });
 		expect((await expectError(res, 409)).message).toContain('has not written to this number');
+	});
+
+	it('keeps no window where no number is connected: `whatsapp` is then only an integration’s channel name', async () => {
+		const { token } = await seedWorkspace();
+		const started = await api(token, 'POST', '/v3/conversations', {
+			contact: { phone: '+15550100999' },
+			channel: 'whatsapp',
+			message: { text: 'Sent through our own provider' },
+		});
+		expect(started.status).toBe(201);
+		const { id } = (await started.json()) as { id: string };
+		const reply = await api(token, 'POST', '/v3/messages', { conversationId: id, text: 'And the answer' });
+		expect(reply.status).toBe(201);
+		expect((await messagesOf(token, id)).map((m) => m.seq)).toEqual([1, 2]);
 	});
 
 	it('lets a bot’s message be stored, and records its delivery skipped with the reason', async () => {

@@ -22,11 +22,37 @@ export function reset(fake) {
 	fake.state.templates = undefined;
 }
 
-/** The registered template `name` in `language` of the number's account, or undefined. */
+/**
+ * The sample template Meta gives every new WhatsApp Business Account: what an account the tests registered
+ * nothing for has, so `npm run dev` and the docs' examples can send a template without setting one up.
+ */
+export const HELLO_WORLD = {
+	id: '1000000000000001',
+	name: 'hello_world',
+	language: 'en_US',
+	status: 'APPROVED',
+	category: 'UTILITY',
+	parameter_format: 'POSITIONAL',
+	components: [
+		{ type: 'HEADER', format: 'TEXT', text: 'Hello World' },
+		{
+			type: 'BODY',
+			text: 'Welcome and congratulations!! This message demonstrates your ability to send a WhatsApp message notification from the Cloud API, hosted by Meta. Thank you for taking the time to test with us.',
+		},
+		{ type: 'FOOTER', text: 'WhatsApp Business Platform sample message' },
+	],
+};
+
+/** An account's templates: those registered for it, else Meta's sample one. */
+function templatesOf(fake, account) {
+	const registered = account === undefined ? undefined : state(fake).byAccount.get(account);
+	return registered?.length ? registered : [HELLO_WORLD];
+}
+
+/** The template `name` in `language` of the number's account (see `templatesOf`), or undefined. */
 export function templateOf(fake, phoneNumberId, name, language) {
-	const { byAccount, accountOf } = state(fake);
-	const account = accountOf.get(phoneNumberId);
-	return (byAccount.get(account) ?? []).find((t) => t.name === name && t.language === language);
+	const account = state(fake).accountOf.get(phoneNumberId);
+	return templatesOf(fake, account).find((t) => t.name === name && t.language === language);
 }
 
 /** The `{{1}}` or `{{name}}` placeholders of a template component's text, in order, without repeats. */
@@ -78,9 +104,7 @@ export function routes(fake) {
 				}
 				const status = url.searchParams.get('status');
 				const fields = url.searchParams.get('fields')?.split(',').filter(Boolean);
-				const all = (state(fake).byAccount.get(account) ?? []).filter(
-					(t) => !status || t.status === status.toUpperCase(),
-				);
+				const all = templatesOf(fake, account).filter((t) => !status || t.status === status.toUpperCase());
 				// Cursors are opaque to the caller: here, the position, base64-encoded as Meta's look.
 				const after = url.searchParams.get('after');
 				const start = after ? Number(Buffer.from(after, 'base64url').toString('utf8')) : 0;

@@ -7,7 +7,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { whatsappWindows } from '../../../db/schema';
+import { whatsappNumbers, whatsappWindows } from '../../../db/schema';
 import { iso } from '../../../lib/ids';
 import { SERVICE_WINDOW_MS } from '../../../model/whatsapp';
 import { conversationLine } from './replies';
@@ -42,5 +42,14 @@ export async function windowRefusal(
 	now = Date.now(),
 ): Promise<string | null> {
 	const line = await conversationLine(db, workspaceId, conversationId);
-	return outsideWindow(line === null ? null : await windowEndsAt(db, line.numberId, line.waId), now);
+	if (line !== null) return outsideWindow(await windowEndsAt(db, line.numberId, line.waId), now);
+	// A workspace with no number connected: `whatsapp` is only the name an integration gave its conversations
+	// (it carries them itself, through the API), and Parley sends nothing, so there is no window to keep.
+	const connected = await db
+		.select({ id: whatsappNumbers.id })
+		.from(whatsappNumbers)
+		.where(eq(whatsappNumbers.workspaceId, workspaceId))
+		.limit(1)
+		.get();
+	return connected === undefined ? null : outsideWindow(null, now);
 }
