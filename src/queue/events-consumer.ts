@@ -6,8 +6,8 @@ import { enabledRules, type ListeningRule, runRules } from '../domain/automation
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
 import { notifyTeam } from '../domain/channels/email/notifications';
-import { mailingWorkspaces, mailReply, mayMailReply } from '../domain/channels/email/replies';
-import { mayWhatsappReply, whatsappReply } from '../domain/channels/whatsapp/replies';
+import { mailingWorkspaces } from '../domain/channels/email/replies';
+import { deliverToChannels } from '../domain/channels/outbound';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
 import { consumeEach } from './consume';
@@ -95,8 +95,8 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
  * What an event sets off: a deal entering a stage starts that stage's bots; the workspace's event scenarios
  * start on it; it goes to the workspace's outbound webhook endpoints; auto-assignment hears of it; the
  * automation rules it meets run; a contact's message is recorded as the reply to the campaigns that reached it;
- * a message for the customer in an e-mail conversation is mailed, one in a WhatsApp conversation is queued for
- * the Cloud API; the team's notification mail is enqueued.
+ * a message for the customer goes to its channel's delivery (src/domain/channels/outbound.ts: mail, WhatsApp);
+ * the team's notification mail is enqueued.
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
@@ -107,8 +107,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
-	if (mayMailReply(event, listeners.mailing)) await mailReply(env, db, event);
-	if (mayWhatsappReply(event)) await whatsappReply(env, db, event);
+	await deliverToChannels(env, db, event, listeners);
 	await notifyTeam(env, db, event);
 }
 

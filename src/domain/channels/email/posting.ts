@@ -14,13 +14,13 @@ import type { Database } from '../../../db/client';
 import { contacts, conversations, mailThreads, messages } from '../../../db/schema';
 import { chosenLabel } from '../../../engines/mail/choices';
 import { foldPlainText } from '../../../engines/mail/quoted-text';
-import { Conflict } from '../../../lib/errors';
 import { SYSTEM } from '../../../model/actor';
 import { EMAIL_CHANNEL } from '../../../model/email';
 import { MAX_VISITOR_TEXT } from '../../../model/messages';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
 import { upsertContact } from '../../crm/contact-records';
+import { postInbound } from '../inbound';
 import { storeMailFiles } from './mail-files';
 import type { ParsedMail } from './parsed-mail';
 
@@ -166,7 +166,6 @@ export async function postMail(
 	const clientMessageId = await mailClientId(key);
 	const threaded =
 		replyConversation ?? (await threadedConversation(db, workspaceId, parsed.threadIds, parsed.sender ?? ''));
-	let conversationId = threaded ?? (await startFor(env, db, workspaceId, parsed, clientMessageId));
 	const post = async (target: string) => {
 		const files = await storeMailFiles(
 			env,
@@ -190,15 +189,11 @@ export async function postMail(
 		});
 		return { posted, notes: cut ? [...files.leftOut, 'the text was cut to a message’s limit'] : files.leftOut };
 	};
-	let result: Awaited<ReturnType<typeof post>>;
-	try {
-		result = await post(conversationId);
-	} catch (error) {
-		// A closed conversation of a workspace whose customers start a new one: this mail starts it.
-		if (!(error instanceof Conflict) || threaded === null) throw error;
-		conversationId = await startFor(env, db, workspaceId, parsed, clientMessageId);
-		result = await post(conversationId);
-	}
+	const { conversationId, posted: result } = await postInbound({
+		found: threaded,
+		start: () => startFor(env, db, workspaceId, parsed, clientMessageId),
+		post,
+	});
 	await recordThread(db, workspaceId, key, conversationId, now);
 	return {
 		conversationId,

@@ -20,12 +20,13 @@ import {
 	referralOrigin,
 	sentAtOf,
 } from '../../../engines/whatsapp/inbound';
-import { AppError, Conflict } from '../../../lib/errors';
+import { AppError } from '../../../lib/errors';
 import { OutboundError } from '../../../lib/guarded-fetch';
 import { type AttachmentMeta, MAX_VISITOR_TEXT } from '../../../model/messages';
 import { WHATSAPP_CHANNEL, type WhatsappReferral } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
+import { postInbound } from '../inbound';
 import { GraphError, type OpenNumber } from './graph';
 import { handoffOf, recordArrival, touchContactOrigin, whatsappContact } from './inbound-contact';
 import { storeWhatsappMedia } from './inbound-media';
@@ -155,25 +156,19 @@ async function post(ctx: Context, message: WebhookMessage, profileName: string |
 	const content = inboundContent(message);
 	const referral = referralOf(message);
 	const latest = await latestConversation(ctx.db, number, contactId);
-	let conversationId = latest ?? (await startFor(ctx, contactId, message, content, referral));
-	const send = async (target: string) =>
-		postMessage(ctx.env, {
-			workspaceId: number.workspaceId,
-			conversationId: target,
-			authorKind: 'contact',
-			authorId: null,
-			...(await messageBody(ctx, content, message.id, target)),
-			clientMessageId: whatsappClientId(message.id),
-		});
-	let posted: Awaited<ReturnType<typeof send>>;
-	try {
-		posted = await send(conversationId);
-	} catch (error) {
-		// A closed conversation of a workspace whose customers start a new one: this message starts it.
-		if (!(error instanceof Conflict) || latest === null) throw error;
-		conversationId = await startFor(ctx, contactId, message, content, referral);
-		posted = await send(conversationId);
-	}
+	const { conversationId, posted } = await postInbound({
+		found: latest,
+		start: () => startFor(ctx, contactId, message, content, referral),
+		post: async (target) =>
+			postMessage(ctx.env, {
+				workspaceId: number.workspaceId,
+				conversationId: target,
+				authorKind: 'contact',
+				authorId: null,
+				...(await messageBody(ctx, content, message.id, target)),
+				clientMessageId: whatsappClientId(message.id),
+			}),
+	});
 	if (referral) {
 		if (latest === conversationId) {
 			// An ad tapped again by a customer already talking: the conversation keeps its first ad.
