@@ -30,3 +30,11 @@ export const CAMPAIGN_START = 'campaign:';
 export function campaignStartKey(campaignId: string, contactId: string): string {
 	return `${CAMPAIGN_START}${campaignId}:${contactId}`;
 }
+
+/**
+ * The key of a campaign's one delivery to a contact in a channel's outbox (a mail, a WhatsApp template): the
+ * outbox records one delivery per key, so no retry sends twice.
+ */
+export function campaignDeliveryKey(campaignId: string, contactId: string): string {
+	return `campaign:${campaignId}:${contactId}`;
+}

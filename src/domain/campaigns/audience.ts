@@ -96,4 +96,3 @@ export function audienceCondition(db: Database, workspaceId: string, audience: z
 		keyInPath: true,
 	});
 }
-

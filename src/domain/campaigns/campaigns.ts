@@ -16,7 +16,6 @@ import { templateSendSchema } from '../channels/whatsapp/templates';
 import { type CampaignAudience, campaignAudienceSchema, checkAudience } from './audience';
 import { checkWhatsappCampaign, whatsappCampaignFields } from './whatsapp-sending';
 
-
 /** The recipients' counts by status, and how many replied. */
 export const campaignCountsSchema = z
 	.object({

@@ -254,7 +254,13 @@ export async function postCampaignMessage(
 			await startConversation(
 				env,
 				db,
-				{ workspaceId, contact: { id: send.contactId }, channel: send.channel ?? 'widget', startKey: send.startKey, actor },
+				{
+					workspaceId,
+					contact: { id: send.contactId },
+					channel: send.channel ?? 'widget',
+					startKey: send.startKey,
+					actor,
+				},
 				send.now,
 			)
 		).id;

@@ -16,6 +16,7 @@ import type { campaigns, contacts } from '../../db/schema';
 import { checkTemplate } from '../../engines/templates';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { campaignDeliveryKey } from '../../model/campaigns';
 import { type OpenNumber, openNumber } from '../channels/whatsapp/graph';
 import { enqueueWhatsapp } from '../channels/whatsapp/outbox';
 import {
@@ -26,7 +27,6 @@ import {
 	variableSources,
 	type WhatsappTemplate,
 } from '../channels/whatsapp/templates';
-import { campaignMailKey } from './email-sending';
 
 type CampaignRow = typeof campaigns.$inferSelect;
 type ContactRow = typeof contacts.$inferSelect;
@@ -208,7 +208,7 @@ export async function enqueueCampaignTemplate(
 			kind: 'campaign',
 			dedupeKey: test
 				? `campaign-test:${campaign.id}:${contactId}:${newId('test', now)}`
-				: campaignMailKey(campaign.id, contactId),
+				: campaignDeliveryKey(campaign.id, contactId),
 			recipient: message.waId,
 			conversationId: posted.conversationId,
 			messageSeq: posted.seq ?? undefined,

@@ -253,7 +253,10 @@ export const campaignsRoutes = createRouter()
 			const { workspaceId } = c.var.caller;
 			const timeZone = await workspaceTimeZone(c.var.db, workspaceId);
 			const { id } = c.req.valid('param');
-			return c.json(await previewCampaign(c.var.db, workspaceId, id, c.req.valid('json').contactId, timeZone), 200);
+			return c.json(
+				await previewCampaign(c.env, c.var.db, workspaceId, id, c.req.valid('json').contactId, timeZone),
+				200,
+			);
 		},
 	)
 	.openapi(
@@ -314,6 +317,7 @@ export const campaignsRoutes = createRouter()
 								error: null,
 								sentAt: '2026-11-27T12:00:04.000Z',
 							},
+							whatsapp: null,
 						},
 						{
 							contactId: 'ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K',
@@ -330,6 +334,7 @@ export const campaignsRoutes = createRouter()
 								error: '550 5.1.1 mailbox unavailable',
 								sentAt: null,
 							},
+							whatsapp: null,
 						},
 					],
 					nextCursor: null,

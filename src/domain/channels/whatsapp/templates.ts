@@ -19,8 +19,8 @@ import { MAX_OPERATOR_TEXT, type MessageView } from '../../../model/messages';
 import { WHATSAPP_CHANNEL } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
 import { workspaceTimeZone } from '../../widget/settings';
-import { GraphError, graphCall, type OpenNumber, openNumber } from './graph';
 import type { WhatsappDeliveryRow } from './deliveries';
+import { GraphError, graphCall, type OpenNumber, openNumber } from './graph';
 import { enqueueWhatsapp } from './outbox';
 import { conversationLine, TEMPLATE_CLIENT_PREFIX } from './replies';
 
