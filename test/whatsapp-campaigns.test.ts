@@ -6,7 +6,7 @@ import { sendCampaignBatch } from '../src/domain/campaigns/sending';
 import { NO_WHATSAPP } from '../src/domain/campaigns/whatsapp-sending';
 import { contactWith, fixAudience, recipients, statusOf } from './email-campaigns-helpers';
 import { api, db, expectError, seedWorkspace } from './factories';
-import { metaMessage, postWebhook, type SeededNumber, webhookPayload } from './whatsapp-helpers';
+import { metaMessage, postWebhook, type SeededNumber, seedNumber, webhookPayload } from './whatsapp-helpers';
 import { fakeMessages, registerTemplates, uniqueWaId, whatsappWorkspace } from './whatsapp-outbound-helpers';
 
 const ORDER = { name: 'order_update', language: 'en', body: 'Hi {{1}}, your order {{2}} has shipped.' };
@@ -242,6 +242,26 @@ describe('sending a WhatsApp campaign', () => {
 		expect(byContact.get(gone.id)).toEqual(['skipped', 'the contact opted out']);
 		expect(byContact.get(nameless.id)).toEqual(['failed', 'template: variable 1: it renders empty for this contact']);
 		await expect.poll(async () => (await templatesSent(number)).map((m) => `+${m.to}`)).toEqual([`+${ada.waId}`]);
+	});
+
+	it('goes from the number it names, which the team’s next message in that conversation goes from too', async () => {
+		const { token, workspaceId, number: first } = await whatsappWorkspace();
+		const second = await seedNumber(workspaceId);
+		await registerTemplates(second, [ORDER, { name: 'hello', language: 'en', body: 'Hello!' }]);
+		const ada = await whatsappContact(token, 'Ada');
+		const campaign = await createWhatsappCampaign(token, second);
+		expect((await api(token, 'POST', `/v3/campaigns/${campaign.id}/send`, {})).status).toBe(200);
+		await expect.poll(() => statusOf(campaign.id), { timeout: 20_000, interval: 200 }).toBe('sent');
+		const [row] = await recipients(campaign.id);
+		// A workspace of two numbers, and no message from the customer yet: the campaign's number is the line.
+		const res = await api(token, 'POST', `/v3/whatsapp/conversations/${row?.conversation_id}/template`, {
+			name: 'hello',
+			language: 'en',
+		});
+		expect(res.status, await res.clone().text()).toBe(201);
+		await expect.poll(async () => (await fakeMessages(second.phoneNumberId)).messages.length).toBe(2);
+		expect((await fakeMessages(first.phoneNumberId)).messages).toEqual([]);
+		expect((await fakeMessages(second.phoneNumberId)).messages.map((m) => m.to)).toEqual([ada.waId, ada.waId]);
 	});
 
 	it('test-sends the template to one contact, never a recipient', async () => {
