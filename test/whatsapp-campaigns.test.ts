@@ -267,8 +267,12 @@ describe('sending a WhatsApp campaign', () => {
 	it('test-sends the template to one contact, never a recipient', async () => {
 		const { token, workspaceId, number } = await whatsappWorkspace();
 		await registerTemplates(number, [ORDER]);
+		// Created first, so first by id: the preview's sample skips it for one the template can reach.
+		const noPhone = await contactWith(token, { name: 'Cy', email: 'cy@example.com' });
 		const ada = await whatsappContact(token, 'Ada');
 		const campaign = await createWhatsappCampaign(token, number);
+		const preview = await api(token, 'POST', `/v3/campaigns/${campaign.id}/preview`, {});
+		expect(await preview.json()).toMatchObject({ contactId: ada.id, audienceSize: 2 });
 		const res = await api(token, 'POST', `/v3/campaigns/${campaign.id}/test`, { contactId: ada.id });
 		expect(res.status, await res.clone().text()).toBe(201);
 		const sent = (await res.json()) as { conversationId: string; deliveryId: string; text: string };
@@ -276,7 +280,6 @@ describe('sending a WhatsApp campaign', () => {
 		await expect.poll(async () => (await templatesSent(number)).map((m) => `+${m.to}`)).toEqual([`+${ada.waId}`]);
 		expect(await recipients(campaign.id)).toEqual([]);
 		expect(await campaignDeliveries(workspaceId, campaign.id)).toHaveLength(1);
-		const noPhone = await contactWith(token, { name: 'Cy', email: 'cy@example.com' });
 		const refused = await api(token, 'POST', `/v3/campaigns/${campaign.id}/test`, { contactId: noPhone });
 		expect((await expectError(refused, 409)).message).toContain(NO_WHATSAPP);
 	});

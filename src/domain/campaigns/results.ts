@@ -18,6 +18,7 @@ import {
 	enqueueCampaignTemplate,
 	prepareWhatsappCampaign,
 	whatsappCampaignMessage,
+	whatsappReachable,
 } from './whatsapp-sending';
 
 /** How long after its message a deal a reached contact wins counts for the campaign. */
@@ -81,12 +82,14 @@ export async function previewCampaign(
 ) {
 	const row = await campaignRow(db, workspaceId, id);
 	const where = await audienceQuery(db, row);
+	// On WhatsApp the sample is one the template can reach (the others are skipped when it is sent).
+	const samples = row.channel === 'whatsapp' ? and(where, whatsappReachable()) : where;
 	const [size, sample] = await Promise.all([
 		db.select({ n: sql<number>`count(*)` }).from(contacts).where(where).get(),
 		db
 			.select()
 			.from(contacts)
-			.where(contactId === undefined ? where : and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
+			.where(contactId === undefined ? samples : and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
 			.orderBy(asc(contacts.id))
 			.get(),
 	]);

@@ -51,9 +51,14 @@ export function whatsappIdOf(contact: Pick<ContactRow, 'whatsappId' | 'phone'>):
 	return id === '' ? null : id;
 }
 
+/** The contacts a WhatsApp template can reach, in SQL over `contacts`: those with a WhatsApp id or a phone. */
+export function whatsappReachable(): SQL {
+	return sql`(contacts.whatsapp_id IS NOT NULL OR COALESCE(contacts.phone, '') != '')`;
+}
+
 /** A recipient's first state, in SQL over `contacts`: a contact with no WhatsApp id and no phone is skipped at once. */
 export function whatsappStartingState(): { status: SQL; error: SQL } {
-	const none = sql`(contacts.whatsapp_id IS NULL AND (contacts.phone IS NULL OR contacts.phone = ''))`;
+	const none = sql`(NOT ${whatsappReachable()})`;
 	return {
 		status: sql`CASE WHEN ${none} THEN 'skipped' ELSE 'pending' END`,
 		error: sql`CASE WHEN ${none} THEN ${NO_WHATSAPP} ELSE NULL END`,
