@@ -27,6 +27,11 @@ export const LATE_MS = 50;
 /** Slots a sender gives up for lateness before it sends on the last one anyway (never stuck on a busy isolate). */
 export const LATE_RETRIES = 3;
 
+/** Whether a sender awake at `now` missed its slot at `sendAt` (see LATE_MS): it asks for another instead. */
+export function slotMissed(sendAt: number, now: number): boolean {
+	return now - sendAt > LATE_MS;
+}
+
 /** How one number is paced (see `paceRule`). */
 export interface PaceRule {
 	/** Milliseconds between two messages of the number. */

@@ -14,7 +14,7 @@ import { signMailLink } from '../../../auth/mail-link-token';
 import type { Database } from '../../../db/client';
 import { messages } from '../../../db/schema';
 import { type MediaRef, messageBodies, type OutgoingBody, templateBody } from '../../../engines/whatsapp/outgoing';
-import { LATE_MS, LATE_RETRIES, type PaceRule, paceRule } from '../../../engines/whatsapp/pace';
+import { LATE_RETRIES, type PaceRule, paceRule, slotMissed } from '../../../engines/whatsapp/pace';
 import { NotFound } from '../../../lib/errors';
 import { OutboundError } from '../../../lib/guarded-fetch';
 import { whatsappPacer } from '../../objects';
@@ -136,7 +136,7 @@ async function awaitSlot(pacer: ReturnType<typeof whatsappPacer>, recipient: str
 		if ('retryAt' in slot) return slot;
 		const wait = slot.sendAt - Date.now();
 		if (wait > 0) await scheduler.wait(wait);
-		if (Date.now() - slot.sendAt <= LATE_MS || late >= LATE_RETRIES) return slot;
+		if (!slotMissed(slot.sendAt, Date.now()) || late >= LATE_RETRIES) return slot;
 	}
 }
 
