@@ -17,6 +17,7 @@ import {
 	scenariosSection,
 	scenariosText,
 } from './report-live.mjs';
+import { whatsappSection, whatsappText } from './report-whatsapp.mjs';
 
 function scenarioRows(results) {
 	const { health, widgetConfig, listConversations, postMessage, postMessageActive } = results.scenarios;
@@ -195,6 +196,8 @@ export function textReport(results) {
 	if (consoleTable) lines.push('', consoleTable);
 	const emailTable = emailText(results);
 	if (emailTable) lines.push('', emailTable);
+	const whatsappTable = whatsappText(results);
+	if (whatsappTable) lines.push('', whatsappTable);
 	for (const warning of results.warnings) lines.push(`WARNING: ${warning}`);
 	return lines.join('\n');
 }
@@ -251,6 +254,7 @@ export function markdownReport(results) {
 		...widgetSection(results),
 		...consoleSection(results),
 		...emailSection(results),
+		...whatsappSection(results),
 		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
 	];
 	if (results.warnings.length > 0) {

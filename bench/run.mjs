@@ -1,8 +1,8 @@
 // `npm run bench [-- --concurrency 8 --duration 8 --warmup 1 --scaling-requests 300 --breakdown-requests 100
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
 //   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
-//   --console-loads 10 --email-mails 100 --email-deliveries 1000
-//   --only widget-config|bots|scenarios|automation|campaigns|console|email]`
+//   --console-loads 10 --email-mails 100 --email-deliveries 1000 --whatsapp-webhooks 200
+//   --only widget-config|bots|scenarios|automation|campaigns|console|email|whatsapp]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -14,9 +14,11 @@
 // conversations report over a year of 100,000 conversations and a campaign sent to 1,000 contacts, then the
 // widget and the operator console (cold loads of the inbox over 10,000 conversations, its scroll) in Chromium,
 // then e-mail (inbound mail to a readable message; 1,000 continuation mails of widget conversations handed to
-// the binding, per second; every mail Queue message delivered again after its send was recorded, mails counted), and writes bench/results/latest.{json,md}
-// and a dated copy. `--only console` and `--only email` write bench/results/console.{json,md} and
-// email.{json,md} instead, leaving the full run's files as they are.
+// the binding, per second; every mail Queue message delivered again after its send was recorded, mails counted),
+// then WhatsApp against the fake Graph API (a signed webhook to a readable message, every webhook delivered
+// again; a 2,000-contact template campaign against Meta's 80 a second), and writes bench/results/latest.{json,md}
+// and a dated copy. `--only console`, `--only email` and `--only whatsapp` write bench/results/<section>.{json,md}
+// instead, leaving the full run's files as they are.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +27,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
+import { startFakeGraph } from '../test/fake-graph/server.mjs';
 import { automationSection } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
@@ -39,8 +42,10 @@ import { markdownReport, textReport } from './report.mjs';
 import { consoleMarkdown } from './report-console.mjs';
 import { emailMarkdown } from './report-email.mjs';
 import { ratio } from './report-format.mjs';
+import { whatsappMarkdown } from './report-whatsapp.mjs';
 import { scenarioSection } from './scenarios.mjs';
 import { buildAssets, startWranglerDev } from './server.mjs';
+import { seedWhatsappContacts, whatsappSection } from './whatsapp.mjs';
 import { measureWidget } from './widget.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -91,6 +96,8 @@ const { values: options } = parseArgs({
 		// Inbound mails timed one at a time (new, then as many replies); widget conversations continued by mail.
 		'email-mails': { type: 'string', default: '100' },
 		'email-deliveries': { type: 'string', default: '1000' },
+		// Inbound WhatsApp webhooks timed one at a time.
+		'whatsapp-webhooks': { type: 'string', default: '200' },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written. The other
 		// sections print theirs; `console` also writes bench/results/console.{json,md} (never latest.*).
 		only: { type: 'string' },
@@ -117,6 +124,7 @@ const settings = {
 	consoleLoads: boundedInt(options['console-loads'], 1, 100, 'console-loads'),
 	emailMails: boundedInt(options['email-mails'], 10, 2_000, 'email-mails'),
 	emailDeliveries: boundedInt(options['email-deliveries'], 10, 5_000, 'email-deliveries'),
+	whatsappWebhooks: boundedInt(options['whatsapp-webhooks'], 10, 2_000, 'whatsapp-webhooks'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
@@ -131,6 +139,11 @@ const CAMPAIGN = { slug: 'bench-campaign', count: settings.campaignContacts };
 const CONSOLE = { slug: 'bench-console', count: 10_000 };
 // E-mail: starts empty; its conversations come in by mail.
 const EMAIL = { slug: 'bench-email', count: 0 };
+// WhatsApp: starts empty; its campaign's contacts are written by SQL (bench/whatsapp.mjs), its conversations
+// come in by webhook.
+const WHATSAPP = { slug: 'bench-whatsapp', count: 0 };
+/** The fake Graph API of the run (started in main), which wrangler dev calls as WHATSAPP_GRAPH_URL. */
+let fakeGraph = null;
 
 function boundedInt(text, min, max, name) {
 	const value = Number(text);
@@ -319,6 +332,7 @@ async function measure(baseUrl, workspaces, warnings, persistTo) {
 	const widget = await widgetResult(baseUrl, workspaces[WIDGET.slug], health, warnings);
 	const consoleFigures = await consoleResult(baseUrl, workspaces[CONSOLE.slug], health, warnings);
 	const email = await emailOf(baseUrl, workspaces, persistTo, health, warnings);
+	const whatsapp = await whatsappOf(baseUrl, workspaces, health, warnings);
 
 	const sequential = Object.entries(breakdown.routes).map(([name, b]) => [`breakdown ${name}`, b]);
 	for (const [name, s] of [
@@ -343,6 +357,7 @@ async function measure(baseUrl, workspaces, warnings, persistTo) {
 		widget,
 		console: consoleFigures,
 		email,
+		whatsapp,
 		d1QueriesPerListPage,
 	};
 }
@@ -378,6 +393,18 @@ function campaignsOf(baseUrl, workspaces, health, warnings) {
 		baseUrl,
 		reportWorkspace: workspaces[REPORTS.slug],
 		campaignWorkspace: workspaces[CAMPAIGN.slug],
+		health,
+		warnings,
+		log,
+	});
+}
+
+function whatsappOf(baseUrl, workspaces, health, warnings) {
+	return whatsappSection({
+		baseUrl,
+		workspace: workspaces[WHATSAPP.slug],
+		fake: fakeGraph,
+		webhooks: settings.whatsappWebhooks,
 		health,
 		warnings,
 		log,
@@ -531,6 +558,7 @@ async function main() {
 	let server = null;
 	const cleanup = async () => {
 		await server?.stop();
+		await Promise.race([fakeGraph?.close(), new Promise((resolve) => setTimeout(resolve, 2000))]);
 		await rm(persistTo, { recursive: true, force: true });
 	};
 	for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -543,7 +571,7 @@ async function main() {
 		log('building the widget and the console (vite build)');
 		buildAssets(ROOT);
 		const only = options.only;
-		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email'];
+		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email', 'whatsapp'];
 		if (only !== undefined && !sections.includes(only)) {
 			throw new Error(`--only takes ${sections.join(', ')}`);
 		}
@@ -565,11 +593,15 @@ async function main() {
 									? [WIDGET, CONSOLE]
 									: only === 'email'
 										? [WIDGET, EMAIL]
-										: [
-												...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-												...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL],
-											],
+										: only === 'whatsapp'
+											? [WIDGET, WHATSAPP]
+											: [
+													...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+													...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
+												],
 		);
+		if (workspaces[WHATSAPP.slug]) await seedWhatsappContacts(persistTo, workspaces[WHATSAPP.slug].workspaceId);
+		fakeGraph = await startFakeGraph();
 		if (workspaces[REPORTS.slug]) await seedReportYear(persistTo, workspaces[REPORTS.slug].workspaceId);
 		if (workspaces[EMAIL.slug]) await seedRedeliverySentinel(persistTo, workspaces[EMAIL.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
@@ -591,6 +623,8 @@ async function main() {
 				OUTBOUND_LOOPBACK: 'on',
 				// The campaign's throughput is measured, not the workspace's sending limit.
 				CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+				// The fake Graph API in this process: the WhatsApp section needs no network.
+				WHATSAPP_GRAPH_URL: fakeGraph.url,
 			},
 		});
 		log(`wrangler dev is answering on ${server.baseUrl}`);
@@ -635,6 +669,14 @@ async function main() {
 			const email = await emailOf(server.baseUrl, workspaces, persistTo, health, warnings);
 			const results = { ...runFacts(server), health, email, valid: warnings.length === 0, warnings };
 			await writeSectionResults('email', results, emailMarkdown);
+			return;
+		}
+		if (only === 'whatsapp') {
+			const warnings = [];
+			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
+			const whatsapp = await whatsappOf(server.baseUrl, workspaces, health, warnings);
+			const results = { ...runFacts(server), health, whatsapp, valid: warnings.length === 0, warnings };
+			await writeSectionResults('whatsapp', results, whatsappMarkdown);
 			return;
 		}
 		if (only === 'bots') {

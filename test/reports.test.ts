@@ -27,7 +27,7 @@ interface Report {
 		averageSeconds: number | null;
 	};
 	resolution: { count: number; medianSeconds: number | null; p90Seconds: number | null; averageSeconds: number | null };
-	handoffs: { total: number } & Record<
+	handoffs: { total: number; arrived: number } & Record<
 		'click' | 'utmSource' | 'byChannel',
 		Array<{ key: string | null; count: number }>
 	>;
@@ -96,9 +96,17 @@ async function seedFixture() {
 	await conversation(local('2026-03-04T00:00'), { ...google });
 	const other = await seedWorkspace();
 	await seedConversation(other.workspaceId, { ...google }, local('2026-03-02T10:00'));
-	const handoff = (ref: string, at: string, origin: Record<string, string>) =>
-		db.insert(messagingHandoffs).values({ workspaceId, ref, channel: 'whatsapp', origin, createdAt: local(at) });
-	await handoff('AAAAAAA1', '2026-03-01T15:00', { utmSource: 'google', utmCampaign: 'spring', gclid: 'g-2' });
+	const handoff = (ref: string, at: string, origin: Record<string, string>, conversationId: string | null = null) =>
+		db
+			.insert(messagingHandoffs)
+			.values({ workspaceId, ref, channel: 'whatsapp', origin, createdAt: local(at), conversationId });
+	// This one arrived: its customer wrote to the WhatsApp number with its reference.
+	await handoff(
+		'AAAAAAA1',
+		'2026-03-01T15:00',
+		{ utmSource: 'google', utmCampaign: 'spring', gclid: 'g-2' },
+		'conv_arrived',
+	);
 	await handoff('AAAAAAA2', '2026-03-02T08:00', {});
 	await handoff('AAAAAAA3', '2026-03-05T08:00', { utmSource: 'google', gclid: 'g-3' });
 	return { token, workspaceId, a: a.operatorId, b: b.operatorId, g1 };
@@ -167,6 +175,7 @@ describe('GET /v3/reports/conversations', () => {
 		]);
 		expect(all.handoffs).toMatchObject({
 			total: 2,
+			arrived: 1,
 			byChannel: [{ key: 'whatsapp', count: 2 }],
 			click: [
 				{ key: 'none', count: 1 },
@@ -183,6 +192,7 @@ describe('GET /v3/reports/conversations', () => {
 		expect(google.firstResponse).toEqual({ count: 2, medianSeconds: 60, p90Seconds: 120, averageSeconds: 90 });
 		expect(google.resolution).toMatchObject({ count: 1, medianSeconds: 3600 });
 		expect(google.handoffs.total).toBe(1);
+		expect(google.handoffs.arrived).toBe(1);
 		expect(google.series.map((d) => [d.conversations, d.handoffs])).toEqual([
 			[2, 1],
 			[0, 0],
@@ -196,6 +206,7 @@ describe('GET /v3/reports/conversations', () => {
 		const none = await report(token, `${range}&click=none`);
 		expect(none.conversations).toBe(2);
 		expect(none.handoffs.total).toBe(1);
+		expect(none.handoffs.arrived).toBe(0);
 		const search = await report(token, `${range}&click=search&utmCampaign=spring`);
 		expect(search.conversations).toBe(2);
 		expect(search.handoffs.total).toBe(1);
@@ -221,6 +232,8 @@ describe('GET /v3/reports/conversations', () => {
 		expect(lines).toContain('status,closed,,3');
 		expect(lines).toContain('first_response,median_seconds,,60');
 		expect(lines).toContain('day,2026-03-01,conversations,2');
+		expect(lines).toContain('handoffs,total,,2');
+		expect(lines).toContain('handoffs,arrived,,1');
 		expect(lines).toContain('utm_source,"\'=HYPERLINK(""x"")",,1');
 	});
 

@@ -16,10 +16,11 @@ export const RECIPIENT_STATUSES = ['pending', 'sending', 'sent', 'failed', 'skip
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
 /**
- * The channels a campaign can go out on: the widget (a message in the contact's conversation) and e-mail (a
- * mail to the contact's address, with a subject and an unsubscribe link).
+ * The channels a campaign can go out on: the widget (a message in the contact's conversation), e-mail (a
+ * mail to the contact's address, with a subject and an unsubscribe link) and WhatsApp (an approved template
+ * from a connected number, into the contact's WhatsApp conversation).
  */
-export const CAMPAIGN_CHANNELS = ['widget', 'email'] as const;
+export const CAMPAIGN_CHANNELS = ['widget', 'email', 'whatsapp'] as const;
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 
 /** What starts the start key of a conversation a campaign opened: the contact's answer puts it in the queue. */
@@ -28,4 +29,12 @@ export const CAMPAIGN_START = 'campaign:';
 /** The start key of the conversation `campaignId` opens with a contact: a retried send finds it. */
 export function campaignStartKey(campaignId: string, contactId: string): string {
 	return `${CAMPAIGN_START}${campaignId}:${contactId}`;
+}
+
+/**
+ * The key of a campaign's one delivery to a contact in a channel's outbox (a mail, a WhatsApp template): the
+ * outbox records one delivery per key, so no retry sends twice.
+ */
+export function campaignDeliveryKey(campaignId: string, contactId: string): string {
+	return `campaign:${campaignId}:${contactId}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAIR_BURST, PAIR_INTERVAL_MS, paceRule, SendPace } from '../../src/engines/whatsapp/pace';
+import { PAIR_BURST, PAIR_INTERVAL_MS, paceRule, SendPace, slotMissed } from '../../src/engines/whatsapp/pace';
 
 /** The most slots any window of `spanMs` holds. */
 function busiest(slots: number[], spanMs: number): number {
@@ -13,6 +13,36 @@ function busiest(slots: number[], spanMs: number): number {
 }
 
 describe('SendPace', () => {
+	it('keeps arrivals within the pace when a busy isolate wakes its senders late, as they give up the late slots', () => {
+		const rule = paceRule(80);
+		/** 140 messages asked for every 3 ms; the isolate is busy from 500 to 900 ms: every timer due then fires at 900. */
+		const arrivals = (giveUpLate: boolean) => {
+			const pace = new SendPace();
+			const at: number[] = [];
+			const late: string[] = [];
+			for (let i = 0; i < 140; i++) {
+				const slot = pace.schedule(`r${i}`, i * 3, rule);
+				if (!('sendAt' in slot)) throw new Error('refused');
+				const woke = slot.sendAt >= 500 && slot.sendAt < 900 ? 900 : slot.sendAt;
+				if (giveUpLate && slotMissed(slot.sendAt, woke)) late.push(`r${i}`);
+				else at.push(woke);
+			}
+			for (const to of late) {
+				const again = pace.schedule(to, 900, rule);
+				if (!('sendAt' in again)) throw new Error('refused');
+				at.push(again.sendAt);
+			}
+			return at;
+		};
+		// Sent when woken, the late ones reach Meta in a bunch: over its 80 in a second.
+		expect(busiest(arrivals(false), 1000)).toBeGreaterThan(80);
+		const paced = arrivals(true);
+		expect(paced).toHaveLength(140);
+		// The pace's 73 in a second, and those woken up to LATE_MS late (50 ms: 3 slots) sent with the rest.
+		expect(busiest(paced, 1000)).toBeLessThanOrEqual(77);
+		expect([slotMissed(1000, 1050), slotMissed(1000, 1051)]).toEqual([false, true]);
+	});
+
 	it('never gives a number of 80 a second more than 90 % of it in any second', () => {
 		const pace = new SendPace();
 		const rule = paceRule(80);

@@ -12,6 +12,14 @@ export const campaigns = sqliteTable(
 		template: text('template').notNull(),
 		/** An e-mail campaign's subject, a Liquid template rendered per contact; null on the widget. */
 		subject: text('subject'),
+		/** A WhatsApp campaign's connected number (`whatsapp_numbers.id`); null on other channels. */
+		whatsappNumberId: text('whatsapp_number_id'),
+		/** A WhatsApp campaign's approved template: its name, language and variables as Liquid. */
+		whatsappTemplate: text('whatsapp_template', { mode: 'json' }).$type<{
+			name: string;
+			language: string;
+			variables: string[] | Record<string, string>;
+		}>(),
 		/** Who it goes to: a saved contact filter or a list of contact ids (`campaignAudienceSchema`). */
 		audience: text('audience', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
 		channel: text('channel', { enum: CAMPAIGN_CHANNELS }).notNull(),

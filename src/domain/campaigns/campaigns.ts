@@ -6,80 +6,15 @@
 import { z } from '@hono/zod-openapi';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { campaignRecipients, campaigns, contacts } from '../../db/schema';
-import { assertAllInWorkspace } from '../../db/scoped';
+import { campaignRecipients, campaigns } from '../../db/schema';
 import { checkTemplate, localDateTime } from '../../engines/templates';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, RECIPIENT_STATUSES, type RecipientStatus } from '../../model/campaigns';
-import { customFieldKey } from '../../model/custom-fields';
-import { tagNameSchema } from '../conversations/conversations';
-import { type ContactCriteria, contactsMatching, touchSchema } from '../crm/contact-filters';
-
-/** Contacts an explicit audience may list. */
-export const MAX_LISTED_CONTACTS = 5000;
-
-const filterAudience = z
-	.strictObject({
-		kind: z.literal('filter').openapi({ description: 'A saved contact filter.' }),
-		tags: z
-			.array(tagNameSchema)
-			.max(10)
-			.optional()
-			.openapi({ description: 'Only contacts carrying every one of these tags.', example: ['vip'] }),
-		customFields: z
-			.record(customFieldKey, z.union([z.string(), z.number(), z.boolean()]))
-			.optional()
-			.openapi({
-				description: 'Only contacts whose custom fields hold these values (each read as its definition reads it).',
-			}),
-		utmSource: z.string().min(1).max(255).optional().openapi({ description: 'Only contacts from this utm_source.' }),
-		utmMedium: z.string().min(1).max(255).optional().openapi({ description: 'Only contacts from this utm_medium.' }),
-		utmCampaign: z
-			.string()
-			.min(1)
-			.max(255)
-			.optional()
-			.openapi({ description: 'Only contacts from this utm_campaign.' }),
-		hasGclid: z
-			.boolean()
-			.optional()
-			.openapi({ description: 'Only contacts that came (true) or did not come (false) from a search-ad click.' }),
-		hasFbclid: z
-			.boolean()
-			.optional()
-			.openapi({ description: 'Only contacts that came (true) or did not come (false) from a social-ad click.' }),
-		touch: touchSchema
-			.optional()
-			.openapi({ description: 'Which origin the origin filters read: `first`, `last` or `any` (the default).' }),
-		createdSince: z.iso
-			.datetime({ offset: true })
-			.optional()
-			.openapi({ description: 'Only contacts created at or after this instant.', example: '2026-01-01T00:00:00Z' }),
-	})
-	.openapi('CampaignFilterAudience', {
-		description: 'The contacts the filters select when sending starts (the filters of `GET /v3/contacts`).',
-	});
-
-const listAudience = z
-	.strictObject({
-		kind: z.literal('contacts').openapi({ description: 'An explicit list of contacts.' }),
-		contactIds: z
-			.array(z.string().min(1).max(64))
-			.min(1)
-			.max(MAX_LISTED_CONTACTS)
-			.refine((ids) => new Set(ids).size === ids.length, 'lists a contact twice')
-			.openapi({ description: `These contacts (at most ${MAX_LISTED_CONTACTS}).` }),
-	})
-	.openapi('CampaignListAudience');
-
-export const campaignAudienceSchema = z
-	.discriminatedUnion('kind', [filterAudience, listAudience])
-	.openapi('CampaignAudience', {
-		description: 'Who it goes to. Contacts that opted out are always left out, whatever the audience says.',
-	});
-export type CampaignAudience = z.infer<typeof campaignAudienceSchema>;
+import { templateSendSchema } from '../channels/whatsapp/templates';
+import { type CampaignAudience, campaignAudienceSchema, checkAudience } from './audience';
+import { checkWhatsappCampaign, whatsappCampaignFields } from './whatsapp-sending';
 
 /** The recipients' counts by status, and how many replied. */
 export const campaignCountsSchema = z
@@ -108,7 +43,7 @@ export const campaignSchema = z
 		name: z.string().openapi({ description: 'Its name, for the team.' }),
 		template: z.string().openapi({
 			description:
-				'The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail.',
+				'The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail; on WhatsApp, the template’s name.',
 		}),
 		subject: z.string().nullable().openapi({
 			description: "An e-mail campaign's subject, a Liquid template (one line once rendered); null on the widget.",
@@ -116,8 +51,12 @@ export const campaignSchema = z
 		audience: campaignAudienceSchema,
 		channel: z.enum(CAMPAIGN_CHANNELS).openapi({
 			description:
-				"Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped.",
+				"Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped. `whatsapp`: an approved template from a connected number, into the contact's WhatsApp conversation on it (or a new one); contacts with no WhatsApp id and no phone are skipped.",
 		}),
+		whatsappNumberId: z.string().nullable().openapi({ description: 'A WhatsApp campaign’s number; else null.' }),
+		whatsappTemplate: templateSendSchema
+			.nullable()
+			.openapi({ description: 'A WhatsApp campaign’s approved template and its variables; else null.' }),
 		status: z.enum(CAMPAIGN_STATUSES).openapi({
 			description: '`draft` → `scheduled` → `sending` → `sent`; `cancelled` from scheduled or sending.',
 		}),
@@ -147,8 +86,9 @@ const subject = z.string().min(1).max(500);
 export const newCampaignSchema = z
 	.strictObject({
 		name: name.openapi({ description: 'Its name, for the team.', example: 'Black Friday' }),
-		template: template.openapi({
-			description: 'The message, a Liquid template (`{{ contact.name }}`, `{{ contact.custom_fields.plan }}`…).',
+		template: template.optional().openapi({
+			description:
+				'Required on the widget and e-mail, refused on WhatsApp (which sends `whatsappTemplate`): the message, a Liquid template (`{{ contact.name }}`, `{{ contact.custom_fields.plan }}`…).',
 			example: 'Hi {{ contact.name }}, our sale starts today!',
 		}),
 		subject: subject.optional().openapi({
@@ -157,6 +97,7 @@ export const newCampaignSchema = z
 		}),
 		audience: campaignAudienceSchema,
 		channel: z.enum(CAMPAIGN_CHANNELS).default('widget'),
+		...whatsappCampaignFields,
 	})
 	.openapi('NewCampaign');
 
@@ -166,6 +107,7 @@ export const campaignChangesSchema = z
 		template: template.optional().openapi({ description: 'The message, a Liquid template.' }),
 		subject: subject.optional().openapi({ description: "An e-mail campaign's subject, a Liquid template." }),
 		audience: campaignAudienceSchema.optional(),
+		...whatsappCampaignFields,
 	})
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
 	.openapi('CampaignChanges', { minProperties: 1 });
@@ -213,6 +155,8 @@ function campaignView(row: CampaignRow, counts: CampaignCounts, timeZone: string
 		subject: row.subject,
 		audience: row.audience as CampaignAudience,
 		channel: row.channel,
+		whatsappNumberId: row.whatsappNumberId,
+		whatsappTemplate: row.whatsappTemplate,
 		status: row.status,
 		sendAt: isoOrNull(row.sendAt),
 		sendAtLocal: local && `${local.date}T${local.time}`,
@@ -292,31 +236,20 @@ function checkSubject(channel: CampaignRow['channel'], subject: string | null | 
 	if (subject) checkCampaignTemplate(subject, 'subject');
 }
 
-/** Checks what only D1 can tell of an audience: listed contacts exist, filter values fit their fields. */
-async function checkAudience(db: Database, workspaceId: string, audience: CampaignAudience): Promise<void> {
-	if (audience.kind === 'contacts') {
-		await assertAllInWorkspace(db, contacts, workspaceId, audience.contactIds, 'audience.contactIds', 'contact');
-	} else {
-		await audienceCondition(db, workspaceId, audience);
+/** The message belongs to a widget or e-mail campaign, which must have one (a WhatsApp campaign sends a template). */
+function checkMessage(channel: CampaignRow['channel'], source: string | undefined): void {
+	if (channel === 'whatsapp') {
+		if (source !== undefined) {
+			throw new Invalid('a WhatsApp campaign sends whatsappTemplate, not template', { field: ['template'] });
+		}
+		return;
 	}
-}
-
-/** The contacts a filter audience selects, as a condition on `contacts` (its custom values checked). */
-export function audienceCondition(db: Database, workspaceId: string, audience: z.infer<typeof filterAudience>) {
-	const { kind: _, createdSince, touch, ...rest } = audience;
-	const criteria: ContactCriteria = {
-		...rest,
-		touch: touch ?? 'any',
-		createdSince: createdSince === undefined ? undefined : Date.parse(createdSince),
-	};
-	return contactsMatching(db, workspaceId, criteria, {
-		source: 'json',
-		customFieldsAt: ['audience', 'customFields'],
-		keyInPath: true,
-	});
+	if (source === undefined) throw new Invalid(`a ${channel} campaign needs a template`, { field: ['template'] });
+	checkCampaignTemplate(source);
 }
 
 export async function createCampaign(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	input: z.infer<typeof newCampaignSchema>,
@@ -324,17 +257,23 @@ export async function createCampaign(
 	timeZone: string,
 	now = Date.now(),
 ): Promise<CampaignView> {
-	checkCampaignTemplate(input.template);
+	checkMessage(input.channel, input.template);
 	checkSubject(input.channel, input.subject);
+	const whatsapp = {
+		channel: input.channel,
+		whatsappNumberId: input.whatsappNumberId ?? null,
+		whatsappTemplate: input.whatsappTemplate ?? null,
+	};
+	await checkWhatsappCampaign(env, db, workspaceId, whatsapp, 'save', now);
 	await checkAudience(db, workspaceId, input.audience);
 	const row: CampaignRow = {
 		id: newId('cmp', now),
 		workspaceId,
 		name: input.name,
-		template: input.template,
+		template: input.template ?? input.whatsappTemplate?.name ?? '',
 		subject: input.subject ?? null,
 		audience: input.audience,
-		channel: input.channel,
+		...whatsapp,
 		status: 'draft',
 		sendAt: null,
 		targeted: 0,
@@ -357,6 +296,7 @@ function assertEditable(row: CampaignRow, doing: string): void {
 
 /** Changes a draft or a scheduled campaign; a 409 once it has started sending (or the state moved meanwhile). */
 export async function updateCampaign(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	id: string,
@@ -366,12 +306,21 @@ export async function updateCampaign(
 ): Promise<CampaignView> {
 	const row = await campaignRow(db, workspaceId, id);
 	assertEditable(row, 'changed');
-	if (changes.template !== undefined) checkCampaignTemplate(changes.template);
+	if (changes.template !== undefined) checkMessage(row.channel, changes.template);
 	if (changes.subject !== undefined) checkSubject(row.channel, changes.subject);
+	const whatsapp = {
+		channel: row.channel,
+		whatsappNumberId: changes.whatsappNumberId ?? row.whatsappNumberId,
+		whatsappTemplate: changes.whatsappTemplate ?? row.whatsappTemplate,
+	};
+	if (changes.whatsappNumberId !== undefined || changes.whatsappTemplate !== undefined) {
+		await checkWhatsappCampaign(env, db, workspaceId, whatsapp, 'save', now);
+	}
 	if (changes.audience !== undefined) await checkAudience(db, workspaceId, changes.audience);
+	const named = changes.whatsappTemplate === undefined ? {} : { template: changes.whatsappTemplate.name };
 	const updated = await db
 		.update(campaigns)
-		.set({ ...changes, updatedAt: now })
+		.set({ ...changes, ...named, updatedAt: now })
 		.where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, row.status)))
 		.returning();
 	const after = updated[0];

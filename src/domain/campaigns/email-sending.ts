@@ -12,6 +12,7 @@ import { contacts } from '../../db/schema';
 import { renderTemplate, TemplateError } from '../../engines/templates';
 import { Conflict, Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { campaignDeliveryKey } from '../../model/campaigns';
 import { MAX_OPERATOR_TEXT } from '../../model/messages';
 import { enqueueMail } from '../channels/email/outbox';
 import { emailSettingsRow } from '../channels/email/settings';
@@ -27,7 +28,7 @@ type ContactRow = typeof contacts.$inferSelect;
 
 /** The outbox key of a campaign's mail to a contact: one mail per (campaign, contact), whatever is retried. */
 export function campaignMailKey(campaignId: string, contactId: string): string {
-	return `campaign:${campaignId}:${contactId}`;
+	return campaignDeliveryKey(campaignId, contactId);
 }
 
 /** `campaignMailKey` in SQL, of a column holding the contact: a join on it finds the delivery the send enqueued. */

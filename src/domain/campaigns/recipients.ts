@@ -2,16 +2,18 @@
  * A campaign's recipients as the API lists them: each contact (as it is now, to show it by), its state in the
  * campaign and, on e-mail, where its mail stands. A recipient is `sent` once its mail is enqueued; what the mail consumer made of it after
  * (sent, refused with the provider's reason, skipped at the send) is on its delivery, read in the same
- * statement by the delivery's own key (`campaignMailKey`), so a page costs one read whatever its size.
+ * statement by the delivery's own key (`campaignMailKey`), so a page costs one read whatever its size. A
+ * WhatsApp campaign's template delivery is read the same way, under the same key, as `whatsapp`.
  */
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { campaignRecipients, contacts, mailDeliveries } from '../../db/schema';
+import { campaignRecipients, contacts, mailDeliveries, whatsappDeliveries } from '../../db/schema';
 import { pageOf } from '../../lib/cursor';
 import { isoOrNull } from '../../lib/ids';
 import { RECIPIENT_STATUSES } from '../../model/campaigns';
-import { MAIL_DELIVERY_STATUSES } from '../../model/email';
+import { MAIL_DELIVERY_STATUSES, type MailDeliveryStatus } from '../../model/email';
+import { WHATSAPP_DELIVERY_STATUSES, type WhatsappDeliveryStatus } from '../../model/whatsapp';
 import { shownMailError } from '../channels/email/delivery-views';
 import { type CampaignRow, campaignRow } from './campaigns';
 import { campaignMailKeySql } from './email-sending';
@@ -32,6 +34,24 @@ export const recipientMailSchema = z
 	.openapi('CampaignRecipientMail', {
 		description:
 			'An e-mail campaign: where the recipient’s mail stands. Null for a widget campaign, and for a recipient no mail was enqueued for (skipped, failed to render, not yet sent).',
+	});
+
+export const recipientWhatsappSchema = z
+	.object({
+		deliveryId: z.string().openapi({ description: 'The template’s WhatsApp delivery.' }),
+		status: z.enum(WHATSAPP_DELIVERY_STATUSES).openapi({
+			description:
+				'`queued`, `sending`, `sent` (Meta took it), `delivered`, `read`, `failed` (Meta refused it, or every try failed) or `skipped`.',
+		}),
+		error: z
+			.string()
+			.nullable()
+			.openapi({ description: 'Failed: Meta’s code and title; skipped: Parley’s reason. Null otherwise.' }),
+		sentAt: z.string().nullable().openapi({ description: 'When Meta took it (ISO 8601); null until then.' }),
+	})
+	.openapi('CampaignRecipientWhatsapp', {
+		description:
+			'A WhatsApp campaign: where the recipient’s template stands. Null on other channels, and for a recipient no template was enqueued for.',
 	});
 
 export const recipientContactSchema = z
@@ -58,6 +78,7 @@ export const recipientSchema = z
 		sentAt: z.string().nullable().openapi({ description: 'When it was sent (ISO 8601); on e-mail, enqueued.' }),
 		repliedAt: z.string().nullable().openapi({ description: 'When the contact first wrote back (within 7 days).' }),
 		mail: recipientMailSchema.nullable(),
+		whatsapp: recipientWhatsappSchema.nullable(),
 	})
 	.openapi('CampaignRecipient');
 export type CampaignRecipient = z.infer<typeof recipientSchema>;
@@ -84,13 +105,14 @@ export const recipientCursor = z.object({ id: z.string() });
  */
 export function recipientRows(
 	db: Database,
-	campaign: Pick<CampaignRow, 'id' | 'workspaceId'>,
+	campaign: Pick<CampaignRow, 'id' | 'workspaceId'> & { channel?: CampaignRow['channel'] },
 	filters: z.infer<typeof recipientFiltersSchema>,
 	after: { id: string } | null,
 	limit: number,
 ) {
 	const r = campaignRecipients;
-	const m = mailDeliveries;
+	// One delivery table per page, the campaign's channel's: a widget campaign's probes find no mail.
+	const m = campaign.channel === 'whatsapp' ? whatsappDeliveries : mailDeliveries;
 	return db
 		.select({
 			recipient: r,
@@ -109,6 +131,7 @@ export function recipientRows(
 			m,
 			and(eq(m.workspaceId, campaign.workspaceId), eq(m.dedupeKey, campaignMailKeySql(campaign.id, r.contactId))),
 		)
+
 		.where(
 			and(
 				eq(r.campaignId, campaign.id),
@@ -138,6 +161,7 @@ export async function listRecipients(
 	const campaign = await campaignRow(db, workspaceId, id);
 	const rows = await recipientRows(db, campaign, filters, after, limit);
 	const onEmail = campaign.channel === 'email';
+	const onWhatsapp = campaign.channel === 'whatsapp';
 	return pageOf(
 		rows,
 		limit,
@@ -165,8 +189,18 @@ export async function listRecipients(
 					? null
 					: {
 							deliveryId: mailId,
-							status: mailStatus,
-							error: shownMailError({ status: mailStatus, error: mailError }),
+							status: mailStatus as MailDeliveryStatus,
+							error: shownMailError({ status: mailStatus as MailDeliveryStatus, error: mailError }),
+							sentAt: isoOrNull(mailSentAt),
+						},
+			whatsapp:
+				!onWhatsapp || mailId === null || mailStatus === null
+					? null
+					: {
+							deliveryId: mailId,
+							status: mailStatus as WhatsappDeliveryStatus,
+							// A queued delivery's error is that of a try to be made again: not the outcome.
+							error: mailStatus === 'failed' || mailStatus === 'skipped' ? mailError : null,
 							sentAt: isoOrNull(mailSentAt),
 						},
 		}),

@@ -13,6 +13,13 @@ import { latestConversation } from '../conversations/conversations';
 import { type CampaignRow, campaignRow } from './campaigns';
 import { renderCampaignMail, testCampaignMail } from './email-sending';
 import { audienceOf, postCampaignMessage, REPLY_WINDOW_MS, renderCampaign } from './sending';
+import {
+	checkWhatsappCampaign,
+	enqueueCampaignTemplate,
+	prepareWhatsappCampaign,
+	whatsappCampaignMessage,
+	whatsappReachable,
+} from './whatsapp-sending';
 
 /** How long after its message a deal a reached contact wins counts for the campaign. */
 export const DEAL_WINDOW_MS = 30 * 86_400_000;
@@ -53,7 +60,8 @@ export const testSentSchema = z
 		text: z.string().openapi({ description: 'The message (an e-mail campaign: the mail’s body) as sent.' }),
 		subject: z.string().nullable().openapi({ description: 'An e-mail campaign: the mail’s subject; else null.' }),
 		deliveryId: z.string().nullable().openapi({
-			description: 'An e-mail campaign: the mail in `GET /v3/email/deliveries`, queued to go out; else null.',
+			description:
+				'An e-mail campaign: the mail in `GET /v3/email/deliveries`; a WhatsApp campaign: the template’s delivery; queued to go out. Else null.',
 		}),
 	})
 	.openapi('CampaignTestSent');
@@ -64,6 +72,7 @@ async function audienceQuery(db: Database, row: CampaignRow) {
 
 /** The audience's size now, and the template rendered for a sample contact (a 422 when it fails to render). */
 export async function previewCampaign(
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	id: string,
@@ -73,12 +82,14 @@ export async function previewCampaign(
 ) {
 	const row = await campaignRow(db, workspaceId, id);
 	const where = await audienceQuery(db, row);
+	// On WhatsApp the sample is one the template can reach (the others are skipped when it is sent).
+	const samples = row.channel === 'whatsapp' ? and(where, whatsappReachable()) : where;
 	const [size, sample] = await Promise.all([
 		db.select({ n: sql<number>`count(*)` }).from(contacts).where(where).get(),
 		db
 			.select()
 			.from(contacts)
-			.where(contactId === undefined ? where : and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
+			.where(contactId === undefined ? samples : and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
 			.orderBy(asc(contacts.id))
 			.get(),
 	]);
@@ -89,6 +100,7 @@ export async function previewCampaign(
 	if (sample) {
 		try {
 			if (row.channel === 'email') ({ subject, body: text } = await renderCampaignMail(row, sample, timeZone, now));
+			else if (row.channel === 'whatsapp') text = (await whatsappTemplateFor(env, db, row, sample, timeZone, now)).text;
 			else text = await renderCampaign(row.template, sample, timeZone, now);
 		} catch (error) {
 			if (error instanceof TemplateError) throw new Invalid(error.message, { field: ['template'], cause: error });
@@ -124,6 +136,7 @@ export async function testSend(
 		const mailed = await testCampaignMail(env, db, row, contact, timeZone, now);
 		return { conversationId: null, messageId: null, ...mailed };
 	}
+	if (row.channel === 'whatsapp') return testWhatsappCampaign(env, db, row, contact, timeZone, now);
 	let text: string;
 	try {
 		text = await renderCampaign(row.template, contact, timeZone, now);
@@ -140,7 +153,61 @@ export async function testSend(
 		clientMessageId: null,
 		now,
 	});
-	return { ...sent, text, subject: null, deliveryId: null };
+	return { conversationId: sent.conversationId, messageId: sent.messageId, text, subject: null, deliveryId: null };
+}
+
+/**
+ * A WhatsApp campaign's template for one contact, its number and template checked as a send checks them:
+ * a 409 when the number is gone or the contact has no WhatsApp id or phone, a 422 when the template is not
+ * approved or a variable does not render for the contact.
+ */
+async function whatsappTemplateFor(
+	env: Env,
+	db: Database,
+	row: CampaignRow,
+	contact: typeof contacts.$inferSelect,
+	timeZone: string,
+	now: number,
+) {
+	await checkWhatsappCampaign(env, db, row.workspaceId, row, 'send', now);
+	const built = await whatsappCampaignMessage(
+		await prepareWhatsappCampaign(env, db, row, now),
+		row,
+		contact,
+		timeZone,
+		now,
+	);
+	if (!('status' in built)) return built;
+	if (built.status === 'skipped') throw new Conflict(`Contact ${contact.id} cannot get it: ${built.error}.`);
+	throw new Invalid(built.error, { field: ['whatsappTemplate', 'variables'] });
+}
+
+/**
+ * A WhatsApp campaign's test send: its template to one contact, stored in the contact's latest open WhatsApp
+ * conversation (or a new one) and delivered as a real send's, under a key of its own (never a recipient's).
+ */
+async function testWhatsappCampaign(
+	env: Env,
+	db: Database,
+	row: CampaignRow,
+	contact: typeof contacts.$inferSelect,
+	timeZone: string,
+	now: number,
+) {
+	const message = await whatsappTemplateFor(env, db, row, contact, timeZone, now);
+	const open = await latestConversation(db, row.workspaceId, contact.id, { channels: ['whatsapp'], open: true });
+	const sent = await postCampaignMessage(env, db, row, {
+		contactId: contact.id,
+		conversationId: open,
+		text: message.text,
+		startKey: null,
+		clientMessageId: null,
+		now,
+		channel: 'whatsapp',
+	});
+	const deliveryId = await enqueueCampaignTemplate(env, db, row, contact.id, message, sent, now, true);
+	const { conversationId, messageId } = sent;
+	return { conversationId, messageId, text: message.text, subject: null, deliveryId };
 }
 
 /** The workspaces among `workspaceIds` with a campaign started within the reply window: whose replies to look for. */

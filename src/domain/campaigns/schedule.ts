@@ -13,6 +13,7 @@ import { zonedInstant } from '../../model/business-hours';
 import { campaignRow } from './campaigns';
 import { assertCanMail } from './email-sending';
 import { queueBatches, startSending } from './sending';
+import { checkWhatsappCampaign } from './whatsapp-sending';
 
 /** A sending campaign with no progress for this long has its unfinished batches queued again by the sweep. */
 const STALLED_MS = 5 * 60_000;
@@ -84,6 +85,7 @@ export async function sendOrSchedule(
 		throw new Conflict(`Campaign ${id} is ${row.status}: only a draft or a scheduled campaign can be sent.`);
 	}
 	await assertCanMail(db, row);
+	await checkWhatsappCampaign(env, db, workspaceId, row, 'send', now);
 	const at = sendAt === undefined ? now : instantOf(sendAt, timeZone);
 	if (at <= now) {
 		await startSending(env, db, row, now);

@@ -22,13 +22,28 @@ import { posted } from '../conversations/live';
 import { startConversation } from '../conversations/start';
 import { conversationRoom, rateLimiter } from '../objects';
 import { workspaceTimeZone } from '../widget/settings';
-import { audienceCondition, type CampaignAudience, type CampaignRow } from './campaigns';
+import { audienceCondition, type CampaignAudience } from './audience';
+import type { CampaignRow } from './campaigns';
 import { mailCampaignTo, startingState } from './email-sending';
+import {
+	type CampaignTemplateMessage,
+	enqueueCampaignTemplate,
+	type PreparedWhatsapp,
+	prepareWhatsappCampaign,
+	whatsappCampaignMessage,
+	whatsappConversationSql,
+	whatsappStartingState,
+} from './whatsapp-sending';
 
 /** Recipients per Queue message. */
 export const BATCH_SIZE = 100;
 /** Recipients a batch claims (and checks the campaign is still sending for) at a time. */
 const CLAIM_SIZE = 10;
+/**
+ * The same on WhatsApp, which the workspace's rate does not hold back (the number's pace does, further on):
+ * larger, so the deliveries are enqueued ahead of the number's 72 a second.
+ */
+const WHATSAPP_CLAIM_SIZE = 25;
 /** How long a claim holds before another delivery of the batch may take it over. */
 const CLAIM_MS = 60_000;
 /** Queue messages per `sendBatch` call (the Queue's own limit). */
@@ -68,7 +83,7 @@ export async function audienceOf(db: Database, row: CampaignRow): Promise<SQL | 
 export async function startSending(env: Env, db: Database, row: CampaignRow, now: number): Promise<void> {
 	const { workspaceId, id } = row;
 	const audience = await audienceOf(db, row);
-	const starting = startingState(row.channel);
+	const starting = row.channel === 'whatsapp' ? whatsappStartingState() : startingState(row.channel);
 	const statements = [
 		db
 			.update(campaigns)
@@ -119,21 +134,25 @@ interface Claimed {
 async function claim(
 	db: Database,
 	message: CampaignBatch,
-	channel: CampaignRow['channel'],
+	campaign: CampaignRow,
 	count: number,
 	now: number,
 ): Promise<Claimed[]> {
 	const { campaignId, batch } = message;
+	const latest =
+		campaign.channel === 'whatsapp'
+			? whatsappConversationSql(campaign.whatsappNumberId ?? '')
+			: sql`(SELECT c.id FROM conversations c WHERE c.workspace_id = campaign_recipients.workspace_id
+				AND c.contact_id = campaign_recipients.contact_id AND c.channel = 'widget' AND c.status != 'closed'
+				ORDER BY c.last_activity_at DESC, c.id DESC LIMIT 1)`;
 	// A mail goes to no conversation: an e-mail campaign's recipients keep none.
 	const conversation =
-		channel === 'email'
+		campaign.channel === 'email'
 			? sql`conversation_id`
 			: sql`COALESCE(conversation_id,
 			(SELECT c.id FROM conversations c WHERE c.workspace_id = campaign_recipients.workspace_id
 				AND c.start_key = ${CAMPAIGN_START} || campaign_recipients.campaign_id || ':' || campaign_recipients.contact_id),
-			(SELECT c.id FROM conversations c WHERE c.workspace_id = campaign_recipients.workspace_id
-				AND c.contact_id = campaign_recipients.contact_id AND c.channel = 'widget' AND c.status != 'closed'
-				ORDER BY c.last_activity_at DESC, c.id DESC LIMIT 1))`;
+			${latest})`;
 	const result =
 		await db.run(sql`UPDATE campaign_recipients SET status = 'sending', claimed_until = CAST(${now + CLAIM_MS} AS INTEGER),
 		conversation_id = ${conversation}
@@ -156,6 +175,8 @@ interface Sending {
 	campaign: CampaignRow;
 	timeZone: string;
 	now: number;
+	/** A WhatsApp campaign's number and template, prepared once per batch delivery; null on other channels. */
+	whatsapp: PreparedWhatsapp | null;
 }
 
 /** Renders and posts one recipient's message; an infrastructure error is thrown (the claim lapses, a retry resumes). */
@@ -172,11 +193,19 @@ async function sendTo(
 		return mailed.status === 'sent' ? { status: 'sent', conversationId: null, messageId: null } : mailed;
 	}
 	let text: string;
-	try {
-		text = await renderCampaign(campaign.template, contact, sending.timeZone, now);
-	} catch (error) {
-		if (error instanceof TemplateError) return { status: 'failed', error: `template: ${error.message}` };
-		throw error;
+	let template: CampaignTemplateMessage | null = null;
+	if (sending.whatsapp !== null) {
+		const built = await whatsappCampaignMessage(sending.whatsapp, campaign, contact, sending.timeZone, now);
+		if ('status' in built) return built;
+		template = built;
+		text = built.text;
+	} else {
+		try {
+			text = await renderCampaign(campaign.template, contact, sending.timeZone, now);
+		} catch (error) {
+			if (error instanceof TemplateError) return { status: 'failed', error: `template: ${error.message}` };
+			throw error;
+		}
 	}
 	try {
 		const posted = await postCampaignMessage(env, db, campaign, {
@@ -186,8 +215,11 @@ async function sendTo(
 			startKey: campaignStartKey(campaign.id, contact.id),
 			clientMessageId: campaignMessageId(campaign.id),
 			now,
+			channel: template === null ? 'widget' : 'whatsapp',
 		});
-		return { status: 'sent', ...posted };
+		// After the message is stored: a retry posts it again (the room knows its id) and finds the delivery.
+		if (template !== null) await enqueueCampaignTemplate(env, db, campaign, contact.id, template, posted, now);
+		return { status: 'sent', conversationId: posted.conversationId, messageId: posted.messageId };
 	} catch (error) {
 		if (error instanceof AppError) return { status: 'failed', error: error.message };
 		throw error;
@@ -196,7 +228,7 @@ async function sendTo(
 
 /**
  * Posts a campaign's message to a contact as a bot message caused by the campaign: into `conversationId`, or
- * a new widget conversation (found again by `startKey` when a retry starts it twice). A message id already
+ * a new conversation on `channel` (found again by `startKey` when a retry starts it twice). A message id already
  * used in the conversation (a retry after the message went out, rendered differently this time, with
  * `{{ current_time }}` say) means it was sent: which message it was, the room keeps (null here).
  */
@@ -211,8 +243,9 @@ export async function postCampaignMessage(
 		startKey: string | null;
 		clientMessageId: string | null;
 		now: number;
+		channel?: 'widget' | 'whatsapp';
 	},
-): Promise<{ conversationId: string; messageId: string | null }> {
+): Promise<{ conversationId: string; messageId: string | null; seq: number | null }> {
 	const actor = campaignActor(campaign.id);
 	const { workspaceId } = campaign;
 	const conversationId =
@@ -221,7 +254,13 @@ export async function postCampaignMessage(
 			await startConversation(
 				env,
 				db,
-				{ workspaceId, contact: { id: send.contactId }, channel: 'widget', startKey: send.startKey, actor },
+				{
+					workspaceId,
+					contact: { id: send.contactId },
+					channel: send.channel ?? 'widget',
+					startKey: send.startKey,
+					actor,
+				},
 				send.now,
 			)
 		).id;
@@ -236,8 +275,9 @@ export async function postCampaignMessage(
 		actor,
 	};
 	const outcome = await conversationRoom(env, conversationId).post(command, null);
-	if (outcome.status === 'conflict') return { conversationId, messageId: null };
-	return { conversationId, messageId: posted(outcome, conversationId).message.id };
+	if (outcome.status === 'conflict') return { conversationId, messageId: null, seq: null };
+	const { message } = posted(outcome, conversationId);
+	return { conversationId, messageId: message.id, seq: message.seq };
 }
 
 /** A campaign's text for one contact; a TemplateError when it fails or renders empty. */
@@ -303,17 +343,27 @@ export async function sendCampaignBatch(
 		.where(and(eq(campaigns.id, message.campaignId), eq(campaigns.workspaceId, message.workspaceId)))
 		.get();
 	if (campaign?.status !== 'sending') return { sent: 0, deferredSeconds: null };
-	const sending: Sending = { env, db, campaign, timeZone: await workspaceTimeZone(db, campaign.workspaceId), now: 0 };
+	const onWhatsapp = campaign.channel === 'whatsapp';
+	const sending: Sending = {
+		env,
+		db,
+		campaign,
+		timeZone: await workspaceTimeZone(db, campaign.workspaceId),
+		now: 0,
+		whatsapp: onWhatsapp ? await prepareWhatsappCampaign(env, db, campaign, clock()) : null,
+	};
 	const limiter = rateLimiter(env, `campaigns:${campaign.workspaceId}`);
 	let sent = 0;
 	for (;;) {
-		const allowance = await limiter.hit(perMinute, 60, CLAIM_SIZE);
+		const allowance = onWhatsapp
+			? { granted: WHATSAPP_CLAIM_SIZE, resetSeconds: 0 }
+			: await limiter.hit(perMinute, 60, CLAIM_SIZE);
 		if (allowance.granted === 0) {
 			await env.CAMPAIGN_SENDS.send(message, { delaySeconds: allowance.resetSeconds });
 			return { sent, deferredSeconds: allowance.resetSeconds };
 		}
 		sending.now = clock();
-		const claimed = await claim(db, message, campaign.channel, allowance.granted, sending.now);
+		const claimed = await claim(db, message, campaign, allowance.granted, sending.now);
 		if (claimed.length === 0) break;
 		const found = await db
 			.select()

@@ -38,7 +38,7 @@ export function conversationReportRows(report: ConversationReport): CsvValue[][]
 			[section, 'average_seconds', null, d.averageSeconds],
 		);
 	}
-	rows.push(['handoffs', 'total', null, report.handoffs.total]);
+	rows.push(['handoffs', 'total', null, report.handoffs.total], ['handoffs', 'arrived', null, report.handoffs.arrived]);
 	add('handoffs_channel', report.handoffs.byChannel);
 	add('handoffs_click', report.handoffs.click);
 	add('handoffs_utm_source', report.handoffs.utmSource);

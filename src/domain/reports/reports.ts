@@ -99,6 +99,10 @@ export const conversationReportSchema = z
 		handoffs: originBuckets
 			.extend({
 				total: count.openapi({ description: 'Handoffs in the range.' }),
+				arrived: count.openapi({
+					description:
+						'Of them, those that arrived: the customer’s first message in the app named the hand-off, so it became a conversation (on a connected WhatsApp number) with the click’s origin.',
+				}),
 				byChannel: z.array(bucket).openapi({ description: 'By messaging app.' }),
 			})
 			.openapi({
@@ -234,6 +238,8 @@ interface HandoffRow {
 	medium: string | null;
 	campaign: string | null;
 	n: number;
+	/** Of them, those with the conversation they arrived as. */
+	arrived: number;
 }
 
 /** The handoffs of the range by day and origin, under the report's origin filters. */
@@ -244,7 +250,8 @@ function handoffRows(db: Database, workspaceId: string, query: ConversationRepor
 	const first = range.days[0] as Range['days'][number];
 	const last = range.days.at(-1) as Range['days'][number];
 	return db.all<HandoffRow>(sql`SELECT ${dayOf(range, sql`${h.createdAt}`)} AS day, ${h.channel} AS channel, ${click} AS click,
-		${value('utmSource')} AS source, ${value('utmMedium')} AS medium, ${value('utmCampaign')} AS campaign, count(*) AS n
+		${value('utmSource')} AS source, ${value('utmMedium')} AS medium, ${value('utmCampaign')} AS campaign, count(*) AS n,
+		count(${h.conversationId}) AS arrived
 		FROM ${h} WHERE ${and(
 			eq(h.workspaceId, workspaceId),
 			sql`${h.createdAt} >= CAST(${first.start} AS INTEGER) AND ${h.createdAt} < CAST(${last.end} AS INTEGER)`,
@@ -346,6 +353,7 @@ export async function conversationReport(
 		resolution,
 		handoffs: {
 			total: handoffs.reduce((sum, row) => sum + row.n, 0),
+			arrived: handoffs.reduce((sum, row) => sum + row.arrived, 0),
 			byChannel: buckets(
 				handoffs,
 				(r) => r.channel,

@@ -39,6 +39,8 @@ const campaignExample: CampaignView = {
 	subject: null,
 	audience: { kind: 'filter', tags: ['vip'] },
 	channel: 'widget',
+	whatsappNumberId: null,
+	whatsappTemplate: null,
 	status: 'scheduled',
 	sendAt: '2026-11-27T12:00:00.000Z',
 	sendAtLocal: '2026-11-27T09:00',
@@ -125,7 +127,7 @@ export const campaignsRoutes = createRouter()
 		async (c) => {
 			const { workspaceId, operatorId } = c.var.caller;
 			const timeZone = await workspaceTimeZone(c.var.db, workspaceId);
-			const campaign = await createCampaign(c.var.db, workspaceId, c.req.valid('json'), operatorId, timeZone);
+			const campaign = await createCampaign(c.env, c.var.db, workspaceId, c.req.valid('json'), operatorId, timeZone);
 			return c.json(campaign, 201);
 		},
 	)
@@ -163,7 +165,7 @@ export const campaignsRoutes = createRouter()
 			const { workspaceId } = c.var.caller;
 			const timeZone = await workspaceTimeZone(c.var.db, workspaceId);
 			const { id } = c.req.valid('param');
-			return c.json(await updateCampaign(c.var.db, workspaceId, id, c.req.valid('json'), timeZone), 200);
+			return c.json(await updateCampaign(c.env, c.var.db, workspaceId, id, c.req.valid('json'), timeZone), 200);
 		},
 	)
 	.openapi(
@@ -251,7 +253,10 @@ export const campaignsRoutes = createRouter()
 			const { workspaceId } = c.var.caller;
 			const timeZone = await workspaceTimeZone(c.var.db, workspaceId);
 			const { id } = c.req.valid('param');
-			return c.json(await previewCampaign(c.var.db, workspaceId, id, c.req.valid('json').contactId, timeZone), 200);
+			return c.json(
+				await previewCampaign(c.env, c.var.db, workspaceId, id, c.req.valid('json').contactId, timeZone),
+				200,
+			);
 		},
 	)
 	.openapi(
@@ -312,6 +317,7 @@ export const campaignsRoutes = createRouter()
 								error: null,
 								sentAt: '2026-11-27T12:00:04.000Z',
 							},
+							whatsapp: null,
 						},
 						{
 							contactId: 'ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K',
@@ -328,6 +334,7 @@ export const campaignsRoutes = createRouter()
 								error: '550 5.1.1 mailbox unavailable',
 								sentAt: null,
 							},
+							whatsapp: null,
 						},
 					],
 					nextCursor: null,

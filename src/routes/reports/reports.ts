@@ -38,6 +38,7 @@ const reportExample: ConversationReport = {
 	resolution: { count: 3, medianSeconds: 1800, p90Seconds: 7200, averageSeconds: 3000 },
 	handoffs: {
 		total: 2,
+		arrived: 1,
 		byChannel: [bucket('whatsapp', 2)],
 		click: [bucket('search', 2)],
 		utmSource: [bucket('google', 2)],

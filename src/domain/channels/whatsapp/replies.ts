@@ -6,7 +6,14 @@
  */
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { contacts, conversations, messages, whatsappInbound, whatsappNumbers } from '../../../db/schema';
+import {
+	contacts,
+	conversations,
+	messages,
+	whatsappDeliveries,
+	whatsappInbound,
+	whatsappNumbers,
+} from '../../../db/schema';
 import type { DomainEvent } from '../../../model/events';
 import { WHATSAPP_CHANNEL } from '../../../model/whatsapp';
 import { enqueueWhatsapp } from './outbox';
@@ -39,15 +46,16 @@ export function mayWhatsappReply(event: DomainEvent): boolean {
 
 /**
  * Which number a conversation is on, and the customer's WhatsApp id: the number its customer last wrote to
- * (and the id they wrote from); for a conversation without an inbound message yet, the contact's WhatsApp id
- * (else their phone) and the workspace's number when it has exactly one.
+ * (and the id they wrote from); for a conversation without an inbound message yet, the number and id Parley
+ * last sent into it from (a campaign's template), else the contact's WhatsApp id (else their phone) and the
+ * workspace's number when it has exactly one.
  */
 export async function conversationLine(
 	db: Database,
 	workspaceId: string,
 	conversationId: string,
 ): Promise<{ numberId: string; waId: string; contactId: string } | null> {
-	const [target, inbound, numbers] = await Promise.all([
+	const [target, inbound, sent, numbers] = await Promise.all([
 		db
 			.select({
 				channel: conversations.channel,
@@ -67,6 +75,15 @@ export async function conversationLine(
 			.limit(1)
 			.get(),
 		db
+			.select({ numberId: whatsappDeliveries.numberId, waId: whatsappDeliveries.recipient })
+			.from(whatsappDeliveries)
+			.where(
+				and(eq(whatsappDeliveries.workspaceId, workspaceId), eq(whatsappDeliveries.conversationId, conversationId)),
+			)
+			.orderBy(desc(whatsappDeliveries.createdAt))
+			.limit(1)
+			.get(),
+		db
 			.select({ id: whatsappNumbers.id })
 			.from(whatsappNumbers)
 			.where(eq(whatsappNumbers.workspaceId, workspaceId))
@@ -74,6 +91,7 @@ export async function conversationLine(
 	]);
 	if (target?.channel !== WHATSAPP_CHANNEL) return null;
 	if (inbound) return { ...inbound, contactId: target.contactId };
+	if (sent) return { ...sent, contactId: target.contactId };
 	const waId = target.whatsappId ?? target.phone?.replace(/\D/g, '') ?? '';
 	const only = numbers.length === 1 ? numbers[0] : undefined;
 	if (waId === '' || !only) return null;

@@ -14,7 +14,7 @@ import { signMailLink } from '../../../auth/mail-link-token';
 import type { Database } from '../../../db/client';
 import { messages } from '../../../db/schema';
 import { type MediaRef, messageBodies, type OutgoingBody, templateBody } from '../../../engines/whatsapp/outgoing';
-import { paceRule } from '../../../engines/whatsapp/pace';
+import { LATE_RETRIES, type PaceRule, paceRule, slotMissed } from '../../../engines/whatsapp/pace';
 import { NotFound } from '../../../lib/errors';
 import { OutboundError } from '../../../lib/guarded-fetch';
 import { whatsappPacer } from '../../objects';
@@ -127,6 +127,20 @@ function wamidOf(answer: unknown): string {
 }
 
 /**
+ * A slot in the number's pace, waited for: one woken up for later than LATE_MS (a busy isolate) is given up
+ * and another asked for, at most LATE_RETRIES times, so that late senders do not reach Meta in a bunch.
+ */
+async function awaitSlot(pacer: ReturnType<typeof whatsappPacer>, recipient: string, rule: PaceRule) {
+	for (let late = 0; ; late++) {
+		const slot = await pacer.paceSend(recipient, rule);
+		if ('retryAt' in slot) return slot;
+		const wait = slot.sendAt - Date.now();
+		if (wait > 0) await scheduler.wait(wait);
+		if (!slotMissed(slot.sendAt, Date.now()) || late >= LATE_RETRIES) return slot;
+	}
+}
+
+/**
  * Claims, builds, paces, sends and records the delivery `id`. Returns `done` when it is settled or not
  * queued (sent, being sent), `laterSeconds` when its next body's slot is further off than a consumer waits
  * (the claim released: the caller puts it back on the Queue, delayed); throws `RetryableSend` for the Queue to
@@ -168,13 +182,11 @@ export async function processDelivery(
 	const pacer = whatsappPacer(env, number.id);
 	const rule = paceRule(number.messagesPerSecond);
 	for (let part = row.partsSent; part < built.bodies.length; part++) {
-		const slot = await pacer.paceSend(row.recipient, rule);
+		const slot = await awaitSlot(pacer, row.recipient, rule);
 		if ('retryAt' in slot) {
 			await releaseClaim(db, row, null);
 			return { laterSeconds: Math.max(1, Math.ceil((slot.retryAt - Date.now()) / 1000)) };
 		}
-		const wait = slot.sendAt - Date.now();
-		if (wait > 0) await scheduler.wait(wait);
 		let wamid: string;
 		try {
 			wamid = wamidOf(

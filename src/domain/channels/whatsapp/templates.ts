@@ -19,6 +19,7 @@ import { MAX_OPERATOR_TEXT, type MessageView } from '../../../model/messages';
 import { WHATSAPP_CHANNEL } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
 import { workspaceTimeZone } from '../../widget/settings';
+import type { WhatsappDeliveryRow } from './deliveries';
 import { GraphError, graphCall, type OpenNumber, openNumber } from './graph';
 import { enqueueWhatsapp } from './outbox';
 import { conversationLine, TEMPLATE_CLIENT_PREFIX } from './replies';
@@ -130,12 +131,25 @@ export const templateSendSchema = z
 	.openapi('WhatsappTemplateSend');
 export type TemplateSend = z.infer<typeof templateSendSchema>;
 
-/** The template's variables rendered for the contact, in the order of its placeholders. */
-async function renderVariables(
-	template: WhatsappTemplate,
-	given: TemplateSend['variables'],
-	input: Parameters<typeof renderTemplate>[1],
-): Promise<string[]> {
+/**
+ * The number's approved template `name` in `language`, or null: a campaign checks its template against it
+ * when it is saved and sent.
+ */
+export async function findTemplate(
+	env: Env,
+	number: OpenNumber,
+	name: string,
+	language: string,
+	now = Date.now(),
+): Promise<WhatsappTemplate | null> {
+	return (await approvedTemplates(env, number, now)).find((t) => t.name === name && t.language === language) ?? null;
+}
+
+/**
+ * The Liquid sources of the template's variables, in the order of its placeholders; Invalid when one is
+ * missing or their count is not the template's.
+ */
+export function variableSources(template: WhatsappTemplate, given: TemplateSend['variables']): string[] {
 	const sources = Array.isArray(given)
 		? given
 		: template.variables.map((name) => {
@@ -148,6 +162,16 @@ async function renderVariables(
 			field: ['variables'],
 		});
 	}
+	return sources;
+}
+
+/** The template's variables rendered for the contact, in the order of its placeholders. */
+export async function renderVariables(
+	template: WhatsappTemplate,
+	given: TemplateSend['variables'],
+	input: Parameters<typeof renderTemplate>[1],
+): Promise<string[]> {
+	const sources = variableSources(template, given);
 	const rendered: string[] = [];
 	for (const [i, source] of sources.entries()) {
 		try {
@@ -161,6 +185,27 @@ async function renderVariables(
 		}
 	}
 	return rendered;
+}
+
+/**
+ * A template with its variables rendered: the text Parley stores as the message (the body filled in; the
+ * template's name when it has no body) and what its delivery sends.
+ */
+export function filledTemplate(
+	template: WhatsappTemplate,
+	variables: string[],
+): { text: string; toSend: NonNullable<WhatsappDeliveryRow['template']> } {
+	const values = Object.fromEntries(template.variables.map((name, i) => [name, variables[i] ?? '']));
+	const format: ParameterFormat = template.parameterFormat;
+	return {
+		text: fillTemplateText(template.body, values).slice(0, MAX_OPERATOR_TEXT) || template.name,
+		toSend: {
+			name: template.name,
+			language: template.language,
+			variables,
+			...(format === 'NAMED' ? { parameterNames: template.variables } : {}),
+		},
+	};
 }
 
 /**
@@ -187,9 +232,7 @@ export async function sendTemplate(
 	const line = target.channel === WHATSAPP_CHANNEL ? await conversationLine(db, workspaceId, conversationId) : null;
 	if (line === null) throw new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'] });
 	const number = await openNumber(env, db, workspaceId, line.numberId);
-	const template = (await approvedTemplates(env, number, now)).find(
-		(t) => t.name === send.name && t.language === send.language,
-	);
+	const template = await findTemplate(env, number, send.name, send.language, now);
 	if (!template) {
 		throw new Invalid(`no approved template ${send.name} in ${send.language} on this number`, { field: ['name'] });
 	}
@@ -199,9 +242,8 @@ export async function sendTemplate(
 		timeZone: await workspaceTimeZone(db, workspaceId),
 		now,
 	};
-	const variables = await renderVariables(template, send.variables, input);
-	const values = Object.fromEntries(template.variables.map((name, i) => [name, variables[i] ?? '']));
-	const text = fillTemplateText(template.body, values).slice(0, MAX_OPERATOR_TEXT) || template.name;
+	const filled = filledTemplate(template, await renderVariables(template, send.variables, input));
+	const text = filled.text;
 	const { message } = await postMessage(env, {
 		workspaceId,
 		conversationId,
@@ -212,7 +254,6 @@ export async function sendTemplate(
 		// Marks it as the template's own: the reply path leaves it alone, the room lets it past the window.
 		clientMessageId: `${TEMPLATE_CLIENT_PREFIX}${crypto.randomUUID()}`,
 	});
-	const format: ParameterFormat = template.parameterFormat;
 	const { id } = await enqueueWhatsapp(env, db, {
 		workspaceId,
 		numberId: line.numberId,
@@ -222,12 +263,7 @@ export async function sendTemplate(
 		conversationId,
 		messageSeq: message.seq,
 		contactId: line.contactId,
-		template: {
-			name: template.name,
-			language: template.language,
-			variables,
-			...(format === 'NAMED' ? { parameterNames: template.variables } : {}),
-		},
+		template: filled.toSend,
 	});
 	return { message, deliveryId: id };
 }
