@@ -4029,16 +4029,19 @@ export interface components {
             id: string;
             /** @description Its name, for the team. */
             name: string;
-            /** @description The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail. */
+            /** @description The message, a Liquid template (`{{ contact.name }}` and the rest): on e-mail, the body of the mail; on WhatsApp, the template’s name. */
             template: string;
             /** @description An e-mail campaign's subject, a Liquid template (one line once rendered); null on the widget. */
             subject: string | null;
             audience: components["schemas"]["CampaignAudience"];
             /**
-             * @description Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped.
+             * @description Where it goes. `widget`: into the contact's latest open widget conversation (or a new one), live and with the unread badge on the next visit. `email`: a mail to the contact's address with an unsubscribe link; contacts with no address or a failing one are skipped. `whatsapp`: an approved template from a connected number, into the contact's WhatsApp conversation on it (or a new one); contacts with no WhatsApp id and no phone are skipped.
              * @enum {string}
              */
-            channel: "widget" | "email";
+            channel: "widget" | "email" | "whatsapp";
+            /** @description A WhatsApp campaign’s number; else null. */
+            whatsappNumberId: string | null;
+            whatsappTemplate: components["schemas"]["WhatsappTemplateSend"];
             /**
              * @description `draft` → `scheduled` → `sending` → `sent`; `cancelled` from scheduled or sending.
              * @enum {string}
@@ -4113,6 +4116,29 @@ export interface components {
             /** @description These contacts (at most 5000). */
             contactIds: string[];
         };
+        /** @description A WhatsApp campaign’s approved template and its variables; else null. */
+        WhatsappTemplateSend: {
+            /**
+             * @description The approved template’s name.
+             * @example order_update
+             */
+            name: string;
+            /**
+             * @description Its language code.
+             * @example en_US
+             */
+            language: string;
+            /**
+             * @description The body’s variables as Liquid, rendered with the conversation’s contact (`{{ contact.name }}`): a list for a POSITIONAL template, an object by placeholder name for a NAMED one. Default: `[]`.
+             * @example [
+             *       "{{ contact.name }}",
+             *       "A-1042"
+             *     ]
+             */
+            variables?: string[] | {
+                [key: string]: string;
+            };
+        } | null;
         CampaignCounts: {
             /** @description Contacts in the audience when sending started (opted-out ones left out). */
             targeted: number;
@@ -4138,10 +4164,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description The message, a Liquid template (`{{ contact.name }}`, `{{ contact.custom_fields.plan }}`…).
+             * @description Required on the widget and e-mail, refused on WhatsApp (which sends `whatsappTemplate`): the message, a Liquid template (`{{ contact.name }}`, `{{ contact.custom_fields.plan }}`…).
              * @example Hi {{ contact.name }}, our sale starts today!
              */
-            template: string;
+            template?: string;
             /**
              * @description Required on e-mail, refused on the widget: the subject, a Liquid template.
              * @example Our sale, {{ contact.name }}
@@ -4152,7 +4178,13 @@ export interface components {
              * @description Default: `"widget"`.
              * @enum {string}
              */
-            channel?: "widget" | "email";
+            channel?: "widget" | "email" | "whatsapp";
+            /**
+             * @description Required on WhatsApp, refused elsewhere: the connected number it goes from (`wan_…`).
+             * @example wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            whatsappNumberId?: string;
+            whatsappTemplate?: components["schemas"]["WhatsappTemplateSend"] & unknown;
         };
         CampaignChanges: {
             /** @description Its name, for the team. */
@@ -4162,6 +4194,12 @@ export interface components {
             /** @description An e-mail campaign's subject, a Liquid template. */
             subject?: string;
             audience?: components["schemas"]["CampaignAudience"];
+            /**
+             * @description Required on WhatsApp, refused elsewhere: the connected number it goes from (`wan_…`).
+             * @example wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8T
+             */
+            whatsappNumberId?: string;
+            whatsappTemplate?: components["schemas"]["WhatsappTemplateSend"] & unknown;
         };
         CampaignSend: {
             /**
@@ -4193,7 +4231,7 @@ export interface components {
             text: string;
             /** @description An e-mail campaign: the mail’s subject; else null. */
             subject: string | null;
-            /** @description An e-mail campaign: the mail in `GET /v3/email/deliveries`, queued to go out; else null. */
+            /** @description An e-mail campaign: the mail in `GET /v3/email/deliveries`; a WhatsApp campaign: the template’s delivery; queued to go out. Else null. */
             deliveryId: string | null;
         };
         CampaignTestSend: {
@@ -4226,6 +4264,7 @@ export interface components {
             /** @description When the contact first wrote back (within 7 days). */
             repliedAt: string | null;
             mail: components["schemas"]["CampaignRecipientMail"];
+            whatsapp: components["schemas"]["CampaignRecipientWhatsapp"];
         };
         /** @description Who the contact is now, to show it by; null when it was deleted (or merged away) since. */
         CampaignRecipientContact: {
@@ -4248,6 +4287,20 @@ export interface components {
             /** @description Failed: the provider’s reason; skipped: Parley’s. Null otherwise. */
             error: string | null;
             /** @description When the provider took it (ISO 8601); null until then. */
+            sentAt: string | null;
+        } | null;
+        /** @description A WhatsApp campaign: where the recipient’s template stands. Null on other channels, and for a recipient no template was enqueued for. */
+        CampaignRecipientWhatsapp: {
+            /** @description The template’s WhatsApp delivery. */
+            deliveryId: string;
+            /**
+             * @description `queued`, `sending`, `sent` (Meta took it), `delivered`, `read`, `failed` (Meta refused it, or every try failed) or `skipped`.
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "delivered" | "read" | "failed" | "skipped";
+            /** @description Failed: Meta’s code and title; skipped: Parley’s reason. Null otherwise. */
+            error: string | null;
+            /** @description When Meta took it (ISO 8601); null until then. */
             sentAt: string | null;
         } | null;
         ConversationReport: {
@@ -4312,6 +4365,8 @@ export interface components {
                 utmCampaign: components["schemas"]["ReportBucket"][];
                 /** @description Handoffs in the range. */
                 total: number;
+                /** @description Of them, those that arrived: the customer’s first message in the app named the hand-off, so it became a conversation (on a connected WhatsApp number) with the click’s origin. */
+                arrived: number;
                 /** @description By messaging app. */
                 byChannel: components["schemas"]["ReportBucket"][];
             };
@@ -8294,28 +8349,6 @@ export interface components {
             whatsapp: components["schemas"]["MessageWhatsapp"] & unknown;
             /** @description Its delivery. */
             deliveryId: string;
-        };
-        WhatsappTemplateSend: {
-            /**
-             * @description The approved template’s name.
-             * @example order_update
-             */
-            name: string;
-            /**
-             * @description Its language code.
-             * @example en_US
-             */
-            language: string;
-            /**
-             * @description The body’s variables as Liquid, rendered with the conversation’s contact (`{{ contact.name }}`): a list for a POSITIONAL template, an object by placeholder name for a NAMED one. Default: `[]`.
-             * @example [
-             *       "{{ contact.name }}",
-             *       "A-1042"
-             *     ]
-             */
-            variables?: string[] | {
-                [key: string]: string;
-            };
         };
         PublicWidgetConfig: {
             /** @description The workspace the config belongs to. */
@@ -20538,6 +20571,8 @@ export interface operations {
                      *             ]
                      *           },
                      *           "channel": "email",
+                     *           "whatsappNumberId": null,
+                     *           "whatsappTemplate": null,
                      *           "status": "sent",
                      *           "sendAt": "2026-11-27T12:00:00.000Z",
                      *           "sendAtLocal": "2026-11-27T09:00",
@@ -20734,6 +20769,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "channel": "widget",
+                     *       "whatsappNumberId": null,
+                     *       "whatsappTemplate": null,
                      *       "status": "draft",
                      *       "sendAt": null,
                      *       "sendAtLocal": null,
@@ -20974,6 +21011,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "channel": "email",
+                     *       "whatsappNumberId": null,
+                     *       "whatsappTemplate": null,
                      *       "status": "sent",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
@@ -21327,6 +21366,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "channel": "widget",
+                     *       "whatsappNumberId": null,
+                     *       "whatsappTemplate": null,
                      *       "status": "scheduled",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
@@ -21616,6 +21657,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "channel": "widget",
+                     *       "whatsappNumberId": null,
+                     *       "whatsappTemplate": null,
                      *       "status": "scheduled",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
@@ -21896,6 +21939,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "channel": "email",
+                     *       "whatsappNumberId": null,
+                     *       "whatsappTemplate": null,
                      *       "status": "cancelled",
                      *       "sendAt": "2026-11-27T12:00:00.000Z",
                      *       "sendAtLocal": "2026-11-27T09:00",
@@ -22618,7 +22663,8 @@ export interface operations {
                      *             "status": "sent",
                      *             "error": null,
                      *             "sentAt": "2026-11-27T12:00:04.000Z"
-                     *           }
+                     *           },
+                     *           "whatsapp": null
                      *         },
                      *         {
                      *           "contactId": "ctc_01JD3Q9A1B2C3D4E5F6G7H8J9K",
@@ -22638,7 +22684,8 @@ export interface operations {
                      *             "status": "failed",
                      *             "error": "550 5.1.1 mailbox unavailable",
                      *             "sentAt": null
-                     *           }
+                     *           },
+                     *           "whatsapp": null
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -22922,6 +22969,7 @@ export interface operations {
                      *       },
                      *       "handoffs": {
                      *         "total": 2,
+                     *         "arrived": 1,
                      *         "byChannel": [
                      *           {
                      *             "key": "whatsapp",
