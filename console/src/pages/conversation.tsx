@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConversation } from '../data/conversations';
 import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
+import { type MessageWhatsapp, windowEnd } from '../data/whatsapp';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -11,6 +12,7 @@ import { ContactPanel } from './contact-panel';
 import { ConversationActions } from './conversation-actions';
 import { type Message, useConversationLive } from './conversation-live';
 import { MachineMailLine, MailParts, MailState } from './mail-message';
+import { ConversationOrigin, WhatsappState, WhatsappWindow } from './whatsapp-conversation';
 
 /**
  * One conversation: its header and actions, its messages (newest first loaded, earlier ones as you scroll
@@ -27,6 +29,13 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		data ? Math.max(newest ?? 0, data.lastMessageSeq) : undefined,
 		data?.channel === 'email',
 	);
+	const whatsapp = data?.channel === 'whatsapp';
+	const endsAt = whatsapp ? windowEnd(live.messages) : null;
+	// The room's 409 is the window closed, unless the customer has written since.
+	const lastContactAt = endsAt === null ? 0 : endsAt - 24 * 60 * 60 * 1000;
+	const windowRefusal = whatsapp
+		? live.refused.filter((r) => r.status === 409 && r.at > lastContactAt).at(-1)?.reason
+		: undefined;
 	const mailOf = new Map(mail.mails.filter((m) => m.messageId).map((m) => [m.messageId, m]));
 	// Machine mail (and any mail not posted) is a line of the thread at the time it came, never a message.
 	const machine = mail.mails.filter((m) => !m.messageId);
@@ -80,11 +89,14 @@ export function ConversationView({ id, session }: { id: string; session: Console
 						{data && (data.channel !== 'widget' || data.subject) && (
 							<p class="conversation-subject muted" data-testid="conversation-subject">
 								<span class={`channel ${data.channel}`}>
-									{t(data.channel === 'email' ? 'mail.channel' : 'mail.otherChannel', { channel: data.channel })}
+									{data.channel === 'whatsapp'
+										? t('whatsapp.channel')
+										: t(data.channel === 'email' ? 'mail.channel' : 'mail.otherChannel', { channel: data.channel })}
 								</span>
 								{data.subject && ` · ${data.subject}`}
 							</p>
 						)}
+						{data && whatsapp && <ConversationOrigin origin={data.origin} />}
 					</div>
 					<button
 						type="button"
@@ -125,6 +137,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 									}
 									seen={message.seq === seenSeq}
 									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
+									whatsappState={mail.whatsappBySeq.get(message.seq) ?? message.whatsapp}
 								>
 									{inbound && message.authorKind === 'contact' && <MailParts mail={inbound} />}
 								</MessageBubble>
@@ -160,7 +173,16 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.visitorTyping && t('conversation.visitorTyping')}
 					{typingNames.length > 0 && t('conversation.teamTyping', { names: typingNames.join(', ') })}
 				</div>
-				<Composer conversationId={id} byMail={data?.channel === 'email'} onSend={live.send} onTyping={live.typing} />
+				{whatsapp && (live.messages.length > 0 || data?.lastMessageSeq === 0) && (
+					<WhatsappWindow conversationId={id} endsAt={endsAt} refusal={windowRefusal} />
+				)}
+				<Composer
+					conversationId={id}
+					byMail={data?.channel === 'email'}
+					notesOnly={whatsapp && (windowRefusal !== undefined || endsAt === null || endsAt <= Date.now())}
+					onSend={live.send}
+					onTyping={live.typing}
+				/>
 			</section>
 			{showContact && data && (
 				<ContactPanel
@@ -179,6 +201,7 @@ function MessageBubble(props: {
 	author: string;
 	seen: boolean;
 	mailState: MessageMail | undefined;
+	whatsappState: MessageWhatsapp | undefined;
 	children?: ComponentChildren;
 }) {
 	const { message, author, seen } = props;
@@ -227,6 +250,7 @@ function MessageBubble(props: {
 			)}
 			{props.children}
 			{props.mailState && team && <MailState state={props.mailState} />}
+			{props.whatsappState && team && <WhatsappState state={props.whatsappState} />}
 			{seen && <div class="seen muted small">{t('conversation.seen')}</div>}
 		</div>
 	);

@@ -1,0 +1,242 @@
+/**
+ * What a WhatsApp conversation shows beyond any other: each team message's delivery (ticks as in a messaging
+ * app), the 24-hour window above the composer, and once it has closed, the template picker in the free
+ * text's place.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { Schemas } from '../api/client';
+import {
+	type MessageWhatsapp,
+	sendWhatsappTemplate,
+	timeLeft,
+	useWhatsappNumbers,
+	useWhatsappTemplates,
+	type WhatsappTemplate,
+} from '../data/whatsapp';
+import { t, when } from '../i18n';
+import { Problem } from '../ui/problem';
+
+/** One tick sent, two delivered, two coloured read; a clock before Meta took it; a warning with Meta's reason. */
+export function WhatsappState({ state }: { state: MessageWhatsapp }) {
+	const marks: Record<MessageWhatsapp['status'], string> = {
+		queued: '🕓',
+		sending: '🕓',
+		sent: '✓',
+		delivered: '✓✓',
+		read: '✓✓',
+		failed: '⚠',
+		skipped: '⚠',
+	};
+	const bad = state.status === 'failed' || state.status === 'skipped';
+	return (
+		<div
+			class={`whatsapp-state small ${state.status}${bad ? ' failed' : ''}`}
+			data-testid="whatsapp-state"
+			data-status={state.status}
+			title={t(`whatsapp.state.${state.status}`)}
+		>
+			<span class="ticks" aria-hidden="true">
+				{marks[state.status]}
+			</span>{' '}
+			<span class={bad ? '' : 'visually-hidden'}>
+				{t(`whatsapp.state.${state.status}`)}
+				{state.error ? `: ${state.error}` : ''}
+			</span>
+		</div>
+	);
+}
+
+/** The window's end from the room's 409 message (`it closed at 2026-11-26T10:15:03.000Z`), if it says. */
+function closedAtOf(reason: string | undefined): string | null {
+	const match = reason ? /closed at (\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(reason) : null;
+	return match?.[1] ?? null;
+}
+
+/**
+ * Above the composer of a WhatsApp conversation: the time its window has left, ticking; once it has closed
+ * (its end passed, or the room refused a reply with 409), the notice and the template picker.
+ */
+export function WhatsappWindow(props: {
+	conversationId: string;
+	/** When the window closes (ms), or null when no customer message is known. */
+	endsAt: number | null;
+	/** The room's 409 refusal of a reply, if the customer has not written since. */
+	refusal: string | undefined;
+}) {
+	const [now, setNow] = useState(() => Date.now());
+	useEffect(() => {
+		const timer = setInterval(() => setNow(Date.now()), 30_000);
+		return () => clearInterval(timer);
+	}, []);
+	const open = props.refusal === undefined && props.endsAt !== null && now < props.endsAt;
+	if (open && props.endsAt !== null) {
+		const left = timeLeft(props.endsAt - now);
+		return (
+			<p class="whatsapp-window open small" data-testid="whatsapp-window" role="status">
+				{left.hours > 0 ? t('whatsapp.window.open', left) : t('whatsapp.window.openMinutes', left)}
+			</p>
+		);
+	}
+	const closedAt = closedAtOf(props.refusal) ?? (props.endsAt !== null ? new Date(props.endsAt).toISOString() : null);
+	return (
+		<div class="whatsapp-window closed" data-testid="whatsapp-window">
+			<p class="notice" role="status">
+				{t('whatsapp.window.closed')} {closedAt && t('whatsapp.window.closedAt', { when: when(closedAt) })}
+			</p>
+			<TemplatePicker conversationId={props.conversationId} />
+		</div>
+	);
+}
+
+/** `{{1}}` or `{{first_name}}` in a template's body replaced by what was typed (the placeholder while empty). */
+function preview(template: WhatsappTemplate, values: Record<string, string>): string {
+	return template.body.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => values[name]?.trim() || whole);
+}
+
+/**
+ * An approved template of the conversation's number, its body previewed and one input per variable (Liquid
+ * allowed). The conversation does not say which number it is on: the workspace's numbers are offered, the
+ * only one chosen (the API sends through the number the customer last wrote to anyway).
+ */
+function TemplatePicker({ conversationId }: { conversationId: string }) {
+	const numbers = useWhatsappNumbers();
+	const [numberId, setNumberId] = useState<string | undefined>(undefined);
+	const chosenNumber = numberId ?? numbers.data?.data[0]?.id;
+	const templates = useWhatsappTemplates(chosenNumber);
+	const [key, setKey] = useState('');
+	const [values, setValues] = useState<Record<string, string>>({});
+	const [busy, setBusy] = useState(false);
+	const [error, setError] = useState<unknown>(null);
+	const [sent, setSent] = useState(false);
+	const list = templates.data?.data ?? [];
+	const template = list.find((tpl) => `${tpl.name}|${tpl.language}` === key);
+	const send = async () => {
+		if (!template) return;
+		setBusy(true);
+		setError(null);
+		setSent(false);
+		try {
+			const variables =
+				template.parameterFormat === 'NAMED'
+					? Object.fromEntries(template.variables.map((name) => [name, values[name] ?? '']))
+					: template.variables.map((name) => values[name] ?? '');
+			await sendWhatsappTemplate(conversationId, { name: template.name, language: template.language, variables });
+			setSent(true);
+			setValues({});
+		} catch (caught) {
+			setError(caught);
+		} finally {
+			setBusy(false);
+		}
+	};
+	if (numbers.error) return <Problem error={numbers.error} retry={() => numbers.refetch()} />;
+	if (numbers.isSuccess && numbers.data.data.length === 0)
+		return <p class="muted">{t('whatsapp.template.noNumber')}</p>;
+	return (
+		<form
+			class="template-picker"
+			aria-label={t('whatsapp.template.pick')}
+			onSubmit={(event) => {
+				event.preventDefault();
+				void send();
+			}}
+		>
+			{(numbers.data?.data.length ?? 0) > 1 && (
+				<label>
+					{t('whatsapp.template.number')}{' '}
+					<select value={chosenNumber} onChange={(e) => setNumberId(e.currentTarget.value)}>
+						{numbers.data?.data.map((n) => (
+							<option key={n.id} value={n.id}>
+								{n.displayPhoneNumber ?? n.phoneNumberId}
+							</option>
+						))}
+					</select>
+				</label>
+			)}
+			{templates.error && <Problem error={templates.error} retry={() => templates.refetch()} />}
+			{templates.isSuccess && list.length === 0 && <p class="muted">{t('whatsapp.template.none')}</p>}
+			{list.length > 0 && (
+				<label>
+					{t('whatsapp.template')}{' '}
+					<select
+						value={key}
+						onChange={(e) => {
+							setKey(e.currentTarget.value);
+							setValues({});
+							setSent(false);
+						}}
+					>
+						<option value="">{t('whatsapp.template.pick')}</option>
+						{list.map((tpl) => (
+							<option key={`${tpl.name}|${tpl.language}`} value={`${tpl.name}|${tpl.language}`}>
+								{tpl.name} ({tpl.language})
+							</option>
+						))}
+					</select>
+				</label>
+			)}
+			{template && (
+				<>
+					<div class="template-preview" data-testid="template-preview">
+						<span class="muted small">{t('whatsapp.template.preview')}</span>
+						<p>{preview(template, values)}</p>
+					</div>
+					{template.variables.map((name) => (
+						<div class="field" key={name}>
+							<label for={`template-var-${name}`}>{t('whatsapp.template.variable', { name })}</label>
+							<input
+								id={`template-var-${name}`}
+								value={values[name] ?? ''}
+								placeholder={t('whatsapp.template.variableHint')}
+								onInput={(e) => setValues({ ...values, [name]: e.currentTarget.value })}
+							/>
+						</div>
+					))}
+					<button type="submit" class="primary" disabled={busy}>
+						{t('whatsapp.template.send')}
+					</button>
+				</>
+			)}
+			{sent && (
+				<p class="muted small" role="status">
+					{t('whatsapp.template.sent')}
+				</p>
+			)}
+			{error !== null && <Problem error={error} />}
+		</form>
+	);
+}
+
+/**
+ * Where a conversation came from, in its header: a Click-to-WhatsApp ad (its headline, linked to the ad),
+ * or the widget visit a hand-off carried in (utm, the search ad's gclid), as the contact's origin lines say.
+ */
+export function ConversationOrigin({ origin }: { origin: Schemas['Origin'] }) {
+	const ad = origin.adReferral;
+	const parts = [
+		origin.utmSource && `${origin.utmSource}${origin.utmMedium ? ` / ${origin.utmMedium}` : ''}`,
+		origin.utmCampaign,
+		origin.gclid && t('conversation.origin.search', { gclid: origin.gclid }),
+		origin.fbclid && t('inbox.origin.social'),
+	].filter(Boolean);
+	if (!ad && !origin.ctwaClid && parts.length === 0) return null;
+	return (
+		<p class="conversation-origin small" data-testid="conversation-origin">
+			<span class="muted">{t('conversation.origin')}: </span>
+			{(ad || origin.ctwaClid) &&
+				(ad?.headline ? t('whatsapp.origin.ad', { headline: ad.headline }) : t('whatsapp.origin.adNoHeadline'))}
+			{ad?.sourceUrl && /^https?:\/\//.test(ad.sourceUrl) && (
+				<>
+					{' '}
+					(
+					<a href={ad.sourceUrl} target="_blank" rel="noreferrer noopener">
+						{t('whatsapp.origin.source')}
+					</a>
+					)
+				</>
+			)}
+			{(ad || origin.ctwaClid) && parts.length > 0 && ' · '}
+			{parts.join(' · ')}
+		</p>
+	);
+}
