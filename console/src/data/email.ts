@@ -15,6 +15,11 @@ export type DeliveryStatus = Schemas['MailDelivery']['status'];
 export type MessageMail = Schemas['MessageMail'];
 type MessageWhatsapp = Schemas['MessageWhatsapp'];
 
+/** A team message for the customer written in the last minute, whose WhatsApp delivery may not be recorded yet. */
+function awaitsDelivery(m: Schemas['TeamMessage']): boolean {
+	return m.authorKind !== 'contact' && !m.private && Date.now() - Date.parse(m.createdAt) < 60_000;
+}
+
 /** The WhatsApp states a message may still move on from. */
 const WHATSAPP_MOVING = new Set<MessageWhatsapp['status']>(['queued', 'sending', 'sent', 'delivered']);
 
@@ -99,7 +104,12 @@ export function useInboundMail(id: string, enabled: boolean) {
  * comes without any), and the mail (or WhatsApp) state of its newest team messages (read again on `mail.*`
  * events), both carried by the message list.
  */
-export function useConversationMail(conversationId: string, newestSeq: number | undefined, isEmail: boolean) {
+export function useConversationMail(
+	conversationId: string,
+	newestSeq: number | undefined,
+	isEmail: boolean,
+	isWhatsapp = false,
+) {
 	const client = useQueryClient();
 	useFeedEvent((event) => {
 		if (event === 'reconnected' || !event.type.startsWith('mail.')) return;
@@ -131,7 +141,9 @@ export function useConversationMail(conversationId: string, newestSeq: number | 
 				(m) =>
 					m.mail?.status === 'queued' ||
 					m.mail?.status === 'sending' ||
-					(m.whatsapp && WHATSAPP_MOVING.has(m.whatsapp.status)),
+					(m.whatsapp && WHATSAPP_MOVING.has(m.whatsapp.status)) ||
+					// A team message's delivery is recorded a moment after it is stored: one written just now.
+					(isWhatsapp && !m.whatsapp && awaitsDelivery(m)),
 			)
 				? 10_000
 				: false,

@@ -28,8 +28,11 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		id,
 		data ? Math.max(newest ?? 0, data.lastMessageSeq) : undefined,
 		data?.channel === 'email',
+		data?.channel === 'whatsapp',
 	);
 	const whatsapp = data?.channel === 'whatsapp';
+	// The window is known once the messages are (or there are none): until then, nothing is said or forced.
+	const windowKnown = whatsapp && (live.messages.length > 0 || data?.lastMessageSeq === 0);
 	const endsAt = whatsapp ? windowEnd(live.messages) : null;
 	// The room's 409 is the window closed, unless the customer has written since.
 	const lastContactAt = endsAt === null ? 0 : endsAt - 24 * 60 * 60 * 1000;
@@ -179,7 +182,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 				<Composer
 					conversationId={id}
 					byMail={data?.channel === 'email'}
-					notesOnly={whatsapp && (windowRefusal !== undefined || endsAt === null || endsAt <= Date.now())}
+					notesOnly={windowKnown && (windowRefusal !== undefined || endsAt === null || endsAt <= Date.now())}
 					onSend={live.send}
 					onTyping={live.typing}
 				/>

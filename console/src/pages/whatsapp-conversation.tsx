@@ -156,9 +156,10 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 			{templates.error && <Problem error={templates.error} retry={() => templates.refetch()} />}
 			{templates.isSuccess && list.length === 0 && <p class="muted">{t('whatsapp.template.none')}</p>}
 			{list.length > 0 && (
-				<label>
-					{t('whatsapp.template')}{' '}
+				<div class="field">
+					<label for={`template-${conversationId}`}>{t('whatsapp.template')}</label>
 					<select
+						id={`template-${conversationId}`}
 						value={key}
 						onChange={(e) => {
 							setKey(e.currentTarget.value);
@@ -173,7 +174,7 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 							</option>
 						))}
 					</select>
-				</label>
+				</div>
 			)}
 			{template && (
 				<>
