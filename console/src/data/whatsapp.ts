@@ -10,9 +10,6 @@ export type WhatsappNumber = Schemas['WhatsappNumber'];
 export type WhatsappTemplate = Schemas['WhatsappTemplate'];
 export type MessageWhatsapp = Schemas['MessageWhatsapp'];
 
-/** Meta's customer-service window: a free-form message reaches the customer this long after their last one. */
-export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 /** The connected numbers (admins only: the API refuses everyone else). */
 export function useWhatsappNumbers(enabled = true) {
 	return useQuery({
@@ -63,23 +60,4 @@ export function useWhatsappTemplates(numberId: string | undefined) {
 /** Sends an approved template into a conversation: allowed whatever the window. */
 export function sendWhatsappTemplate(conversationId: string, body: Schemas['WhatsappTemplateSend']) {
 	return ok(api.POST('/v3/whatsapp/conversations/{id}/template', { params: { path: { id: conversationId } }, body }));
-}
-
-/**
- * When the conversation's 24-hour window closes, from its customer's last message among those loaded (null:
- * none loaded, so no window is known to be open). The message's time is when Parley received it; the server
- * counts from Meta's timestamp, and its 409 on a send closes the window here too.
- */
-export function windowEnd(messages: ReadonlyArray<{ authorKind: string; createdAt: string }>): number | null {
-	for (let i = messages.length - 1; i >= 0; i--) {
-		const message = messages[i];
-		if (message?.authorKind === 'contact') return Date.parse(message.createdAt) + SERVICE_WINDOW_MS;
-	}
-	return null;
-}
-
-/** The time left as people say it: `3 h 12 min`, `45 min`, `under a minute` is `0 min`. */
-export function timeLeft(ms: number): { hours: number; minutes: number } {
-	const minutes = Math.max(0, Math.floor(ms / 60_000));
-	return { hours: Math.floor(minutes / 60), minutes: minutes % 60 };
 }

@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConversation } from '../data/conversations';
 import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
-import { type MessageWhatsapp, windowEnd } from '../data/whatsapp';
+import type { MessageWhatsapp } from '../data/whatsapp';
+import { SERVICE_WINDOW_MS, windowEnd } from '../data/whatsapp-window';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -35,7 +36,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 	const windowKnown = whatsapp && (live.messages.length > 0 || data?.lastMessageSeq === 0);
 	const endsAt = whatsapp ? windowEnd(live.messages) : null;
 	// The room's 409 is the window closed, unless the customer has written since.
-	const lastContactAt = endsAt === null ? 0 : endsAt - 24 * 60 * 60 * 1000;
+	const lastContactAt = endsAt === null ? 0 : endsAt - SERVICE_WINDOW_MS;
 	const windowRefusal = whatsapp
 		? live.refused.filter((r) => r.status === 409 && r.at > lastContactAt).at(-1)?.reason
 		: undefined;

@@ -5,14 +5,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../api/client';
-import {
-	type MessageWhatsapp,
-	sendWhatsappTemplate,
-	timeLeft,
-	useWhatsappNumbers,
-	useWhatsappTemplates,
-	type WhatsappTemplate,
-} from '../data/whatsapp';
+import { type MessageWhatsapp, sendWhatsappTemplate, useWhatsappNumbers, useWhatsappTemplates } from '../data/whatsapp';
+import { closedAtOf, templatePreview, timeLeft } from '../data/whatsapp-window';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
 
@@ -44,12 +38,6 @@ export function WhatsappState({ state }: { state: MessageWhatsapp }) {
 			</span>
 		</div>
 	);
-}
-
-/** The window's end from the room's 409 message (`it closed at 2026-11-26T10:15:03.000Z`), if it says. */
-function closedAtOf(reason: string | undefined): string | null {
-	const match = reason ? /closed at (\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(reason) : null;
-	return match?.[1] ?? null;
 }
 
 /**
@@ -86,11 +74,6 @@ export function WhatsappWindow(props: {
 			<TemplatePicker conversationId={props.conversationId} />
 		</div>
 	);
-}
-
-/** `{{1}}` or `{{first_name}}` in a template's body replaced by what was typed (the placeholder while empty). */
-function preview(template: WhatsappTemplate, values: Record<string, string>): string {
-	return template.body.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => values[name]?.trim() || whole);
 }
 
 /**
@@ -180,7 +163,7 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 				<>
 					<div class="template-preview" data-testid="template-preview">
 						<span class="muted small">{t('whatsapp.template.preview')}</span>
-						<p>{preview(template, values)}</p>
+						<p>{templatePreview(template.body, values)}</p>
 					</div>
 					{template.variables.map((name) => (
 						<div class="field" key={name}>
