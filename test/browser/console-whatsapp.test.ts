@@ -182,6 +182,35 @@ describe('a WhatsApp conversation whose window has closed', () => {
 	});
 });
 
+describe('a conversation from a Click-to-WhatsApp ad', () => {
+	it('shows the ad as its origin, with the link to it', async () => {
+		// Workspace 116 again (the window test's): a second number, as a workspace may have several.
+		const { token } = workspace(116);
+		const number = await connectNumber(token);
+		const waId = randomWaId();
+		const message = {
+			...textMessage(waId, 'Do you ship to Porto?'),
+			referral: {
+				source_url: 'https://fb.me/3cr4Wqqkv',
+				source_id: '120226305854810726',
+				source_type: 'ad',
+				headline: 'Summer sale: 30% off',
+				body: 'Chat with us on WhatsApp',
+				media_type: 'image',
+				ctwa_clid:
+					'ARAkLkA8rmlFeiCktEJQ-QTwRiyYHAFDLMNDBH0CD3qpjd0HR4irJ6LEkR7JwFF4XvnO2E4Nx0-eM-GABDLOPaOdRMv-_zfUQ2a',
+			},
+		};
+		expect(await postWebhook(number, webhookPayload(number, { messages: [message], name: 'Rui Costa' }))).toBe(200);
+		await conversationWith(token, 'Do you ship to Porto?');
+		const page = await consolePage(context, 116);
+		await page.getByRole('option').filter({ hasText: 'Rui Costa' }).click();
+		const origin = page.getByTestId('conversation-origin');
+		await expect.poll(() => origin.textContent()).toContain('WhatsApp ad: Summer sale: 30% off');
+		expect(await origin.getByRole('link', { name: 'Ad' }).getAttribute('href')).toBe('https://fb.me/3cr4Wqqkv');
+	});
+});
+
 describe('Settings › WhatsApp', () => {
 	it('connects a number and shows its callback URL and verify token once', async () => {
 		const phoneNumberId = uniquePhoneNumberId();
@@ -224,6 +253,27 @@ describe('Settings › WhatsApp', () => {
 		await page.getByRole('button', { name: 'Connect', exact: true }).click();
 		const field = page.getByLabel('Phone number id');
 		await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+
+		// A new token and secret replace the stored ones, never shown; a new verify token is shown once.
+		await page.getByRole('button', { name: 'Edit +1 555 078 3881' }).click();
+		const edit = page.locator('.whatsapp-numbers form');
+		await edit.getByText('Advanced').click();
+		await edit.getByLabel('Access token').fill(`EAAG${'z'.repeat(40)}`);
+		await edit.getByLabel('Messages per second').fill('40');
+		await edit.getByRole('button', { name: 'Save changes' }).click();
+		await expect.poll(() => page.getByTestId('whatsapp-number').textContent()).toContain('40 messages a second');
+		page.once('dialog', (dialog) => void dialog.accept());
+		await page.getByRole('button', { name: 'New verify token' }).click();
+		const rotated = page.getByTestId('whatsapp-verify-token');
+		await expect.poll(() => rotated.textContent()).not.toBe(verifyToken);
+		const fresh = (await rotated.textContent()) ?? '';
+		const old = await fetch(
+			`${url}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(verifyToken)}&hub.challenge=7`,
+		);
+		expect(old.status).toBe(401);
+		const now = await fetch(`${url}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(fresh)}&hub.challenge=7`);
+		expect(await now.text()).toBe('7');
+		await page.getByRole('button', { name: 'Done' }).click();
 
 		// Disconnecting asks first.
 		page.once('dialog', (dialog) => void dialog.accept());
