@@ -4,7 +4,6 @@ import { useConversation } from '../data/conversations';
 import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
 import type { MessageWhatsapp } from '../data/whatsapp';
-import { SERVICE_WINDOW_MS, windowEnd } from '../data/whatsapp-window';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -13,7 +12,7 @@ import { ContactPanel } from './contact-panel';
 import { ConversationActions } from './conversation-actions';
 import { type Message, useConversationLive } from './conversation-live';
 import { MachineMailLine, MailParts, MailState } from './mail-message';
-import { ConversationOrigin, WhatsappState, WhatsappWindow } from './whatsapp-conversation';
+import { ConversationOrigin, useWhatsappWindow, WhatsappState, WhatsappWindow } from './whatsapp-conversation';
 
 /**
  * One conversation: its header and actions, its messages (newest first loaded, earlier ones as you scroll
@@ -32,14 +31,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		data?.channel === 'whatsapp',
 	);
 	const whatsapp = data?.channel === 'whatsapp';
-	// The window is known once the messages are (or there are none): until then, nothing is said or forced.
-	const windowKnown = whatsapp && (live.messages.length > 0 || data?.lastMessageSeq === 0);
-	const endsAt = whatsapp ? windowEnd(live.messages) : null;
-	// The room's 409 is the window closed, unless the customer has written since.
-	const lastContactAt = endsAt === null ? 0 : endsAt - SERVICE_WINDOW_MS;
-	const windowRefusal = whatsapp
-		? live.refused.filter((r) => r.status === 409 && r.at > lastContactAt).at(-1)?.reason
-		: undefined;
+	const waWindow = useWhatsappWindow(whatsapp, live.messages, live.refused, data?.lastMessageSeq);
 	const mailOf = new Map(mail.mails.filter((m) => m.messageId).map((m) => [m.messageId, m]));
 	// Machine mail (and any mail not posted) is a line of the thread at the time it came, never a message.
 	const machine = mail.mails.filter((m) => !m.messageId);
@@ -177,13 +169,11 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.visitorTyping && t('conversation.visitorTyping')}
 					{typingNames.length > 0 && t('conversation.teamTyping', { names: typingNames.join(', ') })}
 				</div>
-				{whatsapp && (live.messages.length > 0 || data?.lastMessageSeq === 0) && (
-					<WhatsappWindow conversationId={id} endsAt={endsAt} refusal={windowRefusal} />
-				)}
+				{waWindow.known && <WhatsappWindow conversationId={id} state={waWindow} />}
 				<Composer
 					conversationId={id}
 					byMail={data?.channel === 'email'}
-					notesOnly={windowKnown && (windowRefusal !== undefined || endsAt === null || endsAt <= Date.now())}
+					notesOnly={waWindow.known && !waWindow.open}
 					onSend={live.send}
 					onTyping={live.typing}
 				/>

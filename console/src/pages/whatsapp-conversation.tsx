@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../api/client';
 import { type MessageWhatsapp, sendWhatsappTemplate, useWhatsappNumbers, useWhatsappTemplates } from '../data/whatsapp';
-import { closedAtOf, templatePreview, timeLeft } from '../data/whatsapp-window';
+import { closedAtOf, SERVICE_WINDOW_MS, templatePreview, timeLeft, windowEnd } from '../data/whatsapp-window';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
 
@@ -40,38 +40,61 @@ export function WhatsappState({ state }: { state: MessageWhatsapp }) {
 	);
 }
 
-/**
- * Above the composer of a WhatsApp conversation: the time its window has left, ticking; once it has closed
- * (its end passed, or the room refused a reply with 409), the notice and the template picker.
- */
-export function WhatsappWindow(props: {
-	conversationId: string;
-	/** When the window closes (ms), or null when no customer message is known. */
+/** Where a WhatsApp conversation's window stands, as the console knows it. */
+export interface WindowState {
+	/** The messages are loaded (or there are none): until then nothing is said or forced. */
+	known: boolean;
+	open: boolean;
+	/** When it closes (ms), or null when no customer message is loaded. */
 	endsAt: number | null;
-	/** The room's 409 refusal of a reply, if the customer has not written since. */
+	/** The room's 409 refusal of a reply the customer has not written after. */
 	refusal: string | undefined;
-}) {
+	now: number;
+}
+
+/**
+ * The window of a WhatsApp conversation, ticking every 30 s: open until 24 hours after the customer's last
+ * message, closed once that has passed or the room refused a reply with 409 (it counts from Meta's timestamp,
+ * which a late webhook makes older than when Parley received the message), until the customer writes again.
+ */
+export function useWhatsappWindow(
+	whatsapp: boolean,
+	messages: ReadonlyArray<{ authorKind: string; createdAt: string }>,
+	refused: ReadonlyArray<{ status: number; at: number; reason: string }>,
+	lastMessageSeq: number | undefined,
+): WindowState {
 	const [now, setNow] = useState(() => Date.now());
 	useEffect(() => {
+		if (!whatsapp) return;
 		const timer = setInterval(() => setNow(Date.now()), 30_000);
 		return () => clearInterval(timer);
-	}, []);
-	const open = props.refusal === undefined && props.endsAt !== null && now < props.endsAt;
-	if (open && props.endsAt !== null) {
-		const left = timeLeft(props.endsAt - now);
+	}, [whatsapp]);
+	const endsAt = whatsapp ? windowEnd(messages) : null;
+	const lastContactAt = endsAt === null ? 0 : endsAt - SERVICE_WINDOW_MS;
+	const refusal = whatsapp ? refused.filter((r) => r.status === 409 && r.at > lastContactAt).at(-1)?.reason : undefined;
+	const known = whatsapp && (messages.length > 0 || lastMessageSeq === 0);
+	const open = refusal === undefined && endsAt !== null && Math.max(now, Date.now()) < endsAt;
+	return { known, open, endsAt, refusal, now };
+}
+
+/** Above the composer of a WhatsApp conversation: the time its window has left; once closed, the notice and the template picker. */
+export function WhatsappWindow({ conversationId, state }: { conversationId: string; state: WindowState }) {
+	const { endsAt, refusal } = state;
+	if (state.open && endsAt !== null) {
+		const left = timeLeft(endsAt - state.now);
 		return (
 			<p class="whatsapp-window open small" data-testid="whatsapp-window" role="status">
 				{left.hours > 0 ? t('whatsapp.window.open', left) : t('whatsapp.window.openMinutes', left)}
 			</p>
 		);
 	}
-	const closedAt = closedAtOf(props.refusal) ?? (props.endsAt !== null ? new Date(props.endsAt).toISOString() : null);
+	const closedAt = closedAtOf(refusal) ?? (endsAt !== null ? new Date(endsAt).toISOString() : null);
 	return (
 		<div class="whatsapp-window closed" data-testid="whatsapp-window">
 			<p class="notice" role="status">
 				{t('whatsapp.window.closed')} {closedAt && t('whatsapp.window.closedAt', { when: when(closedAt) })}
 			</p>
-			<TemplatePicker conversationId={props.conversationId} />
+			<TemplatePicker conversationId={conversationId} />
 		</div>
 	);
 }
