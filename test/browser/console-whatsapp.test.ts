@@ -124,7 +124,9 @@ describe('a visitor who taps the WhatsApp bubble on /demo', () => {
 });
 
 describe('a WhatsApp conversation whose window has closed', () => {
-	it('replaces the reply with the notice and a template picker, and the template reaches the Graph API', async () => {
+	it('replaces the reply with the notice and a template picker, and the template reaches the Graph API', {
+		timeout: 90_000,
+	}, async () => {
 		const { token } = workspace(116);
 		const number = await connectNumber(token);
 		await fakeGraph('/__fake/templates', {
@@ -178,7 +180,22 @@ describe('a WhatsApp conversation whose window has closed', () => {
 					},
 				},
 			});
-		await page.locator('.message.team').filter({ hasText: 'Hi Marta Reis, your order A-1042 has shipped.' }).waitFor();
+		const template = page.locator('.message.team').filter({ hasText: 'Hi Marta Reis, your order A-1042 has shipped.' });
+		await template.waitFor();
+
+		// Meta could not deliver it: the warning with Meta's reason, in words.
+		const wamid = (await sentMessages(number.phoneNumberId)).find((m) => toCustomer(m.to, waId))?.wamid;
+		const failed = {
+			id: wamid,
+			status: 'failed',
+			timestamp: String(Math.floor(Date.now() / 1000)),
+			recipient_id: waId,
+			errors: [{ code: 131026, title: 'Message undeliverable' }],
+		};
+		expect(await postWebhook(number, webhookPayload(number, { statuses: [failed] }))).toBe(200);
+		const state = template.getByTestId('whatsapp-state');
+		await expect.poll(() => state.getAttribute('data-status'), { timeout: 20_000 }).toBe('failed');
+		expect(await state.textContent()).toContain('Not delivered: Message undeliverable');
 	});
 });
 
