@@ -225,6 +225,10 @@ describe('a conversation from a Click-to-WhatsApp ad', () => {
 		const origin = page.getByTestId('conversation-origin');
 		await expect.poll(() => origin.textContent()).toContain('WhatsApp ad: Summer sale: 30% off');
 		expect(await origin.getByRole('link', { name: 'Ad' }).getAttribute('href')).toBe('https://fb.me/3cr4Wqqkv');
+		// The contact's first touch is the ad too.
+		const panel = page.locator('aside.contact-panel');
+		if ((await panel.count()) === 0) await page.getByRole('button', { name: 'Contact' }).click();
+		await expect.poll(() => panel.textContent()).toContain('First visit: WhatsApp ad: Summer sale: 30% off');
 	});
 });
 
