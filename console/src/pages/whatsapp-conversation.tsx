@@ -4,7 +4,7 @@
  * text's place.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Schemas } from '../api/client';
+import { ApiError, type Schemas } from '../api/client';
 import { type MessageWhatsapp, sendWhatsappTemplate, useWhatsappNumbers, useWhatsappTemplates } from '../data/whatsapp';
 import { closedAtOf, SERVICE_WINDOW_MS, templatePreview, timeLeft, windowEnd } from '../data/whatsapp-window';
 import { t, when } from '../i18n';
@@ -135,6 +135,9 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 			setBusy(false);
 		}
 	};
+	// The numbers are an admin's to list, and the conversation does not name its number (an API gap).
+	if (numbers.error instanceof ApiError && numbers.error.status === 403)
+		return <p class="muted">{t('whatsapp.template.adminsOnly')}</p>;
 	if (numbers.error) return <Problem error={numbers.error} retry={() => numbers.refetch()} />;
 	if (numbers.isSuccess && numbers.data.data.length === 0)
 		return <p class="muted">{t('whatsapp.template.noNumber')}</p>;
