@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { startFakeGraph } from '../test/fake-graph/server.mjs';
 import { parseDevArgs } from './dev-args.mjs';
 import { applyMigrations, DEMO_INBOX, ensureDevSecret, seedDemoMail, seedWorkspace } from './local-db.mjs';
+import { connectDemoNumber, DEMO_NUMBER } from './whatsapp-demo-number.mjs';
 
 // `npm run dev -- --port 3000 --local-protocol https`: the port and address are taken out (this script passes
 // them, and wrangler refuses a flag given twice), the rest goes to wrangler as is.
@@ -45,6 +46,8 @@ console.log(`
                  ${baseUrl}/cdn-cgi/handler/email?from=<sender>&to=${DEMO_INBOX})
   Mail out       written under .wrangler/tmp/ (wrangler prints each path), listed in Settings → E-mail
   WhatsApp       Meta's Graph API is faked at ${fakeGraph.url} (see docs/whatsapp.md)
+  WhatsApp in    ${DEMO_NUMBER.displayPhoneNumber} (connected once wrangler answers) receives: npm run whatsapp:demo
+                 replies: ${fakeGraph.url}/__fake/messages?phoneNumberId=${DEMO_NUMBER.phoneNumberId}
 `);
 
 // Rebuilds widget/ and console/ into dist/public on every change; wrangler dev serves the new files at once.
@@ -66,6 +69,11 @@ const args = [
 	`WHATSAPP_GRAPH_URL:${fakeGraph.url}`,
 ];
 const child = spawn(bin('wrangler'), [...args, ...wranglerArgs], { stdio: 'inherit' });
+// The demo number is connected through the API, so the Worker seals its secrets itself (under .dev.vars' secret).
+connectDemoNumber(`${protocol}://127.0.0.1:${port}`, token, fakeGraph.url).then(
+	() => console.log(`\n  WhatsApp demo number ${DEMO_NUMBER.displayPhoneNumber} connected: npm run whatsapp:demo\n`),
+	(error) => console.error(`\n  The demo WhatsApp number was not connected: ${error.message}\n`),
+);
 for (const signal of ['SIGINT', 'SIGTERM']) {
 	process.on(signal, () => {
 		watcher.kill(signal);

@@ -14,9 +14,10 @@ import type * as reports from './words/reports';
 import type * as rules from './words/rules';
 import * as settings from './words/settings';
 import * as team from './words/team';
+import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en };
+const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -35,6 +36,7 @@ const pt: Partial<Record<Key, string>> = {
 	...team.pt,
 	...flood.pt,
 	...email.pt,
+	...whatsapp.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */

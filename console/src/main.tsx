@@ -6,6 +6,7 @@ import { App } from './app';
 import './styles.css';
 import './pages/workspace.css';
 import './pages/mail.css';
+import './pages/whatsapp.css';
 
 const queries = new QueryClient({
 	defaultOptions: {

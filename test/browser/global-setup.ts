@@ -1,5 +1,6 @@
 // Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
-// workspaces e2e-1..e2e-115, shared by every browser test file (they run one after another).
+// workspaces e2e-1..e2e-117, shared by every browser test file (they run one after another), and the fake
+// Graph API (test/fake-graph/server.mjs) its WhatsApp numbers talk to.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,20 +10,23 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, type SeededWorkspace, seedWorkspaces } from '../../scripts/local-db.mjs';
+import { startFakeGraph } from '../fake-graph/server.mjs';
 
 declare module 'vitest' {
 	interface ProvidedContext {
 		/** The Worker under test, e.g. `http://127.0.0.1:43117` (no trailing slash). */
 		baseUrl: string;
-		/** `e2e-1`..`e2e-114` in order, each with an admin operator and its Token V3. */
+		/** `e2e-1`..`e2e-117` in order, each with an admin operator and its Token V3. */
 		workspaces: SeededWorkspace[];
+		/** The fake Graph API the Worker's WhatsApp numbers call (`WHATSAPP_GRAPH_URL`), for its `/__fake/` controls. */
+		fakeGraphUrl: string;
 	}
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
-const WORKSPACE_COUNT = 115;
+const WORKSPACE_COUNT = 117;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {
@@ -33,8 +37,10 @@ export default async function setup(project: TestProject) {
 	}
 	const persistTo = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
 	let wrangler: WranglerDev | undefined;
+	const fakeGraph = await startFakeGraph();
 	const teardown = async () => {
 		await wrangler?.stop();
+		await fakeGraph.close();
 		rmSync(persistTo, { recursive: true, force: true });
 	};
 	try {
@@ -42,8 +48,9 @@ export default async function setup(project: TestProject) {
 		const slugs = Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`);
 		const workspaces = await seedWorkspaces(slugs, persistTo);
 		// The demo page (GET /demo) embeds the first workspace, as `npm run dev` embeds its demo one.
-		wrangler = await startWranglerDev(persistTo, workspaces[0]?.workspaceId ?? '');
+		wrangler = await startWranglerDev(persistTo, workspaces[0]?.workspaceId ?? '', fakeGraph.url);
 		project.provide('baseUrl', wrangler.baseUrl);
+		project.provide('fakeGraphUrl', fakeGraph.url);
 		project.provide('workspaces', workspaces);
 	} catch (error) {
 		await teardown();
@@ -58,7 +65,7 @@ interface WranglerDev {
 }
 
 /** Starts `wrangler dev` on free ports and resolves once GET /health answers 200. */
-async function startWranglerDev(persistTo: string, demoWorkspaceId: string): Promise<WranglerDev> {
+async function startWranglerDev(persistTo: string, demoWorkspaceId: string, graphUrl: string): Promise<WranglerDev> {
 	const port = await freePort();
 	const inspectorPort = await freePort();
 	const baseUrl = `http://127.0.0.1:${port}`;
@@ -73,6 +80,8 @@ async function startWranglerDev(persistTo: string, demoWorkspaceId: string): Pro
 		// Bot integrations call a local test server (test/browser/bot-integrations.test.ts): plain http to loopback.
 		HTTPS_ONLY: 'off',
 		OUTBOUND_LOOPBACK: 'on',
+		// WhatsApp numbers send to the fake Graph API on this machine (test/browser/console-whatsapp.test.ts).
+		WHATSAPP_GRAPH_URL: graphUrl,
 	};
 	const args = [
 		'dev',

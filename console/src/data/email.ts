@@ -13,6 +13,15 @@ import { byCursor, cursor } from './paging';
 export type InboundStatus = Schemas['InboundMail']['status'];
 export type DeliveryStatus = Schemas['MailDelivery']['status'];
 export type MessageMail = Schemas['MessageMail'];
+type MessageWhatsapp = Schemas['MessageWhatsapp'];
+
+/** A team message for the customer written in the last minute, whose WhatsApp delivery may not be recorded yet. */
+function awaitsDelivery(m: Schemas['TeamMessage']): boolean {
+	return m.authorKind !== 'contact' && !m.private && Date.now() - Date.parse(m.createdAt) < 60_000;
+}
+
+/** The WhatsApp states a message may still move on from. */
+const WHATSAPP_MOVING = new Set<MessageWhatsapp['status']>(['queued', 'sending', 'sent', 'delivered']);
 
 export function useEmailSettings() {
 	return useQuery({ queryKey: keys.email.settings, queryFn: () => ok(api.GET('/v3/email/settings')) });
@@ -92,9 +101,15 @@ export function useInboundMail(id: string, enabled: boolean) {
 /**
  * What a conversation shows of mail, read when it is an e-mail conversation or a mail may carry its messages:
  * its received mails (read again as new messages arrive, since a mail is what brings one, and machine mail
- * comes without any), and the mail state of its newest team messages (read again on `mail.*` events).
+ * comes without any), and the mail (or WhatsApp) state of its newest team messages (read again on `mail.*`
+ * events), both carried by the message list.
  */
-export function useConversationMail(conversationId: string, newestSeq: number | undefined, isEmail: boolean) {
+export function useConversationMail(
+	conversationId: string,
+	newestSeq: number | undefined,
+	isEmail: boolean,
+	isWhatsapp = false,
+) {
 	const client = useQueryClient();
 	useFeedEvent((event) => {
 		if (event === 'reconnected' || !event.type.startsWith('mail.')) return;
@@ -119,11 +134,25 @@ export function useConversationMail(conversationId: string, newestSeq: number | 
 			),
 		enabled: newestSeq !== undefined && newestSeq > 0,
 		placeholderData: (previous) => previous,
-		// A mail waiting to go is looked at again until it has gone or failed.
+		// A mail waiting to go is looked at again until it has gone or failed; a WhatsApp message until it is
+		// read or failed (Meta's statuses come as webhooks, which tell the console nothing).
 		refetchInterval: (query) =>
-			query.state.data?.data.some((m) => m.mail?.status === 'queued' || m.mail?.status === 'sending') ? 10_000 : false,
+			query.state.data?.data.some(
+				(m) =>
+					m.mail?.status === 'queued' ||
+					m.mail?.status === 'sending' ||
+					(m.whatsapp && WHATSAPP_MOVING.has(m.whatsapp.status)) ||
+					// A team message's delivery is recorded a moment after it is stored: one written just now.
+					(isWhatsapp && !m.whatsapp && awaitsDelivery(m)),
+			)
+				? 10_000
+				: false,
 	});
 	const stateBySeq = new Map<number, MessageMail>();
-	for (const message of states.data?.data ?? []) if (message.mail) stateBySeq.set(message.seq, message.mail);
-	return { mails: mails.data?.data ?? [], stateBySeq };
+	const whatsappBySeq = new Map<number, MessageWhatsapp>();
+	for (const message of states.data?.data ?? []) {
+		if (message.mail) stateBySeq.set(message.seq, message.mail);
+		if (message.whatsapp) whatsappBySeq.set(message.seq, message.whatsapp);
+	}
+	return { mails: mails.data?.data ?? [], stateBySeq, whatsappBySeq };
 }

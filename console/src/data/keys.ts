@@ -110,6 +110,10 @@ export const keys = {
 		states: (conversationId: string, newestSeq: number) => ['conversation-mail', conversationId, 'states', newestSeq],
 		mails: (conversationId: string) => ['conversation-mail', conversationId, 'mails'],
 	},
+	whatsapp: {
+		numbers: ['whatsapp-numbers'],
+		templates: (numberId: string) => ['whatsapp-templates', numberId],
+	},
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],
 		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],

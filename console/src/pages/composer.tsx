@@ -23,11 +23,14 @@ export function Composer(props: {
 	conversationId: string;
 	/** An e-mail conversation: a reply goes out as a mail, and the mode says so. */
 	byMail?: boolean;
+	/** Only private notes (a WhatsApp conversation whose window has closed: replies go as templates). */
+	notesOnly?: boolean;
 	onSend(text: string, options: { private: boolean }): void;
 	onTyping(): void;
 }) {
 	const [draft, setDraftState] = useState(() => sessionStorage.getItem(draftKey(props.conversationId)) ?? '');
-	const [note, setNote] = useState(false);
+	const [noteChosen, setNote] = useState(false);
+	const note = noteChosen || !!props.notesOnly;
 	const [active, setActive] = useState(0);
 	const [error, setError] = useState<unknown>(null);
 	const box = useRef<HTMLTextAreaElement>(null);
@@ -76,10 +79,12 @@ export function Composer(props: {
 			}}
 		>
 			<div class="composer-modes" role="radiogroup" aria-label={t('composer.mode')}>
-				<label class="inline">
-					<input type="radio" name={`mode-${props.conversationId}`} checked={!note} onChange={() => setNote(false)} />
-					{t(props.byMail ? 'composer.replyByMail' : 'composer.reply')}
-				</label>
+				{!props.notesOnly && (
+					<label class="inline">
+						<input type="radio" name={`mode-${props.conversationId}`} checked={!note} onChange={() => setNote(false)} />
+						{t(props.byMail ? 'composer.replyByMail' : 'composer.reply')}
+					</label>
+				)}
 				<label class="inline">
 					<input type="radio" name={`mode-${props.conversationId}`} checked={note} onChange={() => setNote(true)} />
 					{t('composer.note')}

@@ -161,6 +161,9 @@ function OriginLine({ label, origin }: { label: string; origin: Origin }) {
 	if (!origin) return null;
 	const o = origin as Record<string, string | null>;
 	const parts = [
+		// A Click-to-WhatsApp ad's touch: its headline, as the conversation's origin line says it.
+		o.ctwaClid &&
+			(o.adHeadline ? t('whatsapp.origin.ad', { headline: o.adHeadline }) : t('whatsapp.origin.adNoHeadline')),
 		o.utmSource && `${o.utmSource}${o.utmMedium ? ` / ${o.utmMedium}` : ''}`,
 		o.utmCampaign,
 		o.gclid && t('inbox.origin.search'),

@@ -14,6 +14,10 @@ export type Message = Schemas['TeamMessage'];
 /** A message the room refused for good (too long, not allowed): shown with why, kept on screen until dismissed. */
 export interface Refused extends Pending {
 	reason: string;
+	/** The room's status code: 409 into a WhatsApp conversation is its closed 24-hour window. */
+	status: number;
+	/** When it was refused (this browser's clock): a customer's message after it opens the window again. */
+	at: number;
 }
 
 export interface Pending {
@@ -129,7 +133,7 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 							writeOutbox(id, left);
 							return left;
 						});
-						setRefused((all) => [...all, { ...item, reason: String(frame.message) }]);
+						setRefused((all) => [...all, { ...item, reason: String(frame.message), status, at: Date.now() }]);
 					} else setError(new Error(String(frame.message)));
 				}
 			},

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConversation } from '../data/conversations';
 import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
+import type { MessageWhatsapp } from '../data/whatsapp';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -11,6 +12,7 @@ import { ContactPanel } from './contact-panel';
 import { ConversationActions } from './conversation-actions';
 import { type Message, useConversationLive } from './conversation-live';
 import { MachineMailLine, MailParts, MailState } from './mail-message';
+import { ConversationOrigin, useWhatsappWindow, WhatsappState, WhatsappWindow } from './whatsapp-conversation';
 
 /**
  * One conversation: its header and actions, its messages (newest first loaded, earlier ones as you scroll
@@ -26,7 +28,10 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		id,
 		data ? Math.max(newest ?? 0, data.lastMessageSeq) : undefined,
 		data?.channel === 'email',
+		data?.channel === 'whatsapp',
 	);
+	const whatsapp = data?.channel === 'whatsapp';
+	const waWindow = useWhatsappWindow(whatsapp, live.messages, live.refused, data?.lastMessageSeq);
 	const mailOf = new Map(mail.mails.filter((m) => m.messageId).map((m) => [m.messageId, m]));
 	// Machine mail (and any mail not posted) is a line of the thread at the time it came, never a message.
 	const machine = mail.mails.filter((m) => !m.messageId);
@@ -80,11 +85,14 @@ export function ConversationView({ id, session }: { id: string; session: Console
 						{data && (data.channel !== 'widget' || data.subject) && (
 							<p class="conversation-subject muted" data-testid="conversation-subject">
 								<span class={`channel ${data.channel}`}>
-									{t(data.channel === 'email' ? 'mail.channel' : 'mail.otherChannel', { channel: data.channel })}
+									{data.channel === 'whatsapp'
+										? t('whatsapp.channel')
+										: t(data.channel === 'email' ? 'mail.channel' : 'mail.otherChannel', { channel: data.channel })}
 								</span>
 								{data.subject && ` · ${data.subject}`}
 							</p>
 						)}
+						{data && whatsapp && <ConversationOrigin origin={data.origin} />}
 					</div>
 					<button
 						type="button"
@@ -125,6 +133,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 									}
 									seen={message.seq === seenSeq}
 									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
+									whatsappState={mail.whatsappBySeq.get(message.seq) ?? message.whatsapp}
 								>
 									{inbound && message.authorKind === 'contact' && <MailParts mail={inbound} />}
 								</MessageBubble>
@@ -160,7 +169,14 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.visitorTyping && t('conversation.visitorTyping')}
 					{typingNames.length > 0 && t('conversation.teamTyping', { names: typingNames.join(', ') })}
 				</div>
-				<Composer conversationId={id} byMail={data?.channel === 'email'} onSend={live.send} onTyping={live.typing} />
+				{waWindow.known && <WhatsappWindow conversationId={id} state={waWindow} />}
+				<Composer
+					conversationId={id}
+					byMail={data?.channel === 'email'}
+					notesOnly={waWindow.known && !waWindow.open}
+					onSend={live.send}
+					onTyping={live.typing}
+				/>
 			</section>
 			{showContact && data && (
 				<ContactPanel
@@ -179,6 +195,7 @@ function MessageBubble(props: {
 	author: string;
 	seen: boolean;
 	mailState: MessageMail | undefined;
+	whatsappState: MessageWhatsapp | undefined;
 	children?: ComponentChildren;
 }) {
 	const { message, author, seen } = props;
@@ -227,6 +244,7 @@ function MessageBubble(props: {
 			)}
 			{props.children}
 			{props.mailState && team && <MailState state={props.mailState} />}
+			{props.whatsappState && team && <WhatsappState state={props.whatsappState} />}
 			{seen && <div class="seen muted small">{t('conversation.seen')}</div>}
 		</div>
 	);

@@ -149,6 +149,10 @@ function InboxRow(props: { row: Row; selected: boolean; assignee: string | null;
 					<span class="channel email" data-testid="channel-email">
 						{t('mail.channel')}
 					</span>
+				) : row.channel === 'whatsapp' ? (
+					<span class="channel whatsapp" data-testid="channel-whatsapp">
+						{t('whatsapp.channel')}
+					</span>
 				) : (
 					row.channel
 				)}

@@ -5,6 +5,7 @@ import { HoursPage } from './hours';
 import { NotificationsPage } from './notifications';
 import { TeamPage } from './team';
 import { WebhooksPage } from './webhooks';
+import { WhatsappSettingsPage } from './whatsapp';
 import { WidgetSettingsPage } from './widget';
 // One stylesheet a page, in this order: the shared rules, each page's, then the narrow screens' over them all.
 import './settings.css';
@@ -31,6 +32,7 @@ export default function SettingsPages({ session }: { session: ConsoleSession }) 
 			</Route>
 			<Route path="/settings/email" component={EmailSettingsPage} />
 			<Route path="/settings/webhooks" component={WebhooksPage} />
+			<Route path="/settings/whatsapp" component={WhatsappSettingsPage} />
 			<Route path="/settings/notifications" component={NotificationsPage} />
 			<Route>
 				<Redirect to="/" />

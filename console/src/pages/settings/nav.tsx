@@ -8,6 +8,7 @@ const ADMIN_PAGES = [
 	['/settings/hours', 'settings.nav.hours'],
 	['/settings/team', 'settings.nav.team'],
 	['/settings/email', 'email.title'],
+	['/settings/whatsapp', 'whatsapp.title'],
 	['/settings/webhooks', 'settings.nav.webhooks'],
 	['/settings/api', 'nav.settingsApi'],
 ] as const;

@@ -1,0 +1,63 @@
+/**
+ * WhatsApp: the workspace's connected numbers (Settings › WhatsApp, admins), a number's approved templates,
+ * and sending one into a conversation whose 24-hour window has closed.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok, type Schemas } from '../api/client';
+import { keys } from './keys';
+
+export type WhatsappNumber = Schemas['WhatsappNumber'];
+export type WhatsappTemplate = Schemas['WhatsappTemplate'];
+export type MessageWhatsapp = Schemas['MessageWhatsapp'];
+
+/** The connected numbers (admins only: the API refuses everyone else). */
+export function useWhatsappNumbers(enabled = true) {
+	return useQuery({
+		queryKey: keys.whatsapp.numbers,
+		queryFn: () => ok(api.GET('/v3/whatsapp/numbers')),
+		enabled,
+	});
+}
+
+/**
+ * Connects, changes, rotates the verify token of and disconnects numbers; the list is read again after each.
+ * Connecting and rotating answer the verify token, which the API shows only then.
+ */
+export function useWhatsappNumberChanges() {
+	const client = useQueryClient();
+	const refresh = () => client.invalidateQueries({ queryKey: keys.whatsapp.numbers });
+	return {
+		connect: useMutation({
+			mutationFn: (body: Schemas['NewWhatsappNumber']) => ok(api.POST('/v3/whatsapp/numbers', { body })),
+			onSuccess: refresh,
+		}),
+		update: useMutation({
+			mutationFn: ({ id, body }: { id: string; body: Schemas['WhatsappNumberChanges'] }) =>
+				ok(api.PATCH('/v3/whatsapp/numbers/{id}', { params: { path: { id } }, body })),
+			onSuccess: refresh,
+		}),
+		rotate: useMutation({
+			mutationFn: (id: string) => ok(api.POST('/v3/whatsapp/numbers/{id}/verify-token', { params: { path: { id } } })),
+			onSuccess: refresh,
+		}),
+		disconnect: useMutation({
+			mutationFn: (id: string) => ok(api.DELETE('/v3/whatsapp/numbers/{id}', { params: { path: { id } } })),
+			onSuccess: refresh,
+		}),
+	};
+}
+
+/** A number's approved templates, read when the picker opens (Parley keeps Meta's list a minute). */
+export function useWhatsappTemplates(numberId: string | undefined) {
+	return useQuery({
+		queryKey: keys.whatsapp.templates(numberId ?? ''),
+		queryFn: () => ok(api.GET('/v3/whatsapp/numbers/{id}/templates', { params: { path: { id: numberId ?? '' } } })),
+		enabled: !!numberId,
+		staleTime: 60_000,
+	});
+}
+
+/** Sends an approved template into a conversation: allowed whatever the window. */
+export function sendWhatsappTemplate(conversationId: string, body: Schemas['WhatsappTemplateSend']) {
+	return ok(api.POST('/v3/whatsapp/conversations/{id}/template', { params: { path: { id: conversationId } }, body }));
+}
