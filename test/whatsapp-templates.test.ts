@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedWorkspace } from './factories';
+import { api, expectError, seedOperator, seedWorkspace } from './factories';
 import { fakeRequests } from './whatsapp-helpers';
 import {
 	deliveriesTo,
@@ -37,6 +37,34 @@ describe('GET /v3/whatsapp/numbers/{id}/templates', () => {
 		const { number } = await whatsappWorkspace();
 		const other = await seedWorkspace();
 		await expectError(await api(other.token, 'GET', `/v3/whatsapp/numbers/${number.id}/templates`), 404);
+	});
+});
+
+describe('GET /v3/whatsapp/conversations/{id}/templates', () => {
+	it('lists the templates of the conversation’s number to an agent, who may not list the numbers', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		await registerTemplates(number, [ORDER]);
+		const { conversationId } = await whatsappConversation(token, number, 30 * HOUR);
+		const agent = await seedOperator(workspaceId, ['messages:send']);
+		await expectError(await api(agent.token, 'GET', '/v3/whatsapp/numbers'), 403);
+		const res = await api(agent.token, 'GET', `/v3/whatsapp/conversations/${conversationId}/templates`);
+		expect(res.status).toBe(200);
+		const body = (await res.json()) as { numberId: string; data: Array<{ name: string }> };
+		expect(body.numberId).toBe(number.id);
+		expect(body.data.map((t) => t.name)).toEqual(['order_update']);
+	});
+
+	it('is a 422 on another channel, and another workspace’s conversation is not found', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const { conversationId } = await whatsappConversation(token, number, 30 * HOUR);
+		const started = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: `ada.${crypto.randomUUID().slice(0, 8)}@example.com` },
+			message: { text: 'Hello' },
+		});
+		const { id: apiConversation } = (await started.json()) as { id: string };
+		await expectError(await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/templates`), 422);
+		const other = await seedWorkspace();
+		await expectError(await api(other.token, 'GET', `/v3/whatsapp/conversations/${conversationId}/templates`), 404);
 	});
 });
 

@@ -112,7 +112,7 @@ export const keys = {
 	},
 	whatsapp: {
 		numbers: ['whatsapp-numbers'],
-		templates: (numberId: string) => ['whatsapp-templates', numberId],
+		conversationTemplates: (conversationId: string) => ['whatsapp-conversation-templates', conversationId],
 	},
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],

@@ -47,12 +47,12 @@ export function useWhatsappNumberChanges() {
 	};
 }
 
-/** A number's approved templates, read when the picker opens (Parley keeps Meta's list a minute). */
-export function useWhatsappTemplates(numberId: string | undefined) {
+/** The approved templates of the number a conversation is on: anyone who may reply reads them. */
+export function useConversationTemplates(conversationId: string) {
 	return useQuery({
-		queryKey: keys.whatsapp.templates(numberId ?? ''),
-		queryFn: () => ok(api.GET('/v3/whatsapp/numbers/{id}/templates', { params: { path: { id: numberId ?? '' } } })),
-		enabled: !!numberId,
+		queryKey: keys.whatsapp.conversationTemplates(conversationId),
+		queryFn: () =>
+			ok(api.GET('/v3/whatsapp/conversations/{id}/templates', { params: { path: { id: conversationId } } })),
 		staleTime: 60_000,
 	});
 }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Schemas } from '../api/client';
-import { type MessageWhatsapp, sendWhatsappTemplate, useWhatsappNumbers, useWhatsappTemplates } from '../data/whatsapp';
+import { type MessageWhatsapp, sendWhatsappTemplate, useConversationTemplates } from '../data/whatsapp';
 import { closedAtOf, SERVICE_WINDOW_MS, templatePreview, timeLeft, windowEnd } from '../data/whatsapp-window';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -100,15 +100,11 @@ export function WhatsappWindow({ conversationId, state }: { conversationId: stri
 }
 
 /**
- * An approved template of the conversation's number, its body previewed and one input per variable (Liquid
- * allowed). The conversation does not say which number it is on: the workspace's numbers are offered, the
- * only one chosen (the API sends through the number the customer last wrote to anyway).
+ * An approved template of the number the conversation is on (the one its customer last wrote to), its body
+ * previewed and one input per variable (Liquid allowed). Anyone who may reply may pick one.
  */
 function TemplatePicker({ conversationId }: { conversationId: string }) {
-	const numbers = useWhatsappNumbers();
-	const [numberId, setNumberId] = useState<string | undefined>(undefined);
-	const chosenNumber = numberId ?? numbers.data?.data[0]?.id;
-	const templates = useWhatsappTemplates(chosenNumber);
+	const templates = useConversationTemplates(conversationId);
 	const [key, setKey] = useState('');
 	const [values, setValues] = useState<Record<string, string>>({});
 	const [busy, setBusy] = useState(false);
@@ -135,11 +131,8 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 			setBusy(false);
 		}
 	};
-	// The numbers are an admin's to list, and the conversation does not name its number (an API gap).
-	if (numbers.error instanceof ApiError && numbers.error.status === 403)
-		return <p class="muted">{t('whatsapp.template.adminsOnly')}</p>;
-	if (numbers.error) return <Problem error={numbers.error} retry={() => numbers.refetch()} />;
-	if (numbers.isSuccess && numbers.data.data.length === 0)
+	// A conversation no connected number can carry (no number, or none the customer wrote to among several).
+	if (templates.error instanceof ApiError && templates.error.status === 422)
 		return <p class="muted">{t('whatsapp.template.noNumber')}</p>;
 	return (
 		<form
@@ -150,18 +143,6 @@ function TemplatePicker({ conversationId }: { conversationId: string }) {
 				void send();
 			}}
 		>
-			{(numbers.data?.data.length ?? 0) > 1 && (
-				<label>
-					{t('whatsapp.template.number')}{' '}
-					<select value={chosenNumber} onChange={(e) => setNumberId(e.currentTarget.value)}>
-						{numbers.data?.data.map((n) => (
-							<option key={n.id} value={n.id}>
-								{n.displayPhoneNumber ?? n.phoneNumberId}
-							</option>
-						))}
-					</select>
-				</label>
-			)}
 			{templates.error && <Problem error={templates.error} retry={() => templates.refetch()} />}
 			{templates.isSuccess && list.length === 0 && <p class="muted">{t('whatsapp.template.none')}</p>}
 			{list.length > 0 && (

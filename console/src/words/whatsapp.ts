@@ -20,10 +20,8 @@ export const en = {
 	'whatsapp.template': 'Template',
 	'whatsapp.template.pick': 'Choose a template',
 	'whatsapp.template.none': 'This number has no approved template. Create one in WhatsApp Manager.',
-	'whatsapp.template.number': 'Number',
-	'whatsapp.template.noNumber': 'No WhatsApp number is connected.',
-	'whatsapp.template.adminsOnly':
-		'Only an admin can pick a template here for now: ask one to send it, or wait for the customer to write again.',
+	'whatsapp.template.noNumber':
+		'No connected WhatsApp number can reach this customer: the customer has not written to any of them.',
 	'whatsapp.template.preview': 'Preview',
 	'whatsapp.template.variable': 'Variable {name}',
 	'whatsapp.template.variableHint': 'Text or Liquid, e.g. {{ contact.name }}',
@@ -91,10 +89,8 @@ export const pt: Record<keyof typeof en, string> = {
 	'whatsapp.template': 'Modelo',
 	'whatsapp.template.pick': 'Escolha um modelo',
 	'whatsapp.template.none': 'Este número não tem modelo aprovado. Crie um no WhatsApp Manager.',
-	'whatsapp.template.number': 'Número',
-	'whatsapp.template.noNumber': 'Nenhum número de WhatsApp conectado.',
-	'whatsapp.template.adminsOnly':
-		'Por enquanto só um administrador pode escolher um modelo aqui: peça a um que o envie, ou aguarde o cliente escrever de novo.',
+	'whatsapp.template.noNumber':
+		'Nenhum número de WhatsApp conectado alcança este cliente: ele não escreveu para nenhum deles.',
 	'whatsapp.template.preview': 'Prévia',
 	'whatsapp.template.variable': 'Variável {name}',
 	'whatsapp.template.variableHint': 'Texto ou Liquid, p. ex. {{ contact.name }}',

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { messageWhatsappSchema } from '../../domain/channels/whatsapp/delivery-views';
 import {
+	conversationTemplates,
 	listTemplates,
 	sendTemplate,
 	templateSendSchema,
@@ -18,6 +19,9 @@ const conversationParams = z.object({
 const templateList = z
 	.object({ data: z.array(whatsappTemplateSchema).openapi({ description: 'Every approved template.' }) })
 	.openapi('WhatsappTemplateList');
+const conversationTemplateList = templateList
+	.extend({ numberId: z.string().openapi({ description: 'The connected number the conversation is on.' }) })
+	.openapi('WhatsappConversationTemplateList');
 const sentTemplate = messageSchema
 	.extend({ whatsapp: messageWhatsappSchema, deliveryId: z.string().openapi({ description: 'Its delivery.' }) })
 	.openapi('WhatsappTemplateMessage');
@@ -51,6 +55,29 @@ export const whatsappTemplatesRoutes = createRouter()
 		async (c) => {
 			const { id } = c.req.valid('param');
 			return c.json({ data: await listTemplates(c.env, c.var.db, c.var.caller.workspaceId, id) }, 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/conversations/{id}/templates',
+			operationId: 'listWhatsappConversationTemplates',
+			summary: 'The approved templates a WhatsApp conversation can be sent',
+			description:
+				'Those of the number the conversation is on (the one its customer last wrote to), for anyone who may write in it: an agent included, who may not list the workspace’s numbers. 422 for a conversation on another channel or with no connected number; 503 when Meta’s Graph API does not answer.',
+			...requires('messages:send'),
+			request: { params: conversationParams },
+			responses: {
+				200: jsonResponse('The number and its approved templates.', conversationTemplateList, {
+					numberId: 'wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					data: [templateExample],
+				}),
+				...errorResponses(403, 404, 422, 503),
+			},
+		}),
+		async (c) => {
+			const { id } = c.req.valid('param');
+			return c.json(await conversationTemplates(c.env, c.var.db, c.var.caller.workspaceId, id), 200);
 		},
 	)
 	.openapi(

@@ -115,6 +115,28 @@ export async function listTemplates(env: Env, db: Database, workspaceId: string,
 	return approvedTemplates(env, await openNumber(env, db, workspaceId, numberId));
 }
 
+/** The number a WhatsApp conversation is on (see `conversationLine`); NotFound, or Invalid when it has none. */
+async function lineOf(db: Database, workspaceId: string, conversationId: string) {
+	const target = await db
+		.select({ channel: conversations.channel })
+		.from(conversations)
+		.where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)))
+		.get();
+	if (!target) throw new NotFound(`Conversation ${conversationId} not found.`);
+	const line = target.channel === WHATSAPP_CHANNEL ? await conversationLine(db, workspaceId, conversationId) : null;
+	if (line === null) throw new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'] });
+	return line;
+}
+
+/**
+ * The approved templates of the number a conversation is on, for whoever may write in it (an agent included,
+ * who may not list the workspace's numbers): what the console's template picker offers.
+ */
+export async function conversationTemplates(env: Env, db: Database, workspaceId: string, conversationId: string) {
+	const { numberId } = await lineOf(db, workspaceId, conversationId);
+	return { numberId, data: await listTemplates(env, db, workspaceId, numberId) };
+}
+
 export const templateSendSchema = z
 	.strictObject({
 		name: z.string().min(1).max(512).openapi({ description: 'The approved template’s name.', example: 'order_update' }),
