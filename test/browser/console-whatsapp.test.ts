@@ -104,12 +104,12 @@ describe('a visitor who taps the WhatsApp bubble on /demo', () => {
 
 			// One tick once Meta took it; two coloured once Meta says the customer read it.
 			const state = page.locator('.message.team').filter({ hasText: reply }).getByTestId('whatsapp-state');
-			await expect.poll(() => state.getAttribute('data-status'), { timeout: 20_000 }).toBe('sent');
+			await expect.poll(() => state.getAttribute('data-status'), { timeout: 30_000 }).toBe('sent');
 			expect(await state.locator('.ticks').textContent()).toBe('✓');
 			const wamid = (await sentMessages(number.phoneNumberId)).find((m) => toCustomer(m.to, waId))?.wamid;
 			const read = { id: wamid, status: 'read', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: waId };
 			expect(await postWebhook(number, webhookPayload(number, { statuses: [read] }))).toBe(200);
-			await expect.poll(() => state.getAttribute('data-status'), { timeout: 20_000 }).toBe('read');
+			await expect.poll(() => state.getAttribute('data-status'), { timeout: 30_000 }).toBe('read');
 			expect(await state.locator('.ticks').textContent()).toBe('✓✓');
 			if (process.env.UPDATE_SCREENSHOTS) {
 				await page.setViewportSize({ width: 1280, height: 760 });

@@ -136,17 +136,19 @@ export function useConversationMail(
 		placeholderData: (previous) => previous,
 		// A mail waiting to go is looked at again until it has gone or failed; a WhatsApp message until it is
 		// read or failed (Meta's statuses come as webhooks, which tell the console nothing).
-		refetchInterval: (query) =>
-			query.state.data?.data.some(
+		// A team message written just now is looked at again soon (its delivery is recorded a moment after it is
+		// stored, and its first tick should not wait); a state that may still move, every 10 s.
+		refetchInterval: (query) => {
+			const data = query.state.data?.data ?? [];
+			if (isWhatsapp && data.some((m) => !m.whatsapp && awaitsDelivery(m))) return 3_000;
+			const moving = data.some(
 				(m) =>
 					m.mail?.status === 'queued' ||
 					m.mail?.status === 'sending' ||
-					(m.whatsapp && WHATSAPP_MOVING.has(m.whatsapp.status)) ||
-					// A team message's delivery is recorded a moment after it is stored: one written just now.
-					(isWhatsapp && !m.whatsapp && awaitsDelivery(m)),
-			)
-				? 10_000
-				: false,
+					(m.whatsapp && WHATSAPP_MOVING.has(m.whatsapp.status)),
+			);
+			return moving ? 10_000 : false;
+		},
 	});
 	const stateBySeq = new Map<number, MessageMail>();
 	const whatsappBySeq = new Map<number, MessageWhatsapp>();
