@@ -6,6 +6,9 @@
  * workspace's customers start anew (`closedConversationReply: new`: the room refuses the post with a Conflict,
  * deciding against D1 by the same rule as a widget visitor's message; otherwise it reopens the conversation).
  */
+import { and, desc, eq, ne } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { messages } from '../../db/schema';
 import { Conflict } from '../../lib/errors';
 
 export interface InboundTarget<T> {
@@ -27,4 +30,25 @@ export async function postInbound<T>(target: InboundTarget<T>): Promise<{ conver
 		const started = await target.start();
 		return { conversationId: started, posted: await target.post(started) };
 	}
+}
+
+/**
+ * The labels of the buttons the team's latest message in the conversation offered (none when it offered
+ * none): what a customer's reply by another channel may be answering, as a widget visitor's press would.
+ */
+export async function offeredButtons(db: Database, workspaceId: string, conversationId: string): Promise<string[]> {
+	const [latest] = await db
+		.select({ interactive: messages.interactive })
+		.from(messages)
+		.where(
+			and(
+				eq(messages.workspaceId, workspaceId),
+				eq(messages.conversationId, conversationId),
+				eq(messages.private, false),
+				ne(messages.authorKind, 'contact'),
+			),
+		)
+		.orderBy(desc(messages.seq))
+		.limit(1);
+	return latest?.interactive?.type === 'buttons' ? latest.interactive.buttons.map((b) => b.label) : [];
 }

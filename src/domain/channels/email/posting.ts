@@ -8,10 +8,10 @@
  * visitor's message (the room decides against D1); a workspace whose visitors start a new conversation instead
  * (`closedConversationReply: new`) gets a new e-mail conversation, threaded from then on.
  */
-import { and, desc, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
-import { contacts, conversations, mailThreads, messages } from '../../../db/schema';
+import { contacts, conversations, mailThreads } from '../../../db/schema';
 import { chosenLabel } from '../../../engines/mail/choices';
 import { foldPlainText } from '../../../engines/mail/quoted-text';
 import { SYSTEM } from '../../../model/actor';
@@ -20,7 +20,7 @@ import { MAX_VISITOR_TEXT } from '../../../model/messages';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
 import { upsertContact } from '../../crm/contact-records';
-import { postInbound } from '../inbound';
+import { offeredButtons, postInbound } from '../inbound';
 import { storeMailFiles } from './mail-files';
 import type { ParsedMail } from './parsed-mail';
 
@@ -95,24 +95,8 @@ export function messageText(parsed: ParsedMail, leftOut: readonly string[]): { t
  */
 async function answeredChoice(db: Database, workspaceId: string, conversationId: string, text: string) {
 	if (text.trim().includes('\n')) return null;
-	const [latest] = await db
-		.select({ interactive: messages.interactive })
-		.from(messages)
-		.where(
-			and(
-				eq(messages.workspaceId, workspaceId),
-				eq(messages.conversationId, conversationId),
-				eq(messages.private, false),
-				ne(messages.authorKind, 'contact'),
-			),
-		)
-		.orderBy(desc(messages.seq))
-		.limit(1);
-	if (latest?.interactive?.type !== 'buttons') return null;
-	return chosenLabel(
-		text,
-		latest.interactive.buttons.map((button) => button.label),
-	);
+	const labels = await offeredButtons(db, workspaceId, conversationId);
+	return labels.length === 0 ? null : chosenLabel(text, labels);
 }
 
 export interface PostedMail {

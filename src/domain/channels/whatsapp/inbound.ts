@@ -9,9 +9,9 @@
  * workspace's `closedConversationReply`, as for widget visitors and mail), else a new one on channel
  * `whatsapp`, whose origin is the ad's referral or the widget hand-off its first message names.
  */
-import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { conversations, messages, whatsappInbound } from '../../../db/schema';
+import { conversations, whatsappInbound } from '../../../db/schema';
 import {
 	chosenButton,
 	type InboundContent,
@@ -26,7 +26,7 @@ import { type AttachmentMeta, MAX_VISITOR_TEXT } from '../../../model/messages';
 import { WHATSAPP_CHANNEL, type WhatsappReferral } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
 import { startConversation } from '../../conversations/start';
-import { postInbound } from '../inbound';
+import { offeredButtons, postInbound } from '../inbound';
 import { GraphError, type OpenNumber } from './graph';
 import { handoffOf, recordArrival, touchContactOrigin, whatsappContact } from './inbound-contact';
 import { storeWhatsappMedia } from './inbound-media';
@@ -74,24 +74,6 @@ async function latestConversation(db: Database, number: OpenNumber, contactId: s
 			WHERE d.workspace_id = ${number.workspaceId} AND d.number_id = ${number.id} AND c.contact_id = ${contactId}
 		) ORDER BY at DESC LIMIT 1`);
 	return row?.id ?? null;
-}
-
-/** The labels of the buttons the team's latest message in the conversation offered, if it offered any. */
-async function offeredButtons(db: Database, workspaceId: string, conversationId: string): Promise<string[]> {
-	const [latest] = await db
-		.select({ interactive: messages.interactive })
-		.from(messages)
-		.where(
-			and(
-				eq(messages.workspaceId, workspaceId),
-				eq(messages.conversationId, conversationId),
-				eq(messages.private, false),
-				ne(messages.authorKind, 'contact'),
-			),
-		)
-		.orderBy(desc(messages.seq))
-		.limit(1);
-	return latest?.interactive?.type === 'buttons' ? latest.interactive.buttons.map((b) => b.label) : [];
 }
 
 interface Context {
