@@ -1,6 +1,6 @@
 // The console part of the bench report (bench/console.mjs measures it), in the full report and, for
 // `--only console`, as a file of its own.
-import { markdownTable, show, textTable } from './report-format.mjs';
+import { markdownTable, sectionOnlyMarkdown, show, textTable } from './report-format.mjs';
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value) => show(value, ' ms');
@@ -110,19 +110,10 @@ export function consoleSection(results) {
 
 /** The file `npm run bench -- --only console` writes (bench/results/console.md). */
 export function consoleMarkdown(results) {
-	const m = results.machine;
-	const lines = [
-		`# Parley benchmark, console only, ${results.date}`,
-		'',
-		`Machine: ${m.hostname}, ${m.cpuModel} (${m.cpus} CPUs), ${m.memoryGiB} GiB RAM, ${m.platform}. ` +
-			`Node ${results.node}, wrangler ${results.wrangler}. GET /health in the same run: p50 ` +
-			`${ms(results.health.p50Ms)} under ${results.settings.concurrency} concurrent clients.`,
-		'',
-		'`npm run bench -- --only console`: only this section, so bench/results/latest.md (a full run) is left as it was.',
-		'',
-		...consoleSection(results),
-		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
-	];
-	if (results.warnings.length > 0) lines.push('', '## Warnings', '', ...results.warnings.map((w) => `- ${w}`));
-	return `${lines.join('\n')}\n`;
+	return sectionOnlyMarkdown(results, {
+		title: 'console',
+		only: 'console',
+		health: `p50 ${ms(results.health.p50Ms)}`,
+		section: consoleSection(results),
+	});
 }

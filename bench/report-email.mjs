@@ -1,6 +1,6 @@
 // The e-mail part of the bench report (bench/email.mjs measures it), in the full report and, for
 // `--only email`, as a file of its own.
-import { markdownTable, show, textTable } from './report-format.mjs';
+import { healthRpsAndP50, markdownTable, sectionOnlyMarkdown, show, textTable } from './report-format.mjs';
 
 const HEADER = ['figure', 'value', 'ratio', 'ratio to'];
 const pair = (l) => `${show(l.p50Ms)} / ${show(l.p99Ms)} ms`;
@@ -112,19 +112,10 @@ export function emailSection(results) {
 
 /** The file `npm run bench -- --only email` writes (bench/results/email.md). */
 export function emailMarkdown(results) {
-	const m = results.machine;
-	const lines = [
-		`# Parley benchmark, e-mail only, ${results.date}`,
-		'',
-		`Machine: ${m.hostname}, ${m.cpuModel} (${m.cpus} CPUs), ${m.memoryGiB} GiB RAM, ${m.platform}. ` +
-			`Node ${results.node}, wrangler ${results.wrangler}. GET /health in the same run: ${show(results.health.rps)} ` +
-			`req/s, p50 ${show(results.health.p50Ms, ' ms')} under ${results.settings.concurrency} concurrent clients.`,
-		'',
-		'`npm run bench -- --only email`: only this section, so bench/results/latest.md (a full run) is left as it was.',
-		'',
-		...emailSection(results),
-		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
-	];
-	if (results.warnings.length > 0) lines.push('', '## Warnings', '', ...results.warnings.map((w) => `- ${w}`));
-	return `${lines.join('\n')}\n`;
+	return sectionOnlyMarkdown(results, {
+		title: 'e-mail',
+		only: 'email',
+		health: healthRpsAndP50(results.health),
+		section: emailSection(results),
+	});
 }

@@ -24,3 +24,28 @@ export function markdownTable(header, rows) {
 	const rule = header.map((_, i) => (i === 0 ? '---' : '---:'));
 	return [line(header), line(rule), ...rows.map(line)].join('\n');
 }
+
+/**
+ * The file a `--only <section>` run writes (bench/results/<section>.md): the machine, GET /health of the same
+ * run (`health`: how this section states it), the section's own lines, and whether the run was valid.
+ */
+export function sectionOnlyMarkdown(results, { title, only, health, section }) {
+	const m = results.machine;
+	const lines = [
+		`# Parley benchmark, ${title} only, ${results.date}`,
+		'',
+		`Machine: ${m.hostname}, ${m.cpuModel} (${m.cpus} CPUs), ${m.memoryGiB} GiB RAM, ${m.platform}. ` +
+			`Node ${results.node}, wrangler ${results.wrangler}. GET /health in the same run: ${health} under ` +
+			`${results.settings.concurrency} concurrent clients.`,
+		'',
+		`\`npm run bench -- --only ${only}\`: only this section, so bench/results/latest.md (a full run) is left as it was.`,
+		'',
+		...section,
+		`Run valid: ${results.valid ? 'yes' : 'NO'}.`,
+	];
+	if (results.warnings.length > 0) lines.push('', '## Warnings', '', ...results.warnings.map((w) => `- ${w}`));
+	return `${lines.join('\n')}\n`;
+}
+
+/** GET /health of a run as the sections' files state it: its throughput and its median. */
+export const healthRpsAndP50 = (health) => `${show(health.rps)} req/s, p50 ${show(health.p50Ms, ' ms')}`;

@@ -54,7 +54,8 @@ export const whatsappInbound = sqliteTable(
 		sentAt: integer('sent_at').notNull(),
 		receivedAt: integer('received_at').notNull(),
 	},
-	(t) => [index('whatsapp_inbound_conversation').on(t.workspaceId, t.conversationId)],
+	// A conversation's latest inbound message (which number and id it is on): one probe, no sort.
+	(t) => [index('whatsapp_inbound_conversation').on(t.workspaceId, t.conversationId, t.receivedAt)],
 );
 
 /** The customer-service window of one customer with one number: free-form messages until 24 h after `lastInboundAt`. */
@@ -121,6 +122,8 @@ export const whatsappDeliveries = sqliteTable(
 		uniqueIndex('whatsapp_deliveries_wamid').on(t.wamid),
 		index('whatsapp_deliveries_conversation').on(t.workspaceId, t.conversationId, t.messageSeq),
 		index('whatsapp_deliveries_status').on(t.workspaceId, t.status, t.createdAt),
+		// The minute's sweep looks across workspaces for deliveries stuck in a state (as mail_deliveries_status).
+		index('whatsapp_deliveries_sweep').on(t.status, t.updatedAt),
 		index('whatsapp_deliveries_campaign').on(t.workspaceId, t.campaignId, t.contactId),
 	],
 );

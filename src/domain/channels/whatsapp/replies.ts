@@ -54,7 +54,25 @@ export async function conversationLine(
 	db: Database,
 	workspaceId: string,
 	conversationId: string,
-): Promise<{ numberId: string; waId: string; contactId: string } | null> {
+): Promise<WhatsappLine | null> {
+	return (await lineFacts(db, workspaceId, conversationId)).line;
+}
+
+export interface WhatsappLine {
+	numberId: string;
+	waId: string;
+	contactId: string;
+}
+
+/**
+ * What `conversationLine` finds out, read in one round trip: whether the conversation exists in the workspace
+ * and is on WhatsApp, whether the workspace has a number connected at all, and the line when there is one.
+ */
+export async function lineFacts(
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+): Promise<{ found: boolean; whatsapp: boolean; connected: boolean; line: WhatsappLine | null }> {
 	const [target, inbound, sent, numbers] = await Promise.all([
 		db
 			.select({
@@ -89,13 +107,18 @@ export async function conversationLine(
 			.where(eq(whatsappNumbers.workspaceId, workspaceId))
 			.limit(2),
 	]);
-	if (target?.channel !== WHATSAPP_CHANNEL) return null;
-	if (inbound) return { ...inbound, contactId: target.contactId };
-	if (sent) return { ...sent, contactId: target.contactId };
+	const facts = {
+		found: target !== undefined,
+		whatsapp: target?.channel === WHATSAPP_CHANNEL,
+		connected: numbers.length > 0,
+	};
+	if (target === undefined || !facts.whatsapp) return { ...facts, line: null };
+	if (inbound) return { ...facts, line: { ...inbound, contactId: target.contactId } };
+	if (sent) return { ...facts, line: { ...sent, contactId: target.contactId } };
 	const waId = target.whatsappId ?? target.phone?.replace(/\D/g, '') ?? '';
 	const only = numbers.length === 1 ? numbers[0] : undefined;
-	if (waId === '' || !only) return null;
-	return { numberId: only.id, waId, contactId: target.contactId };
+	if (waId === '' || !only) return { ...facts, line: null };
+	return { ...facts, line: { numberId: only.id, waId, contactId: target.contactId } };
 }
 
 /**

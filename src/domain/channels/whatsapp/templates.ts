@@ -22,7 +22,7 @@ import { workspaceTimeZone } from '../../widget/settings';
 import type { WhatsappDeliveryRow } from './deliveries';
 import { GraphError, graphCall, type OpenNumber, openNumber } from './graph';
 import { enqueueWhatsapp } from './outbox';
-import { conversationLine, TEMPLATE_CLIENT_PREFIX } from './replies';
+import { conversationLine, lineFacts, TEMPLATE_CLIENT_PREFIX } from './replies';
 
 export const whatsappTemplateSchema = z
 	.object({
@@ -115,15 +115,10 @@ export async function listTemplates(env: Env, db: Database, workspaceId: string,
 	return approvedTemplates(env, await openNumber(env, db, workspaceId, numberId));
 }
 
-/** The number a WhatsApp conversation is on (see `conversationLine`); NotFound, or Invalid when it has none. */
+/** The number a WhatsApp conversation is on (see `lineFacts`); NotFound, or Invalid when it has none. */
 async function lineOf(db: Database, workspaceId: string, conversationId: string) {
-	const target = await db
-		.select({ channel: conversations.channel })
-		.from(conversations)
-		.where(and(eq(conversations.id, conversationId), eq(conversations.workspaceId, workspaceId)))
-		.get();
-	if (!target) throw new NotFound(`Conversation ${conversationId} not found.`);
-	const line = target.channel === WHATSAPP_CHANNEL ? await conversationLine(db, workspaceId, conversationId) : null;
+	const { found, line } = await lineFacts(db, workspaceId, conversationId);
+	if (!found) throw new NotFound(`Conversation ${conversationId} not found.`);
 	if (line === null) throw new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'] });
 	return line;
 }

@@ -7,10 +7,10 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { whatsappNumbers, whatsappWindows } from '../../../db/schema';
+import { whatsappWindows } from '../../../db/schema';
 import { iso } from '../../../lib/ids';
 import { SERVICE_WINDOW_MS } from '../../../model/whatsapp';
-import { conversationLine } from './replies';
+import { lineFacts } from './replies';
 
 /** When the window of a customer with a number closes (ms), or null when they never wrote to it. */
 export async function windowEndsAt(db: Database, numberId: string, waId: string): Promise<number | null> {
@@ -41,15 +41,9 @@ export async function windowRefusal(
 	conversationId: string,
 	now = Date.now(),
 ): Promise<string | null> {
-	const line = await conversationLine(db, workspaceId, conversationId);
+	const { line, connected } = await lineFacts(db, workspaceId, conversationId);
 	if (line !== null) return outsideWindow(await windowEndsAt(db, line.numberId, line.waId), now);
 	// A workspace with no number connected: `whatsapp` is only the name an integration gave its conversations
 	// (it carries them itself, through the API), and Parley sends nothing, so there is no window to keep.
-	const connected = await db
-		.select({ id: whatsappNumbers.id })
-		.from(whatsappNumbers)
-		.where(eq(whatsappNumbers.workspaceId, workspaceId))
-		.limit(1)
-		.get();
-	return connected === undefined ? null : outsideWindow(null, now);
+	return connected ? outsideWindow(null, now) : null;
 }
