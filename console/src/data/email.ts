@@ -140,6 +140,10 @@ export function useConversationMail(
 		// stored, and its first tick should not wait); a state that may still move, every 10 s.
 		refetchInterval: (query) => {
 			const data = query.state.data?.data ?? [];
+			// The socket hears of a message before the room's copy reaches D1, which the list reads: a list that
+			// has not caught up with the socket yet is read again soon (else a new reply's state never shows).
+			const listed = Math.max(0, ...data.map((m) => m.seq));
+			if (newestSeq !== undefined && listed < newestSeq) return 3_000;
 			if (isWhatsapp && data.some((m) => !m.whatsapp && awaitsDelivery(m))) return 3_000;
 			const moving = data.some(
 				(m) =>
