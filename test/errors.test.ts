@@ -154,6 +154,7 @@ describe('GET /v3/openapi.json', () => {
 			'/v3/webhooks/{id}/rotate-secret',
 			'/v3/whatsapp/conversations/{id}/template',
 			'/v3/whatsapp/conversations/{id}/templates',
+			'/v3/whatsapp/conversations/{id}/window',
 			'/v3/whatsapp/numbers',
 			'/v3/whatsapp/numbers/{id}',
 			'/v3/whatsapp/numbers/{id}/templates',

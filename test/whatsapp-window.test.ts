@@ -3,8 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { postMessage } from '../src/domain/conversations/live';
 import { iso } from '../src/lib/ids';
 import { SERVICE_WINDOW_MS } from '../src/model/whatsapp';
-import { api, expectError, seedWorkspace } from './factories';
-import { deliveriesTo, fakeMessages, whatsappConversation, whatsappWorkspace } from './whatsapp-outbound-helpers';
+import { api, expectError, seedOperator, seedWorkspace } from './factories';
+import { metaMessage, postWebhook, webhookPayload } from './whatsapp-helpers';
+import { contactMessages } from './whatsapp-inbound-helpers';
+import {
+	deliveriesTo,
+	fakeMessages,
+	uniqueWaId,
+	whatsappConversation,
+	whatsappWorkspace,
+} from './whatsapp-outbound-helpers';
 
 const HOUR = 3_600_000;
 
@@ -79,5 +87,71 @@ describe('the 24-hour window', () => {
 		await expect.poll(async () => (await deliveriesTo(waId))[0]?.status).toBe('sent');
 		const list = await messagesOf(token, conversationId);
 		expect(list.map((m) => m.whatsapp)).toEqual([{ status: 'sent' }, undefined]);
+	});
+});
+
+describe('GET /v3/whatsapp/conversations/{id}/window', () => {
+	it('counts from Meta’s timestamp of the customer’s message, not from when Parley received it', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		const waId = uniqueWaId();
+		// A webhook Meta delivers 23 hours late: the window has one hour left, not twenty-four.
+		const sentAt = Math.floor((Date.now() - 23 * HOUR) / 1000);
+		const late = {
+			...metaMessage(waId, 'text', { text: { body: 'Is my order on its way?' } }),
+			timestamp: String(sentAt),
+		};
+		expect((await postWebhook(number, webhookPayload(number, { messages: [late] }))).status).toBe(200);
+		const { conversation } = await contactMessages(token, workspaceId, waId);
+		const agent = await seedOperator(workspaceId, ['messages:send']);
+		const res = await api(agent.token, 'GET', `/v3/whatsapp/conversations/${conversation.id}/window`);
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({
+			numberId: number.id,
+			enforced: true,
+			lastCustomerMessageAt: iso(sentAt * 1000),
+			endsAt: iso(sentAt * 1000 + SERVICE_WINDOW_MS),
+			open: true,
+		});
+	});
+
+	it('says closed once the window has passed, and never opened when the customer never wrote', async () => {
+		const { token, number } = await whatsappWorkspace();
+		const closed = await whatsappConversation(token, number, 25 * HOUR);
+		const res = await api(token, 'GET', `/v3/whatsapp/conversations/${closed.conversationId}/window`);
+		expect(await res.json()).toMatchObject({ numberId: number.id, enforced: true, open: false });
+		const never = await whatsappConversation(token, number, null);
+		const none = await api(token, 'GET', `/v3/whatsapp/conversations/${never.conversationId}/window`);
+		expect(await none.json()).toEqual({
+			numberId: number.id,
+			enforced: true,
+			lastCustomerMessageAt: null,
+			endsAt: null,
+			open: false,
+		});
+	});
+
+	it('keeps none without a connected number, is a 422 on another channel and a 404 in another workspace', async () => {
+		const { token } = await seedWorkspace();
+		const started = await api(token, 'POST', '/v3/conversations', {
+			contact: { phone: `+${uniqueWaId()}` },
+			channel: 'whatsapp',
+		});
+		const { id } = (await started.json()) as { id: string };
+		const res = await api(token, 'GET', `/v3/whatsapp/conversations/${id}/window`);
+		expect(await res.json()).toEqual({
+			numberId: null,
+			enforced: false,
+			lastCustomerMessageAt: null,
+			endsAt: null,
+			open: true,
+		});
+		const other = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: `ada.${crypto.randomUUID().slice(0, 8)}@example.com` },
+			message: { text: 'Hello' },
+		});
+		const { id: apiConversation } = (await other.json()) as { id: string };
+		await expectError(await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/window`), 422);
+		const stranger = await seedWorkspace();
+		await expectError(await api(stranger.token, 'GET', `/v3/whatsapp/conversations/${id}/window`), 404);
 	});
 });

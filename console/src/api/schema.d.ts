@@ -3092,6 +3092,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/whatsapp/conversations/{id}/window": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The 24-hour customer-service window of a WhatsApp conversation
+         * @description Counted as the conversation refuses a free-form message (409): from Meta’s timestamp of the customer’s last message to the number, which a late webhook makes older than when Parley received it. For anyone who may write in the conversation. 422 for a conversation on another channel.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
+         */
+        get: operations["getWhatsappConversationWindow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/whatsapp/conversations/{id}/template": {
         parameters: {
             query?: never;
@@ -8370,6 +8392,24 @@ export interface components {
         WhatsappConversationTemplateList: components["schemas"]["WhatsappTemplateList"] & {
             /** @description The connected number the conversation is on. */
             numberId: string;
+        };
+        WhatsappWindow: {
+            /** @description The connected number the conversation is on; null when the workspace has none. */
+            numberId: string | null;
+            /** @description Whether Parley refuses a team member’s free-form message outside the window: false when the workspace has no number connected (an integration carries the conversation itself). */
+            enforced: boolean;
+            /**
+             * Format: date-time
+             * @description The customer’s last message to the number, by Meta’s timestamp; null when they never wrote to it.
+             */
+            lastCustomerMessageAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the window closes (or closed); null when the customer never wrote to the number.
+             */
+            endsAt: string | null;
+            /** @description Whether a free-form message may be sent now. */
+            open: boolean;
         };
         WhatsappTemplateMessage: components["schemas"]["Message"] & {
             whatsapp: components["schemas"]["MessageWhatsapp"] & unknown;
@@ -47429,6 +47469,181 @@ export interface operations {
                      *       "error": "Service Unavailable",
                      *       "message": "The settings were saved but the widget cannot see them yet; repeat the same request.",
                      *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWhatsappConversationWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The WhatsApp conversation’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the window stands. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "numberId": "wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "enforced": true,
+                     *       "lastCustomerMessageAt": "2026-11-26T09:15:03.000Z",
+                     *       "endsAt": "2026-11-27T09:15:03.000Z",
+                     *       "open": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WhatsappWindow"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

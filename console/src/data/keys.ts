@@ -113,6 +113,8 @@ export const keys = {
 	whatsapp: {
 		numbers: ['whatsapp-numbers'],
 		conversationTemplates: (conversationId: string) => ['whatsapp-conversation-templates', conversationId],
+		/** A conversation's window, read again once the customer's newest message is another. */
+		window: (conversationId: string, lastCustomerSeq: number) => ['whatsapp-window', conversationId, lastCustomerSeq],
 	},
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],

@@ -8,8 +8,8 @@ export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * When the conversation's window closes (ms), from its customer's last message among those loaded; null when
- * none is loaded (no window is known to be open). A message's time is when Parley received it; the server
- * counts from Meta's timestamp, and its 409 on a send closes the window in the console too.
+ * none is loaded (no window is known to be open). A message's time is when Parley received it, later than
+ * Meta's timestamp the server counts from: the console uses this only until the server's window answers.
  */
 export function windowEnd(messages: ReadonlyArray<{ authorKind: string; createdAt: string }>): number | null {
 	for (let i = messages.length - 1; i >= 0; i--) {

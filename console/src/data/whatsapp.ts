@@ -9,6 +9,7 @@ import { keys } from './keys';
 export type WhatsappNumber = Schemas['WhatsappNumber'];
 export type WhatsappTemplate = Schemas['WhatsappTemplate'];
 export type MessageWhatsapp = Schemas['MessageWhatsapp'];
+export type ServerWindow = Schemas['WhatsappWindow'];
 
 /** The connected numbers (admins only: the API refuses everyone else). */
 export function useWhatsappNumbers(enabled = true) {
@@ -54,6 +55,22 @@ export function useConversationTemplates(conversationId: string) {
 		queryFn: () =>
 			ok(api.GET('/v3/whatsapp/conversations/{id}/templates', { params: { path: { id: conversationId } } })),
 		staleTime: 60_000,
+	});
+}
+
+/**
+ * A WhatsApp conversation's window as the server counts it (from Meta's timestamp of the customer's last
+ * message): read again when the customer's newest loaded message changes, and kept while it does not.
+ */
+export function useConversationWindow(conversationId: string, enabled: boolean, lastCustomerSeq: number) {
+	return useQuery({
+		queryKey: keys.whatsapp.window(conversationId, lastCustomerSeq),
+		queryFn: () => ok(api.GET('/v3/whatsapp/conversations/{id}/window', { params: { path: { id: conversationId } } })),
+		enabled,
+		staleTime: Number.POSITIVE_INFINITY,
+		// The same conversation's window while the customer's newest message is read again, never another's.
+		placeholderData: (previous, previousQuery) =>
+			previousQuery?.queryKey[1] === conversationId ? previous : undefined,
 	});
 }
 

@@ -31,7 +31,7 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		data?.channel === 'whatsapp',
 	);
 	const whatsapp = data?.channel === 'whatsapp';
-	const waWindow = useWhatsappWindow(whatsapp, live.messages, live.refused, data?.lastMessageSeq);
+	const waWindow = useWhatsappWindow(id, whatsapp, live.messages, live.refused, data?.lastMessageSeq);
 	const mailOf = new Map(mail.mails.filter((m) => m.messageId).map((m) => [m.messageId, m]));
 	// Machine mail (and any mail not posted) is a line of the thread at the time it came, never a message.
 	const machine = mail.mails.filter((m) => !m.messageId);

@@ -5,7 +5,12 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Schemas } from '../api/client';
-import { type MessageWhatsapp, sendWhatsappTemplate, useConversationTemplates } from '../data/whatsapp';
+import {
+	type MessageWhatsapp,
+	sendWhatsappTemplate,
+	useConversationTemplates,
+	useConversationWindow,
+} from '../data/whatsapp';
 import { closedAtOf, SERVICE_WINDOW_MS, templatePreview, timeLeft, windowEnd } from '../data/whatsapp-window';
 import { t, when } from '../i18n';
 import { Problem } from '../ui/problem';
@@ -53,13 +58,16 @@ export interface WindowState {
 }
 
 /**
- * The window of a WhatsApp conversation, ticking every 30 s: open until 24 hours after the customer's last
- * message, closed once that has passed or the room refused a reply with 409 (it counts from Meta's timestamp,
- * which a late webhook makes older than when Parley received the message), until the customer writes again.
+ * The window of a WhatsApp conversation, ticking every 30 s: as the server counts it (from Meta's timestamp of
+ * the customer's last message, which a late webhook makes older than when Parley received it), read again
+ * each time the customer writes; until that answer, from the messages loaded. Closed once it has passed or
+ * the room refused a reply with 409, until the customer writes again. A workspace with no number connected
+ * keeps no window: nothing is shown.
  */
 export function useWhatsappWindow(
+	conversationId: string,
 	whatsapp: boolean,
-	messages: ReadonlyArray<{ authorKind: string; createdAt: string }>,
+	messages: ReadonlyArray<{ seq: number; authorKind: string; createdAt: string }>,
 	refused: ReadonlyArray<{ status: number; at: number; reason: string }>,
 	lastMessageSeq: number | undefined,
 ): WindowState {
@@ -69,12 +77,28 @@ export function useWhatsappWindow(
 		const timer = setInterval(() => setNow(Date.now()), 30_000);
 		return () => clearInterval(timer);
 	}, [whatsapp]);
-	const endsAt = whatsapp ? windowEnd(messages) : null;
+	const lastCustomerSeq = lastSeqBy(messages, 'contact');
+	const server = useConversationWindow(conversationId, whatsapp, lastCustomerSeq);
+	const loaded = whatsapp ? windowEnd(messages) : null;
+	const counted = server.data?.endsAt ? Date.parse(server.data.endsAt) : null;
+	// The server's answer once it is about the customer's newest message; before, the later of the two.
+	const endsAt = server.isSuccess && !server.isPlaceholderData ? counted : laterOf(counted, loaded);
 	const lastContactAt = endsAt === null ? 0 : endsAt - SERVICE_WINDOW_MS;
 	const refusal = whatsapp ? refused.filter((r) => r.status === 409 && r.at > lastContactAt).at(-1)?.reason : undefined;
-	const known = whatsapp && (messages.length > 0 || lastMessageSeq === 0);
+	const kept = server.data?.enforced !== false;
+	const known = whatsapp && kept && (messages.length > 0 || lastMessageSeq === 0);
 	const open = refusal === undefined && endsAt !== null && Math.max(now, Date.now()) < endsAt;
 	return { known, open, endsAt, refusal, now };
+}
+
+function lastSeqBy(messages: ReadonlyArray<{ seq: number; authorKind: string }>, authorKind: string): number {
+	for (let i = messages.length - 1; i >= 0; i--)
+		if (messages[i]?.authorKind === authorKind) return messages[i]?.seq ?? 0;
+	return 0;
+}
+
+function laterOf(a: number | null, b: number | null): number | null {
+	return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
 /** Above the composer of a WhatsApp conversation: the time its window has left; once closed, the notice and the template picker. */

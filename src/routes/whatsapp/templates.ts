@@ -7,6 +7,7 @@ import {
 	templateSendSchema,
 	whatsappTemplateSchema,
 } from '../../domain/channels/whatsapp/templates';
+import { conversationWindow } from '../../domain/channels/whatsapp/window';
 import { messageSchema } from '../../domain/conversations/messages';
 import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { messageExample } from '../../http/openapi-examples';
@@ -25,6 +26,30 @@ const conversationTemplateList = templateList
 const sentTemplate = messageSchema
 	.extend({ whatsapp: messageWhatsappSchema, deliveryId: z.string().openapi({ description: 'Its delivery.' }) })
 	.openapi('WhatsappTemplateMessage');
+
+const windowSchema = z
+	.object({
+		numberId: z
+			.string()
+			.nullable()
+			.openapi({ description: 'The connected number the conversation is on; null when the workspace has none.' }),
+		enforced: z.boolean().openapi({
+			description:
+				'Whether Parley refuses a team member’s free-form message outside the window: false when the workspace has no number connected (an integration carries the conversation itself).',
+		}),
+		lastCustomerMessageAt: z.string().datetime().nullable().openapi({
+			description: 'The customer’s last message to the number, by Meta’s timestamp; null when they never wrote to it.',
+		}),
+		endsAt: z
+			.string()
+			.datetime()
+			.nullable()
+			.openapi({
+				description: 'When the window closes (or closed); null when the customer never wrote to the number.',
+			}),
+		open: z.boolean().openapi({ description: 'Whether a free-form message may be sent now.' }),
+	})
+	.openapi('WhatsappWindow');
 
 const templateExample = {
 	name: 'order_update',
@@ -78,6 +103,32 @@ export const whatsappTemplatesRoutes = createRouter()
 		async (c) => {
 			const { id } = c.req.valid('param');
 			return c.json(await conversationTemplates(c.env, c.var.db, c.var.caller.workspaceId, id), 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/conversations/{id}/window',
+			operationId: 'getWhatsappConversationWindow',
+			summary: 'The 24-hour customer-service window of a WhatsApp conversation',
+			description:
+				'Counted as the conversation refuses a free-form message (409): from Meta’s timestamp of the customer’s last message to the number, which a late webhook makes older than when Parley received it. For anyone who may write in the conversation. 422 for a conversation on another channel.',
+			...requires('messages:send'),
+			request: { params: conversationParams },
+			responses: {
+				200: jsonResponse('Where the window stands.', windowSchema, {
+					numberId: 'wan_01JD3Q8Z6Y2V7K1N4M5P6R7S8T',
+					enforced: true,
+					lastCustomerMessageAt: '2026-11-26T09:15:03.000Z',
+					endsAt: '2026-11-27T09:15:03.000Z',
+					open: true,
+				}),
+				...errorResponses(403, 404, 422),
+			},
+		}),
+		async (c) => {
+			const { id } = c.req.valid('param');
+			return c.json(await conversationWindow(c.var.db, c.var.caller.workspaceId, id), 200);
 		},
 	)
 	.openapi(

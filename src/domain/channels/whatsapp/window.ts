@@ -8,6 +8,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { whatsappWindows } from '../../../db/schema';
+import { Invalid, NotFound } from '../../../lib/errors';
 import { iso } from '../../../lib/ids';
 import { SERVICE_WINDOW_MS } from '../../../model/whatsapp';
 import { lineFacts } from './replies';
@@ -46,4 +47,43 @@ export async function windowRefusal(
 	// A workspace with no number connected: `whatsapp` is only the name an integration gave its conversations
 	// (it carries them itself, through the API), and Parley sends nothing, so there is no window to keep.
 	return connected ? outsideWindow(null, now) : null;
+}
+
+/** A WhatsApp conversation's window as the server keeps it: what the console shows above the composer. */
+export interface ConversationWindow {
+	/** The number the conversation is on; null when the workspace has none connected (no window is kept). */
+	numberId: string | null;
+	/** Whether Parley refuses a team member's free-form message outside the window (a number is connected). */
+	enforced: boolean;
+	/** The customer's last message to the number, by Meta's timestamp; null when they never wrote to it. */
+	lastCustomerMessageAt: string | null;
+	/** When the window closes; null when it is not open (never opened) or not kept. */
+	endsAt: string | null;
+	open: boolean;
+}
+
+/**
+ * The 24-hour window of a WhatsApp conversation, counted as the room counts it (from Meta's timestamp of the
+ * customer's last message, not from when Parley received it), so the console's notice and the room's 409
+ * agree. NotFound outside the workspace; Invalid for a conversation on another channel.
+ */
+export async function conversationWindow(
+	db: Database,
+	workspaceId: string,
+	conversationId: string,
+	now = Date.now(),
+): Promise<ConversationWindow> {
+	const { found, whatsapp, connected, line } = await lineFacts(db, workspaceId, conversationId);
+	if (!found) throw new NotFound(`Conversation ${conversationId} not found.`);
+	if (!whatsapp) throw new Invalid('not a WhatsApp conversation', { field: ['id'] });
+	if (!connected) return { numberId: null, enforced: false, lastCustomerMessageAt: null, endsAt: null, open: true };
+	const endsAt = line === null ? null : await windowEndsAt(db, line.numberId, line.waId);
+	const open = outsideWindow(endsAt, now) === null;
+	return {
+		numberId: line?.numberId ?? null,
+		enforced: true,
+		lastCustomerMessageAt: endsAt === null ? null : iso(endsAt - SERVICE_WINDOW_MS),
+		endsAt: endsAt === null ? null : iso(endsAt),
+		open,
+	};
 }
