@@ -27,6 +27,7 @@ export function ConversationCharts({ report }: { report: ConversationReport }) {
 				<Tile label={t('reports.firstResponseMedian')} value={report.firstResponse.medianSeconds} duration />
 				<Tile label={t('reports.resolutionMedian')} value={report.resolution.medianSeconds} duration />
 				<Tile label={t('reports.handoffs')} value={report.handoffs.total} />
+				<Tile label={t('reports.handoffsArrived')} value={report.handoffs.arrived} />
 			</dl>
 			<div class="report-card wide">
 				<Chart
