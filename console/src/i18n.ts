@@ -45,6 +45,25 @@ export function addWords(words: { en: Partial<Record<Key, string>>; pt: Partial<
 	Object.assign(pt, words.pt);
 }
 
+/**
+ * A browser started under LANG=C (Chromium on Linux) says its language is `en-US@posix`, a tag Intl refuses:
+ * a library that formats numbers in `navigator.language` as it loads (uPlot, on the Reports page) then throws
+ * and leaves its page blank. Such a browser reads as the tag without its `@` part, or `en`.
+ */
+function usableLanguage(tag: string): string {
+	for (const candidate of [tag, tag.split('@')[0] ?? '', 'en']) {
+		try {
+			new Intl.NumberFormat(candidate);
+			return candidate;
+		} catch {
+			// Not a tag Intl knows: try the next one.
+		}
+	}
+	return 'en';
+}
+const language = usableLanguage(navigator.language);
+if (language !== navigator.language) Object.defineProperty(navigator, 'language', { value: language });
+
 export const locale = navigator.languages.some((l) => l.toLowerCase().startsWith('pt')) ? 'pt' : 'en';
 document.documentElement.lang = locale === 'pt' ? 'pt-BR' : 'en';
 

@@ -117,9 +117,17 @@ describe('a visitor who taps the WhatsApp bubble on /demo', () => {
 			}
 
 			// The report counts the hand-off, and that it arrived in the inbox (the shared demo workspace has others).
-			await page.goto(`${baseUrl}/console/reports`);
-			const arrived = page.locator('.tiles div').filter({ hasText: 'Handoffs that reached the inbox' }).locator('data');
-			await expect.poll(async () => Number(await arrived.getAttribute('value'))).toBeGreaterThanOrEqual(1);
+			const errors: string[] = [];
+			page.on('pageerror', (e) => errors.push(String(e)));
+			page.on('console', (m) => errors.push(m.text()));
+			await page.getByRole('link', { name: 'Reports' }).click();
+			const arrived = page.locator('dl.tiles > div').filter({ hasText: 'Handoffs that reached the inbox' });
+			await arrived.waitFor().catch(async () => {
+				throw new Error(`no tile of hand-offs that reached the inbox: ${errors.join('\n')} ${page.url()}`);
+			});
+			await expect
+				.poll(async () => Number(await arrived.locator('data').getAttribute('value')))
+				.toBeGreaterThanOrEqual(1);
 		} finally {
 			const bubble = (before.body as { messagingBubble?: unknown }).messagingBubble;
 			await putSettings(token, { messagingBubble: bubble ?? { enabled: false } });
