@@ -65,6 +65,7 @@ export const keys = {
 	widget: {
 		settings: ['widget-settings'],
 		info: ['widget-info'],
+		identity: ['widget-identity'],
 	},
 	webhooks: {
 		all: ['webhooks'],
