@@ -61,6 +61,7 @@ export const keys = {
 		presence: ['team', 'presence'],
 		sessions: (operatorId: string) => ['team', 'sessions', operatorId],
 	},
+	customFieldsAll: ['custom-fields'],
 	customFields: (entity: string) => ['custom-fields', entity],
 	widget: {
 		settings: ['widget-settings'],
