@@ -116,6 +116,22 @@ export const keys = {
 		numbers: ['whatsapp-numbers'],
 		conversationTemplates: (conversationId: string) => ['whatsapp-conversation-templates', conversationId],
 	},
+	/** Campaigns: `all` reaches the list, each campaign and the reports' list of them. */
+	campaigns: {
+		all: ['campaigns'],
+		list: ['campaigns', 'list'],
+		one: (id: string) => ['campaigns', 'one', id],
+		preview: (id: string, version: string, contactId: string) => [
+			'campaigns',
+			'one',
+			id,
+			'preview',
+			version,
+			contactId,
+		],
+	},
+	numberTemplates: (numberId: string) => ['whatsapp-number-templates', numberId],
+	scenarioWebhooks: (scenarioId: string) => ['scenario', scenarioId, 'webhooks'],
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],
 		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],

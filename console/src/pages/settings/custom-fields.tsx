@@ -1,9 +1,14 @@
 import { useState } from 'preact/hooks';
-import { type CustomField, type CustomFieldEntity, useCustomFieldChanges, useCustomFields } from '../../data/custom-fields';
+import {
+	type CustomField,
+	type CustomFieldEntity,
+	useCustomFieldChanges,
+	useCustomFields,
+} from '../../data/custom-fields';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
-import { FieldProblem, fieldProblems, invalid, Section } from './form';
+import { FieldProblem, fieldProblems, invalid, problemUnder, Section } from './form';
 
 const ENTITIES = ['contact', 'deal'] as const;
 const TYPES = ['text', 'number', 'date', 'boolean', 'select'] as const;
@@ -14,12 +19,6 @@ const optionLines = (text: string) =>
 		.split('\n')
 		.map((line) => line.trim())
 		.filter(Boolean);
-
-/** The problem the API named for the options, or for one of them (`options.2`). */
-function optionsProblem(problems: Map<string, string>): string | undefined {
-	for (const [path, message] of problems) if (path === 'options' || path.startsWith('options.')) return message;
-	return undefined;
-}
 
 /**
  * Settings › Custom fields (admins): the contact and deal fields, each with its label, type and options,
@@ -123,7 +122,12 @@ function FieldRow({ field }: { field: CustomField }) {
 						<FieldProblem id={`${id}-label`} message={problems.get('label')} />
 					</div>
 					{field.type === 'select' && (
-						<OptionsField id={`${id}-options`} value={options} onChange={setOptions} problem={optionsProblem(problems)} />
+						<OptionsField
+							id={`${id}-options`}
+							value={options}
+							onChange={setOptions}
+							problem={problemUnder(problems, 'options')}
+						/>
 					)}
 					<label class="inline">
 						<input type="checkbox" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} />{' '}
@@ -232,7 +236,12 @@ function NewField() {
 					{text('new-field-label', 'label', label, setLabel)}
 				</div>
 				{type === 'select' && (
-					<OptionsField id="new-field-options" value={options} onChange={setOptions} problem={optionsProblem(problems)} />
+					<OptionsField
+						id="new-field-options"
+						value={options}
+						onChange={setOptions}
+						problem={problemUnder(problems, 'options')}
+					/>
 				)}
 				<label class="inline">
 					<input type="checkbox" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} />{' '}
