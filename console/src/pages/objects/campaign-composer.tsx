@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import type { Schemas } from '../../api/client';
+import { useTemplatePreview } from '../../data/builder';
 import { type Campaign, useCampaignChanges, useCreateCampaign, useNumberTemplates } from '../../data/campaigns';
 import { useWhatsappNumbers } from '../../data/whatsapp';
 import { t } from '../../i18n';
@@ -134,6 +135,8 @@ export function CampaignComposer({ campaign, admin }: { campaign?: Campaign; adm
 					t('campaigns.template.hint'),
 				)
 			)}
+			{channel === 'email' && subject && <LivePreview id="campaign-subject-preview" template={subject} />}
+			{channel !== 'whatsapp' && template && <LivePreview id="campaign-template-preview" template={template} />}
 			<AudienceFields draft={audience} onChange={setAudience} problems={problems} disabled={false} />
 			{submit.error !== null && problems.size === 0 && <Problem error={submit.error} />}
 			<div class="actions">
@@ -243,6 +246,36 @@ function WhatsappFields(props: {
 					/>
 				</div>
 			))}
+		</div>
+	);
+}
+
+/** A sample contact, as the builders' previews use one. */
+const SAMPLE = { contact: { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511999990000', customFields: {} } };
+
+/** `text` once it has stayed the same for a moment: the preview asks the API at a pause, not at each key. */
+function useSettled(text: string): string {
+	const [settled, setSettled] = useState(text);
+	useEffect(() => {
+		const timer = setTimeout(() => setSettled(text), 300);
+		return () => clearTimeout(timer);
+	}, [text]);
+	return settled;
+}
+
+/**
+ * The text being written, rendered by the API's own Liquid (POST /v3/templates/preview) for a sample contact,
+ * or the API's reason it cannot be: filters and dates are the real ones, before anything is saved.
+ */
+function LivePreview({ id, template }: { id: string; template: string }) {
+	const preview = useTemplatePreview(useSettled(template), SAMPLE);
+	const problem = preview.error?.message.replace(/^json\.template: /, '');
+	return (
+		<div class="live-preview">
+			<label for={id}>{t('campaigns.livePreview')}</label>
+			<output id={id} aria-live="polite" class={problem ? 'field-problem' : undefined}>
+				{problem ?? preview.data ?? '…'}
+			</output>
 		</div>
 	);
 }

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client';
 import { moved, useFunnelChanges } from '../../data/funnels';
 import { t } from '../../i18n';
@@ -20,9 +20,20 @@ export function StageList({ funnel }: { funnel: Funnel }) {
 	const [said, setSaid] = useState('');
 	const focusAfter = useRef<string | null>(null);
 	const order = funnel.stages.map((s) => s.id);
+	// The button pressed keeps the focus once the stages are drawn in their new order (moving a row may take it
+	// away); at the top or the bottom, where that button is off, its other way takes it.
+	useEffect(() => {
+		const id = focusAfter.current;
+		focusAfter.current = null;
+		const button = id ? (document.getElementById(id) as HTMLButtonElement | null) : null;
+		if (!button) return;
+		const other = button.parentElement?.querySelector<HTMLButtonElement>('button.move:not(:disabled)');
+		(button.disabled ? other : button)?.focus();
+	}, [order.join()]);
 	const move = (from: number, to: number) => {
 		const stage = funnel.stages[from];
-		if (!stage || to < 0 || to >= order.length || from === to) return;
+		// One order at a time: the next is computed from the funnel as the API last answered it.
+		if (!stage || to < 0 || to >= order.length || from === to || changes.reorder.isPending) return;
 		changes.reorder.mutate(
 			{ id: funnel.id, stageOrder: moved(order, from, to) },
 			{ onSuccess: () => setSaid(t('funnels.stage.moved', { name: stage.name, position: to + 1 })) },
@@ -71,15 +82,12 @@ export function StageList({ funnel }: { funnel: Funnel }) {
 										type="button"
 										aria-label={label}
 										title={label}
-										disabled={to < 0 || to >= order.length || changes.reorder.isPending}
-										ref={(el) => {
-											if (el && focusAfter.current === `${stage.id}-${way}`) {
-												focusAfter.current = null;
-												el.focus();
-											}
-										}}
+										// Never disabled while an order saves: a disabled button would lose the keyboard's focus.
+										disabled={to < 0 || to >= order.length}
+										id={`stage-${stage.id}-${way}`}
+										class="move"
 										onClick={() => {
-											focusAfter.current = `${stage.id}-${way}`;
+											focusAfter.current = `stage-${stage.id}-${way}`;
 											move(index, to);
 										}}
 									>
