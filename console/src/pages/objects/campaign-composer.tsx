@@ -42,7 +42,11 @@ export function CampaignComposer({ campaign, admin }: { campaign?: Campaign; adm
 						...(numberId ? { whatsappNumberId: numberId } : {}),
 						...(waTemplate ? { whatsappTemplate: waTemplate } : {}),
 					}
-				: { template, ...(channel === 'email' ? { subject } : {}) }),
+				: {
+						// Left out when empty, so the API says what the channel needs rather than that a text is short.
+						...(template ? { template } : {}),
+						...(channel === 'email' && subject ? { subject } : {}),
+					}),
 		};
 		if (campaign) {
 			await changes.update.mutateAsync(body);
