@@ -39,6 +39,8 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots of funnels and campa
 		await page.getByRole('region', { name: 'Partners' }).waitFor();
 		await shot(page, 'console-funnels');
 
+		// Tall enough for the composer, its live preview and the saved message's preview with the audience's count.
+		await page.setViewportSize({ width: 1280, height: 1560 });
 		await page.goto(`${baseUrl}/console/campaigns/${campaign.id}`);
 		await page.getByTestId('audience-count').waitFor();
 		await expect.poll(() => page.locator('#campaign-template-preview').textContent()).toContain('Hi Ana');

@@ -45,16 +45,6 @@ export function useCampaignPreview(campaign: Campaign | undefined, contactId: st
 	});
 }
 
-/** The approved templates of a WhatsApp number (admins: the API refuses others). */
-export function useNumberTemplates(numberId: string) {
-	return useQuery({
-		queryKey: keys.numberTemplates(numberId),
-		queryFn: () => ok(api.GET('/v3/whatsapp/numbers/{id}/templates', { params: { path: { id: numberId } } })),
-		enabled: Boolean(numberId),
-		staleTime: 60_000,
-	});
-}
-
 export function useCreateCampaign() {
 	const client = useQueryClient();
 	return useMutation({

@@ -109,6 +109,8 @@ export const en = {
 	'webhooksIn.copyExample': 'Copy the example',
 	'webhooksIn.open': 'Open: anyone may call it, without a secret',
 	'webhooksIn.disabled': 'off',
+	'numberTemplates.show': 'Approved templates',
+	'numberTemplates.none': 'No approved template on this number.',
 } as const;
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
@@ -214,4 +216,6 @@ export const pt: Partial<Record<keyof typeof en, string>> = {
 	'webhooksIn.copyExample': 'Copiar o exemplo',
 	'webhooksIn.open': 'Aberto: qualquer um pode chamar, sem segredo',
 	'webhooksIn.disabled': 'desligado',
+	'numberTemplates.show': 'Modelos aprovados',
+	'numberTemplates.none': 'Nenhum modelo aprovado neste número.',
 };
