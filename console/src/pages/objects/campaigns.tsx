@@ -94,7 +94,7 @@ export function CampaignPage({ id, admin }: { id: string; admin: boolean }) {
 					)}
 					{editable ? (
 						<>
-							<Section id="campaign-compose" title={t('campaigns.template')}>
+							<Section id="campaign-compose" title={t('campaigns.compose')}>
 								<CampaignComposer key={data.id} campaign={data} admin={admin} />
 							</Section>
 							<PreviewAndTest campaign={data} />
