@@ -17,6 +17,7 @@ const ApiSettings = lazy(() => import('./pages/api-settings'));
 const BuilderPages = lazy(() => import('./pages/builder'));
 const RulesPages = lazy(() => import('./pages/rules'));
 const ReportsPage = lazy(() => import('./pages/reports'));
+const ObjectPages = lazy(() => import('./pages/objects'));
 
 /** The set-password page is open to anyone with a link; every other page needs a session (else: sign in). */
 export function App() {
@@ -52,6 +53,16 @@ function Pages({ session }: { session: ConsoleSession }) {
 				</Route>
 				<Route path="/contacts/:id">{(params) => <Contacts openId={params.id} session={session} />}</Route>
 				<Route path="/deals" component={DealsBoard} />
+				<Route path="/deals/funnels">
+					<Later>
+						<ObjectPages session={session} />
+					</Later>
+				</Route>
+				<Route path="/campaigns/*?">
+					<Later>
+						<ObjectPages session={session} />
+					</Later>
+				</Route>
 				<Route path="/tasks" component={TasksToday} />
 				<Route path="/canned-replies">
 					<CannedReplies session={session} />

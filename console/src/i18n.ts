@@ -9,6 +9,7 @@ import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
 import * as email from './words/email';
 import * as flood from './words/flood';
+import type * as objects from './words/objects';
 import * as records from './words/records';
 import type * as reports from './words/reports';
 import type * as rules from './words/rules';
@@ -25,7 +26,8 @@ type LaterKeys =
 	| keyof typeof builderFields.en
 	| keyof typeof rules.en
 	| keyof typeof assignment.en
-	| keyof typeof reports.en;
+	| keyof typeof reports.en
+	| keyof typeof objects.en;
 type Key = keyof typeof first | LaterKeys;
 
 const en: Partial<Record<Key, string>> = { ...first };

@@ -78,6 +78,15 @@ export function useMoveDeal(funnel: Funnel | undefined) {
 	});
 }
 
+/** Creates a deal; the boards and the contact's deals are read again. */
+export function useCreateDeal() {
+	const client = useQueryClient();
+	return useMutation({
+		mutationFn: (body: Schemas['NewDeal']) => ok(api.POST('/v3/deals', { body })),
+		onSuccess: () => client.invalidateQueries({ queryKey: keys.deals.all }),
+	});
+}
+
 /** A contact's latest deals (10), read when `enabled` (the operator may see the CRM). */
 export function useContactDeals(contactId: string, enabled: boolean) {
 	return useQuery({

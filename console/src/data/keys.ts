@@ -61,10 +61,12 @@ export const keys = {
 		presence: ['team', 'presence'],
 		sessions: (operatorId: string) => ['team', 'sessions', operatorId],
 	},
+	customFieldsAll: ['custom-fields'],
 	customFields: (entity: string) => ['custom-fields', entity],
 	widget: {
 		settings: ['widget-settings'],
 		info: ['widget-info'],
+		identity: ['widget-identity'],
 	},
 	webhooks: {
 		all: ['webhooks'],
@@ -116,6 +118,22 @@ export const keys = {
 		/** A conversation's window, read again once the customer's newest message is another. */
 		window: (conversationId: string, lastCustomerSeq: number) => ['whatsapp-window', conversationId, lastCustomerSeq],
 	},
+	/** Campaigns: `all` reaches the list, each campaign and the reports' list of them. */
+	campaigns: {
+		all: ['campaigns'],
+		list: ['campaigns', 'list'],
+		one: (id: string) => ['campaigns', 'one', id],
+		preview: (id: string, version: string, contactId: string) => [
+			'campaigns',
+			'one',
+			id,
+			'preview',
+			version,
+			contactId,
+		],
+	},
+	numberTemplates: (numberId: string) => ['whatsapp-number-templates', numberId],
+	scenarioWebhooks: (scenarioId: string) => ['scenario', scenarioId, 'webhooks'],
 	reports: {
 		conversations: (query: object) => ['reports', 'conversations', query],
 		campaign: (campaignId: string | undefined) => ['reports', 'campaign', campaignId],

@@ -78,3 +78,13 @@ export function useConversationWindow(conversationId: string, enabled: boolean, 
 export function sendWhatsappTemplate(conversationId: string, body: Schemas['WhatsappTemplateSend']) {
 	return ok(api.POST('/v3/whatsapp/conversations/{id}/template', { params: { path: { id: conversationId } }, body }));
 }
+
+/** The approved templates of a WhatsApp number (admins: the API refuses others). */
+export function useNumberTemplates(numberId: string) {
+	return useQuery({
+		queryKey: keys.numberTemplates(numberId),
+		queryFn: () => ok(api.GET('/v3/whatsapp/numbers/{id}/templates', { params: { path: { id: numberId } } })),
+		enabled: Boolean(numberId),
+		staleTime: 60_000,
+	});
+}

@@ -74,14 +74,33 @@ export function useWidgetLogo() {
 	};
 }
 
+/** Whether identity verification is on and the version of its secret (the secret itself is never read back). */
+export function useIdentityVerification() {
+	return useQuery({ queryKey: keys.widget.identity, queryFn: () => ok(api.GET('/v3/widget/identity-secret')) });
+}
+
 /** A new identity secret (verification on; the old one stops at once), shown once to `show`. */
 export function useGenerateIdentitySecret(show: (answer: Schemas['IdentitySecret']) => void) {
-	return useMutation({ mutationFn: () => ok(api.POST('/v3/widget/identity-secret')), onSuccess: show });
+	const client = useQueryClient();
+	return useMutation({
+		mutationFn: () => ok(api.POST('/v3/widget/identity-secret')),
+		onSuccess: (answer) => {
+			client.setQueryData(keys.widget.identity, { enabled: true, version: answer.version });
+			show(answer);
+		},
+	});
 }
 
 /** Turns identity verification off. */
 export function useDisableIdentitySecret(done: () => void) {
-	return useMutation({ mutationFn: () => ok(api.DELETE('/v3/widget/identity-secret')), onSuccess: done });
+	const client = useQueryClient();
+	return useMutation({
+		mutationFn: () => ok(api.DELETE('/v3/widget/identity-secret')),
+		onSuccess: () => {
+			client.setQueryData(keys.widget.identity, { enabled: false, version: null });
+			done();
+		},
+	});
 }
 
 /** The custom fields of contacts, which the widget's form may ask for. */

@@ -12,6 +12,7 @@ import { useShownVersion } from '../ui/changed-elsewhere';
 import { Editable } from '../ui/editable';
 import { Problem } from '../ui/problem';
 import { TagEditor } from '../ui/tag-editor';
+import { customInputType, customValue } from './records/custom-value';
 
 type Contact = Schemas['ContactRecord'];
 type Origin = Contact['firstOrigin'];
@@ -98,7 +99,7 @@ export function ContactPanel(props: {
 							key={field.key}
 							label={field.label}
 							value={data.customFields[field.key] == null ? null : String(data.customFields[field.key])}
-							type={field.type === 'number' ? 'number' : field.type === 'date' ? 'date' : 'text'}
+							type={customInputType(field.type)}
 							options={field.type === 'boolean' ? ['true', 'false'] : field.options}
 							disabled={readOnly}
 							problem={version.problem}
@@ -143,18 +144,11 @@ export function ContactPanel(props: {
 						))}
 						{deals.data?.data.length === 0 && <li class="muted">{t('contact.noDeals')}</li>}
 					</ul>
+					<Link href={`/deals?new=1&contact=${contactId}`}>{t('deals.new')}</Link>
 				</>
 			)}
 		</aside>
 	);
-}
-
-/** A custom value as its field's type wants it: numbers and booleans are not strings; empty clears it. */
-function customValue(type: string, value: string): string | number | boolean | null {
-	if (value === '') return null;
-	if (type === 'number') return Number(value);
-	if (type === 'boolean') return value === 'true';
-	return value;
 }
 
 function OriginLine({ label, origin }: { label: string; origin: Origin }) {

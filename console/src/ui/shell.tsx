@@ -32,6 +32,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 				{link('/', t('nav.inbox'))}
 				{link('/contacts', t('nav.contacts'))}
 				{can('crm:access') && link('/deals', t('nav.deals'))}
+				{can('crm:access') && link('/campaigns', t('nav.campaigns'))}
 				{link('/tasks', t('nav.tasks'))}
 				{link('/canned-replies', t('nav.canned'))}
 				{can('reports:view') && link('/reports', t('reports.title'))}

@@ -31,3 +31,20 @@ export async function disableIdentitySecret(db: Database, workspaceId: string): 
 export function identityVerificationOn(version: number | null): version is number {
 	return version !== null && version > 0;
 }
+
+/**
+ * Whether identity verification is on, and the version of its secret (the secret itself is never shown
+ * again): what Settings › Widget says before anyone generates or rotates one.
+ */
+export async function identityVerificationState(
+	db: Database,
+	workspaceId: string,
+): Promise<{ enabled: boolean; version: number | null }> {
+	const row = await db
+		.select({ version: workspaces.identitySecretVersion })
+		.from(workspaces)
+		.where(eq(workspaces.id, workspaceId))
+		.get();
+	const version = row?.version ?? null;
+	return identityVerificationOn(version) ? { enabled: true, version } : { enabled: false, version: null };
+}

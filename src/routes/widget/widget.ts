@@ -3,7 +3,11 @@ import { deploymentSecret, identitySecret } from '../../auth/secrets';
 import { reconsiderAssignment } from '../../domain/assignment/rules';
 import { saveWidgetSettings } from '../../domain/widget/config';
 import { findHandoff, handoffSchema } from '../../domain/widget/handoffs';
-import { disableIdentitySecret, rotateIdentitySecret } from '../../domain/widget/identity-settings';
+import {
+	disableIdentitySecret,
+	identityVerificationState,
+	rotateIdentitySecret,
+} from '../../domain/widget/identity-settings';
 import { LOGO_TYPES, MAX_LOGO_BYTES, MAX_LOGO_SIDE, removeLogo, uploadLogo } from '../../domain/widget/logo';
 import {
 	DEFAULT_WIDGET_SETTINGS,
@@ -24,6 +28,17 @@ const identitySecretSchema = z
 		version: z.number().int().openapi({ description: 'Goes up by one at each rotation.' }),
 	})
 	.openapi('IdentitySecret');
+
+const identityStateSchema = z
+	.object({
+		enabled: z.boolean().openapi({ description: 'Whether identify is verified (a secret is set).' }),
+		version: z
+			.number()
+			.int()
+			.nullable()
+			.openapi({ description: "The current secret's version while verification is on; else null." }),
+	})
+	.openapi('IdentityVerification');
 
 const widgetInfoSchema = z
 	.object({
@@ -193,6 +208,21 @@ export const widget = createRouter()
 				200,
 			);
 		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/identity-secret',
+			operationId: 'getIdentityVerification',
+			summary: 'Whether identity verification is on (never the secret itself)',
+			description: 'The secret is shown only when generated or rotated; this says whether one is set, and its version.',
+			...requires('admin'),
+			responses: {
+				200: jsonResponse('Whether a secret is set.', identityStateSchema, { enabled: true, version: 2 }),
+				...errorResponses(403),
+			},
+		}),
+		async (c) => c.json(await identityVerificationState(c.var.db, c.var.caller.workspaceId), 200),
 	)
 	.openapi(
 		createRoute({

@@ -12,6 +12,7 @@ import './simulator.css';
 import * as assignmentWords from '../../words/assignment';
 import * as builderWords from '../../words/builder';
 import * as builderFieldWords from '../../words/builder-fields';
+import * as objectsWords from '../../words/objects';
 import * as rulesWords from '../../words/rules';
 
 // This chunk's words, added before anything in it renders.
@@ -19,6 +20,7 @@ addWords(builderWords);
 addWords(builderFieldWords);
 addWords(rulesWords);
 addWords(assignmentWords);
+addWords(objectsWords);
 
 /**
  * The bot and scenario builders: a chunk of their own (the canvas library comes with them), loaded the first

@@ -1,7 +1,7 @@
 /**
  * A bot's or a scenario's settings beside the canvas: name, on or off, what starts it (and for a bot its
  * channels and priority), drawn from the API's schema of a change (`BotChanges`, `ScenarioChanges`) and saved
- * with one PATCH of the fields changed.
+ * with one PATCH of the fields changed; a scenario's inbound webhooks under them.
  */
 import { useState } from 'preact/hooks';
 import { useDocumentCache } from '../../data/builder';
@@ -10,6 +10,7 @@ import { t } from '../../i18n';
 import { enterSendsNothing } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
 import { fieldProblems } from '../settings/form';
+import { InboundWebhooks } from './inbound-webhooks';
 import { type Pause, PausedBox } from './paused';
 import { type DocumentKind, type JsonSchema, named, resolve } from './schema';
 import { ObjectFields } from './schema-form';
@@ -39,6 +40,7 @@ export function SettingsPanel(props: Props) {
 		<>
 			{paused && <PausedBox id={props.saved.id} paused={paused} />}
 			<SettingsForm key={paused?.at ?? 'running'} {...props} />
+			{props.kind === 'scenario' && <InboundWebhooks scenarioId={props.saved.id} />}
 		</>
 	);
 }

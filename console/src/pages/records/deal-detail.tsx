@@ -4,11 +4,12 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import type { Schemas } from '../../api/client';
 import { loadDeal, useAddDealNote, useDeal, useDealNotes, useSaveDeal, useShowDeal } from '../../data/crm';
-import { operatorName, useDirectory } from '../../data/workspace';
+import { operatorName, useBoardFunnels, useDirectory } from '../../data/workspace';
 import { t, when } from '../../i18n';
 import { useShownVersion } from '../../ui/changed-elsewhere';
 import { Editable } from '../../ui/editable';
 import { Problem } from '../../ui/problem';
+import { customInputType, customValue } from './custom-value';
 import { money } from './money';
 
 /**
@@ -18,6 +19,7 @@ import { money } from './money';
  */
 export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 	const directory = useDirectory();
+	const funnels = useBoardFunnels();
 	const deal = useDeal(id);
 	const version = useShownVersion(deal.data, () => loadDeal(id), useShowDeal(id));
 	const notes = useDealNotes(id);
@@ -29,6 +31,8 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 	const [note, setNote] = useState('');
 	const addNote = useAddDealNote(id);
 	const data = deal.data;
+	const stages = funnels.data?.find((f) => f.id === data?.funnelId)?.stages ?? [];
+	const fields = directory.data?.customFields.filter((f) => f.entity === 'deal') ?? [];
 	return (
 		<aside class="records-detail deal-detail" aria-label={t('deals.detail')}>
 			<button type="button" class="close" onClick={onClose} aria-label={t('common.close')}>
@@ -65,6 +69,20 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 						problem={version.problem}
 					/>
 					<Editable
+						label={t('deals.stage')}
+						value={data.stage.id}
+						display={data.stage.name}
+						options={stages.map((s) => ({ value: s.id, label: s.name }))}
+						onSave={(v) => save({ stage: v })}
+						problem={version.problem}
+					/>
+					<Editable
+						label={t('deals.currency')}
+						value={data.currency}
+						onSave={(v) => save({ currency: v === '' ? null : v.toUpperCase() })}
+						problem={version.problem}
+					/>
+					<Editable
 						label={t('deals.owner')}
 						value={data.ownerId ?? ''}
 						display={data.ownerId ? operatorName(directory.data, data.ownerId) : null}
@@ -74,6 +92,18 @@ export function DealDetail({ id, onClose }: { id: string; onClose(): void }) {
 						onSave={(v) => save({ ownerId: v || null })}
 						problem={version.problem}
 					/>
+					{fields.length > 0 && <h4>{t('deals.customFields')}</h4>}
+					{fields.map((field) => (
+						<Editable
+							key={field.key}
+							label={field.label}
+							value={data.customFields[field.key] == null ? null : String(data.customFields[field.key])}
+							type={customInputType(field.type)}
+							options={field.type === 'boolean' ? ['true', 'false'] : field.options}
+							problem={version.problem}
+							onSave={(v) => save({ customFields: { [field.key]: customValue(field.type, v) } })}
+						/>
+					))}
 					{data.contactId && (
 						<p>
 							<Link href={`/contacts/${data.contactId}`}>{t('deals.contact')}</Link>

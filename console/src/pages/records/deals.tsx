@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { useLocation, useSearch } from 'wouter-preact';
+import { Link, useLocation, useSearch } from 'wouter-preact';
 import { changedElsewhere, type Schemas } from '../../api/client';
 import { useBoardDeals, useMoveDeal } from '../../data/crm';
 import { operatorName, useBoardFunnels, useDirectory } from '../../data/workspace';
@@ -7,6 +7,7 @@ import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { DealDetail } from './deal-detail';
 import { money } from './money';
+import { NewDeal } from './new-deal';
 
 type Deal = Schemas['Deal'];
 type Funnel = Schemas['Funnel'];
@@ -18,7 +19,10 @@ type Funnel = Schemas['Funnel'];
  */
 export function DealsBoard() {
 	const [, navigate] = useLocation();
-	const openId = new URLSearchParams(useSearch()).get('deal');
+	const search = new URLSearchParams(useSearch());
+	const openId = search.get('deal');
+	// A new deal opens beside the board, from here or from a contact (`?new=1&contact=…`).
+	const creating = search.get('new') === '1';
 	const funnels = useBoardFunnels();
 	const [chosen, setChosen] = useState('');
 	const funnel: Funnel | undefined = funnels.data?.find((f) => f.id === chosen) ?? funnels.data?.[0];
@@ -26,7 +30,7 @@ export function DealsBoard() {
 	const move = useMoveDeal(funnel);
 
 	return (
-		<div class={`board-page${openId ? ' has-open' : ''}`}>
+		<div class={`board-page${openId || creating ? ' has-open' : ''}`}>
 			<section class="board-area" aria-label={t('deals.title')}>
 				<div class="board-head">
 					<h1>{t('deals.title')}</h1>
@@ -40,6 +44,15 @@ export function DealsBoard() {
 							))}
 						</select>
 					</label>
+					<button
+						type="button"
+						class="primary"
+						disabled={!funnels.data?.length}
+						onClick={() => navigate('/deals?new=1')}
+					>
+						{t('deals.new')}
+					</button>
+					<Link href="/deals/funnels">{t('deals.manageFunnels')}</Link>
 				</div>
 				{funnels.error && <Problem error={funnels.error} retry={() => funnels.refetch()} />}
 				{deals.error && <Problem error={deals.error} retry={() => deals.refetch()} />}
@@ -68,6 +81,15 @@ export function DealsBoard() {
 				)}
 			</section>
 			{openId && <DealDetail key={openId} id={openId} onClose={() => navigate('/deals')} />}
+			{creating && !openId && funnels.data && (
+				<NewDeal
+					funnels={funnels.data}
+					funnelId={funnel?.id}
+					contactId={search.get('contact')}
+					onCreated={(id) => navigate(`/deals?deal=${id}`)}
+					onClose={() => navigate('/deals')}
+				/>
+			)}
 		</div>
 	);
 }

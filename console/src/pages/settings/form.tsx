@@ -23,6 +23,15 @@ export function fieldProblems(error: unknown): Map<string, string> {
 	return found;
 }
 
+/**
+ * The problem named for `path` or for anything inside it (`options.2`, `audience.tags.0`): a field that edits
+ * a list or an object shows its parts' problems too.
+ */
+export function problemUnder(problems: Map<string, string>, path: string): string | undefined {
+	for (const [at, message] of problems) if (at === path || at.startsWith(`${path}.`)) return message;
+	return undefined;
+}
+
 /** The problem the API named for `path`, under its field (referenced by the field's aria-describedby). */
 export function FieldProblem({ id, message }: { id: string; message: string | undefined }) {
 	if (!message) return null;

@@ -1,5 +1,8 @@
 import { Redirect, Route, Switch } from 'wouter-preact';
 import type { ConsoleSession } from '../../data/session';
+import { addWords } from '../../i18n';
+import * as objectsWords from '../../words/objects';
+import { CustomFieldsPage } from './custom-fields';
 import { EmailSettingsPage } from './email';
 import { HoursPage } from './hours';
 import { NotificationsPage } from './notifications';
@@ -15,6 +18,9 @@ import './team.css';
 import './webhooks.css';
 import './email.css';
 import './responsive.css';
+
+// The words of the pages that manage objects (custom fields) come with this chunk.
+addWords(objectsWords);
 
 /**
  * The settings pages (the workspace's for admins, Notifications for every member), a chunk of their own that the console loads the first time one is opened, so
@@ -32,6 +38,7 @@ export default function SettingsPages({ session }: { session: ConsoleSession }) 
 			</Route>
 			<Route path="/settings/email" component={EmailSettingsPage} />
 			<Route path="/settings/webhooks" component={WebhooksPage} />
+			<Route path="/settings/custom-fields" component={CustomFieldsPage} />
 			<Route path="/settings/whatsapp" component={WhatsappSettingsPage} />
 			<Route path="/settings/notifications" component={NotificationsPage} />
 			<Route>

@@ -7,6 +7,7 @@ const ADMIN_PAGES = [
 	['/settings/widget', 'settings.nav.widget'],
 	['/settings/hours', 'settings.nav.hours'],
 	['/settings/team', 'settings.nav.team'],
+	['/settings/custom-fields', 'settings.nav.customFields'],
 	['/settings/email', 'email.title'],
 	['/settings/whatsapp', 'whatsapp.title'],
 	['/settings/webhooks', 'settings.nav.webhooks'],

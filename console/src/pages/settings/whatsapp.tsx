@@ -1,6 +1,11 @@
 import { useState } from 'preact/hooks';
 import { ApiError, type Schemas } from '../../api/client';
-import { useWhatsappNumberChanges, useWhatsappNumbers, type WhatsappNumber } from '../../data/whatsapp';
+import {
+	useNumberTemplates,
+	useWhatsappNumberChanges,
+	useWhatsappNumbers,
+	type WhatsappNumber,
+} from '../../data/whatsapp';
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
@@ -107,6 +112,7 @@ export function WhatsappSettingsPage() {
 								</div>
 							</div>
 							{editing === n.id && <NumberForm number={n} onDone={() => setEditing(null)} />}
+							<NumberTemplates numberId={n.id} />
 						</li>
 					))}
 				</ul>
@@ -247,5 +253,27 @@ function NumberForm(props: { number?: WhatsappNumber; onConnected?: (answer: Rev
 				</button>
 			</div>
 		</form>
+	);
+}
+
+/** A number's approved templates (what campaigns and closed windows may send), read when opened. */
+function NumberTemplates({ numberId }: { numberId: string }) {
+	const [open, setOpen] = useState(false);
+	const templates = useNumberTemplates(open ? numberId : '');
+	return (
+		<details onToggle={(e) => setOpen(e.currentTarget.open)}>
+			<summary>{t('numberTemplates.show')}</summary>
+			{templates.error && <Problem error={templates.error} retry={() => templates.refetch()} />}
+			{templates.data?.data.length === 0 && <p class="muted">{t('numberTemplates.none')}</p>}
+			<ul class="plain">
+				{templates.data?.data.map((tpl) => (
+					<li key={`${tpl.name}|${tpl.language}`}>
+						<strong>{tpl.name}</strong>{' '}
+						<span class="muted small">{[tpl.language, tpl.category].filter(Boolean).join(' · ')}</span>
+						<div class="small">{tpl.body}</div>
+					</li>
+				))}
+			</ul>
+		</details>
 	);
 }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { useDisableIdentitySecret, useGenerateIdentitySecret } from '../../data/widget';
+import { useDisableIdentitySecret, useGenerateIdentitySecret, useIdentityVerification } from '../../data/widget';
 import { t } from '../../i18n';
 import { Problem } from '../../ui/problem';
 import { Section, ShownOnce } from './form';
@@ -7,20 +7,14 @@ import { Section, ShownOnce } from './form';
 /**
  * Settings › Widget › Identity verification: a secret the site's backend signs visitors' identities with
  * (HS256 JWT). Generating one turns verification on; generating again rotates it (the old one stops at once);
- * turning it off stores every identify as unverified. The API never shows a secret twice, nor whether one is
- * set: the page says what it did.
+ * turning it off stores every identify as unverified. The API never shows a secret twice: the page says
+ * whether one is set (and its version), and shows a new one once.
  */
 export function IdentityVerification() {
 	const [secret, setSecret] = useState<string | null>(null);
-	const [outcome, setOutcome] = useState<string | null>(null);
-	const generate = useGenerateIdentitySecret((answer) => {
-		setSecret(answer.secret);
-		setOutcome(t('widget.identity.on', { version: answer.version }));
-	});
-	const disable = useDisableIdentitySecret(() => {
-		setSecret(null);
-		setOutcome(t('widget.identity.off'));
-	});
+	const state = useIdentityVerification();
+	const generate = useGenerateIdentitySecret((answer) => setSecret(answer.secret));
+	const disable = useDisableIdentitySecret(() => setSecret(null));
 	const busy = generate.isPending || disable.isPending;
 	return (
 		<Section id="identity" title={t('widget.identity')} intro={t('widget.identity.intro')}>
@@ -32,11 +26,14 @@ export function IdentityVerification() {
 					onDone={() => setSecret(null)}
 				/>
 			)}
-			{outcome && !secret && (
-				<p class="muted" role="status">
-					{outcome}
+			{state.data && (
+				<p class="muted" role="status" data-testid="identity-state">
+					{state.data.enabled
+						? t('widget.identity.on', { version: state.data.version ?? '' })
+						: t('widget.identity.off')}
 				</p>
 			)}
+			{state.error && <Problem error={state.error} retry={() => state.refetch()} />}
 			<div class="actions">
 				<button
 					type="button"
@@ -50,7 +47,7 @@ export function IdentityVerification() {
 				<button
 					type="button"
 					class="danger"
-					disabled={busy}
+					disabled={busy || state.data?.enabled === false}
 					onClick={() => {
 						if (confirm(t('widget.identity.confirmOff'))) disable.mutate();
 					}}
