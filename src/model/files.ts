@@ -4,13 +4,14 @@
  * Worker refuses by these rules (src/domain/conversations/files.ts); the console's and the widget's composers
  * read the same ones to say why a file will not go before anything is sent.
  */
-import { MAX_ATTACHMENTS } from './messages';
+// No imports: the widget's chat and the console take this file into their bundles, and src/model/messages.ts
+// would bring zod with it.
 
 /** The largest file taken, in bytes (10 MiB). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-/** The most files one send of a composer takes (each goes as a message; a message carries at most this many). */
-export const MAX_FILES_PER_SEND = MAX_ATTACHMENTS;
+/** The most files one send of a composer takes (each goes as a message of its own). */
+export const MAX_FILES_PER_SEND = 10;
 
 /** How many first bytes `sniff` needs. */
 export const SNIFF_BYTES = 12;
@@ -59,4 +60,12 @@ export function fileProblem(size: number, head: Uint8Array): FileProblem | null 
 /** Whether an attachment's URL is a file Parley stores (`…/v3/files/fil_…`), and its id. */
 export function storedFileId(url: string): string | null {
 	return /\/v3\/files\/(fil_[0-9a-f]{32})$/.exec(url)?.[1] ?? null;
+}
+
+/**
+ * Whether a message's text only names its one file (how a file sent alone is posted): the clients then show
+ * the file without repeating its name above it.
+ */
+export function namesItsFile(message: { text: string; attachments: ReadonlyArray<{ name: string }> }): boolean {
+	return message.attachments.length === 1 && message.attachments[0]?.name === message.text;
 }
