@@ -1,7 +1,7 @@
 /** The words of attachments: the composer's files and a message's files. In the first load, with the composer. */
 export const en = {
 	'attach.button': 'Attach files',
-	'attach.input': 'Files to send',
+	'attach.input': 'Choose files',
 	'attach.drop': 'Drop files to attach them',
 	'attach.remove': 'Remove {name}',
 	'attach.uploading': 'Uploading {name}',
@@ -14,7 +14,7 @@ export const en = {
 
 export const pt: Partial<Record<keyof typeof en, string>> = {
 	'attach.button': 'Anexar arquivos',
-	'attach.input': 'Arquivos a enviar',
+	'attach.input': 'Escolher arquivos',
 	'attach.drop': 'Solte os arquivos para anexá-los',
 	'attach.remove': 'Remover {name}',
 	'attach.uploading': 'Enviando {name}',

@@ -38,7 +38,8 @@ export class Composer {
 	private readonly button = document.createElement('button');
 	private readonly error = document.createElement('span');
 	private readonly clip = document.createElement('button');
-	private readonly picker = document.createElement('input');
+	/** The paperclip's file picker, kept outside the form (whose field is the textarea or a bot's input). */
+	readonly picker = document.createElement('input');
 	private choices?: HTMLElement;
 	private input?: Interactive & { type: 'input' };
 	/** The input was asked by a bot: the bot judges the answer and says what is wrong in its own words. */
@@ -78,6 +79,7 @@ export class Composer {
 		this.picker.multiple = true;
 		this.picker.accept = FILE_TYPES;
 		this.picker.hidden = true;
+		this.picker.className = 'picker';
 		this.picker.setAttribute('aria-label', t('attach'));
 		this.clip.addEventListener('click', () => this.picker.click());
 		this.picker.addEventListener('change', () => {
@@ -92,7 +94,7 @@ export class Composer {
 			event.preventDefault();
 			void this.attach(files);
 		});
-		this.element.append(this.clip, this.picker, this.textarea, this.button);
+		this.element.append(this.clip, this.textarea, this.button);
 		this.element.addEventListener('submit', (event) => {
 			event.preventDefault();
 			this.send();

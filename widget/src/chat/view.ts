@@ -85,6 +85,7 @@ export class ChatView {
 			this.list,
 			this.typing,
 			this.composer.element,
+			this.composer.picker,
 		);
 		host.slot.append(style, this.panel);
 	}
