@@ -60,7 +60,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOTS)('screenshots of attachments in th
 		await page.goto(`${baseUrl}/console/conversations/${id}`);
 		const image = page.locator('.attachments img[alt="tent.png"]');
 		await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth), { timeout: 15_000 }).toBe(64);
-		await page.getByText('Print the return form').waitFor();
+		await page.locator('.messages').getByText('Print the return form').waitFor();
 		await shot(page, 'console-attachments');
 		await context.close();
 	});

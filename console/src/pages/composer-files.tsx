@@ -112,7 +112,7 @@ export function AttachButton({ files, id }: { files: StagedFiles; id: string }) 
 				title={t('attach.button')}
 				onClick={() => input.current?.click()}
 			>
-				📎
+				<ClipIcon />
 			</button>
 		</>
 	);
@@ -133,7 +133,7 @@ export function StagedFileList({ files }: { files: StagedFiles }) {
 				<ul class="composer-files" aria-label={t('attach.files')}>
 					{files.staged.map((item) => (
 						<li key={item.key} class={item.failed ? 'failed' : undefined}>
-							{item.preview ? <img src={item.preview} alt="" /> : <span class="file-icon">📄</span>}
+							{item.preview && <img src={item.preview} alt="" />}
 							<span class="file-name">{item.file.name}</span>
 							<span class="muted small">{sizeLabel(item.file.size)}</span>
 							{item.progress !== null && (
@@ -159,6 +159,22 @@ export function StagedFileList({ files }: { files: StagedFiles }) {
 				</ul>
 			)}
 		</>
+	);
+}
+
+/** A paperclip, drawn (an emoji's look depends on the system's fonts, and some have none). */
+export function ClipIcon() {
+	return (
+		<svg
+			viewBox="0 0 24 24"
+			aria-hidden="true"
+			fill="none"
+			stroke="currentColor"
+			stroke-width="2"
+			stroke-linecap="round"
+		>
+			<path d="M21 11.5 12.5 20a5 5 0 0 1-7-7l9-9a3.3 3.3 0 0 1 4.7 4.7l-9 9a1.7 1.7 0 0 1-2.4-2.4L16 7.1" />
+		</svg>
 	);
 }
 

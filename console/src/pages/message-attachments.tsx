@@ -1,7 +1,7 @@
 import { storedFileId } from '../../../src/model/files';
 import type { Schemas } from '../api/client';
 import { t } from '../i18n';
-import { sizeLabel } from './composer-files';
+import { ClipIcon, sizeLabel } from './composer-files';
 
 type Attachment = Schemas['Attachment'];
 
@@ -27,7 +27,7 @@ export function MessageAttachments({ files }: { files: Attachment[] }) {
 							</a>
 						) : (
 							<a href={href} target="_blank" rel="noreferrer noopener">
-								📄 {file.name}
+								<ClipIcon /> {file.name}
 							</a>
 						)}
 						{!image && <span class="muted small"> · {sizeLabel(file.size)}</span>}
