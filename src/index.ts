@@ -13,7 +13,6 @@ import { receiveMail } from './domain/channels/email/inbound';
 import { sweepUnanswered } from './domain/channels/email/notifications';
 import { sweepMail } from './domain/channels/email/sender';
 import { sweepWhatsapp } from './domain/channels/whatsapp/sender';
-import { MAX_FILE_BYTES } from './domain/conversations/files';
 import { apiLog, purgeApiLogs } from './domain/platform/api-logs';
 import { MAX_LOGO_BYTES } from './domain/widget/logo';
 import { clientIp, enforceFloodLimit } from './domain/widget/visitor-limits';
@@ -24,6 +23,7 @@ import { answerMethodNotAllowed } from './http/method-not-allowed';
 import { apiDocument } from './http/openapi-document';
 import { requestLog } from './http/request-log';
 import { PayloadTooLarge } from './lib/errors';
+import { MAX_FILE_BYTES } from './model/files';
 import { consumeApiLogs } from './queue/api-logs-consumer';
 import { consumeCampaignSends } from './queue/campaign-sends-consumer';
 import { consumeEvents } from './queue/events-consumer';
@@ -42,7 +42,7 @@ import { workflows } from './routes/automation/workflows';
 import { campaignsRoutes } from './routes/campaigns/campaigns';
 import { cannedRepliesRoutes } from './routes/conversations/canned-replies';
 import { conversations } from './routes/conversations/conversations';
-import { filesRoutes } from './routes/conversations/files';
+import { conversationFilesRoutes, filesRoutes } from './routes/conversations/files';
 import { live } from './routes/conversations/live';
 import { messages } from './routes/conversations/messages';
 import { tagSubresource, tagsRoutes } from './routes/conversations/tags';
@@ -180,8 +180,11 @@ app.use('/whatsapp/*', database, apiBodyLimit);
 app.route('/whatsapp', whatsappWebhook);
 app.use('/v3/*', database, apiLog, operatorAuth);
 app.use('/v3/*', async function apiBodyLimits(c, next) {
-	// The logo has a smaller limit of its own, stopped before its bytes are read whole.
-	return (c.req.path === '/v3/widget/logo' ? logoBodyLimit : apiBodyLimit)(c, next);
+	// The logo has a smaller limit of its own, stopped before its bytes are read whole; a file sent into a
+	// conversation the files' larger one.
+	if (c.req.path === '/v3/widget/logo') return logoBodyLimit(c, next);
+	const upload = c.req.method === 'POST' && /^\/v3\/conversations\/[^/]+\/files$/.test(c.req.path);
+	return (upload ? fileBodyLimit : apiBodyLimit)(c, next);
 });
 
 app.route('/v3/contacts', contactsRoutes);
@@ -220,6 +223,7 @@ app.route('/v3/conversations', conversations);
 app.route('/v3/conversations', conversationBots);
 app.route('/v3/conversations', tagSubresource('conversation', 'messages:send'));
 app.route('/v3/conversations', conversationMailsRoutes);
+app.route('/v3/conversations', conversationFilesRoutes);
 app.route('/v3/email/addresses', inboundAddressesRoutes);
 app.route('/v3/email/inbound', inboundMailsRoutes);
 app.route('/v3/whatsapp/numbers', whatsappNumbersRoutes);

@@ -4,6 +4,7 @@
  * chunks of their own (the builders, rules and assignment, reports) bring their words with them.
  */
 import type * as assignment from './words/assignment';
+import * as attachments from './words/attachments';
 import type * as builder from './words/builder';
 import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
@@ -18,7 +19,16 @@ import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en };
+const first = {
+	...core.en,
+	...records.en,
+	...settings.en,
+	...team.en,
+	...flood.en,
+	...email.en,
+	...whatsapp.en,
+	...attachments.en,
+};
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -39,6 +49,7 @@ const pt: Partial<Record<Key, string>> = {
 	...flood.pt,
 	...email.pt,
 	...whatsapp.pt,
+	...attachments.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */

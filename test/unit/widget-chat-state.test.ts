@@ -119,6 +119,41 @@ describe('received', () => {
 	});
 });
 
+describe('upload', () => {
+	const upload = (progress: number) => ({ clientMessageId: 'up-1', name: 'tent.png', progress });
+
+	it('shows a file on its way with its progress, until its stored message takes its place', () => {
+		const open = run(initialState(false, true), {
+			type: 'show',
+			conversation: conversation('c1'),
+			waiting: [],
+			offline: false,
+		});
+		const going = run(open, { type: 'upload', upload: upload(0) }, { type: 'upload', upload: upload(0.5) });
+		expect(going.uploads).toEqual([upload(0.5)]);
+		const stored = run(going, { type: 'received', message: message('c1', 2, 'contact', 'up-1') });
+		expect(stored.uploads).toEqual([]);
+		// The upload's last progress report and its end, after the socket brought the message, change nothing.
+		expect(run(stored, { type: 'upload', upload: upload(1) }, { type: 'upload', upload: upload(1), done: true })).toBe(
+			stored,
+		);
+	});
+
+	it('ends a refused upload, and forgets uploads when another conversation is shown', () => {
+		const open = run(initialState(false, true), {
+			type: 'show',
+			conversation: conversation('c1'),
+			waiting: [],
+			offline: false,
+		});
+		const going = run(open, { type: 'upload', upload: upload(0) }, { type: 'upload', upload: upload(0.2) });
+		expect(going.uploads).toEqual([upload(0.2)]);
+		expect(run(going, { type: 'upload', upload: upload(1), done: true }).uploads).toEqual([]);
+		const other = run(going, { type: 'show', conversation: conversation('c2'), waiting: [], offline: false });
+		expect(other.uploads).toEqual([]);
+	});
+});
+
 describe('show', () => {
 	it('starts the conversation over: no messages, the waiting items of that conversation, busy until synced', () => {
 		const waiting = [pending('a', 'c2'), pending('b', 'c1'), pending('c', null, { movedFrom: 'c2' })];

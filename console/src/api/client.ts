@@ -25,6 +25,16 @@ export function setCsrfToken(token: string): void {
 	csrfToken = token;
 }
 
+/** The CSRF header a state-changing request made outside `api` (an upload with progress) must carry. */
+export function csrfHeader(): Record<string, string> {
+	return { 'X-CSRF-Token': csrfToken };
+}
+
+/** Tells every listener the session is over: an answer outside `api` said 401. */
+export function signedOut(): void {
+	for (const listener of signedOutListeners) listener();
+}
+
 export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'same-origin' });
 
 api.use({
@@ -79,7 +89,7 @@ async function answered<T>(pending: Answer<T> | Promise<Answer<T>>): Promise<{ d
 	}
 	const { data, error, response } = answer;
 	if (!response.ok) {
-		if (response.status === 401) for (const listener of signedOutListeners) listener();
+		if (response.status === 401) signedOut();
 		const message = (error as { message?: unknown } | undefined)?.message;
 		throw new ApiError(response.status, typeof message === 'string' ? message : response.statusText);
 	}

@@ -1952,8 +1952,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a file a visitor sent
-         * @description The bytes of a file a visitor uploaded in a conversation (the URL of its message’s attachment, and the `ref` a bot keeps in its variable), as a download: `Content-Disposition: attachment`, its type as sniffed on upload.
+         * Download a file sent in a conversation
+         * @description The bytes of a file sent in a conversation of the workspace, by a visitor or the team (the URL of its message’s attachment, and the `ref` a bot keeps in its variable), as a download: `Content-Disposition: attachment`, its type as sniffed on upload.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
          */
@@ -2176,6 +2176,28 @@ export interface paths {
         get: operations["listConversationMails"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/conversations/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a file into a conversation
+         * @description The body is the file itself (10 MiB at most): PNG, JPEG, GIF or WebP images, and PDF documents, told by its first bytes, whatever its name or Content-Type say (anything else is a 415, a larger one a 413; nothing is stored). It is stored and posted as the token's operator's message carrying it (its text is the file's name), which the visitor's widget shows live (an image inline, a PDF as a link), unless `private=true` makes it a note only the team sees. Send an `Idempotency-Key` to make a retry return the stored message instead of a second file.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `messages:send` (or `admin`).
+         */
+        post: operations["sendFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3341,11 +3363,33 @@ export interface paths {
         put?: never;
         /**
          * Send a file (idempotent by clientMessageId)
-         * @description The body is the file itself (10 MiB at most): PNG, JPEG, GIF or WebP images, and PDF documents, told by its first bytes, whatever its name or Content-Type say (anything else is a 415). It is stored, and sent as a visitor message carrying it, which a bot asking for a file takes as the answer. Operators open it at `GET /v3/files/{id}`.
+         * @description The body is the file itself (10 MiB at most): PNG, JPEG, GIF or WebP images, and PDF documents, told by its first bytes, whatever its name or Content-Type say (anything else is a 415). It is stored, and sent as a visitor message carrying it, which a bot asking for a file takes as the answer. Operators open it at `GET /v3/files/{id}`; the visitor at `GET /widget/{workspaceId}/conversations/{id}/files/{fileId}`.
          *
          *     **Credential:** the visitor’s `Parley-Session` header.
          */
         post: operations["uploadVisitorFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/{workspaceId}/conversations/{id}/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of the visitor’s conversation
+         * @description The bytes of a file sent in this conversation (an attachment whose URL ends in `/v3/files/{fileId}`), as a download with its type as sniffed on upload. A file of the team’s private notes, or of another conversation, is not found.
+         *
+         *     **Credential:** the visitor’s `Parley-Session` header.
+         */
+        get: operations["downloadVisitorFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -37838,6 +37882,269 @@ export interface operations {
             };
         };
     };
+    sendFile: {
+        parameters: {
+            query?: {
+                /** @description The file’s name, as shown. */
+                name?: string;
+                /** @description `true`: a private note for the team, never shown to the visitor. */
+                private?: "true" | "false";
+            };
+            header?: {
+                /** @description A retry with the same key (per operator) returns the first result instead of a duplicate, marked `Idempotent-Replayed: true`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The conversation. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file’s bytes. */
+        requestBody: {
+            content: {
+                /** @example %PDF-1.7 … (the file’s bytes) */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The stored message carrying the file (also for a retried Idempotency-Key). */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "conversationId": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "seq": 2,
+                     *       "authorKind": "operator",
+                     *       "authorId": "op_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *       "text": "invoice.pdf",
+                     *       "attachments": [
+                     *         {
+                     *           "url": "https://api.parley.example/v3/files/fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0",
+                     *           "name": "invoice.pdf",
+                     *           "contentType": "application/pdf",
+                     *           "size": 48213
+                     *         }
+                     *       ],
+                     *       "interactive": null,
+                     *       "clientMessageId": null,
+                     *       "private": false,
+                     *       "createdAt": "2026-11-21T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "The widget settings changed while this update was applied; retry it.",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "A request body may be at most 1 MiB.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listInboundAddresses: {
         parameters: {
             query?: never;
@@ -49942,6 +50249,135 @@ export interface operations {
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send the body as JSON with \"Content-Type: application/json\".",
                      *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadVisitorFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The token from POST /sessions. */
+                "parley-session"?: string;
+            };
+            path: {
+                /** @description The workspace whose widget this is. */
+                workspaceId: string;
+                /** @description One of the visitor’s conversations. */
+                id: string;
+                /** @description The file id. */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Conversation conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -5,6 +5,7 @@ import { t } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { CannedPicker, cannedQuery } from './canned-picker';
+import { AttachButton, filesOf, StagedFileList, useStagedFiles } from './composer-files';
 
 /** The longest message the team may send (the API's limit): the box takes no more. */
 const MAX_TEXT = 10_000;
@@ -17,7 +18,9 @@ function draftKey(conversationId: string) {
 /**
  * The reply box, or a private note to the team (the visitor never sees it): Enter sends, Shift+Enter a new
  * line, Escape leaves it, `r` (anywhere else) comes back. `/` then a shortcut offers the saved replies, filled
- * in for this conversation's contact. The visitor sees that the team is typing a reply, never a note.
+ * in for this conversation's contact. The visitor sees that the team is typing a reply, never a note. Files
+ * come by the paperclip, a drop or a paste, and go (each as a message of its own, a note's as notes) before
+ * the text.
  */
 export function Composer(props: {
 	conversationId: string;
@@ -35,6 +38,8 @@ export function Composer(props: {
 	const [error, setError] = useState<unknown>(null);
 	const box = useRef<HTMLTextAreaElement>(null);
 	const typingSent = useRef(0);
+	const files = useStagedFiles(props.conversationId);
+	const [dragging, setDragging] = useState(false);
 	useShortcuts({ r: () => box.current?.focus() });
 	const query = cannedQuery(draft);
 	const matches = useCannedMatches(query);
@@ -45,11 +50,13 @@ export function Composer(props: {
 		if (text) sessionStorage.setItem(draftKey(props.conversationId), text);
 		else sessionStorage.removeItem(draftKey(props.conversationId));
 	};
-	const send = () => {
+	const send = async () => {
 		const text = draft.trim();
-		if (!text) return;
-		props.onSend(text, { private: note });
+		if (!text && !files.pending) return;
 		setDraft('');
+		// The files first, so a caption typed with them comes after them in the thread.
+		if (files.pending) await files.send({ private: note });
+		if (text) props.onSend(text, { private: note });
 	};
 	const typing = () => {
 		const now = Date.now();
@@ -72,10 +79,23 @@ export function Composer(props: {
 
 	return (
 		<form
-			class={`composer${note ? ' note' : ''}`}
+			class={`composer${note ? ' note' : ''}${dragging ? ' dragging' : ''}`}
 			onSubmit={(event) => {
 				event.preventDefault();
-				send();
+				void send();
+			}}
+			onDragOver={(event) => {
+				if (!event.dataTransfer?.types.includes('Files')) return;
+				event.preventDefault();
+				setDragging(true);
+			}}
+			onDragLeave={() => setDragging(false)}
+			onDrop={(event) => {
+				const dropped = filesOf(event.dataTransfer);
+				setDragging(false);
+				if (dropped.length === 0) return;
+				event.preventDefault();
+				void files.add(dropped);
 			}}
 		>
 			<div class="composer-modes" role="radiogroup" aria-label={t('composer.mode')}>
@@ -93,7 +113,9 @@ export function Composer(props: {
 			</div>
 			{query !== null && <CannedPicker id={pickerId} replies={replies} active={active} onPick={pick} />}
 			{error !== null && <Problem error={error} />}
+			<StagedFileList files={files} />
 			<div class="composer-row">
+				<AttachButton files={files} id={`attach-${props.conversationId}`} />
 				<label class="visually-hidden" for="composer">
 					{note ? t('composer.noteBox') : t('conversation.composer')}
 				</label>
@@ -105,6 +127,13 @@ export function Composer(props: {
 					placeholder={note ? t('composer.notePlaceholder') : t('composer.placeholder')}
 					aria-controls={query !== null ? pickerId : undefined}
 					aria-activedescendant={query !== null && replies.length ? `${pickerId}-${active}` : undefined}
+					onPaste={(e) => {
+						// A pasted screenshot (or copied files) is attached; pasted text goes in as text.
+						const pasted = filesOf(e.clipboardData);
+						if (pasted.length === 0) return;
+						e.preventDefault();
+						void files.add(pasted);
+					}}
 					onInput={(e) => {
 						setDraft(e.currentTarget.value);
 						setActive(0);
@@ -126,7 +155,7 @@ export function Composer(props: {
 						} else if (e.key === 'Escape') e.currentTarget.blur();
 						else if (e.key === 'Enter' && !e.shiftKey) {
 							e.preventDefault();
-							send();
+							void send();
 						}
 					}}
 				/>

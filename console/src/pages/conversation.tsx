@@ -1,5 +1,6 @@
 import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { namesItsFile } from '../../../src/model/files';
 import { useConversation } from '../data/conversations';
 import { type MessageMail, useConversationMail } from '../data/email';
 import type { ConsoleSession } from '../data/session';
@@ -12,6 +13,7 @@ import { ContactPanel } from './contact-panel';
 import { ConversationActions } from './conversation-actions';
 import { type Message, useConversationLive } from './conversation-live';
 import { MachineMailLine, MailParts, MailState } from './mail-message';
+import { MessageAttachments } from './message-attachments';
 import { ConversationOrigin, useWhatsappWindow, WhatsappState, WhatsappWindow } from './whatsapp-conversation';
 
 /**
@@ -211,18 +213,8 @@ function MessageBubble(props: {
 				{who} · {when(message.createdAt)}
 				{message.private && ` · ${t('composer.note')}`}
 			</div>
-			<div class="text">{message.text}</div>
-			{message.attachments.length > 0 && (
-				<ul class="attachments">
-					{message.attachments.map((file) => (
-						<li key={file.url}>
-							<a href={file.url} target="_blank" rel="noreferrer noopener">
-								{file.name}
-							</a>
-						</li>
-					))}
-				</ul>
-			)}
+			{!namesItsFile(message) && <div class="text">{message.text}</div>}
+			<MessageAttachments files={message.attachments} />
 			{interactive?.type === 'buttons' && (
 				<ul class="choices" aria-label={t('conversation.buttons')}>
 					{interactive.buttons.map((choice) => (

@@ -1,38 +1,15 @@
 /**
- * Files visitors upload in a conversation (a bot's Data Entry file step), kept in R2 under their workspace.
- * What a file is comes from its first bytes, never from its name or the Content-Type the browser sent: only
- * images (PNG, JPEG, GIF, WebP) and PDFs are taken, up to MAX_FILE_BYTES. The visitor's message carries the
- * file as an attachment whose URL is `GET /v3/files/{id}`, which operators open with their token.
+ * Files sent in a conversation (by a visitor from the widget, an operator from the console or the API, a
+ * customer by mail or WhatsApp), kept in R2 under their workspace. What a file is comes from its first bytes,
+ * never from its name or the Content-Type the browser sent: the kinds and the size are src/model/files.ts's.
+ * The message carries the file as an attachment whose URL is `GET /v3/files/{id}`, which operators open with
+ * their token; the visitor reads the files of their own conversation through the widget's endpoint.
  */
 import { sha256Hex } from '../../auth/token';
 import { NotFound, PayloadTooLarge } from '../../lib/errors';
+import { MAX_FILE_BYTES, sniff } from '../../model/files';
 
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-const SIGNATURES: Array<{ type: string; extension: string; test: (b: Uint8Array) => boolean }> = [
-	{ type: 'image/png', extension: 'png', test: (b) => starts(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
-	{ type: 'image/jpeg', extension: 'jpg', test: (b) => starts(b, [0xff, 0xd8, 0xff]) },
-	{ type: 'image/gif', extension: 'gif', test: (b) => ascii(b, 0, 'GIF87a') || ascii(b, 0, 'GIF89a') },
-	{ type: 'image/webp', extension: 'webp', test: (b) => ascii(b, 0, 'RIFF') && ascii(b, 8, 'WEBP') },
-	{ type: 'application/pdf', extension: 'pdf', test: (b) => ascii(b, 0, '%PDF-') },
-];
-
-function starts(bytes: Uint8Array, prefix: number[]): boolean {
-	return prefix.every((byte, i) => bytes[i] === byte);
-}
-
-function ascii(bytes: Uint8Array, at: number, text: string): boolean {
-	return [...text].every((char, i) => bytes[at + i] === char.charCodeAt(0));
-}
-
-/** The kinds of file taken, for messages and the document. */
-export const ACCEPTED_FILES = 'PNG, JPEG, GIF or WebP images, and PDF documents';
-
-/** What the bytes are, or null when they are none of the accepted kinds. */
-export function sniff(bytes: Uint8Array): { type: string; extension: string } | null {
-	const found = SIGNATURES.find((signature) => signature.test(bytes));
-	return found ? { type: found.type, extension: found.extension } : null;
-}
+export { ACCEPTED_FILES, MAX_FILE_BYTES, sniff } from '../../model/files';
 
 /**
  * A file name safe to show and to put in a header: no path, no control or quote characters, 120 characters at
@@ -57,11 +34,12 @@ export function safeFileName(raw: string | undefined, extension: string): string
 const key = (workspaceId: string, id: string) => `files/${workspaceId}/${id}`;
 
 /**
- * A file's id from the visitor, the conversation and the client message id: a retried upload (its message
- * answered as a replay before anything is stored) names the same object, and no other send can reach it.
+ * A file's id from its sender (the visitor's id, or `op:` and the operator's), the conversation and the client
+ * message id: a retried upload (its message answered as a replay before anything is stored) names the same
+ * object, and no other send can reach it.
  */
-export async function fileId(visitorId: string, conversationId: string, clientMessageId: string): Promise<string> {
-	return `fil_${(await sha256Hex(`${visitorId}\n${conversationId}\n${clientMessageId}`)).slice(0, 32)}`;
+export async function fileId(sender: string, conversationId: string, clientMessageId: string): Promise<string> {
+	return `fil_${(await sha256Hex(`${sender}\n${conversationId}\n${clientMessageId}`)).slice(0, 32)}`;
 }
 
 export interface DescribedFile {
@@ -79,7 +57,10 @@ export function describeFile(rawName: string | undefined, bytes: Uint8Array): De
 	return { name: safeFileName(rawName, kind.extension), contentType: kind.type, size: bytes.byteLength };
 }
 
-/** Stores an upload described by `describeFile`, under its workspace. */
+/**
+ * Stores an upload described by `describeFile`, under its workspace. `teamOnly`: it goes in a private note,
+ * so the visitor's side never serves it (`visitorFileDownload`).
+ */
 export async function putFile(
 	env: Env,
 	workspaceId: string,
@@ -87,17 +68,50 @@ export async function putFile(
 	id: string,
 	file: DescribedFile,
 	bytes: Uint8Array,
+	teamOnly = false,
 ): Promise<void> {
 	await env.FILES.put(key(workspaceId, id), bytes, {
 		httpMetadata: { contentType: file.contentType },
-		customMetadata: { name: file.name, conversationId },
+		customMetadata: { name: file.name, conversationId, ...(teamOnly ? { teamOnly: '1' } : {}) },
 	});
+}
+
+/** Removes a stored file (one whose message was refused after it was stored). */
+export async function deleteFile(env: Env, workspaceId: string, id: string): Promise<void> {
+	await env.FILES.delete(key(workspaceId, id));
+}
+
+async function storedFile(env: Env, workspaceId: string, id: string): Promise<R2ObjectBody> {
+	const object = /^fil_[0-9a-f]{32}$/.test(id) ? await env.FILES.get(key(workspaceId, id)) : null;
+	if (!object) throw new NotFound(`File ${id} not found.`);
+	return object;
 }
 
 /** A stored file of the workspace, as a download: its bytes with the type it was sniffed as. */
 export async function fileDownload(env: Env, workspaceId: string, id: string): Promise<Response> {
-	const object = /^fil_[0-9a-f]{32}$/.test(id) ? await env.FILES.get(key(workspaceId, id)) : null;
-	if (!object) throw new NotFound(`File ${id} not found.`);
+	return download(await storedFile(env, workspaceId, id), id);
+}
+
+/**
+ * A file of the visitor's conversation, as the widget reads it: only one sent in that conversation and not in
+ * a private note; any other is not found, as if it did not exist.
+ */
+export async function visitorFileDownload(
+	env: Env,
+	workspaceId: string,
+	conversationId: string,
+	id: string,
+): Promise<Response> {
+	const object = await storedFile(env, workspaceId, id);
+	const meta = object.customMetadata ?? {};
+	if (meta.conversationId !== conversationId || meta.teamOnly === '1') {
+		await object.body.cancel();
+		throw new NotFound(`File ${id} not found.`);
+	}
+	return download(object, id);
+}
+
+function download(object: R2ObjectBody, id: string): Response {
 	const name = object.customMetadata?.name ?? id;
 	return new Response(object.body, {
 		headers: {

@@ -3,7 +3,8 @@
  * public-widget.ts): its history, sending, the read receipt and the WebSocket.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ACCEPTED_FILES, describeFile, fileId, putFile } from '../../domain/conversations/files';
+import { postFileMessage } from '../../domain/conversations/file-messages';
+import { ACCEPTED_FILES, visitorFileDownload } from '../../domain/conversations/files';
 import { connectToRoom, markRead, postVisitorMessage } from '../../domain/conversations/live';
 import {
 	listMessages,
@@ -17,7 +18,6 @@ import { authenticateSession, visitorConversation } from '../../domain/widget/vi
 import { errorResponses, jsonBody, jsonResponse, visitorSession, visitorSocketSession } from '../../http/openapi';
 import { visitorMessageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
-import { UnsupportedMediaType } from '../../lib/errors';
 import { credentialFromSubprotocols } from '../../protocol/live';
 import { visitorMessage } from './contract';
 import { afterParam, conversationParams, sessionHeaders, visitor } from './public-widget-params';
@@ -118,7 +118,7 @@ export const publicMessages = createRouter()
 			path: '/{workspaceId}/conversations/{id}/files',
 			operationId: 'uploadVisitorFile',
 			summary: 'Send a file (idempotent by clientMessageId)',
-			description: `The body is the file itself (10 MiB at most): ${ACCEPTED_FILES}, told by its first bytes, whatever its name or Content-Type say (anything else is a 415). It is stored, and sent as a visitor message carrying it, which a bot asking for a file takes as the answer. Operators open it at \`GET /v3/files/{id}\`.`,
+			description: `The body is the file itself (10 MiB at most): ${ACCEPTED_FILES}, told by its first bytes, whatever its name or Content-Type say (anything else is a 415). It is stored, and sent as a visitor message carrying it, which a bot asking for a file takes as the answer. Operators open it at \`GET /v3/files/{id}\`; the visitor at \`GET /widget/{workspaceId}/conversations/{id}/files/{fileId}\`.`,
 			...visitorSession,
 			request: {
 				params: conversationParams,
@@ -163,30 +163,60 @@ export const publicMessages = createRouter()
 			const { name, clientMessageId } = c.req.valid('query');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			const bytes = new Uint8Array(await c.req.arrayBuffer());
-			const file = describeFile(name, bytes);
-			if (!file) throw new UnsupportedMediaType(`Send ${ACCEPTED_FILES}: this file is none of them.`);
-			const stored = await fileId(session.id, id, clientMessageId);
-			// Always https: the deployment is, and message attachments are https links.
-			const url = `https://${new URL(c.req.url).host}/v3/files/${stored}`;
-			const input = {
-				workspaceId,
-				conversationId: id,
-				authorKind: 'contact' as const,
-				authorId: null,
-				text: file.name,
-				attachments: [{ url, ...file }],
-				clientMessageId: visitorClientId(session.id, clientMessageId),
-			};
 			// A retry is answered from the stored message before anything is counted or stored; a new send is
 			// counted, then its file stored, then the message that carries it posted.
 			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
-			const countThenStore = async () => {
-				await spendVisitorMessage(c.var.db, c.env, sender);
-				await putFile(c.env, workspaceId, id, stored, file, bytes);
-			};
-			const { message } = await postVisitorMessage(c.env, input, countThenStore);
+			const { message } = await postFileMessage(
+				c.env,
+				{
+					workspaceId,
+					conversationId: id,
+					sender: session.id,
+					author: { authorKind: 'contact', authorId: null },
+					name,
+					bytes: new Uint8Array(await c.req.arrayBuffer()),
+					clientKey: clientMessageId,
+					clientMessageId: visitorClientId(session.id, clientMessageId),
+					private: false,
+					// Always https: the deployment is, and message attachments are https links.
+					origin: `https://${new URL(c.req.url).host}`,
+				},
+				() => spendVisitorMessage(c.var.db, c.env, sender),
+			);
 			return c.json(visitorView(message), 201);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/{workspaceId}/conversations/{id}/files/{fileId}',
+			operationId: 'downloadVisitorFile',
+			summary: 'Download a file of the visitor’s conversation',
+			description:
+				'The bytes of a file sent in this conversation (an attachment whose URL ends in `/v3/files/{fileId}`), as a download with its type as sniffed on upload. A file of the team’s private notes, or of another conversation, is not found.',
+			...visitorSession,
+			request: {
+				params: conversationParams.extend({
+					fileId: z
+						.string()
+						.max(64)
+						.openapi({ description: 'The file id.', example: 'fil_3f7a9c2e4b1d8f60a5c7e9b2d4f6a8c0' }),
+				}),
+				headers: sessionHeaders,
+			},
+			responses: {
+				200: {
+					description: 'The file.',
+					content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+				},
+				...errorResponses(404, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, id, fileId } = c.req.valid('param');
+			const session = await visitor(c, workspaceId);
+			await visitorConversation(c.var.db, session, id);
+			return visitorFileDownload(c.env, workspaceId, id, fileId);
 		},
 	)
 	.openapi(

@@ -11,6 +11,7 @@
 import type { Identity } from '../commands';
 import type { Chat, ChatHost } from '../host';
 import { translator } from '../i18n';
+import { fileOpener } from './attachments';
 import { VisitorClient } from './client';
 import { type ChatContext, conditions, show } from './context';
 import { keepLive } from './live';
@@ -56,6 +57,7 @@ class ChatPanel implements Chat {
 		const session = new SessionKeeper(ctx);
 		this.session = session;
 		client.onSessionLost = () => session.lost();
+		const openFile = fileOpener((conversationId, fileId) => client.file(conversationId, fileId));
 		this.view = new ChatView(
 			host,
 			translator(CHAT_WORDS, host.locale),
@@ -63,6 +65,7 @@ class ChatPanel implements Chat {
 			{
 				send: (text, values) => send(ctx, text, values),
 				sendFile: (file) => sendFile(ctx, file),
+				files: openFile,
 				typing: (typing) => sendTyping(typing),
 				discard: (item) => {
 					ctx.outbox.discard(item.clientMessageId);

@@ -94,6 +94,41 @@ export class VisitorClient {
 	}
 
 	/**
+	 * Sends a file's bytes to a public endpoint with XMLHttpRequest, whose upload reports its progress (fetch
+	 * reports none); `progress` hears the fraction sent. Answers and refuses as `call` does.
+	 */
+	upload<T>(path: string, file: Blob, progress: (fraction: number) => void): Promise<T> {
+		const token = this.token;
+		return new Promise((resolve, reject) => {
+			const request = new XMLHttpRequest();
+			request.open('POST', `${this.api}/widget/${encodeURIComponent(this.workspaceId)}${path}`);
+			request.responseType = 'json';
+			request.setRequestHeader('Content-Type', 'application/octet-stream');
+			if (token) request.setRequestHeader('Parley-Session', token);
+			request.upload.onprogress = (event) => {
+				if (event.lengthComputable) progress(event.loaded / event.total);
+			};
+			request.onload = () => {
+				const json = request.response as (T & Partial<ErrorBody>) | null;
+				if (request.status >= 200 && request.status < 300) resolve(json as T);
+				else reject(new CallError(request.status, json?.message ?? request.statusText));
+			};
+			request.onerror = () => reject(new CallError(0, 'network error'));
+			request.send(file);
+		});
+	}
+
+	/** A file of one of the visitor's conversations (an attachment stored by Parley), as a Blob. */
+	async file(conversationId: string, fileId: string): Promise<Blob> {
+		const path = `/conversations/${encodeURIComponent(conversationId)}/files/${encodeURIComponent(fileId)}`;
+		const response = await fetch(`${this.api}/widget/${encodeURIComponent(this.workspaceId)}${path}`, {
+			headers: this.token ? { 'Parley-Session': this.token } : {},
+		});
+		if (!response.ok) throw new CallError(response.status, response.statusText);
+		return response.blob();
+	}
+
+	/**
 	 * Starts or resumes the session (once per page); sends the campaign origin so it is recorded. A stored
 	 * token the Worker no longer knows (ended elsewhere, or idle for 30 days) comes back as a new session:
 	 * that is a lost session too.

@@ -1,8 +1,17 @@
 /**
  * Where the visitor writes: a textarea (Enter sends, Shift+Enter breaks the line) that becomes a typed input
  * when a bot asks for an e-mail, a number, a date or a file, plus the quick-reply buttons and rating stars a bot's
- * last message offers. Typing is reported at most every 2 s, and stopped after 4 s of quiet or on send.
+ * last message offers. Typing is reported at most every 2 s, and stopped after 4 s of quiet or on send. Files
+ * come by the paperclip, a paste or a drop on the panel, checked by the Worker's own rules (src/model/files.ts)
+ * before anything is sent: a refused one says why here.
  */
+import {
+	ACCEPTED_FILE_TYPES,
+	fileProblem,
+	MAX_FILE_BYTES,
+	MAX_FILES_PER_SEND,
+	SNIFF_BYTES,
+} from '../../../src/model/files';
 import type { Interactive } from '../api-types';
 import { EMAIL, PHONE } from '../commands';
 import type { Translate } from '../i18n';
@@ -18,9 +27,9 @@ const INPUT_TYPES = {
 	file: 'file',
 };
 
-/** What a file prompt takes: what the Worker keeps (it checks the bytes again) and 10 MB at most. */
-const FILE_TYPES = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** What a file picker offers: what the Worker keeps (the bytes are checked before sending, and again there). */
+const FILE_TYPES = ACCEPTED_FILE_TYPES.join(',');
+const MB = MAX_FILE_BYTES / 1024 / 1024;
 
 export class Composer {
 	readonly element = document.createElement('form');
@@ -28,6 +37,9 @@ export class Composer {
 	private readonly textarea = document.createElement('textarea');
 	private readonly button = document.createElement('button');
 	private readonly error = document.createElement('span');
+	private readonly clip = document.createElement('button');
+	/** The paperclip's file picker, kept outside the form (whose field is the textarea or a bot's input). */
+	readonly picker = document.createElement('input');
 	private choices?: HTMLElement;
 	private input?: Interactive & { type: 'input' };
 	/** The input was asked by a bot: the bot judges the answer and says what is wrong in its own words. */
@@ -57,7 +69,34 @@ export class Composer {
 		this.button.textContent = '➤';
 		this.error.className = 'error';
 		this.error.setAttribute('role', 'alert');
-		this.element.append(this.textarea, this.button);
+		this.clip.type = 'button';
+		this.clip.className = 'clip';
+		// Drawn, not an emoji: an emoji's look depends on the visitor's fonts.
+		this.clip.innerHTML =
+			'<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M21 11.5 12.5 20a5 5 0 0 1-7-7l9-9a3.3 3.3 0 0 1 4.7 4.7l-9 9a1.7 1.7 0 0 1-2.4-2.4L16 7.1"/></svg>';
+		this.clip.setAttribute('aria-label', t('attach'));
+		this.clip.title = t('attach');
+		this.clip.hidden = true;
+		this.picker.type = 'file';
+		this.picker.multiple = true;
+		this.picker.accept = FILE_TYPES;
+		this.picker.hidden = true;
+		this.picker.className = 'picker';
+		this.picker.setAttribute('aria-label', t('attach'));
+		this.clip.addEventListener('click', () => this.picker.click());
+		this.picker.addEventListener('change', () => {
+			const files = [...(this.picker.files ?? [])];
+			this.picker.value = '';
+			void this.attach(files);
+		});
+		this.textarea.addEventListener('paste', (event) => {
+			// A pasted screenshot (or copied files) is attached; pasted text goes in as text.
+			const files = [...(event.clipboardData?.files ?? [])];
+			if (files.length === 0 || !this.attachable) return;
+			event.preventDefault();
+			void this.attach(files);
+		});
+		this.element.append(this.clip, this.textarea, this.button);
 		this.element.addEventListener('submit', (event) => {
 			event.preventDefault();
 			this.send();
@@ -73,6 +112,40 @@ export class Composer {
 		this.button.title = label;
 		this.field.placeholder = this.t('placeholder');
 		this.field.setAttribute('aria-label', this.t('placeholder'));
+	}
+
+	/** Whether files may be attached: there is a conversation to send them into. */
+	get attachable(): boolean {
+		return !this.clip.hidden;
+	}
+
+	set attachable(attachable: boolean) {
+		this.clip.hidden = !attachable;
+	}
+
+	/**
+	 * Sends the files that pass the Worker's rules, each as a message of its own; says why the others (or too
+	 * many at once) are not sent, before anything is.
+	 */
+	async attach(files: File[]): Promise<void> {
+		if (files.length > MAX_FILES_PER_SEND) return this.refuse(this.t('fileCount', String(MAX_FILES_PER_SEND)));
+		const refused: string[] = [];
+		const taken: File[] = [];
+		for (const file of files) {
+			const head = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
+			const problem = fileProblem(file.size, head);
+			if (problem === 'type') refused.push(this.t('fileType', file.name));
+			else if (problem === 'size') refused.push(this.t('fileSize', file.name, String(MB)));
+			else taken.push(file);
+		}
+		if (refused.length > 0) this.refuse(refused.join(' '));
+		else this.error.remove();
+		for (const file of taken) this.submitFile(file);
+	}
+
+	private refuse(problem: string) {
+		this.error.textContent = problem;
+		this.element.prepend(this.error);
 	}
 
 	prefill(text: string) {
@@ -115,15 +188,11 @@ export class Composer {
 	}
 
 	private sendFile() {
-		const file = (this.field as HTMLInputElement).files?.[0];
+		const field = this.field as HTMLInputElement;
+		const file = field.files?.[0];
 		if (!file) return;
-		if (file.size > MAX_FILE_BYTES) {
-			this.error.textContent = this.t('fileTooLarge');
-			this.element.prepend(this.error);
-			return;
-		}
-		this.error.remove();
-		if (this.submitFile(file)) this.field.value = '';
+		field.value = '';
+		void this.attach([file]);
 	}
 
 	private check(text: string): string | null {

@@ -5,8 +5,9 @@
  */
 import type { Message } from '../api-types';
 import type { Translate } from '../i18n';
+import type { OpenFile } from './attachments';
 import { messageElement } from './render';
-import type { Pending } from './state';
+import type { Pending, Upload } from './state';
 import type { ChatWord } from './words';
 
 /** Why the Worker refused a message, in the visitor's words (its own message goes to the tooltip). */
@@ -24,9 +25,11 @@ export class MessageLog {
 	/** The visitor's messages not stored yet (sending or refused), by clientMessageId. */
 	private readonly pending = new Map<string, HTMLElement>();
 
+	/** `files`: reads a conversation's stored files (attachments.ts). */
 	constructor(
 		private readonly t: Translate<ChatWord>,
 		private readonly teamName: () => string,
+		private readonly files: (conversationId: string) => OpenFile,
 	) {
 		this.element.className = 'log';
 		this.element.setAttribute('role', 'log');
@@ -82,6 +85,37 @@ export class MessageLog {
 	}
 
 	/**
+	 * Shows a file of the visitor's being sent, with its progress; its stored message takes its place, as a
+	 * pending message's does.
+	 */
+	showUpload(upload: Upload): void {
+		const shown = this.pending.get(upload.clientMessageId)?.querySelector('progress');
+		if (shown) {
+			shown.value = upload.progress;
+			return;
+		}
+		const progress = document.createElement('progress');
+		progress.max = 1;
+		progress.value = upload.progress;
+		progress.setAttribute('aria-label', this.t('uploading', upload.name));
+		const element = messageElement({ text: upload.name, attachments: [], authorKind: 'contact' }, null, 'pending');
+		element.classList.add('upload');
+		element.querySelector('.body')?.append(progress);
+		const before = this.pending.get(upload.clientMessageId);
+		if (before) before.replaceWith(element);
+		else this.trailer.before(element);
+		this.pending.set(upload.clientMessageId, element);
+	}
+
+	/** An upload that ended without a message (refused): its line goes. */
+	dropUpload(clientMessageId: string): void {
+		const element = this.pending.get(clientMessageId);
+		if (!element?.classList.contains('upload')) return;
+		element.remove();
+		this.pending.delete(clientMessageId);
+	}
+
+	/**
 	 * Places a stored message by seq: right after the stored one before it, so the visitor's messages not stored
 	 * yet stay where they were typed; the visitor's own, when newest, takes its pending copy's place. False
 	 * when it was already shown (the socket and the HTTP answer both bring the visitor's messages).
@@ -89,7 +123,13 @@ export class MessageLog {
 	add(message: Message): boolean {
 		if (this.shown.has(message.seq)) return false;
 		const mine = message.authorKind === 'contact';
-		const element = messageElement(message, mine ? null : this.teamName());
+		const element = messageElement(
+			message,
+			mine ? null : this.teamName(),
+			'sent',
+			undefined,
+			this.files(message.conversationId),
+		);
 		element.dataset.seq = String(message.seq);
 		const own = message.clientMessageId ? this.pending.get(message.clientMessageId) : undefined;
 		let before: HTMLElement | undefined;

@@ -3,8 +3,10 @@
  * only formatting (the bots' and the spec's, shared with mail and the console), line breaks are kept by CSS,
  * and no HTML from anyone is ever parsed.
  */
+import { namesItsFile } from '../../../src/model/files';
 import { formatTokens } from '../../../src/model/formatting';
-import type { Attachment, Message } from '../api-types';
+import type { Message } from '../api-types';
+import { attachmentElement, type OpenFile } from './attachments';
 
 /** An element with its class and its text (as a text node). */
 export function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text?: string) {
@@ -35,47 +37,18 @@ export function appendFormatted(parent: HTMLElement, text: string): void {
 	}
 }
 
-function attachment(file: Attachment): HTMLElement {
-	// A file the visitor sent is kept for the team (its URL needs an operator's token): shown by its name.
-	if (/\/v3\/files\/fil_/.test(file.url)) {
-		const sent = document.createElement('span');
-		sent.className = 'file';
-		sent.textContent = `📎 ${file.name}`;
-		return sent;
-	}
-	// Only https files, as the Worker only stores https URLs; anything else is not shown.
-	const safe = /^https:\/\//i.test(file.url);
-	if (safe && file.contentType.startsWith('image/')) {
-		const image = document.createElement('img');
-		image.src = file.url;
-		image.alt = file.name;
-		image.loading = 'lazy';
-		return image;
-	}
-	if (safe && file.contentType.startsWith('video/')) {
-		const video = document.createElement('video');
-		video.src = file.url;
-		video.controls = true;
-		video.preload = 'metadata';
-		video.setAttribute('aria-label', file.name);
-		return video;
-	}
-	const link = document.createElement('a');
-	link.textContent = file.name;
-	if (safe) link.href = file.url;
-	link.target = '_blank';
-	link.rel = 'noopener noreferrer';
-	return link;
-}
-
 export type Delivery = 'sent' | 'pending' | 'failed';
 
-/** One message bubble; `label` names the author for the team's messages. */
+/**
+ * One message bubble; `label` names the author for the team's messages, `open` reads the conversation's
+ * stored files (attachments.ts).
+ */
 export function messageElement(
 	message: Pick<Message, 'text' | 'attachments' | 'authorKind'>,
 	label: string | null,
 	delivery: Delivery = 'sent',
 	note?: string,
+	open?: OpenFile,
 ): HTMLElement {
 	const mine = message.authorKind === 'contact';
 	const item = document.createElement('div');
@@ -88,8 +61,8 @@ export function messageElement(
 	}
 	const body = document.createElement('div');
 	body.className = 'body';
-	appendFormatted(body, message.text);
-	for (const file of message.attachments) body.append(attachment(file));
+	if (!namesItsFile(message)) appendFormatted(body, message.text);
+	for (const file of message.attachments) body.append(attachmentElement(file, open));
 	item.append(body);
 	if (note) {
 		const small = document.createElement('span');

@@ -41,21 +41,27 @@ export function send(ctx: ChatContext, text: string, values?: FormValues): boole
 }
 
 /**
- * A file the visitor picked for a bot's file question: uploaded to the conversation on screen (the Worker
- * checks what it is and stores it), then shown like any message. A failure is said under the messages.
+ * A file the visitor attached (or picked for a bot's file question), checked already: uploaded to the
+ * conversation on screen with its progress shown (the Worker checks what it is again and stores it), then
+ * shown like any message. A failure is said under the messages.
  */
 export function sendFile(ctx: ChatContext, file: File): boolean {
 	const { store, client, host } = ctx;
 	const conversation = store.state.current;
 	if (!conversation || composerMode(store.state, conditions(host)) === 'closed') return false;
-	const query = new URLSearchParams({ name: file.name, clientMessageId: crypto.randomUUID() });
+	const clientMessageId = crypto.randomUUID();
+	const query = new URLSearchParams({ name: file.name, clientMessageId });
+	const upload = (progress: number, done?: boolean) =>
+		store.dispatch({ type: 'upload', upload: { clientMessageId, name: file.name, progress }, done });
+	upload(0);
 	client
-		.call<Message>('POST', `/conversations/${encodeURIComponent(conversation.id)}/files?${query}`, file)
+		.upload<Message>(`/conversations/${encodeURIComponent(conversation.id)}/files?${query}`, file, upload)
 		.then((message) => {
 			host.emit('message', message);
 			store.dispatch({ type: 'received', message });
 		})
-		.catch((error: { message?: string }) => store.dispatch({ type: 'uploadFailed', message: error.message ?? '' }));
+		.catch((error: { message?: string }) => store.dispatch({ type: 'uploadFailed', message: error.message ?? '' }))
+		.finally(() => upload(1, true));
 	return true;
 }
 

@@ -29,6 +29,13 @@ export interface Pending {
 
 export type Problem = 'rate_limited' | 'unreachable';
 
+/** A file of the visitor's on its way to the conversation shown: its name and the fraction sent. */
+export interface Upload {
+	clientMessageId: string;
+	name: string;
+	progress: number;
+}
+
 /** What is said below the messages: a conversation's status (the closed note), or a failed upload's error. */
 export type Note = { closed: boolean } | { uploadFailed: string };
 
@@ -56,6 +63,8 @@ export interface ChatState {
 	/** The new conversation on screen was started while the team was offline: it answers by e-mail. */
 	sentOffline: boolean;
 	note: Note;
+	/** The visitor's files being sent into the conversation shown, with their progress. */
+	uploads: Upload[];
 	problem: Problem | null;
 	/** What the visitor told (the form, `identify`), asked no more and given to a conversation they start. */
 	known: Details;
@@ -93,6 +102,8 @@ export type Action =
 	/** The workspace may have changed what writing on a closed conversation does: say it again. */
 	| { type: 'restatus' }
 	| { type: 'uploadFailed'; message: string }
+	/** A file's upload began, moved on (`progress`), or ended (`done`: stored, or refused with uploadFailed). */
+	| { type: 'upload'; upload: Upload; done?: boolean }
 	| { type: 'synced'; live: boolean }
 	| { type: 'typing'; typing: boolean }
 	| { type: 'read'; id: string }
@@ -123,6 +134,7 @@ export function initialState(touched: boolean, pageVisible: boolean): ChatState 
 		shownOffline: false,
 		sentOffline: false,
 		note: { closed: false },
+		uploads: [],
 		problem: null,
 		known: {},
 		touched,
@@ -150,6 +162,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
 				shownOffline: action.offline,
 				sentOffline: false,
 				note: { closed: current?.status === 'closed' },
+				uploads: [],
 				chosen: state.chosen || action.chosen === true,
 			};
 		}
@@ -199,6 +212,20 @@ export function reduce(state: ChatState, action: Action): ChatState {
 				: state;
 		case 'uploadFailed':
 			return { ...state, note: { uploadFailed: action.message } };
+		case 'upload': {
+			const { upload } = action;
+			const others = state.uploads.filter((u) => u.clientMessageId !== upload.clientMessageId);
+			const known = others.length < state.uploads.length;
+			// A progress report of an upload already ended (or of a conversation no longer shown) changes nothing.
+			if (action.done) return known ? { ...state, uploads: others } : state;
+			if (!known && upload.progress > 0) return state;
+			return {
+				...state,
+				uploads: state.uploads
+					.map((u) => (u.clientMessageId === upload.clientMessageId ? upload : u))
+					.concat(known ? [] : [upload]),
+			};
+		}
 		case 'synced':
 			return { ...state, synced: action.live, busy: state.busy && !action.live };
 		case 'typing':
@@ -243,10 +270,13 @@ function received(state: ChatState, message: Message): ChatState {
 	const next = {
 		...state,
 		messages: [...state.messages, message],
-		// The visitor's own message, stored, takes its sending copy's place.
+		// The visitor's own message, stored, takes its sending copy's place (a file's upload, too).
 		pending: message.clientMessageId
 			? state.pending.filter((p) => p.clientMessageId !== message.clientMessageId)
 			: state.pending,
+		uploads: message.clientMessageId
+			? state.uploads.filter((u) => u.clientMessageId !== message.clientMessageId)
+			: state.uploads,
 	};
 	if (message.authorKind === 'contact') return next;
 	const id = message.conversationId;

@@ -7,6 +7,7 @@
 import type { Conversation } from '../api-types';
 import type { ChatHost } from '../host';
 import type { Translate } from '../i18n';
+import type { OpenFile } from './attachments';
 import { closedNote } from './closed';
 import { Composer } from './composer';
 import { type FormValues, PrechatForm } from './fields';
@@ -22,7 +23,10 @@ import type { ChatWord } from './words';
 export interface Intents {
 	/** Send `text` (with the pre-chat form's values, for a new conversation); false if it was refused. */
 	send(text: string, values?: FormValues): boolean;
+	/** Send a file (checked already) into the conversation shown; false if it cannot go. */
 	sendFile(file: File): boolean;
+	/** Reads the stored files of a conversation (its attachments') for showing. */
+	files(conversationId: string): OpenFile;
 	typing(typing: boolean): void;
 	discard(item: Pending): void;
 	/** A conversation (null: a new one) picked from the list or a closed conversation's note. */
@@ -48,7 +52,7 @@ export class ChatView {
 		private readonly intents: Intents,
 		private state: ChatState,
 	) {
-		this.log = new MessageLog(t, () => host.config().displayName);
+		this.log = new MessageLog(t, () => host.config().displayName, intents.files);
 		const style = node('style');
 		style.textContent = PANEL_STYLE;
 		this.panel.hidden = true;
@@ -56,6 +60,16 @@ export class ChatView {
 		this.panel.setAttribute('role', 'dialog');
 		this.panel.addEventListener('keydown', (event) => {
 			if (event.key === 'Escape') host.requestClose();
+		});
+		// Files dropped anywhere on the panel are attached, as the paperclip's are.
+		this.panel.addEventListener('dragover', (event) => {
+			if (this.composer.attachable && event.dataTransfer?.types.includes('Files')) event.preventDefault();
+		});
+		this.panel.addEventListener('drop', (event) => {
+			const files = [...(event.dataTransfer?.files ?? [])];
+			if (files.length === 0 || !this.composer.attachable) return;
+			event.preventDefault();
+			void this.composer.attach(files);
 		});
 		this.header = new PanelHeader(t, host.api, {
 			list: () => intents.list(this.state.view !== 'list'),
@@ -71,6 +85,7 @@ export class ChatView {
 			this.list,
 			this.typing,
 			this.composer.element,
+			this.composer.picker,
 		);
 		host.slot.append(style, this.panel);
 	}
@@ -99,6 +114,14 @@ export class ChatView {
 			composer.prompt(asked, (answer) => this.send(answer), log.element, last?.authorKind === 'bot');
 		}
 		let grew = redraw || from < state.messages.length;
+		if (state.uploads !== previous.uploads) {
+			for (const upload of state.uploads) log.showUpload(upload);
+			for (const gone of previous.uploads) {
+				if (!state.uploads.some((u) => u.clientMessageId === gone.clientMessageId))
+					log.dropUpload(gone.clientMessageId);
+			}
+			grew ||= state.uploads.length > previous.uploads.length;
+		}
 		for (const item of state.pending) {
 			if (!redraw && previous.pending.includes(item)) continue;
 			log.showPending(item, this.intents.discard);
@@ -110,6 +133,8 @@ export class ChatView {
 		this.list.hidden = !listing;
 		log.element.hidden = listing;
 		composer.element.hidden = listing || mode === 'closed';
+		// A file goes into a conversation: the first message starts it.
+		composer.attachable = state.current !== null;
 		header.listButton.setAttribute('aria-pressed', String(listing));
 		header.listButton.hidden = state.conversations.length === 0;
 		if (listing && previous.view !== 'list') this.showList(state);
