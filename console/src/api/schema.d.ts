@@ -6879,6 +6879,8 @@ export interface components {
                  * @enum {string}
                  */
                 authorKind: "contact" | "operator" | "bot" | "system";
+                /** @description The operator's, bot's or contact's id; null for the system. Names it as the thread does. */
+                authorId: string | null;
                 /** @description A private note of the team, which the visitor never sees. */
                 private: boolean;
                 /** @description Its first 140 characters. */

@@ -3,7 +3,8 @@
  * from the socket or an HTTP answer), the visitor's own messages still on their way after them, and the
  * refused ones with why and a button to discard them.
  */
-import type { Message } from '../api-types';
+import { authorLabel } from '../../../src/model/author-label';
+import type { AuthorKind, Message } from '../api-types';
 import type { Translate } from '../i18n';
 import { messageElement } from './render';
 import type { Pending } from './state';
@@ -41,6 +42,15 @@ export class MessageLog {
 		this.element.replaceChildren(this.trailer);
 	}
 
+	/**
+	 * A message's label by the one rule every client follows (src/model/author-label.ts): to a visitor the team
+	 * speaks as one, by its display name, whoever of it wrote; the visitor's own messages carry none.
+	 */
+	private label(authorKind: AuthorKind, authorId: string | null): string | null {
+		const team = this.teamName();
+		return authorLabel({ authorKind, authorId }, { contact: null, operator: () => team, bot: team, system: team });
+	}
+
 	/** A line that is not a message (the greeting, the form), after what is there. */
 	append(node: Node): void {
 		this.trailer.before(node);
@@ -52,7 +62,7 @@ export class MessageLog {
 	}
 
 	greet(text: string): void {
-		this.append(messageElement({ text, attachments: [], authorKind: 'operator' }, this.teamName()));
+		this.append(messageElement({ text, attachments: [], authorKind: 'operator' }, this.label('operator', null)));
 	}
 
 	/** Shows a message of the visitor's not stored yet: sending, or refused (with a discard button). */
@@ -88,8 +98,7 @@ export class MessageLog {
 	 */
 	add(message: Message): boolean {
 		if (this.shown.has(message.seq)) return false;
-		const mine = message.authorKind === 'contact';
-		const element = messageElement(message, mine ? null : this.teamName());
+		const element = messageElement(message, this.label(message.authorKind, message.authorId));
 		element.dataset.seq = String(message.seq);
 		const own = message.clientMessageId ? this.pending.get(message.clientMessageId) : undefined;
 		let before: HTMLElement | undefined;
