@@ -7560,6 +7560,11 @@ export interface components {
              */
             position: "right" | "left";
             /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme: "auto" | "light" | "dark";
+            /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
              */
@@ -7714,6 +7719,11 @@ export interface components {
              * @enum {string}
              */
             position?: "right" | "left";
+            /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme?: "auto" | "light" | "dark";
             /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
@@ -8413,6 +8423,11 @@ export interface components {
              * @enum {string}
              */
             position: "right" | "left";
+            /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme: "auto" | "light" | "dark";
             /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
@@ -40239,6 +40254,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -40429,6 +40445,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -40778,6 +40795,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": "/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/3f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f60.png",
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -41075,6 +41093,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -47753,6 +47772,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
