@@ -9,6 +9,7 @@ import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
 import * as email from './words/email';
 import * as flood from './words/flood';
+import * as format from './words/format';
 import * as records from './words/records';
 import type * as reports from './words/reports';
 import type * as rules from './words/rules';
@@ -17,7 +18,7 @@ import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en };
+const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en, ...format.en };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -37,6 +38,7 @@ const pt: Partial<Record<Key, string>> = {
 	...flood.pt,
 	...email.pt,
 	...whatsapp.pt,
+	...format.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */
