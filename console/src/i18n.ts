@@ -18,7 +18,16 @@ import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en, ...format.en };
+const first = {
+	...core.en,
+	...records.en,
+	...settings.en,
+	...team.en,
+	...flood.en,
+	...email.en,
+	...whatsapp.en,
+	...format.en,
+};
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =

@@ -23,6 +23,27 @@ export const SHORTCUTS: ReadonlyArray<[keys: string[], word: keyof typeof words.
 	[['?'], 'shortcuts.help'],
 ];
 
+/**
+ * Tab and Shift+Tab go round the dialog's own controls: the page behind is inert while it is open, and the
+ * focus never leaves for the browser's address bar either.
+ */
+function keepFocusInside(event: KeyboardEvent) {
+	if (event.key !== 'Tab') return;
+	const dialog = event.currentTarget as HTMLDialogElement;
+	const controls = [...dialog.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea')];
+	const first = controls[0];
+	const last = controls.at(-1);
+	if (!first || !last) return;
+	const active = document.activeElement;
+	if (event.shiftKey && (active === first || !dialog.contains(active))) {
+		event.preventDefault();
+		last.focus();
+	} else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+		event.preventDefault();
+		first.focus();
+	}
+}
+
 export function ShortcutsHelp() {
 	const [open, setOpen] = useState(false);
 	const dialog = useRef<HTMLDialogElement>(null);
@@ -39,31 +60,32 @@ export function ShortcutsHelp() {
 				{t('shortcuts.hint')}
 			</button>
 			<dialog
-			ref={dialog}
-			class="shortcuts"
-			aria-labelledby="shortcuts-title"
-			// Escape (the dialog's own cancel) or the button: either way the state follows.
-			onClose={() => setOpen(false)}
-		>
-			<h2 id="shortcuts-title">{t('shortcuts.title')}</h2>
-			<dl>
-				{SHORTCUTS.map(([keys, word]) => (
-					<div key={word}>
-						<dt>
-							{keys.map((key, index) => (
-								<Fragment key={key}>
-									{index > 0 && (keys[0] === 'Shift' ? '+' : ` ${t('shortcuts.or')} `)}
-									<kbd>{key}</kbd>
-								</Fragment>
-							))}
-						</dt>
-						<dd>{t(word)}</dd>
-					</div>
-				))}
-			</dl>
-			<form method="dialog">
-				<button type="submit">{t('shortcuts.done')}</button>
-			</form>
+				ref={dialog}
+				class="shortcuts"
+				aria-labelledby="shortcuts-title"
+				// Escape (the dialog's own cancel) or the button: either way the state follows.
+				onClose={() => setOpen(false)}
+				onKeyDown={keepFocusInside}
+			>
+				<h2 id="shortcuts-title">{t('shortcuts.title')}</h2>
+				<dl>
+					{SHORTCUTS.map(([keys, word]) => (
+						<div key={word}>
+							<dt>
+								{keys.map((key, index) => (
+									<Fragment key={key}>
+										{index > 0 && (keys[0] === 'Shift' ? '+' : ` ${t('shortcuts.or')} `)}
+										<kbd>{key}</kbd>
+									</Fragment>
+								))}
+							</dt>
+							<dd>{t(word)}</dd>
+						</div>
+					))}
+				</dl>
+				<form method="dialog">
+					<button type="submit">{t('shortcuts.done')}</button>
+				</form>
 			</dialog>
 		</>
 	);
