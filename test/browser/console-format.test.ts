@@ -51,6 +51,7 @@ describe('one message format', () => {
 		const visitorMessage = page.locator('.message').filter({ hasText: 'shipping?' });
 		await expect.poll(() => visitorMessage.locator('.text strong').textContent()).toBe('Free');
 		expect(await visitorMessage.locator('.text').getAttribute('dir')).toBe('auto');
+		expect(await visitorMessage.locator('.text strong').evaluate((b) => getComputedStyle(b).fontWeight)).toBe('700');
 		expect(await attributes(page, `.message .text a`)).toEqual({
 			href: LONG_URL,
 			target: '_blank',
@@ -81,6 +82,9 @@ describe('one message format', () => {
 		const team = site.locator('parley-widget .msg.team').filter({ hasText: 'free over' });
 		await expect.poll(() => team.locator('.body em').textContent(), { timeout: 15_000 }).toBe('Yes');
 		expect(await team.locator('.body strong').textContent()).toBe('free');
+		// Shown bold and italic, not only marked up so (the launcher's reset sets every font to inherit).
+		expect(await team.locator('.body strong').evaluate((b) => getComputedStyle(b).fontWeight)).toBe('700');
+		expect(await team.locator('.body em').evaluate((i) => getComputedStyle(i).fontStyle)).toBe('italic');
 		expect(await team.locator('.body a').getAttribute('href')).toBe('mailto:help@acme.example');
 		expect(await team.locator('.body').getAttribute('dir')).toBe('auto');
 		const mine = site.locator('parley-widget .msg.mine').filter({ hasText: 'shipping?' });

@@ -42,6 +42,8 @@ header button:hover{background:rgba(255,255,255,.18)}
 .discard{border:0;background:none;color:inherit;text-decoration:underline;font-size:12px;padding:0;cursor:pointer}
 .msg img,.msg video{display:block;max-width:100%;border-radius:8px;margin-top:6px}
 .msg a{color:inherit}
+.msg strong{font-weight:700}
+.msg em{font-style:italic}
 .choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}
 .choices button{border:1px solid var(--p);background:transparent;color:var(--fg);border-radius:16px;padding:6px 12px}
 .choices button:hover:not(:disabled),.choices button[aria-pressed=true]{background:var(--p);color:var(--on-p)}
