@@ -114,7 +114,11 @@ describe('the theme setting', () => {
 	it('is auto by default, and a forced theme reaches the public config the widget loads', async () => {
 		const { workspaceId, token } = await seedWorkspace();
 		const config = async () =>
-			((await (await api(null, 'GET', `/widget/${workspaceId}/config`, undefined, { 'CF-Connecting-IP': randomIp() })).json()) as { theme: string }).theme;
+			(
+				(await (
+					await api(null, 'GET', `/widget/${workspaceId}/config`, undefined, { 'CF-Connecting-IP': randomIp() })
+				).json()) as { theme: string }
+			).theme;
 		expect(await config()).toBe('auto');
 		const res = await api(token, 'PUT', '/v3/widget/settings', { theme: 'dark' });
 		expect(res.status).toBe(200);

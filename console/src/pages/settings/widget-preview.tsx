@@ -61,7 +61,7 @@ export function WidgetPreview(props: {
 			<p class="hint muted">{t('widget.snippet.intro')}</p>
 			{props.snippet ? (
 				<>
-					<pre class="snippet" tabIndex={0} role="region" aria-labelledby="snippet-title">
+					<pre class="snippet">
 						<code>{props.snippet}</code>
 					</pre>
 					<CopyButton text={props.snippet} label={t('widget.snippet.copy')} />
