@@ -4,7 +4,7 @@ import { api, expectError, liveConversation, reply, seedConversation, seedWorksp
 interface Row {
 	id: string;
 	contact?: { id: string; name: string | null; email: string | null; phone: string | null };
-	lastMessage?: { seq: number; authorKind: string; private: boolean; text: string } | null;
+	lastMessage?: { seq: number; authorKind: string; authorId: string | null; private: boolean; text: string } | null;
 }
 
 async function listRows(token: string, query: string): Promise<{ rows: Row[]; timing: string }> {
@@ -15,7 +15,7 @@ async function listRows(token: string, query: string): Promise<{ rows: Row[]; ti
 
 describe('GET /v3/conversations?include=', () => {
 	it("carries the contact's name and the last message's first words, in the same statement count", async () => {
-		const { token, conversationId } = await liveConversation();
+		const { token, conversationId, operatorId } = await liveConversation();
 		const contact = await api(token, 'GET', `/v3/conversations/${conversationId}`);
 		const contactId = ((await contact.json()) as { contactId: string }).contactId;
 		await api(token, 'PATCH', `/v3/contacts/${contactId}`, { name: 'Ana Souza', email: 'ana@example.com' });
@@ -29,14 +29,20 @@ describe('GET /v3/conversations?include=', () => {
 		const full = await listRows(token, 'limit=5&include=contact,lastMessage');
 		const row = full.rows.find((r) => r.id === conversationId);
 		expect(row?.contact).toEqual({ id: contactId, name: 'Ana Souza', email: 'ana@example.com', phone: null });
-		expect(row?.lastMessage).toEqual({ seq: 2, authorKind: 'operator', private: false, text: long.slice(0, 140) });
+		expect(row?.lastMessage).toEqual({
+			seq: 2,
+			authorKind: 'operator',
+			authorId: operatorId,
+			private: false,
+			text: long.slice(0, 140),
+		});
 		const statements = (timing: string) => Number(/"(\d+) queries"/.exec(timing)?.[1]);
 		expect(Number.isInteger(statements(plain.timing))).toBe(true);
 		expect(statements(full.timing)).toBe(statements(plain.timing));
 	});
 
 	it('marks a private note as such in the preview', async () => {
-		const { token, conversationId } = await liveConversation();
+		const { token, conversationId, operatorId } = await liveConversation();
 		const res = await api(token, 'POST', '/v3/messages', {
 			conversationId,
 			text: 'Check billing first',
@@ -47,6 +53,7 @@ describe('GET /v3/conversations?include=', () => {
 		expect(rows.find((r) => r.id === conversationId)?.lastMessage).toEqual({
 			seq: 2,
 			authorKind: 'operator',
+			authorId: operatorId,
 			private: true,
 			text: 'Check billing first',
 		});

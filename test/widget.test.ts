@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { publicConfigKey } from '../src/domain/widget/config';
 import { DEFAULT_WIDGET_SETTINGS } from '../src/domain/widget/settings';
-import { api, expectError, seedCustomFields, seedWorkspace } from './factories';
+import { api, expectError, randomIp, seedCustomFields, seedWorkspace } from './factories';
 
 describe('GET /v3/widget/settings', () => {
 	it('returns the full defaults before anything was saved', async () => {
@@ -97,6 +97,7 @@ describe('PUT /v3/widget/settings', () => {
 		['a required field outside name/email/phone', { requiredFields: ['age'] }, 'json.requiredFields.0'],
 		['a bubble enabled without a number', { messagingBubble: { enabled: true } }, 'json.messagingBubble.phoneNumber'],
 		['a logo over http', { logoUrl: 'http://example.com/logo.png' }, 'json.logoUrl'],
+		['a theme other than auto, light or dark', { theme: 'sepia' }, 'json.theme'],
 	];
 	for (const [name, body, field] of invalid) {
 		it(`rejects ${name} with 422 naming ${field}, and changes nothing`, async () => {
@@ -107,6 +108,23 @@ describe('PUT /v3/widget/settings', () => {
 			expect(await (await api(token, 'GET', '/v3/widget/settings')).json()).toEqual(DEFAULT_WIDGET_SETTINGS);
 		});
 	}
+});
+
+describe('the theme setting', () => {
+	it('is auto by default, and a forced theme reaches the public config the widget loads', async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const config = async () =>
+			(
+				(await (
+					await api(null, 'GET', `/widget/${workspaceId}/config`, undefined, { 'CF-Connecting-IP': randomIp() })
+				).json()) as { theme: string }
+			).theme;
+		expect(await config()).toBe('auto');
+		const res = await api(token, 'PUT', '/v3/widget/settings', { theme: 'dark' });
+		expect(res.status).toBe(200);
+		expect(((await res.json()) as { theme: string }).theme).toBe('dark');
+		expect(await config()).toBe('dark');
+	});
 });
 
 describe('GET /v3/widget/info', () => {

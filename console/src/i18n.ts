@@ -10,6 +10,7 @@ import type * as builderFields from './words/builder-fields';
 import * as core from './words/core';
 import * as email from './words/email';
 import * as flood from './words/flood';
+import * as format from './words/format';
 import type * as objects from './words/objects';
 import * as records from './words/records';
 import type * as reports from './words/reports';
@@ -28,6 +29,7 @@ const first = {
 	...email.en,
 	...whatsapp.en,
 	...attachments.en,
+	...format.en,
 };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
@@ -50,6 +52,7 @@ const pt: Partial<Record<Key, string>> = {
 	...email.pt,
 	...whatsapp.pt,
 	...attachments.pt,
+	...format.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */

@@ -98,6 +98,8 @@ export interface WidgetConfig {
 	/** An https URL, or an uploaded logo's path on the Worker (`/widget/{ws}/logo/…`): resolve it against the Worker. */
 	logoUrl: string | null;
 	position: 'right' | 'left';
+	/** The open chat's colors: the visitor's `prefers-color-scheme`, or forced (the chat's styles.ts). */
+	theme: 'auto' | 'light' | 'dark';
 	locale: 'en' | 'pt';
 	autoMessage: string | null;
 	/** A visitor writing on a closed conversation: the Worker reopens it, or refuses (409) so a new one starts. */

@@ -6951,6 +6951,8 @@ export interface components {
                  * @enum {string}
                  */
                 authorKind: "contact" | "operator" | "bot" | "system";
+                /** @description The operator's, bot's or contact's id; null for the system. Names it as the thread does. */
+                authorId: string | null;
                 /** @description A private note of the team, which the visitor never sees. */
                 private: boolean;
                 /** @description Its first 140 characters. */
@@ -7630,6 +7632,11 @@ export interface components {
              */
             position: "right" | "left";
             /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme: "auto" | "light" | "dark";
+            /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
              */
@@ -7784,6 +7791,11 @@ export interface components {
              * @enum {string}
              */
             position?: "right" | "left";
+            /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme?: "auto" | "light" | "dark";
             /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
@@ -8507,6 +8519,11 @@ export interface components {
              * @enum {string}
              */
             position: "right" | "left";
+            /**
+             * @description The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.
+             * @enum {string}
+             */
+            theme: "auto" | "light" | "dark";
             /**
              * @description The widget's language when the browser speaks neither Portuguese nor English.
              * @enum {string}
@@ -40596,6 +40613,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -40786,6 +40804,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -41135,6 +41154,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": "/widget/ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T/logo/3f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f603f7a9c2e4b1d8f60.png",
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -41432,6 +41452,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",
@@ -48414,6 +48435,7 @@ export interface operations {
                      *       "displayName": "Support",
                      *       "logoUrl": null,
                      *       "position": "right",
+                     *       "theme": "auto",
                      *       "locale": "en",
                      *       "autoMessage": null,
                      *       "closedConversationReply": "reopen",

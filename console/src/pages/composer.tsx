@@ -17,10 +17,10 @@ function draftKey(conversationId: string) {
 
 /**
  * The reply box, or a private note to the team (the visitor never sees it): Enter sends, Shift+Enter a new
- * line, Escape leaves it, `r` (anywhere else) comes back. `/` then a shortcut offers the saved replies, filled
- * in for this conversation's contact. The visitor sees that the team is typing a reply, never a note. Files
- * come by the paperclip, a drop or a paste, and go (each as a message of its own, a note's as notes) before
- * the text.
+ * line, Escape leaves it, `r` (anywhere else) comes back to a reply and `n` to a note. `/` then a shortcut
+ * offers the saved replies, filled in for this conversation's contact. The visitor sees that the team is
+ * typing a reply, never a note. Files come by the paperclip, a drop or a paste, and go (each as a message of
+ * its own, a note's as notes) before the text.
  */
 export function Composer(props: {
 	conversationId: string;
@@ -40,7 +40,17 @@ export function Composer(props: {
 	const typingSent = useRef(0);
 	const files = useStagedFiles(props.conversationId);
 	const [dragging, setDragging] = useState(false);
-	useShortcuts({ r: () => box.current?.focus() });
+	// `r` writes a reply, `n` a private note: the mode is chosen with the key, then the box takes the focus.
+	useShortcuts({
+		r: () => {
+			setNote(false);
+			box.current?.focus();
+		},
+		n: () => {
+			setNote(true);
+			box.current?.focus();
+		},
+	});
 	const query = cannedQuery(draft);
 	const matches = useCannedMatches(query);
 	const replies = query === null ? [] : (matches.data ?? []);

@@ -7,6 +7,7 @@ import type { ConsoleSession } from '../data/session';
 import type { MessageWhatsapp } from '../data/whatsapp';
 import { contactLabel, operatorName, useDirectory } from '../data/workspace';
 import { t, when } from '../i18n';
+import { consoleAuthor, MessageText } from '../ui/message-text';
 import { Problem } from '../ui/problem';
 import { Composer } from './composer';
 import { ContactPanel } from './contact-panel';
@@ -129,9 +130,8 @@ export function ConversationView({ id, session }: { id: string; session: Console
 								<MessageBubble
 									message={message}
 									author={
-										message.authorKind === 'contact' && data
-											? contactLabel(data.contact)
-											: operatorName(directory.data, message.authorId)
+										consoleAuthor(message, directory.data, data ? contactLabel(data.contact) : null) ??
+										t('author.contact')
 									}
 									seen={message.seq === seenSeq}
 									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
@@ -153,13 +153,13 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					{live.pending.map((item) => (
 						<div key={item.clientMessageId} class={`message team pending${item.private ? ' note' : ''}`}>
 							<div class="meta">{t('conversation.sending')}</div>
-							{item.text}
+							<MessageText text={item.text} />
 						</div>
 					))}
 					{live.refused.map((item) => (
 						<div key={item.clientMessageId} class={`message team refused${item.private ? ' note' : ''}`} role="alert">
 							<div class="meta">{t('conversation.refused', { reason: item.reason })}</div>
-							<div class="text">{item.text}</div>
+							<MessageText text={item.text} />
 							<button type="button" onClick={() => live.dismissRefused(item.clientMessageId)}>
 								{t('conversation.dismiss')}
 							</button>
@@ -203,17 +203,14 @@ function MessageBubble(props: {
 	const { message, author, seen } = props;
 	const team = message.authorKind !== 'contact';
 	const interactive = message.interactive;
-	// The team's messages by the operator's name; the customer's by the contact's (its name, e-mail or phone).
-	const who =
-		message.authorKind === 'operator' || message.authorKind === 'contact' ? author : t(`author.${message.authorKind}`);
 	const kind = message.private ? ' note' : message.authorKind === 'bot' ? ' bot' : '';
 	return (
 		<div class={`message${team ? ' team' : ''}${kind}`}>
 			<div class="meta">
-				{who} · {when(message.createdAt)}
+				{author} · {when(message.createdAt)}
 				{message.private && ` · ${t('composer.note')}`}
 			</div>
-			{!namesItsFile(message) && <div class="text">{message.text}</div>}
+			{!namesItsFile(message) && <MessageText text={message.text} />}
 			<MessageAttachments files={message.attachments} />
 			{interactive?.type === 'buttons' && (
 				<ul class="choices" aria-label={t('conversation.buttons')}>

@@ -4,10 +4,11 @@ import { useLocation } from 'wouter-preact';
 import type { Schemas } from '../api/client';
 import { useConversationList, useRefreshConversationLists } from '../data/conversations';
 import type { ConsoleSession } from '../data/session';
-import { contactLabel, operatorName, useDirectory } from '../data/workspace';
+import { contactLabel, type Directory, operatorName, useDirectory } from '../data/workspace';
 import { useFeedEvent } from '../feed';
 import { t, when } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
+import { consoleAuthor, previewText } from '../ui/message-text';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
 import { filterQuery, InboxFilterBar, type InboxFilters, savedFilters, saveFilters } from './inbox-filters';
@@ -98,6 +99,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 									row={row}
 									selected={row.id === openId}
 									assignee={row.assigneeId ? operatorName(directory.data, row.assigneeId) : null}
+									directory={directory.data}
 									top={item.start}
 									onOpen={() => open(item.index)}
 								/>
@@ -115,12 +117,19 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	);
 }
 
-function InboxRow(props: { row: Row; selected: boolean; assignee: string | null; top: number; onOpen(): void }) {
+function InboxRow(props: {
+	row: Row;
+	selected: boolean;
+	assignee: string | null;
+	directory: Directory | undefined;
+	top: number;
+	onOpen(): void;
+}) {
 	const { row } = props;
 	const last = row.lastMessage;
-	const who =
-		!last || last.authorKind === 'contact' ? '' : last.private ? t('composer.note') : t(`author.${last.authorKind}`);
-	const preview = last ? `${who ? `${who}: ` : ''}${last.text}` : '';
+	// Named as the thread names them; the customer's own messages need no name, the row's title is theirs.
+	const who = !last ? null : last.private ? t('composer.note') : consoleAuthor(last, props.directory, null);
+	const preview = last ? `${who ? `${who}: ` : ''}${previewText(last.text)}` : '';
 	return (
 		<button
 			type="button"
@@ -140,7 +149,7 @@ function InboxRow(props: { row: Row; selected: boolean; assignee: string | null;
 					</span>
 				)}
 			</div>
-			<div class="preview">
+			<div class="preview" dir="auto">
 				{row.subject && <span class="subject">{row.subject} · </span>}
 				{preview || <span class="muted">{t('inbox.noMessages')}</span>}
 			</div>

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
- * Single-key shortcuts on the whole page, ignored while typing in a field or with a modifier held. The latest
- * `keys` are used, so handlers may read the current render's state.
+ * Single-key shortcuts on the whole page (listed on the `?` overlay, ui/shortcuts-help.tsx), ignored while
+ * typing in a field or with a modifier held (Shift aside: `?` is one), and while a modal dialog is open. The
+ * latest `keys` are used, so handlers may read the current render's state.
  */
 export function useShortcuts(keys: Record<string, () => void>): void {
 	const current = useRef(keys);
@@ -10,7 +11,8 @@ export function useShortcuts(keys: Record<string, () => void>): void {
 	useEffect(() => {
 		const onKey = (event: KeyboardEvent) => {
 			const target = event.target as HTMLElement;
-			if (event.altKey || event.ctrlKey || event.metaKey || target.closest('input, textarea, select')) return;
+			if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+			if (target.isContentEditable || target.closest('input, textarea, select, dialog[open]')) return;
 			const action = current.current[event.key];
 			if (!action) return;
 			event.preventDefault();

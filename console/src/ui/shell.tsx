@@ -8,6 +8,7 @@ import { SettingsNav } from '../pages/settings/nav';
 import { AutomationNav } from './automation-nav';
 import { FloodNotices } from './flood-notice';
 import { PresencePicker, TeamPresence } from './presence';
+import { ShortcutsHelp } from './shortcuts-help';
 
 /**
  * The frame around every signed-in page: the navigation, who is signed in with their status, and signing
@@ -46,6 +47,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 					<button type="button" onClick={signOut}>
 						{t('nav.signOut')}
 					</button>
+					<ShortcutsHelp />
 				</div>
 			</nav>
 			<main>{children}</main>

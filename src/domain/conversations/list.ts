@@ -85,6 +85,9 @@ export const conversationRowSchema = conversationSchema
 			.object({
 				seq: z.number().int().openapi({ description: 'Its place in the conversation.' }),
 				authorKind: z.enum(AUTHOR_KINDS).openapi({ description: 'Who wrote it.' }),
+				authorId: z.string().nullable().openapi({
+					description: "The operator's, bot's or contact's id; null for the system. Names it as the thread does.",
+				}),
 				private: z.boolean().openapi({ description: 'A private note of the team, which the visitor never sees.' }),
 				text: z.string().openapi({ description: `Its first ${PREVIEW_LENGTH} characters.` }),
 			})
@@ -109,7 +112,7 @@ type ContactNames = { name: string | null; email: string | null; phone: string |
 // The last message by its unique (conversation_id, seq) index: one lookup per row of the page.
 const lastMessageJson = sql<
 	string | null
->`(SELECT json_object('seq', m.seq, 'authorKind', m.author_kind, 'private', json(CASE WHEN m.private THEN 'true' ELSE 'false' END), 'text', substr(m.body, 1, ${PREVIEW_LENGTH})) FROM messages m WHERE m.conversation_id = conversations.id AND m.workspace_id = conversations.workspace_id AND m.seq = conversations.last_message_seq)`;
+>`(SELECT json_object('seq', m.seq, 'authorKind', m.author_kind, 'authorId', m.author_id, 'private', json(CASE WHEN m.private THEN 'true' ELSE 'false' END), 'text', substr(m.body, 1, ${PREVIEW_LENGTH})) FROM messages m WHERE m.conversation_id = conversations.id AND m.workspace_id = conversations.workspace_id AND m.seq = conversations.last_message_seq)`;
 
 /**
  * One page of the inbox, most recent activity first, in a single statement. Keyset pagination on

@@ -139,6 +139,11 @@ export const widgetSettingsSchema = z
 					'The logo atop the chat (200x200 PNG recommended); null for none. An https URL, or, for a logo uploaded with `PUT /v3/widget/logo`, its path on this API (`/widget/{workspaceId}/logo/{sha256}.{ext}`), which the widget resolves against the origin it was loaded from.',
 			}),
 		position: z.enum(['right', 'left']).openapi({ description: 'Which bottom corner the launcher sits in.' }),
+		/** The open chat's colors: the visitor's system preference, or forced light or dark. */
+		theme: z.enum(['auto', 'light', 'dark']).openapi({
+			description:
+				"The open chat's theme: `auto` (default) follows the visitor's `prefers-color-scheme`; `light` and `dark` force one. Dark uses Parley's dark palette (AA contrast) for the background and text in place of `backgroundColor` and `textColor`; `primaryColor` stays the accent.",
+		}),
 		/** The language the widget falls back to when the visitor's browser speaks neither Portuguese nor English. */
 		locale: z
 			.enum(['en', 'pt'])
@@ -219,6 +224,7 @@ export const DEFAULT_WIDGET_SETTINGS: WidgetSettings = {
 	displayName: 'Support',
 	logoUrl: null,
 	position: 'right',
+	theme: 'auto',
 	locale: 'en',
 	autoMessage: null,
 	closedConversationReply: 'reopen',

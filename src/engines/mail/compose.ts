@@ -7,7 +7,7 @@
  * `headerText` or is built from checked parts only.
  */
 import type { MailDeliveryKind } from '../../model/email';
-import { formatTokens } from '../../model/formatting';
+import { type FormatNode, formatTokens } from '../../model/formatting';
 import type { Interactive } from '../../model/messages';
 import { headerText, isMailAddress, isSafeHeaderValue } from './header-safety';
 
@@ -95,15 +95,17 @@ export function escapeHtml(text: string): string {
 
 /** A message text as HTML: its formatting as <strong>, <em> and links, everything else escaped text. */
 export function formattedHtml(text: string): string {
-	return formatTokens(text)
-		.map((token) => {
-			const inner = escapeHtml(token.text).replaceAll('\n', '<br>');
-			if (token.kind === 'bold') return `<strong>${inner}</strong>`;
-			if (token.kind === 'italic') return `<em>${inner}</em>`;
-			if (token.kind === 'link') return `<a href="${escapeHtml(token.href)}">${inner}</a>`;
-			return inner;
-		})
-		.join('');
+	const html = (nodes: FormatNode[]): string =>
+		nodes
+			.map((node) => {
+				if (node.kind === 'bold') return `<strong>${html(node.children)}</strong>`;
+				if (node.kind === 'italic') return `<em>${html(node.children)}</em>`;
+				const inner = escapeHtml(node.text).replaceAll('\n', '<br>');
+				if (node.kind === 'link') return `<a href="${escapeHtml(node.href)}">${inner}</a>`;
+				return inner;
+			})
+			.join('');
+	return html(formatTokens(text));
 }
 
 /** What a message asks of the customer, as lines a mail reader can answer by replying. */

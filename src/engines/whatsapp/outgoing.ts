@@ -10,7 +10,7 @@
  * numbered text instead, so an inbound `button_reply`/`list_reply` carries the label itself as its title and
  * `parseReplyId` recovers the option's index from its id.
  */
-import { formatTokens } from '../../model/formatting';
+import { type FormatNode, formatTokens } from '../../model/formatting';
 import type { AttachmentMeta, Interactive } from '../../model/messages';
 import { WHATSAPP_LIMITS } from '../../model/whatsapp';
 
@@ -94,14 +94,16 @@ export function parseReplyId(id: string): number | null {
  */
 export function whatsappText(text: string): { text: string; hasLink: boolean } {
 	let hasLink = false;
-	const out = formatTokens(text)
-		.map((token) => {
-			if (token.kind === 'bold') return `*${token.text}*`;
-			if (token.kind === 'italic') return `_${token.text}_`;
-			if (token.kind === 'link') hasLink = true;
-			return token.text;
-		})
-		.join('');
+	const markup = (nodes: FormatNode[]): string =>
+		nodes
+			.map((node) => {
+				if (node.kind === 'bold') return `*${markup(node.children)}*`;
+				if (node.kind === 'italic') return `_${markup(node.children)}_`;
+				if (node.kind === 'link' && node.href.startsWith('http')) hasLink = true;
+				return node.text;
+			})
+			.join('');
+	const out = markup(formatTokens(text));
 	return { text: out, hasLink };
 }
 

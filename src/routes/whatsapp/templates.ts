@@ -40,13 +40,9 @@ const windowSchema = z
 		lastCustomerMessageAt: z.string().datetime().nullable().openapi({
 			description: 'The customer’s last message to the number, by Meta’s timestamp; null when they never wrote to it.',
 		}),
-		endsAt: z
-			.string()
-			.datetime()
-			.nullable()
-			.openapi({
-				description: 'When the window closes (or closed); null when the customer never wrote to the number.',
-			}),
+		endsAt: z.string().datetime().nullable().openapi({
+			description: 'When the window closes (or closed); null when the customer never wrote to the number.',
+		}),
 		open: z.boolean().openapi({ description: 'Whether a free-form message may be sent now.' }),
 	})
 	.openapi('WhatsappWindow');

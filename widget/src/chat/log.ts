@@ -3,7 +3,8 @@
  * from the socket or an HTTP answer), the visitor's own messages still on their way after them, and the
  * refused ones with why and a button to discard them.
  */
-import type { Message } from '../api-types';
+import { authorLabel } from '../../../src/model/author-label';
+import type { AuthorKind, Message } from '../api-types';
 import type { Translate } from '../i18n';
 import type { OpenFile } from './attachments';
 import { messageElement } from './render';
@@ -44,6 +45,15 @@ export class MessageLog {
 		this.element.replaceChildren(this.trailer);
 	}
 
+	/**
+	 * A message's label by the one rule every client follows (src/model/author-label.ts): to a visitor the team
+	 * speaks as one, by its display name, whoever of it wrote; the visitor's own messages carry none.
+	 */
+	private label(authorKind: AuthorKind, authorId: string | null): string | null {
+		const team = this.teamName();
+		return authorLabel({ authorKind, authorId }, { contact: null, operator: () => team, bot: team, system: team });
+	}
+
 	/** A line that is not a message (the greeting, the form), after what is there. */
 	append(node: Node): void {
 		this.trailer.before(node);
@@ -55,7 +65,7 @@ export class MessageLog {
 	}
 
 	greet(text: string): void {
-		this.append(messageElement({ text, attachments: [], authorKind: 'operator' }, this.teamName()));
+		this.append(messageElement({ text, attachments: [], authorKind: 'operator' }, this.label('operator', null)));
 	}
 
 	/** Shows a message of the visitor's not stored yet: sending, or refused (with a discard button). */
@@ -122,10 +132,9 @@ export class MessageLog {
 	 */
 	add(message: Message): boolean {
 		if (this.shown.has(message.seq)) return false;
-		const mine = message.authorKind === 'contact';
 		const element = messageElement(
 			message,
-			mine ? null : this.teamName(),
+			this.label(message.authorKind, message.authorId),
 			'sent',
 			undefined,
 			this.files(message.conversationId),

@@ -4,7 +4,7 @@
  * and no HTML from anyone is ever parsed.
  */
 import { namesItsFile } from '../../../src/model/files';
-import { formatTokens } from '../../../src/model/formatting';
+import { type MakeElement, renderFormatted } from '../../../src/model/formatting';
 import type { Message } from '../api-types';
 import { attachmentElement, type OpenFile } from './attachments';
 
@@ -16,25 +16,20 @@ export function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = 
 	return element;
 }
 
+/** The widget's element factory for the shared renderer: DOM calls, text only ever as text nodes. */
+const makeElement: MakeElement<HTMLElement> = (tag, attributes, children) => {
+	const element = document.createElement(tag);
+	for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+	element.append(...children);
+	return element;
+};
+
 /**
  * Adds `text` to `parent` formatted as every Parley client formats it (src/model/formatting.ts): *bold* and
- * _italic_ as <strong>/<em>, web links as links opening in a new tab, everything else as plain text.
+ * _italic_ as <strong>/<em>, web and mail links opening in a new tab, everything else as plain text.
  */
 export function appendFormatted(parent: HTMLElement, text: string): void {
-	for (const token of formatTokens(text)) {
-		if (token.kind === 'text') {
-			parent.append(token.text);
-			continue;
-		}
-		const element = document.createElement(token.kind === 'bold' ? 'strong' : token.kind === 'italic' ? 'em' : 'a');
-		element.textContent = token.text;
-		if (token.kind === 'link') {
-			element.setAttribute('href', token.href);
-			element.setAttribute('target', '_blank');
-			element.setAttribute('rel', 'noopener noreferrer nofollow');
-		}
-		parent.append(element);
-	}
+	parent.append(...renderFormatted(text, makeElement));
 }
 
 export type Delivery = 'sent' | 'pending' | 'failed';
@@ -61,6 +56,8 @@ export function messageElement(
 	}
 	const body = document.createElement('div');
 	body.className = 'body';
+	// Each message takes the direction of its first strong character: Hebrew right to left beside English.
+	body.dir = 'auto';
 	if (!namesItsFile(message)) appendFormatted(body, message.text);
 	for (const file of message.attachments) body.append(attachmentElement(file, open));
 	item.append(body);

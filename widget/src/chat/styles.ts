@@ -1,5 +1,21 @@
-/** The chat panel's CSS (the launcher's is in launcher.ts); colors come from the --p/--bg/--fg variables. */
+/**
+ * The chat panel's CSS (the launcher's is in launcher.ts); colors come from the --p/--bg/--fg variables the
+ * launcher sets from the config, and --err. The dark theme lives here, in the chat file, so nothing loaded
+ * before the chat opens grows: the panel's `data-theme` is the config's `theme`, and dark (forced, or `auto`
+ * under a dark `prefers-color-scheme`) replaces the background and text with DARK, keeping the accent.
+ */
+
+/** The dark palette: every text on it keeps WCAG AA contrast (test/unit/widget-contrast.test.ts computes it). */
+export const DARK = { bg: '#161b22', fg: '#e6edf3', err: '#ff8182' } as const;
+/** The light theme's error text, on the workspace's background (white by default). */
+export const LIGHT_ERR = '#cf222e';
+
+const dark = `--bg:${DARK.bg};--fg:${DARK.fg};--err:${DARK.err};color-scheme:dark`;
+
 export const PANEL_STYLE = `
+.panel{--err:${LIGHT_ERR};color-scheme:light}
+.panel[data-theme=dark]{${dark}}
+@media (prefers-color-scheme:dark){.panel[data-theme=auto]{${dark}}}
 .panel{position:fixed;bottom:88px;right:20px;z-index:2147482999;width:370px;height:min(620px,calc(100vh - 110px));display:flex;flex-direction:column;background:var(--bg);color:var(--fg);border-radius:16px;box-shadow:0 8px 40px rgba(0,0,0,.25);overflow:hidden;transition:opacity .15s,transform .15s}
 .left .panel{right:auto;left:20px}
 .panel button{cursor:pointer}
@@ -20,14 +36,16 @@ header button:hover{background:rgba(255,255,255,.18)}
 .msg.mine{align-self:flex-end;align-items:flex-end}
 .msg.mine .body{background:var(--p);color:var(--on-p)}
 .msg.pending{opacity:.6}
-.msg.failed .body{outline:2px solid #cf222e}
+.msg.failed .body{outline:2px solid var(--err)}
 .msg .author,.msg .note{font-size:11.5px;opacity:.75}
-.msg.failed .note{color:#cf222e;opacity:1}
+.msg.failed .note{color:var(--err);opacity:1}
 .discard{border:0;background:none;color:inherit;text-decoration:underline;font-size:12px;padding:0;cursor:pointer}
 .msg img,.msg video{display:block;max-width:100%;border-radius:8px;margin-top:6px}
 .msg a{color:inherit}
 .msg progress{display:block;width:100%;margin-top:6px}
 .composer .clip{background:transparent;color:var(--fg);min-width:30px;padding:0 4px;font-size:18px}
+.msg strong{font-weight:700}
+.msg em{font-style:italic}
 .choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}
 .choices button{border:1px solid var(--p);background:transparent;color:var(--fg);border-radius:16px;padding:6px 12px}
 .choices button:hover:not(:disabled),.choices button[aria-pressed=true]{background:var(--p);color:var(--on-p)}
@@ -38,8 +56,8 @@ header button:hover{background:rgba(255,255,255,.18)}
 form.fields{display:flex;flex-direction:column;gap:8px;padding:10px;border-radius:12px;background:rgba(127,127,127,.08)}
 label{display:flex;flex-direction:column;gap:3px;font-size:12.5px}
 input,select,textarea{width:100%;border:1px solid rgba(127,127,127,.45);border-radius:8px;padding:8px 10px;background:var(--bg);color:var(--fg);font-size:14px}
-[aria-invalid=true]{border-color:#cf222e}
-.error{color:#cf222e;font-size:12px}
+[aria-invalid=true]{border-color:var(--err)}
+.error{color:var(--err);font-size:12px}
 .composer{display:flex;gap:8px;align-items:flex-end;padding:10px;border-top:1px solid rgba(127,127,127,.25)}
 .composer textarea,.composer input{resize:none;max-height:120px}
 .composer button{flex:none;height:38px;min-width:38px;border:0;border-radius:10px;background:var(--p);color:var(--on-p);padding:0 12px}

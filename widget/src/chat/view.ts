@@ -154,6 +154,7 @@ export class ChatView {
 	refresh(): void {
 		const config = this.host.config();
 		this.panel.setAttribute('aria-label', this.t('chatWith', config.displayName));
+		this.panel.dataset.theme = config.theme;
 		this.header.render(config, this.host.availability(), this.state.conversations.length > 0);
 	}
 

@@ -104,6 +104,22 @@ export function Appearance(props: SectionProps) {
 					</label>
 				))}
 			</fieldset>
+			<fieldset class="choice">
+				<legend>{t('widget.theme')}</legend>
+				{(['auto', 'light', 'dark'] as const).map((theme) => (
+					<label key={theme} class="inline">
+						<input
+							type="radio"
+							name="widget-theme"
+							value={theme}
+							checked={draft.theme === theme}
+							onChange={() => change((s) => ({ ...s, theme }))}
+						/>
+						{t(`widget.theme.${theme}`)}
+					</label>
+				))}
+				<p class="muted small">{t('widget.theme.hint')}</p>
+			</fieldset>
 			<TextSetting {...props} field="welcomeMessage" label={t('widget.welcomeMessage')} max={1000} area />
 			<TextSetting {...props} field="ctaText" label={t('widget.ctaText')} max={80} />
 			<TextSetting {...props} field="offlineMessage" label={t('widget.offlineMessage')} max={1000} area />

@@ -1,0 +1,36 @@
+/** The words of the keyboard shortcuts' overlay (ui/shortcuts-help.tsx). */
+export const en = {
+	'shortcuts.title': 'Keyboard shortcuts',
+	'shortcuts.next': 'Next conversation',
+	'shortcuts.previous': 'Previous conversation',
+	'shortcuts.reply': 'Reply',
+	'shortcuts.note': 'Private note',
+	'shortcuts.assign': 'Assign to me',
+	'shortcuts.close': 'Close or reopen the conversation',
+	'shortcuts.search': 'Search',
+	'shortcuts.send': 'Send (in the composer)',
+	'shortcuts.newLine': 'New line (in the composer)',
+	'shortcuts.leave': 'Leave the composer, close this list',
+	'shortcuts.help': 'Show these shortcuts',
+	'shortcuts.or': 'or',
+	'shortcuts.done': 'Close',
+	'shortcuts.hint': 'Keyboard shortcuts (?)',
+};
+
+export const pt: Partial<Record<keyof typeof en, string>> = {
+	'shortcuts.title': 'Atalhos de teclado',
+	'shortcuts.next': 'Próxima conversa',
+	'shortcuts.previous': 'Conversa anterior',
+	'shortcuts.reply': 'Responder',
+	'shortcuts.note': 'Nota privada',
+	'shortcuts.assign': 'Atribuir a mim',
+	'shortcuts.close': 'Fechar ou reabrir a conversa',
+	'shortcuts.search': 'Buscar',
+	'shortcuts.send': 'Enviar (no editor)',
+	'shortcuts.newLine': 'Nova linha (no editor)',
+	'shortcuts.leave': 'Sair do editor, fechar esta lista',
+	'shortcuts.help': 'Mostrar estes atalhos',
+	'shortcuts.or': 'ou',
+	'shortcuts.done': 'Fechar',
+	'shortcuts.hint': 'Atalhos de teclado (?)',
+};
