@@ -49,6 +49,13 @@ export const conversationSchema = z
 		lastActivityAt: z
 			.string()
 			.openapi({ description: 'Its last message or change, whichever is later: the inbox order.' }),
+		waitingSince: z.string().nullable().openapi({
+			description:
+				"When the customer started waiting for a reply (its first message after the team's last); null while the team has the last word.",
+		}),
+		snoozedUntil: z.string().nullable().openapi({
+			description: 'Until when an operator snoozed it (it is `pending` meanwhile, and reopens then); null when not snoozed.',
+		}),
 	})
 	.openapi('Conversation');
 
@@ -124,6 +131,8 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 		updatedAt: iso(row.updatedAt),
 		lastMessageAt: isoOrNull(row.lastMessageAt),
 		lastActivityAt: iso(row.lastActivityAt),
+		waitingSince: isoOrNull(row.waitingSince),
+		snoozedUntil: isoOrNull(row.snoozedUntil),
 	};
 }
 
