@@ -37,9 +37,9 @@ describe('GET /v3/conversations/search', () => {
 		expect(marked).toEqual(['refund', 'tent']);
 		expect(hit?.match.snippet.map((p) => p.text).join('')).toBe('The refund of the blue tent is on its way');
 		// A word's start finds it too, as a person types.
-		expect(messageHits((await search(token, q('refu'))).data).map((h) => h.match.in === 'message' && h.match.seq)).toEqual([
-			said.seq,
-		]);
+		expect(
+			messageHits((await search(token, q('refu'))).data).map((h) => h.match.in === 'message' && h.match.seq),
+		).toEqual([said.seq]);
 	});
 
 	it("finds the team's private notes, and never another workspace's messages", async () => {
@@ -85,9 +85,11 @@ describe('GET /v3/conversations/search', () => {
 
 	it("finds a contact by name, e-mail, phone and the console's short id", async () => {
 		const { token, conversationId } = await liveConversation();
-		const contactId = ((await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
-			contactId: string;
-		}).contactId;
+		const contactId = (
+			(await (await api(token, 'GET', `/v3/conversations/${conversationId}`)).json()) as {
+				contactId: string;
+			}
+		).contactId;
 		const field = async (query: string) =>
 			(await search(token, q(query))).data.find((h) => h.match.in === 'contact')?.match as
 				| { field: string; snippet: Array<{ text: string; match: boolean }> }
@@ -176,16 +178,18 @@ describe('GET /v3/conversations/search', () => {
 describe('the search indexes', () => {
 	it('are read through FTS5, never by a scan of messages or contacts', async () => {
 		const plan = async (sql: string) =>
-			(await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind('"refund"*', 'ws_x').all<{ detail: string }>()).results.map(
-				(r) => r.detail,
-			);
-		const messages = await plan(`SELECT messages.id FROM messages_fts JOIN messages ON messages.rowid = messages_fts.rowid
+			(
+				await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind('"refund"*', 'ws_x').all<{ detail: string }>()
+			).results.map((r) => r.detail);
+		const messages =
+			await plan(`SELECT messages.id FROM messages_fts JOIN messages ON messages.rowid = messages_fts.rowid
 			JOIN conversations ON conversations.id = messages.conversation_id
 			WHERE messages_fts MATCH ?1 AND messages.workspace_id = ?2 ORDER BY messages_fts.rowid DESC LIMIT 21`);
 		expect(messages[0]).toMatch(/SCAN messages_fts VIRTUAL TABLE INDEX/);
 		expect(messages.join('\n')).not.toMatch(/SCAN messages\b|SCAN conversations\b/);
 		expect(messages.join('\n')).not.toMatch(/TEMP B-TREE/);
-		const contacts = await plan(`SELECT conversations.id FROM contacts_fts JOIN contacts ON contacts.rowid = contacts_fts.rowid
+		const contacts =
+			await plan(`SELECT conversations.id FROM contacts_fts JOIN contacts ON contacts.rowid = contacts_fts.rowid
 			JOIN conversations ON conversations.workspace_id = contacts.workspace_id AND conversations.contact_id = contacts.id
 			WHERE contacts_fts MATCH ?1 AND contacts.workspace_id = ?2 ORDER BY contacts_fts.rowid DESC, conversations.id DESC LIMIT 21`);
 		expect(contacts[0]).toMatch(/SCAN contacts_fts VIRTUAL TABLE INDEX/);

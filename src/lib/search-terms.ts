@@ -16,13 +16,15 @@ const WORDY = /[\p{L}\p{N}]/u;
 
 /** The words of a query: split on white space, those with a letter or a digit, at most MAX_SEARCH_TERMS. */
 export function searchTerms(query: string): string[] {
-	return query
-		.normalize('NFKC')
-		// A control character (NUL above all, which ends SQLite's copy of the query) is never a word's.
-		.replace(/\p{Cc}/gu, ' ')
-		.split(/\s+/u)
-		.filter((word) => WORDY.test(word))
-		.slice(0, MAX_SEARCH_TERMS);
+	return (
+		query
+			.normalize('NFKC')
+			// A control character (NUL above all, which ends SQLite's copy of the query) is never a word's.
+			.replace(/\p{Cc}/gu, ' ')
+			.split(/\s+/u)
+			.filter((word) => WORDY.test(word))
+			.slice(0, MAX_SEARCH_TERMS)
+	);
 }
 
 function quoted(term: string): string {

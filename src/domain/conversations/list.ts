@@ -164,7 +164,12 @@ export function rowColumns(include: ReadonlySet<Include>) {
 	};
 }
 
-type RowColumns = { conversation: typeof conversations.$inferSelect; tagNames: string; contact: string | null; lastMessage: string | null };
+type RowColumns = {
+	conversation: typeof conversations.$inferSelect;
+	tagNames: string;
+	contact: string | null;
+	lastMessage: string | null;
+};
 
 /** A list row as the API shows it, from the columns of `rowColumns`. */
 export function rowView(r: RowColumns, include: ReadonlySet<Include>): ConversationRowView {

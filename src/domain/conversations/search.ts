@@ -42,36 +42,45 @@ export const searchCursor = z.discriminatedUnion('phase', [
 export type SearchCursor = z.infer<typeof searchCursor>;
 
 const snippetSchema = z
-	.array(z.object({ text: z.string(), match: z.boolean() }))
+	.array(
+		z.object({
+			text: z.string().openapi({ description: 'A piece of the text, as it was written.' }),
+			match: z.boolean().openapi({ description: 'Whether this piece is a word that matched.' }),
+		}),
+	)
 	.openapi('SearchSnippet', { description: 'The matched text in parts; `match` marks the words that matched.' });
 
 const CONTACT_FIELDS = ['name', 'email', 'phone', 'shortId'] as const;
 
 export const searchHitSchema = z
 	.object({
-		conversation: conversationRowSchema.openapi({ description: 'The conversation, with its contact and last message.' }),
-		match: z.discriminatedUnion('in', [
-			z
-				.object({
-					in: z.literal('contact'),
-					field: z.enum(CONTACT_FIELDS).openapi({
-						description: "Which of the contact's fields matched; `shortId` is the last five characters of its id.",
-					}),
-					snippet: snippetSchema,
-				})
-				.openapi('SearchContactMatch'),
-			z
-				.object({
-					in: z.literal('message'),
-					messageId: z.string().openapi({ description: 'The matching message.' }),
-					seq: z.number().int().openapi({ description: 'Its place in the conversation.' }),
-					authorKind: z.enum(AUTHOR_KINDS),
-					private: z.boolean().openapi({ description: 'A private note of the team.' }),
-					createdAt: z.string().openapi({ description: 'When it was sent (ISO 8601).' }),
-					snippet: snippetSchema,
-				})
-				.openapi('SearchMessageMatch'),
-		]),
+		conversation: conversationRowSchema.openapi({
+			description: 'The conversation, with its contact and last message.',
+		}),
+		match: z
+			.discriminatedUnion('in', [
+				z
+					.object({
+						in: z.literal('contact').openapi({ description: "The contact's name, e-mail, phone or short id matched." }),
+						field: z.enum(CONTACT_FIELDS).openapi({
+							description: "Which of the contact's fields matched; `shortId` is the last five characters of its id.",
+						}),
+						snippet: snippetSchema,
+					})
+					.openapi('SearchContactMatch'),
+				z
+					.object({
+						in: z.literal('message').openapi({ description: 'A message of the conversation matched.' }),
+						messageId: z.string().openapi({ description: 'The matching message.' }),
+						seq: z.number().int().openapi({ description: 'Its place in the conversation.' }),
+						authorKind: z.enum(AUTHOR_KINDS).openapi({ description: 'Who wrote it.' }),
+						private: z.boolean().openapi({ description: 'A private note of the team.' }),
+						createdAt: z.string().openapi({ description: 'When it was sent (ISO 8601).' }),
+						snippet: snippetSchema,
+					})
+					.openapi('SearchMessageMatch'),
+			])
+			.openapi({ description: 'What matched: a field of the contact, or a message.' }),
 	})
 	.openapi('SearchHit');
 export type SearchHit = z.infer<typeof searchHitSchema>;
@@ -116,9 +125,18 @@ const open = sql.raw(`char(${MARK_OPEN.codePointAt(0)})`);
 const close = sql.raw(`char(${MARK_CLOSE.codePointAt(0)})`);
 
 /** Conversations of the contacts matching `match`, newest contact first: one statement. */
-function contactMatches(db: Database, workspaceId: string, match: string, where: SQL, after: SearchCursor | null, take: number) {
+function contactMatches(
+	db: Database,
+	workspaceId: string,
+	match: string,
+	where: SQL,
+	after: SearchCursor | null,
+	take: number,
+) {
 	const resume =
-		after?.phase === 'contact' ? sql`AND (contacts_fts.rowid < ${after.row} OR (contacts_fts.rowid = ${after.row} AND conversations.id < ${after.id}))` : sql``;
+		after?.phase === 'contact'
+			? sql`AND (contacts_fts.rowid < ${after.row} OR (contacts_fts.rowid = ${after.row} AND conversations.id < ${after.id}))`
+			: sql``;
 	return db.all<RawRow>(sql`SELECT ${conversationColumns}, ${extras}, contacts_fts.rowid AS hit_row,
 		json_array(${sql.join(
 			[0, 1, 2, 3].map((column) => sql`highlight(contacts_fts, ${sql.raw(String(column))}, ${open}, ${close})`),
@@ -133,7 +151,14 @@ function contactMatches(db: Database, workspaceId: string, match: string, where:
 }
 
 /** Messages matching `match` in the workspace's conversations that pass `where`, newest first: one statement. */
-function messageMatches(db: Database, workspaceId: string, match: string, where: SQL, after: SearchCursor | null, take: number) {
+function messageMatches(
+	db: Database,
+	workspaceId: string,
+	match: string,
+	where: SQL,
+	after: SearchCursor | null,
+	take: number,
+) {
 	const resume = after?.phase === 'message' ? sql`AND messages_fts.rowid < ${after.row}` : sql``;
 	return db.all<RawRow>(sql`SELECT ${conversationColumns}, ${extras}, messages_fts.rowid AS hit_row,
 		messages.id AS message_id, messages.seq AS message_seq, messages.author_kind AS author_kind,

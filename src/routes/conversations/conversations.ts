@@ -112,7 +112,14 @@ export const conversations = createRouter()
 			const page =
 				sort === 'waiting'
 					? await listWaiting(db, caller.workspaceId, filters, readCursor(cursor, waitingCursor), limit, include)
-					: await listConversations(db, caller.workspaceId, filters, readCursor(cursor, newestFirstCursor), limit, include);
+					: await listConversations(
+							db,
+							caller.workspaceId,
+							filters,
+							readCursor(cursor, newestFirstCursor),
+							limit,
+							include,
+						);
 			return c.json(page, 200);
 		},
 	)
