@@ -12,12 +12,22 @@ import * as flood from './words/flood';
 import * as records from './words/records';
 import type * as reports from './words/reports';
 import type * as rules from './words/rules';
+import * as search from './words/search';
 import * as settings from './words/settings';
 import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en };
+const first = {
+	...core.en,
+	...records.en,
+	...settings.en,
+	...team.en,
+	...flood.en,
+	...email.en,
+	...whatsapp.en,
+	...search.en,
+};
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -37,6 +47,7 @@ const pt: Partial<Record<Key, string>> = {
 	...flood.pt,
 	...email.pt,
 	...whatsapp.pt,
+	...search.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */
