@@ -26,7 +26,7 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
-const WORKSPACE_COUNT = 117;
+const WORKSPACE_COUNT = 135;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {
