@@ -42,10 +42,10 @@ import { markdownReport, textReport } from './report.mjs';
 import { consoleMarkdown } from './report-console.mjs';
 import { emailMarkdown } from './report-email.mjs';
 import { ratio } from './report-format.mjs';
+import { searchMarkdown } from './report-search.mjs';
 import { whatsappMarkdown } from './report-whatsapp.mjs';
 import { scenarioSection } from './scenarios.mjs';
 import { measureSearchStage, SEARCH_STAGES, seedSearch } from './search.mjs';
-import { searchMarkdown } from './report-search.mjs';
 import { buildAssets, startWranglerDev } from './server.mjs';
 import { seedWhatsappContacts, whatsappSection } from './whatsapp.mjs';
 import { measureWidget } from './widget.mjs';
@@ -608,9 +608,9 @@ async function main() {
 											: only === 'search'
 												? [WIDGET, SEARCH]
 												: [
-													...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-													...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
-												],
+														...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+														...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
+													],
 		);
 		if (workspaces[WHATSAPP.slug]) await seedWhatsappContacts(persistTo, workspaces[WHATSAPP.slug].workspaceId);
 		fakeGraph = await startFakeGraph();
@@ -618,26 +618,27 @@ async function main() {
 		if (workspaces[EMAIL.slug]) await seedRedeliverySentinel(persistTo, workspaces[EMAIL.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-		const serve = () => startWranglerDev({
-			persistTo,
-			env: { WRANGLER_REGISTRY_PATH: registryPath(persistTo) },
-			vars: {
-				RATE_LIMIT_PER_MINUTE,
-				WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
-				WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
-				// The flood limit (300 a minute per workspace and address) would stop the closed loops at once.
-				WIDGET_FLOOD_LIMIT: 'off',
-				// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
-				PARLEY_SECRET: randomBytes(32).toString('base64url'),
-				// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
-				HTTPS_ONLY: 'off',
-				OUTBOUND_LOOPBACK: 'on',
-				// The campaign's throughput is measured, not the workspace's sending limit.
-				CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
-				// The fake Graph API in this process: the WhatsApp section needs no network.
-				WHATSAPP_GRAPH_URL: fakeGraph.url,
-			},
-		});
+		const serve = () =>
+			startWranglerDev({
+				persistTo,
+				env: { WRANGLER_REGISTRY_PATH: registryPath(persistTo) },
+				vars: {
+					RATE_LIMIT_PER_MINUTE,
+					WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
+					WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
+					// The flood limit (300 a minute per workspace and address) would stop the closed loops at once.
+					WIDGET_FLOOD_LIMIT: 'off',
+					// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
+					PARLEY_SECRET: randomBytes(32).toString('base64url'),
+					// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
+					HTTPS_ONLY: 'off',
+					OUTBOUND_LOOPBACK: 'on',
+					// The campaign's throughput is measured, not the workspace's sending limit.
+					CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+					// The fake Graph API in this process: the WhatsApp section needs no network.
+					WHATSAPP_GRAPH_URL: fakeGraph.url,
+				},
+			});
 		const firstStage = SEARCH_STAGES[0];
 		const searchSeed = workspaces[SEARCH.slug]
 			? await seedSearch(persistTo, workspaces[SEARCH.slug].workspaceId, 0, firstStage, Date.now())

@@ -80,7 +80,10 @@ function messagesSql(workspaceId, from, to, now) {
 export async function seedSearch(persistTo, workspaceId, from, to, now) {
 	const started = performance.now();
 	const file = path.join(persistTo, `bench-search-${to}.sql`);
-	await writeFile(file, `${from === 0 ? conversationsSql(workspaceId, now) : ''}\n${messagesSql(workspaceId, from, to, now)}`);
+	await writeFile(
+		file,
+		`${from === 0 ? conversationsSql(workspaceId, now) : ''}\n${messagesSql(workspaceId, from, to, now)}`,
+	);
 	executeFile(file, persistTo);
 	return round((performance.now() - started) / 1000, 1);
 }
