@@ -7,7 +7,7 @@
 //   writes the index directly. Message i belongs to conversation i mod 10,000 with seq i div 10,000 + 1, and
 //   says eight words picked from a vocabulary of 512 (each word is in about 1.6 % of messages).
 // - figures: GET /v3/conversations/search one request at a time (a person searching), for a one-word query and
-//   a two-word query (both words in the same message: about 0.03 % of messages), p50 and p99 and their ratio
+//   a two-word query (both words in the same message: about 0.02 % of messages), p50 and p99 and their ratio
 //   to GET /health's, and the rows D1 read for each request (`d1-rows` of its Server-Timing, from D1's
 //   `meta.rows_read`): the goal is a figure that does not grow with the number of messages.
 import { writeFile } from 'node:fs/promises';
