@@ -48,7 +48,14 @@ export function Marked({ snippet }: { snippet: Snippet }) {
 }
 
 /** The hits of a search, each opening its conversation at what matched. */
-export function SearchResults(props: { q: string; filters: Filters; openId?: string; onOpen(hit: SearchHit): void }) {
+export function SearchResults(props: {
+	q: string;
+	filters: Filters;
+	openId?: string;
+	/** The message the open conversation was opened at, if a message hit opened it. */
+	openSeq?: number;
+	onOpen(hit: SearchHit): void;
+}) {
 	const search = useConversationSearch(props.q, props.filters);
 	const hits = search.data?.pages.flatMap((page) => page.data) ?? [];
 	return (
@@ -61,7 +68,14 @@ export function SearchResults(props: { q: string; filters: Filters; openId?: str
 			)}
 			{hits.map((hit) => (
 				<div role="listitem" key={`${hit.conversation.id}:${hit.match.in === 'message' ? hit.match.seq : 'contact'}`}>
-					<HitRow hit={hit} selected={hit.conversation.id === props.openId} onOpen={() => props.onOpen(hit)} />
+					<HitRow
+						hit={hit}
+						selected={
+							hit.conversation.id === props.openId &&
+							(hit.match.in === 'message' ? hit.match.seq === props.openSeq : props.openSeq === undefined)
+						}
+						onOpen={() => props.onOpen(hit)}
+					/>
 				</div>
 			))}
 			{search.hasNextPage && (

@@ -96,6 +96,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 						q={searched}
 						filters={query}
 						openId={openId}
+						openSeq={focusSeq}
 						onOpen={(hit) =>
 							navigate(
 								`/conversations/${hit.conversation.id}${hit.match.in === 'message' ? `?seq=${hit.match.seq}` : ''}`,
