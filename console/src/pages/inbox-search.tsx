@@ -11,7 +11,7 @@ type Filters = Parameters<typeof useConversationSearch>[1];
 /** The inbox's one search box: `/` focuses it (see Inbox), Escape empties it. */
 export function SearchBox(props: { value: string; onInput(value: string): void; inputRef: Ref<HTMLInputElement> }) {
 	return (
-		<div class="search-box" role="search">
+		<search class="search-box">
 			<input
 				ref={props.inputRef}
 				type="search"
@@ -24,7 +24,7 @@ export function SearchBox(props: { value: string; onInput(value: string): void; 
 					if (e.key === 'Escape') props.onInput('');
 				}}
 			/>
-		</div>
+		</search>
 	);
 }
 
@@ -33,18 +33,7 @@ export function SearchBox(props: { value: string; onInput(value: string): void; 
  * ever read as markup.
  */
 export function Marked({ snippet }: { snippet: Snippet }) {
-	return (
-		<>
-			{snippet.map((part, i) =>
-				part.match ? (
-					// biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never move.
-					<mark key={i}>{part.text}</mark>
-				) : (
-					part.text
-				),
-			)}
-		</>
-	);
+	return <>{snippet.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : part.text))}</>;
 }
 
 /** The hits of a search, each opening its conversation at what matched. */
@@ -59,25 +48,27 @@ export function SearchResults(props: {
 	const search = useConversationSearch(props.q, props.filters);
 	const hits = search.data?.pages.flatMap((page) => page.data) ?? [];
 	return (
-		<div class="rows search-results" role="list" aria-label={t('search.results')} aria-busy={search.isFetching}>
+		<div class="rows search-results" aria-busy={search.isFetching}>
 			{search.error && <Problem error={search.error} retry={() => search.refetch()} />}
 			{search.isSuccess && hits.length === 0 && (
 				<p class="muted" style="padding: 12px">
 					{t('search.none', { q: props.q })}
 				</p>
 			)}
-			{hits.map((hit) => (
-				<div role="listitem" key={`${hit.conversation.id}:${hit.match.in === 'message' ? hit.match.seq : 'contact'}`}>
-					<HitRow
-						hit={hit}
-						selected={
-							hit.conversation.id === props.openId &&
-							(hit.match.in === 'message' ? hit.match.seq === props.openSeq : props.openSeq === undefined)
-						}
-						onOpen={() => props.onOpen(hit)}
-					/>
-				</div>
-			))}
+			<ul class="hits" aria-label={t('search.results')}>
+				{hits.map((hit) => (
+					<li key={`${hit.conversation.id}:${hit.match.in === 'message' ? hit.match.seq : 'contact'}`}>
+						<HitRow
+							hit={hit}
+							selected={
+								hit.conversation.id === props.openId &&
+								(hit.match.in === 'message' ? hit.match.seq === props.openSeq : props.openSeq === undefined)
+							}
+							onOpen={() => props.onOpen(hit)}
+						/>
+					</li>
+				))}
+			</ul>
 			{search.hasNextPage && (
 				<button type="button" class="more" disabled={search.isFetchingNextPage} onClick={() => search.fetchNextPage()}>
 					{t('search.more')}
