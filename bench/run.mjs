@@ -2,7 +2,7 @@
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
 //   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
 //   --console-loads 10 --email-mails 100 --email-deliveries 1000 --whatsapp-webhooks 200
-//   --only widget-config|bots|scenarios|automation|campaigns|console|email|whatsapp]`
+//   --search-messages 1000000 --only widget-config|bots|scenarios|automation|campaigns|console|email|whatsapp|search]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -42,8 +42,10 @@ import { markdownReport, textReport } from './report.mjs';
 import { consoleMarkdown } from './report-console.mjs';
 import { emailMarkdown } from './report-email.mjs';
 import { ratio } from './report-format.mjs';
+import { searchMarkdown } from './report-search.mjs';
 import { whatsappMarkdown } from './report-whatsapp.mjs';
 import { scenarioSection } from './scenarios.mjs';
+import { measureSearchStage, SEARCH_STAGES, seedSearch } from './search.mjs';
 import { buildAssets, startWranglerDev } from './server.mjs';
 import { seedWhatsappContacts, whatsappSection } from './whatsapp.mjs';
 import { measureWidget } from './widget.mjs';
@@ -98,6 +100,8 @@ const { values: options } = parseArgs({
 		'email-deliveries': { type: 'string', default: '1000' },
 		// Inbound WhatsApp webhooks timed one at a time.
 		'whatsapp-webhooks': { type: 'string', default: '200' },
+		// `--only search`: the messages of its last stage (the first is 100,000).
+		'search-messages': { type: 'string', default: String(SEARCH_STAGES.at(-1)) },
 		// `widget-config`: only GET /health and the widget's config read, printed, no results written. The other
 		// sections print theirs; `console` also writes bench/results/console.{json,md} (never latest.*).
 		only: { type: 'string' },
@@ -125,6 +129,7 @@ const settings = {
 	emailMails: boundedInt(options['email-mails'], 10, 2_000, 'email-mails'),
 	emailDeliveries: boundedInt(options['email-deliveries'], 10, 5_000, 'email-deliveries'),
 	whatsappWebhooks: boundedInt(options['whatsapp-webhooks'], 10, 2_000, 'whatsapp-webhooks'),
+	searchMessages: boundedInt(options['search-messages'], 100_000, 2_000_000, 'search-messages'),
 	rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
 };
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
@@ -142,6 +147,8 @@ const EMAIL = { slug: 'bench-email', count: 0 };
 // WhatsApp: starts empty; its campaign's contacts are written by SQL (bench/whatsapp.mjs), its conversations
 // come in by webhook.
 const WHATSAPP = { slug: 'bench-whatsapp', count: 0 };
+// Search: its conversations and messages are written by SQL (bench/search.mjs), in two stages.
+const SEARCH = { slug: 'bench-search', count: 0 };
 /** The fake Graph API of the run (started in main), which wrangler dev calls as WHATSAPP_GRAPH_URL. */
 let fakeGraph = null;
 
@@ -571,7 +578,10 @@ async function main() {
 		log('building the widget and the console (vite build)');
 		buildAssets(ROOT);
 		const only = options.only;
-		const sections = ['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email', 'whatsapp'];
+		const sections = [
+			...['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email', 'whatsapp'],
+			'search',
+		];
 		if (only !== undefined && !sections.includes(only)) {
 			throw new Error(`--only takes ${sections.join(', ')}`);
 		}
@@ -595,10 +605,12 @@ async function main() {
 										? [WIDGET, EMAIL]
 										: only === 'whatsapp'
 											? [WIDGET, WHATSAPP]
-											: [
-													...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-													...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
-												],
+											: only === 'search'
+												? [WIDGET, SEARCH]
+												: [
+														...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+														...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
+													],
 		);
 		if (workspaces[WHATSAPP.slug]) await seedWhatsappContacts(persistTo, workspaces[WHATSAPP.slug].workspaceId);
 		fakeGraph = await startFakeGraph();
@@ -606,28 +618,52 @@ async function main() {
 		if (workspaces[EMAIL.slug]) await seedRedeliverySentinel(persistTo, workspaces[EMAIL.slug].workspaceId);
 		const seedSeconds = (performance.now() - seedStarted) / 1000;
 
+		const serve = () =>
+			startWranglerDev({
+				persistTo,
+				env: { WRANGLER_REGISTRY_PATH: registryPath(persistTo) },
+				vars: {
+					RATE_LIMIT_PER_MINUTE,
+					WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
+					WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
+					// The flood limit (300 a minute per workspace and address) would stop the closed loops at once.
+					WIDGET_FLOOD_LIMIT: 'off',
+					// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
+					PARLEY_SECRET: randomBytes(32).toString('base64url'),
+					// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
+					HTTPS_ONLY: 'off',
+					OUTBOUND_LOOPBACK: 'on',
+					// The campaign's throughput is measured, not the workspace's sending limit.
+					CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+					// The fake Graph API in this process: the WhatsApp section needs no network.
+					WHATSAPP_GRAPH_URL: fakeGraph.url,
+				},
+			});
+		const firstStage = SEARCH_STAGES[0];
+		const searchSeed = workspaces[SEARCH.slug]
+			? await seedSearch(persistTo, workspaces[SEARCH.slug].workspaceId, 0, firstStage, Date.now())
+			: null;
 		log('starting wrangler dev');
-		server = await startWranglerDev({
-			persistTo,
-			env: { WRANGLER_REGISTRY_PATH: registryPath(persistTo) },
-			vars: {
-				RATE_LIMIT_PER_MINUTE,
-				WIDGET_SESSIONS_PER_IP: WIDGET_PER_IP_LIMIT,
-				WIDGET_MESSAGES_PER_IP: WIDGET_PER_IP_LIMIT,
-				// The flood limit (300 a minute per workspace and address) would stop the closed loops at once.
-				WIDGET_FLOOD_LIMIT: 'off',
-				// Visitor sessions are signed with it; a fresh clone has no .dev.vars, and this state is thrown away.
-				PARLEY_SECRET: randomBytes(32).toString('base64url'),
-				// Outbound webhooks go to a receiver on 127.0.0.1: plain HTTP to loopback, refused when deployed.
-				HTTPS_ONLY: 'off',
-				OUTBOUND_LOOPBACK: 'on',
-				// The campaign's throughput is measured, not the workspace's sending limit.
-				CAMPAIGN_MESSAGES_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
-				// The fake Graph API in this process: the WhatsApp section needs no network.
-				WHATSAPP_GRAPH_URL: fakeGraph.url,
-			},
-		});
+		server = await serve();
 		log(`wrangler dev is answering on ${server.baseUrl}`);
+
+		if (only === 'search') {
+			const warnings = [];
+			const { token, workspaceId } = workspaces[SEARCH.slug];
+			const stage = (messages, seedSeconds) =>
+				measureSearchStage({ baseUrl: server.baseUrl, token, messages, seedSeconds, warnings, log });
+			const stages = [await stage(firstStage, searchSeed)];
+			// wrangler dev lets go of the database while the rest is written, then serves it again.
+			await server.stop();
+			server = null;
+			log(`seeding messages ${firstStage} to ${settings.searchMessages}`);
+			const seconds = await seedSearch(persistTo, workspaceId, firstStage, settings.searchMessages, Date.now());
+			server = await serve();
+			stages.push(await stage(settings.searchMessages, seconds));
+			const results = { ...runFacts(server), search: { stages }, valid: warnings.length === 0, warnings };
+			await writeSectionResults('search', results, searchMarkdown);
+			return;
+		}
 
 		if (only === 'widget-config') {
 			const { health, widgetConfig } = await hotPath(server.baseUrl, workspaces, loopSettings());

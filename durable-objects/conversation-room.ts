@@ -20,6 +20,7 @@ import { RoomFrames } from './room-frames';
 import { CONTINUATION_TIMER, RoomMail } from './room-mail';
 import { OUTBOX_TIMER, RoomOutbox } from './room-outbox';
 import { messageEvent, messageView, readerActor } from './room-schema';
+import { RoomSnooze, SNOOZE_TIMER } from './room-snooze';
 import { operatorTag, visitorTag } from './room-sockets';
 import { RoomStore } from './room-store';
 import { RoomTimers } from './room-timers';
@@ -58,6 +59,7 @@ export class ConversationRoom extends DurableObject<Env> {
 	private readonly door: RoomDoor;
 	/** The team's messages the visitor has not seen, mailed after the workspace's delay. */
 	private readonly mail: RoomMail;
+	private readonly snoozing: RoomSnooze;
 	/** D1 statements this instance sent itself (imports, status reads); with the outbox's, the cost a caller is told. */
 	private importStatements = 0;
 	/** The flush a socket's change is waiting for (see SOCKET_FLUSH_DELAY_MS); unset when none is. */
@@ -83,6 +85,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		});
 		this.door = new RoomDoor(ctx, env, this.store, () => this.bot.typing());
 		this.mail = new RoomMail(env, ctx.storage, this.store, this.timers);
+		this.snoozing = new RoomSnooze(env, this.store, this.timers);
 		ctx.blockConcurrencyWhile(async () => {
 			this.store.open();
 			await this.timers.load();
@@ -295,6 +298,11 @@ export class ConversationRoom extends DurableObject<Env> {
 		return this.door.closeTagged(operatorTag(operatorId), 'token replaced');
 	}
 
+	/** Sets the snooze timer (see `RoomSnooze`); false outside the caller's workspace. */
+	async snooze(workspaceId: string, conversationId: string, until: number): Promise<boolean> {
+		return (await this.open(workspaceId, conversationId)) && this.snoozing.schedule(until);
+	}
+
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		await this.door.closed(socket, code, reason);
 	}
@@ -329,6 +337,7 @@ export class ConversationRoom extends DurableObject<Env> {
 			[BOT_TIMER]: (payload) => this.bot.onTimer(payload),
 			[BOT_WATCHDOG]: () => this.bot.kick(),
 			[CONTINUATION_TIMER]: () => this.mail.onTimer(),
+			[SNOOZE_TIMER]: (payload) => this.snoozing.onTimer(payload),
 			[OUTBOX_TIMER]: async () => {
 				await this.outbox.flush();
 				// The run claimed the outbox timer, so nothing would redo what this flush sent if the instance were

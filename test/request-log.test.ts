@@ -75,6 +75,16 @@ describe('the request log', () => {
 		expect(lines[0]?.requestId).toMatch(/^[0-9a-f-]{36}$/);
 	});
 
+	it('names the route that answered, not a later one the path also matches', async () => {
+		const { token } = await seedWorkspace();
+		let calls = 0;
+		const now = performance.now();
+		vi.spyOn(performance, 'now').mockImplementation(() => now + 1500 * calls++);
+		const lines = await loggedDuring(() => api(token, 'GET', '/v3/conversations/search?q=refund'));
+		vi.mocked(performance.now).mockRestore();
+		expect(lines[0]).toMatchObject({ route: '/v3/conversations/search', status: 200 });
+	});
+
 	it('writes one error line for a 500, with the request id, route and error, and never the token or query', async () => {
 		const { token, workspaceId } = await seedWorkspace();
 		await env.DB.exec('DROP TABLE widget_settings');

@@ -15,6 +15,7 @@ import type * as objects from './words/objects';
 import * as records from './words/records';
 import type * as reports from './words/reports';
 import type * as rules from './words/rules';
+import * as search from './words/search';
 import * as settings from './words/settings';
 import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
@@ -30,6 +31,7 @@ const first = {
 	...whatsapp.en,
 	...attachments.en,
 	...format.en,
+	...search.en,
 };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
@@ -53,6 +55,7 @@ const pt: Partial<Record<Key, string>> = {
 	...whatsapp.pt,
 	...attachments.pt,
 	...format.pt,
+	...search.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */

@@ -45,6 +45,8 @@ export const conversationExample: z.input<typeof conversationSchema> = {
 	updatedAt: at,
 	lastMessageAt: at,
 	lastActivityAt: at,
+	waitingSince: null,
+	snoozedUntil: null,
 };
 
 export const contactExample: z.input<typeof contactSchema> = {

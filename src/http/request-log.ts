@@ -67,6 +67,10 @@ function slowThreshold(env: Env): number {
  * Middleware patterns (`*`, `/v3/*`) are skipped; the 405 fallbacks share their route's pattern.
  */
 function routePattern(c: Context<AppEnv>): string | null {
+	// The handler that ran last is the one that answered: a later route the path also matches (`/{id}` after
+	// `/search`) never ran. Before any handler ran (a middleware answered), the last route matched stands in.
+	const ran = c.req.routePath;
+	if (ran && ran !== '*' && !ran.endsWith('/*')) return ran;
 	const routes = matchedRoutes(c);
 	for (let i = routes.length - 1; i >= 0; i--) {
 		const path = routes[i]?.path;

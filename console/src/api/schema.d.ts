@@ -1966,6 +1966,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/conversations/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search conversations by what was said and by who said it
+         * @description Finds conversations by their messages' text (private notes included: they are the team's) and by their contact's name, e-mail, phone or short id (the last five characters of its id, which the console shows as "Visitor 2PEKZ"). Each hit is a conversation with what matched: the contact field, or the message (its id and `seq`, to open the conversation there), with a snippet whose matching words are marked. The inbox's filters apply. Every word of `q` must match; quotes, stars and search operators in it are plain text. A `q` empty, without a letter or digit, or over 200 characters is a 422.
+         *
+         *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
+         */
+        get: operations["searchConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/conversations": {
         parameters: {
             query?: never;
@@ -1974,8 +1996,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List conversations, most recent activity first
-         * @description The inbox, filtered by status, assignee, contact, channel, tag, campaign origin or last update, and paged with an opaque cursor.
+         * List conversations, most recent activity first or longest waiting first
+         * @description The inbox, filtered by status, assignee, contact, channel, tag, campaign origin or last update, sorted by last activity or by how long the customer has waited (`sort`), and paged with an opaque cursor.
          *
          *     **Permission:** a Token V3 (or the console's session) whose operator holds `conversations:read` (or `admin`).
          */
@@ -6924,12 +6946,18 @@ export interface components {
             /** @description How long it took. */
             durationMs: number;
         };
-        ConversationPage: {
-            /** @description This page. */
-            data: components["schemas"]["ConversationRow"][];
+        SearchPage: {
+            /** @description This page: the matching contacts' conversations first, then the matching messages, newest first. */
+            data: components["schemas"]["SearchHit"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        SearchHit: {
+            conversation: components["schemas"]["ConversationRow"];
+            /** @description What matched: a field of the contact, or a message. */
+            match: components["schemas"]["SearchContactMatch"] | components["schemas"]["SearchMessageMatch"];
+        };
+        /** @description The conversation, with its contact and last message. */
         ConversationRow: components["schemas"]["Conversation"] & {
             /** @description With `include=contact`: who the conversation is with. */
             contact?: {
@@ -7045,6 +7073,57 @@ export interface components {
             lastMessageAt: string | null;
             /** @description Its last message or change, whichever is later: the inbox order. */
             lastActivityAt: string;
+            /** @description When the customer started waiting for a reply (its first message after the team's last); null while the team has the last word. */
+            waitingSince: string | null;
+            /** @description Until when an operator snoozed it (it is `pending` meanwhile, and reopens then); null when not snoozed. */
+            snoozedUntil: string | null;
+        };
+        SearchContactMatch: {
+            /**
+             * @description The contact's name, e-mail, phone or short id matched. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            in: "contact";
+            /**
+             * @description Which of the contact's fields matched; `shortId` is the last five characters of its id.
+             * @enum {string}
+             */
+            field: "name" | "email" | "phone" | "shortId";
+            snippet: components["schemas"]["SearchSnippet"];
+        };
+        /** @description The matched text in parts; `match` marks the words that matched. */
+        SearchSnippet: {
+            /** @description A piece of the text, as it was written. */
+            text: string;
+            /** @description Whether this piece is a word that matched. */
+            match: boolean;
+        }[];
+        SearchMessageMatch: {
+            /**
+             * @description A message of the conversation matched. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            in: "message";
+            /** @description The matching message. */
+            messageId: string;
+            /** @description Its place in the conversation. */
+            seq: number;
+            /**
+             * @description Who wrote it.
+             * @enum {string}
+             */
+            authorKind: "contact" | "operator" | "bot" | "system";
+            /** @description A private note of the team. */
+            private: boolean;
+            /** @description When it was sent (ISO 8601). */
+            createdAt: string;
+            snippet: components["schemas"]["SearchSnippet"];
+        };
+        ConversationPage: {
+            /** @description This page. */
+            data: components["schemas"]["ConversationRow"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         ConversationWithContact: components["schemas"]["Conversation"] & {
             contact: components["schemas"]["Contact"];
@@ -7134,6 +7213,12 @@ export interface components {
             groupId?: string | null;
             /** @description Replaces the tag set. */
             tags?: string[];
+            /**
+             * Format: date-time
+             * @description Snooze until this instant (within a year): the conversation becomes `pending` and reopens itself then. null ends a snooze and leaves the status as it is; any status given ends it too.
+             * @example 2026-11-22T09:00:00Z
+             */
+            snoozedUntil?: string | null;
         };
         MessagePage: {
             /** @description This page, oldest first. */
@@ -35280,6 +35365,246 @@ export interface operations {
             };
         };
     };
+    searchConversations: {
+        parameters: {
+            query: {
+                /** @description Only conversations in this status. */
+                status?: "open" | "pending" | "closed";
+                /** @description An operator id, or `none` for unassigned. */
+                assigneeId?: string;
+                /** @description A group id, or `none` for conversations routed to no group. */
+                groupId?: string;
+                /** @description Only this contact's conversations. */
+                contactId?: string;
+                /** @description Only this channel (`widget`, `api`…). */
+                channel?: string;
+                /** @description Only conversations carrying this tag. */
+                tag?: string;
+                /** @description Only this campaign source (utm_source). */
+                utmSource?: string;
+                /** @description Only this campaign medium (utm_medium). */
+                utmMedium?: string;
+                /** @description Only this campaign (utm_campaign). */
+                utmCampaign?: string;
+                /** @description Only conversations that came (or did not come) from a search-ad click. */
+                hasGclid?: "true" | "false";
+                /** @description Only conversations that came (or did not come) from a social-ad click. */
+                hasFbclid?: "true" | "false";
+                /** @description Only conversations updated at or after this instant. */
+                updatedSince?: string;
+                /** @description Words to find (1 to 200 characters). Every word must match: as the start of a word of a message, or anywhere in the contact's name, e-mail, phone or short id (three characters or more). Quotes, stars and operators are searched as text. */
+                q: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; leave it out for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "conversation": {
+                     *             "id": "conv_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *             "workspaceId": "ws_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *             "contactId": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *             "channel": "api",
+                     *             "subject": null,
+                     *             "status": "open",
+                     *             "assigneeId": null,
+                     *             "groupId": null,
+                     *             "tags": [
+                     *               "billing"
+                     *             ],
+                     *             "origin": {
+                     *               "utmSource": "newsletter",
+                     *               "utmMedium": "email",
+                     *               "utmCampaign": "autumn",
+                     *               "utmContent": null,
+                     *               "utmTerm": null,
+                     *               "gclid": null,
+                     *               "fbclid": null,
+                     *               "landingUrl": "https://shop.example/tents?utm_source=newsletter",
+                     *               "referrer": null,
+                     *               "ctwaClid": null,
+                     *               "adReferral": null
+                     *             },
+                     *             "lastMessageSeq": 1,
+                     *             "unreadByOperators": 0,
+                     *             "unreadByContact": 1,
+                     *             "createdAt": "2026-11-21T12:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T12:00:00.000Z",
+                     *             "lastMessageAt": "2026-11-21T12:00:00.000Z",
+                     *             "lastActivityAt": "2026-11-21T12:00:00.000Z",
+                     *             "waitingSince": null,
+                     *             "snoozedUntil": null
+                     *           },
+                     *           "match": {
+                     *             "in": "message",
+                     *             "messageId": "msg_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
+                     *             "seq": 3,
+                     *             "authorKind": "contact",
+                     *             "private": false,
+                     *             "createdAt": "2026-11-21T12:00:00.000Z",
+                     *             "snippet": [
+                     *               {
+                     *                 "text": "I asked for a ",
+                     *                 "match": false
+                     *               },
+                     *               {
+                     *                 "text": "refund",
+                     *                 "match": true
+                     *               },
+                     *               {
+                     *                 "text": " last week",
+                     *                 "match": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchPage"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Invalid API token: unknown or revoked.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's operator lacks the permission this route needs. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This path does not serve the method; `Allow` lists those it does. */
+            405: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Method Not Allowed",
+                     *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
+                     *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit of 120 requests per 60 s exceeded for this token; retry in 12 s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure, logged on our side (the message reveals nothing of it). */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Something went wrong on our side. It has been logged; please retry later.",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listConversations: {
         parameters: {
             query?: {
@@ -35309,6 +35634,8 @@ export interface operations {
                 updatedSince?: string;
                 /** @description What each row carries besides the conversation, comma-separated: `contact` (its name, e-mail and phone), `lastMessage` (who wrote it and its first 140 characters). */
                 include?: string;
+                /** @description `activity`: the latest message or change first. `waiting`: only conversations whose customer waits for a reply (`waitingSince` set), the longest waiting first. */
+                sort?: "activity" | "waiting";
                 /** @description Page size. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
@@ -35364,7 +35691,9 @@ export interface operations {
                      *           "createdAt": "2026-11-21T12:00:00.000Z",
                      *           "updatedAt": "2026-11-21T12:00:00.000Z",
                      *           "lastMessageAt": "2026-11-21T12:00:00.000Z",
-                     *           "lastActivityAt": "2026-11-21T12:00:00.000Z"
+                     *           "lastActivityAt": "2026-11-21T12:00:00.000Z",
+                     *           "waitingSince": null,
+                     *           "snoozedUntil": null
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -35568,6 +35897,8 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T12:00:00.000Z",
                      *       "lastMessageAt": "2026-11-21T12:00:00.000Z",
                      *       "lastActivityAt": "2026-11-21T12:00:00.000Z",
+                     *       "waitingSince": null,
+                     *       "snoozedUntil": null,
                      *       "contact": {
                      *         "id": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *         "name": "Ada Lovelace",
@@ -35873,6 +36204,8 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T12:00:00.000Z",
                      *       "lastMessageAt": "2026-11-21T12:00:00.000Z",
                      *       "lastActivityAt": "2026-11-21T12:00:00.000Z",
+                     *       "waitingSince": null,
+                     *       "snoozedUntil": null,
                      *       "contact": {
                      *         "id": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *         "name": "Ada Lovelace",
@@ -36087,6 +36420,8 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T12:00:00.000Z",
                      *       "lastMessageAt": "2026-11-21T12:00:00.000Z",
                      *       "lastActivityAt": "2026-11-21T12:00:00.000Z",
+                     *       "waitingSince": null,
+                     *       "snoozedUntil": null,
                      *       "contact": {
                      *         "id": "ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
                      *         "name": "Ada Lovelace",

@@ -13,6 +13,8 @@ export type ConversationChanges = {
 	status?: 'open' | 'pending' | 'closed';
 	assigneeId?: string | null;
 	groupId?: string | null;
+	/** Snooze until this instant (ISO 8601): pending until then; null ends the snooze. */
+	snoozedUntil?: string | null;
 };
 /** The inbox's filters as the list endpoint takes them. */
 type ListQuery = NonNullable<paths['/v3/conversations']['get']['parameters']['query']>;

@@ -27,6 +27,7 @@ export const keys = {
 		all: ['conversations'],
 		list: (query: object) => ['conversations', query],
 		ofContact: (contactId: string) => ['conversations', { contactId }],
+		search: (query: object) => ['conversations', 'search', query],
 	},
 	conversation: (id: string) => ['conversation', id],
 	botRuns: (conversationId: string) => ['bot-runs', conversationId],

@@ -10,6 +10,7 @@ import { t, when } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { TagEditor } from '../ui/tag-editor';
+import { SnoozeControl } from './conversation-snooze';
 
 type Conversation = Schemas['ConversationWithContact'];
 
@@ -81,6 +82,7 @@ export function ConversationActions({
 				<span class="muted status">{t(`inbox.status.${conversation.status}`)}</span>
 			</div>
 			{change.error && <Problem error={change.error} />}
+			<SnoozeControl conversationId={id} snoozedUntil={conversation.snoozedUntil} />
 			<TagEditor
 				label={t('conversation.tags')}
 				tags={conversation.tags}

@@ -19,9 +19,18 @@ import { ConversationOrigin, useWhatsappWindow, WhatsappState, WhatsappWindow } 
 
 /**
  * One conversation: its header and actions, its messages (newest first loaded, earlier ones as you scroll
- * up), who is typing, the composer, and beside it the contact.
+ * up), who is typing, the composer, and beside it the contact. With `focusSeq` (a search hit), it opens at that
+ * message: earlier pages are loaded until it is there, then it is scrolled to and marked.
  */
-export function ConversationView({ id, session }: { id: string; session: ConsoleSession }) {
+export function ConversationView({
+	id,
+	session,
+	focusSeq,
+}: {
+	id: string;
+	session: ConsoleSession;
+	focusSeq?: number;
+}) {
 	const conversation = useConversation(id);
 	const data = conversation.data;
 	const live = useConversationLive(id, data?.lastMessageSeq);
@@ -69,6 +78,22 @@ export function ConversationView({ id, session }: { id: string; session: Console
 		observer.observe(sentinel);
 		return () => observer.disconnect();
 	}, [shown, hasEarlier, loadEarlier]);
+
+	// A search hit's message: the pages before are loaded until it is among the messages, then it is shown.
+	const firstSeq = live.messages[0]?.seq;
+	const { loadingEarlier } = live;
+	const focused = useRef<number | null>(null);
+	useEffect(() => {
+		if (focusSeq === undefined || firstSeq === undefined || focused.current === focusSeq) return;
+		if (firstSeq > focusSeq && hasEarlier) {
+			if (!loadingEarlier) void loadEarlier();
+			return;
+		}
+		const found = list.current?.querySelector(`[data-found-seq="${focusSeq}"]`);
+		if (!found) return;
+		focused.current = focusSeq;
+		found.scrollIntoView({ block: 'center' });
+	}, [focusSeq, firstSeq, hasEarlier, loadingEarlier, loadEarlier]);
 
 	// Before any receipt on this socket, a conversation the visitor has nothing unread in was read to its end.
 	const readUpTo = Math.max(live.visitorRead, data && data.unreadByContact === 0 ? data.lastMessageSeq : 0);
@@ -127,18 +152,20 @@ export function ConversationView({ id, session }: { id: string; session: Console
 								{lines.map((m) => (
 									<MachineMailLine key={m.id} mail={m} />
 								))}
-								<MessageBubble
-									message={message}
-									author={
-										consoleAuthor(message, directory.data, data ? contactLabel(data.contact) : null) ??
-										t('author.contact')
-									}
-									seen={message.seq === seenSeq}
-									mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
-									whatsappState={mail.whatsappBySeq.get(message.seq) ?? message.whatsapp}
-								>
-									{inbound && message.authorKind === 'contact' && <MailParts mail={inbound} />}
-								</MessageBubble>
+								<FoundMark seq={message.seq} focusSeq={focusSeq}>
+									<MessageBubble
+										message={message}
+										author={
+											consoleAuthor(message, directory.data, data ? contactLabel(data.contact) : null) ??
+											t('author.contact')
+										}
+										seen={message.seq === seenSeq}
+										mailState={mail.stateBySeq.get(message.seq) ?? message.mail}
+										whatsappState={mail.whatsappBySeq.get(message.seq) ?? message.whatsapp}
+									>
+										{inbound && message.authorKind === 'contact' && <MailParts mail={inbound} />}
+									</MessageBubble>
+								</FoundMark>
 							</Fragment>
 						);
 					})}
@@ -188,6 +215,16 @@ export function ConversationView({ id, session }: { id: string; session: Console
 					onClose={() => setShowContact(false)}
 				/>
 			)}
+		</div>
+	);
+}
+
+/** The message a search opened the conversation at, marked (`data-found-seq`); any other, as it is. */
+function FoundMark(props: { seq: number; focusSeq: number | undefined; children: ComponentChildren }) {
+	if (props.seq !== props.focusSeq) return <>{props.children}</>;
+	return (
+		<div class="found" data-found-seq={props.seq} data-testid="found-message">
+			{props.children}
 		</div>
 	);
 }

@@ -10,6 +10,8 @@ export interface InboxFilters {
 	channel: string;
 	origin: '' | 'search' | 'social' | 'utm';
 	utmSource: string;
+	/** The list's order: latest activity first, or the customer waiting longest first. */
+	sort: 'activity' | 'waiting';
 }
 
 export const DEFAULT_FILTERS: InboxFilters = {
@@ -20,6 +22,7 @@ export const DEFAULT_FILTERS: InboxFilters = {
 	channel: '',
 	origin: '',
 	utmSource: '',
+	sort: 'activity',
 };
 
 const KEY = 'parley.inbox.filters';
@@ -36,7 +39,7 @@ export function saveFilters(filters: InboxFilters): void {
 	sessionStorage.setItem(KEY, JSON.stringify(filters));
 }
 
-/** The list's query parameters for these filters (the API's names). */
+/** The list's query parameters for these filters (the API's names); the search takes all but the order. */
 export function filterQuery(filters: InboxFilters, operatorId: string) {
 	return {
 		...(filters.status ? { status: filters.status } : {}),
@@ -55,8 +58,13 @@ export function filterQuery(filters: InboxFilters, operatorId: string) {
 }
 
 const CHANNELS = ['widget', 'api', 'whatsapp', 'email'];
+/** The status views, always in sight: open, pending (snoozed ones too), closed, and all of them. */
+const STATUS_VIEWS = ['open', 'pending', 'closed', ''] as const;
 
-/** The views (mine, unassigned, all), the status, and the narrower filters: tag, group, channel, origin. */
+/**
+ * The views (mine, unassigned, all), the status views and the order in sight, and the narrower filters (tag,
+ * group, channel, origin) under Filters.
+ */
 export function InboxFilterBar({ filters, onChange }: { filters: InboxFilters; onChange(next: InboxFilters): void }) {
 	const directory = useDirectory();
 	const tags = useTags();
@@ -71,21 +79,31 @@ export function InboxFilterBar({ filters, onChange }: { filters: InboxFilters; o
 					</button>
 				))}
 			</fieldset>
+			<div class="views status-views">
+				<fieldset class="views">
+					<legend class="visually-hidden">{t('inbox.statusViews')}</legend>
+					{STATUS_VIEWS.map((status) => (
+						<button
+							type="button"
+							key={status}
+							aria-pressed={filters.status === status}
+							onClick={() => set('status', status)}
+						>
+							{t(status ? `inbox.status.${status}` : 'inbox.status.any')}
+						</button>
+					))}
+				</fieldset>
+				<label class="inline sort">
+					<span class="visually-hidden">{t('inbox.sort')}</span>
+					<select value={filters.sort} onChange={(e) => set('sort', e.currentTarget.value as InboxFilters['sort'])}>
+						<option value="activity">{t('inbox.sort.activity')}</option>
+						<option value="waiting">{t('inbox.sort.waiting')}</option>
+					</select>
+				</label>
+			</div>
 			<details>
 				<summary>{t('inbox.filters')}</summary>
 				<div class="filter-grid">
-					<label>
-						{t('inbox.status')}
-						<select
-							value={filters.status}
-							onChange={(e) => set('status', e.currentTarget.value as InboxFilters['status'])}
-						>
-							<option value="open">{t('inbox.status.open')}</option>
-							<option value="pending">{t('inbox.status.pending')}</option>
-							<option value="closed">{t('inbox.status.closed')}</option>
-							<option value="">{t('inbox.status.any')}</option>
-						</select>
-					</label>
 					<label>
 						{t('inbox.tag')}
 						<select value={filters.tag} onChange={(e) => set('tag', e.currentTarget.value)}>
@@ -143,7 +161,12 @@ export function InboxFilterBar({ filters, onChange }: { filters: InboxFilters; o
 						</label>
 					)}
 				</div>
-				<button type="button" onClick={() => onChange({ ...DEFAULT_FILTERS, view: filters.view })}>
+				<button
+					type="button"
+					onClick={() =>
+						onChange({ ...DEFAULT_FILTERS, view: filters.view, status: filters.status, sort: filters.sort })
+					}
+				>
 					{t('inbox.clearFilters')}
 				</button>
 			</details>

@@ -1,8 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useLocation } from 'wouter-preact';
+import { useLocation, useSearch } from 'wouter-preact';
 import type { Schemas } from '../api/client';
 import { useConversationList, useRefreshConversationLists } from '../data/conversations';
+import { searchText } from '../data/search';
 import type { ConsoleSession } from '../data/session';
 import { contactLabel, type Directory, operatorName, useDirectory } from '../data/workspace';
 import { useFeedEvent } from '../feed';
@@ -12,6 +13,7 @@ import { consoleAuthor, previewText } from '../ui/message-text';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
 import { filterQuery, InboxFilterBar, type InboxFilters, savedFilters, saveFilters } from './inbox-filters';
+import { SearchBox, SearchResults } from './inbox-search';
 
 type Row = Schemas['ConversationRow'];
 
@@ -26,7 +28,8 @@ const NOT_LISTED = new Set(['member.status_changed', 'rule.notification']);
 /**
  * The inbox: the views operators expect (mine, unassigned, all) with status, tag, group, channel and origin
  * filters; a virtualised list (only the rows on screen exist, so ten thousand scroll like ten) kept live by
- * the workspace's feed; and the open conversation. Keys (outside a text field): j / k next and previous.
+ * the workspace's feed; one search box over messages and contacts, whose hits open a conversation at what
+ * matched (`?seq=`); and the open conversation. Keys (outside a text field): j / k next and previous, / search.
  */
 export function Inbox({ session, openId }: { session: ConsoleSession; openId?: string }) {
 	const [filters, setFilters] = useState<InboxFilters>(savedFilters);
@@ -34,7 +37,11 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	const refreshLists = useRefreshConversationLists();
 	const directory = useDirectory();
 	const query = filterQuery(filters, session.operator.id);
-	const list = useConversationList(query);
+	const list = useConversationList({ ...query, sort: filters.sort });
+	const [typed, setTyped] = useState('');
+	const searched = useDebounced(searchText(typed), 250);
+	const searchInput = useRef<HTMLInputElement>(null);
+	const focusSeq = Number(new URLSearchParams(useSearch()).get('seq')) || undefined;
 	const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data]);
 	const changeFilters = (next: InboxFilters) => {
 		saveFilters(next);
@@ -77,14 +84,35 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	};
 	const next = () => open(Math.min(rows.length - 1, openIndex + 1));
 	const previous = () => open(Math.max(0, openIndex - 1));
-	useShortcuts({ j: next, ArrowDown: next, k: previous, ArrowUp: previous });
+	useShortcuts({ j: next, ArrowDown: next, k: previous, ArrowUp: previous, '/': () => searchInput.current?.focus() });
 
 	return (
 		<div class={`inbox${openId ? ' has-open' : ''}`}>
 			<section class="list-pane" aria-label={t('inbox.list')}>
+				<SearchBox value={typed} onInput={setTyped} inputRef={searchInput} />
 				<InboxFilterBar filters={filters} onChange={changeFilters} />
 				{list.error && <Problem error={list.error} retry={() => list.refetch()} />}
-				<div class="rows" ref={scroller} role="listbox" aria-label={t('inbox.list')} tabIndex={-1}>
+				{searched && (
+					<SearchResults
+						q={searched}
+						filters={query}
+						openId={openId}
+						openSeq={focusSeq}
+						onOpen={(hit) =>
+							navigate(
+								`/conversations/${hit.conversation.id}${hit.match.in === 'message' ? `?seq=${hit.match.seq}` : ''}`,
+							)
+						}
+					/>
+				)}
+				<div
+					class="rows"
+					ref={scroller}
+					role="listbox"
+					aria-label={t('inbox.list')}
+					tabIndex={-1}
+					hidden={Boolean(searched)}
+				>
 					{list.isSuccess && rows.length === 0 && (
 						<p class="muted" style="padding: 12px">
 							{t('inbox.empty')}
@@ -101,6 +129,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 									assignee={row.assigneeId ? operatorName(directory.data, row.assigneeId) : null}
 									directory={directory.data}
 									top={item.start}
+									sortedByWait={filters.sort === 'waiting'}
 									onOpen={() => open(item.index)}
 								/>
 							);
@@ -109,7 +138,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 				</div>
 			</section>
 			{openId ? (
-				<ConversationView key={openId} id={openId} session={session} />
+				<ConversationView key={openId} id={openId} session={session} focusSeq={focusSeq} />
 			) : (
 				<p class="centered muted">{t('inbox.pick')}</p>
 			)}
@@ -123,6 +152,7 @@ function InboxRow(props: {
 	assignee: string | null;
 	directory: Directory | undefined;
 	top: number;
+	sortedByWait: boolean;
 	onOpen(): void;
 }) {
 	const { row } = props;
@@ -166,6 +196,8 @@ function InboxRow(props: {
 					row.channel
 				)}
 				{row.status !== 'open' && ` · ${t(`inbox.status.${row.status}`)}`}
+				{row.snoozedUntil && ` · ${t('inbox.snoozedUntil', { when: when(row.snoozedUntil) })}`}
+				{props.sortedByWait && row.waitingSince && ` · ${t('inbox.waiting', { when: when(row.waitingSince) })}`}
 				{props.assignee && ` · ${props.assignee}`}
 				{row.tags.map((tag) => (
 					<span class="chip" key={tag}>
@@ -175,4 +207,14 @@ function InboxRow(props: {
 			</div>
 		</button>
 	);
+}
+
+/** `value` once it has stayed the same for `ms`: a search is asked for when the typing pauses. */
+function useDebounced(value: string, ms: number): string {
+	const [settled, setSettled] = useState(value);
+	useEffect(() => {
+		const timer = setTimeout(() => setSettled(value), value ? ms : 0);
+		return () => clearTimeout(timer);
+	}, [value, ms]);
+	return settled;
 }

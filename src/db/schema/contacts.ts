@@ -1,5 +1,6 @@
 /** Contacts, the widget visitors that speak as them, and tags. */
 
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CustomValue } from '../../model/custom-fields';
 
@@ -39,6 +40,11 @@ export const contacts = sqliteTable(
 		whatsappId: text('whatsapp_id'),
 		createdAt: integer('created_at').notNull(),
 		updatedAt: integer('updated_at').notNull(),
+		/**
+		 * The last five characters of the id: how the console names a contact it knows nothing else about
+		 * ("Visitor 2PEKZ"), kept as a column so the contact search index (`contacts_fts`) holds it too.
+		 */
+		shortId: text('short_id').generatedAlwaysAs(sql`substr(id, -5)`, { mode: 'virtual' }),
 	},
 	(t) => [
 		uniqueIndex('contacts_workspace_email').on(t.workspaceId, t.email),

@@ -57,6 +57,11 @@ export const conversations = sqliteTable(
 		 * bot's does not count); null while an operator has the last word. The room keeps it with the summary.
 		 */
 		waitingSince: integer('waiting_since'),
+		/**
+		 * Until when an operator snoozed it (status `pending` meanwhile); null when not snoozed. Its room's
+		 * `snooze` timer reopens it then; any other status change clears it.
+		 */
+		snoozedUntil: integer('snoozed_until'),
 		/** An operator's first message (a bot's or a campaign's does not count): the first-response time's end. */
 		firstResponseAt: integer('first_response_at'),
 		/**
@@ -76,6 +81,8 @@ export const conversations = sqliteTable(
 		index('conversations_group_activity').on(t.workspaceId, t.groupId, t.lastActivityAt, t.id),
 		index('conversations_contact').on(t.workspaceId, t.contactId),
 		index('conversations_waiting').on(t.workspaceId, t.waitingSince),
+		// The status views sorted by waiting time, longest first: one walk from the oldest wait.
+		index('conversations_status_waiting').on(t.workspaceId, t.status, t.waitingSince, t.id),
 		// The reports: every column they group or filter by, after the creation time they range over, so a
 		// year of conversations is one walk of this index and never of the table.
 		index('conversations_report').on(

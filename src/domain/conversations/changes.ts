@@ -9,7 +9,7 @@ import { type Database, type Statement, violatesForeignKey, violatesUnique } fro
 import { contacts, conversations, conversationTags } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
 import { type Change, commit, release } from '../../events/commit';
-import { Conflict, NotFound } from '../../lib/errors';
+import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { changesOf, newEvent } from '../../model/events';
@@ -17,6 +17,7 @@ import type { WhatsappReferral } from '../../model/whatsapp';
 import { type ContactReference, contactEventView, normalizePhone } from '../crm/contacts';
 import { assertAssignment, assignmentGone, assignmentGuard } from '../team/assignees';
 import { type ConversationChanges, conversationSummary } from './conversations';
+import { MAX_SNOOZE_MS, snoozeRoom } from './snooze';
 import { ensureTags } from './tags';
 
 /** A tag by id and name, as `ensureTags` found or created it. */
@@ -215,14 +216,30 @@ export async function updateConversation(
 	if (!row) throw new NotFound(`Conversation ${id} not found.`);
 	const current = row.conversation;
 	await assertAssignment(db, workspaceId, changes);
+	const snoozing = typeof changes.snoozedUntil === 'number';
+	if (snoozing && (changes.snoozedUntil as number) <= now) {
+		throw new Invalid('snoozedUntil must be in the future', { field: ['snoozedUntil'] });
+	}
+	if (snoozing && (changes.snoozedUntil as number) > now + MAX_SNOOZE_MS) {
+		throw new Invalid('snoozedUntil may be at most a year ahead', { field: ['snoozedUntil'] });
+	}
+	const status = snoozing ? 'pending' : changes.status;
 	const fields = {
-		...(changes.status === undefined ? {} : { status: changes.status }),
+		...(status === undefined ? {} : { status }),
+		// A snooze given sets it; any other status written, or null, ends it.
+		...(snoozing
+			? { snoozedUntil: changes.snoozedUntil }
+			: status !== undefined || changes.snoozedUntil === null
+				? { snoozedUntil: null }
+				: {}),
 		...(changes.assigneeId === undefined ? {} : { assigneeId: changes.assigneeId }),
 		...(changes.groupId === undefined ? {} : { groupId: changes.groupId }),
 	};
 	// Any status written (the same one too: a close after a visitor's message is the team's last word) moves
 	// the time a pending reopen is ordered against; a tag or an assignment does not.
-	const statusChangedAt = changes.status === undefined ? {} : { statusChangedAt: now };
+	const statusChangedAt = status === undefined ? {} : { statusChangedAt: now };
+	// The room's timer first: one left behind by a batch that then failed finds no snooze of its time, and does nothing.
+	if (snoozing) await snoozeRoom(env, workspaceId, id, changes.snoozedUntil as number);
 	const update = db
 		.update(conversations)
 		.set({ ...fields, ...statusChangedAt, updatedAt: now, lastActivityAt: now })
@@ -241,7 +258,7 @@ export async function updateConversation(
 	const tagStatements = changes.tags
 		? replaceTagsStatements(db, workspaceId, id, refs([...new Set(changes.tags)]))
 		: [];
-	const moved = fieldChanges(current, tagsBefore, changes);
+	const moved = fieldChanges(current, tagsBefore, { ...changes, status });
 	const added = moved.tags ? moved.tags.to.filter((name) => !moved.tags?.from.includes(name)) : [];
 	const removed = moved.tags ? moved.tags.from.filter((name) => !moved.tags?.to.includes(name)) : [];
 	const events =

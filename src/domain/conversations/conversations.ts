@@ -49,6 +49,14 @@ export const conversationSchema = z
 		lastActivityAt: z
 			.string()
 			.openapi({ description: 'Its last message or change, whichever is later: the inbox order.' }),
+		waitingSince: z.string().nullable().openapi({
+			description:
+				"When the customer started waiting for a reply (its first message after the team's last); null while the team has the last word.",
+		}),
+		snoozedUntil: z.string().nullable().openapi({
+			description:
+				'Until when an operator snoozed it (it is `pending` meanwhile, and reopens then); null when not snoozed.',
+		}),
 	})
 	.openapi('Conversation');
 
@@ -124,6 +132,8 @@ export function conversationView(row: ConversationRow, tagJson: string | null): 
 		updatedAt: iso(row.updatedAt),
 		lastMessageAt: isoOrNull(row.lastMessageAt),
 		lastActivityAt: iso(row.lastActivityAt),
+		waitingSince: isoOrNull(row.waitingSince),
+		snoozedUntil: isoOrNull(row.snoozedUntil),
 	};
 }
 
@@ -159,8 +169,22 @@ export const conversationChangesSchema = z
 		assigneeId: id.nullable().optional().openapi({ description: 'The operator to assign it to; null to unassign.' }),
 		groupId: id.nullable().optional().openapi({ description: 'The group to route it to; null for none.' }),
 		tags: z.array(tagNameSchema).max(20).optional().openapi({ description: 'Replaces the tag set.' }),
+		snoozedUntil: z.iso
+			.datetime({ offset: true })
+			.transform((at) => Date.parse(at))
+			.nullable()
+			.optional()
+			.openapi({
+				description:
+					'Snooze until this instant (within a year): the conversation becomes `pending` and reopens itself then. null ends a snooze and leaves the status as it is; any status given ends it too.',
+				example: '2026-11-22T09:00:00Z',
+			}),
 	})
-	.refine((b) => Object.keys(b).length > 0, 'give at least one of status, assigneeId, groupId, tags')
+	.refine((b) => Object.keys(b).length > 0, 'give at least one of status, assigneeId, groupId, tags, snoozedUntil')
+	.refine((b) => typeof b.snoozedUntil !== 'number' || b.status === undefined || b.status === 'pending', {
+		message: 'a snoozed conversation is pending: give status pending or leave it out',
+		path: ['status'],
+	})
 	// The refinement above is invisible to the generator: the document states it for clients that validate.
 	.openapi('ConversationChanges', { minProperties: 1 });
 

@@ -4,7 +4,7 @@
  * asks once per row.
  */
 import { z } from '@hono/zod-openapi';
-import { and, desc, eq, gte, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../../db/client';
 import { CONVERSATION_STATUSES, conversations } from '../../db/schema';
@@ -114,22 +114,23 @@ const lastMessageJson = sql<
 	string | null
 >`(SELECT json_object('seq', m.seq, 'authorKind', m.author_kind, 'authorId', m.author_id, 'private', json(CASE WHEN m.private THEN 'true' ELSE 'false' END), 'text', substr(m.body, 1, ${PREVIEW_LENGTH})) FROM messages m WHERE m.conversation_id = conversations.id AND m.workspace_id = conversations.workspace_id AND m.seq = conversations.last_message_seq)`;
 
-/**
- * One page of the inbox, most recent activity first, in a single statement. Keyset pagination on
- * (last_activity_at, id) walks the `conversations_activity` index, so the cost of a page does not grow
- * with the table, and rows inserted while a client pages cannot shift or repeat what it sees. The contact
- * is joined by primary key and the preview read by its unique index, so `include` adds no statement.
- */
-export async function listConversations(
-	db: Database,
-	workspaceId: string,
-	filters: ConversationFilters,
-	after: NewestFirstCursor | null,
-	limit: number,
-	include: ReadonlySet<Include> = new Set(),
-) {
+/** The inbox's orders: most recent activity first, or the customer waiting longest first. */
+export const CONVERSATION_SORTS = ['activity', 'waiting'] as const;
+export type ConversationSort = (typeof CONVERSATION_SORTS)[number];
+
+export const sortParam = z.enum(CONVERSATION_SORTS).default('activity').openapi({
+	description:
+		'`activity`: the latest message or change first. `waiting`: only conversations whose customer waits for a reply (`waitingSince` set), the longest waiting first.',
+});
+
+/** A position in the waiting order: when the customer started waiting, then id, both ascending. */
+export const waitingCursor = z.object({ waiting: z.number().int(), id: z.string() });
+type WaitingCursor = z.infer<typeof waitingCursor>;
+
+/** The filters of the inbox as one condition on `conversations`, in the caller's workspace. */
+export function filterConditions(workspaceId: string, filters: ConversationFilters): SQL | undefined {
 	const c = conversations;
-	const where = and(
+	return and(
 		eq(c.workspaceId, workspaceId),
 		filters.status === undefined ? undefined : eq(c.status, filters.status),
 		filters.assigneeId === undefined
@@ -153,33 +154,102 @@ export async function listConversations(
 		presence(c.gclid, filters.hasGclid),
 		presence(c.fbclid, filters.hasFbclid),
 		filters.updatedSince === undefined ? undefined : gte(c.updatedAt, filters.updatedSince),
-		afterNewestFirst(c.lastActivityAt, c.id, after),
 	);
+}
+
+/** What a list row carries besides the conversation, as columns of a select on `conversations`. */
+export function rowColumns(include: ReadonlySet<Include>) {
+	return {
+		conversation: conversations,
+		tagNames,
+		contact: include.has('contact') ? contactJson : sql<null>`NULL`,
+		lastMessage: include.has('lastMessage') ? lastMessageJson : sql<null>`NULL`,
+	};
+}
+
+type RowColumns = {
+	conversation: typeof conversations.$inferSelect;
+	tagNames: string;
+	contact: string | null;
+	lastMessage: string | null;
+};
+
+/** A list row as the API shows it, from the columns of `rowColumns`. */
+export function rowView(r: RowColumns, include: ReadonlySet<Include>): ConversationRowView {
+	return {
+		...conversationView(r.conversation, r.tagNames),
+		...(include.has('contact')
+			? { contact: { id: r.conversation.contactId, ...(JSON.parse(r.contact ?? EMPTY_CONTACT) as ContactNames) } }
+			: {}),
+		...(include.has('lastMessage')
+			? { lastMessage: r.lastMessage ? (JSON.parse(r.lastMessage) as ConversationRowView['lastMessage']) : null }
+			: {}),
+	};
+}
+
+/**
+ * One page of the inbox, most recent activity first, in a single statement. Keyset pagination on
+ * (last_activity_at, id) walks the `conversations_activity` index, so the cost of a page does not grow
+ * with the table, and rows inserted while a client pages cannot shift or repeat what it sees. The contact
+ * is joined by primary key and the preview read by its unique index, so `include` adds no statement.
+ */
+export async function listConversations(
+	db: Database,
+	workspaceId: string,
+	filters: ConversationFilters,
+	after: NewestFirstCursor | null,
+	limit: number,
+	include: ReadonlySet<Include> = new Set(),
+) {
+	const c = conversations;
 	const rows = await db
-		.select({
-			conversation: c,
-			tagNames,
-			contact: include.has('contact') ? contactJson : sql<null>`NULL`,
-			lastMessage: include.has('lastMessage') ? lastMessageJson : sql<null>`NULL`,
-		})
+		.select(rowColumns(include))
 		.from(c)
-		.where(where)
+		.where(and(filterConditions(workspaceId, filters), afterNewestFirst(c.lastActivityAt, c.id, after)))
 		.orderBy(desc(c.lastActivityAt), desc(c.id))
 		.limit(limit + 1);
 	return pageOf(
 		rows,
 		limit,
-		(r) => ({
-			...conversationView(r.conversation, r.tagNames),
-			...(include.has('contact')
-				? { contact: { id: r.conversation.contactId, ...(JSON.parse(r.contact ?? EMPTY_CONTACT) as ContactNames) } }
-				: {}),
-			...(include.has('lastMessage')
-				? { lastMessage: r.lastMessage ? (JSON.parse(r.lastMessage) as ConversationRowView['lastMessage']) : null }
-				: {}),
-		}),
+		(r) => rowView(r, include),
 		(r) => ({ at: r.conversation.lastActivityAt, id: r.conversation.id }),
 	);
 }
 
-type ConversationRowView = z.infer<typeof conversationRowSchema>;
+/**
+ * One page of the conversations whose customer waits for a reply, the longest waiting first: keyset on
+ * (waiting_since, id), along `conversations_status_waiting` (a status view) or `conversations_waiting`.
+ */
+export async function listWaiting(
+	db: Database,
+	workspaceId: string,
+	filters: ConversationFilters,
+	after: WaitingCursor | null,
+	limit: number,
+	include: ReadonlySet<Include> = new Set(),
+) {
+	const c = conversations;
+	const rows = await db
+		.select(rowColumns(include))
+		.from(c)
+		.where(
+			and(
+				filterConditions(workspaceId, filters),
+				isNotNull(c.waitingSince),
+				after === null
+					? undefined
+					: or(gt(c.waitingSince, after.waiting), and(eq(c.waitingSince, after.waiting), gt(c.id, after.id))),
+			),
+		)
+		.orderBy(asc(c.waitingSince), asc(c.id))
+		.limit(limit + 1);
+	return pageOf(
+		rows,
+		limit,
+		(r) => rowView(r, include),
+		(r) => ({ waiting: r.conversation.waitingSince ?? 0, id: r.conversation.id }),
+	);
+}
+
+export type ConversationRowView = z.infer<typeof conversationRowSchema>;
+export type { Include };

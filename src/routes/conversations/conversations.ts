@@ -18,6 +18,9 @@ import {
 	conversationRowSchema,
 	includeParam,
 	listConversations,
+	listWaiting,
+	sortParam,
+	waitingCursor,
 } from '../../domain/conversations/list';
 import { assertUpgrade, connectToRoom, markRead } from '../../domain/conversations/live';
 import { listMessages, messageSchema, messageView } from '../../domain/conversations/messages';
@@ -31,7 +34,7 @@ import { Invalid } from '../../lib/errors';
 import { operatorActor } from '../../model/actor';
 import type { MessageView } from '../../model/messages';
 
-const listQuery = conversationFiltersSchema.extend({ include: includeParam }).extend(pageQuery(25));
+const listQuery = conversationFiltersSchema.extend({ include: includeParam, sort: sortParam }).extend(pageQuery(25));
 const messagesCursor = z.object({ seq: z.number().int().min(0) });
 const beforeParam = z.coerce
 	.number()
@@ -90,9 +93,9 @@ export const conversations = createRouter()
 			method: 'get',
 			path: '/',
 			operationId: 'listConversations',
-			summary: 'List conversations, most recent activity first',
+			summary: 'List conversations, most recent activity first or longest waiting first',
 			description:
-				'The inbox, filtered by status, assignee, contact, channel, tag, campaign origin or last update, and paged with an opaque cursor.',
+				'The inbox, filtered by status, assignee, contact, channel, tag, campaign origin or last update, sorted by last activity or by how long the customer has waited (`sort`), and paged with an opaque cursor.',
 			...requires('conversations:read'),
 			request: { query: listQuery },
 			responses: {
@@ -104,9 +107,19 @@ export const conversations = createRouter()
 			},
 		}),
 		async (c) => {
-			const { limit, cursor, include, ...filters } = c.req.valid('query');
-			const after = readCursor(cursor, newestFirstCursor);
-			const page = await listConversations(c.var.db, c.var.caller.workspaceId, filters, after, limit, include);
+			const { limit, cursor, include, sort, ...filters } = c.req.valid('query');
+			const { db, caller } = c.var;
+			const page =
+				sort === 'waiting'
+					? await listWaiting(db, caller.workspaceId, filters, readCursor(cursor, waitingCursor), limit, include)
+					: await listConversations(
+							db,
+							caller.workspaceId,
+							filters,
+							readCursor(cursor, newestFirstCursor),
+							limit,
+							include,
+						);
 			return c.json(page, 200);
 		},
 	)

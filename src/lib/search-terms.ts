@@ -1,0 +1,79 @@
+/**
+ * A person's search words as SQLite FTS5 queries. Nothing a person types is FTS5 syntax: every word is
+ * quoted (a quote inside doubled), so quotes, stars, `NEAR`, `AND`/`OR`/`NOT`, column filters (`body:`) and
+ * unbalanced quotes are searched for as text and never make the query fail.
+ */
+
+/** The longest query accepted, in characters. */
+export const MAX_SEARCH_LENGTH = 200;
+/** Words beyond this many are ignored: each one is a lookup in the index. */
+export const MAX_SEARCH_TERMS = 8;
+/** The trigram index finds a substring of this many characters or more. */
+const TRIGRAM = 3;
+
+// A word that has no letter and no digit (a lone quote, a star, an emoji) indexes as nothing: dropped.
+const WORDY = /[\p{L}\p{N}]/u;
+
+/** The words of a query: split on white space, those with a letter or a digit, at most MAX_SEARCH_TERMS. */
+export function searchTerms(query: string): string[] {
+	return (
+		query
+			.normalize('NFKC')
+			// A control character (NUL above all, which ends SQLite's copy of the query) is never a word's.
+			.replace(/\p{Cc}/gu, ' ')
+			.split(/\s+/u)
+			.filter((word) => WORDY.test(word))
+			.slice(0, MAX_SEARCH_TERMS)
+	);
+}
+
+function quoted(term: string): string {
+	return `"${term.replaceAll('"', '""')}"`;
+}
+
+/**
+ * For a word index (unicode61): every term as a word prefix, all of them required.
+ *
+ * @example prefixQuery(['refund', 'NEAR(']) // '"refund"* "NEAR("*'
+ */
+export function prefixQuery(terms: readonly string[]): string {
+	return terms.map((term) => `${quoted(term)}*`).join(' ');
+}
+
+/**
+ * For the trigram index: every term of three characters or more as a substring, all of them required; null
+ * when no term is that long (the index cannot look a shorter one up).
+ */
+export function substringQuery(terms: readonly string[]): string | null {
+	const long = terms.filter((term) => [...term].length >= TRIGRAM);
+	return long.length === 0 ? null : long.map(quoted).join(' ');
+}
+
+/** Where FTS5's `snippet()` and `highlight()` open and close a match: private-use characters no text needs. */
+export const MARK_OPEN = '\uE000';
+export const MARK_CLOSE = '\uE001';
+
+/** A piece of a snippet: matched text or the text between matches. */
+export interface SnippetPart {
+	text: string;
+	match: boolean;
+}
+
+/**
+ * A snippet marked with MARK_OPEN/MARK_CLOSE as parts, so a client draws the matches as elements of their own
+ * and never parses markup out of someone's message.
+ */
+export function snippetParts(marked: string): SnippetPart[] {
+	const parts: SnippetPart[] = [];
+	for (const [i, piece] of marked.split(MARK_OPEN).entries()) {
+		const [inside, after] = i === 0 ? [null, piece] : splitOnce(piece, MARK_CLOSE);
+		if (inside) parts.push({ text: inside, match: true });
+		if (after) parts.push({ text: after, match: false });
+	}
+	return parts;
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+	const at = text.indexOf(separator);
+	return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + separator.length).replaceAll(separator, '')];
+}
