@@ -76,6 +76,8 @@ export const conversations = sqliteTable(
 		index('conversations_group_activity').on(t.workspaceId, t.groupId, t.lastActivityAt, t.id),
 		index('conversations_contact').on(t.workspaceId, t.contactId),
 		index('conversations_waiting').on(t.workspaceId, t.waitingSince),
+		// The console's unread counts (src/domain/alerts/unread.ts) read only the conversations with something unread.
+		index('conversations_unread').on(t.workspaceId, t.assigneeId).where(sql`${t.unreadByOperators} > 0`),
 		// The reports: every column they group or filter by, after the creation time they range over, so a
 		// year of conversations is one walk of this index and never of the table.
 		index('conversations_report').on(
