@@ -12,10 +12,10 @@ import { contacts, conversations, operatorGroups, operators } from '../../db/sch
 import { type AlertConversation, type AlertMember, alertTargets, conversationToRead } from '../../engines/alerts';
 import { type Alert, alertText } from '../../model/alerts';
 import type { DomainEvent } from '../../model/events';
-import { operatorsAlerted } from '../channels/email/notification-settings';
 import { workspaceHub } from '../objects';
 import { type PushEnv, pushAlert } from './push';
 import { subscriptionsOf } from './push-subscriptions';
+import { operatorsAlerted } from './settings';
 
 /** The event types that can alert anyone: the rest are not read further. */
 const ALERTING = new Set(['conversation.created', 'conversation.updated', 'message.created', 'rule.notification']);

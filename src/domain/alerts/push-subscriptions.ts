@@ -29,20 +29,24 @@ export const pushSubscriptionInputSchema = z
 				'The push service’s address for this browser (`PushSubscription.endpoint`): an https URL on a public host.',
 		}),
 		expirationTime: z.number().nullable().optional().openapi({ description: 'As the browser gives it; not used.' }),
-		keys: z.object({
-			// An uncompressed P-256 point is 65 bytes (87 characters of base64url); the auth secret 16 (22).
-			p256dh: base64url('p256dh', 80, 100).openapi({ description: 'The browser’s P-256 public key (base64url).' }),
-			auth: base64url('auth', 20, 30).openapi({ description: 'The browser’s 16-byte auth secret (base64url).' }),
-		}),
+		keys: z
+			.object({
+				// An uncompressed P-256 point is 65 bytes (87 characters of base64url); the auth secret 16 (22).
+				p256dh: base64url('p256dh', 80, 100).openapi({ description: 'The browser’s P-256 public key (base64url).' }),
+				auth: base64url('auth', 20, 30).openapi({ description: 'The browser’s 16-byte auth secret (base64url).' }),
+			})
+			.openapi({
+				description: 'The browser’s keys (`PushSubscription.toJSON().keys`), with which a push is encrypted.',
+			}),
 	})
 	.openapi('PushSubscriptionInput');
 export type PushSubscriptionInput = z.infer<typeof pushSubscriptionInputSchema>;
 
 export const pushSubscriptionSchema = z
 	.object({
-		id: z.string(),
-		endpoint: z.string(),
-		createdAt: z.string(),
+		id: z.string().openapi({ description: 'The subscription’s id.' }),
+		endpoint: z.string().openapi({ description: 'The push service’s address for that browser.' }),
+		createdAt: z.string().openapi({ description: 'When it was saved (ISO 8601).' }),
 	})
 	.openapi('PushSubscription');
 

@@ -7,6 +7,12 @@ import {
 	pushSubscriptionSchema,
 	savePushSubscription,
 } from '../../domain/alerts/push-subscriptions';
+import {
+	alertSettingsSchema,
+	alertSettingsUpdateSchema,
+	loadAlertSettings,
+	saveAlertSettings,
+} from '../../domain/alerts/settings';
 import { unreadCounts, unreadCountsSchema } from '../../domain/alerts/unread';
 import { anyToken, errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
@@ -20,15 +26,59 @@ const listSchema = z
 			description:
 				'The deployment’s VAPID public key (base64url, uncompressed P-256): the `applicationServerKey` a browser subscribes with.',
 		}),
-		data: z.array(pushSubscriptionSchema),
+		data: z.array(pushSubscriptionSchema).openapi({ description: 'Your subscriptions, oldest first.' }),
 	})
 	.openapi('PushSubscriptionList');
 
 const PUSH_NOTE =
-	'Alerts reach a subscribed browser by Web Push (RFC 8291, signed with the deployment’s VAPID key) when you have no console open; what alerts you is chosen in `PUT /v3/me/notifications` (`alerts`). A subscription the push service says is gone (404, 410) is deleted.';
+	'Alerts reach a subscribed browser by Web Push (RFC 8291, signed with the deployment’s VAPID key) when you have no console open; what alerts you is chosen in `PUT /v3/me/notifications/alerts`. A subscription the push service says is gone (404, 410) is deleted.';
+
+const ALERTS_NOTE =
+	'An alert tells you of what concerns you: in an open console (a desktop notification while its tab is hidden, the chime if chosen) or, with no console open, by Web Push to the browsers you subscribed (`/v3/me/push-subscriptions`). Never about what you did yourself; a disabled member gets none.';
+
+const alertsExample = { newConversation: true, assigned: true, message: true, mention: true, rule: false, sound: true };
 
 /** The caller's own alert plumbing: its unread counts and the browsers it receives Web Push in. */
 export const myAlerts = createRouter()
+	.openapi(
+		createRoute({
+			method: 'get',
+			path: '/notifications/alerts',
+			operationId: 'getMyAlertSettings',
+			tags: ['Team'],
+			summary: 'What alerts you',
+			description: `Permission: any valid token. The defaults until you save: every kind on, the sound off. ${ALERTS_NOTE}`,
+			...anyToken,
+			responses: {
+				200: jsonResponse('Your alert settings.', alertSettingsSchema, alertsExample),
+				...errorResponses(),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			return c.json(await loadAlertSettings(c.var.db, workspaceId, operatorId), 200);
+		},
+	)
+	.openapi(
+		createRoute({
+			method: 'put',
+			path: '/notifications/alerts',
+			operationId: 'updateMyAlertSettings',
+			tags: ['Team'],
+			summary: 'Choose what alerts you (partial)',
+			description: `Permission: any valid token. Fields left out keep their value. ${ALERTS_NOTE}`,
+			...anyToken,
+			request: { body: jsonBody(alertSettingsUpdateSchema, { rule: false, sound: true }) },
+			responses: {
+				200: jsonResponse('Your alert settings after the update.', alertSettingsSchema, alertsExample),
+				...errorResponses(400, 413, 415, 422),
+			},
+		}),
+		async (c) => {
+			const { workspaceId, operatorId } = c.var.caller;
+			return c.json(await saveAlertSettings(c.var.db, workspaceId, operatorId, c.req.valid('json')), 200);
+		},
+	)
 	.openapi(
 		createRoute({
 			method: 'get',

@@ -14,7 +14,6 @@ const example = {
 	unansweredAfterMinutes: 10,
 	mentions: true,
 	ruleNotifications: false,
-	alerts: { newConversation: true, assigned: true, message: true, mention: true, rule: false, sound: false },
 };
 
 const MAIL_NOTE =
@@ -28,8 +27,8 @@ export const myNotifications = createRouter()
 			path: '/notifications',
 			operationId: 'getMyNotificationSettings',
 			tags: ['Team'],
-			summary: 'Which notifications you receive by mail, and what alerts you',
-			description: `Permission: any valid token. The defaults until you save: assignment while offline, mentions and rules on; unanswered conversations off, after 10 minutes; every alert on, without sound. ${MAIL_NOTE}`,
+			summary: 'Which notifications you receive by mail',
+			description: `Permission: any valid token. The defaults until you save: assignment while offline, mentions and rules on; unanswered conversations off, after 10 minutes. ${MAIL_NOTE}`,
 			...anyToken,
 			responses: {
 				200: jsonResponse('Your notification settings.', notificationSettingsSchema, example),
@@ -47,16 +46,10 @@ export const myNotifications = createRouter()
 			path: '/notifications',
 			operationId: 'updateMyNotificationSettings',
 			tags: ['Team'],
-			summary: 'Choose which notifications you receive by mail and what alerts you (partial)',
-			description: `Permission: any valid token. Fields left out keep their value (within \`alerts\` too). ${MAIL_NOTE}`,
+			summary: 'Choose which notifications you receive by mail (partial)',
+			description: `Permission: any valid token. Fields left out keep their value. ${MAIL_NOTE}`,
 			...anyToken,
-			request: {
-				body: jsonBody(notificationSettingsUpdateSchema, {
-					unanswered: true,
-					unansweredAfterMinutes: 10,
-					alerts: { sound: true },
-				}),
-			},
+			request: { body: jsonBody(notificationSettingsUpdateSchema, { unanswered: true, unansweredAfterMinutes: 10 }) },
 			responses: {
 				200: jsonResponse('Your notification settings after the update.', notificationSettingsSchema, example),
 				...errorResponses(400, 413, 415, 422),
