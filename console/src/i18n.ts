@@ -3,6 +3,7 @@
  * A key missing in Portuguese falls back to English; `t('key', { n: 3 })` fills `{n}`. The pages loaded as
  * chunks of their own (the builders, rules and assignment, reports) bring their words with them.
  */
+import * as alerts from './words/alerts';
 import type * as assignment from './words/assignment';
 import type * as builder from './words/builder';
 import type * as builderFields from './words/builder-fields';
@@ -17,7 +18,16 @@ import * as team from './words/team';
 import * as whatsapp from './words/whatsapp';
 
 /** The words every page may need, in the first load: their keys with the lazy pages' are the console's keys. */
-const first = { ...core.en, ...records.en, ...settings.en, ...team.en, ...flood.en, ...email.en, ...whatsapp.en };
+const first = {
+	...core.en,
+	...records.en,
+	...settings.en,
+	...team.en,
+	...flood.en,
+	...email.en,
+	...whatsapp.en,
+	...alerts.en,
+};
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
 type LaterKeys =
@@ -37,6 +47,7 @@ const pt: Partial<Record<Key, string>> = {
 	...flood.pt,
 	...email.pt,
 	...whatsapp.pt,
+	...alerts.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */
