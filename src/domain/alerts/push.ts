@@ -36,6 +36,15 @@ export async function vapidPublicKey(env: Pick<Env, 'PARLEY_SECRET'>): Promise<s
 	return (await vapidKeys(deploymentSecret(env))).publicKey;
 }
 
+/**
+ * The VAPID subject: the deployment's, else the console's https origin; a console served over plain http (on
+ * a laptop) has no address a push service would accept, so a placeholder contact stands in.
+ */
+function subjectOf(env: PushEnv, origin: string): string {
+	if (env.VAPID_SUBJECT) return env.VAPID_SUBJECT;
+	return origin.startsWith('https://') ? origin : 'mailto:push@localhost.invalid';
+}
+
 /** Where the push for `endpoint` is sent: the endpoint itself, or its place under the relay. */
 function destination(env: PushEnv, endpoint: string): string {
 	if (!env.PUSH_RELAY_URL) return endpoint;
@@ -64,7 +73,7 @@ export async function pushAlert(
 				expirationTime: null,
 				keys: { p256dh: subscription.p256dh, auth: subscription.auth },
 			},
-			{ subject: env.VAPID_SUBJECT || subscription.origin, ...keys },
+			{ subject: subjectOf(env, subscription.origin), ...keys },
 		);
 		const url = destination(env, subscription.endpoint);
 		const init = { method: 'POST' as const, headers: request.headers, body: request.body };
