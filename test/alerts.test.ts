@@ -157,7 +157,7 @@ describe('/v3/me/push-subscriptions', () => {
 
 describe('who an event alerts', () => {
 	it('a new conversation: every enabled member who wants it, none disabled, by Web Push that decrypts', async () => {
-		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob', 'Cy']);
+		const { workspaceId, member } = await seedTeam(['Ada', 'Bob', 'Cy']);
 		const [ada, bob, cy] = [member('ada'), member('bob'), member('cy')];
 		const subscriptions = await Promise.all([ada, bob, cy].map(subscribe));
 		await setAlerts(bob, { newConversation: false });

@@ -59,7 +59,7 @@ describe('unread counts and desktop notifications', () => {
 		await expect
 			.poll(() => notes(page))
 			.toContainEqual({
-				title: 'Visitor ' + (await contactRef(token, visitor.conversationId)),
+				title: `Visitor ${await contactRef(token, visitor.conversationId)}`,
 				body: 'My order has not arrived',
 			});
 
