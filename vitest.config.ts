@@ -4,6 +4,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { unstable_readConfig } from 'wrangler';
 import { startFakeGraph } from './test/fake-graph/server.mjs';
+import { startFakePush } from './test/fake-push/server.mjs';
 
 // Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
 // Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
@@ -47,6 +48,9 @@ export default defineConfig(async () => {
 	// The fake Graph API (WhatsApp's Cloud API) for the whole run: the Worker under test reaches it on 127.0.0.1
 	// through the deployment's trusted Graph URL, and the tests drive it through its `/__fake/` endpoints.
 	const fakeGraph = await startFakeGraph();
+	// The fake push service (Web Push) for the whole run: every push the Worker sends goes there through the
+	// deployment's relay setting, and the alert tests read what it received, decrypted.
+	const fakePush = await startFakePush();
 	// wrangler.toml lists PARLEY_SECRET under `[secrets] required`: reading the config, wrangler looks for it in
 	// the environment (and warns once per test file without it), before the binding below is applied.
 	process.env.PARLEY_SECRET ??= TEST_SECRET;
@@ -90,6 +94,7 @@ export default defineConfig(async () => {
 									OUTBOUND_RESOLVER: '',
 									PARLEY_SECRET: TEST_SECRET,
 									WHATSAPP_GRAPH_URL: fakeGraph.url,
+									PUSH_RELAY_URL: fakePush.url,
 								},
 								queueConsumers,
 								// A second `send_email` binding beside wrangler.toml's EMAIL, restricted to one sender the

@@ -47,7 +47,8 @@ function stepSchemas(): Plugin {
 export default defineConfig({
 	root,
 	base: '/console/',
-	publicDir: false,
+	// public/sw.js: the service worker, copied as it is to /console/sw.js (its scope is the console).
+	publicDir: 'public',
 	plugins: [stepSchemas()],
 	resolve: {
 		alias: {

@@ -5,6 +5,7 @@ import type { WaitingConversation } from '../src/domain/assignment/auto-assignme
 import { isCredentialActive } from '../src/domain/team/tokens';
 import { errorBody } from '../src/lib/error-status';
 import type { Actor } from '../src/model/actor';
+import type { Alert } from '../src/model/alerts';
 import { ADMIN_FEED_TYPES, type DomainEvent } from '../src/model/events';
 import type { PresenceStatus } from '../src/model/presence';
 import { PING, PONG, type ServerFrame } from '../src/protocol/live';
@@ -230,6 +231,29 @@ export class WorkspaceHub extends DurableObject<Env> {
 			}
 		}
 		return sent;
+	}
+
+	/**
+	 * Sends `alert` to the feeds of `operatorIds` that may read conversations (`chiming`: those who chose the
+	 * sound). Returns the operators it reached: the others have no console open, and get it by Web Push.
+	 */
+	alert(operatorIds: string[], alert: Alert, chiming: string[]): string[] {
+		const reached: string[] = [];
+		for (const operatorId of operatorIds) {
+			const frame = JSON.stringify({
+				type: 'alert',
+				alert,
+				sound: chiming.includes(operatorId),
+			} satisfies ServerFrame);
+			let sent = false;
+			for (const socket of this.ctx.getWebSockets(operatorId)) {
+				const subscriber = socket.deserializeAttachment() as FeedSubscriber;
+				if (!hasPermission(subscriber.permissions, 'conversations:read')) continue;
+				if (trySend(socket, frame)) sent = true;
+			}
+			if (sent) reached.push(operatorId);
+		}
+		return reached;
 	}
 
 	/**

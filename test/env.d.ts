@@ -9,6 +9,8 @@ declare global {
 			REFUSING_EMAIL: SendEmail;
 			/** The fake Graph API's address (test/fake-graph/server.mjs), started by vitest.config.ts. */
 			WHATSAPP_GRAPH_URL: string;
+			/** The fake push service's address (test/fake-push/server.mjs), started by vitest.config.ts. */
+			PUSH_RELAY_URL: string;
 		}
 	}
 }

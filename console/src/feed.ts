@@ -4,6 +4,7 @@
  * `useFeedEvent`; presence is a small store read with `usePresence`.
  */
 import { useEffect, useRef, useSyncExternalStore } from 'preact/compat';
+import type { Alert } from '../../src/model/alerts';
 import type { PresenceStatus } from '../../src/model/presence';
 import { type LiveSocket, openLive } from './live';
 
@@ -16,8 +17,15 @@ export interface FeedEvent {
 export type { PresenceStatus } from '../../src/model/presence';
 
 type Listener = (event: FeedEvent | 'reconnected') => void;
+/** An `alert` frame: something that concerns this operator (src/model/alerts.ts). */
+export interface FeedAlert {
+	alert: Alert;
+	sound: boolean;
+}
+type AlertListener = (alert: FeedAlert) => void;
 
 const listeners = new Set<Listener>();
+const alertListeners = new Set<AlertListener>();
 const presenceListeners = new Set<() => void>();
 let presence = new Map<string, PresenceStatus>();
 const connectionListeners = new Set<() => void>();
@@ -48,6 +56,10 @@ function open() {
 			if (frame.type === 'presence') {
 				const entries = frame.presence as { operatorId: string; status: PresenceStatus }[];
 				publishPresence(new Map(entries.map((e) => [e.operatorId, e.status])));
+				return;
+			}
+			if (frame.type === 'alert') {
+				for (const listener of alertListeners) listener(frame as unknown as FeedAlert);
 				return;
 			}
 			if (frame.type !== 'event') return;
@@ -90,6 +102,19 @@ export function useFeedEvent(handler: Listener): void {
 		listeners.add(listener);
 		return () => {
 			listeners.delete(listener);
+		};
+	}, []);
+}
+
+/** Calls `handler` with each alert the feed brings this operator. */
+export function useFeedAlert(handler: AlertListener): void {
+	const current = useRef(handler);
+	current.current = handler;
+	useEffect(() => {
+		const listener: AlertListener = (alert) => current.current(alert);
+		alertListeners.add(listener);
+		return () => {
+			alertListeners.delete(listener);
 		};
 	}, []);
 }

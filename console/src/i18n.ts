@@ -3,6 +3,7 @@
  * A key missing in Portuguese falls back to English; `t('key', { n: 3 })` fills `{n}`. The pages loaded as
  * chunks of their own (the builders, rules and assignment, reports) bring their words with them.
  */
+import * as alerts from './words/alerts';
 import type * as assignment from './words/assignment';
 import * as attachments from './words/attachments';
 import type * as builder from './words/builder';
@@ -32,6 +33,7 @@ const first = {
 	...attachments.en,
 	...format.en,
 	...search.en,
+	...alerts.en,
 };
 
 /** The lazily loaded pages' words come with their chunk (`addWords`); only their keys are known here. */
@@ -56,6 +58,7 @@ const pt: Partial<Record<Key, string>> = {
 	...attachments.pt,
 	...format.pt,
 	...search.pt,
+	...alerts.pt,
 };
 
 /** A lazily loaded page's words, added when its chunk loads (before it renders anything). */

@@ -51,7 +51,8 @@ export interface OutboundRequest {
 	url: string;
 	method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 	headers?: Record<string, string>;
-	body?: string;
+	/** Text, or bytes sent as they are (an encrypted push message). */
+	body?: string | Uint8Array;
 }
 
 export interface OutboundResponse {

@@ -4,6 +4,7 @@
  * client frame with `clientFrameSchema` and answers a bad one with an `error` frame.
  */
 import { z } from '@hono/zod-openapi';
+import type { Alert } from '../model/alerts';
 import type { DomainEvent } from '../model/events';
 import { MAX_OPERATOR_TEXT, type MessageView, messageText } from '../model/messages';
 import type { PresenceStatus } from '../model/presence';
@@ -41,6 +42,11 @@ export type ServerFrame =
 	| { type: 'error'; error: string; message: string; statusCode: number; clientMessageId?: string }
 	/** The operators' inbox feed: one domain event. */
 	| { type: 'event'; event: DomainEvent }
+	/**
+	 * The inbox feed: something that concerns this operator (src/model/alerts.ts), sent to its feeds alone;
+	 * `sound`: it chose the chime.
+	 */
+	| { type: 'alert'; alert: Alert; sound: boolean }
 	/**
 	 * The inbox feed's first frame: every operator's presence (one never seen is offline and absent);
 	 * `member.status_changed` events keep it up to date.

@@ -1,5 +1,6 @@
 import { openDatabase, runBatch } from '../db/client';
 import { events } from '../db/schema';
+import { alertTeam } from '../domain/alerts/deliver';
 import { assigningWorkspaces, assignmentSignal } from '../domain/assignment/auto-assignment';
 import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-bots';
 import { enabledRules, type ListeningRule, runRules } from '../domain/automation/rules/runner';
@@ -96,7 +97,7 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
  * start on it; it goes to the workspace's outbound webhook endpoints; auto-assignment hears of it; the
  * automation rules it meets run; a contact's message is recorded as the reply to the campaigns that reached it;
  * a message for the customer goes to its channel's delivery (src/domain/channels/outbound.ts: mail, WhatsApp);
- * the team's notification mail is enqueued.
+ * the team's notification mail is enqueued, and the team is alerted (src/domain/alerts/deliver.ts).
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
 async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
@@ -109,6 +110,7 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await deliverToChannels(env, db, event, listeners);
 	await notifyTeam(env, db, event);
+	await alertTeam(env, db, event);
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */

@@ -1,5 +1,5 @@
 // Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
-// workspaces e2e-1..e2e-117, shared by every browser test file (they run one after another), and the fake
+// workspaces e2e-1..e2e-123, shared by every browser test file (they run one after another), and the fake
 // Graph API (test/fake-graph/server.mjs) its WhatsApp numbers talk to.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, type SeededWorkspace, seedWorkspaces } from '../../scripts/local-db.mjs';
 import { startFakeGraph } from '../fake-graph/server.mjs';
+import { startFakePush } from '../fake-push/server.mjs';
 
 declare module 'vitest' {
 	interface ProvidedContext {
@@ -20,6 +21,8 @@ declare module 'vitest' {
 		workspaces: SeededWorkspace[];
 		/** The fake Graph API the Worker's WhatsApp numbers call (`WHATSAPP_GRAPH_URL`), for its `/__fake/` controls. */
 		fakeGraphUrl: string;
+		/** The fake push service every Web Push goes to (`PUSH_RELAY_URL`), for its `/__fake/` controls. */
+		fakePushUrl: string;
 	}
 }
 
@@ -38,9 +41,11 @@ export default async function setup(project: TestProject) {
 	const persistTo = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
 	let wrangler: WranglerDev | undefined;
 	const fakeGraph = await startFakeGraph();
+	const fakePush = await startFakePush();
 	const teardown = async () => {
 		await wrangler?.stop();
 		await fakeGraph.close();
+		await fakePush.close();
 		rmSync(persistTo, { recursive: true, force: true });
 	};
 	try {
@@ -48,9 +53,10 @@ export default async function setup(project: TestProject) {
 		const slugs = Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`);
 		const workspaces = await seedWorkspaces(slugs, persistTo);
 		// The demo page (GET /demo) embeds the first workspace, as `npm run dev` embeds its demo one.
-		wrangler = await startWranglerDev(persistTo, workspaces[0]?.workspaceId ?? '', fakeGraph.url);
+		wrangler = await startWranglerDev(persistTo, workspaces[0]?.workspaceId ?? '', fakeGraph.url, fakePush.url);
 		project.provide('baseUrl', wrangler.baseUrl);
 		project.provide('fakeGraphUrl', fakeGraph.url);
+		project.provide('fakePushUrl', fakePush.url);
 		project.provide('workspaces', workspaces);
 	} catch (error) {
 		await teardown();
@@ -65,7 +71,12 @@ interface WranglerDev {
 }
 
 /** Starts `wrangler dev` on free ports and resolves once GET /health answers 200. */
-async function startWranglerDev(persistTo: string, demoWorkspaceId: string, graphUrl: string): Promise<WranglerDev> {
+async function startWranglerDev(
+	persistTo: string,
+	demoWorkspaceId: string,
+	graphUrl: string,
+	pushUrl: string,
+): Promise<WranglerDev> {
 	const port = await freePort();
 	const inspectorPort = await freePort();
 	const baseUrl = `http://127.0.0.1:${port}`;
@@ -82,6 +93,8 @@ async function startWranglerDev(persistTo: string, demoWorkspaceId: string, grap
 		OUTBOUND_LOOPBACK: 'on',
 		// WhatsApp numbers send to the fake Graph API on this machine (test/browser/console-whatsapp.test.ts).
 		WHATSAPP_GRAPH_URL: graphUrl,
+		// Web Push goes to the fake push service on this machine (test/browser/console-alerts.test.ts).
+		PUSH_RELAY_URL: pushUrl,
 	};
 	const args = [
 		'dev',

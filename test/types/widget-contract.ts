@@ -24,7 +24,7 @@ export const widgetContract: [
 	Same<Widget.CustomField, WidgetSettings['customFields'][number]>,
 	Same<Widget.WidgetConfig, ReturnType<typeof publicWidgetConfig>>,
 	Same<Widget.WidgetAvailability, WidgetAvailability>,
-	// The widget understands every frame a visitor's socket can receive (`event` and `presence` frames go to
+	// The widget understands every frame a visitor's socket can receive (`event`, `alert` and `presence` frames go to
 	// operators' feeds only).
-	[Exclude<ServerFrame, { type: 'event' | 'presence' }>] extends [Widget.ServerFrame] ? true : false,
+	[Exclude<ServerFrame, { type: 'event' | 'alert' | 'presence' }>] extends [Widget.ServerFrame] ? true : false,
 ] = [true, true, true, true, true, true, true, true, true];

@@ -19,6 +19,10 @@ export const keys = {
 	me: ['me'],
 	/** The signed-in member's own mail alerts (not under `me`: a new token does not change them). */
 	myNotifications: ['my-notifications'],
+	/** What alerts the member (the same settings row, read apart), its unread counts and push subscriptions. */
+	myAlerts: ['my-alerts'],
+	unread: ['unread'],
+	pushSubscriptions: ['push-subscriptions'],
 	apiLogs: {
 		all: ['api-logs'],
 		list: (query: object) => ['api-logs', query],

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation } from 'wouter-preact';
 import { hasPermission, type Permission } from '../../../src/model/permissions';
+import { useAlerts } from '../alerts';
 import { type ConsoleSession, useSignOut } from '../data/session';
 import { useFeedConnection } from '../feed';
 import { t } from '../i18n';
@@ -9,13 +10,16 @@ import { AutomationNav } from './automation-nav';
 import { FloodNotices } from './flood-notice';
 import { PresencePicker, TeamPresence } from './presence';
 import { ShortcutsHelp } from './shortcuts-help';
+import { UnreadNav } from './unread-nav';
 
 /**
  * The frame around every signed-in page: the navigation, who is signed in with their status, and signing
- * out. It holds the inbox feed open, which is what keeps the operator online for the team.
+ * out. It holds the inbox feed open, which is what keeps the operator online for the team, and the alerts
+ * (alerts.ts): the unread counts under the inbox, the tab's title, desktop notifications.
  */
 export function Shell({ session, children }: { session: ConsoleSession; children: ComponentChildren }) {
 	useFeedConnection();
+	useAlerts();
 	const [location] = useLocation();
 	const current = (path: string) =>
 		path === '/' ? location === '/' || location.startsWith('/conversations') : location.startsWith(path);
@@ -31,6 +35,7 @@ export function Shell({ session, children }: { session: ConsoleSession; children
 			<nav aria-label={t('nav.main')}>
 				<strong>{t('app.name')}</strong>
 				{link('/', t('nav.inbox'))}
+				<UnreadNav />
 				{link('/contacts', t('nav.contacts'))}
 				{can('crm:access') && link('/deals', t('nav.deals'))}
 				{can('crm:access') && link('/campaigns', t('nav.campaigns'))}

@@ -17,6 +17,7 @@ import {
 	operatorPasswords,
 	operators,
 	passwordLinks,
+	pushSubscriptions,
 	tasks,
 } from '../../db/schema';
 import { rowsLinkedTo } from '../../db/scoped';
@@ -87,6 +88,9 @@ export async function deleteMember(
 			.where(
 				and(eq(memberNotificationSettings.workspaceId, workspaceId), eq(memberNotificationSettings.operatorId, id)),
 			),
+		db
+			.delete(pushSubscriptions)
+			.where(and(eq(pushSubscriptions.workspaceId, workspaceId), eq(pushSubscriptions.operatorId, id))),
 		db.delete(operators).where(operatorIn(workspaceId, id)),
 	];
 	const events: DomainEvent[] = [

@@ -3,6 +3,7 @@ import { type NotificationSettings, useMyNotifications, useSaveMyNotifications }
 import { t } from '../../i18n';
 import { useSubmit } from '../../ui/hooks';
 import { Problem } from '../../ui/problem';
+import { AlertsSection } from './alerts-section';
 import { FieldProblem, fieldProblems, invalid, SaveBar, Section, Switch } from './form';
 
 /** The form's fields: the minutes as typed, so a value the API refuses is shown with its problem, not lost. */
@@ -113,6 +114,7 @@ export function NotificationsPage() {
 					</form>
 				)}
 			</Section>
+			<AlertsSection />
 		</div>
 	);
 }

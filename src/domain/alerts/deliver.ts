@@ -1,0 +1,118 @@
+/**
+ * The events consumer's part in alerting the team: who an event alerts (src/engines/alerts.ts), narrowed to
+ * those who chose that kind (their notification settings), then delivered: to each one's open consoles through
+ * the workspace's hub (an `alert` frame on its inbox feed: the console chimes if chosen, and shows a desktop
+ * notification while its tab is hidden), and by Web Push to the browsers of those with no console open.
+ * At least once, as the Queue delivers: a redelivered event alerts again under the same alert id, which a
+ * browser shows as the one notification (its `tag`).
+ */
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { contacts, conversations, operatorGroups, operators } from '../../db/schema';
+import { type AlertConversation, type AlertMember, alertTargets, conversationToRead } from '../../engines/alerts';
+import { type Alert, alertText } from '../../model/alerts';
+import type { DomainEvent } from '../../model/events';
+import { workspaceHub } from '../objects';
+import { type PushEnv, pushAlert } from './push';
+import { subscriptionsOf } from './push-subscriptions';
+import { operatorsAlerted } from './settings';
+
+/** The event types that can alert anyone: the rest are not read further. */
+const ALERTING = new Set(['conversation.created', 'conversation.updated', 'message.created', 'rule.notification']);
+
+/** The workspace's enabled members, each with its groups. */
+async function enabledMembers(db: Database, workspaceId: string): Promise<AlertMember[]> {
+	const [members, groups] = await Promise.all([
+		db
+			.select({ id: operators.id, name: operators.name, email: operators.email })
+			.from(operators)
+			.where(and(eq(operators.workspaceId, workspaceId), isNull(operators.disabledAt))),
+		db
+			.select({ operatorId: operatorGroups.operatorId, groupId: operatorGroups.groupId })
+			.from(operatorGroups)
+			.where(eq(operatorGroups.workspaceId, workspaceId)),
+	]);
+	return members.map((m) => ({
+		...m,
+		groupIds: groups.filter((g) => g.operatorId === m.id).map((g) => g.groupId),
+	}));
+}
+
+/** The conversation a message event concerns, with its contact (for the alert's title). */
+async function conversationOf(db: Database, workspaceId: string, id: string) {
+	return db
+		.select({
+			assigneeId: conversations.assigneeId,
+			groupId: conversations.groupId,
+			contactId: conversations.contactId,
+		})
+		.from(conversations)
+		.where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)))
+		.get();
+}
+
+/** The contact's name, else e-mail, else phone; null for one known by nothing. */
+async function contactTitle(db: Database, workspaceId: string, contactId: string): Promise<string | null> {
+	const row = await db
+		.select({ name: contacts.name, email: contacts.email, phone: contacts.phone })
+		.from(contacts)
+		.where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, contactId)))
+		.get();
+	return row?.name ?? row?.email ?? row?.phone ?? null;
+}
+
+/** The contact a conversation event names. */
+function contactOfEvent(event: DomainEvent): string | null {
+	if (event.type === 'conversation.created' || event.type === 'conversation.updated') {
+		return event.payload.conversation.contactId;
+	}
+	if (event.type === 'rule.notification') return event.payload.contactId;
+	return null;
+}
+
+/** Alerts whoever `event` concerns; returns the alert and whom it reached how (for the tests and the log). */
+export async function alertTeam(
+	env: Env & PushEnv,
+	db: Database,
+	event: DomainEvent,
+): Promise<{ alert: Alert; inConsole: string[]; pushed: string[] } | null> {
+	if (!ALERTING.has(event.type)) return null;
+	const toRead = conversationToRead(event);
+	const conversation = toRead ? await conversationOf(db, event.workspaceId, toRead) : undefined;
+	// A customer's message alerts only its conversation's assignee: none, no alert, no more reads.
+	if (toRead && !conversation?.assigneeId) return null;
+	const members = await enabledMembers(db, event.workspaceId);
+	const facts: AlertConversation | null = conversation ?? null;
+	const targets = alertTargets(event, members, facts);
+	if (targets === null) return null;
+	const { alerted, chiming } = await operatorsAlerted(db, event.workspaceId, targets.kind, targets.operatorIds);
+	if (alerted.size === 0) return null;
+	const contactId = conversation?.contactId ?? contactOfEvent(event);
+	const title =
+		event.type === 'rule.notification'
+			? event.payload.rule.name
+			: contactId
+				? await contactTitle(db, event.workspaceId, contactId)
+				: null;
+	const alert: Alert = {
+		id: event.id,
+		kind: targets.kind,
+		conversationId: targets.conversationId,
+		title,
+		contactId,
+		text: alertText(targets.text),
+		at: event.occurredAt,
+	};
+	const ids = [...alerted];
+	const inConsole = await workspaceHub(env, event.workspaceId).alert(ids, alert, [...chiming]);
+	const away = ids.filter((id) => !inConsole.includes(id));
+	const pushed: string[] = [];
+	if (away.length > 0) {
+		const subscriptions = await subscriptionsOf(db, event.workspaceId, away);
+		const results = await Promise.all(subscriptions.map((s) => pushAlert(env, db, s, alert)));
+		subscriptions.forEach((s, i) => {
+			if (results[i] === 'sent' && !pushed.includes(s.operatorId)) pushed.push(s.operatorId);
+		});
+	}
+	return { alert, inConsole, pushed };
+}
