@@ -104,6 +104,8 @@ export async function startFakePush({ port = 0 } = {}) {
 	});
 	await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
 	const address = server.address();
+	// The test runner's process ends without waiting for the fake (vitest.config.ts starts it for the run).
+	server.unref();
 	return {
 		url: `http://127.0.0.1:${address.port}`,
 		close: () => new Promise((resolve) => server.close(() => resolve())),
