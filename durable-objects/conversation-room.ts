@@ -154,6 +154,7 @@ export class ConversationRoom extends DurableObject<Env> {
 		const forBots = (input.authorKind === 'contact' || input.authorKind === 'operator') && !this.bot.settle(row);
 		if (forBots) this.bot.guard();
 		this.mail.noted(row);
+		if (visitor) this.snoozing.customerWrote();
 		// Armed in the same turn as the append, so the two are stored together: no pending work without an alarm.
 		const armed = this.outbox.arm();
 		const message = messageView(row, input.conversationId);

@@ -27,6 +27,17 @@ export class RoomSnooze {
 		return true;
 	}
 
+	/**
+	 * The customer wrote: a snoozed conversation wakes now rather than at its time, as Chatwoot's and Intercom's
+	 * do. The snooze timer becomes due at once with its own time, so the wake keeps its one guard (D1 still has
+	 * that snooze); call it in the turn of the message's append, before the outbox arms the alarm.
+	 */
+	customerWrote(now = Date.now()): void {
+		const timer = this.timers.get(SNOOZE_TIMER);
+		if (!timer || timer.dueAt <= now) return;
+		this.timers.schedule({ id: SNOOZE_TIMER, kind: SNOOZE_TIMER, dueAt: now, payload: timer.payload }, 'replace');
+	}
+
 	/** The timer fired: reopen if the snooze still holds. A D1 failure throws, and the timer retries. */
 	async onTimer(payload: unknown): Promise<void> {
 		const room = this.store.room();

@@ -2,7 +2,16 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { SNOOZE_TIMER } from '../durable-objects/room-snooze';
-import { api, expectError, liveConversation, reply, seedConversation, seedWorkspace, settleRoom } from './factories';
+import {
+	api,
+	expectError,
+	liveConversation,
+	reply,
+	seedConversation,
+	seedWorkspace,
+	settleRoom,
+	visitorSend,
+} from './factories';
 
 const HOUR = 3_600_000;
 
@@ -52,6 +61,25 @@ describe('PATCH /v3/conversations/{id} with snoozedUntil', () => {
 		expect(await read(token, conversationId)).toMatchObject({ status: 'open', snoozedUntil: null });
 		// The timer ran once: the alarm has nothing left of it.
 		expect(await snoozeDue(conversationId)).toBeNull();
+	});
+
+	it('wakes it as soon as the customer writes, on the same timer, and only a snoozed one', async () => {
+		const { token, visitor, conversationId } = await liveConversation();
+		const until = new Date(Date.now() + 2 * HOUR).toISOString();
+		await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { snoozedUntil: until });
+		expect((await read(token, conversationId)).status).toBe('pending');
+		const sent = await visitorSend(visitor, conversationId, 'Any news on my order?', 'wake-1');
+		expect(sent.status).toBe(201);
+		// The timer is due at once, not in two hours; the alarm it set reopens the conversation.
+		expect(await snoozeDue(conversationId)).toBeLessThanOrEqual(Date.now());
+		await runDurableObjectAlarm(room(conversationId));
+		expect(await read(token, conversationId)).toMatchObject({ status: 'open', snoozedUntil: null });
+		expect(await snoozeDue(conversationId)).toBeNull();
+		// A pending conversation that is not snoozed stays pending when the customer writes.
+		await api(token, 'PATCH', `/v3/conversations/${conversationId}`, { status: 'pending' });
+		expect((await visitorSend(visitor, conversationId, 'Still there?', 'wake-2')).status).toBe(201);
+		await runDurableObjectAlarm(room(conversationId));
+		expect((await read(token, conversationId)).status).toBe('pending');
 	});
 
 	it('does not reopen a conversation whose snooze ended or moved before the timer fired', async () => {
