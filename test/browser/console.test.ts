@@ -59,7 +59,8 @@ describe('signing in', () => {
 		await expect
 			.poll(() => page.getByRole('alert').textContent())
 			.toMatch(/Too many failed sign-ins: try again in \d+ s\./);
-	});
+		// Five sign-ins, each a deliberate password hash: beside the whole suite on two cores, over a minute.
+	}, 150_000);
 });
 
 describe('the inbox', () => {
