@@ -81,6 +81,18 @@ export function jsonBody<T extends z.ZodType>(schema: T, example?: z.input<T>) {
 	} as const;
 }
 
+/** A request body that is a file's bytes (an upload), whatever its Content-Type says. */
+export const fileBytesBody = {
+	content: {
+		'application/octet-stream': {
+			schema: z.string().openapi({ format: 'binary' }),
+			example: '%PDF-1.7 … (the file’s bytes)',
+		},
+	},
+	description: 'The file’s bytes.',
+	required: true,
+};
+
 /** A JSON response entry, with an example (type-checked against the schema). */
 export function jsonResponse<T extends z.ZodType>(description: string, schema: T, example?: z.input<T>) {
 	return {

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { postFileMessage } from '../../domain/conversations/file-messages';
 import { fileDownload } from '../../domain/conversations/files';
-import { errorResponses, idempotencyHeaders, idParam, jsonResponse, requires } from '../../http/openapi';
+import { errorResponses, fileBytesBody, idempotencyHeaders, idParam, jsonResponse, requires } from '../../http/openapi';
 import { messageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
 import { ACCEPTED_FILES, MAX_FILE_BYTES } from '../../model/files';
@@ -50,16 +50,7 @@ export const conversationFilesRoutes = createRouter().openapi(
 					.default('false')
 					.openapi({ description: '`true`: a private note for the team, never shown to the visitor.' }),
 			}),
-			body: {
-				content: {
-					'application/octet-stream': {
-						schema: z.string().openapi({ format: 'binary' }),
-						example: '%PDF-1.7 … (the file’s bytes)',
-					},
-				},
-				description: 'The file’s bytes.',
-				required: true,
-			},
+			body: fileBytesBody,
 		},
 		responses: {
 			201: jsonResponse('The stored message carrying the file (also for a retried Idempotency-Key).', messageSchema, {

@@ -15,7 +15,14 @@ import {
 } from '../../domain/conversations/messages';
 import { clientIp, spendVisitorMessage } from '../../domain/widget/visitor-limits';
 import { authenticateSession, visitorConversation } from '../../domain/widget/visitor-sessions';
-import { errorResponses, jsonBody, jsonResponse, visitorSession, visitorSocketSession } from '../../http/openapi';
+import {
+	errorResponses,
+	fileBytesBody,
+	jsonBody,
+	jsonResponse,
+	visitorSession,
+	visitorSocketSession,
+} from '../../http/openapi';
 import { visitorMessageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
 import { credentialFromSubprotocols } from '../../protocol/live';
@@ -131,16 +138,7 @@ export const publicMessages = createRouter()
 						.max(200)
 						.openapi({ description: 'The widget’s id for this send: a retry stores and sends nothing new.' }),
 				}),
-				body: {
-					content: {
-						'application/octet-stream': {
-							schema: z.string().openapi({ format: 'binary' }),
-							example: '%PDF-1.7 … (the file’s bytes)',
-						},
-					},
-					description: 'The file’s bytes.',
-					required: true,
-				},
+				body: fileBytesBody,
 			},
 			responses: {
 				201: jsonResponse('The stored message carrying the file.', messageSchema, {
