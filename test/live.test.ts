@@ -274,6 +274,7 @@ describe('conversation WebSockets', () => {
 		expect((await storedSeqs(fresh, conversationId)).map((m) => m.text)).not.toContain('after the replacement');
 	});
 
+	// 501 messages posted one by one first: over the default 30 s beside the whole suite on two cores.
 	it('cuts a very long backlog, says so, and sends the rest on the next reconnect', async () => {
 		const { workspaceId, visitor, conversationId } = await liveConversation();
 		const room = env.CONVERSATION_ROOM.getByName(conversationId);
@@ -298,7 +299,7 @@ describe('conversation WebSockets', () => {
 		const rest = await liveVisitorSocket(visitor, conversationId, cut.lastSeq);
 		expect(await rest.next('synced')).toEqual({ type: 'synced', lastSeq: 502, complete: true });
 		expect(rest.messageSeqs()).toEqual([501, 502]);
-	});
+	}, 90_000);
 
 	it('caps sockets per visitor without ever refusing the team', async () => {
 		const { token, visitor, conversationId } = await liveConversation();
