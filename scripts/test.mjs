@@ -5,7 +5,8 @@
 // idle cores on a 2-core machine. The browser files are split in two shards (`--shard`), each a process with
 // its own `wrangler dev` and Chromium: a browser test mostly waits for a page or a frame, so two of them
 // overlap where one left the cores idle (BROWSER_SHARDS=1 runs them in one). `workers` prints as it goes;
-// each browser shard prints its report once it is done, so they never interleave. With arguments
+// each browser shard prints its report once it is done, so they never interleave; what failed in any of them
+// is printed again last, where the tail of a CI log shows it. With arguments
 // (`npm test -- test/foo.test.ts`), one plain `vitest run` with them.
 import { spawn, spawnSync } from 'node:child_process';
 
@@ -25,31 +26,43 @@ if (args.length > 0) {
 }
 
 /**
- * Runs one project (or one shard of it); `buffered` keeps its output until it ends. Resolves with its exit code
- * and seconds.
+ * Runs one project (or one shard of it); `buffered` keeps its output until it ends, otherwise it prints as it
+ * goes. Either way the output is kept, so a failed project's report can be printed again at the very end,
+ * where a CI log's tail shows it. Resolves with its exit code, seconds and output.
  */
 function runProject(name, buffered, shard) {
 	const started = Date.now();
 	const label = shard ? `${name} ${shard}` : name;
 	const child = spawn(process.execPath, [vitest, 'run', '--project', name, ...(shard ? [`--shard=${shard}`] : [])], {
 		cwd: root,
-		stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+		stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
 	});
 	const output = [];
-	if (buffered) {
-		child.stdout.on('data', (chunk) => output.push(chunk));
-		child.stderr.on('data', (chunk) => output.push(chunk));
-	}
+	const keep = (chunk) => {
+		output.push(chunk);
+		if (!buffered) process.stdout.write(chunk);
+	};
+	child.stdout.on('data', keep);
+	child.stderr.on('data', keep);
 	return new Promise((resolve) => {
 		child.on('close', (code, signal) => {
-			if (buffered) {
-				process.stdout.write(`\n── project ${label} ──\n`);
-				process.stdout.write(Buffer.concat(output));
-			}
-			resolve({ name: label, code: code ?? (signal ? 1 : 0), seconds: Math.round((Date.now() - started) / 1000) });
+			const text = Buffer.concat(output).toString('utf8');
+			if (buffered) process.stdout.write(`\n── project ${label} ──\n${text}`);
+			resolve({
+				name: label,
+				code: code ?? (signal ? 1 : 0),
+				seconds: Math.round((Date.now() - started) / 1000),
+				text,
+			});
 		});
 	});
+}
+
+/** The part of a Vitest report that names what failed: from its first "Failed" banner to the end. */
+function failureReport(text) {
+	const at = text.search(/⎯+ Failed (Tests|Suites)/);
+	return at >= 0 ? text.slice(at) : text.split('\n').slice(-60).join('\n');
 }
 
 const shards = Math.max(1, Number.parseInt(process.env.BROWSER_SHARDS ?? '2', 10) || 1);
@@ -57,5 +70,8 @@ const browser = Array.from({ length: shards }, (_, i) =>
 	runProject('browser', true, shards > 1 ? `${i + 1}/${shards}` : undefined),
 );
 const results = await Promise.all([runProject('workers', false), ...browser]);
+for (const failed of results.filter((r) => r.code !== 0)) {
+	process.stdout.write(`\n── what failed in ${failed.name} ──\n${failureReport(failed.text)}\n`);
+}
 console.log(`\n${results.map((r) => `${r.name}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds} s`).join(', ')}`);
 process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
