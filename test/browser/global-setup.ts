@@ -70,8 +70,27 @@ interface WranglerDev {
 	stop(): Promise<void>;
 }
 
-/** Starts `wrangler dev` on free ports and resolves once GET /health answers 200. */
+/**
+ * Starts `wrangler dev` on free ports and resolves once GET /health answers 200. A port found free can be taken
+ * before wrangler binds it (the other browser shard starts its own server at the same moment), so a start that
+ * fails with "Address already in use" is tried again on new ports.
+ */
 async function startWranglerDev(
+	persistTo: string,
+	demoWorkspaceId: string,
+	graphUrl: string,
+	pushUrl: string,
+): Promise<WranglerDev> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startWranglerDevOnce(persistTo, demoWorkspaceId, graphUrl, pushUrl);
+		} catch (error) {
+			if (attempt >= 3 || !String(error).includes('Address already in use')) throw error;
+		}
+	}
+}
+
+async function startWranglerDevOnce(
 	persistTo: string,
 	demoWorkspaceId: string,
 	graphUrl: string,
