@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { Webhook as SvixWebhook } from 'svix';
 import { describe, expect, it } from 'vitest';
-import { events, webhookDeliveries, webhookEndpoints } from '../src/db/schema';
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../src/db/schema';
 import {
 	attemptDelivery,
 	type DeliveryContext,
@@ -80,6 +80,44 @@ async function byFormula(secret: string, received: { body: string; headers: Reco
 
 function message(row: { id: string; workspaceId: string; nextAttemptAt: number | null }): DeliveryMessage {
 	return { deliveryId: row.id, workspaceId: row.workspaceId, due: row.nextAttemptAt ?? 0 };
+}
+
+/** Marks a delivery failed, as if all its retries had failed. */
+async function failAll(id: string) {
+	await db.update(webhookDeliveries).set({ status: 'failed', nextAttemptAt: null }).where(eq(webhookDeliveries.id, id));
+}
+
+/** A due try, as a re-send leaves it: pending, due `at`. */
+async function dueNow(id: string, at: number) {
+	const [row] = await db
+		.update(webhookDeliveries)
+		.set({ status: 'pending', nextAttemptAt: at })
+		.where(eq(webhookDeliveries.id, id))
+		.returning();
+	if (!row) throw new Error('no delivery');
+	return row;
+}
+
+/** Points the endpoint at an address this deployment refuses to call: a try there fails at once. */
+async function refuseAddress(id: string) {
+	await db.update(webhookEndpoints).set({ url: 'https://localhost/parley' }).where(eq(webhookEndpoints.id, id));
+}
+
+/** Points the endpoint back at a public address (only the tests' couriers reach it). */
+async function reachableAddress(id: string) {
+	await db
+		.update(webhookEndpoints)
+		.set({ url: 'https://hooks.acme.example/parley' })
+		.where(eq(webhookEndpoints.id, id));
+}
+
+/** The tries recorded for a delivery, in order. */
+function triesOf(deliveryId: string) {
+	return db
+		.select()
+		.from(webhookAttempts)
+		.where(eq(webhookAttempts.deliveryId, deliveryId))
+		.orderBy(webhookAttempts.attempt);
 }
 
 describe('outbound webhooks', () => {
@@ -228,22 +266,27 @@ describe('outbound webhooks', () => {
 		await attemptDelivery(c.dc, message(await deliveryOf(hook.id, event.id)));
 		const row = await deliveryOf(hook.id, event.id);
 		expect(row).toMatchObject({ attempts: 1, status: 'pending' });
-		await db
-			.update(webhookDeliveries)
-			.set({ status: 'failed', nextAttemptAt: null })
-			.where(eq(webhookDeliveries.id, row.id));
+		await failAll(row.id);
 		const failed = (await (await api(token, 'GET', `/v3/webhooks/${hook.id}/deliveries?status=failed`)).json()) as {
 			data: Array<{ id: string }>;
 		};
 		expect(failed.data.map((d) => d.id)).toEqual([row.id]);
+		// The re-send goes through the real Queue to the real consumer, which makes the second try: to an address
+		// this deployment refuses (as in the first test), so it fails at once with no network.
+		await refuseAddress(hook.id);
 		const resent = await api(token, 'POST', `/v3/webhooks/${hook.id}/deliveries/${row.id}/resend`);
 		expect(resent.status).toBe(200);
-		expect(await resent.json()).toMatchObject({ status: 'pending' });
+		expect(await resent.json()).toMatchObject({ status: 'pending', attempts: 1 });
 		// Already being sent: a second re-send is refused.
 		await expectError(await api(token, 'POST', `/v3/webhooks/${hook.id}/deliveries/${row.id}/resend`), 409);
+		await expect.poll(async () => (await triesOf(row.id)).map((t) => t.attempt)).toEqual([1, 2]);
+		await expect.poll(async () => (await deliveryOf(hook.id, event.id)).attempts).toBe(2);
+		// A copy of a due try's message arriving while the try is under way makes no second try. The due try is
+		// set up as a re-send leaves it, at a time of the test's own (the real consumer's retry, a few seconds
+		// ahead, is then a stale copy and dropped).
+		await reachableAddress(hook.id);
 		up = true;
-		const pending = await deliveryOf(hook.id, event.id);
-		// A copy of the message arriving while the try is under way makes no second try.
+		const pending = await dueNow(row.id, c.at());
 		let copies = 0;
 		const inner = courier(() => {
 			copies++;
@@ -256,13 +299,14 @@ describe('outbound webhooks', () => {
 		await attemptDelivery(during.dc, message(pending));
 		expect(copies).toBe(0);
 		expect(during.received).toHaveLength(1);
-		expect((await deliveryOf(hook.id, event.id)).status).toBe('succeeded');
-		// Once more through the API, now that it arrived.
+		expect(during.received[0]?.headers['webhook-id']).toBe(event.id);
+		expect(await deliveryOf(hook.id, event.id)).toMatchObject({ status: 'succeeded', attempts: 3 });
+		// Once more through the API, now that it arrived: the real consumer tries again.
+		await refuseAddress(hook.id);
 		const again = await api(token, 'POST', `/v3/webhooks/${hook.id}/deliveries/${row.id}/resend`);
 		expect(again.status).toBe(200);
-		await attemptDelivery(c.dc, message(await deliveryOf(hook.id, event.id)));
-		expect((await deliveryOf(hook.id, event.id)).status).toBe('succeeded');
-		expect(c.received.at(-1)?.headers['webhook-id']).toBe(event.id);
+		expect(await again.json()).toMatchObject({ status: 'pending', attempts: 3 });
+		await expect.poll(async () => (await triesOf(row.id)).map((t) => t.attempt)).toEqual([1, 2, 3, 4]);
 		// Bad input changes nothing.
 		await expectError(await api(token, 'POST', '/v3/webhooks', { url: 'http://10.0.0.1/x', events: ['*'] }), 422);
 		await expectError(await api(token, 'POST', '/v3/webhooks', { url: 'https://a.example', events: ['nope'] }), 422);
