@@ -174,7 +174,7 @@ function packageVersion(name) {
 
 /** Seeds the workspaces into `persistTo`; returns their tokens and conversation ids. */
 async function seed(persistTo, all) {
-	applyMigrations(persistTo);
+	await applyMigrations(persistTo);
 	const seeded = await seedWorkspaces(
 		all.map((w) => w.slug),
 		persistTo,

@@ -21,10 +21,10 @@ const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).p
 const build = new URL('./build.mjs', import.meta.url).pathname;
 if (spawnSync(process.execPath, [build, '--quiet'], { stdio: 'inherit' }).status !== 0) process.exit(1);
 ensureDevSecret();
-applyMigrations();
+await applyMigrations();
 const { workspaceId, token, email, password } = await seedWorkspace({ slug: 'demo' });
 const baseUrl = `${protocol}://localhost:${port}`;
-seedDemoMail(workspaceId, baseUrl);
+await seedDemoMail(workspaceId, baseUrl);
 // WhatsApp's Graph API, faked on this machine (test/fake-graph/server.mjs): every connected number that does not
 // name its own Graph URL talks to it, so the channel works without Meta.
 const fakeGraph = await startFakeGraph({ port: Number(process.env.WHATSAPP_FAKE_PORT ?? 0) });

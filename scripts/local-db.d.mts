@@ -11,7 +11,7 @@ export interface SeededWorkspace {
 	password: string;
 }
 
-export function applyMigrations(persistTo?: string): void;
+export function applyMigrations(persistTo?: string): Promise<void>;
 export function query(sql: string, persistTo?: string): Record<string, unknown>[][];
 export function executeFile(file: string, persistTo?: string): void;
 export function literal(value: unknown): string;

@@ -2,7 +2,10 @@
 // (.wrangler/state, or the folder given as persistTo). No Cloudflare account is involved.
 import { spawnSync } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getPlatformProxy, unstable_readConfig, unstable_splitSqlQuery } from 'wrangler';
 import { generateToken, hashToken, tokenHint } from '../src/auth/token.ts';
 import { newId } from '../src/lib/ids.ts';
 
@@ -17,9 +20,63 @@ function wrangler(args, persistTo) {
 	return run.stdout;
 }
 
-/** Applies migrations/ to the local database (idempotent). */
-export function applyMigrations(persistTo) {
-	wrangler(['d1', 'migrations', 'apply', 'DB', '--local'], persistTo);
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/**
+ * Opens the local D1 database `wrangler dev` uses (under persistTo, else .wrangler/state) in this process and
+ * hands it to `work`: one runtime start, about a second, where each `wrangler d1` command costs several (the
+ * migrations alone took 40 s as a wrangler command). Only the D1 binding is started (a config of its own with
+ * wrangler.toml's database), so nothing else of the app runs or warns; the file is the one wrangler dev opens.
+ */
+export async function withLocalDatabase(persistTo, work) {
+	const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
+	const database = config.d1_databases.find((d) => d.binding === 'DB');
+	if (!database) throw new Error('wrangler.toml has no D1 database bound as DB');
+	const dir = mkdtempSync(join(tmpdir(), 'parley-local-db-'));
+	const configPath = join(dir, 'wrangler.json');
+	writeFileSync(
+		configPath,
+		JSON.stringify({
+			name: config.name,
+			compatibility_date: config.compatibility_date,
+			d1_databases: [{ binding: 'DB', database_name: database.database_name, database_id: database.database_id }],
+		}),
+	);
+	// wrangler dev's --persist-to adds a `v3` folder; the platform proxy's path is that folder itself.
+	const proxy = await getPlatformProxy({ configPath, persist: { path: join(persistTo ?? join(ROOT, '.wrangler/state'), 'v3') } });
+	try {
+		return await work(proxy.env.DB);
+	} finally {
+		await proxy.dispose();
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Applies migrations/ to the local database (idempotent): each one not yet applied, with its record in
+ * `d1_migrations` as `wrangler d1 migrations apply` keeps it, in one batch (all of it or none).
+ */
+export async function applyMigrations(persistTo) {
+	const dir = join(ROOT, 'migrations');
+	const files = readdirSync(dir)
+		.filter((name) => name.endsWith('.sql'))
+		.sort();
+	await withLocalDatabase(persistTo, async (db) => {
+		await db
+			.prepare(
+				`CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE,
+				applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
+			)
+			.run();
+		const applied = new Set((await db.prepare('SELECT name FROM d1_migrations').all()).results.map((r) => r.name));
+		for (const name of files.filter((file) => !applied.has(file))) {
+			const queries = unstable_splitSqlQuery(readFileSync(join(dir, name), 'utf8'));
+			await db.batch([
+				...queries.map((q) => db.prepare(q)),
+				db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name),
+			]);
+		}
+	});
 }
 
 /** Runs SQL on the local database and returns each statement's result rows. */
@@ -61,14 +118,8 @@ function passwordHash(password) {
 }
 
 /**
- * Workspaces seeded by one wrangler command: its SQL is one argument, which may not exceed 128 KiB (Linux's
- * MAX_ARG_STRLEN); a workspace's statements take about 1.2 KiB.
- */
-const SEED_BATCH = 50;
-
-/**
- * seedWorkspace for many slugs in one wrangler run (each run costs a second or two): every statement finds
- * its rows by slug, so creating is idempotent, and the closing SELECT reads back the ids. Returns
+ * seedWorkspace for many slugs in one batch on the local database: every statement finds its rows by slug, so
+ * creating is idempotent, and the closing SELECT reads back the ids. Returns
  * `{ slug, workspaceId, operatorId, email, token, password }` in the order of `slugs`.
  */
 export async function seedWorkspaces(slugs, persistTo) {
@@ -101,14 +152,10 @@ export async function seedWorkspaces(slugs, persistTo) {
 	}
 	const select = `SELECT w.slug, w.id AS workspaceId, o.id AS operatorId FROM workspaces w JOIN operators o ON o.workspace_id = w.id
 		 WHERE w.slug IN (${slugs.map(literal).join(', ')}) AND o.email = 'admin@' || w.slug || '.local'`;
-	// A command per batch of workspaces; the last one reads the ids back.
-	let rows = [];
-	for (let i = 0; i < perWorkspace.length; i += SEED_BATCH) {
-		const statements = perWorkspace.slice(i, i + SEED_BATCH).flat();
-		const last = i + SEED_BATCH >= perWorkspace.length;
-		const results = query([...statements, ...(last ? [select] : [])].join(';\n'), persistTo);
-		if (last) rows = results.at(-1);
-	}
+	const rows = await withLocalDatabase(persistTo, async (db) => {
+		const results = await db.batch([...perWorkspace.flat(), select].map((statement) => db.prepare(statement)));
+		return results.at(-1).results;
+	});
 	return slugs.map((slug) => {
 		const row = rows.find((found) => found.slug === slug);
 		if (!row) throw new Error(`workspace "${slug}" was not seeded`);
@@ -132,14 +179,15 @@ export const DEMO_INBOX = 'support@parley-demo.example';
  * or a sender changed in the console stays as it was. Nothing leaves the machine: wrangler's local `send_email`
  * writes each mail under .wrangler/tmp/ instead of sending it.
  */
-export function seedDemoMail(workspaceId, baseUrl, persistTo) {
+export async function seedDemoMail(workspaceId, baseUrl, persistTo) {
 	const now = Date.now();
-	query(
-		[
-			`INSERT OR IGNORE INTO email_addresses (id, workspace_id, address, origin, created_at) VALUES (${literal(newId('mad', now))}, ${literal(workspaceId)}, ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
-			`INSERT OR IGNORE INTO email_settings (workspace_id, sender_name, sender_address, link_origin, updated_at) VALUES (${literal(workspaceId)}, 'Demo workspace', ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
-		].join(';\n'),
-		persistTo,
+	await withLocalDatabase(persistTo, (db) =>
+		db.batch(
+			[
+				`INSERT OR IGNORE INTO email_addresses (id, workspace_id, address, origin, created_at) VALUES (${literal(newId('mad', now))}, ${literal(workspaceId)}, ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
+				`INSERT OR IGNORE INTO email_settings (workspace_id, sender_name, sender_address, link_origin, updated_at) VALUES (${literal(workspaceId)}, 'Demo workspace', ${literal(DEMO_INBOX)}, ${literal(baseUrl)}, ${now})`,
+			].map((statement) => db.prepare(statement)),
+		),
 	);
 }
 

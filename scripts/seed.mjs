@@ -11,7 +11,7 @@ const { values } = parseArgs({
 });
 
 try {
-	applyMigrations();
+	await applyMigrations();
 	const { workspaceId, token, email, password } = await seedWorkspace({ slug: values.workspace });
 	console.log(JSON.stringify({ workspaceId, token, email, password, baseUrl: `http://localhost:${values.port}` }));
 } catch (error) {

@@ -49,7 +49,7 @@ export default async function setup(project: TestProject) {
 		rmSync(persistTo, { recursive: true, force: true });
 	};
 	try {
-		applyMigrations(persistTo);
+		await applyMigrations(persistTo);
 		const slugs = Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`);
 		const workspaces = await seedWorkspaces(slugs, persistTo);
 		// The demo page (GET /demo) embeds the first workspace, as `npm run dev` embeds its demo one.
