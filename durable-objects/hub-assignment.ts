@@ -12,7 +12,9 @@
  */
 import { openDatabase } from '../src/db/client';
 import {
-	assignWaiting,
+	type AssignmentChoice,
+	assignmentStates,
+	assignWaitingMany,
 	lastAgentsOf,
 	releaseUnanswered,
 	teamSnapshot,
@@ -37,6 +39,8 @@ const DAY_MS = 86_400_000;
 
 /** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
 const ROUND = 200;
+/** Decisions written together: one D1 batch of three statements each (the guard, the update, its event). */
+const WRITE_BATCH = 30;
 
 type QueueRow = {
 	conversation_id: string;
@@ -154,48 +158,96 @@ export class HubAssignment {
 				)
 			: new Map<string, string>();
 		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
+		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
+		// moves no cursor and no load.
+		const states = await assignmentStates(
+			db,
+			workspaceId,
+			waiting.map((row) => row.conversation_id),
+		);
+		const cursors = new Map<string, string | null>();
+		const cursorOf = (ruleId: string) => {
+			if (!cursors.has(ruleId)) {
+				const stored = this.storage.sql
+					.exec<{ operator_id: string }>('SELECT operator_id FROM assignment_cursors WHERE rule_id = ?', ruleId)
+					.toArray()[0];
+				cursors.set(ruleId, stored?.operator_id ?? null);
+			}
+			return cursors.get(ruleId) ?? null;
+		};
 		let assigned = 0;
 		let waitsForHours = false;
+		// Decisions are made one at a time, in order, on loads and cursors kept up here; they are written a
+		// batch at a time (one D1 batch, one release), and leave the queue only once written.
+		let batch: Array<{ row: QueueRow; choice: AssignmentChoice; lastAgentBefore: string | undefined }> = [];
+		const write = async () => {
+			if (batch.length === 0) return;
+			const done = await assignWaitingMany(
+				this.env,
+				db,
+				workspaceId,
+				batch.map((b) => b.choice),
+			);
+			this.storage.transactionSync(() => {
+				for (const b of batch) {
+					this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', b.row.conversation_id);
+				}
+				for (const [ruleId, cursor] of cursors) {
+					if (cursor === null) continue;
+					this.storage.sql.exec(
+						'INSERT INTO assignment_cursors (rule_id, operator_id) VALUES (?, ?) ON CONFLICT (rule_id) DO UPDATE SET operator_id = excluded.operator_id',
+						ruleId,
+						cursor,
+					);
+				}
+			});
+			for (const b of batch) {
+				if (done.has(b.choice.conversationId)) {
+					assigned++;
+					continue;
+				}
+				// Lost to a race at the last moment: the load counted for it was never taken.
+				const chosen = operators.get(b.choice.operatorId);
+				if (chosen) chosen.load--;
+				if (b.lastAgentBefore === undefined) lastAgents.delete(b.row.contact_id);
+				else lastAgents.set(b.row.contact_id, b.lastAgentBefore);
+			}
+			batch = [];
+		};
 		for (const row of waiting) {
-			const rule = matchingRule(rules, { conversation: { channel: row.channel, groupId: row.group_id } });
+			const state = states.get(row.conversation_id);
+			const rule =
+				state && state.assigneeId === null && state.status !== 'closed'
+					? matchingRule(rules, { conversation: { channel: row.channel, groupId: row.group_id } })
+					: null;
 			if (!rule) {
-				// No rule routes it (none left, or none matches): it is not auto-assigned.
+				// No rule routes it (none left, or none matches), or it no longer waits: it is not auto-assigned.
 				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
 				continue;
 			}
-			const cursor =
-				this.storage.sql
-					.exec<{ operator_id: string }>('SELECT operator_id FROM assignment_cursors WHERE rule_id = ?', rule.id)
-					.toArray()[0]?.operator_id ?? null;
-			const lastAgentId = lastAgents.get(row.contact_id) ?? null;
 			const decision = choose(rule.policy, {
 				operators: [...operators.values()],
-				cursor,
-				lastAgentId,
+				cursor: cursorOf(rule.id),
+				lastAgentId: lastAgents.get(row.contact_id) ?? null,
 				withinBusinessHours: team.withinBusinessHours,
 			});
 			if (decision.operatorId === null) {
 				waitsForHours ||= rule.policy.considerBusinessHours && !team.withinBusinessHours;
 				continue;
 			}
-			// Stamped when made (a round of 200 takes a while), not when the round began.
-			const done = await assignWaiting(this.env, db, workspaceId, row.conversation_id, decision.operatorId);
-			this.storage.transactionSync(() => {
-				this.storage.sql.exec('DELETE FROM assignment_queue WHERE conversation_id = ?', row.conversation_id);
-				if (done && decision.cursor !== null) {
-					this.storage.sql.exec(
-						'INSERT INTO assignment_cursors (rule_id, operator_id) VALUES (?, ?) ON CONFLICT (rule_id) DO UPDATE SET operator_id = excluded.operator_id',
-						rule.id,
-						decision.cursor,
-					);
-				}
-			});
-			if (!done) continue;
-			assigned++;
+			if (decision.cursor !== null) cursors.set(rule.id, decision.cursor);
+			const lastAgentBefore = lastAgents.get(row.contact_id);
 			lastAgents.set(row.contact_id, decision.operatorId);
 			const chosen = operators.get(decision.operatorId);
 			if (chosen) chosen.load++;
+			batch.push({
+				row,
+				choice: { conversationId: row.conversation_id, operatorId: decision.operatorId },
+				lastAgentBefore,
+			});
+			if (batch.length === WRITE_BATCH) await write();
 		}
+		await write();
 		// A full round that assigned something may have left more behind it.
 		if (waiting.length === ROUND && assigned > 0) this.again = true;
 		// Nothing else may happen when the hours open (the team already online): the hub wakes itself then, or

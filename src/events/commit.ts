@@ -42,24 +42,44 @@ export interface Committed {
  * constraint failure into a domain error (a 409 for a lost race); it is rethrown otherwise.
  */
 export async function commit(db: Database, change: Change, onError?: (error: unknown) => never): Promise<Committed> {
-	const plain = change.events.filter((e): e is DomainEvent => !('onlyIf' in e));
-	const conditional = change.events.filter((e): e is ConditionalEvent => 'onlyIf' in e);
-	const statements = [
-		...change.statements,
-		...outboxStatements(db, plain),
-		...conditional.map((c) => conditionalOutboxStatement(c.event, c.onlyIf)),
-	];
-	let results: D1Result[];
 	try {
-		results = await runBatch(db, statements);
+		const [committed] = await commitEach(db, [change]);
+		return committed as Committed;
 	} catch (error) {
 		if (onError) onError(error);
 		throw error;
 	}
-	const written = conditional.filter(
-		(_, i) => (results[statements.length - conditional.length + i]?.meta.changes ?? 0) > 0,
+}
+
+/**
+ * Several independent changes in one batch (one round trip, all or nothing), each laid out as `commit` lays
+ * out one (its statements, its plain events, its conditional ones), so each conditional event still follows
+ * its own change's statements. Resolves with each change's outcome, in order.
+ */
+export async function commitEach(db: Database, changes: readonly Change[]): Promise<Committed[]> {
+	if (changes.length === 0) return [];
+	const layouts = changes.map((change) => {
+		const plain = change.events.filter((e): e is DomainEvent => !('onlyIf' in e));
+		const conditional = change.events.filter((e): e is ConditionalEvent => 'onlyIf' in e);
+		const statements = [
+			...change.statements,
+			...outboxStatements(db, plain),
+			...conditional.map((c) => conditionalOutboxStatement(c.event, c.onlyIf)),
+		];
+		return { own: change.statements.length, plain, conditional, statements };
+	});
+	const results = await runBatch(
+		db,
+		layouts.flatMap((layout) => layout.statements),
 	);
-	return { results: results.slice(0, change.statements.length), events: [...plain, ...written.map((c) => c.event)] };
+	let offset = 0;
+	return layouts.map((layout) => {
+		const mine = results.slice(offset, offset + layout.statements.length);
+		offset += layout.statements.length;
+		const firstConditional = layout.statements.length - layout.conditional.length;
+		const written = layout.conditional.filter((_, i) => (mine[firstConditional + i]?.meta.changes ?? 0) > 0);
+		return { results: mine.slice(0, layout.own), events: [...layout.plain, ...written.map((c) => c.event)] };
+	});
 }
 
 /** Delivers committed events to the Queue, then drops their outbox rows. Never throws: the sweep retries. */
