@@ -43,7 +43,10 @@ export async function withLocalDatabase(persistTo, work) {
 		}),
 	);
 	// wrangler dev's --persist-to adds a `v3` folder; the platform proxy's path is that folder itself.
-	const proxy = await getPlatformProxy({ configPath, persist: { path: join(persistTo ?? join(ROOT, '.wrangler/state'), 'v3') } });
+	const proxy = await getPlatformProxy({
+		configPath,
+		persist: { path: join(persistTo ?? join(ROOT, '.wrangler/state'), 'v3') },
+	});
 	try {
 		return await work(proxy.env.DB);
 	} finally {
