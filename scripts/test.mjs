@@ -61,8 +61,11 @@ function runProject(name, buffered, shard) {
 
 /** The part of a Vitest report that names what failed: from its first "Failed" banner to the end. */
 function failureReport(text) {
-	const at = text.search(/⎯+ Failed (Tests|Suites)/);
-	return at >= 0 ? text.slice(at) : text.split('\n').slice(-60).join('\n');
+	// Colours (escape sequences) may sit anywhere in the banner: the report is searched and printed without them.
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are what is removed.
+	const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
+	const at = plain.search(/⎯+ Failed (Tests|Suites)/);
+	return at >= 0 ? plain.slice(at) : plain.split('\n').slice(-60).join('\n');
 }
 
 const shards = Math.max(1, Number.parseInt(process.env.BROWSER_SHARDS ?? '2', 10) || 1);

@@ -31,6 +31,31 @@ export interface AlertTargets {
 	text: string;
 }
 
+/**
+ * Whether `event` can alert anyone at all, from the event alone: the events consumer reads the team only for
+ * these (most events, an operator's or a bot's message, a status or tag change, alert nobody). A campaign's
+ * conversations alert nobody as they open (thousands at once, none of them waiting for the team yet): the
+ * contact's answer makes one wait for an operator (auto-assignment), and its assignment alerts the assignee.
+ */
+export function mayAlert(event: DomainEvent): boolean {
+	switch (event.type) {
+		case 'conversation.created':
+			return event.actor.kind !== 'campaign';
+		case 'conversation.updated':
+			return Boolean(event.payload.changes.assigneeId?.to);
+		case 'message.created': {
+			const { message } = event.payload;
+			return message.private
+				? message.authorKind === 'operator' && message.text.includes('@')
+				: message.authorKind === 'contact';
+		}
+		case 'rule.notification':
+			return true;
+		default:
+			return false;
+	}
+}
+
 /** The conversation an event needs read before `alertTargets` can decide, or null when it needs none. */
 export function conversationToRead(event: DomainEvent): string | null {
 	if (event.type !== 'message.created') return null;
@@ -58,6 +83,7 @@ export function alertTargets(
 	};
 	switch (event.type) {
 		case 'conversation.created': {
+			if (!mayAlert(event)) return null;
 			const { conversation: created } = event.payload;
 			// One assigned from the start concerns its assignee; an open one, whoever could take it.
 			if (created.assigneeId) return result('assigned', created.id, [created.assigneeId]);

@@ -1,6 +1,6 @@
 // Who an event alerts (src/engines/alerts.ts), before each member's own choice: table-driven.
 import { describe, expect, it } from 'vitest';
-import { type AlertConversation, type AlertMember, alertTargets } from '../../src/engines/alerts';
+import { type AlertConversation, type AlertMember, alertTargets, mayAlert } from '../../src/engines/alerts';
 import { type DomainEvent, newEvent } from '../../src/model/events';
 
 const team: AlertMember[] = [
@@ -57,6 +57,12 @@ const cases: Array<[string, DomainEvent, AlertConversation | null, ReturnType<ty
 		newEvent('conversation.created', 'ws_1', operator('op_bob'), { conversation: conversation(null) }),
 		null,
 		{ kind: 'new_conversation', conversationId: 'conv_1', operatorIds: ['op_ada', 'op_cy'], text: '' },
+	],
+	[
+		'a campaign’s new conversation: nobody (it waits for the contact’s answer, not for the team)',
+		newEvent('conversation.created', 'ws_1', { kind: 'campaign', id: 'cmp_1' }, { conversation: conversation(null) }),
+		null,
+		null,
 	],
 	[
 		'created assigned: its assignee',
@@ -151,5 +157,35 @@ const cases: Array<[string, DomainEvent, AlertConversation | null, ReturnType<ty
 describe('alertTargets', () => {
 	it.each(cases)('%s', (_, event, facts, expected) => {
 		expect(alertTargets(event, team, facts)).toEqual(expected);
+	});
+});
+
+describe('mayAlert', () => {
+	// The consumer skips the team's reads on its word: it must never say no to an event that alerts someone.
+	it.each(cases.filter(([, , , expected]) => expected !== null))('holds for: %s', (_, event) => {
+		expect(mayAlert(event)).toBe(true);
+	});
+
+	it('is false for what alerts nobody whoever the team is', () => {
+		const notAssigned = newEvent('conversation.updated', 'ws_1', operator('op_ada'), {
+			conversation: conversation(null),
+			changed: ['status'],
+			changes: { status: { from: 'open', to: 'pending' } },
+		});
+		const reply = newEvent(
+			'message.created',
+			'ws_1',
+			operator('op_ada'),
+			message('operator', '@bob hi', false, 'op_ada'),
+		);
+		const campaign = newEvent(
+			'conversation.created',
+			'ws_1',
+			{ kind: 'campaign', id: 'cmp_1' },
+			{
+				conversation: conversation(null),
+			},
+		);
+		expect([notAssigned, reply, campaign].map(mayAlert)).toEqual([false, false, false]);
 	});
 });

@@ -9,16 +9,19 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { contacts, conversations, operatorGroups, operators } from '../../db/schema';
-import { type AlertConversation, type AlertMember, alertTargets, conversationToRead } from '../../engines/alerts';
+import {
+	type AlertConversation,
+	type AlertMember,
+	alertTargets,
+	conversationToRead,
+	mayAlert,
+} from '../../engines/alerts';
 import { type Alert, alertText } from '../../model/alerts';
 import type { DomainEvent } from '../../model/events';
 import { workspaceHub } from '../objects';
 import { type PushEnv, pushAlert } from './push';
 import { subscriptionsOf } from './push-subscriptions';
 import { operatorsAlerted } from './settings';
-
-/** The event types that can alert anyone: the rest are not read further. */
-const ALERTING = new Set(['conversation.created', 'conversation.updated', 'message.created', 'rule.notification']);
 
 /** The workspace's enabled members, each with its groups. */
 async function enabledMembers(db: Database, workspaceId: string): Promise<AlertMember[]> {
@@ -76,24 +79,27 @@ export async function alertTeam(
 	db: Database,
 	event: DomainEvent,
 ): Promise<{ alert: Alert; inConsole: string[]; pushed: string[] } | null> {
-	if (!ALERTING.has(event.type)) return null;
+	if (!mayAlert(event)) return null;
 	const toRead = conversationToRead(event);
-	const conversation = toRead ? await conversationOf(db, event.workspaceId, toRead) : undefined;
-	// A customer's message alerts only its conversation's assignee: none, no alert, no more reads.
+	// Read side by side; a customer's message alerts only its conversation's assignee: none, no alert.
+	const [conversation, members] = await Promise.all([
+		toRead ? conversationOf(db, event.workspaceId, toRead) : undefined,
+		enabledMembers(db, event.workspaceId),
+	]);
 	if (toRead && !conversation?.assigneeId) return null;
-	const members = await enabledMembers(db, event.workspaceId);
 	const facts: AlertConversation | null = conversation ?? null;
 	const targets = alertTargets(event, members, facts);
 	if (targets === null) return null;
-	const { alerted, chiming } = await operatorsAlerted(db, event.workspaceId, targets.kind, targets.operatorIds);
-	if (alerted.size === 0) return null;
 	const contactId = conversation?.contactId ?? contactOfEvent(event);
-	const title =
+	const [{ alerted, chiming }, title] = await Promise.all([
+		operatorsAlerted(db, event.workspaceId, targets.kind, targets.operatorIds),
 		event.type === 'rule.notification'
 			? event.payload.rule.name
 			: contactId
-				? await contactTitle(db, event.workspaceId, contactId)
-				: null;
+				? contactTitle(db, event.workspaceId, contactId)
+				: null,
+	]);
+	if (alerted.size === 0) return null;
 	const alert: Alert = {
 		id: event.id,
 		kind: targets.kind,
