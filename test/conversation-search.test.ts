@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { inWorkspaceQuery } from '../src/lib/search-terms';
 import { api, expectError, liveConversation, reply, seedWorkspace } from './factories';
 
 interface Hit {
@@ -57,6 +58,18 @@ describe('GET /v3/conversations/search', () => {
 		expect(found[0]?.match).toMatchObject({ private: true });
 		const theirs = messageHits((await search(other.token, q('xylophone'))).data);
 		expect(theirs.map((h) => h.conversation.id)).toEqual([other.conversationId]);
+		// The index itself answers with one workspace's rows: the words alone match both messages, the
+		// workspace's query only its own.
+		const count = async (match: string) =>
+			(
+				await env.DB.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?')
+					.bind(match)
+					.first<{ n: number }>()
+			)?.n;
+		expect(await count('body : "xylophone"*')).toBe(2);
+		expect(await count(inWorkspaceQuery(other.workspaceId, ['xylophone']))).toBe(1);
+		// A workspace's id is no word of its messages.
+		expect(messageHits((await search(mine.token, q(mine.workspaceId))).data)).toEqual([]);
 	});
 
 	it('no longer finds a message once its row is gone or its text redacted', async () => {
@@ -179,7 +192,9 @@ describe('the search indexes', () => {
 	it('are read through FTS5, never by a scan of messages or contacts', async () => {
 		const plan = async (sql: string) =>
 			(
-				await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind('"refund"*', 'ws_x').all<{ detail: string }>()
+				await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+					.bind(inWorkspaceQuery('ws_x', ['refund']), 'ws_x')
+					.all<{ detail: string }>()
 			).results.map((r) => r.detail);
 		const messages =
 			await plan(`SELECT messages.id FROM messages_fts JOIN messages ON messages.rowid = messages_fts.rowid

@@ -32,12 +32,14 @@ function quoted(term: string): string {
 }
 
 /**
- * For a word index (unicode61): every term as a word prefix, all of them required.
+ * For the message index, whose columns are the text and the workspace: the workspace's rows (its id is one
+ * word there) whose text has every term as a word prefix. The terms name their column, so a word that looks
+ * like a workspace id never matches one.
  *
- * @example prefixQuery(['refund', 'NEAR(']) // '"refund"* "NEAR("*'
+ * @example inWorkspaceQuery('ws_01', ['refund']) // 'workspace_id : "ws_01" AND body : "refund"*'
  */
-export function prefixQuery(terms: readonly string[]): string {
-	return terms.map((term) => `${quoted(term)}*`).join(' ');
+export function inWorkspaceQuery(workspaceId: string, terms: readonly string[]): string {
+	return [`workspace_id : ${quoted(workspaceId)}`, ...terms.map((term) => `body : ${quoted(term)}*`)].join(' AND ');
 }
 
 /**

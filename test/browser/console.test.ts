@@ -85,13 +85,19 @@ describe('the inbox', () => {
 			.toContain('Seen by the visitor');
 	});
 
-	it('keeps a private note from the visitor, and fills in a saved reply typed as /shortcut', async () => {
+	it('keeps a private note from the visitor, names a colleague in it with @, and fills in a saved reply typed as /shortcut', async () => {
 		const { token } = workspace(80);
 		const saved = await api(baseUrl, token, 'POST', '/v3/canned-replies', {
 			shortcut: 'sizes',
 			text: 'Hi {{ contact.name | default: "there" }}, our sizes run large: take one smaller.',
 		});
 		expect(saved.status).toBe(201);
+		const colleague = await api(baseUrl, token, 'POST', '/v3/team/members', {
+			email: 'maria@e2e-80.local',
+			name: 'Maria Lopes',
+			permissions: ['conversations:read', 'messages:send'],
+		});
+		expect(colleague.status).toBe(201);
 		const page = await consolePage(context, 80);
 		const { visitor, conversationId } = await visitorSays(80, 'Which size should I take?');
 		await page.goto(`${baseUrl}/console/conversations/${conversationId}`);
@@ -99,7 +105,13 @@ describe('the inbox', () => {
 		await expect.poll(() => messages.textContent()).toContain('Which size should I take?');
 
 		await page.getByLabel('Private note').check();
-		await page.getByLabel('Note for the team').fill('Returning customer: offer free exchange.');
+		const noteBox = page.getByLabel('Note for the team');
+		// `@` and the start of a name offer the members it matches; Enter takes the one shown.
+		await noteBox.pressSequentially('Returning customer: offer free exchange. @lop');
+		await page.getByRole('option', { name: '@"Maria Lopes"' }).waitFor();
+		await noteBox.press('Enter');
+		await noteBox.pressSequentially('agrees.');
+		expect(await noteBox.inputValue()).toBe('Returning customer: offer free exchange. @"Maria Lopes" agrees.');
 		await page.getByRole('button', { name: 'Add note' }).click();
 		await expect.poll(() => page.locator('.message.note:not(.pending)').textContent()).toContain('free exchange');
 
@@ -117,7 +129,7 @@ describe('the inbox', () => {
 			data: { text: string; private: boolean }[];
 		};
 		expect(stored.data.filter((m) => m.private).map((m) => m.text)).toEqual([
-			'Returning customer: offer free exchange.',
+			'Returning customer: offer free exchange. @"Maria Lopes" agrees.',
 		]);
 	});
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixQuery, searchTerms, snippetParts, substringQuery } from '../../src/lib/search-terms';
+import { inWorkspaceQuery, searchTerms, snippetParts, substringQuery } from '../../src/lib/search-terms';
 
 describe('searchTerms', () => {
 	it.each([
@@ -15,9 +15,11 @@ describe('searchTerms', () => {
 	});
 });
 
-describe('prefixQuery and substringQuery', () => {
+describe('inWorkspaceQuery and substringQuery', () => {
 	it('quote every term, doubling its quotes, so no character is syntax', () => {
-		expect(prefixQuery(['refund', 'say"hi', 'NEAR('])).toBe('"refund"* "say""hi"* "NEAR("*');
+		expect(inWorkspaceQuery('ws_1', ['refund', 'say"hi', 'NEAR('])).toBe(
+			'workspace_id : "ws_1" AND body : "refund"* AND body : "say""hi"* AND body : "NEAR("*',
+		);
 		expect(substringQuery(['an', 'ana', '2PEKZ'])).toBe('"ana" "2PEKZ"');
 		expect(substringQuery(['an', 'é'])).toBeNull();
 	});

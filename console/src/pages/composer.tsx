@@ -1,11 +1,14 @@
 import { useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../api/client';
 import { renderCannedReply, useCannedMatches } from '../data/canned';
+import { insertMention, type Mentionable, mentionMatches, mentionQuery } from '../data/mentions';
+import { useDirectory } from '../data/workspace';
 import { t } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
 import { CannedPicker, cannedQuery } from './canned-picker';
 import { AttachButton, filesOf, StagedFileList, useStagedFiles } from './composer-files';
+import { MentionPicker } from './mention-picker';
 
 /** The longest message the team may send (the API's limit): the box takes no more. */
 const MAX_TEXT = 10_000;
@@ -19,8 +22,9 @@ function draftKey(conversationId: string) {
  * The reply box, or a private note to the team (the visitor never sees it): Enter sends, Shift+Enter a new
  * line, Escape leaves it, `r` (anywhere else) comes back to a reply and `n` to a note. `/` then a shortcut
  * offers the saved replies, filled in for this conversation's contact. The visitor sees that the team is
- * typing a reply, never a note. Files come by the paperclip, a drop or a paste, and go (each as a message of
- * its own, a note's as notes) before the text.
+ * typing a reply, never a note. In a note, `@` then a name offers the team's members: the one chosen is
+ * alerted (Settings › Notifications › Alerts). Files come by the paperclip, a drop or a paste, and go (each as
+ * a message of its own, a note's as notes) before the text.
  */
 export function Composer(props: {
 	conversationId: string;
@@ -54,6 +58,11 @@ export function Composer(props: {
 	const query = cannedQuery(draft);
 	const matches = useCannedMatches(query);
 	const replies = query === null ? [] : (matches.data ?? []);
+	const [caret, setCaret] = useState(0);
+	const directory = useDirectory();
+	const mention = note ? mentionQuery(draft, caret) : null;
+	const team: Mentionable[] = directory.data?.operators.filter((o) => !o.disabled) ?? [];
+	const mentionable = mention === null ? [] : mentionMatches(mention.word, team);
 
 	const setDraft = (text: string) => {
 		setDraftState(text);
@@ -86,6 +95,16 @@ export function Composer(props: {
 		}
 	};
 	const pickerId = `canned-${props.conversationId}`;
+	const mentionId = `mention-${props.conversationId}`;
+	const pickMember = (member: Mentionable) => {
+		if (mention === null) return;
+		const next = insertMention(draft, mention.start, caret, member.name);
+		setDraft(next.text);
+		setCaret(next.caret);
+		setActive(0);
+		// After the new value is rendered: the caret goes after the name.
+		requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
+	};
 
 	return (
 		<form
@@ -122,6 +141,7 @@ export function Composer(props: {
 				{note && <span class="muted small">{t('composer.noteHint')}</span>}
 			</div>
 			{query !== null && <CannedPicker id={pickerId} replies={replies} active={active} onPick={pick} />}
+			{mention !== null && <MentionPicker id={mentionId} members={mentionable} active={active} onPick={pickMember} />}
 			{error !== null && <Problem error={error} />}
 			<StagedFileList files={files} />
 			<div class="composer-row">
@@ -135,8 +155,14 @@ export function Composer(props: {
 					value={draft}
 					maxLength={MAX_TEXT}
 					placeholder={note ? t('composer.notePlaceholder') : t('composer.placeholder')}
-					aria-controls={query !== null ? pickerId : undefined}
-					aria-activedescendant={query !== null && replies.length ? `${pickerId}-${active}` : undefined}
+					aria-controls={query !== null ? pickerId : mention !== null ? mentionId : undefined}
+					aria-activedescendant={
+						query !== null && replies.length
+							? `${pickerId}-${active}`
+							: mention !== null && mentionable.length
+								? `${mentionId}-${active}`
+								: undefined
+					}
 					onPaste={(e) => {
 						// A pasted screenshot (or copied files) is attached; pasted text goes in as text.
 						const pasted = filesOf(e.clipboardData);
@@ -146,10 +172,26 @@ export function Composer(props: {
 					}}
 					onInput={(e) => {
 						setDraft(e.currentTarget.value);
+						setCaret(e.currentTarget.selectionStart);
 						setActive(0);
 						typing();
 					}}
+					onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
+					onClick={(e) => setCaret(e.currentTarget.selectionStart)}
 					onKeyDown={(e) => {
+						const naming = mention !== null && mentionable.length > 0;
+						if (naming && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+							e.preventDefault();
+							const step = e.key === 'ArrowDown' ? 1 : -1;
+							setActive((active + step + mentionable.length) % mentionable.length);
+							return;
+						}
+						if (naming && (e.key === 'Enter' || e.key === 'Tab')) {
+							e.preventDefault();
+							const chosen = mentionable[active];
+							if (chosen) pickMember(chosen);
+							return;
+						}
 						const picking = query !== null && replies.length > 0;
 						if (query !== null && !picking && e.key === 'Enter') {
 							// A bare `/word` is a shortcut being looked up, never a message to send as it is.

@@ -53,9 +53,13 @@ export function ConversationView({
 	const top = useRef<HTMLDivElement>(null);
 	const list = useRef<HTMLDivElement>(null);
 
-	// New messages scroll into view and count as read while the page has focus.
+	// New messages scroll into view and count as read while the page has focus. Opened at a search hit, the
+	// view stays there: only a view already at its end follows new messages (the socket's catch-up may come after
+	// the hit was shown, and used to take the view away from it).
 	useEffect(() => {
-		bottom.current?.scrollIntoView({ block: 'end' });
+		const box = list.current;
+		const atEnd = !box || box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+		if (focusSeq === undefined || atEnd) bottom.current?.scrollIntoView({ block: 'end' });
 		live.markRead();
 	}, [newest, live.pending.length]);
 

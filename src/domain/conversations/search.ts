@@ -1,7 +1,7 @@
 /**
  * The inbox search: conversations whose contact (name, e-mail, phone, short id) or whose messages match a
- * query, through the two FTS5 indexes of migration 0035 (`contacts_fts`, trigram; `messages_fts`, words),
- * never a scan of `messages`. Both reads walk their index newest row first and stop at the page's end, so a
+ * query, through the two FTS5 indexes of migrations 0035 and 0036 (`contacts_fts`, trigram; `messages_fts`,
+ * words and the workspace, so it answers with the workspace's rows only), never a scan of `messages`. Both reads walk their index newest row first and stop at the page's end, so a
  * page reads about as many rows however many messages the workspace holds (see docs/decisions/0075).
  */
 import { z } from '@hono/zod-openapi';
@@ -10,10 +10,10 @@ import type { Database } from '../../db/client';
 import { conversations } from '../../db/schema';
 import { Invalid } from '../../lib/errors';
 import {
+	inWorkspaceQuery,
 	MARK_CLOSE,
 	MARK_OPEN,
 	MAX_SEARCH_LENGTH,
-	prefixQuery,
 	type SnippetPart,
 	searchTerms,
 	snippetParts,
@@ -221,7 +221,7 @@ export async function searchConversations(
 	const inContacts = after?.phase !== 'message' ? substringQuery(terms) : null;
 	const [contactRows, messageRows] = await Promise.all([
 		inContacts === null ? [] : contactMatches(db, workspaceId, inContacts, where, after, limit + 1),
-		messageMatches(db, workspaceId, prefixQuery(terms), where, after, limit + 1),
+		messageMatches(db, workspaceId, inWorkspaceQuery(workspaceId, terms), where, after, limit + 1),
 	]);
 	if (contactRows.length > limit) {
 		const page = contactRows.slice(0, limit);

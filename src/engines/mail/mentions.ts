@@ -22,12 +22,14 @@ const WORD = /(?<![\p{L}\p{N}@])@([\p{L}\p{N}._-]{1,64})/gu;
 
 const fold = (text: string) => text.normalize('NFC').toLocaleLowerCase('en');
 const compact = (name: string) => fold(name).replace(/\s+/g, '');
+/** A name as `@"…"` can write it: no double quotes (they end the mention), spaces as one. */
+const quotable = (name: string) => fold(name.replaceAll('"', '').replace(/\s+/g, ' ').trim());
 
 /** The ids of the members `text` mentions, each once, in the team's order. */
 export function mentionedMembers(text: string, members: readonly Mentionable[]): string[] {
 	const names = new Set<string>();
 	const words = new Set<string>();
-	for (const match of text.matchAll(QUOTED)) names.add(fold(match[1]?.trim() ?? ''));
+	for (const match of text.matchAll(QUOTED)) names.add(quotable(match[1] ?? ''));
 	for (const match of text.matchAll(WORD)) {
 		const word = (match[1] ?? '').replace(/[._-]+$/, '');
 		if (word !== '') words.add(fold(word));
@@ -36,7 +38,7 @@ export function mentionedMembers(text: string, members: readonly Mentionable[]):
 	return members
 		.filter((member) => {
 			const local = fold(member.email.slice(0, member.email.lastIndexOf('@')));
-			return names.has(fold(member.name.trim())) || words.has(local) || words.has(compact(member.name));
+			return names.has(quotable(member.name)) || words.has(local) || words.has(compact(member.name));
 		})
 		.map((member) => member.id);
 }
