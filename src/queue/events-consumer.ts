@@ -9,6 +9,7 @@ import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/
 import { notifyTeam } from '../domain/channels/email/notifications';
 import { mailingWorkspaces } from '../domain/channels/email/replies';
 import { deliverToChannels } from '../domain/channels/outbound';
+import { TeamReads } from '../domain/team/team-reads';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
 import { consumeEach } from './consume';
@@ -100,7 +101,7 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
  * the team's notification mail is enqueued, and the team is alerted (src/domain/alerts/deliver.ts).
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
-async function react(env: Env, event: DomainEvent, listeners: Listeners): Promise<void> {
+async function react(env: Env, event: DomainEvent, listeners: Listeners, team: TeamReads): Promise<void> {
 	const db = openDatabase(env.DB);
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
@@ -109,8 +110,8 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners): Promis
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await deliverToChannels(env, db, event, listeners);
-	await notifyTeam(env, db, event);
-	await alertTeam(env, db, event);
+	await notifyTeam(env, db, event, team);
+	await alertTeam(env, db, event, team);
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */
@@ -125,7 +126,7 @@ async function signalAssignment(env: Env, event: DomainEvent): Promise<void> {
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */
 export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
 	await recordEvents(env, [event], now);
-	await react(env, event, await listenersOf(env, [event]));
+	await react(env, event, await listenersOf(env, [event]), new TeamReads(env, openDatabase(env.DB)));
 }
 
 /**
@@ -165,10 +166,12 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
 		line.push({ message, event: result.data });
 		lines.set(key, line);
 	}
+	// The team's members, settings and presence, read once per workspace for the whole batch.
+	const team = new TeamReads(env, openDatabase(env.DB));
 	await inParallel([...lines.values()], LINES_AT_ONCE, async (line) => {
 		for (const { message, event } of line) {
 			try {
-				await react(env, event, listeners);
+				await react(env, event, listeners, team);
 				message.ack();
 			} catch (error) {
 				// Recorded already (idempotent by id): the retry reacts again, and finds what a first try began.

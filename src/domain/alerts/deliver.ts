@@ -6,40 +6,17 @@
  * At least once, as the Queue delivers: a redelivered event alerts again under the same alert id, which a
  * browser shows as the one notification (its `tag`).
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { contacts, conversations, operatorGroups, operators } from '../../db/schema';
-import {
-	type AlertConversation,
-	type AlertMember,
-	alertTargets,
-	conversationToRead,
-	mayAlert,
-} from '../../engines/alerts';
+import { contacts, conversations } from '../../db/schema';
+import { type AlertConversation, alertTargets, conversationToRead, mayAlert } from '../../engines/alerts';
 import { type Alert, alertText } from '../../model/alerts';
 import type { DomainEvent } from '../../model/events';
 import { workspaceHub } from '../objects';
+import { TeamReads } from '../team/team-reads';
 import { type PushEnv, pushAlert } from './push';
 import { subscriptionsOf } from './push-subscriptions';
 import { operatorsAlerted } from './settings';
-
-/** The workspace's enabled members, each with its groups. */
-async function enabledMembers(db: Database, workspaceId: string): Promise<AlertMember[]> {
-	const [members, groups] = await Promise.all([
-		db
-			.select({ id: operators.id, name: operators.name, email: operators.email })
-			.from(operators)
-			.where(and(eq(operators.workspaceId, workspaceId), isNull(operators.disabledAt))),
-		db
-			.select({ operatorId: operatorGroups.operatorId, groupId: operatorGroups.groupId })
-			.from(operatorGroups)
-			.where(eq(operatorGroups.workspaceId, workspaceId)),
-	]);
-	return members.map((m) => ({
-		...m,
-		groupIds: groups.filter((g) => g.operatorId === m.id).map((g) => g.groupId),
-	}));
-}
 
 /** The conversation a message event concerns, with its contact (for the alert's title). */
 async function conversationOf(db: Database, workspaceId: string, id: string) {
@@ -73,18 +50,22 @@ function contactOfEvent(event: DomainEvent): string | null {
 	return null;
 }
 
-/** Alerts whoever `event` concerns; returns the alert and whom it reached how (for the tests and the log). */
+/**
+ * Alerts whoever `event` concerns; returns the alert and whom it reached how (for the tests and the log).
+ * `reads` is the batch's view of the team (src/domain/team/team-reads.ts).
+ */
 export async function alertTeam(
 	env: Env & PushEnv,
 	db: Database,
 	event: DomainEvent,
+	reads = new TeamReads(env, db),
 ): Promise<{ alert: Alert; inConsole: string[]; pushed: string[] } | null> {
 	if (!mayAlert(event)) return null;
 	const toRead = conversationToRead(event);
 	// Read side by side; a customer's message alerts only its conversation's assignee: none, no alert.
 	const [conversation, members] = await Promise.all([
 		toRead ? conversationOf(db, event.workspaceId, toRead) : undefined,
-		enabledMembers(db, event.workspaceId),
+		reads.enabledMembers(event.workspaceId),
 	]);
 	if (toRead && !conversation?.assigneeId) return null;
 	const facts: AlertConversation | null = conversation ?? null;
@@ -92,7 +73,7 @@ export async function alertTeam(
 	if (targets === null) return null;
 	const contactId = conversation?.contactId ?? contactOfEvent(event);
 	const [{ alerted, chiming }, title] = await Promise.all([
-		operatorsAlerted(db, event.workspaceId, targets.kind, targets.operatorIds),
+		reads.savedSettings(event.workspaceId).then((saved) => operatorsAlerted(saved, targets.kind, targets.operatorIds)),
 		event.type === 'rule.notification'
 			? event.payload.rule.name
 			: contactId

@@ -6,7 +6,7 @@
  * console in an open-plan office chimes only for whoever chose it).
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { memberNotificationSettings } from '../../db/schema';
 import type { AlertKind } from '../../model/alerts';
@@ -110,31 +110,21 @@ const FIELD: Record<AlertKind, keyof AlertSettings> = {
 };
 
 /**
- * Which of `operatorIds` (of the workspace) want alerts of `kind` (saved, or the defaults), and which of those
- * chose the chime.
+ * Which of `operatorIds` want alerts of `kind` (saved, as the workspace's `saved` rows say, or the defaults), and
+ * which of those chose the chime.
  */
-export async function operatorsAlerted(
-	db: Database,
-	workspaceId: string,
+export function operatorsAlerted(
+	saved: ReadonlyMap<string, Row>,
 	kind: AlertKind,
 	operatorIds: readonly string[],
-): Promise<{ alerted: Set<string>; chiming: Set<string> }> {
+): { alerted: Set<string>; chiming: Set<string> } {
 	const alerted = new Set<string>();
 	const chiming = new Set<string>();
-	// D1 binds at most 100 parameters to a statement.
-	for (let i = 0; i < operatorIds.length; i += 90) {
-		const slice = operatorIds.slice(i, i + 90);
-		const rows = await db
-			.select()
-			.from(s)
-			.where(and(eq(s.workspaceId, workspaceId), inArray(s.operatorId, slice)));
-		const saved = new Map(rows.map((row) => [row.operatorId, view(row)]));
-		for (const id of slice) {
-			const settings = saved.get(id) ?? DEFAULT_ALERT_SETTINGS;
-			if (!settings[FIELD[kind]]) continue;
-			alerted.add(id);
-			if (settings.sound) chiming.add(id);
-		}
+	for (const id of operatorIds) {
+		const settings = view(saved.get(id));
+		if (!settings[FIELD[kind]]) continue;
+		alerted.add(id);
+		if (settings.sound) chiming.add(id);
 	}
 	return { alerted, chiming };
 }

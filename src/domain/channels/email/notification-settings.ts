@@ -6,7 +6,7 @@
  * rule naming it) is on; the mail about the whole queue (nobody took it) is off until chosen.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { memberNotificationSettings } from '../../../db/schema';
 import type { NotificationKind } from '../../../model/notifications';
@@ -106,32 +106,13 @@ const FIELD: Record<Exclude<NotificationKind, 'unanswered'>, keyof NotificationS
 };
 
 /**
- * Which of `operatorIds` (of the workspace) want the mail of `kind`: their saved choice, or the default for
- * those who never saved one.
+ * Which of `operatorIds` want the mail of `kind`: their saved choice (the workspace's `saved` rows), or the
+ * default for those who never saved one.
  */
-export async function operatorsWanting(
-	db: Database,
-	workspaceId: string,
+export function operatorsWanting(
+	saved: ReadonlyMap<string, Row>,
 	kind: Exclude<NotificationKind, 'unanswered'>,
 	operatorIds: readonly string[],
-): Promise<Set<string>> {
-	const wanting = new Set<string>();
-	// D1 binds at most 100 parameters to a statement.
-	for (let i = 0; i < operatorIds.length; i += 90) {
-		const slice = operatorIds.slice(i, i + 90);
-		const rows = await db
-			.select()
-			.from(memberNotificationSettings)
-			.where(
-				and(
-					eq(memberNotificationSettings.workspaceId, workspaceId),
-					inArray(memberNotificationSettings.operatorId, slice),
-				),
-			);
-		const saved = new Map(rows.map((row) => [row.operatorId, view(row)]));
-		for (const id of slice) {
-			if ((saved.get(id) ?? DEFAULT_NOTIFICATION_SETTINGS)[FIELD[kind]]) wanting.add(id);
-		}
-	}
-	return wanting;
+): Set<string> {
+	return new Set(operatorIds.filter((id) => view(saved.get(id))[FIELD[kind]]));
 }

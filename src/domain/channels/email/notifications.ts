@@ -14,14 +14,14 @@
  * does): a notification is the team's mail, not the customer's, so it never lists among the conversation's
  * mail or threads a reply into it.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { conversations, memberNotificationSettings, operators } from '../../../db/schema';
 import { mentionedMembers } from '../../../engines/mail/mentions';
 import { type NotificationKey, notificationKey } from '../../../engines/mail/notification';
 import type { DomainEvent } from '../../../model/events';
 import type { NotificationKind } from '../../../model/notifications';
-import { workspaceHub } from '../../objects';
+import { TeamReads } from '../../team/team-reads';
 import { operatorsWanting } from './notification-settings';
 import { enqueueMail } from './outbox';
 
@@ -32,27 +32,11 @@ interface Member {
 	email: string;
 }
 
-/** The workspace's enabled operators, all of them or those of `ids`. */
-async function enabledMembers(db: Database, workspaceId: string, ids: readonly string[] | 'all'): Promise<Member[]> {
-	const columns = { id: operators.id, name: operators.name, email: operators.email };
-	const enabled = and(eq(operators.workspaceId, workspaceId), isNull(operators.disabledAt));
-	if (ids === 'all') return db.select(columns).from(operators).where(enabled);
-	const found: Member[] = [];
-	for (let i = 0; i < ids.length; i += 90) {
-		found.push(
-			...(await db
-				.select(columns)
-				.from(operators)
-				.where(and(enabled, inArray(operators.id, ids.slice(i, i + 90))))),
-		);
-	}
-	return found;
-}
-
 /** Enqueues the notification for each of `members` who wants `kind`, leaving out whoever caused it. */
 async function notify(
 	env: Env,
 	db: Database,
+	reads: TeamReads,
 	event: DomainEvent,
 	kind: Exclude<NotificationKind, 'unanswered'>,
 	members: Member[],
@@ -61,9 +45,8 @@ async function notify(
 ): Promise<void> {
 	const others = members.filter((m) => m.id !== causedBy);
 	if (others.length === 0) return;
-	const wanting = await operatorsWanting(
-		db,
-		event.workspaceId,
+	const wanting = operatorsWanting(
+		await reads.savedSettings(event.workspaceId),
 		kind,
 		others.map((m) => m.id),
 	);
@@ -93,28 +76,37 @@ function assignedTo(event: DomainEvent): { conversationId: string; operatorId: s
 }
 
 /** Whether the operator is offline now (never seen by the hub counts as offline). */
-async function isOffline(env: Env, workspaceId: string, operatorId: string): Promise<boolean> {
-	const presence = await workspaceHub(env, workspaceId).presenceOf();
+async function isOffline(reads: TeamReads, workspaceId: string, operatorId: string): Promise<boolean> {
+	const presence = await reads.presence(workspaceId);
 	return (presence.find((p) => p.operatorId === operatorId)?.status ?? 'offline') === 'offline';
 }
 
 /**
  * The events consumer's part: enqueues the notifications an event calls for. Idempotent: each key names the
- * event (or the note), so a redelivered event enqueues nothing new.
+ * event (or the note), so a redelivered event enqueues nothing new. `reads` is the batch's view of the team.
  */
-export async function notifyTeam(env: Env, db: Database, event: DomainEvent): Promise<void> {
+export async function notifyTeam(
+	env: Env,
+	db: Database,
+	event: DomainEvent,
+	reads = new TeamReads(env, db),
+): Promise<void> {
 	const causedBy = event.actor.kind === 'operator' ? event.actor.id : null;
 	const assignment = assignedTo(event);
 	if (assignment !== null) {
 		if (assignment.operatorId === causedBy) return;
-		const members = await enabledMembers(db, event.workspaceId, [assignment.operatorId]);
-		const wanting = await operatorsWanting(db, event.workspaceId, 'assigned', [assignment.operatorId]);
+		const [team, saved] = await Promise.all([
+			reads.enabledMembers(event.workspaceId),
+			reads.savedSettings(event.workspaceId),
+		]);
+		const members = team.filter((m) => m.id === assignment.operatorId);
 		// The hub is asked last, and only about an operator who would be mailed.
-		if (members.length === 0 || !wanting.has(assignment.operatorId)) return;
-		if (!(await isOffline(env, event.workspaceId, assignment.operatorId))) return;
+		if (members.length === 0 || !operatorsWanting(saved, 'assigned', [assignment.operatorId]).size) return;
+		if (!(await isOffline(reads, event.workspaceId, assignment.operatorId))) return;
 		await notify(
 			env,
 			db,
+			reads,
 			event,
 			'assigned',
 			members,
@@ -126,12 +118,13 @@ export async function notifyTeam(env: Env, db: Database, event: DomainEvent): Pr
 	if (event.type === 'message.created') {
 		const { message } = event.payload;
 		if (!message.private || message.authorKind !== 'operator' || !message.text.includes('@')) return;
-		const team = await enabledMembers(db, event.workspaceId, 'all');
+		const team = await reads.enabledMembers(event.workspaceId);
 		const named = new Set(mentionedMembers(message.text, team));
 		const author = message.authorId ?? causedBy;
 		await notify(
 			env,
 			db,
+			reads,
 			event,
 			'mention',
 			team.filter((m) => named.has(m.id)),
@@ -142,8 +135,9 @@ export async function notifyTeam(env: Env, db: Database, event: DomainEvent): Pr
 	}
 	if (event.type === 'rule.notification') {
 		const { operatorIds, conversationId } = event.payload;
-		const members = await enabledMembers(db, event.workspaceId, operatorIds.length === 0 ? 'all' : operatorIds);
-		await notify(env, db, event, 'rule', members, { conversationId, ref: event.id }, causedBy);
+		const team = await reads.enabledMembers(event.workspaceId);
+		const members = operatorIds.length === 0 ? team : team.filter((m) => operatorIds.includes(m.id));
+		await notify(env, db, reads, event, 'rule', members, { conversationId, ref: event.id }, causedBy);
 	}
 }
 
