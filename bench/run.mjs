@@ -2,7 +2,7 @@
 //   --fanout-conversations 200,800 --widget-visits 15 --bot-rounds 200 --bot-delays 1000 --scenario-calls 1000
 //   --webhook-events 500 --assignment-conversations 300 --rule-events 500 --campaign-contacts 1000
 //   --console-loads 10 --email-mails 100 --email-deliveries 1000 --whatsapp-webhooks 200
-//   --search-messages 1000000 --only widget-config|bots|scenarios|automation|campaigns|console|email|whatsapp|search]`
+//   --search-messages 1000000 --only widget-config|bots|scenarios|automation|campaigns|console|email|whatsapp|search|alerts]`
 // Builds the widget, seeds a throw-away local D1 database (a 10,000- and a 100-conversation workspace, and
 // empty ones for the single room, the fan-out and the widget), serves the Worker with `wrangler dev` on
 // 127.0.0.1, measures GET /health, the widget's config read, the conversation list and message sending with a
@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
 import { startFakeGraph } from '../test/fake-graph/server.mjs';
+import { measureAlerts } from './alerts.mjs';
 import { automationSection } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
@@ -39,13 +40,14 @@ import { seedRedeliverySentinel } from './email-redelivery.mjs';
 import { fanoutSection, roomSection } from './live-sections.mjs';
 import { closedLoop, d1QueryCount, latencySummary, timedRequest } from './load.mjs';
 import { markdownReport, textReport } from './report.mjs';
+import { alertsMarkdown } from './report-alerts.mjs';
 import { consoleMarkdown } from './report-console.mjs';
 import { emailMarkdown } from './report-email.mjs';
 import { ratio } from './report-format.mjs';
 import { searchMarkdown } from './report-search.mjs';
 import { whatsappMarkdown } from './report-whatsapp.mjs';
 import { scenarioSection } from './scenarios.mjs';
-import { measureSearchStage, SEARCH_STAGES, seedSearch } from './search.mjs';
+import { measureSearchStage, NEIGHBOUR_MESSAGES, SEARCH_STAGES, seedNeighbour, seedSearch } from './search.mjs';
 import { buildAssets, startWranglerDev } from './server.mjs';
 import { seedWhatsappContacts, whatsappSection } from './whatsapp.mjs';
 import { measureWidget } from './widget.mjs';
@@ -149,6 +151,10 @@ const EMAIL = { slug: 'bench-email', count: 0 };
 const WHATSAPP = { slug: 'bench-whatsapp', count: 0 };
 // Search: its conversations and messages are written by SQL (bench/search.mjs), in two stages.
 const SEARCH = { slug: 'bench-search', count: 0 };
+// Alerts: one console and one visitor (bench/alerts.mjs).
+const ALERTS = { slug: 'bench-alerts', count: 0 };
+// Its busier neighbour: a second workspace whose newer messages all match the queries (bench/search.mjs).
+const SEARCH_NEIGHBOUR = { slug: 'bench-search-neighbour', count: 0 };
 /** The fake Graph API of the run (started in main), which wrangler dev calls as WHATSAPP_GRAPH_URL. */
 let fakeGraph = null;
 
@@ -179,10 +185,11 @@ async function seed(persistTo, all) {
 		all.map((w) => w.slug),
 		persistTo,
 	);
-	const workspaces = seeded.map(({ slug, workspaceId, token, email, password }, i) => ({
+	const workspaces = seeded.map(({ slug, workspaceId, operatorId, token, email, password }, i) => ({
 		slug,
 		count: all[i].count,
 		workspaceId,
+		operatorId,
 		token,
 		email,
 		password,
@@ -581,6 +588,7 @@ async function main() {
 		const sections = [
 			...['widget-config', 'bots', 'scenarios', 'automation', 'campaigns', 'console', 'email', 'whatsapp'],
 			'search',
+			'alerts',
 		];
 		if (only !== undefined && !sections.includes(only)) {
 			throw new Error(`--only takes ${sections.join(', ')}`);
@@ -606,11 +614,13 @@ async function main() {
 										: only === 'whatsapp'
 											? [WIDGET, WHATSAPP]
 											: only === 'search'
-												? [WIDGET, SEARCH]
-												: [
-														...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
-														...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
-													],
+												? [WIDGET, SEARCH, SEARCH_NEIGHBOUR]
+												: only === 'alerts'
+													? [WIDGET, ALERTS]
+													: [
+															...[SMALL, LARGE, ROOM, FANOUT, WIDGET, BOT_REPLY, BOT_DELAYS, SCENARIO_RUNS, WEBHOOKS],
+															...[ASSIGNMENT, RULES, REPORTS, CAMPAIGN, CONSOLE, EMAIL, WHATSAPP],
+														],
 		);
 		if (workspaces[WHATSAPP.slug]) await seedWhatsappContacts(persistTo, workspaces[WHATSAPP.slug].workspaceId);
 		fakeGraph = await startFakeGraph();
@@ -660,6 +670,26 @@ async function main() {
 			const seconds = await seedSearch(persistTo, workspaceId, firstStage, settings.searchMessages, Date.now());
 			server = await serve();
 			stages.push(await stage(settings.searchMessages, seconds));
+			await server.stop();
+			server = null;
+			log(`seeding ${NEIGHBOUR_MESSAGES} newer messages of another workspace`);
+			const neighbourSeconds = await seedNeighbour(
+				persistTo,
+				workspaces[SEARCH_NEIGHBOUR.slug].workspaceId,
+				Date.now(),
+			);
+			server = await serve();
+			stages.push(
+				await measureSearchStage({
+					baseUrl: server.baseUrl,
+					token,
+					messages: settings.searchMessages,
+					seedSeconds: neighbourSeconds,
+					warnings,
+					log,
+					neighbour: NEIGHBOUR_MESSAGES,
+				}),
+			);
 			const results = { ...runFacts(server), search: { stages }, valid: warnings.length === 0, warnings };
 			await writeSectionResults('search', results, searchMarkdown);
 			return;
@@ -689,6 +719,18 @@ async function main() {
 			const { health } = await hotPath(server.baseUrl, workspaces, loopSettings());
 			const campaigns = await campaignsOf(server.baseUrl, workspaces, health, warnings);
 			console.log(JSON.stringify({ health, campaigns, warnings }, null, '\t'));
+			return;
+		}
+		if (only === 'alerts') {
+			const warnings = [];
+			const alerts = await measureAlerts({
+				baseUrl: server.baseUrl,
+				workspace: workspaces[ALERTS.slug],
+				warnings,
+				log,
+			});
+			const results = { ...runFacts(server), alerts, valid: warnings.length === 0, warnings };
+			await writeSectionResults('alerts', results, alertsMarkdown);
 			return;
 		}
 		if (only === 'console') {

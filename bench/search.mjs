@@ -6,6 +6,9 @@
 //   indexes each one into `messages_fts` as the conversation room's outbox batch does in production; nothing
 //   writes the index directly. Message i belongs to conversation i mod 10,000 with seq i div 10,000 + 1, and
 //   says eight words picked from a vocabulary of 512 (each word is in about 1.6 % of messages).
+// - a busier neighbour: a last stage adds NEIGHBOUR_MESSAGES messages of a second workspace, newer than all
+//   of the first's and every one saying "refund" and "invoice", then measures the first workspace's search
+//   again: its rows read and latency must not move (decision 0079: the index holds the workspace).
 // - figures: GET /v3/conversations/search one request at a time (a person searching), for a one-word query and
 //   a two-word query (both words in the same message: about 0.02 % of messages), p50 and p99 and their ratio
 //   to GET /health's, and the rows D1 read for each request (`d1-rows` of its Server-Timing, from D1's
@@ -24,6 +27,9 @@ const WORDS_PER_MESSAGE = 8;
 /** Real words first (the queries use them); the rest are made-up words of the same weight. */
 const COMMON = ['refund', 'invoice', 'delivery', 'order', 'tracking', 'password', 'account', 'shipping'];
 export const QUERIES = { oneWord: 'refund', twoWords: 'refund invoice' };
+/** The second workspace's messages in the last stage, all newer than the first's and all matching both queries. */
+export const NEIGHBOUR_MESSAGES = 200_000;
+const NEIGHBOUR_CONVERSATIONS = 100;
 const REQUESTS = 200;
 const WARMUP = 10;
 // Rows of one INSERT … SELECT: one statement per this many messages keeps each statement well inside what
@@ -88,6 +94,35 @@ export async function seedSearch(persistTo, workspaceId, from, to, now) {
 	return round((performance.now() - started) / 1000, 1);
 }
 
+/**
+ * Writes a second workspace's NEIGHBOUR_CONVERSATIONS conversations and NEIGHBOUR_MESSAGES messages, each
+ * saying both query words, after every message of the searched one (newer rowids: a newest-first walk of the
+ * words alone meets them first). Returns the seconds it took; wrangler dev must not be serving meanwhile.
+ */
+export async function seedNeighbour(persistTo, workspaceId, now) {
+	const started = performance.now();
+	const ws = literal(workspaceId);
+	const file = path.join(persistTo, 'bench-search-neighbour.sql');
+	await writeFile(
+		file,
+		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${NEIGHBOUR_CONVERSATIONS - 1})
+		INSERT INTO contacts (id, workspace_id, name, custom_fields, created_at, updated_at)
+		SELECT printf('ctc_n_%05d', i), ${ws}, 'Neighbour ' || i, '{}', ${now}, ${now} FROM n;
+	WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${NEIGHBOUR_CONVERSATIONS - 1})
+		INSERT INTO conversations (id, workspace_id, contact_id, channel, status, created_at, updated_at,
+			status_changed_at, last_activity_at, last_message_seq)
+		SELECT printf('conv_n_%05d', i), ${ws}, printf('ctc_n_%05d', i), 'widget', 'open', ${now}, ${now}, ${now}, ${now},
+			${NEIGHBOUR_MESSAGES / NEIGHBOUR_CONVERSATIONS} FROM n;
+	WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${NEIGHBOUR_MESSAGES - 1})
+		INSERT INTO messages (id, workspace_id, conversation_id, seq, author_kind, body, attachments, private, created_at)
+		SELECT printf('msg_n_%07d', i), ${ws}, printf('conv_n_%05d', i % ${NEIGHBOUR_CONVERSATIONS}),
+			i / ${NEIGHBOUR_CONVERSATIONS} + 1, 'contact', 'Where is the refund for invoice ' || i || '?', '[]', 0,
+			${now} + i FROM n;`,
+	);
+	executeFile(file, persistTo);
+	return round((performance.now() - started) / 1000, 1);
+}
+
 /** The rows a response's Server-Timing says D1 read (`d1-rows;desc="N read"`), or null when it does not say. */
 function rowsRead(headers) {
 	const entry = parseServerTiming(headers?.get('server-timing')).find((e) => e.name === 'd1-rows');
@@ -121,8 +156,10 @@ async function sequential(url, init, warnings, name) {
 }
 
 /** One stage: GET /health and both queries, one request at a time, with ratios to /health. */
-export async function measureSearchStage({ baseUrl, token, messages, seedSeconds, warnings, log }) {
-	log(`search at ${messages} messages: GET /health, then "${QUERIES.oneWord}" and "${QUERIES.twoWords}"`);
+export async function measureSearchStage({ baseUrl, token, messages, seedSeconds, warnings, log, neighbour = 0 }) {
+	log(
+		`search at ${messages} messages${neighbour ? ` beside ${neighbour} newer ones of another workspace` : ''}: GET /health, then "${QUERIES.oneWord}" and "${QUERIES.twoWords}"`,
+	);
 	const health = await sequential(`${baseUrl}/health`, {}, warnings, 'health');
 	const init = { headers: { Authorization: `Bearer ${token}` } };
 	const query = async (name, q) => {
@@ -137,6 +174,7 @@ export async function measureSearchStage({ baseUrl, token, messages, seedSeconds
 	};
 	return {
 		messages,
+		neighbour,
 		conversations: SEARCH_CONVERSATIONS,
 		seedSeconds,
 		health: { p50Ms: health.p50Ms, p99Ms: health.p99Ms },

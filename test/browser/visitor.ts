@@ -36,31 +36,4 @@ export async function visitorStarts(workspaceId: string, text: string): Promise<
 	};
 }
 
-/**
- * Init script for a console page: records every desktop notification the page makes (`window.__notes`), and
- * lets the test hide the tab (`window.__setHidden(true)`): headless Chromium shows every page as visible. Its
- * `Notification.permission` answers what the Permissions API says (the context's grant), which headless
- * Chromium's own getter does not follow (it says "denied" whatever was granted).
- */
-export const WATCH_NOTIFICATIONS = `(() => {
-	const Real = window.Notification;
-	const notes = [];
-	window.__notes = notes;
-	class Watched extends Real {
-		constructor(title, options) {
-			super(title, options);
-			notes.push({ title, body: options && options.body, tag: options && options.tag, at: performance.now(), note: this });
-		}
-	}
-	let permission = Real.permission;
-	navigator.permissions.query({ name: 'notifications' }).then((status) => {
-		permission = status.state === 'prompt' ? 'default' : status.state;
-	});
-	Object.defineProperty(Watched, 'permission', { get: () => permission });
-	Watched.requestPermission = (...args) => Real.requestPermission(...args);
-	window.Notification = Watched;
-	let hidden = false;
-	Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
-	Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => hidden });
-	window.__setHidden = (next) => { hidden = next; document.dispatchEvent(new Event('visibilitychange')); };
-})();`;
+export { WATCH_NOTIFICATIONS } from '../../scripts/notification-watch.mjs';
