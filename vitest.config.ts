@@ -58,8 +58,8 @@ export default defineConfig(async () => {
 	// instead of 1 s (5 s for the API log): a test waits for the consumer's work, not for the window, and the
 	// messages still travel through the real Queue to the real consumer. Not 0: a burst (500 messages posted in
 	// a row) still goes in batches, as it would deployed, rather than one consumer call per message.
-	// The webhook deliveries keep theirs: the re-send test (outbound-webhooks.test.ts) makes its own tries of a
-	// message the route put on that Queue, before the real consumer's.
+	// The webhook deliveries keep theirs (1 s, as deployed): their tests make their own tries through a recording
+	// Queue, and read the real consumer's tries of what the API re-sent (outbound-webhooks.test.ts).
 	const consumers: WranglerQueueConsumer[] = unstable_readConfig({ config: './wrangler.toml' }).queues.consumers ?? [];
 	const queueConsumers = Object.fromEntries(
 		consumers.map((consumer) => [

@@ -32,14 +32,16 @@ function quoted(term: string): string {
 }
 
 /**
- * For the message index, whose columns are the text and the workspace: the workspace's rows (its id is one
- * word there) whose text has every term as a word prefix. The terms name their column, so a word that looks
- * like a workspace id never matches one.
+ * For the message index, whose columns are the text and the workspace: the workspace's rows whose text has every
+ * term as a word prefix. A workspace id (`ws_` and a ULID) is two words of the index, and `ws` is in every row:
+ * the query names only the ULID, a word no other workspace's rows have, so the index reads the workspace's own
+ * entries. The terms name their column, so a word that looks like an id never matches one.
  *
- * @example inWorkspaceQuery('ws_01', ['refund']) // 'workspace_id : "ws_01" AND body : "refund"*'
+ * @example inWorkspaceQuery('ws_01J8', ['refund']) // 'workspace_id : "01J8" AND body : "refund"*'
  */
 export function inWorkspaceQuery(workspaceId: string, terms: readonly string[]): string {
-	return [`workspace_id : ${quoted(workspaceId)}`, ...terms.map((term) => `body : ${quoted(term)}*`)].join(' AND ');
+	const own = workspaceId.replace(/^ws_/, '');
+	return [`workspace_id : ${quoted(own)}`, ...terms.map((term) => `body : ${quoted(term)}*`)].join(' AND ');
 }
 
 /**

@@ -17,8 +17,8 @@ describe('searchTerms', () => {
 
 describe('inWorkspaceQuery and substringQuery', () => {
 	it('quote every term, doubling its quotes, so no character is syntax', () => {
-		expect(inWorkspaceQuery('ws_1', ['refund', 'say"hi', 'NEAR('])).toBe(
-			'workspace_id : "ws_1" AND body : "refund"* AND body : "say""hi"* AND body : "NEAR("*',
+		expect(inWorkspaceQuery('ws_01J8', ['refund', 'say"hi', 'NEAR('])).toBe(
+			'workspace_id : "01J8" AND body : "refund"* AND body : "say""hi"* AND body : "NEAR("*',
 		);
 		expect(substringQuery(['an', 'ana', '2PEKZ'])).toBe('"ana" "2PEKZ"');
 		expect(substringQuery(['an', 'é'])).toBeNull();
