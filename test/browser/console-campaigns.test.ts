@@ -65,11 +65,24 @@ describe('Campaigns', () => {
 		await expect
 			.poll(() => page.getByTestId('audience-count').textContent())
 			.toBe('The audience holds 2 contacts now (opted-out contacts are left out when sending).');
-		await page.getByLabel('As contact (id, or the first of the audience)').fill(bia.id);
+		// Typing a name offers the contacts it matches, each chosen by its id (the datalist's options).
+		const asContact = page.getByLabel(/^As contact/);
+		await asContact.fill('bia');
+		await expect
+			.poll(() =>
+				page
+					.getByTestId('preview-contact-options')
+					.locator('option')
+					.evaluateAll((options) =>
+						options.map((o) => [(o as HTMLOptionElement).value, (o as HTMLOptionElement).label]),
+					),
+			)
+			.toEqual([[bia.id, 'Bia · bia@vip.example']]);
+		await asContact.fill(bia.id);
 		await page.getByRole('button', { name: 'Preview', exact: true }).click();
 		await expect.poll(() => page.locator('.preview-text').textContent()).toBe('Hi BIA, our sale starts today!');
 
-		await page.getByLabel('Send a test to contact (id)').fill(ana.id);
+		await page.getByLabel(/^Send a test to contact/).fill(ana.id);
 		await page.getByRole('button', { name: 'Send test' }).click();
 		await page.getByText('Test sent.').waitFor();
 		const conversations = await call<{ data: { lastMessage: { text: string } | null }[] }>(
@@ -110,6 +123,23 @@ describe('Campaigns', () => {
 		expect((await call<{ data: Campaign[] }>('GET', '/v3/campaigns')).data.map((c) => c.name)).not.toContain(
 			'Newsletter',
 		);
+
+		// A list audience: a contact found by its name is added to the list by its id.
+		const caio = (await call<{ data: { id: string }[] }>('GET', '/v3/contacts?q=caio')).data[0];
+		await composer.getByLabel('A list of contacts').check();
+		const add = composer.getByLabel(/^Add a contact/);
+		await add.fill('cai');
+		await expect
+			.poll(() =>
+				page
+					.getByTestId('audience-add-contact-options')
+					.locator('option')
+					.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).label)),
+			)
+			.toEqual(['Caio']);
+		await add.fill(caio?.id ?? '');
+		expect(await composer.getByLabel('Contact ids (one a line)').inputValue()).toBe(caio?.id);
+		expect(await add.inputValue()).toBe('');
 	});
 });
 

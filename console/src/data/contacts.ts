@@ -64,6 +64,16 @@ export function useSaveContact(id: string) {
 	});
 }
 
+/** The 8 contacts best matching `q` (asked once it has 2 characters): what a contact field offers as it is typed. */
+export function useContactOptions(q: string) {
+	return useQuery({
+		queryKey: keys.contacts.options(q),
+		queryFn: () => ok(api.GET('/v3/contacts', { params: { query: { q, limit: 8 } } })),
+		enabled: q.length >= 2,
+		staleTime: 30_000,
+	});
+}
+
 /** The 5 contacts best matching `q`, offered to merge into `into` (asked once `q` has 2 characters). */
 export function useMergeCandidates(q: string, into: string) {
 	return useQuery({

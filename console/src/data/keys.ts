@@ -39,6 +39,7 @@ export const keys = {
 		all: ['contacts'],
 		list: (query: object) => ['contacts', query],
 		mergeCandidates: (q: string, into: string) => ['contacts', { q, merge: into }],
+		options: (q: string) => ['contacts', { q, options: true }],
 	},
 	contact: (id: string) => ['contact', id],
 	deals: {

@@ -1,5 +1,7 @@
+import { useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client';
 import { t } from '../../i18n';
+import { ContactOptions } from '../records/contact-options';
 import { FieldProblem, invalid, problemUnder } from '../settings/form';
 
 type Audience = Schemas['CampaignAudience'];
@@ -104,8 +106,36 @@ export function AudienceFields(props: {
 						{...invalid('audience-contacts', listProblem)}
 					/>
 					<FieldProblem id="audience-contacts" message={listProblem} />
+					<AddContact
+						onAdd={(id) => set({ contactIds: draft.contactIds.trim() ? `${draft.contactIds.trim()}\n${id}` : id })}
+					/>
 				</div>
 			)}
 		</fieldset>
+	);
+}
+
+/** A field that finds a contact by name, e-mail or phone and adds its id to the list once chosen. */
+function AddContact(props: { onAdd(id: string): void }) {
+	const [typed, setTyped] = useState('');
+	return (
+		<div class="field">
+			<label for="audience-add-contact">{t('campaigns.audience.addContact')}</label>
+			<input
+				id="audience-add-contact"
+				list="audience-add-contact-options"
+				autoComplete="off"
+				value={typed}
+				onInput={(e) => {
+					const value = e.currentTarget.value;
+					// A chosen option puts a contact id in the field: it goes to the list and the field empties.
+					if (/^ctc_[A-Za-z0-9]+$/.test(value.trim())) {
+						props.onAdd(value.trim());
+						setTyped('');
+					} else setTyped(value);
+				}}
+			/>
+			<ContactOptions id="audience-add-contact-options" typed={typed} />
+		</div>
 	);
 }
