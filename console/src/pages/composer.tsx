@@ -1,14 +1,13 @@
 import { useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../api/client';
 import { renderCannedReply, useCannedMatches } from '../data/canned';
-import { insertMention, type Mentionable, mentionMatches, mentionQuery } from '../data/mentions';
+import { insertMention, type Mentionable, mentionMatches, mentionQuery, mentionText } from '../data/mentions';
 import { useDirectory } from '../data/workspace';
 import { t } from '../i18n';
 import { useShortcuts } from '../ui/hooks';
 import { Problem } from '../ui/problem';
-import { CannedPicker, cannedQuery } from './canned-picker';
+import { ComposerPicker, cannedQuery, pickerKey } from './canned-picker';
 import { AttachButton, filesOf, StagedFileList, useStagedFiles } from './composer-files';
-import { MentionPicker } from './mention-picker';
 
 /** The longest message the team may send (the API's limit): the box takes no more. */
 const MAX_TEXT = 10_000;
@@ -140,8 +139,35 @@ export function Composer(props: {
 				</label>
 				{note && <span class="muted small">{t('composer.noteHint')}</span>}
 			</div>
-			{query !== null && <CannedPicker id={pickerId} replies={replies} active={active} onPick={pick} />}
-			{mention !== null && <MentionPicker id={mentionId} members={mentionable} active={active} onPick={pickMember} />}
+			{query !== null && (
+				<ComposerPicker
+					id={pickerId}
+					label={t('canned.title')}
+					none={t('canned.none')}
+					items={replies}
+					active={active}
+					onPick={pick}
+				>
+					{(reply) => (
+						<>
+							<strong>/{reply.shortcut}</strong> {reply.title && <span>{reply.title}</span>}
+							<div class="muted small ellipsis">{reply.text}</div>
+						</>
+					)}
+				</ComposerPicker>
+			)}
+			{mention !== null && (
+				<ComposerPicker
+					id={mentionId}
+					label={t('mention.title')}
+					none={t('mention.none')}
+					items={mentionable}
+					active={active}
+					onPick={pickMember}
+				>
+					{(member) => <strong>{mentionText(member.name)}</strong>}
+				</ComposerPicker>
+			)}
 			{error !== null && <Problem error={error} />}
 			<StagedFileList files={files} />
 			<div class="composer-row">
@@ -179,31 +205,11 @@ export function Composer(props: {
 					onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
 					onClick={(e) => setCaret(e.currentTarget.selectionStart)}
 					onKeyDown={(e) => {
-						const naming = mention !== null && mentionable.length > 0;
-						if (naming && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
-							e.preventDefault();
-							const step = e.key === 'ArrowDown' ? 1 : -1;
-							setActive((active + step + mentionable.length) % mentionable.length);
-							return;
-						}
-						if (naming && (e.key === 'Enter' || e.key === 'Tab')) {
-							e.preventDefault();
-							const chosen = mentionable[active];
-							if (chosen) pickMember(chosen);
-							return;
-						}
-						const picking = query !== null && replies.length > 0;
-						if (query !== null && !picking && e.key === 'Enter') {
+						if (mention !== null && pickerKey(e, mentionable, active, setActive, pickMember)) return;
+						if (query !== null && pickerKey(e, replies, active, setActive, (r) => void pick(r))) return;
+						if (query !== null && e.key === 'Enter') {
 							// A bare `/word` is a shortcut being looked up, never a message to send as it is.
 							e.preventDefault();
-						} else if (picking && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
-							e.preventDefault();
-							const step = e.key === 'ArrowDown' ? 1 : -1;
-							setActive((active + step + replies.length) % replies.length);
-						} else if (picking && (e.key === 'Enter' || e.key === 'Tab')) {
-							e.preventDefault();
-							const chosen = replies[active];
-							if (chosen) void pick(chosen);
 						} else if (e.key === 'Escape') e.currentTarget.blur();
 						else if (e.key === 'Enter' && !e.shiftKey) {
 							e.preventDefault();

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client';
 import { t } from '../../i18n';
-import { ContactOptions } from '../records/contact-options';
+import { ContactIdInput } from '../records/contact-options';
 import { FieldProblem, invalid, problemUnder } from '../settings/form';
 
 type Audience = Schemas['CampaignAudience'];
@@ -121,13 +121,10 @@ function AddContact(props: { onAdd(id: string): void }) {
 	return (
 		<div class="field">
 			<label for="audience-add-contact">{t('campaigns.audience.addContact')}</label>
-			<input
+			<ContactIdInput
 				id="audience-add-contact"
-				list="audience-add-contact-options"
-				autoComplete="off"
 				value={typed}
-				onInput={(e) => {
-					const value = e.currentTarget.value;
+				onInput={(value) => {
 					// A chosen option puts a contact id in the field: it goes to the list and the field empties.
 					if (/^ctc_[A-Za-z0-9]+$/.test(value.trim())) {
 						props.onAdd(value.trim());
@@ -135,7 +132,6 @@ function AddContact(props: { onAdd(id: string): void }) {
 					} else setTyped(value);
 				}}
 			/>
-			<ContactOptions id="audience-add-contact-options" typed={typed} />
 		</div>
 	);
 }

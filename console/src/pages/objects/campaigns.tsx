@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter-preact';
 import { type Campaign, useCampaign, useCampaignChanges, useCampaignPreview, useCampaigns } from '../../data/campaigns';
 import { t, when } from '../../i18n';
 import { Problem } from '../../ui/problem';
-import { ContactOptions } from '../records/contact-options';
+import { ContactIdInput } from '../records/contact-options';
 import { FieldProblem, fieldProblems, invalid, Section } from '../settings/form';
 import { CampaignComposer } from './campaign-composer';
 
@@ -149,14 +149,7 @@ function PreviewAndTest({ campaign }: { campaign: Campaign }) {
 				}}
 			>
 				<label for="preview-contact">{t('campaigns.preview.for')}</label>
-				<input
-					id="preview-contact"
-					list="preview-contact-options"
-					autoComplete="off"
-					value={contactId}
-					onInput={(e) => setContactId(e.currentTarget.value)}
-				/>
-				<ContactOptions id="preview-contact-options" typed={contactId} />
+				<ContactIdInput id="preview-contact" value={contactId} onInput={setContactId} />
 				<button type="submit">{t('campaigns.preview.show')}</button>
 			</form>
 			{preview.error && <Problem error={preview.error} />}
@@ -178,15 +171,12 @@ function PreviewAndTest({ campaign }: { campaign: Campaign }) {
 				}}
 			>
 				<label for="test-contact">{t('campaigns.test')}</label>
-				<input
+				<ContactIdInput
 					id="test-contact"
-					list="test-contact-options"
-					autoComplete="off"
 					value={testTo}
-					onInput={(e) => setTestTo(e.currentTarget.value)}
-					{...invalid('test-contact', testProblems.get('contactId'))}
+					onInput={setTestTo}
+					attributes={invalid('test-contact', testProblems.get('contactId'))}
 				/>
-				<ContactOptions id="test-contact-options" typed={testTo} />
 				<button type="submit" disabled={test.isPending}>
 					{t('campaigns.test.submit')}
 				</button>

@@ -111,16 +111,13 @@ function FieldRow({ field }: { field: CustomField }) {
 						update.mutate({ id: field.id, body }, { onSuccess: () => setEditing(false) });
 					}}
 				>
-					<div class="field">
-						<label for={`${id}-label`}>{t('fields.label')}</label>
-						<input
-							id={`${id}-label`}
-							value={label}
-							onInput={(e) => setLabel(e.currentTarget.value)}
-							{...invalid(`${id}-label`, problems.get('label'))}
-						/>
-						<FieldProblem id={`${id}-label`} message={problems.get('label')} />
-					</div>
+					<TextField
+						id={`${id}-label`}
+						label={t('fields.label')}
+						value={label}
+						onChange={setLabel}
+						problem={problems.get('label')}
+					/>
 					{field.type === 'select' && (
 						<OptionsField
 							id={`${id}-options`}
@@ -129,10 +126,7 @@ function FieldRow({ field }: { field: CustomField }) {
 							problem={problemUnder(problems, 'options')}
 						/>
 					)}
-					<label class="inline">
-						<input type="checkbox" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} />{' '}
-						{t('fields.required')}
-					</label>
+					<RequiredBox checked={required} onChange={setRequired} />
 					{update.error !== null && problems.size === 0 && <Problem error={update.error} />}
 					<div class="actions">
 						<button type="submit" class="primary" disabled={update.isPending}>
@@ -145,6 +139,36 @@ function FieldRow({ field }: { field: CustomField }) {
 				</form>
 			)}
 		</li>
+	);
+}
+
+function TextField(props: {
+	id: string;
+	label: string;
+	value: string;
+	problem: string | undefined;
+	onChange(v: string): void;
+}) {
+	return (
+		<div class="field">
+			<label for={props.id}>{props.label}</label>
+			<input
+				id={props.id}
+				value={props.value}
+				onInput={(e) => props.onChange(e.currentTarget.value)}
+				{...invalid(props.id, props.problem)}
+			/>
+			<FieldProblem id={props.id} message={props.problem} />
+		</div>
+	);
+}
+
+function RequiredBox(props: { checked: boolean; onChange(checked: boolean): void }) {
+	return (
+		<label class="inline">
+			<input type="checkbox" checked={props.checked} onChange={(e) => props.onChange(e.currentTarget.checked)} />{' '}
+			{t('fields.required')}
+		</label>
 	);
 }
 
@@ -188,11 +212,7 @@ function NewField() {
 	});
 	const problems = fieldProblems(submit.error);
 	const text = (id: string, name: 'key' | 'label', value: string, set: (v: string) => void) => (
-		<div class="field">
-			<label for={id}>{t(`fields.${name}`)}</label>
-			<input id={id} value={value} onInput={(e) => set(e.currentTarget.value)} {...invalid(id, problems.get(name))} />
-			<FieldProblem id={id} message={problems.get(name)} />
-		</div>
+		<TextField id={id} label={t(`fields.${name}`)} value={value} onChange={set} problem={problems.get(name)} />
 	);
 	return (
 		<Section id="new-field" title={t('fields.create')}>
@@ -243,10 +263,7 @@ function NewField() {
 						problem={problemUnder(problems, 'options')}
 					/>
 				)}
-				<label class="inline">
-					<input type="checkbox" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} />{' '}
-					{t('fields.required')}
-				</label>
+				<RequiredBox checked={required} onChange={setRequired} />
 				{submit.error !== null && problems.size === 0 && <Problem error={submit.error} />}
 				<div class="actions">
 					<button type="submit" class="primary" disabled={submit.busy}>
