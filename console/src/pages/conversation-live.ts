@@ -100,10 +100,15 @@ export function useConversationLive(id: string, lastMessageSeq: number | undefin
 						setMessages((all) => [...all, message]);
 					}
 					if (message.authorKind === 'contact') typingFor('contact', false);
-					if (frame.type === 'ack') {
-						const acked = frame.clientMessageId as string;
+					// Stored: the ack says so, and so does the message itself when its broadcast comes first (it
+					// carries our client id), so the page never shows it twice, stored and still sending.
+					const settled =
+						frame.type === 'ack'
+							? (frame.clientMessageId as string)
+							: (message as { clientMessageId?: string | null }).clientMessageId;
+					if (settled && pendingRef.current.some((p) => p.clientMessageId === settled)) {
 						setPending((all) => {
-							const left = all.filter((p) => p.clientMessageId !== acked);
+							const left = all.filter((p) => p.clientMessageId !== settled);
 							writeOutbox(id, left);
 							return left;
 						});
