@@ -334,7 +334,13 @@ export class RoomBot {
 		return {
 			workspaceId: this.host.workspaceId(),
 			conversationId: this.host.conversationId(),
-			run: { id: runId, botId: run.row.bot_id, variables: run.state.variables, sent: run.row.sent },
+			run: {
+				id: runId,
+				botId: run.row.bot_id,
+				botName: run.row.bot_name,
+				variables: run.state.variables,
+				sent: run.row.sent,
+			},
 			scene: () => this.loadScene(),
 			forgetScene: () => {
 				this.scene = null;

@@ -24,6 +24,24 @@ export async function existsInWorkspace(
 	return found !== undefined;
 }
 
+/** Which of `ids` name a row of `table` in the workspace. One statement per 90 ids (D1's bind limit). */
+export async function foundInWorkspace(
+	db: Database,
+	table: WorkspaceTable,
+	workspaceId: string,
+	ids: readonly string[],
+): Promise<Set<string>> {
+	const found = new Set<string>();
+	for (let i = 0; i < ids.length; i += 90) {
+		const rows = await db
+			.select({ id: table.id })
+			.from(table)
+			.where(and(eq(table.workspaceId, workspaceId), inArray(table.id, ids.slice(i, i + 90))));
+		for (const row of rows) found.add(row.id as string);
+	}
+	return found;
+}
+
 /**
  * Checks that every id names a row of `table` in the workspace: one Invalid naming each unknown id under
  * `field` (`groups.1: no group grp_x in this workspace`). One statement per 90 ids (D1's bind limit).
@@ -36,14 +54,7 @@ export async function assertAllInWorkspace(
 	field: string,
 	what: string,
 ): Promise<void> {
-	const found = new Set<string>();
-	for (let i = 0; i < ids.length; i += 90) {
-		const rows = await db
-			.select({ id: table.id })
-			.from(table)
-			.where(and(eq(table.workspaceId, workspaceId), inArray(table.id, ids.slice(i, i + 90))));
-		for (const row of rows) found.add(row.id as string);
-	}
+	const found = await foundInWorkspace(db, table, workspaceId, ids);
 	const problems: FieldProblem[] = ids.flatMap((id, index) =>
 		found.has(id) ? [] : [{ path: [field, index], message: `no ${what} ${id} in this workspace` }],
 	);

@@ -50,6 +50,7 @@ export function mayAlert(event: DomainEvent): boolean {
 				: message.authorKind === 'contact';
 		}
 		case 'rule.notification':
+		case 'bot.notification':
 			return true;
 		default:
 			return false;
@@ -108,7 +109,9 @@ export function alertTargets(
 			if (message.authorKind !== 'contact' || !conversation?.assigneeId) return null;
 			return result('message', message.conversationId, [conversation.assigneeId], message.text);
 		}
-		case 'rule.notification': {
+		// A bot's notify step alerts as a rule's notify action does: one kind, one member choice for both.
+		case 'rule.notification':
+		case 'bot.notification': {
 			const { operatorIds, conversationId, text } = event.payload;
 			return result('rule', conversationId, operatorIds.length === 0 ? members.map((m) => m.id) : operatorIds, text);
 		}

@@ -10,6 +10,7 @@ import { assignAction, assignProblem } from './actions/assign';
 import { createDealAction, updateDealAction } from './actions/deals';
 import { template, variableName } from './actions/fields';
 import { httpRequestFields, httpRequestProblems, integrationAction } from './actions/http-request';
+import { notifyAction } from './actions/rule-actions';
 import { tagAction } from './actions/tag';
 import { updateContactAction } from './actions/update-contact';
 import { conditionProblems, conditionProblemsWithin, conditionSchema, unsafePattern } from './conditions';
@@ -191,6 +192,16 @@ const updateContact = updateContactAction.extend({
 		.openapi({ description: 'Taken when a value is refused (an e-mail another contact has).' }),
 });
 
+const notify = notifyAction.extend({
+	...stepCommon,
+	type: z.literal('notify').openapi({
+		description:
+			'Notify the team: an alert (console, desktop, push) and a mail, as each member chose, and a `bot.notification` webhook event.',
+	}),
+	next: stepLink.optional(),
+	onError: stepLink.optional().openapi({ description: 'Taken when the text renders empty.' }),
+});
+
 const delay = z.strictObject({
 	...stepCommon,
 	type: z.literal('delay').openapi({ description: 'Delay: waits, then goes on.' }),
@@ -223,6 +234,7 @@ const stepSchema = z.discriminatedUnion('type', [
 	assign,
 	applyTag,
 	updateContact,
+	notify,
 	delay,
 	transfer,
 	end,

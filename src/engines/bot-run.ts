@@ -52,7 +52,7 @@ export type DataEntryInput = Extract<BotStep, { type: 'data_entry' }>['input'];
 /** A step's action with its templates rendered: what the runner performs for a `result`. */
 export type ActionStep = Extract<
 	BotStep,
-	{ type: 'create_deal' | 'update_deal' | 'integration' | 'assign' | 'apply_tag' | 'update_contact' }
+	{ type: 'create_deal' | 'update_deal' | 'integration' | 'assign' | 'apply_tag' | 'update_contact' | 'notify' }
 >;
 
 export type Effect =

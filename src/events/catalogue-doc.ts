@@ -52,6 +52,7 @@ const SUMMARIES: Record<EventType, string> = {
 	'bot.deleted': 'A bot was deleted.',
 	'bot.run_started': 'A bot started in a conversation.',
 	'bot.run_ended': 'A bot run ended: finished, transferred to a person, stopped or failed.',
+	'bot.notification': 'A bot notified operators (its `notify` step).',
 	'scenario.created': 'A scenario was created.',
 	'scenario.updated': 'A scenario’s settings or draft changed.',
 	'scenario.published': 'A scenario version was published (or an older one again).',

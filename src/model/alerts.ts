@@ -8,7 +8,7 @@
  * `new_conversation`: a conversation started that the member could take (in its group, when it has one);
  * `assigned`: a conversation was assigned to the member; `message`: the customer wrote in a conversation
  * assigned to the member; `mention`: a teammate named the member in a private note; `rule`: an automation
- * rule's notify action named the member (or the whole team).
+ * rule's notify action, or a bot's notify step, named the member (or the whole team).
  */
 export const ALERT_KINDS = ['new_conversation', 'assigned', 'message', 'mention', 'rule'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -23,7 +23,7 @@ export interface Alert {
 	kind: AlertKind;
 	/** The conversation a click opens; null for a rule's notification about no conversation. */
 	conversationId: string | null;
-	/** Who it is about: the contact's name (else e-mail, else phone), or the rule's name for `rule`; null for a
+	/** Who it is about: the contact's name (else e-mail, else phone), or the rule's (the bot's) name for `rule`; null for a
 	 * contact known by nothing (the browser shows its short label, from `contactId`). */
 	title: string | null;
 	contactId: string | null;

@@ -298,6 +298,15 @@ export const EVENT_PAYLOADS = {
 		status: z.enum(['finished', 'transferred', 'stopped', 'failed']),
 		reason: z.string().nullable(),
 	}),
+	/** A bot's `notify` step: for the operators named (everyone when empty), as `rule.notification` is for a rule. */
+	'bot.notification': z.object({
+		bot: botSummary,
+		runId: z.string(),
+		text: z.string(),
+		operatorIds: z.array(z.string()),
+		conversationId: z.string().nullable(),
+		contactId: z.string().nullable(),
+	}),
 	'scenario.created': z.object({ scenario: scenarioSummary }),
 	/** Its settings or its draft changed (`definition`: the draft, whose content is not repeated here). */
 	'scenario.updated': z.object({

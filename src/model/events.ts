@@ -70,6 +70,7 @@ export const domainEventSchema = z.discriminatedUnion('type', [
 	envelope('bot.deleted'),
 	envelope('bot.run_started'),
 	envelope('bot.run_ended'),
+	envelope('bot.notification'),
 	envelope('scenario.created'),
 	envelope('scenario.updated'),
 	envelope('scenario.published'),
@@ -107,6 +108,7 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'contact.merged',
 	'member.status_changed',
 	'rule.notification',
+	'bot.notification',
 	'scenario.paused',
 ];
 

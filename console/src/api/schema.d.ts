@@ -5172,6 +5172,36 @@ export interface components {
                 onError?: string;
             } | {
                 /**
+                 * @description Notify the team: an alert (console, desktop, push) and a mail, as each member chose, and a `bot.notification` webhook event.
+                 * @enum {string}
+                 */
+                type: "notify";
+                /** @description What to tell them (a template). */
+                text: string;
+                /**
+                 * @description Whom to notify; the whole team when empty.
+                 * @default []
+                 */
+                operatorIds: string[];
+                /**
+                 * @description The step id, unique in its document.
+                 * @example ask-email
+                 */
+                id: string;
+                /** @description A name for builders; never shown to visitors. */
+                title?: string;
+                /**
+                 * @description The id of the step that comes next.
+                 * @example ask-email
+                 */
+                next?: string;
+                /**
+                 * @description Taken when the text renders empty.
+                 * @example ask-email
+                 */
+                onError?: string;
+            } | {
+                /**
                  * @description The step id, unique in its document.
                  * @example ask-email
                  */
@@ -6692,7 +6722,7 @@ export interface components {
             };
         } | {
             /**
-             * @description Notify operators: on their live feed, and as a `rule.notification` webhook event.
+             * @description Notify operators: an alert (console, desktop, push) and a mail, as each chose, and a `rule.notification` webhook event.
              * @enum {string}
              */
             type: "notify";
@@ -6950,7 +6980,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
+            events: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "bot.notification" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
             /** @description A note for people. Default: `""`. */
             description?: string;
         };
@@ -6964,7 +6994,7 @@ export interface components {
              *       "scenario.run_ended"
              *     ]
              */
-            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
+            events?: ("*" | "conversation.created" | "conversation.updated" | "conversation.read" | "message.created" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.merged" | "tag.created" | "tag.updated" | "tag.deleted" | "tag.applied" | "tag.removed" | "member.created" | "member.updated" | "member.deleted" | "member.status_changed" | "group.created" | "group.updated" | "group.deleted" | "funnel.created" | "funnel.updated" | "funnel.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "note.created" | "task.created" | "task.updated" | "task.deleted" | "canned_reply.created" | "canned_reply.updated" | "canned_reply.deleted" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "bot.created" | "bot.updated" | "bot.published" | "bot.deleted" | "bot.run_started" | "bot.run_ended" | "bot.notification" | "scenario.created" | "scenario.updated" | "scenario.published" | "scenario.deleted" | "scenario.run_ended" | "scenario.paused" | "conversation.waiting" | "rule.created" | "rule.updated" | "rule.deleted" | "assignment_rule.created" | "assignment_rule.updated" | "assignment_rule.deleted" | "rule.notification" | "webhook_endpoint.disabled" | "mail.sent" | "mail.failed")[];
             /** @description A note for people. */
             description?: string;
             /** @description Stop or start deliveries: events while disabled are not sent, and tries still due fail. Enabling clears a disabling by failures. */

@@ -23,7 +23,7 @@ const ROW_HEIGHT = 76;
  * Events of the inbox feed that change nothing a list shows: every other type the feed carries (LIVE_FEED_TYPES
  * in src/model/events.ts) is about a conversation, its messages, tags or contact.
  */
-const NOT_LISTED = new Set(['member.status_changed', 'rule.notification']);
+const NOT_LISTED = new Set(['member.status_changed', 'rule.notification', 'bot.notification']);
 
 /**
  * The inbox: the views operators expect (mine, unassigned, all) with status, tag, group, channel and origin

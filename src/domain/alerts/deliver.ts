@@ -46,8 +46,15 @@ function contactOfEvent(event: DomainEvent): string | null {
 	if (event.type === 'conversation.created' || event.type === 'conversation.updated') {
 		return event.payload.conversation.contactId;
 	}
-	if (event.type === 'rule.notification') return event.payload.contactId;
+	if (event.type === 'rule.notification' || event.type === 'bot.notification') return event.payload.contactId;
 	return null;
+}
+
+/** The rule or the bot that sent a notification (its alert's title); undefined for any other event. */
+function notifierOf(event: DomainEvent): string | undefined {
+	if (event.type === 'rule.notification') return event.payload.rule.name;
+	if (event.type === 'bot.notification') return event.payload.bot.name;
+	return undefined;
 }
 
 /**
@@ -74,11 +81,7 @@ export async function alertTeam(
 	const contactId = conversation?.contactId ?? contactOfEvent(event);
 	const [{ alerted, chiming }, title] = await Promise.all([
 		reads.savedSettings(event.workspaceId).then((saved) => operatorsAlerted(saved, targets.kind, targets.operatorIds)),
-		event.type === 'rule.notification'
-			? event.payload.rule.name
-			: contactId
-				? contactTitle(db, event.workspaceId, contactId)
-				: null,
+		notifierOf(event) ?? (contactId ? contactTitle(db, event.workspaceId, contactId) : null),
 	]);
 	if (alerted.size === 0) return null;
 	const alert: Alert = {

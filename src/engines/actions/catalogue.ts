@@ -1,8 +1,8 @@
 /**
  * The one action catalogue: every action an automation may take, as the automation core performs it (its
  * templates rendered), and which of them each runner may use. Bots, scenarios and rules share the actions
- * (assign, tag, update the contact, deals, HTTP calls); each runner adds its own (a scenario finds and creates
- * records, a rule starts bots and notifies the team). A scenario's action also names the record it acts on
+ * (assign, tag, update the contact, deals, HTTP calls), bots and rules notify the team; each runner adds its
+ * own (a scenario finds and creates records, a rule starts bots and creates tasks). A scenario's action also names the record it acts on
  * (`contact`, `targetId`, `conversation`), since a scenario has no conversation of its own.
  *
  * Pure: the builders' schemas are beside each action (./assign.ts, ./deals.ts...); the perform functions are
@@ -54,7 +54,7 @@ export type ActionType = CatalogueAction['type'];
 
 /** The actions each runner may take: what its definitions offer, checked again when one is performed. */
 export const RUNNER_ACTIONS: Record<RunKind, ReadonlySet<ActionType>> = {
-	bot: new Set(['create_deal', 'update_deal', 'integration', 'assign', 'apply_tag', 'update_contact']),
+	bot: new Set(['create_deal', 'update_deal', 'integration', 'assign', 'apply_tag', 'update_contact', 'notify']),
 	scenario: new Set([
 		'find_contact',
 		'create_contact',

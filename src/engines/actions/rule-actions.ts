@@ -56,10 +56,12 @@ const saveToCrm = z.strictObject({
 		.openapi({ description: 'When the contact has no open deal: create this one and attach the note to it.' }),
 });
 
-const notify = z.strictObject({
-	type: z
-		.literal('notify')
-		.openapi({ description: 'Notify operators: on their live feed, and as a `rule.notification` webhook event.' }),
+/** Notify the team: a rule's action, and (with its links) a bot's step (src/engines/bot-definition.ts). */
+export const notifyAction = z.strictObject({
+	type: z.literal('notify').openapi({
+		description:
+			'Notify operators: an alert (console, desktop, push) and a mail, as each chose, and a `rule.notification` webhook event.',
+	}),
 	text: template(1000).openapi({ description: 'What to tell them (a template).' }),
 	operatorIds: z
 		.array(z.string().min(1).max(64))
@@ -77,7 +79,7 @@ export const ruleActionSchema = z
 		updateContactAction,
 		createTaskAction,
 		saveToCrm,
-		notify,
+		notifyAction,
 	])
 	.openapi('RuleAction', { description: 'One action of a rule, by `type`.' });
 
@@ -86,4 +88,4 @@ export type RuleAction = z.infer<typeof ruleActionSchema>;
 export type StartBotAction = z.infer<typeof startBot>;
 export type CreateTaskAction = z.infer<typeof createTaskAction>;
 export type SaveToCrmAction = z.infer<typeof saveToCrm>;
-export type NotifyAction = z.infer<typeof notify>;
+export type NotifyAction = z.infer<typeof notifyAction>;

@@ -12,7 +12,7 @@ import { headerText, isMailAddress } from './header-safety';
 
 /**
  * What one notification is about. `ref` is what makes it once per member: the event for an assignment and
- * a rule's notify (a redelivered event is the same event), the note for a mention, the conversation for
+ * a rule's or a bot's notify (a redelivered event is the same event), the note for a mention, the conversation for
  * the unanswered one (it is mailed once, however often the sweep looks).
  */
 export interface NotificationKey {
@@ -45,8 +45,10 @@ export interface NotificationInput {
 	workspaceName: string;
 	/** Who the conversation is with (a contact's name or address), or null. */
 	contactLabel: string | null;
-	/** The teammate who wrote a mention; the rule's name for a rule's notify. */
+	/** The teammate who wrote a mention; the rule's (the bot's) name for a notify. */
 	by: string | null;
+	/** Who sent a `rule` notification: a rule's notify action or a bot's notify step (a rule when absent). */
+	notifier?: 'rule' | 'bot';
 	/** The unanswered conversation's minutes; the rule's text; the note's text. */
 	minutes?: number;
 	detail?: string | null;
@@ -78,8 +80,10 @@ export function notificationHeadline(input: NotificationInput): string {
 			return `A new conversation${who} has waited ${minutes(input.minutes ?? 0)} with nobody on it`;
 		case 'mention':
 			return `${input.by ?? 'A teammate'} mentioned you in a private note`;
-		case 'rule':
-			return `${input.by ? `Rule “${input.by}”` : 'A rule'} notified you${who}`;
+		case 'rule': {
+			const [named, unnamed] = input.notifier === 'bot' ? ['Bot', 'A bot'] : ['Rule', 'A rule'];
+			return `${input.by ? `${named} “${input.by}”` : unnamed} notified you${who}`;
+		}
 	}
 }
 

@@ -50,6 +50,7 @@ export const EVENT_AREAS = {
 		'bot.deleted',
 		'bot.run_started',
 		'bot.run_ended',
+		'bot.notification',
 		'scenario.created',
 		'scenario.updated',
 		'scenario.published',

@@ -7,10 +7,11 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
-import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots } from '../../../db/schema';
+import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots, operators } from '../../../db/schema';
+import { foundInWorkspace } from '../../../db/scoped';
 import { type BotDefinition, botDefinitionSchema, botProblems } from '../../../engines/bot-definition';
 import { type ByNameCursor, byNameCursor } from '../../../lib/cursor';
-import { Conflict } from '../../../lib/errors';
+import { Conflict, Invalid } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, newId } from '../../../lib/ids';
 import type { Actor } from '../../../model/actor';
@@ -147,6 +148,28 @@ export function checkedDefinition(definition: unknown): BotDefinition {
 	return checkedAgainst(definition, botProblems, botDefinitionSchema);
 }
 
+/**
+ * The definition, checked, and its notify steps' operators members of the workspace (as a rule's notify
+ * action's are): every problem (`definition.steps.4.operatorIds.0: no operator …`) in one 422.
+ */
+async function checkedDraft(db: Database, workspaceId: string, definition: unknown): Promise<BotDefinition> {
+	const draft = checkedDefinition(definition);
+	const named = draft.steps.flatMap((step, i) =>
+		step.type === 'notify'
+			? step.operatorIds.map((id, j) => ({ path: ['definition', 'steps', i, 'operatorIds', j], id }))
+			: [],
+	);
+	if (named.length === 0) return draft;
+	const found = await foundInWorkspace(db, operators, workspaceId, [...new Set(named.map((n) => n.id))]);
+	const unknown = named.filter((n) => !found.has(n.id));
+	if (unknown.length > 0) {
+		throw Invalid.fromProblems(
+			unknown.map((n) => ({ path: n.path, message: `no operator ${n.id} in this workspace` })),
+		);
+	}
+	return draft;
+}
+
 /** The stored trigger columns of a trigger as given (a deal stage resolved by id or name). */
 async function triggerColumns(db: Database, workspaceId: string, trigger: z.infer<typeof botTriggerSchema>) {
 	const stageId =
@@ -186,7 +209,7 @@ export async function createBot(
 	actor: Actor,
 	now = Date.now(),
 ): Promise<BotView> {
-	const draft = checkedDefinition(input.definition);
+	const draft = await checkedDraft(db, workspaceId, input.definition);
 	const row: BotRow = {
 		id: newId('bot', now),
 		workspaceId,
@@ -224,7 +247,7 @@ export async function updateBot(
 	if (changes.channels !== undefined) set.channels = changes.channels;
 	if (changes.priority !== undefined) set.priority = changes.priority;
 	if (changes.trigger !== undefined) Object.assign(set, await triggerColumns(db, workspaceId, changes.trigger));
-	if (changes.definition !== undefined) set.draft = checkedDefinition(changes.definition);
+	if (changes.definition !== undefined) set.draft = await checkedDraft(db, workspaceId, changes.definition);
 	return botView(await updateOwner(env, db, BOT, current, set, actor, now, [], expected));
 }
 

@@ -26,7 +26,7 @@ export interface BotRoom {
 	workspaceId: string;
 	conversationId: string;
 	/** The run whose effect it is: its bot, its variables, the messages it has sent. */
-	run: { id: string; botId: string; variables: Record<string, unknown>; sent: number };
+	run: { id: string; botId: string; botName: string; variables: Record<string, unknown>; sent: number };
 	/** The conversation as the current job read it (./core/scene.ts), loaded once per job. */
 	scene(): Promise<Scene>;
 	/** Forgets the scene: an action may have changed what templates read (the contact, the assignee). */
@@ -112,6 +112,8 @@ function actionContext(env: Env, room: BotRoom, scene: Scene): ActionContext {
 	return contextIn(env, openDatabase(env.DB), room.workspaceId, scene, {
 		run: { kind: 'bot', id: room.run.id },
 		actor: { kind: 'bot', id: room.run.botId },
+		// What a notify step's event names: the bot as it was named when the run started.
+		bot: { id: room.run.botId, name: room.run.botName },
 		variables: room.run.variables,
 		now: Date.now(),
 	});

@@ -27,6 +27,8 @@ export interface ActionContext {
 	actor: Actor;
 	/** The rule, by name, that a rule's notification names; absent for the other runners. */
 	rule?: { id: string; name: string };
+	/** The bot, by name, that a bot's notification names; absent for the other runners. */
+	bot?: { id: string; name: string };
 	/** The conversation the automation runs in, and its contact; null when it has none. */
 	conversationId: string | null;
 	contactId: string | null;

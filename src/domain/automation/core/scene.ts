@@ -31,7 +31,7 @@ export interface Scene extends ActionScene {
 
 /** What a run gives its actions besides its scene: which run, as whom, its variables, and its clock. */
 type RunPart = Pick<ActionContext, 'run' | 'actor' | 'variables' | 'now'> &
-	Partial<Pick<ActionContext, 'transport' | 'hops' | 'rule'>>;
+	Partial<Pick<ActionContext, 'transport' | 'hops' | 'rule' | 'bot'>>;
 
 /** The context every runner's actions run with: the run's part, in its scene. */
 export function actionContext(

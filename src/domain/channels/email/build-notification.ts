@@ -1,7 +1,7 @@
 /**
  * A notification mail, read once when it is sent: what its key names (src/engines/mail/notification.ts),
  * the member it goes to (still enabled), the conversation's contact and last customer message, the note
- * or the rule's text, and the link to the conversation in the console. It answers the mail or why it must
+ * or the rule's (the bot's) text, and the link to the conversation in the console. It answers the mail or why it must
  * not go (no sender set, the member disabled since, an unanswered conversation taken meanwhile).
  */
 import { and, desc, eq } from 'drizzle-orm';
@@ -110,12 +110,17 @@ export async function buildNotificationMail(db: Database, row: DeliveryRow): Pro
 		input.detail = note ? cut(note.body) : null;
 	} else if (key.kind === 'rule') {
 		const event = await db
-			.select({ payload: events.payload })
+			.select({ type: events.type, payload: events.payload })
 			.from(events)
 			.where(and(eq(events.id, key.ref), eq(events.workspaceId, workspaceId)))
 			.get();
-		const payload = EVENT_PAYLOADS['rule.notification'].safeParse(event?.payload);
-		input.by = payload.success ? payload.data.rule.name : null;
+		// The one kind covers a rule's notify action and a bot's notify step: the event says which sent it.
+		const bot = event?.type === 'bot.notification';
+		const payload = (bot ? EVENT_PAYLOADS['bot.notification'] : EVENT_PAYLOADS['rule.notification']).safeParse(
+			event?.payload,
+		);
+		if (bot) input.notifier = 'bot';
+		input.by = payload.success ? ('bot' in payload.data ? payload.data.bot.name : payload.data.rule.name) : null;
 		input.detail = payload.success ? cut(payload.data.text) : null;
 	}
 	return { mail: composeNotification(input) };

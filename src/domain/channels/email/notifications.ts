@@ -5,8 +5,8 @@
  * - a conversation assigned to an operator who is offline at that moment (its `conversation.created` or
  *   `conversation.updated` event, on the events Queue);
  * - a mention in a private note (`message.created`; the syntax is src/engines/mail/mentions.ts);
- * - a rule's notify action (`rule.notification`: the operators it names, or the whole team). Bots have no
- *   notify action of their own (src/engines/actions/catalogue.ts): a rule is how a bot's work notifies;
+ * - a rule's notify action or a bot's notify step (`rule.notification`, `bot.notification`: the operators it
+ *   names, or the whole team), one kind (`rule`) and one choice of the member's for both;
  * - a new conversation still unassigned and unanswered the operator's N minutes after it started (the
  *   cron's `sweepUnanswered`), for the operators who could take it.
  *
@@ -133,7 +133,7 @@ export async function notifyTeam(
 		);
 		return;
 	}
-	if (event.type === 'rule.notification') {
+	if (event.type === 'rule.notification' || event.type === 'bot.notification') {
 		const { operatorIds, conversationId } = event.payload;
 		const team = await reads.enabledMembers(event.workspaceId);
 		const members = operatorIds.length === 0 ? team : team.filter((m) => operatorIds.includes(m.id));

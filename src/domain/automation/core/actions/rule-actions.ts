@@ -1,6 +1,7 @@
 /**
  * What a rule adds to the catalogue's actions: start a bot, create a task, save the conversation's transcript
- * to the CRM, notify the team. Each acts on the conversation and the contact the rule's event is about.
+ * to the CRM, notify the team (a bot's notify step too). Each acts on the conversation and the contact the
+ * rule's event (the bot's run) is about.
  */
 import { and, eq } from 'drizzle-orm';
 import { conversations } from '../../../../db/schema';
@@ -11,7 +12,7 @@ import type {
 	StartBotAction,
 } from '../../../../engines/actions/rule-actions';
 import { commit, release } from '../../../../events/commit';
-import { newEvent } from '../../../../model/events';
+import { type DomainEvent, newEvent } from '../../../../model/events';
 import { createDeal, latestOpenDeal } from '../../../crm/deals';
 import { addNote } from '../../../crm/notes';
 import { createTask } from '../../../crm/tasks';
@@ -93,23 +94,29 @@ export function performSaveToCrm(ctx: ActionContext, action: SaveToCrmAction): P
 	});
 }
 
+/**
+ * Notifies the team: a `rule.notification` for a rule, a `bot.notification` for a bot's step (one event type
+ * per runner, so a webhook subscriber of either keeps the payload it knows). The events consumer turns either
+ * into alerts and mail (src/engines/alerts.ts, src/domain/channels/email/notifications.ts).
+ */
 export async function performNotify(ctx: ActionContext, action: NotifyAction): Promise<ActionResult> {
 	const text = given(action.text);
 	if (text === undefined) return refused('text: rendered empty');
-	if (ctx.rule === undefined) return refused('a notification names the rule that sends it');
-	const event = newEvent(
-		'rule.notification',
-		ctx.workspaceId,
-		ctx.actor,
-		{
-			rule: ctx.rule,
-			text,
-			operatorIds: action.operatorIds,
-			conversationId: ctx.conversationId,
-			contactId: ctx.contactId,
-		},
-		ctx.now,
-	);
+	const about = { text, operatorIds: action.operatorIds, conversationId: ctx.conversationId, contactId: ctx.contactId };
+	let event: DomainEvent;
+	if (ctx.run.kind === 'bot' && ctx.bot !== undefined) {
+		event = newEvent(
+			'bot.notification',
+			ctx.workspaceId,
+			ctx.actor,
+			{ bot: ctx.bot, runId: ctx.run.id, ...about },
+			ctx.now,
+		);
+	} else if (ctx.run.kind === 'rule' && ctx.rule !== undefined) {
+		event = newEvent('rule.notification', ctx.workspaceId, ctx.actor, { rule: ctx.rule, ...about }, ctx.now);
+	} else {
+		return refused('a notification names the rule or the bot that sends it');
+	}
 	const committed = await commit(ctx.db, { statements: [], events: [event] });
 	await release(ctx.env, committed.events);
 	return { ok: true, data: { eventId: event.id } };
