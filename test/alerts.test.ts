@@ -10,7 +10,7 @@ import { alertTeam } from '../src/domain/alerts/deliver';
 import { DEFAULT_ALERT_SETTINGS } from '../src/domain/alerts/settings';
 import type { Alert } from '../src/model/alerts';
 import type { DomainEvent } from '../src/model/events';
-import { recordedEventsOf, seedTeam } from './email-notifications-helpers';
+import { recordedEventsOf, seedTeam, startNotifyingBot } from './email-notifications-helpers';
 import {
 	api,
 	db,
@@ -251,6 +251,62 @@ describe('who an event alerts', () => {
 		expect((await api(admin.token, 'PUT', `/v3/conversations/${conversationId}/tags/vip`)).status).toBeLessThan(300);
 		const [result] = await alertedBy(await recordedEventsOf(workspaceId, 'rule.notification'));
 		expect(result?.alert).toMatchObject({ kind: 'rule', title: 'VIP alert', text: 'A VIP is here', conversationId });
+		expect(sorted(result?.pushed ?? [])).toEqual(sorted([admin.operatorId, member('ada').operatorId]));
+	});
+
+	it('a bot’s notify step: a bot.notification naming the bot and its run, reaching the member it names', async () => {
+		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob']);
+		await Promise.all([admin, member('ada'), member('bob')].map(subscribe));
+		const created = await api(admin.token, 'POST', '/v3/conversations', {
+			contact: { email: 'eve@example.com', name: 'Eve' },
+		});
+		const { id: conversationId, contactId } = (await created.json()) as { id: string; contactId: string };
+		const { botId, runId } = await startNotifyingBot(admin.token, conversationId, {
+			text: '{{ contact.name }} wants a demo',
+			operatorIds: [member('ada').operatorId],
+		});
+		const [event] = await recordedEventsOf(workspaceId, 'bot.notification');
+		expect(event).toMatchObject({
+			actor: { kind: 'bot', id: botId },
+			payload: {
+				bot: { id: botId, name: 'Lead alert' },
+				runId,
+				text: 'Eve wants a demo',
+				operatorIds: [member('ada').operatorId],
+				conversationId,
+				contactId,
+			},
+		});
+		const [result] = await alertedBy(event ? [event] : []);
+		expect(result?.alert).toMatchObject({
+			kind: 'rule',
+			title: 'Lead alert',
+			text: 'Eve wants a demo',
+			conversationId,
+		});
+		expect(result?.pushed).toEqual([member('ada').operatorId]);
+		// The run went on to its next step once the event was committed.
+		const runs = await api(admin.token, 'GET', `/v3/conversations/${conversationId}/bot-runs`);
+		const { data } = (await runs.json()) as { data: Array<{ status: string; log: Array<{ stepId: string }> }> };
+		expect(data[0]?.status).toBe('finished');
+		expect(data[0]?.log.map((entry) => entry.stepId)).toContain('tell');
+	});
+
+	it('a bot’s notify step naming nobody: every enabled member who wants it, never a disabled one', async () => {
+		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob', 'Cy']);
+		await Promise.all([admin, member('ada'), member('bob'), member('cy')].map(subscribe));
+		await setAlerts(member('bob'), { rule: false });
+		await db
+			.update(operators)
+			.set({ disabledAt: Date.now() })
+			.where(eq(operators.id, member('cy').operatorId));
+		const created = await api(admin.token, 'POST', '/v3/conversations', {
+			contact: { email: 'eve@example.com', name: 'Eve' },
+		});
+		const { id: conversationId } = (await created.json()) as { id: string };
+		await startNotifyingBot(admin.token, conversationId, { text: 'A lead is waiting' });
+		const [result] = await alertedBy(await recordedEventsOf(workspaceId, 'bot.notification'));
+		expect(result?.alert).toMatchObject({ kind: 'rule', title: 'Lead alert', text: 'A lead is waiting' });
 		expect(sorted(result?.pushed ?? [])).toEqual(sorted([admin.operatorId, member('ada').operatorId]));
 	});
 

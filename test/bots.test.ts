@@ -78,6 +78,42 @@ describe('/v3/bots', () => {
 		expect(await botCount(workspaceId)).toBe(0);
 	});
 
+	it('refuses a notify step without its text, or naming an operator who is no member, saving nothing', async () => {
+		const { token, workspaceId, operatorId } = await seedWorkspace();
+		const stranger = await seedWorkspace();
+		const notifying = (notify: Record<string, unknown>) => ({
+			start: 'hi',
+			steps: [
+				{ id: 'hi', type: 'send_message', text: 'Hello!', next: 'tell' },
+				{ id: 'tell', type: 'notify', ...notify, onError: 'bye' },
+				{ id: 'bye', type: 'end' },
+			],
+		});
+		const create = (definition: unknown) =>
+			api(token, 'POST', '/v3/bots', { name: 'Notifier', trigger: { kind: 'manual' }, definition });
+		const noText = JSON.stringify(await expectError(await create(notifying({ operatorIds: [operatorId] })), 422));
+		expect(noText).toContain('definition.steps.1.text');
+		const strangers = await expectError(
+			await create(notifying({ text: 'Look', operatorIds: [operatorId, stranger.operatorId, 'op_nobody'] })),
+			422,
+		);
+		expect(strangers.message).toContain(
+			`definition.steps.1.operatorIds.1: no operator ${stranger.operatorId} in this workspace; json.definition.steps.1.operatorIds.2: no operator op_nobody in this workspace`,
+		);
+		expect(strangers.message).not.toContain('operatorIds.0');
+		expect(await botCount(workspaceId)).toBe(0);
+		// A draft changed to name a stranger is refused too, and the draft stays as it was.
+		const saved = await create(notifying({ text: 'Look', operatorIds: [operatorId] }));
+		expect(saved.status, await saved.clone().text()).toBe(201);
+		const bot = (await saved.json()) as Bot;
+		expect(bot.draft.steps[1]).toMatchObject({ type: 'notify', text: 'Look', operatorIds: [operatorId] });
+		const changed = await api(token, 'PATCH', `/v3/bots/${bot.id}`, {
+			definition: notifying({ text: 'Look', operatorIds: [stranger.operatorId] }),
+		});
+		await expectError(changed, 422);
+		expect(await (await api(token, 'GET', `/v3/bots/${bot.id}`)).json()).toEqual(bot);
+	});
+
 	it('refuses a nested loop hidden in a comment or raw text, saving nothing', async () => {
 		const { token, workspaceId } = await seedWorkspace();
 		for (const hide of ['{% comment %}{% endfor %}{% endcomment %}', '{% raw %}{% endfor %}{% endraw %}']) {

@@ -86,3 +86,32 @@ export async function deliverAgain(list: DomainEvent[]): Promise<void> {
 }
 
 export const sorted = (ids: string[]) => [...ids].sort();
+
+/**
+ * Starts, by hand, a published bot whose first step is `notify` (its fields given) and whose second ends the
+ * run, in the conversation: the bot's notify step as an operator's team meets it.
+ */
+export async function startNotifyingBot(
+	token: string,
+	conversationId: string,
+	notify: Record<string, unknown>,
+	name = 'Lead alert',
+): Promise<{ botId: string; runId: string }> {
+	const created = await api(token, 'POST', '/v3/bots', {
+		name,
+		trigger: { kind: 'manual' },
+		definition: {
+			start: 'tell',
+			steps: [
+				{ id: 'tell', type: 'notify', ...notify, next: 'bye' },
+				{ id: 'bye', type: 'end' },
+			],
+		},
+	});
+	expect(created.status, await created.clone().text()).toBe(201);
+	const { id: botId } = (await created.json()) as { id: string };
+	expect((await api(token, 'POST', `/v3/bots/${botId}/publish`)).status).toBe(200);
+	const started = await api(token, 'POST', `/v3/conversations/${conversationId}/bot`, { botId });
+	expect(started.status, await started.clone().text()).toBe(201);
+	return { botId, runId: ((await started.json()) as { runId: string }).runId };
+}

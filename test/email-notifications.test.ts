@@ -2,6 +2,8 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { memberNotificationSettings, operators } from '../src/db/schema';
+import { buildNotificationMail } from '../src/domain/channels/email/build-notification';
+import { deliveryById } from '../src/domain/channels/email/deliveries';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../src/domain/channels/email/notification-settings';
 import {
 	deliverAgain,
@@ -11,6 +13,7 @@ import {
 	seedTeam,
 	setNotifications,
 	sorted,
+	startNotifyingBot,
 } from './email-notifications-helpers';
 import { api, db, expectError, seedWorkspace } from './factories';
 import { openSocket } from './sockets';
@@ -214,5 +217,40 @@ describe('a rule’s notify action', () => {
 		await processEvent(env, event);
 		expect((await notificationsOf(workspaceId)).map((n) => n.operatorId)).toEqual([admin.operatorId]);
 		expect(await notificationsOf(stranger.workspaceId)).toEqual([]);
+	});
+});
+
+describe('a bot’s notify step', () => {
+	it('mails the members it names who want it (their one choice for rules and bots), saying the bot sent it', async () => {
+		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob', 'Cy']);
+		await setNotifications(member('bob'), { ruleNotifications: false });
+		const conversationId = await openConversation(admin.token);
+		await startNotifyingBot(admin.token, conversationId, {
+			text: '{{ contact.name }} asked for *pricing*',
+			operatorIds: [member('ada').operatorId, member('bob').operatorId],
+		});
+		const notified = await recordedEventsOf(workspaceId, 'bot.notification');
+		await deliverAgain([...notified, ...notified]);
+		const sent = await notificationsOf(workspaceId);
+		expect(sent.map((n) => n.operatorId)).toEqual([member('ada').operatorId]);
+		expect(sent[0]?.dedupeKey).toBe(`notify:rule:${member('ada').operatorId}:${conversationId}:${notified[0]?.id}`);
+		const row = await deliveryById(db, sent[0]?.id ?? '');
+		if (!row) throw new Error('no delivery');
+		const built = await buildNotificationMail(db, row);
+		if ('skip' in built) throw new Error(built.skip);
+		expect(built.mail.subject).toBe('[Acme] Bot “Lead alert” notified you with Eve');
+		expect(built.mail.text).toContain('Eve asked for *pricing*');
+	});
+
+	it('mails the whole team when it names nobody, but no disabled member', async () => {
+		const { admin, workspaceId, member } = await seedTeam(['Ada', 'Bob']);
+		await db
+			.update(operators)
+			.set({ disabledAt: Date.now() })
+			.where(eq(operators.id, member('bob').operatorId));
+		const conversationId = await openConversation(admin.token);
+		await startNotifyingBot(admin.token, conversationId, { text: 'A lead is waiting' });
+		await deliverAgain(await recordedEventsOf(workspaceId, 'bot.notification'));
+		expect(await notifiedOperators(workspaceId)).toEqual(sorted([admin.operatorId, member('ada').operatorId]));
 	});
 });

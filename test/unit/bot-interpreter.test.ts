@@ -157,6 +157,36 @@ describe('the bot interpreter', () => {
 		]);
 	});
 
+	it('hands a notify step to the runner with its text rendered, then goes on, or takes its error path', () => {
+		const notifying = {
+			start: 'tell',
+			steps: [
+				{ id: 'tell', type: 'notify', text: '{{ contact.name }} wants a demo', operatorIds: ['op_1'], next: 'bye' },
+				{ id: 'bye', type: 'end', message: 'Someone will write soon.' },
+				{ id: 'sorry', type: 'end', message: 'Please write again later.' },
+			],
+		};
+		const run = driver(notifying);
+		expect(run.feed({ type: 'start' })).toEqual([
+			{
+				kind: 'action',
+				step: { id: 'tell', type: 'notify', text: 'Ana Souza wants a demo', operatorIds: ['op_1'], next: 'bye' },
+			},
+		]);
+		expect(run.state.waiting).toEqual({ for: 'result', stepId: 'tell' });
+		expect(texts(run.feed({ type: 'result', ok: true, data: { eventId: 'evt_1' } }))).toEqual([
+			'Someone will write soon.',
+		]);
+		expect(run.state.status).toBe('finished');
+
+		const [tell, ...rest] = notifying.steps;
+		const refused = driver({ ...notifying, steps: [{ ...tell, onError: 'sorry' }, ...rest] });
+		refused.feed({ type: 'start' });
+		expect(texts(refused.feed({ type: 'result', ok: false, error: 'text: rendered empty' }))).toEqual([
+			'Please write again later.',
+		]);
+	});
+
 	it('waits out a delay once however often its timer fires, and a reply cancels it when asked', () => {
 		const bot = {
 			start: 'wait',

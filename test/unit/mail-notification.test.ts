@@ -90,6 +90,15 @@ describe('composeNotification', () => {
 		expect(composeNotification({ ...input, kind, minutes: 10 }).subject).toBe(subject);
 	});
 
+	it('words a bot’s notify as the bot’s, under the same kind as a rule’s', () => {
+		expect(composeNotification({ ...input, kind: 'rule', notifier: 'bot' }).subject).toBe(
+			'[Acme] Bot “Bob Subject: hi” notified you with Eve <script>',
+		);
+		expect(composeNotification({ ...input, kind: 'rule', notifier: 'bot', by: null }).subject).toBe(
+			'[Acme] A bot notified you with Eve <script>',
+		);
+	});
+
 	it('refuses an address that is not plainly one', () => {
 		expect(() => composeNotification({ ...input, to: 'ada@acme.test\r\nBcc: x@y.z' })).toThrow(/not a plain/);
 	});
