@@ -6,7 +6,7 @@
 /**
  * `assigned`: a conversation was assigned to them while they were offline; `unanswered`: a new conversation
  * nobody took or answered within their chosen minutes; `mention`: a teammate named them in a private note;
- * `rule`: an automation rule's notify action named them (or the whole team).
+ * `rule`: a rule's notify action or a bot's notify step named them (or the whole team).
  */
 export const NOTIFICATION_KINDS = ['assigned', 'unanswered', 'mention', 'rule'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];

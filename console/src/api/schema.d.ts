@@ -8538,7 +8538,7 @@ export interface components {
             unansweredAfterMinutes: number;
             /** @description Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true. */
             mentions: boolean;
-            /** @description Mail me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            /** @description Mail me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true. */
             ruleNotifications: boolean;
         };
         NotificationSettingsUpdate: {
@@ -8550,7 +8550,7 @@ export interface components {
             unansweredAfterMinutes?: number;
             /** @description Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true. */
             mentions?: boolean;
-            /** @description Mail me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            /** @description Mail me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true. */
             ruleNotifications?: boolean;
         };
         AlertSettings: {
@@ -8562,7 +8562,7 @@ export interface components {
             message: boolean;
             /** @description Alert me when a teammate mentions me in a private note (`@word` or `@"Full Name"`, as for the mail). Default: true. */
             mention: boolean;
-            /** @description Alert me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            /** @description Alert me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true. */
             rule: boolean;
             /** @description Play a short chime with each alert while a console is open. Default: false. */
             sound: boolean;
@@ -8576,7 +8576,7 @@ export interface components {
             message?: boolean;
             /** @description Alert me when a teammate mentions me in a private note (`@word` or `@"Full Name"`, as for the mail). Default: true. */
             mention?: boolean;
-            /** @description Alert me when an automation rule’s notify action names me (or the whole team). Default: true. */
+            /** @description Alert me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true. */
             rule?: boolean;
             /** @description Play a short chime with each alert while a console is open. Default: false. */
             sound?: boolean;

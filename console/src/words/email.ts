@@ -96,8 +96,9 @@ export const en = {
 	'notifications.mentions': 'Mentioned in a private note',
 	'notifications.mentions.hint':
 		'A mail when a teammate mentions you in a private note: @name (your e-mail’s first part, or your name without spaces) or @"Full Name".',
-	'notifications.ruleNotifications': 'An automation rule notifies me',
-	'notifications.ruleNotifications.hint': 'A mail when a rule’s notify action names you or the whole team.',
+	'notifications.ruleNotifications': 'A rule or a bot notifies me',
+	'notifications.ruleNotifications.hint':
+		'A mail when a rule’s notify action or a bot’s notify step names you or the whole team.',
 	'notifications.sender': 'No mail goes out until an admin sets the workspace’s sender in Settings › E-mail.',
 };
 
@@ -196,9 +197,9 @@ export const pt: Record<keyof typeof en, string> = {
 	'notifications.mentions': 'Mencionado em uma nota privada',
 	'notifications.mentions.hint':
 		'Um e-mail quando um colega menciona você em uma nota privada: @nome (a primeira parte do seu e-mail, ou seu nome sem espaços) ou @"Nome Completo".',
-	'notifications.ruleNotifications': 'Uma regra de automação me notifica',
+	'notifications.ruleNotifications': 'Uma regra ou um bot me notifica',
 	'notifications.ruleNotifications.hint':
-		'Um e-mail quando a ação de notificar de uma regra cita você ou toda a equipe.',
+		'Um e-mail quando a ação de notificar de uma regra ou o passo de notificar de um bot cita você ou toda a equipe.',
 	'notifications.sender':
 		'Nenhum e-mail sai até um administrador definir o remetente do espaço de trabalho em Configurações › E-mail.',
 };

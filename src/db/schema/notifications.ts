@@ -19,7 +19,7 @@ export const memberNotificationSettings = sqliteTable(
 		unansweredAfterMinutes: integer('unanswered_after_minutes').notNull(),
 		/** A mention in a private note. */
 		mentions: integer('mentions', { mode: 'boolean' }).notNull(),
-		/** An automation rule's notify action. */
+		/** A rule's notify action or a bot's notify step (the column keeps its first name). */
 		ruleNotifications: integer('rule_notifications', { mode: 'boolean' }).notNull(),
 		// Alerts (in the console, desktop, push), one choice per kind; defaults for rows saved before they existed.
 		alertNewConversation: integer('alert_new_conversation', { mode: 'boolean' }).notNull().default(true),

@@ -26,7 +26,8 @@ const fields = {
 			'Alert me when a teammate mentions me in a private note (`@word` or `@"Full Name"`, as for the mail). Default: true.',
 	}),
 	rule: z.boolean().openapi({
-		description: 'Alert me when an automation rule’s notify action names me (or the whole team). Default: true.',
+		description:
+			'Alert me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true.',
 	}),
 	sound: z
 		.boolean()

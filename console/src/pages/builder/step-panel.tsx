@@ -41,13 +41,16 @@ export function StepPanel(props: {
 	const commit = (candidate: string) => {
 		if (candidate !== step.id && !problemOf(candidate)) props.onRename(candidate);
 	};
+	const operators = (directory.data?.operators ?? []).map((o) => ({ value: o.id, label: o.name }));
 	const ctx: FormContext = {
 		stepIds: props.definition.steps.map((s) => s.id).filter((other) => other !== step.id),
 		variables: props.variables,
 		problems: props.problems,
 		idPrefix: `step-${step.id}`,
 		options: {
-			operatorId: (directory.data?.operators ?? []).map((o) => ({ value: o.id, label: o.name })),
+			operatorId: operators,
+			// A notify step's operators: a box per member.
+			operatorIds: operators,
 			groupId: (directory.data?.groups ?? []).map((g) => ({ value: g.id, label: g.name })),
 			...dealPickers(step, funnels),
 		},

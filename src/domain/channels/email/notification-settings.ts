@@ -1,6 +1,7 @@
 /**
  * Each operator's choice of the team mail it receives: a conversation assigned to it while it is offline, a
- * new conversation nobody took or answered within N minutes, a mention in a private note, a rule's notify.
+ * new conversation nobody took or answered within N minutes, a mention in a private note, a rule's or a bot's
+ * notify.
  * An operator reads and sets its own (`/v3/me/notifications`); one that never saved has the defaults, which
  * follow Chatwoot's: the mail about what is addressed to the operator alone (an assignment, a mention, a
  * rule naming it) is on; the mail about the whole queue (nobody took it) is off until chosen.
@@ -31,7 +32,8 @@ const fields = {
 			'Mail me when a teammate mentions me in a private note: `@word` (my e-mail’s local part, or my name without spaces) or `@"My Name"`, case-insensitive. Default: true.',
 	}),
 	ruleNotifications: z.boolean().openapi({
-		description: 'Mail me when an automation rule’s notify action names me (or the whole team). Default: true.',
+		description:
+			'Mail me when a rule’s notify action or a bot’s notify step names me (or the whole team). Default: true.',
 	}),
 };
 
