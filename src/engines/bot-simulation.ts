@@ -1,7 +1,7 @@
 /**
  * A bot run on paper: the interpreter fed a list of visitor inputs, with delays and typing pauses taken at
- * once (the clock jumps), facts taken from the caller, and every CRM, integration, assignment, tag and contact
- * step answered as the caller says (done, by default) instead of performed. What comes out is the transcript,
+ * once (the clock jumps), facts taken from the caller, and every CRM, integration, assignment, tag, contact
+ * and notify step answered as the caller says (done, by default) instead of performed (nobody is notified). What comes out is the transcript,
  * the effects the bot would have, and its step log: a builder tests a bot before publishing, and nothing in
  * the workspace changes. Pure, like the interpreter.
  */

@@ -62,6 +62,19 @@ async function conversationFacts(db: Database, workspaceId: string, conversation
 	return { ...conversation, lastCustomerMessage: last ? cut(last.body) : null };
 }
 
+/**
+ * Who sent a notify and what it said, from its event: the one `rule` kind covers a rule's notify action
+ * (`rule.notification`) and a bot's notify step (`bot.notification`). Nulls when the event is gone.
+ */
+function notifyOf(event: { type: string; payload: unknown } | undefined) {
+	if (event?.type === 'bot.notification') {
+		const parsed = EVENT_PAYLOADS['bot.notification'].safeParse(event.payload);
+		return { notifier: 'bot' as const, by: parsed.data?.bot.name ?? null, text: parsed.data?.text ?? null };
+	}
+	const parsed = EVENT_PAYLOADS['rule.notification'].safeParse(event?.payload);
+	return { notifier: 'rule' as const, by: parsed.data?.rule.name ?? null, text: parsed.data?.text ?? null };
+}
+
 /** The mail for a claimed `notification` delivery, or the reason it must not go. */
 export async function buildNotificationMail(db: Database, row: DeliveryRow): Promise<BuiltNotification> {
 	const key = parseNotificationKey(row.dedupeKey);
@@ -114,14 +127,10 @@ export async function buildNotificationMail(db: Database, row: DeliveryRow): Pro
 			.from(events)
 			.where(and(eq(events.id, key.ref), eq(events.workspaceId, workspaceId)))
 			.get();
-		// The one kind covers a rule's notify action and a bot's notify step: the event says which sent it.
-		const bot = event?.type === 'bot.notification';
-		const payload = (bot ? EVENT_PAYLOADS['bot.notification'] : EVENT_PAYLOADS['rule.notification']).safeParse(
-			event?.payload,
-		);
-		if (bot) input.notifier = 'bot';
-		input.by = payload.success ? ('bot' in payload.data ? payload.data.bot.name : payload.data.rule.name) : null;
-		input.detail = payload.success ? cut(payload.data.text) : null;
+		const sent = notifyOf(event);
+		input.notifier = sent.notifier;
+		input.by = sent.by;
+		input.detail = sent.text === null ? null : cut(sent.text);
 	}
 	return { mail: composeNotification(input) };
 }
