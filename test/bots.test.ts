@@ -265,6 +265,26 @@ describe('POST /v3/bots/simulate', () => {
 		).toBe(0);
 	});
 
+	it('shows a notify step’s rendered text among the effects, notifying nobody', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const res = await api(token, 'POST', '/v3/bots/simulate', {
+			definition: {
+				start: 'tell',
+				steps: [
+					{ id: 'tell', type: 'notify', text: '{{ contact.name }} is here', next: 'bye' },
+					{ id: 'bye', type: 'end', message: 'Bye' },
+				],
+			},
+			contact: { name: 'Ana' },
+		});
+		expect(res.status, await res.clone().text()).toBe(200);
+		const run = (await res.json()) as { effects: Array<{ step?: Record<string, unknown> }>; status: string };
+		expect(run.effects[0]?.step).toMatchObject({ type: 'notify', text: 'Ana is here', operatorIds: [] });
+		expect(run.status).toBe('finished');
+		const notified = env.DB.prepare('SELECT count(*) AS n FROM events WHERE workspace_id = ? AND type = ?');
+		expect(await notified.bind(workspaceId, 'bot.notification').first('n')).toBe(0);
+	});
+
 	it('fails the step whose message would pass a message’s length, saying so', async () => {
 		const { token } = await seedWorkspace();
 		const text = `{% for i in (1..11) %}${'x'.repeat(1000)}{% endfor %}`;
