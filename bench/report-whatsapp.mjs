@@ -54,6 +54,9 @@ function whatsappRows(w) {
 			'',
 		],
 		['campaign: calls the fake refused (130429, 131056…)', show(campaign.refusedByFake), '', ''],
+		...(campaign.perFiveSeconds
+			? [['campaign: messages in each 5 s from the send', campaign.perFiveSeconds.join(' · '), '', '']]
+			: []),
 	];
 }
 

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 // Builds the widget, then starts and stops `wrangler dev` for the benchmark: on 127.0.0.1, a free port, a given
 // persist folder.
 import { spawn, spawnSync } from 'node:child_process';
@@ -92,6 +93,8 @@ export async function startWranglerDev({ persistTo, vars = {}, readyTimeoutMs = 
 	let output = '';
 	const keep = (chunk) => {
 		output = (output + chunk).slice(-OUTPUT_TAIL_CHARS);
+		// BENCH_WRANGLER_LOG=<file> keeps all of wrangler's output, for a run being looked into.
+		if (process.env.BENCH_WRANGLER_LOG) appendFileSync(process.env.BENCH_WRANGLER_LOG, chunk);
 	};
 	child.stdout.setEncoding('utf8').on('data', keep);
 	child.stderr.setEncoding('utf8').on('data', keep);

@@ -242,6 +242,13 @@ async function campaign({ baseUrl, workspace, number, fake, health, warnings, lo
 	const peak = peakIn(at, 1000);
 	if (peak > META_LIMIT) warnings.push(`whatsapp campaign: ${peak} messages in one second, over Meta's ${META_LIMIT}`);
 	const view = await api(baseUrl, workspace.token, 'GET', `/v3/campaigns/${created.id}`);
+	// Messages accepted in each 5 s from the send: where a run is slow (its start, its end, between batches).
+	const timeline = [];
+	for (const t of at) {
+		const slot = Math.floor((t - started) / 5000);
+		while (timeline.length <= slot) timeline.push(0);
+		timeline[slot] += 1;
+	}
 	const overall = at.length > 1 ? round((at.length - 1) / ((last - first) / 1000), 1) : null;
 	return {
 		contacts: CAMPAIGN_CONTACTS,
@@ -258,6 +265,7 @@ async function campaign({ baseUrl, workspace, number, fake, health, warnings, lo
 		sustainedPerSecond: sustained,
 		sustainedShare: `messages ${lo + 1} to ${hi + 1} of ${at.length}`,
 		peakInOneSecond: peak,
+		perFiveSeconds: timeline,
 		sustainedVsLimit: ratio(sustained, META_LIMIT),
 		sustainedVsHealthRps: ratio(sustained, health.rps),
 	};

@@ -35,6 +35,12 @@ export class RateLimiter extends DurableObject<Env> {
 		return this.pace.schedule(recipient, Date.now(), rule);
 	}
 
+	/** `paceSend` for a batch's messages in one call, in order: a consumer asks once, not once per message. */
+	paceSends(recipients: string[], rule: PaceRule): PaceDecision[] {
+		this.pace ??= new SendPace();
+		return this.pace.scheduleMany(recipients, Date.now(), rule);
+	}
+
 	/**
 	 * Milliseconds a console sign-in counted by this instance (an e-mail's, or a client address's) must still wait
 	 * (src/domain/team/sign-in-throttle.ts); 0 when it may try now.

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { whatsappDeliveries } from '../src/db/schema';
-import { claimDelivery, deliveryById } from '../src/domain/channels/whatsapp/deliveries';
+import { claimDeliveries, claimDelivery, deliveryById } from '../src/domain/channels/whatsapp/deliveries';
 import { enqueueWhatsapp } from '../src/domain/channels/whatsapp/outbox';
 import {
 	giveUpDelivery,
@@ -255,6 +255,24 @@ describe('Meta’s errors', () => {
 			errorCode: 130429,
 			error: 'gave up after 0 tries; last: 130429 Rate limit hit',
 		});
+	});
+});
+
+describe("a Queue batch's claim", () => {
+	it('claims every queued delivery of the batch in one go, and none that another consumer holds or that went', async () => {
+		const { token, number, workspaceId } = await whatsappWorkspace();
+		await registerTemplates(number, [{ name: 'ping', language: 'en' }]);
+		const { waId } = await whatsappConversation(token, number);
+		const ids = [];
+		for (let i = 0; i < 95; i++) ids.push(await seedTemplateDelivery(workspaceId, number, waId, 'ping'));
+		const held = ids[3] as string;
+		await claimDelivery(db, held);
+		const claimed = await claimDeliveries(db, [...ids, 'wad_unknown']);
+		// 94 claimed across the two statements (90 ids each at most); the one held elsewhere left to its holder.
+		expect(claimed.map((row) => row.id).sort()).toEqual(ids.filter((id) => id !== held).sort());
+		expect(claimed.every((row) => row.status === 'sending' && row.attempts === 1)).toBe(true);
+		expect(await claimDeliveries(db, ids)).toEqual([]);
+		expect(await deliveryById(db, held)).toMatchObject({ status: 'sending', attempts: 1 });
 	});
 });
 

@@ -1,13 +1,17 @@
 import { openDatabase } from '../db/client';
-import { deliveryRecipients } from '../domain/channels/whatsapp/deliveries';
+import { claimDeliveries, type WhatsappDeliveryRow } from '../domain/channels/whatsapp/deliveries';
 import { sendToQueue, whatsappQueueMessage } from '../domain/channels/whatsapp/outbox';
 import {
 	giveUpDelivery,
 	type NumberCache,
-	processDelivery,
+	reserveSlots,
 	retryDelaySeconds,
+	sendClaimed,
 } from '../domain/channels/whatsapp/sender';
 import { consumeEach } from './consume';
+
+/** Deliveries claimed in one statement (D1 binds at most 100 parameters). */
+const CLAIM_CHUNK = 90;
 
 /**
  * The WhatsApp Queue's consumer: each delivery claimed, built, paced, sent and recorded
@@ -15,9 +19,12 @@ import { consumeEach } from './consume';
  * customer's pair rate, 2^n s otherwise, at most 5 minutes); a delivery whose slot in the number's pace is
  * further off than a consumer waits goes back on the Queue, delayed, without using up a try.
  *
- * A batch's deliveries to different customers go side by side (the number's pace, kept by its object,
- * spaces them); those to the same customer one after the other, oldest first, so a bot's bubbles arrive
- * in the order it wrote them.
+ * The batch's deliveries are claimed together and their first slots reserved in one call to each number's
+ * pacer, so the batch's first message goes out moments after the batch arrives: the number's pace, not the
+ * consumer's own writes, sets the rate (a batch is about a second of the number's sending). Deliveries to
+ * different customers then go side by side (the pace spaces them); those to the same customer one after the
+ * other, oldest first, so a bot's bubbles arrive in the order it wrote them. A delivery that is not queued any
+ * more (sent, or being sent by another consumer) is acknowledged and left alone.
  */
 export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): Promise<void> {
 	const db = openDatabase(env.DB);
@@ -30,31 +37,45 @@ export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): P
 			message.ack();
 		}
 	}
-	let order: Map<string, { recipient: string; createdAt: number }>;
-	try {
-		order = await deliveryRecipients(
-			db,
-			valid.map((v) => v.deliveryId),
-		);
-	} catch (error) {
-		console.error('reading a whatsapp batch failed; the batch will be retried', String(error));
-		batch.retryAll({ delaySeconds: 5 });
-		return;
+	const claimed = new Map<string, WhatsappDeliveryRow>();
+	const now = Date.now();
+	for (let i = 0; i < valid.length; i += CLAIM_CHUNK) {
+		const chunk = valid.slice(i, i + CLAIM_CHUNK);
+		let rows: WhatsappDeliveryRow[];
+		try {
+			rows = await claimDeliveries(
+				db,
+				chunk.map((v) => v.deliveryId),
+				now,
+			);
+		} catch (error) {
+			// Nothing of this chunk was claimed (one statement): its Queue messages come back.
+			console.error('claiming whatsapp deliveries failed; they will be retried', String(error));
+			for (const { message } of chunk) message.retry({ delaySeconds: 5 });
+			continue;
+		}
+		for (const row of rows) claimed.set(row.id, row);
+		for (const { message, deliveryId } of chunk) if (!claimed.has(deliveryId)) message.ack();
 	}
-	const lines = new Map<string, typeof valid>();
-	for (const item of valid) {
-		const key = order.get(item.deliveryId)?.recipient ?? item.deliveryId;
-		lines.set(key, [...(lines.get(key) ?? []), item]);
+	const lines = new Map<string, Array<{ message: Message<unknown>; row: WhatsappDeliveryRow }>>();
+	for (const { message, deliveryId } of valid) {
+		const row = claimed.get(deliveryId);
+		if (row) lines.set(row.recipient, [...(lines.get(row.recipient) ?? []), { message, row }]);
 	}
+	for (const line of lines.values()) line.sort((a, b) => a.row.createdAt - b.row.createdAt);
 	const numbers: NumberCache = new Map();
-	const createdAt = (id: string) => order.get(id)?.createdAt ?? 0;
+	const reserved = await reserveSlots(
+		env,
+		db,
+		[...lines.values()].flat().map(({ row }) => row),
+		numbers,
+	);
 	await Promise.all(
 		[...lines.values()].map(async (line) => {
-			line.sort((a, b) => createdAt(a.deliveryId) - createdAt(b.deliveryId));
-			for (const { message, deliveryId } of line) {
+			for (const { message, row } of line) {
 				try {
-					const outcome = await processDelivery(env, db, deliveryId, Date.now(), numbers);
-					if ('laterSeconds' in outcome) await sendToQueue(env, deliveryId, outcome.laterSeconds);
+					const outcome = await sendClaimed(env, db, row, Date.now(), numbers, reserved.get(row.id));
+					if ('laterSeconds' in outcome) await sendToQueue(env, row.id, outcome.laterSeconds);
 					message.ack();
 				} catch (error) {
 					console.error('whatsapp delivery failed, will retry', message.id, String(error));

@@ -58,6 +58,18 @@ describe('SendPace', () => {
 		expect(Math.max(...slots)).toBeLessThan(7100);
 	});
 
+	it('reserves a batch of slots in one call exactly as one call each would, in order', () => {
+		const rule = paceRule(80);
+		const recipients = ['a', 'b', 'a', 'c', 'a', 'b'];
+		const apart = new SendPace();
+		const one = recipients.map((r) => apart.schedule(r, 1000, rule));
+		expect(new SendPace().scheduleMany(recipients, 1000, rule)).toEqual(one);
+		// Spaced at the pace from the first, which goes at once.
+		expect(one.map((slot) => ('sendAt' in slot ? Math.round(slot.sendAt - 1000) : null))).toEqual([
+			0, 14, 28, 42, 56, 69,
+		]);
+	});
+
 	it('lets one customer get a short burst, then one message every 6 s', () => {
 		const pace = new SendPace();
 		const rule = paceRule(80);

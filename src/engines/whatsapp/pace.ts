@@ -78,6 +78,11 @@ export class SendPace {
 		return { sendAt };
 	}
 
+	/** Reserves a moment for each of `recipients` in turn (a batch's messages, one call), as `schedule` does. */
+	scheduleMany(recipients: readonly string[], now: number, rule: PaceRule): PaceDecision[] {
+		return recipients.map((recipient) => this.schedule(recipient, now, rule));
+	}
+
 	/** Recipients whose slot is past need no memory: the next message finds them free. */
 	private forget(now: number): void {
 		if (this.recipientNext.size < 1000) return;

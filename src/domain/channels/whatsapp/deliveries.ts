@@ -23,6 +23,24 @@ export async function claimDelivery(db: Database, id: string, now = Date.now()):
 	return row ?? null;
 }
 
+/**
+ * Claims each of `ids` that is queued, as `claimDelivery` does, in one statement per 90 (a Queue batch's
+ * deliveries at once: the consumer's first write, before any of them waits for its slot). Returns the claimed.
+ */
+export async function claimDeliveries(db: Database, ids: readonly string[], now = Date.now()) {
+	const claimed: WhatsappDeliveryRow[] = [];
+	// D1 binds at most 100 parameters to a statement: the ids and the four of the update.
+	for (let i = 0; i < ids.length; i += 90) {
+		const rows = await db
+			.update(whatsappDeliveries)
+			.set({ status: 'sending', attempts: sql`${whatsappDeliveries.attempts} + 1`, updatedAt: now })
+			.where(and(inArray(whatsappDeliveries.id, ids.slice(i, i + 90)), eq(whatsappDeliveries.status, 'queued')))
+			.returning();
+		claimed.push(...rows);
+	}
+	return claimed;
+}
+
 /** A write on a delivery this consumer holds (still `sending`). */
 function held(db: Database, id: string, values: SQLiteUpdateSetSource<typeof whatsappDeliveries>) {
 	return db
@@ -98,24 +116,6 @@ export async function releaseClaim(
 /** A delivery by id, whatever its state. */
 export async function deliveryById(db: Database, id: string): Promise<WhatsappDeliveryRow | undefined> {
 	return db.select().from(whatsappDeliveries).where(eq(whatsappDeliveries.id, id)).get();
-}
-
-/** The recipient and creation time of each of `ids` (a Queue batch's deliveries), by id. */
-export async function deliveryRecipients(db: Database, ids: string[]) {
-	const found = new Map<string, { recipient: string; createdAt: number }>();
-	// D1 binds at most 100 parameters to a statement.
-	for (let i = 0; i < ids.length; i += 100) {
-		const rows = await db
-			.select({
-				id: whatsappDeliveries.id,
-				recipient: whatsappDeliveries.recipient,
-				createdAt: whatsappDeliveries.createdAt,
-			})
-			.from(whatsappDeliveries)
-			.where(inArray(whatsappDeliveries.id, ids.slice(i, i + 100)));
-		for (const row of rows) found.set(row.id, { recipient: row.recipient, createdAt: row.createdAt });
-	}
-	return found;
 }
 
 /** Deliveries in `status` whose last change is older than `before`: what the sweep looks at. */

@@ -14,7 +14,7 @@ import { signMailLink } from '../../../auth/mail-link-token';
 import type { Database } from '../../../db/client';
 import { messages } from '../../../db/schema';
 import { type MediaRef, messageBodies, type OutgoingBody, templateBody } from '../../../engines/whatsapp/outgoing';
-import { LATE_RETRIES, type PaceRule, paceRule, slotMissed } from '../../../engines/whatsapp/pace';
+import { LATE_RETRIES, type PaceDecision, type PaceRule, paceRule, slotMissed } from '../../../engines/whatsapp/pace';
 import { NotFound } from '../../../lib/errors';
 import { OutboundError } from '../../../lib/guarded-fetch';
 import { whatsappPacer } from '../../objects';
@@ -128,16 +128,67 @@ function wamidOf(answer: unknown): string {
 
 /**
  * A slot in the number's pace, waited for: one woken up for later than LATE_MS (a busy isolate) is given up
- * and another asked for, at most LATE_RETRIES times, so that late senders do not reach Meta in a bunch.
+ * and another asked for, at most LATE_RETRIES times, so that late senders do not reach Meta in a bunch. The
+ * first slot may be one the batch reserved for it already (`reserveSlots`).
  */
-async function awaitSlot(pacer: ReturnType<typeof whatsappPacer>, recipient: string, rule: PaceRule) {
+async function awaitSlot(
+	pacer: ReturnType<typeof whatsappPacer>,
+	recipient: string,
+	rule: PaceRule,
+	reserved?: PaceDecision,
+) {
+	let slot = reserved ?? (await pacer.paceSend(recipient, rule));
 	for (let late = 0; ; late++) {
-		const slot = await pacer.paceSend(recipient, rule);
 		if ('retryAt' in slot) return slot;
 		const wait = slot.sendAt - Date.now();
 		if (wait > 0) await scheduler.wait(wait);
 		if (!slotMissed(slot.sendAt, Date.now()) || late >= LATE_RETRIES) return slot;
+		slot = await pacer.paceSend(recipient, rule);
 	}
+}
+
+/** The number a delivery goes from, opened once per batch (its credentials unsealed once). */
+function openCached(env: Env, db: Database, numbers: NumberCache, row: WhatsappDeliveryRow): Promise<OpenNumber> {
+	let opening = numbers.get(row.numberId);
+	if (!opening) {
+		opening = openNumber(env, db, row.workspaceId, row.numberId);
+		numbers.set(row.numberId, opening);
+	}
+	return opening;
+}
+
+/**
+ * Reserves the first slot of each of a batch's claimed deliveries (`rows`, in the order they go), one call to
+ * each number's pacer instead of one per message: the batch's first message goes as soon as it is claimed.
+ * A number that does not open, or whose pacer does not answer, reserves nothing: its deliveries ask for their
+ * slots themselves, or find out why they cannot go, when they are sent.
+ */
+export async function reserveSlots(
+	env: Env,
+	db: Database,
+	rows: readonly WhatsappDeliveryRow[],
+	numbers: NumberCache,
+): Promise<Map<string, PaceDecision>> {
+	const reserved = new Map<string, PaceDecision>();
+	const byNumber = new Map<string, WhatsappDeliveryRow[]>();
+	for (const row of rows) byNumber.set(row.numberId, [...(byNumber.get(row.numberId) ?? []), row]);
+	await Promise.all(
+		[...byNumber.values()].map(async (some) => {
+			const first = some[0] as WhatsappDeliveryRow;
+			try {
+				const number = await openCached(env, db, numbers, first);
+				if (number.workspaceId !== first.workspaceId) return;
+				const slots = await whatsappPacer(env, number.id).paceSends(
+					some.map((row) => row.recipient),
+					paceRule(number.messagesPerSecond),
+				);
+				for (const [i, row] of some.entries()) reserved.set(row.id, slots[i] as PaceDecision);
+			} catch {
+				// Nothing reserved: each delivery asks for its own slot (and meets the same fault, if it lasts).
+			}
+		}),
+	);
+	return reserved;
 }
 
 /**
@@ -154,16 +205,22 @@ export async function processDelivery(
 	numbers: NumberCache = new Map(),
 ): Promise<SendOutcome> {
 	const row = await claimDelivery(db, id, now);
-	if (row === null) return DONE;
+	return row === null ? DONE : sendClaimed(env, db, row, now, numbers);
+}
+
+/** `processDelivery` for a delivery already claimed (a batch claims its deliveries together), maybe with its first slot. */
+export async function sendClaimed(
+	env: Env,
+	db: Database,
+	row: WhatsappDeliveryRow,
+	now: number,
+	numbers: NumberCache,
+	reserved?: PaceDecision,
+): Promise<SendOutcome> {
 	let number: OpenNumber;
 	let built: Awaited<ReturnType<typeof build>>;
 	try {
-		let opening = numbers.get(row.numberId);
-		if (!opening) {
-			opening = openNumber(env, db, row.workspaceId, row.numberId);
-			numbers.set(row.numberId, opening);
-		}
-		number = await opening;
+		number = await openCached(env, db, numbers, row);
 		if (number.workspaceId !== row.workspaceId) throw new NotFound(`WhatsApp number ${row.numberId} not found.`);
 		built = await build(env, db, row, now);
 	} catch (error) {
@@ -182,7 +239,7 @@ export async function processDelivery(
 	const pacer = whatsappPacer(env, number.id);
 	const rule = paceRule(number.messagesPerSecond);
 	for (let part = row.partsSent; part < built.bodies.length; part++) {
-		const slot = await awaitSlot(pacer, row.recipient, rule);
+		const slot = await awaitSlot(pacer, row.recipient, rule, part === row.partsSent ? reserved : undefined);
 		if ('retryAt' in slot) {
 			await releaseClaim(db, row, null);
 			return { laterSeconds: Math.max(1, Math.ceil((slot.retryAt - Date.now()) / 1000)) };
