@@ -1,9 +1,8 @@
-import { appendFileSync } from 'node:fs';
 // Builds the widget, then starts and stops `wrangler dev` for the benchmark: on 127.0.0.1, a free port, a given
 // persist folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
