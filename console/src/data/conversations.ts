@@ -2,7 +2,7 @@
  * Conversations: the inbox's lists, one conversation, what an operator changes on it (assignee, group,
  * status, tags), its bots' runs, and the earlier pages of its messages (the newest come over its socket).
  */
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
@@ -20,8 +20,8 @@ export type ConversationChanges = {
 type ListQuery = NonNullable<paths['/v3/conversations']['get']['parameters']['query']>;
 
 /** The inbox's list for `query`, a page of 100 at a time, with each row's contact and last message. */
-export function useConversationList(query: Omit<ListQuery, 'include' | 'limit' | 'cursor'>) {
-	return useInfiniteQuery({
+export function conversationListQuery(query: Omit<ListQuery, 'include' | 'limit' | 'cursor'>) {
+	return infiniteQueryOptions({
 		queryKey: keys.conversations.list(query),
 		queryFn: ({ pageParam }) =>
 			ok(
@@ -38,6 +38,10 @@ export function useConversationList(query: Omit<ListQuery, 'include' | 'limit' |
 			),
 		...byCursor,
 	});
+}
+
+export function useConversationList(query: Omit<ListQuery, 'include' | 'limit' | 'cursor'>) {
+	return useInfiniteQuery(conversationListQuery(query));
 }
 
 /** Reads every list of conversations again (the inbox's and a contact's): after a change the feed told of. */

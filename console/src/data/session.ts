@@ -2,7 +2,7 @@
  * The signed-in session: read once, dropped by any 401, replaced by signing in (or setting a password) and
  * by signing out; and the signed-in operator's status for the team.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'preact/hooks';
 import type { PresenceStatus } from '../../../src/model/presence';
 import { ApiError, api, ok, onSignedOut, type Schemas, setCsrfToken } from '../api/client';
@@ -11,21 +11,27 @@ import { keys } from './keys';
 export type ConsoleSession = Schemas['ConsoleSession'];
 type WorkspaceChoice = Schemas['WorkspaceChoice']['workspaces'];
 
-/** The signed-in session (null: signed out), read once; any 401 afterwards drops it. */
+/** Reads the signed-in session: null when signed out. */
+export async function readSession(): Promise<ConsoleSession | null> {
+	try {
+		return await ok(api.GET('/v3/auth/session'));
+	} catch (error) {
+		if (error instanceof ApiError && error.status === 401) return null;
+		throw error;
+	}
+}
+
+/** The session's query, read once: what useSession reads, and what main.tsx starts before the first render. */
+export const sessionQuery = queryOptions({
+	queryKey: keys.session,
+	queryFn: readSession,
+	staleTime: Number.POSITIVE_INFINITY,
+});
+
+/** The signed-in session (null: signed out); any 401 drops it. */
 export function useSession() {
 	const client = useQueryClient();
-	const query = useQuery({
-		queryKey: keys.session,
-		queryFn: async () => {
-			try {
-				return await ok(api.GET('/v3/auth/session'));
-			} catch (error) {
-				if (error instanceof ApiError && error.status === 401) return null;
-				throw error;
-			}
-		},
-		staleTime: Number.POSITIVE_INFINITY,
-	});
+	const query = useQuery(sessionQuery);
 	useEffect(() => onSignedOut(() => client.setQueryData(keys.session, null)), [client]);
 	if (query.data) setCsrfToken(query.data.csrfToken);
 	return query;

@@ -57,6 +57,11 @@ export function filterQuery(filters: InboxFilters, operatorId: string) {
 	};
 }
 
+/** The inbox list's query for these filters: their parameters and the order. */
+export function listQuery(filters: InboxFilters, operatorId: string) {
+	return { ...filterQuery(filters, operatorId), sort: filters.sort };
+}
+
 const CHANNELS = ['widget', 'api', 'whatsapp', 'email'];
 /** The status views, always in sight: open, pending (snoozed ones too), closed, and all of them. */
 const STATUS_VIEWS = ['open', 'pending', 'closed', ''] as const;

@@ -12,7 +12,7 @@ import { useShortcuts } from '../ui/hooks';
 import { consoleAuthor, previewText } from '../ui/message-text';
 import { Problem } from '../ui/problem';
 import { ConversationView } from './conversation';
-import { filterQuery, InboxFilterBar, type InboxFilters, savedFilters, saveFilters } from './inbox-filters';
+import { filterQuery, InboxFilterBar, type InboxFilters, listQuery, savedFilters, saveFilters } from './inbox-filters';
 import { SearchBox, SearchResults } from './inbox-search';
 
 type Row = Schemas['ConversationRow'];
@@ -37,7 +37,7 @@ export function Inbox({ session, openId }: { session: ConsoleSession; openId?: s
 	const refreshLists = useRefreshConversationLists();
 	const directory = useDirectory();
 	const query = filterQuery(filters, session.operator.id);
-	const list = useConversationList({ ...query, sort: filters.sort });
+	const list = useConversationList(listQuery(filters, session.operator.id));
 	const [typed, setTyped] = useState('');
 	const searched = useDebounced(searchText(typed), 250);
 	const searchInput = useRef<HTMLInputElement>(null);
