@@ -1,6 +1,6 @@
 // The builders' forms and the rule editor tried as a new operator types: a step renamed while typing on loses
 // no key, deals are placed by picking the workspace's funnels and stages, a question shows only the fields of
-// its kind, a decision and the simulator speak in words, and Enter in a rule's field never sends the rule.
+// its kind, a notify step names the member ticked, a decision and the simulator speak in words, and Enter in a rule's field never sends the rule.
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { addStep, type Bot, node, panel, read } from './builder-page';
@@ -170,6 +170,46 @@ describe('the step form', () => {
 		await input.selectOption('buttons');
 		await panel(page).getByRole('button', { name: 'Add choice' }).waitFor();
 		expect(await panel(page).getByLabel('Reason prompt').count()).toBe(0);
+	});
+
+	it('adds a notify step from the palette: its text and the one member ticked are what the draft keeps', async () => {
+		const { token } = workspace(86);
+		// A second member, so that ticking one box names one operator and not the whole team.
+		const member = await api(baseUrl, token, 'POST', '/v3/team/members', {
+			email: 'ada@e2e-86.local',
+			name: 'Ada Lovelace',
+			permissions: ['conversations:read'],
+		});
+		expect(member.status, JSON.stringify(member.body)).toBe(201);
+		const ada = (member.body as { id: string }).id;
+		const { page, id } = await openBot(86, {
+			start: 'hello',
+			steps: [
+				{ id: 'hello', type: 'send_message', text: 'Hello!', next: 'bye' },
+				{ id: 'bye', type: 'end', message: 'Someone will be with you.' },
+			],
+		});
+		await node(page, 'hello').click();
+		await addStep(page, 'notify', 'tell');
+		expect(await panel(page).getByRole('heading', { name: 'Notify the team' }).count()).toBe(1);
+		await panel(page).getByLabel('Text', { exact: true }).fill('{{ contact.name }} asked for a human');
+		const whom = panel(page).getByRole('group', { name: /^Whom to notify/ });
+		await whom.getByLabel('Ada Lovelace').check();
+		await panel(page).getByLabel('Next', { exact: true }).selectOption('bye');
+		// Linked in: `hello` leads to it now, and it on to `bye`.
+		await node(page, 'hello').click();
+		await panel(page).getByLabel('Next', { exact: true }).selectOption('tell');
+
+		await saveDraft(page);
+		const steps = (await read<Bot>(token, `/v3/bots/${id}`)).draft.steps;
+		expect(steps.find((s) => s.id === 'hello')).toMatchObject({ next: 'tell' });
+		expect(steps.find((s) => s.id === 'tell')).toEqual({
+			id: 'tell',
+			type: 'notify',
+			text: '{{ contact.name }} asked for a human',
+			operatorIds: [ada],
+			next: 'bye',
+		});
 	});
 });
 
