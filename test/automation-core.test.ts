@@ -57,9 +57,9 @@ function memoryLog(recorded: Record<string, ActionResult> = {}) {
 describe('the action catalogue', () => {
 	it('refuses an action the run’s runner may not take, and does nothing', async () => {
 		const bot = await scene('bot');
-		expect(await performAction(bot.ctx, { type: 'notify', text: 'Look', operatorIds: [] })).toEqual({
+		expect(await performAction(bot.ctx, { type: 'create_task', title: 'Call back' })).toEqual({
 			ok: false,
-			error: 'notify is no action of a bot',
+			error: 'create_task is no action of a bot',
 		});
 		const rule = await scene('rule');
 		const deal: CatalogueAction = { type: 'create_deal', funnel: 'Sales', name: 'Deal' };

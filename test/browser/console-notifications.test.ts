@@ -30,7 +30,7 @@ describe('Settings › Notifications', () => {
 		const unanswered = page.getByLabel('A new conversation nobody took');
 		const minutes = page.getByLabel('Minutes before that mail');
 		const mentions = page.getByLabel('Mentioned in a private note');
-		const rules = page.getByLabel('An automation rule notifies me');
+		const rules = page.getByLabel('A rule or a bot notifies me');
 		await assigned.waitFor();
 		expect(await assigned.isChecked()).toBe(true);
 		expect(await unanswered.isChecked()).toBe(false);
