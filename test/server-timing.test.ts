@@ -3,7 +3,15 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { QueryCounter, runBatch } from '../src/db/client';
 import { addSpans, describeStatement, openTracedDatabase, timed, timingEntries } from '../src/db/server-timing';
-import { api, db, seedConversation, seedWorkspace } from './factories';
+import {
+	api,
+	db,
+	seedConversation,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	widgetApi,
+} from './factories';
 
 interface Entry {
 	name: string;
@@ -51,6 +59,32 @@ describe('GET /v3/conversations', () => {
 		// The next request finds the token in the gate's memory: the page is its only statement.
 		const again = parse((await api(token, 'GET', '/v3/conversations?limit=5')).headers.get('Server-Timing'));
 		expect(again[0]).toEqual({ name: 'd1', desc: '1 queries' });
+	});
+});
+
+describe("the widget's conversation routes", () => {
+	it('read the session and whether the conversation is its contact’s in one statement, then the page', async () => {
+		const { workspaceId } = await seedWorkspace();
+		const visitor = await startVisitor(workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello there');
+		const res = await widgetApi(
+			'GET',
+			`/widget/${workspaceId}/conversations/${conversationId}/messages`,
+			undefined,
+			visitor.session,
+		);
+		expect(res.status).toBe(200);
+		// The session and the access check were two round trips to D1's primary before (docs/EDGE.md).
+		expect(parse(res.headers.get('Server-Timing'))[0]).toEqual({ name: 'd1', desc: '2 queries' });
+		// Another visitor's session is refused by the same statement, as if the conversation did not exist.
+		const stranger = await startVisitor(workspaceId);
+		const refused = await widgetApi(
+			'GET',
+			`/widget/${workspaceId}/conversations/${conversationId}/messages`,
+			undefined,
+			stranger.session,
+		);
+		expect(refused.status).toBe(404);
 	});
 });
 

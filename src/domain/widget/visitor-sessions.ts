@@ -81,7 +81,7 @@ export async function startSession(
 	const secret = deploymentSecret(env);
 	const captured = storedOrigin(origin);
 	if (presented !== undefined) {
-		const resumed = await findSession(db, secret, workspaceId, presented);
+		const resumed = (await findSession(db, secret, workspaceId, presented))?.session;
 		if (resumed) {
 			const session = await touchSession(db, env, resumed, captured, now);
 			return { visitorId: resumed.id, sessionToken: presented, resumed: true, session };
@@ -148,11 +148,33 @@ async function touchSession(
 	return { ...session, lastSeenAt: now, origin: campaign ? origin : session.origin };
 }
 
-async function findSession(db: Database, secret: string, workspaceId: string, token: string) {
+/**
+ * Whether the conversation is the session's contact's, as a column of the session's row. Spelled out in SQL:
+ * drizzle writes a column of the query's only table unqualified, which inside the subquery would name the
+ * conversation's own column, and the check would always hold (a test of another visitor's access caught it).
+ */
+function ownedBySession(conversationId: string) {
+	return sql<number>`EXISTS (SELECT 1 FROM conversations AS owned WHERE owned.workspace_id = visitor_sessions.workspace_id
+		AND owned.id = ${conversationId} AND owned.contact_id = visitor_sessions.contact_id)`;
+}
+
+/**
+ * The live session `token` proves, and whether `conversationId` (when given) is its contact's, read together:
+ * every conversation route of the widget asks both, and one statement is one round trip to D1's primary
+ * where two were (docs/EDGE.md). Null when the token proves no live session of the workspace.
+ */
+async function findSession(
+	db: Database,
+	secret: string,
+	workspaceId: string,
+	token: string,
+	conversationId?: string,
+): Promise<{ session: SessionRow; owns: boolean } | null> {
 	const claims = await verifyVisitorSession(secret, token);
 	if (!claims || claims.workspaceId !== workspaceId) return null;
+	const owns = conversationId === undefined ? sql<number>`0` : ownedBySession(conversationId);
 	const row = await db
-		.select()
+		.select({ ...getTableColumns(visitorSessions), owns })
 		.from(visitorSessions)
 		.where(
 			and(
@@ -163,18 +185,35 @@ async function findSession(db: Database, secret: string, workspaceId: string, to
 			),
 		)
 		.get();
-	return row ?? null;
+	if (!row) return null;
+	const { owns: owned, ...session } = row;
+	return { session, owns: owned === 1 };
 }
+
+const NO_SESSION = 'Missing, invalid or ended visitor session: start one with POST /widget/{workspaceId}/sessions.';
 
 /** The session a request's token proves, or Unauthorized. */
 export async function authenticateSession(db: Database, env: Env, workspaceId: string, token: string | undefined) {
-	const session = token ? await findSession(db, deploymentSecret(env), workspaceId, token) : null;
-	if (!session) {
-		throw new Unauthorized(
-			'Missing, invalid or ended visitor session: start one with POST /widget/{workspaceId}/sessions.',
-		);
-	}
-	return session;
+	const found = token ? await findSession(db, deploymentSecret(env), workspaceId, token) : null;
+	if (!found) throw new Unauthorized(NO_SESSION);
+	return found.session;
+}
+
+/**
+ * The session a request's token proves (Unauthorized without one), and NotFound unless the conversation is its
+ * contact's (the same answer as for a missing one): the access check of every conversation route, in one read.
+ */
+export async function authenticateForConversation(
+	db: Database,
+	env: Env,
+	workspaceId: string,
+	token: string | undefined,
+	conversationId: string,
+): Promise<SessionRow> {
+	const found = token ? await findSession(db, deploymentSecret(env), workspaceId, token, conversationId) : null;
+	if (!found) throw new Unauthorized(NO_SESSION);
+	if (!found.owns) throw new NotFound(`Conversation ${conversationId} not found.`);
+	return found.session;
 }
 
 /** `reset` on the site's logout: this token stops working; the browser starts a new anonymous visitor. */
@@ -280,18 +319,7 @@ function ofVisitor(session: SessionRow, conversationId: string) {
 	);
 }
 
-/**
- * NotFound unless the conversation is the session's contact's (the same answer as for a missing one): the access
- * check of every conversation route, one read of the conversation's row alone.
- */
-export async function visitorConversation(db: Database, session: SessionRow, conversationId: string): Promise<void> {
-	const row = session.contactId
-		? await db.select({ id: conversations.id }).from(conversations).where(ofVisitor(session, conversationId)).get()
-		: undefined;
-	if (!row) throw new NotFound(`Conversation ${conversationId} not found.`);
-}
-
-/** One of the visitor's conversations as the visitor sees it (NotFound as `visitorConversation`). */
+/** One of the visitor's conversations as the visitor sees it (NotFound as `authenticateForConversation`). */
 export async function visitorConversationView(db: Database, session: SessionRow, conversationId: string) {
 	const row = session.contactId
 		? await db.select(visitorColumns).from(conversations).where(ofVisitor(session, conversationId)).get()

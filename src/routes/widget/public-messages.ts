@@ -14,7 +14,7 @@ import {
 	visitorView,
 } from '../../domain/conversations/messages';
 import { clientIp, spendVisitorMessage } from '../../domain/widget/visitor-limits';
-import { authenticateSession, visitorConversation } from '../../domain/widget/visitor-sessions';
+import { authenticateForConversation } from '../../domain/widget/visitor-sessions';
 import {
 	errorResponses,
 	fileBytesBody,
@@ -27,7 +27,7 @@ import { visitorMessageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
 import { credentialFromSubprotocols } from '../../protocol/live';
 import { visitorMessage } from './contract';
-import { afterParam, conversationParams, sessionHeaders, visitor } from './public-widget-params';
+import { afterParam, conversationParams, sessionHeaders, visitorIn } from './public-widget-params';
 
 export const publicMessages = createRouter()
 	.openapi(
@@ -67,8 +67,7 @@ export const publicMessages = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const { after, limit } = c.req.valid('query');
-			const session = await visitor(c, workspaceId);
-			await visitorConversation(c.var.db, session, id);
+			await visitorIn(c, workspaceId, id);
 			const rows = await listMessages(c.var.db, workspaceId, id, { after }, limit, 'contact');
 			return c.json({ data: rows.map((row) => visitorView(messageView(row))) }, 200);
 		},
@@ -101,8 +100,7 @@ export const publicMessages = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const body = c.req.valid('json');
-			const session = await visitor(c, workspaceId);
-			await visitorConversation(c.var.db, session, id);
+			const session = await visitorIn(c, workspaceId, id);
 			// A retried clientMessageId is answered before the limits count it (postVisitorMessage).
 			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
 			const limit = () => spendVisitorMessage(c.var.db, c.env, sender);
@@ -159,8 +157,7 @@ export const publicMessages = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			const { name, clientMessageId } = c.req.valid('query');
-			const session = await visitor(c, workspaceId);
-			await visitorConversation(c.var.db, session, id);
+			const session = await visitorIn(c, workspaceId, id);
 			// A retry is answered from the stored message before anything is counted or stored; a new send is
 			// counted, then its file stored, then the message that carries it posted.
 			const sender = { workspaceId, visitorId: session.id, ip: clientIp(c.req.raw.headers) };
@@ -212,8 +209,7 @@ export const publicMessages = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, id, fileId } = c.req.valid('param');
-			const session = await visitor(c, workspaceId);
-			await visitorConversation(c.var.db, session, id);
+			await visitorIn(c, workspaceId, id);
 			return visitorFileDownload(c.env, workspaceId, id, fileId);
 		},
 	)
@@ -250,8 +246,7 @@ export const publicMessages = createRouter()
 		}),
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
-			const session = await visitor(c, workspaceId);
-			await visitorConversation(c.var.db, session, id);
+			await visitorIn(c, workspaceId, id);
 			const readSeq = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
 			return c.json({ readSeq }, 200);
 		},
@@ -283,8 +278,7 @@ export const publicMessages = createRouter()
 			const { workspaceId, id } = c.req.valid('param');
 			const { session: inQuery, after } = c.req.valid('query');
 			const token = inQuery ?? credentialFromSubprotocols(c.req.raw.headers, 'session.');
-			const session = await authenticateSession(c.var.db, c.env, workspaceId, token);
-			await visitorConversation(c.var.db, session, id);
+			const session = await authenticateForConversation(c.var.db, c.env, workspaceId, token, id);
 			return connectToRoom(c.env, c.req.raw, {
 				workspaceId,
 				conversationId: id,

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
-import { authenticateSession } from '../../domain/widget/visitor-sessions';
+import { authenticateForConversation, authenticateSession } from '../../domain/widget/visitor-sessions';
 import { idParam } from '../../http/openapi';
 
 export const SESSION_HEADER = 'Parley-Session';
@@ -29,4 +29,9 @@ export const afterParam = z.coerce
 /** The visitor whose `Parley-Session` header this request carries (Unauthorized without a valid one). */
 export async function visitor(c: Context<AppEnv>, workspaceId: string) {
 	return authenticateSession(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER));
+}
+
+/** `visitor`, and NotFound unless the conversation is the visitor's: both in one read. */
+export async function visitorIn(c: Context<AppEnv>, workspaceId: string, conversationId: string) {
+	return authenticateForConversation(c.var.db, c.env, workspaceId, c.req.header(SESSION_HEADER), conversationId);
 }
