@@ -30,8 +30,32 @@ export function csrfHeader(): Record<string, string> {
 	return { 'X-CSRF-Token': csrfToken };
 }
 
+/**
+ * The latest D1 bookmark an answer carried (`x-d1-bookmark`, docs/api.md): sent with every request, so a read
+ * that a nearby replica answers is never older than what this console last wrote or saw. Bookmarks sort as
+ * strings, oldest first, so an answer that arrives late never takes it back.
+ */
+let bookmark: string | null = null;
+const BOOKMARK_HEADER = 'x-d1-bookmark';
+
+/** Keeps `value` (an answer's `x-d1-bookmark`) when it is later than the one kept. */
+export function rememberBookmark(value: string | null): void {
+	if (value && (bookmark === null || value > bookmark)) bookmark = value;
+}
+
+/** The bookmark header a request made outside `api` (an upload, a CSV download) sends. */
+export function bookmarkHeader(): Record<string, string> {
+	return bookmark === null ? {} : { [BOOKMARK_HEADER]: bookmark };
+}
+
+/** Forgets the bookmark: signed out, what the next session reads owes nothing to this one's writes. */
+export function forgetBookmark(): void {
+	bookmark = null;
+}
+
 /** Tells every listener the session is over: an answer outside `api` said 401. */
 export function signedOut(): void {
+	forgetBookmark();
 	for (const listener of signedOutListeners) listener();
 }
 
@@ -40,7 +64,12 @@ export const api = createClient<paths>({ baseUrl: location.origin, credentials: 
 api.use({
 	onRequest({ request }) {
 		if (!['GET', 'HEAD'].includes(request.method)) request.headers.set('X-CSRF-Token', csrfToken);
+		if (bookmark !== null) request.headers.set(BOOKMARK_HEADER, bookmark);
 		return request;
+	},
+	onResponse({ response }) {
+		rememberBookmark(response.headers.get(BOOKMARK_HEADER));
+		return response;
 	},
 });
 
