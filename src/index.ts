@@ -6,7 +6,7 @@ import type { AppEnv } from './app-env';
 import { operatorAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
 import { openTracedDatabase, timingEntries } from './db/server-timing';
-import { BOOKMARK_HEADER, openRequestSessions } from './db/sessions';
+import { BOOKMARK_HEADER, bindSessions, openRequestSessions } from './db/sessions';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
@@ -107,6 +107,7 @@ const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
 	const sessions = openRequestSessions(c.env.DB, c.req.raw);
 	const db = openTracedDatabase(sessions.d1, queries);
+	bindSessions(db, sessions);
 	c.set('db', db);
 	await next();
 	// Lets a client (and the benchmark) see what a request cost in D1 statements, and where its time went.

@@ -32,6 +32,28 @@ describe('x-d1-bookmark on /v3', () => {
 		expect((list.headers.get(BOOKMARK_HEADER) ?? '') >= written).toBe(true);
 	});
 
+	it("answers POST /v3/messages with the room's write's bookmark, which the next read of the messages passes", async () => {
+		const { workspaceId, token } = await seedWorkspace();
+		const conversationId = await seedConversation(workspaceId);
+		const before = (await api(token, 'GET', '/v3/conversations')).headers.get(BOOKMARK_HEADER) ?? '';
+		// The request itself sends no statement (the gate and the room do): the bookmark is the room's.
+		const sent = await api(
+			token,
+			'POST',
+			'/v3/messages',
+			{ conversationId, text: 'hello' },
+			{ [BOOKMARK_HEADER]: before },
+		);
+		expect(sent.status).toBe(201);
+		const written = sent.headers.get(BOOKMARK_HEADER) ?? '';
+		expect(written).toMatch(SHAPE);
+		expect(written > before).toBe(true);
+		const page = await api(token, 'GET', `/v3/conversations/${conversationId}/messages`, undefined, {
+			[BOOKMARK_HEADER]: written,
+		});
+		expect(((await page.json()) as { data: { text: string }[] }).data.map((m) => m.text)).toContain('hello');
+	});
+
 	it('ignores a malformed bookmark: the request is answered, with a bookmark of its own', async () => {
 		const { token } = await seedWorkspace();
 		for (const bad of ['not a bookmark', `${'0'.repeat(8)}-${'f'.repeat(100)}`, '"00000000"', 'ffff-zz']) {

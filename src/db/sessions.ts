@@ -45,8 +45,25 @@ export function mayReadReplica(request: Request): boolean {
 export interface RequestSessions {
 	/** What `openDatabase` wraps: `prepare` and `batch`, as drizzle and `runBatch` use them. */
 	d1: D1Database;
-	/** The latest of the client's bookmark and every session's; null when there is neither. */
+	/** The latest of the client's bookmark, every session's and those noted; null when there is none. */
 	bookmark(): string | null;
+	/** Adds a bookmark of a write made on the request's behalf elsewhere (a conversation room's). */
+	note(bookmark: string | null): void;
+}
+
+const requests = new WeakMap<object, RequestSessions>();
+
+/** Ties `sessions` to the request's handle `db`, so code that has only `db` can `noteBookmark`. */
+export function bindSessions(db: object, sessions: RequestSessions): void {
+	requests.set(db, sessions);
+}
+
+/**
+ * Adds the bookmark of a D1 write a Durable Object made for this request (`POST /v3/messages`: the room's copy
+ * of the message) to the answer's, so the caller's next read sees it. A no-op for a handle without sessions.
+ */
+export function noteBookmark(db: object, bookmark: string | null | undefined): void {
+	if (bookmark) requests.get(db)?.note(bookmark);
 }
 
 /**
@@ -56,7 +73,14 @@ export interface RequestSessions {
 export function openRequestSessions(binding: D1Database, request: Request): RequestSessions {
 	const incoming = parseBookmark(request.headers.get(BOOKMARK_HEADER));
 	const router = mayReadReplica(request) ? new ReplicaRouter(binding, incoming) : new PrimaryRouter(binding, incoming);
-	return { d1: sessionD1(binding, router), bookmark: () => latest(router.bookmarks()) };
+	let noted: string | null = null;
+	return {
+		d1: sessionD1(binding, router),
+		bookmark: () => latestBookmark(noted, ...router.bookmarks()),
+		note: (bookmark) => {
+			noted = latestBookmark(noted, bookmark);
+		},
+	};
 }
 
 /** Chooses the session each statement or batch runs in. */
@@ -83,7 +107,7 @@ class PrimaryRouter implements Router {
 		try {
 			return await call(session);
 		} finally {
-			this.newest = latest([this.newest, session.getBookmark()]);
+			this.newest = latestBookmark(this.newest, session.getBookmark());
 		}
 	}
 
@@ -134,8 +158,8 @@ function blamesBookmark(error: unknown): boolean {
 	return /bookmark/i.test(String(error));
 }
 
-/** The latest bookmark among `bookmarks` (they sort as strings), or null. */
-function latest(bookmarks: (string | null)[]): string | null {
+/** The latest well-formed bookmark among `bookmarks` (they sort as strings), or null. */
+export function latestBookmark(...bookmarks: (string | null)[]): string | null {
 	let newest: string | null = null;
 	for (const bookmark of bookmarks) {
 		if (bookmark !== null && parseBookmark(bookmark) !== null && (newest === null || bookmark > newest)) {

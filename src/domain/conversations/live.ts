@@ -16,6 +16,8 @@ export interface Posted {
 	message: MessageView;
 	/** D1 statements the conversation's room sent for this message (reported in Server-Timing). */
 	d1Statements: number;
+	/** The bookmark of the room's latest D1 write, for the answer's `x-d1-bookmark`; null when it made none. */
+	d1Bookmark: string | null;
 	/** False when the client message id (or Idempotency-Key) was seen before: the first message is returned. */
 	created: boolean;
 	/** The room's own timings of a new message (see `PostOutcome`). */
@@ -93,7 +95,7 @@ export function posted(
 	if (result.status === 'refused') throw new Conflict(result.reason);
 	const { message, d1Statements } = result;
 	const spans = 'spans' in result ? (result.spans ?? {}) : {};
-	return { message, created: result.status === 'created', d1Statements, spans };
+	return { message, created: result.status === 'created', d1Statements, d1Bookmark: result.d1Bookmark ?? null, spans };
 }
 
 /** Records a read receipt through the conversation's Durable Object; returns the read position. */
