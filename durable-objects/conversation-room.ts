@@ -224,7 +224,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		seq: number,
 	) {
 		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' as const };
-		return { status: 'ok' as const, seq: await this.recordRead(reader, operatorId, seq, true) };
+		const upTo = await this.recordRead(reader, operatorId, seq, true);
+		return { status: 'ok' as const, seq: upTo, d1Bookmark: this.outbox.d1Bookmark };
 	}
 
 	/**

@@ -52,6 +52,18 @@ describe('x-d1-bookmark on /v3', () => {
 			[BOOKMARK_HEADER]: written,
 		});
 		expect(((await page.json()) as { data: { text: string }[] }).data.map((m) => m.text)).toContain('hello');
+		// A read receipt is the room's write too.
+		const read = await api(
+			token,
+			'POST',
+			`/v3/conversations/${conversationId}/read`,
+			{ seq: 2 },
+			{
+				[BOOKMARK_HEADER]: written,
+			},
+		);
+		expect(read.status).toBe(200);
+		expect((read.headers.get(BOOKMARK_HEADER) ?? '') > written).toBe(true);
 	});
 
 	it('ignores a malformed bookmark: the request is answered, with a bookmark of its own', async () => {

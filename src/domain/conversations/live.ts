@@ -98,7 +98,10 @@ export function posted(
 	return { message, created: result.status === 'created', d1Statements, d1Bookmark: result.d1Bookmark ?? null, spans };
 }
 
-/** Records a read receipt through the conversation's Durable Object; returns the read position. */
+/**
+ * Records a read receipt through the conversation's Durable Object: returns the read position, and the bookmark
+ * of the room's D1 write (for the answer's `x-d1-bookmark`).
+ */
 export async function markRead(
 	env: Env,
 	workspaceId: string,
@@ -106,7 +109,7 @@ export async function markRead(
 	reader: Participant,
 	operatorId: string | null,
 	seq: number,
-): Promise<number> {
+): Promise<{ seq: number; d1Bookmark: string | null }> {
 	const result = await conversationRoom(env, conversationId).markRead(
 		workspaceId,
 		conversationId,
@@ -115,7 +118,7 @@ export async function markRead(
 		seq,
 	);
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
-	return result.seq;
+	return { seq: result.seq, d1Bookmark: result.d1Bookmark };
 }
 
 export interface RoomSocket {

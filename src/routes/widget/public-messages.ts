@@ -252,7 +252,7 @@ export const publicMessages = createRouter()
 			const { workspaceId, id } = c.req.valid('param');
 			const session = await visitor(c, workspaceId);
 			await visitorConversation(c.var.db, session, id);
-			const readSeq = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
+			const { seq: readSeq } = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
 			return c.json({ readSeq }, 200);
 		},
 	)
