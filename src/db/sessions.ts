@@ -1,7 +1,8 @@
 /**
  * Which copy of D1 a request reads: a nearby read replica for the reads that may lag, the primary for
- * everything else, through D1's Sessions API (https://developers.cloudflare.com/d1/worker-api/d1-database/#withsession,
- * https://developers.cloudflare.com/d1/best-practices/read-replication/). docs/EDGE.md sections 3 and 5 say why.
+ * everything else, through D1's Sessions API. docs/EDGE.md sections 3 and 5 say why; D1's side:
+ * https://developers.cloudflare.com/d1/worker-api/d1-database/#withsession and
+ * https://developers.cloudflare.com/d1/best-practices/read-replication/.
  *
  * - `GET` and `HEAD` under `/v3/` (a socket upgrade apart) read through one session opened with the bookmark the
  *   client sent in `x-d1-bookmark`, or `first-unconstrained` without one: a replica may answer, but never with
@@ -36,7 +37,7 @@ export function parseBookmark(header: string | null | undefined): string | null 
 /** Whether `request` only reads data that may be a moment old (docs/EDGE.md section 3). */
 export function mayReadReplica(request: Request): boolean {
 	if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-	// The socket upgrades hand the connection to a room or the hub, after a permission check on what they join.
+	// A socket upgrade checks what the socket may join (a permission) before a room or the hub takes it.
 	if (request.headers.get('Upgrade')?.toLowerCase() === 'websocket') return false;
 	return new URL(request.url).pathname.startsWith('/v3/');
 }
