@@ -66,6 +66,20 @@ describe('x-d1-bookmark on /v3', () => {
 		expect((read.headers.get(BOOKMARK_HEADER) ?? '') > written).toBe(true);
 	});
 
+	it('answers POST /v3/conversations with a first message with a bookmark the message is read with', async () => {
+		const { token } = await seedWorkspace();
+		const started = await api(token, 'POST', '/v3/conversations', {
+			contact: { email: 'ana@example.com' },
+			message: { text: 'first words' },
+		});
+		expect(started.status).toBe(201);
+		const { id } = (await started.json()) as { id: string };
+		const written = started.headers.get(BOOKMARK_HEADER) ?? '';
+		expect(written).toMatch(SHAPE);
+		const page = await api(token, 'GET', `/v3/conversations/${id}/messages`, undefined, { [BOOKMARK_HEADER]: written });
+		expect(((await page.json()) as { data: { text: string }[] }).data.map((m) => m.text)).toEqual(['first words']);
+	});
+
 	it('ignores a malformed bookmark: the request is answered, with a bookmark of its own', async () => {
 		const { token } = await seedWorkspace();
 		for (const bad of ['not a bookmark', `${'0'.repeat(8)}-${'f'.repeat(100)}`, '"00000000"', 'ffff-zz']) {
