@@ -168,7 +168,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		// The Workers clock moves only across I/O: these are the waits (the first use's import from D1, the
 		// storage write with its timer, the D1 copy), not CPU.
 		const spans = { open: openedAt - startedAt, stored: storedAt - openedAt, d1: Date.now() - storedAt };
-		return { status: 'created', message, d1Statements: this.d1Statements() - sentBefore, spans };
+		const d1Statements = this.d1Statements() - sentBefore;
+		return { status: 'created', message, d1Statements, d1Bookmark: this.outbox.d1Bookmark, spans };
 	}
 
 	/**
@@ -206,7 +207,12 @@ export class ConversationRoom extends DurableObject<Env> {
 		// The first attempt may have died before its copy reached D1: make sure this one finishes the job.
 		if (finish && (existing.in_d1 === 0 || this.store.hasPendingEvents())) await this.sendOut(this.outbox.arm());
 		const message = messageView(existing, input.conversationId);
-		return { status: 'replayed', message, d1Statements: this.d1Statements() - sentBefore };
+		return {
+			status: 'replayed',
+			message,
+			d1Statements: this.d1Statements() - sentBefore,
+			d1Bookmark: this.outbox.d1Bookmark,
+		};
 	}
 
 	/** A read receipt: `reader` has seen everything up to `seq`. Not a message; it resets the unread count. */
@@ -218,7 +224,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		seq: number,
 	) {
 		if (!(await this.open(workspaceId, conversationId))) return { status: 'not_found' as const };
-		return { status: 'ok' as const, seq: await this.recordRead(reader, operatorId, seq, true) };
+		const upTo = await this.recordRead(reader, operatorId, seq, true);
+		return { status: 'ok' as const, seq: upTo, d1Bookmark: this.outbox.d1Bookmark };
 	}
 
 	/**

@@ -1,6 +1,7 @@
 import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages, workspaces } from '../src/db/schema';
+import { latestBookmark } from '../src/db/sessions';
 import { isTeamReply } from '../src/domain/conversations/messages';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
@@ -37,6 +38,8 @@ export const OUTBOX_TIMER = 'outbox';
 export class RoomOutbox {
 	/** D1 statements sent so far by this instance: a metric, for the request that wants to report its cost. */
 	statementsSent = 0;
+	/** The bookmark of this instance's latest D1 write: handed back with a send, for the caller's next read. */
+	d1Bookmark: string | null = null;
 	// Coalesce concurrent callers into one loop each; they are never the only copy of anything.
 	private draining: Promise<void> | null = null;
 	private writing: Promise<void> | null = null;
@@ -216,7 +219,10 @@ export class RoomOutbox {
 		const pending = this.store.notInD1(D1_BATCH, written?.upToSeq ?? 0);
 		const summaryFlushed = Math.max(room.summary_flushed, written?.summaryVersion ?? 0);
 		if (pending.length === 0 && room.summary_version <= summaryFlushed) return false;
-		const db = openDatabase(this.env.DB);
+		// A `first-primary` session of its own: its one batch goes to the primary, as through the binding, and it
+		// yields the bookmark the API hands back (docs/EDGE.md section 5). drizzle uses only prepare and batch.
+		const session = this.env.DB.withSession('first-primary');
+		const db = openDatabase(session as unknown as D1Database);
 		const summary = this.store.summary();
 		const rows = pending.map((m) => ({
 			id: m.id,
@@ -285,6 +291,7 @@ export class RoomOutbox {
 		);
 		this.statementsSent += statements.length;
 		const results = await runBatch(db, statements);
+		this.d1Bookmark = latestBookmark(this.d1Bookmark, session.getBookmark());
 		// No row when a newer summary was there already: then the flag stays as last read (null: push).
 		const feed = results.at(-1)?.results[0] as { live_feed?: number } | undefined;
 		if (feed) this.liveFeed = feed.live_feed !== 0;

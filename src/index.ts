@@ -6,6 +6,7 @@ import type { AppEnv } from './app-env';
 import { operatorAuth } from './auth/middleware';
 import { openDatabase, QueryCounter } from './db/client';
 import { openTracedDatabase, timingEntries } from './db/server-timing';
+import { BOOKMARK_HEADER, bindSessions, openRequestSessions } from './db/sessions';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
@@ -98,14 +99,22 @@ app.get('/', (c) => c.env.ASSETS.fetch(c.req.raw));
 app.get('/v3/openapi.json', (c) => c.json(apiDocument(app)));
 app.route('/docs', docs);
 
-/** A per-request D1 handle that counts its statements and times its round trips (src/db/server-timing.ts). */
+/**
+ * A per-request D1 handle that counts its statements and times its round trips (src/db/server-timing.ts), over
+ * the D1 sessions the request reads through: a replica for a `/v3` read, the primary otherwise (src/db/sessions.ts).
+ */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
-	const db = openTracedDatabase(c.env.DB, queries);
+	const sessions = openRequestSessions(c.env.DB, c.req.raw);
+	const db = openTracedDatabase(sessions.d1, queries);
+	bindSessions(db, sessions);
 	c.set('db', db);
 	await next();
 	// Lets a client (and the benchmark) see what a request cost in D1 statements, and where its time went.
 	c.header('Server-Timing', [`d1;desc="${queries.count} queries"`, ...timingEntries(db)].join(', '));
+	// Sent back on the next request, it lets that one read a replica no older than what this one saw or wrote.
+	const bookmark = sessions.bookmark();
+	if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
 };
 
 const smallBodyLimit = bodyLimit({

@@ -78,6 +78,8 @@ describe('POST /v3/conversations/{id}/files', () => {
 		const socket = await visitorSocket(visitor, conversationId);
 		const res = await sendFile(token, conversationId, PNG, 'name=shelf.png', { 'Idempotency-Key': 'shelf-1' });
 		expect(res.status).toBe(201);
+		// The answer's bookmark covers the room's D1 write too (docs/EDGE.md section 5).
+		expect(res.headers.get('x-d1-bookmark')).toMatch(/^[0-9a-f]{8}-/);
 		const message = (await res.json()) as SentMessage;
 		expect(message).toMatchObject({ authorKind: 'operator', text: 'shelf.png', private: false });
 		const [file] = message.attachments;

@@ -160,8 +160,8 @@ function metricName(name: string): string {
 
 /**
  * The D1 binding as the request's handle sees it: the same calls, each round trip recorded. drizzle prepares,
- * binds and runs statements (`all`, `raw`, `run`, `first`) and `runBatch` sends `batch`; a session
- * (`withSession`) is passed through untimed, as nothing here opens one.
+ * binds and runs statements (`all`, `raw`, `run`, `first`) and `runBatch` sends `batch`. `d1` is already the
+ * request's sessions (src/db/sessions.ts): `withSession` is passed through untimed, as nothing here opens one.
  */
 function tracedD1(d1: D1Database, trace: RequestTrace): D1Database {
 	const traced: Pick<D1Database, 'prepare' | 'batch' | 'exec' | 'withSession'> = {

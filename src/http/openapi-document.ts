@@ -33,6 +33,10 @@ const INFO_DESCRIPTION = [
 	'**Rate limits.** Every `/v3` answer after authentication carries `RateLimit` and `RateLimit-Policy`',
 	'(draft-ietf-httpapi-ratelimit-headers); a `429` adds `Retry-After`.',
 	'',
+	'**Reading your own writes.** Every answer that reached the database carries `x-d1-bookmark`. `GET`s may be',
+	'answered from a read replica near you: send the latest bookmark you received back as `x-d1-bookmark` and the',
+	'answer is never older than it. Writes and every permission check read the primary.',
+	'',
 	'**WebSockets.** The `…/live` operations upgrade to a WebSocket; their frames, close codes and limits are',
 	'described in `docs/live-protocol.md` in the Parley repository.',
 	'',
@@ -183,6 +187,11 @@ const HEADERS: JsonObject = {
 		description: 'The per-token budget: `"per-token";q=<requests>;w=<window in seconds>`.',
 		schema: { type: 'string', example: '"per-token";q=120;w=60' },
 	},
+	'x-d1-bookmark': {
+		description:
+			'The newest state of the database this request saw or wrote (D1 read replication). Send the latest one you received back in the same request header so a `GET` answered from a replica is never older than it.',
+		schema: { type: 'string', maxLength: 100, example: '00000085-0000024c-00004c6d-8e61117bf38d7adb71b934ebbf891683' },
+	},
 	'Retry-After': {
 		description: 'Seconds to wait before retrying.',
 		schema: { type: 'integer', minimum: 0, example: 12 },
@@ -311,14 +320,24 @@ function polish(document: JsonObject): JsonObject {
 		if (!isObject(item)) continue;
 		for (const method of METHODS) {
 			const operation = item[method];
-			if (isObject(operation)) polishOperation(path, operation);
+			if (isObject(operation)) polishOperation(path, operation, method);
 		}
 	}
 	withoutRequestDefaults(document);
 	return document;
 }
 
-function polishOperation(path: string, operation: JsonObject): void {
+/** The bookmark a `/v3` read may send (src/db/sessions.ts): malformed ones are ignored, not refused. */
+const BOOKMARK_PARAMETER: JsonObject = {
+	name: 'x-d1-bookmark',
+	in: 'header',
+	required: false,
+	description:
+		'The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored.',
+	schema: { type: 'string', maxLength: 100 },
+};
+
+function polishOperation(path: string, operation: JsonObject, method: string): void {
 	const tag = TAGS.find((t) => path.startsWith(t.prefix));
 	if (tag) operation.tags = [tag.name];
 	const security = Array.isArray(operation.security) ? operation.security : [];
@@ -328,6 +347,9 @@ function polishOperation(path: string, operation: JsonObject): void {
 		.join('\n\n');
 	const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
 	const idempotent = parameters.some((p) => isObject(p) && p.name === 'idempotency-key');
+	// A socket upgrade reads the primary: only a plain read may be answered from a replica.
+	const replicaRead = byToken && method === 'get' && !path.endsWith('/live');
+	if (replicaRead) operation.parameters = [...parameters, BOOKMARK_PARAMETER];
 	const responses = child(operation, 'responses');
 	for (const [status, response] of Object.entries(responses)) {
 		if (!isObject(response)) continue;
@@ -342,6 +364,7 @@ function polishOperation(path: string, operation: JsonObject): void {
 		if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
 		if (status === '405') headers.Allow = headerRef('Allow');
 		if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+		if (byToken && status.startsWith('2')) headers['x-d1-bookmark'] = headerRef('x-d1-bookmark');
 		if (Object.keys(headers).length === 0) delete response.headers;
 	}
 }

@@ -42,10 +42,15 @@ describe('signing in', () => {
 		await page.getByRole('link', { name: 'Inbox' }).waitFor();
 		const cookies = await context.cookies(baseUrl);
 		expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['__Host-parley_session', true, 'Lax']]);
-		// A reload keeps the session; signing out ends it.
+		// A reload keeps the session, and its first read carries the D1 bookmark sign-in answered with (kept in
+		// localStorage), so a read replica cannot answer it from before the session existed; signing out ends
+		// both.
+		const sessionRead = page.waitForRequest((r) => r.url().endsWith('/v3/auth/session') && r.method() === 'GET');
 		await page.reload();
+		expect((await sessionRead).headers()['x-d1-bookmark']).toMatch(/^[0-9a-f]+(-[0-9a-f]+)+$/);
 		await page.getByRole('button', { name: 'Sign out' }).click();
 		await page.getByRole('button', { name: 'Sign in' }).waitFor();
+		expect(await page.evaluate(() => localStorage.getItem('parley.d1Bookmark'))).toBeNull();
 	});
 
 	it('slows down repeated failures: the fifth try in a row is refused before the password is checked', async () => {

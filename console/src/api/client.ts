@@ -30,8 +30,64 @@ export function csrfHeader(): Record<string, string> {
 	return { 'X-CSRF-Token': csrfToken };
 }
 
+/**
+ * The latest D1 bookmark an answer carried (`x-d1-bookmark`, docs/api.md): sent with every request, so a read
+ * that a nearby replica answers is never older than what this console last wrote or saw. Bookmarks sort as
+ * strings, oldest first, so an answer that arrives late never takes it back. Kept in localStorage too: a reload
+ * right after signing in must not read the session from a replica that has not got it yet (it would answer
+ * 401), and another tab's writes are then this one's as well.
+ */
+let bookmark: string | null = storedBookmark();
+const BOOKMARK_HEADER = 'x-d1-bookmark';
+const BOOKMARK_KEY = 'parley.d1Bookmark';
+
+function storedBookmark(): string | null {
+	try {
+		return localStorage.getItem(BOOKMARK_KEY);
+	} catch {
+		return null; // Storage turned off: the bookmark lives in memory only.
+	}
+}
+
+function storeBookmark(value: string | null): void {
+	try {
+		if (value === null) localStorage.removeItem(BOOKMARK_KEY);
+		else localStorage.setItem(BOOKMARK_KEY, value);
+	} catch {
+		// Storage turned off: the bookmark lives in memory only.
+	}
+}
+
+/** The later of the one kept here and the one stored (another tab may have written since). */
+function latestBookmark(): string | null {
+	const stored = storedBookmark();
+	return stored !== null && (bookmark === null || stored > bookmark) ? stored : bookmark;
+}
+
+/** Keeps `value` (an answer's `x-d1-bookmark`) when it is later than the one kept. */
+export function rememberBookmark(value: string | null): void {
+	if (!value) return;
+	const kept = latestBookmark();
+	if (kept !== null && value <= kept) return;
+	bookmark = value;
+	storeBookmark(value);
+}
+
+/** The bookmark header a request made outside `api` (an upload, a CSV download) sends. */
+export function bookmarkHeader(): Record<string, string> {
+	const latest = latestBookmark();
+	return latest === null ? {} : { [BOOKMARK_HEADER]: latest };
+}
+
+/** Forgets the bookmark: signed out, what the next session reads owes nothing to this one's writes. */
+export function forgetBookmark(): void {
+	bookmark = null;
+	storeBookmark(null);
+}
+
 /** Tells every listener the session is over: an answer outside `api` said 401. */
 export function signedOut(): void {
+	forgetBookmark();
 	for (const listener of signedOutListeners) listener();
 }
 
@@ -40,7 +96,12 @@ export const api = createClient<paths>({ baseUrl: location.origin, credentials: 
 api.use({
 	onRequest({ request }) {
 		if (!['GET', 'HEAD'].includes(request.method)) request.headers.set('X-CSRF-Token', csrfToken);
+		for (const [name, value] of Object.entries(bookmarkHeader())) request.headers.set(name, value);
 		return request;
+	},
+	onResponse({ response }) {
+		rememberBookmark(response.headers.get(BOOKMARK_HEADER));
+		return response;
 	},
 });
 

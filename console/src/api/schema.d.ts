@@ -8980,6 +8980,8 @@ export interface components {
         RateLimit: string;
         /** @description The per-token budget: `"per-token";q=<requests>;w=<window in seconds>`. */
         "RateLimit-Policy": string;
+        /** @description The newest state of the database this request saw or wrote (D1 read replication). Send the latest one you received back in the same request header so a `GET` answered from a replica is never older than it. */
+        "x-d1-bookmark": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description Present (`true`) when this answer is the stored result of an earlier request with the same Idempotency-Key. */
@@ -9047,6 +9049,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10553,7 +10556,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10566,6 +10572,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10756,6 +10763,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10996,7 +11004,10 @@ export interface operations {
     getContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -11014,6 +11025,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11193,6 +11205,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11391,6 +11404,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11696,6 +11710,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11981,6 +11996,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12024,6 +12040,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12289,6 +12306,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12332,6 +12350,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12590,6 +12609,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12785,6 +12805,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12938,7 +12959,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The contact id. */
                 id: string;
@@ -12954,6 +12978,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13145,6 +13170,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13371,7 +13397,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13384,6 +13413,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13548,6 +13578,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13765,7 +13796,10 @@ export interface operations {
     getTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The tag id. */
                 id: string;
@@ -13781,6 +13815,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13934,6 +13969,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14087,6 +14123,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14331,7 +14368,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14344,6 +14384,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14528,6 +14569,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14755,7 +14797,10 @@ export interface operations {
     getCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The custom field id. */
                 id: string;
@@ -14773,6 +14818,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14939,6 +14985,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15137,6 +15184,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15409,7 +15457,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15422,6 +15473,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15603,6 +15655,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15832,7 +15885,10 @@ export interface operations {
     getFunnel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The funnel id. */
                 id: string;
@@ -15848,6 +15904,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16013,6 +16070,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16186,6 +16244,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16461,6 +16520,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16731,6 +16791,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16947,6 +17008,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17211,7 +17273,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17224,6 +17289,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17421,6 +17487,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17658,7 +17725,10 @@ export interface operations {
     getDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -17676,6 +17746,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17852,6 +17923,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18030,6 +18102,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18312,7 +18385,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The deal id. */
                 id: string;
@@ -18328,6 +18404,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18519,6 +18596,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18757,7 +18835,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18770,6 +18851,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18946,6 +19028,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19153,7 +19236,10 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The task id. */
                 id: string;
@@ -19169,6 +19255,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19332,6 +19419,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -19485,6 +19573,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19739,7 +19828,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19752,6 +19844,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19922,6 +20015,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20143,7 +20237,10 @@ export interface operations {
     getCannedReply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The canned reply id. */
                 id: string;
@@ -20159,6 +20256,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20316,6 +20414,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -20469,6 +20568,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20735,6 +20835,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20957,7 +21058,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20970,6 +21074,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21170,6 +21275,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21396,7 +21502,10 @@ export interface operations {
     getCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The campaign id. */
                 id: string;
@@ -21412,6 +21521,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21594,6 +21704,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -21767,6 +21878,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22058,6 +22170,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22340,6 +22453,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22547,6 +22661,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22790,6 +22905,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23040,7 +23156,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The campaign id. */
                 id: string;
@@ -23056,6 +23175,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23274,7 +23394,10 @@ export interface operations {
                 /** @description Only conversations that came from a search-ad click (`search`), a social-ad click (`social`) or neither (`none`). */
                 click?: "search" | "social" | "none";
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23287,6 +23410,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23574,7 +23698,10 @@ export interface operations {
     campaignReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The campaign id. */
                 id: string;
@@ -23590,6 +23717,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23752,7 +23880,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23765,6 +23896,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23998,6 +24130,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24261,6 +24394,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24554,6 +24688,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24756,7 +24891,10 @@ export interface operations {
     getBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -24774,6 +24912,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24967,6 +25106,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -25145,6 +25285,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25457,6 +25598,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25671,7 +25813,10 @@ export interface operations {
     listBotVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -25687,6 +25832,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25829,7 +25975,10 @@ export interface operations {
     getBotVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The bot id. */
                 id: string;
@@ -25847,6 +25996,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26049,6 +26199,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26268,7 +26419,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26281,6 +26435,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26502,6 +26657,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26785,6 +26941,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27032,7 +27189,10 @@ export interface operations {
     getScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -27050,6 +27210,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27238,6 +27399,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -27416,6 +27578,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27705,7 +27868,10 @@ export interface operations {
     listScenarioWebhooks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -27721,6 +27887,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27891,6 +28058,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28131,6 +28299,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -28286,6 +28455,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28525,6 +28695,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28674,7 +28845,10 @@ export interface operations {
                 /** @description Only runs with this status. */
                 status?: "queued" | "running" | "waiting" | "succeeded" | "failed";
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -28690,6 +28864,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28895,6 +29070,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29191,6 +29367,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29380,7 +29557,10 @@ export interface operations {
     getScenarioRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -29398,6 +29578,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29585,6 +29766,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29812,6 +29994,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30021,7 +30204,10 @@ export interface operations {
     listScenarioVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -30037,6 +30223,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30179,7 +30366,10 @@ export interface operations {
     getScenarioVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The scenario id. */
                 id: string;
@@ -30197,6 +30387,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30395,6 +30586,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30636,6 +30828,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30831,7 +31024,10 @@ export interface operations {
     listAutomationRules: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30844,6 +31040,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31021,6 +31218,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31272,7 +31470,10 @@ export interface operations {
                 /** @description Only with this status. */
                 status?: "running" | "succeeded" | "failed" | "skipped";
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31285,6 +31486,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31473,7 +31675,10 @@ export interface operations {
     getAutomationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The rule id. */
                 id: string;
@@ -31491,6 +31696,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31670,6 +31876,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -31848,6 +32055,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32128,7 +32336,10 @@ export interface operations {
     getAutomationSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32141,6 +32352,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32278,6 +32490,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32473,7 +32686,10 @@ export interface operations {
     listAssignmentRules: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32486,6 +32702,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32645,6 +32862,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32853,7 +33071,10 @@ export interface operations {
     getAssignmentRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The assignment rule id. */
                 id: string;
@@ -32871,6 +33092,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33038,6 +33260,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -33216,6 +33439,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33484,7 +33708,10 @@ export interface operations {
     getAssignmentQueue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -33497,6 +33724,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33617,7 +33845,10 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -33630,6 +33861,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33794,6 +34026,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34008,7 +34241,10 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The endpoint id. */
                 id: string;
@@ -34024,6 +34260,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34193,6 +34430,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -34346,6 +34584,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34604,6 +34843,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -34850,7 +35090,10 @@ export interface operations {
                 /** @description Only deliveries with this status. */
                 status?: "pending" | "succeeded" | "failed";
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The endpoint id. */
                 id: string;
@@ -34866,6 +35109,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35033,7 +35277,10 @@ export interface operations {
     getWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The endpoint id. */
                 id: string;
@@ -35051,6 +35298,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35222,6 +35470,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35415,7 +35664,10 @@ export interface operations {
     downloadFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The file id. */
                 id: string;
@@ -35431,6 +35683,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35592,7 +35845,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35605,6 +35861,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -35834,7 +36091,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35847,6 +36107,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36054,6 +36315,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36345,7 +36607,10 @@ export interface operations {
     getConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The conversation id. */
                 id: string;
@@ -36361,6 +36626,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36577,6 +36843,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -36855,7 +37122,10 @@ export interface operations {
                 /** @description Only messages with a `seq` below this one: the newest `limit` of them. */
                 before?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The conversation id. */
                 id: string;
@@ -36871,6 +37141,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37066,6 +37337,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37474,6 +37746,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37709,7 +37982,10 @@ export interface operations {
     listBotRuns: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The conversation id. */
                 id: string;
@@ -37725,6 +38001,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -37913,6 +38190,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38108,6 +38386,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -38256,7 +38535,10 @@ export interface operations {
     listConversationMails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The conversation id. */
                 id: string;
@@ -38272,6 +38554,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38461,6 +38744,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38693,7 +38977,10 @@ export interface operations {
     listInboundAddresses: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -38706,6 +38993,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -38851,6 +39139,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39084,6 +39373,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -39219,7 +39509,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -39232,6 +39525,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39389,7 +39683,10 @@ export interface operations {
     getInboundMail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The received mail id. */
                 id: string;
@@ -39405,6 +39702,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39577,7 +39875,10 @@ export interface operations {
     downloadInboundMail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The received mail id. */
                 id: string;
@@ -39593,6 +39894,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39723,7 +40025,10 @@ export interface operations {
     listWhatsappNumbers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -39736,6 +40041,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39893,6 +40199,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40120,7 +40427,10 @@ export interface operations {
     getWhatsappNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The WhatsApp number connection id. */
                 id: string;
@@ -40136,6 +40446,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40298,6 +40609,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -40451,6 +40763,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40693,6 +41006,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -40867,6 +41181,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41112,7 +41427,10 @@ export interface operations {
     getWidgetSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -41127,6 +41445,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41318,6 +41637,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41668,6 +41988,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -41966,6 +42287,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42189,7 +42511,10 @@ export interface operations {
     getWidgetInfo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -42202,6 +42527,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42303,7 +42629,10 @@ export interface operations {
     getIdentityVerification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -42316,6 +42645,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42445,6 +42775,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42594,6 +42925,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -42702,7 +43034,10 @@ export interface operations {
     getMessagingHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The 8 characters after "ref" in the message. */
                 ref: string;
@@ -42718,6 +43053,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -42888,7 +43224,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -42901,6 +43240,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43088,6 +43428,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43319,7 +43660,10 @@ export interface operations {
     getTeamMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The operator id. */
                 id: string;
@@ -43335,6 +43679,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43502,6 +43847,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -43676,6 +44022,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -43943,6 +44290,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44082,7 +44430,10 @@ export interface operations {
     getTeamPresence: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -44095,6 +44446,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44219,7 +44571,10 @@ export interface operations {
                 /** @description Only members of this group. */
                 groupId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -44232,6 +44587,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44379,7 +44735,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -44392,6 +44751,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44562,6 +44922,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44782,7 +45143,10 @@ export interface operations {
     getTeamGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The group id. */
                 id: string;
@@ -44798,6 +45162,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -44954,6 +45319,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -45127,6 +45493,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45367,7 +45734,10 @@ export interface operations {
     getDirectory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -45380,6 +45750,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45538,7 +45909,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -45551,6 +45925,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45714,6 +46089,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -45858,6 +46234,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -45995,7 +46372,10 @@ export interface operations {
     getConsoleSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -46008,6 +46388,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46149,6 +46530,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -46280,6 +46662,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -46489,7 +46872,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -46502,6 +46888,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46665,6 +47052,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -46905,7 +47293,10 @@ export interface operations {
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -46918,6 +47309,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47061,6 +47453,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47238,7 +47631,10 @@ export interface operations {
     getMyNotificationSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -47251,6 +47647,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47373,6 +47770,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47552,7 +47950,10 @@ export interface operations {
     getMyAlertSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -47565,6 +47966,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47688,6 +48090,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47868,7 +48271,10 @@ export interface operations {
     getMyUnreadCounts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -47881,6 +48287,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47978,7 +48385,10 @@ export interface operations {
     listMyPushSubscriptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -47991,6 +48401,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48120,6 +48531,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48313,6 +48725,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -48421,7 +48834,10 @@ export interface operations {
     getEmailSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -48434,6 +48850,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48581,6 +48998,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48792,7 +49210,10 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; leave it out for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -48805,6 +49226,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -48958,7 +49380,10 @@ export interface operations {
     listWhatsappTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The connected number’s id. */
                 id: string;
@@ -48974,6 +49399,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49141,7 +49567,10 @@ export interface operations {
     listWhatsappConversationTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The WhatsApp conversation’s id. */
                 id: string;
@@ -49157,6 +49586,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49345,7 +49775,10 @@ export interface operations {
     getWhatsappConversationWindow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The latest `x-d1-bookmark` an answer gave you: this read is then never older than it. Optional; a malformed value is ignored. */
+                "x-d1-bookmark"?: string;
+            };
             path: {
                 /** @description The WhatsApp conversation’s id. */
                 id: string;
@@ -49361,6 +49794,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -49550,6 +49984,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Link: components["headers"]["Link"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     [name: string]: unknown;
                 };
                 content: {

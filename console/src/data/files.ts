@@ -5,7 +5,7 @@
  */
 
 import { type FileProblem, fileProblem, MAX_FILES_PER_SEND, SNIFF_BYTES } from '../../../src/model/files';
-import { ApiError, csrfHeader, type Schemas, signedOut } from '../api/client';
+import { ApiError, bookmarkHeader, csrfHeader, rememberBookmark, type Schemas, signedOut } from '../api/client';
 
 export { ACCEPTED_FILE_TYPES, MAX_FILE_BYTES, MAX_FILES_PER_SEND } from '../../../src/model/files';
 
@@ -37,11 +37,14 @@ export function uploadFile(
 		request.responseType = 'json';
 		request.setRequestHeader('Content-Type', 'application/octet-stream');
 		request.setRequestHeader('Idempotency-Key', options.key);
-		for (const [name, value] of Object.entries(csrfHeader())) request.setRequestHeader(name, value);
+		for (const [name, value] of Object.entries({ ...csrfHeader(), ...bookmarkHeader() })) {
+			request.setRequestHeader(name, value);
+		}
 		request.upload.addEventListener('progress', (event) => {
 			if (event.lengthComputable) progress(event.loaded / event.total);
 		});
 		request.addEventListener('load', () => {
+			rememberBookmark(request.getResponseHeader('x-d1-bookmark'));
 			const body = request.response as (Schemas['Message'] & { message?: string }) | null;
 			if (request.status === 201 && body) return resolve(body);
 			if (request.status === 401) signedOut();

@@ -4,7 +4,7 @@
  * spreadsheet and the page never disagree. A CSV is a GET: the session cookie is enough, no CSRF token is needed.
  */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { ApiError, api, ok, type Schemas } from '../api/client';
+import { ApiError, api, bookmarkHeader, ok, rememberBookmark, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
 import { byCursor, cursor } from './paging';
@@ -62,10 +62,11 @@ export async function downloadCsv(path: string, query: Record<string, string | u
 	for (const [key, value] of Object.entries(query)) if (value) url.searchParams.set(key, value);
 	let response: Response;
 	try {
-		response = await fetch(url, { headers: { Accept: 'text/csv' }, credentials: 'same-origin' });
+		response = await fetch(url, { headers: { Accept: 'text/csv', ...bookmarkHeader() }, credentials: 'same-origin' });
 	} catch {
 		throw new ApiError(0, 'offline');
 	}
+	rememberBookmark(response.headers.get('x-d1-bookmark'));
 	if (!response.ok) {
 		const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
 		throw new ApiError(response.status, typeof body?.message === 'string' ? body.message : response.statusText);

@@ -5,7 +5,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'preact/hooks';
 import type { PresenceStatus } from '../../../src/model/presence';
-import { ApiError, api, ok, onSignedOut, type Schemas, setCsrfToken } from '../api/client';
+import { ApiError, api, forgetBookmark, ok, onSignedOut, type Schemas, setCsrfToken } from '../api/client';
 import { keys } from './keys';
 
 export type ConsoleSession = Schemas['ConsoleSession'];
@@ -72,6 +72,7 @@ export function useSignOut() {
 	const client = useQueryClient();
 	return async () => {
 		await api.DELETE('/v3/auth/session');
+		forgetBookmark();
 		client.setQueryData(keys.session, null);
 	};
 }

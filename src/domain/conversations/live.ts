@@ -16,6 +16,8 @@ export interface Posted {
 	message: MessageView;
 	/** D1 statements the conversation's room sent for this message (reported in Server-Timing). */
 	d1Statements: number;
+	/** The bookmark of the room's latest D1 write, for the answer's `x-d1-bookmark`; null when it made none. */
+	d1Bookmark: string | null;
 	/** False when the client message id (or Idempotency-Key) was seen before: the first message is returned. */
 	created: boolean;
 	/** The room's own timings of a new message (see `PostOutcome`). */
@@ -93,10 +95,13 @@ export function posted(
 	if (result.status === 'refused') throw new Conflict(result.reason);
 	const { message, d1Statements } = result;
 	const spans = 'spans' in result ? (result.spans ?? {}) : {};
-	return { message, created: result.status === 'created', d1Statements, spans };
+	return { message, created: result.status === 'created', d1Statements, d1Bookmark: result.d1Bookmark ?? null, spans };
 }
 
-/** Records a read receipt through the conversation's Durable Object; returns the read position. */
+/**
+ * Records a read receipt through the conversation's Durable Object: returns the read position, and the bookmark
+ * of the room's D1 write (for the answer's `x-d1-bookmark`).
+ */
 export async function markRead(
 	env: Env,
 	workspaceId: string,
@@ -104,7 +109,7 @@ export async function markRead(
 	reader: Participant,
 	operatorId: string | null,
 	seq: number,
-): Promise<number> {
+): Promise<{ seq: number; d1Bookmark: string | null }> {
 	const result = await conversationRoom(env, conversationId).markRead(
 		workspaceId,
 		conversationId,
@@ -113,7 +118,7 @@ export async function markRead(
 		seq,
 	);
 	if (result.status === 'not_found') throw new NotFound(`Conversation ${conversationId} not found.`);
-	return result.seq;
+	return { seq: result.seq, d1Bookmark: result.d1Bookmark };
 }
 
 export interface RoomSocket {

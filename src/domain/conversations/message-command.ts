@@ -119,6 +119,8 @@ export type PostOutcome =
 			status: 'created' | 'replayed';
 			message: MessageView;
 			d1Statements: number;
+			/** The bookmark of the room's latest D1 write (the API's answer passes it on), if it made one. */
+			d1Bookmark?: string | null;
 			/** Where the room's time went, in ms (for the caller's Server-Timing): `open`, `stored`, `d1`. */
 			spans?: Record<string, number>;
 	  }
@@ -133,7 +135,9 @@ export type PostOutcome =
 	| { status: 'invalid'; problems: FieldProblem[] };
 
 /** A repeated client message id: the stored message, or `conflict` when it was a different one. */
-export type Replayed = { status: 'replayed'; message: MessageView; d1Statements: number } | { status: 'conflict' };
+export type Replayed =
+	| { status: 'replayed'; message: MessageView; d1Statements: number; d1Bookmark?: string | null }
+	| { status: 'conflict' };
 
 /** `replay`: as `Replayed`, or `absent` for a new client message id. */
 export type ReplayOutcome =

@@ -6,6 +6,7 @@
  * path, the workspace's automatic greeting as a bot message, exactly as a bot's will.
  */
 import type { Database } from '../../db/client';
+import { noteBookmark } from '../../db/sessions';
 import { commit, release } from '../../events/commit';
 import { Invalid } from '../../lib/errors';
 import type { Actor } from '../../model/actor';
@@ -87,13 +88,16 @@ export async function startConversation(
 	const base = { workspaceId, conversationId: id, attachments: [] };
 	// The conversation exists (just committed, or found): no D1 check, and a new conversation is open, so a
 	// contact's first message has no closed-conversation choice to make.
-	const first = start.message
-		? posted(await room.post({ ...base, ...start.message }, { closedReply: 'reopen' }), id).message
+	// The room writes the messages to D1: their bookmark joins the answer's (a no-op off a request's handle).
+	const firstPosted = start.message
+		? posted(await room.post({ ...base, ...start.message }, { closedReply: 'reopen' }), id)
 		: null;
+	noteBookmark(db, firstPosted?.d1Bookmark);
+	const first = firstPosted?.message ?? null;
 	if (start.greeting) {
 		const greeting = { ...base, authorKind: 'bot' as const, authorId: null, text: start.greeting };
 		// Once per conversation: a retried start finds it by its client message id.
-		posted(await room.post({ ...greeting, clientMessageId: `auto:${id}` }, null), id);
+		noteBookmark(db, posted(await room.post({ ...greeting, clientMessageId: `auto:${id}` }, null), id).d1Bookmark);
 	}
 	return { id, created: started === null, message: first };
 }

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { hasPermission } from '../../auth/permissions';
 import type { Database } from '../../db/client';
+import { noteBookmark } from '../../db/sessions';
 import { messageMailSchema, withMailStates } from '../../domain/channels/email/delivery-views';
 import { messageWhatsappSchema, withWhatsappStates } from '../../domain/channels/whatsapp/delivery-views';
 import { updateConversation } from '../../domain/conversations/changes';
@@ -275,8 +276,10 @@ export const conversations = createRouter()
 			const id = c.req.valid('param').id;
 			// Checked in D1 first: a made-up id must not create a conversation room.
 			await assertConversationInWorkspace(c.var.db, workspaceId, id);
-			const seq = await markRead(c.env, workspaceId, id, 'operator', operatorId, c.req.valid('json').seq);
-			return c.json({ conversationId: id, readSeq: seq }, 200);
+			const read = await markRead(c.env, workspaceId, id, 'operator', operatorId, c.req.valid('json').seq);
+			// The room wrote the receipt to D1: the answer's bookmark lets the next read see it.
+			noteBookmark(c.var.db, read.d1Bookmark);
+			return c.json({ conversationId: id, readSeq: read.seq }, 200);
 		},
 	)
 	.openapi(

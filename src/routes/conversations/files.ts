@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { noteBookmark } from '../../db/sessions';
 import { postFileMessage } from '../../domain/conversations/file-messages';
 import { fileDownload } from '../../domain/conversations/files';
 import { errorResponses, fileBytesBody, idempotencyHeaders, idParam, jsonResponse, requires } from '../../http/openapi';
@@ -89,6 +90,8 @@ export const conversationFilesRoutes = createRouter().openapi(
 			// Always https: the deployment is, and message attachments are https links.
 			origin: `https://${new URL(c.req.url).host}`,
 		});
+		// The room wrote the message to D1: its bookmark lets the console's next read include it.
+		noteBookmark(c.var.db, result.d1Bookmark);
 		if (!result.created) c.header('Idempotent-Replayed', 'true');
 		return c.json(result.message, 201);
 	},

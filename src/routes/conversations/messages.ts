@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { countStatements } from '../../db/client';
 import { addSpans, timed } from '../../db/server-timing';
+import { noteBookmark } from '../../db/sessions';
 import { postMessage } from '../../domain/conversations/live';
 import { attachmentSchema, interactiveSchema, messageSchema } from '../../domain/conversations/messages';
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../../http/openapi';
@@ -73,6 +74,7 @@ export const messages = createRouter().openapi(
 			}),
 		);
 		countStatements(c.var.db, result.d1Statements);
+		noteBookmark(c.var.db, result.d1Bookmark);
 		addSpans(c.var.db, result.spans, 'room');
 		if (!result.created) c.header('Idempotent-Replayed', 'true');
 		return c.json(result.message, 201);

@@ -247,7 +247,7 @@ export const publicMessages = createRouter()
 		async (c) => {
 			const { workspaceId, id } = c.req.valid('param');
 			await visitorIn(c, workspaceId, id);
-			const readSeq = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
+			const { seq: readSeq } = await markRead(c.env, workspaceId, id, 'contact', null, c.req.valid('json').seq);
 			return c.json({ readSeq }, 200);
 		},
 	)
