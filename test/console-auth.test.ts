@@ -39,6 +39,28 @@ async function tagNames(workspaceId: string): Promise<string[]> {
 	return rows.map((r) => r.name);
 }
 
+describe("a console session's last sight", () => {
+	it('is noted when the session is used more than five minutes after it was last seen', async () => {
+		const admin = await consoleAdmin();
+		const session = await consoleSignIn(admin.email, PASSWORD);
+		const long = Date.now() - 10 * 60_000;
+		const ofTheSession = and(
+			eq(consoleSessions.workspaceId, admin.workspaceId),
+			eq(consoleSessions.operatorId, admin.operatorId),
+		);
+		await db.update(consoleSessions).set({ lastSeenAt: long }).where(ofTheSession);
+		const before = Date.now();
+		expect((await consoleApi(session, 'GET', '/v3/me')).status).toBe(200);
+		// The note is not waited for by the answer: it lands a moment later.
+		await expect
+			.poll(
+				async () =>
+					(await db.select({ at: consoleSessions.lastSeenAt }).from(consoleSessions).where(ofTheSession).get())?.at,
+			)
+			.toBeGreaterThanOrEqual(before);
+	});
+});
+
 describe('console sign-in', () => {
 	it('sets an HttpOnly, Secure, SameSite=Lax host cookie and answers who signed in, with a CSRF token', async () => {
 		const admin = await consoleAdmin();

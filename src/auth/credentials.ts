@@ -50,9 +50,16 @@ const SEEN_EVERY_MS = 5 * 60_000;
 
 /**
  * The operator a console session acts for, found by the hash of its cookie; null when it is unknown, signed out,
- * revoked, expired, or its operator is disabled. Notes that it was seen, at most every five minutes.
+ * revoked, expired, or its operator is disabled. Notes that it was seen, at most every five minutes, without
+ * waiting for the note.
  */
-export async function callerBySessionHash(db: Database, sessionHash: string, now: number): Promise<Caller | null> {
+export async function callerBySessionHash(
+	db: Database,
+	sessionHash: string,
+	now: number,
+	/** Keeps the note's write going after the answer: a Worker passes its `waitUntil`; an object runs it to its end. */
+	later: (work: Promise<unknown>) => void = () => undefined,
+): Promise<Caller | null> {
 	const row = await db
 		.select({
 			id: consoleSessions.id,
@@ -82,7 +89,16 @@ export async function callerBySessionHash(db: Database, sessionHash: string, now
 		.get();
 	if (!row || !digestsEqual(row.hash, sessionHash)) return null;
 	if (now - row.lastSeenAt > SEEN_EVERY_MS) {
-		await db.update(consoleSessions).set({ lastSeenAt: now }).where(eq(consoleSessions.id, row.id));
+		// Not waited for: it only feeds the admin's list of sessions, and was a round trip to D1's primary on the
+		// request's path every five minutes (docs/EDGE.md).
+		later(
+			db
+				.update(consoleSessions)
+				.set({ lastSeenAt: now })
+				.where(eq(consoleSessions.id, row.id))
+				.run()
+				.catch((error: unknown) => console.error('could not note when a console session was last seen', error)),
+		);
 	}
 	const { workspaceId, operatorId, permissions, id, hash, createdAt } = row;
 	return {

@@ -72,7 +72,9 @@ export const consolePages = new Hono<AppEnv>()
 		// workspace, so nobody can serve someone else's chat (or anything the widget shows) from this origin.
 		const session = getCookie(c, sessionCookieName(new URL(c.req.url), c.env)) ?? '';
 		const caller = isWellFormedSession(session)
-			? await callerBySessionHash(openDatabase(c.env.DB), await hashSession(session), Date.now())
+			? await callerBySessionHash(openDatabase(c.env.DB), await hashSession(session), Date.now(), (work) =>
+					c.executionCtx.waitUntil(work),
+				)
 			: null;
 		if (!caller) return c.text('Sign in to the console to preview the widget.', 401, PREVIEW_HEADERS);
 		if (caller.workspaceId !== workspaceId) return c.text('Not your workspace.', 403, PREVIEW_HEADERS);
