@@ -143,7 +143,13 @@ describe('Deals', () => {
 		});
 		expect(field.status).toBe(201);
 		await open('/deals', 'Deals');
-		await page.getByLabel('Funnel', { exact: true }).selectOption({ label: 'Retail' });
+		// Two CI runs timed out here with no "Funnel" field on the page: say what the page showed instead.
+		const chooser = page.getByLabel('Funnel', { exact: true });
+		await chooser.waitFor({ timeout: 20_000 }).catch(async (error: unknown) => {
+			const shown = await page.locator('body').innerText();
+			throw new Error(`no Funnel field at ${page.url()}; the page showed:\n${shown.slice(0, 2000)}`, { cause: error });
+		});
+		await chooser.selectOption({ label: 'Retail' });
 		await page.getByRole('button', { name: 'New deal' }).click();
 		const form = page.getByRole('complementary', { name: 'New deal' });
 		await form.getByLabel('Name').fill('Acme: 20 seats');
