@@ -67,23 +67,14 @@ describe("the widget's conversation routes", () => {
 		const { workspaceId } = await seedWorkspace();
 		const visitor = await startVisitor(workspaceId);
 		const conversationId = await startVisitorConversation(visitor, 'Hello there');
-		const res = await widgetApi(
-			'GET',
-			`/widget/${workspaceId}/conversations/${conversationId}/messages`,
-			undefined,
-			visitor.session,
-		);
+		const history = (session: string) =>
+			widgetApi('GET', `/widget/${workspaceId}/conversations/${conversationId}/messages`, undefined, session);
+		const res = await history(visitor.session);
 		expect(res.status).toBe(200);
 		// The session and the access check were two round trips to D1's primary before (docs/EDGE.md).
 		expect(parse(res.headers.get('Server-Timing'))[0]).toEqual({ name: 'd1', desc: '2 queries' });
 		// Another visitor's session is refused by the same statement, as if the conversation did not exist.
-		const stranger = await startVisitor(workspaceId);
-		const refused = await widgetApi(
-			'GET',
-			`/widget/${workspaceId}/conversations/${conversationId}/messages`,
-			undefined,
-			stranger.session,
-		);
+		const refused = await history((await startVisitor(workspaceId)).session);
 		expect(refused.status).toBe(404);
 	});
 });

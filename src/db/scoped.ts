@@ -42,6 +42,38 @@ export async function foundInWorkspace(
 	return found;
 }
 
+/** An id a request names, to check: the table it must name a row of, what it is, where a problem goes. */
+export interface Reference {
+	path: (string | number)[];
+	table: WorkspaceTable;
+	id: string;
+	what: string;
+}
+
+/**
+ * A problem for each reference that names no row of its table in the workspace (`actions.2.operatorIds.0: no
+ * operator op_x in this workspace`), in the references' order: one statement per table (per 90 ids), however
+ * many references there are.
+ */
+export async function unknownReferences(
+	db: Database,
+	workspaceId: string,
+	references: readonly Reference[],
+): Promise<FieldProblem[]> {
+	const idsByTable = new Map<WorkspaceTable, Set<string>>();
+	for (const { table, id } of references) idsByTable.set(table, (idsByTable.get(table) ?? new Set()).add(id));
+	const found = new Map(
+		await Promise.all(
+			[...idsByTable].map(
+				async ([table, ids]) => [table, await foundInWorkspace(db, table, workspaceId, [...ids])] as const,
+			),
+		),
+	);
+	return references.flatMap((r) =>
+		found.get(r.table)?.has(r.id) ? [] : [{ path: r.path, message: `no ${r.what} ${r.id} in this workspace` }],
+	);
+}
+
 /**
  * Checks that every id names a row of `table` in the workspace: one Invalid naming each unknown id under
  * `field` (`groups.1: no group grp_x in this workspace`). One statement per 90 ids (D1's bind limit).
@@ -54,13 +86,9 @@ export async function assertAllInWorkspace(
 	field: string,
 	what: string,
 ): Promise<void> {
-	const found = await foundInWorkspace(db, table, workspaceId, ids);
-	const problems: FieldProblem[] = ids.flatMap((id, index) =>
-		found.has(id) ? [] : [{ path: [field, index], message: `no ${what} ${id} in this workspace` }],
-	);
-	if (problems.length > 0) {
-		throw Invalid.fromProblems(problems);
-	}
+	const references = ids.map((id, index) => ({ path: [field, index], table, id, what }));
+	const problems = await unknownReferences(db, workspaceId, references);
+	if (problems.length > 0) throw Invalid.fromProblems(problems);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/client';
-import { claimDeliveries, type WhatsappDeliveryRow } from '../domain/channels/whatsapp/deliveries';
+import { CLAIM_CHUNK, claimDeliveries, type WhatsappDeliveryRow } from '../domain/channels/whatsapp/deliveries';
 import { sendToQueue, whatsappQueueMessage } from '../domain/channels/whatsapp/outbox';
 import {
 	giveUpDelivery,
@@ -9,9 +9,6 @@ import {
 	sendClaimed,
 } from '../domain/channels/whatsapp/sender';
 import { consumeEach } from './consume';
-
-/** Deliveries claimed in one statement (D1 binds at most 100 parameters). */
-const CLAIM_CHUNK = 90;
 
 /**
  * The WhatsApp Queue's consumer: each delivery claimed, built, paced, sent and recorded
@@ -60,7 +57,10 @@ export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): P
 	const lines = new Map<string, Array<{ message: Message<unknown>; row: WhatsappDeliveryRow }>>();
 	for (const { message, deliveryId } of valid) {
 		const row = claimed.get(deliveryId);
-		if (row) lines.set(row.recipient, [...(lines.get(row.recipient) ?? []), { message, row }]);
+		if (!row) continue;
+		const line = lines.get(row.recipient) ?? [];
+		line.push({ message, row });
+		lines.set(row.recipient, line);
 	}
 	for (const line of lines.values()) line.sort((a, b) => a.row.createdAt - b.row.createdAt);
 	const numbers: NumberCache = new Map();

@@ -23,6 +23,14 @@ beforeAll(async () => {
 });
 afterAll(closeBrowser);
 
+/** The options a contact field's datalist offers now: each contact's id and how it is shown. */
+function offered(datalistTestId: string) {
+	return page
+		.getByTestId(datalistTestId)
+		.locator('option')
+		.evaluateAll((options) => (options as HTMLOptionElement[]).map((o) => ({ value: o.value, label: o.label })));
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
 	const res = await api(baseUrl, token, method, path, body);
 	expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
@@ -69,15 +77,8 @@ describe('Campaigns', () => {
 		const asContact = page.getByLabel(/^As contact/);
 		await asContact.fill('bia');
 		await expect
-			.poll(() =>
-				page
-					.getByTestId('preview-contact-options')
-					.locator('option')
-					.evaluateAll((options) =>
-						options.map((o) => [(o as HTMLOptionElement).value, (o as HTMLOptionElement).label]),
-					),
-			)
-			.toEqual([[bia.id, 'Bia · bia@vip.example']]);
+			.poll(() => offered('preview-contact-options'))
+			.toEqual([{ value: bia.id, label: 'Bia · bia@vip.example' }]);
 		await asContact.fill(bia.id);
 		await page.getByRole('button', { name: 'Preview', exact: true }).click();
 		await expect.poll(() => page.locator('.preview-text').textContent()).toBe('Hi BIA, our sale starts today!');
@@ -130,12 +131,7 @@ describe('Campaigns', () => {
 		const add = composer.getByLabel(/^Add a contact/);
 		await add.fill('cai');
 		await expect
-			.poll(() =>
-				page
-					.getByTestId('audience-add-contact-options')
-					.locator('option')
-					.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).label)),
-			)
+			.poll(async () => (await offered('audience-add-contact-options')).map((o) => o.label))
 			.toEqual(['Caio']);
 		await add.fill(caio?.id ?? '');
 		expect(await composer.getByLabel('Contact ids (one a line)').inputValue()).toBe(caio?.id);

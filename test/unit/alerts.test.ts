@@ -38,6 +38,21 @@ const message = (
 	},
 	channel: 'widget',
 });
+/** The Leads bot's notify step in conv_1, naming `operatorIds` (none: the whole team). */
+const botNotice = (operatorIds: string[], contactId: string | null) =>
+	newEvent(
+		'bot.notification',
+		'ws_1',
+		{ kind: 'bot', id: 'bot_1' },
+		{
+			bot: { id: 'bot_1', name: 'Leads' },
+			runId: 'run_1',
+			text: 'A lead',
+			operatorIds,
+			conversationId: 'conv_1',
+			contactId,
+		},
+	);
 
 const cases: Array<[string, DomainEvent, AlertConversation | null, ReturnType<typeof alertTargets>]> = [
 	[
@@ -154,37 +169,13 @@ const cases: Array<[string, DomainEvent, AlertConversation | null, ReturnType<ty
 	],
 	[
 		'a bot’s notify naming one and a stranger: the one, as a rule’s notify does',
-		newEvent(
-			'bot.notification',
-			'ws_1',
-			{ kind: 'bot', id: 'bot_1' },
-			{
-				bot: { id: 'bot_1', name: 'Leads' },
-				runId: 'run_1',
-				text: 'A lead',
-				operatorIds: ['op_stranger', 'op_bob'],
-				conversationId: 'conv_1',
-				contactId: 'ctc_1',
-			},
-		),
+		botNotice(['op_stranger', 'op_bob'], 'ctc_1'),
 		null,
 		{ kind: 'rule', conversationId: 'conv_1', operatorIds: ['op_bob'], text: 'A lead' },
 	],
 	[
 		'a bot’s notify naming nobody: the whole team',
-		newEvent(
-			'bot.notification',
-			'ws_1',
-			{ kind: 'bot', id: 'bot_1' },
-			{
-				bot: { id: 'bot_1', name: 'Leads' },
-				runId: 'run_1',
-				text: 'A lead',
-				operatorIds: [],
-				conversationId: 'conv_1',
-				contactId: null,
-			},
-		),
+		botNotice([], null),
 		null,
 		{ kind: 'rule', conversationId: 'conv_1', operatorIds: ['op_ada', 'op_bob', 'op_cy'], text: 'A lead' },
 	],

@@ -38,7 +38,8 @@ export function csrfHeader(): Record<string, string> {
  * 401), and another tab's writes are then this one's as well.
  */
 let bookmark: string | null = storedBookmark();
-const BOOKMARK_HEADER = 'x-d1-bookmark';
+/** The header both ways (src/db/sessions.ts). */
+export const BOOKMARK_HEADER = 'x-d1-bookmark';
 const BOOKMARK_KEY = 'parley.d1Bookmark';
 
 function storedBookmark(): string | null {

@@ -5,7 +5,15 @@
  */
 
 import { type FileProblem, fileProblem, MAX_FILES_PER_SEND, SNIFF_BYTES } from '../../../src/model/files';
-import { ApiError, bookmarkHeader, csrfHeader, rememberBookmark, type Schemas, signedOut } from '../api/client';
+import {
+	ApiError,
+	BOOKMARK_HEADER,
+	bookmarkHeader,
+	csrfHeader,
+	rememberBookmark,
+	type Schemas,
+	signedOut,
+} from '../api/client';
 
 export { ACCEPTED_FILE_TYPES, MAX_FILE_BYTES, MAX_FILES_PER_SEND } from '../../../src/model/files';
 
@@ -44,7 +52,7 @@ export function uploadFile(
 			if (event.lengthComputable) progress(event.loaded / event.total);
 		});
 		request.addEventListener('load', () => {
-			rememberBookmark(request.getResponseHeader('x-d1-bookmark'));
+			rememberBookmark(request.getResponseHeader(BOOKMARK_HEADER));
 			const body = request.response as (Schemas['Message'] & { message?: string }) | null;
 			if (request.status === 201 && body) return resolve(body);
 			if (request.status === 401) signedOut();

@@ -4,7 +4,7 @@
  * spreadsheet and the page never disagree. A CSV is a GET: the session cookie is enough, no CSRF token is needed.
  */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { ApiError, api, bookmarkHeader, ok, rememberBookmark, type Schemas } from '../api/client';
+import { ApiError, api, BOOKMARK_HEADER, bookmarkHeader, ok, rememberBookmark, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
 import { keys } from './keys';
 import { byCursor, cursor } from './paging';
@@ -66,7 +66,7 @@ export async function downloadCsv(path: string, query: Record<string, string | u
 	} catch {
 		throw new ApiError(0, 'offline');
 	}
-	rememberBookmark(response.headers.get('x-d1-bookmark'));
+	rememberBookmark(response.headers.get(BOOKMARK_HEADER));
 	if (!response.ok) {
 		const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
 		throw new ApiError(response.status, typeof body?.message === 'string' ? body.message : response.statusText);

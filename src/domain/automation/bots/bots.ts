@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots, operators } from '../../../db/schema';
-import { foundInWorkspace } from '../../../db/scoped';
+import { type Reference, unknownReferences } from '../../../db/scoped';
 import { type BotDefinition, botDefinitionSchema, botProblems } from '../../../engines/bot-definition';
 import { type ByNameCursor, byNameCursor } from '../../../lib/cursor';
 import { Conflict, Invalid } from '../../../lib/errors';
@@ -154,19 +154,18 @@ export function checkedDefinition(definition: unknown): BotDefinition {
  */
 async function checkedDraft(db: Database, workspaceId: string, definition: unknown): Promise<BotDefinition> {
 	const draft = checkedDefinition(definition);
-	const named = draft.steps.flatMap((step, i) =>
+	const named: Reference[] = draft.steps.flatMap((step, i) =>
 		step.type === 'notify'
-			? step.operatorIds.map((id, j) => ({ path: ['definition', 'steps', i, 'operatorIds', j], id }))
+			? step.operatorIds.map((id, j) => ({
+					path: ['definition', 'steps', i, 'operatorIds', j],
+					table: operators,
+					id,
+					what: 'operator',
+				}))
 			: [],
 	);
-	if (named.length === 0) return draft;
-	const found = await foundInWorkspace(db, operators, workspaceId, [...new Set(named.map((n) => n.id))]);
-	const unknown = named.filter((n) => !found.has(n.id));
-	if (unknown.length > 0) {
-		throw Invalid.fromProblems(
-			unknown.map((n) => ({ path: n.path, message: `no operator ${n.id} in this workspace` })),
-		);
-	}
+	const problems = named.length === 0 ? [] : await unknownReferences(db, workspaceId, named);
+	if (problems.length > 0) throw Invalid.fromProblems(problems);
 	return draft;
 }
 

@@ -16,14 +16,14 @@ import {
 	RULE_EXECUTION_STATUSES,
 	ruleExecutions,
 } from '../../../db/schema';
-import { existsInWorkspace } from '../../../db/scoped';
+import { type Reference, unknownReferences } from '../../../db/scoped';
 import { assignProblem } from '../../../engines/actions/assign';
 import { type RuleAction, ruleActionSchema } from '../../../engines/actions/rule-actions';
 import { type Condition, conditionProblemsWithin, conditionSchema } from '../../../engines/conditions';
 import { ruleTriggerSchema } from '../../../engines/rules';
-import { type StepProblem, templateProblems, under } from '../../../engines/step-graph';
+import { templateProblems, under } from '../../../engines/step-graph';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../../lib/cursor';
-import { Conflict, Invalid } from '../../../lib/errors';
+import { Conflict, type FieldProblem, Invalid } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, isoOrNull, newId } from '../../../lib/ids';
 import type { Actor } from '../../../model/actor';
@@ -156,13 +156,8 @@ function executionView(row: ExecutionRow): z.infer<typeof ruleExecutionSchema> {
 }
 
 /** The actions' ids that name no record of the workspace (a bot, an operator, a group, a funnel). */
-async function referenceProblems(db: Database, workspaceId: string, actions: readonly RuleAction[]) {
-	const checks: Array<{
-		path: (string | number)[];
-		table: Parameters<typeof existsInWorkspace>[1];
-		id: string;
-		what: string;
-	}> = [];
+function referenceProblems(db: Database, workspaceId: string, actions: readonly RuleAction[]) {
+	const checks: Reference[] = [];
 	for (const [i, action] of actions.entries()) {
 		const at = (...field: (string | number)[]) => ['actions', i, ...field];
 		if (action.type === 'start_bot') checks.push({ path: at('botId'), table: bots, id: action.botId, what: 'bot' });
@@ -179,10 +174,7 @@ async function referenceProblems(db: Database, workspaceId: string, actions: rea
 				checks.push({ path: at('operatorIds', j), table: operators, id, what: 'operator' });
 		}
 	}
-	const found = await Promise.all(checks.map((c) => existsInWorkspace(db, c.table, workspaceId, c.id)));
-	return checks.flatMap((c, i) =>
-		found[i] ? [] : [{ path: c.path, message: `no ${c.what} ${c.id} in this workspace` }],
-	);
+	return unknownReferences(db, workspaceId, checks);
 }
 
 /**
@@ -194,7 +186,7 @@ async function assertRule(
 	workspaceId: string,
 	rule: { condition?: Condition | null; actions?: RuleAction[] },
 ): Promise<void> {
-	const problems: StepProblem[] = [];
+	const problems: FieldProblem[] = [];
 	if (rule.condition) {
 		const message = 'a rule reads contact, conversation, deal, businessHours, agents and vars (event, change)';
 		problems.push(...under(['condition'], conditionProblemsWithin(rule.condition, RULE_FACT_ROOTS, message)));

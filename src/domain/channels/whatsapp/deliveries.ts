@@ -13,28 +13,28 @@ import type { WhatsappDeliveryStatus } from '../../../model/whatsapp';
 
 export type WhatsappDeliveryRow = typeof whatsappDeliveries.$inferSelect;
 
-/** Claims a queued delivery for this consumer (attempts + 1); null when it is not queued (or not there). */
+/** Claims one queued delivery (see `claimDeliveries`); null when it is not queued (or not there). */
 export async function claimDelivery(db: Database, id: string, now = Date.now()): Promise<WhatsappDeliveryRow | null> {
-	const [row] = await db
-		.update(whatsappDeliveries)
-		.set({ status: 'sending', attempts: sql`${whatsappDeliveries.attempts} + 1`, updatedAt: now })
-		.where(and(eq(whatsappDeliveries.id, id), eq(whatsappDeliveries.status, 'queued')))
-		.returning();
-	return row ?? null;
+	return (await claimDeliveries(db, [id], now))[0] ?? null;
 }
 
+/** Deliveries claimed in one statement: D1 binds at most 100 parameters, the ids and the four of the update. */
+export const CLAIM_CHUNK = 90;
+
 /**
- * Claims each of `ids` that is queued, as `claimDelivery` does, in one statement per 90 (a Queue batch's
- * deliveries at once: the consumer's first write, before any of them waits for its slot). Returns the claimed.
+ * Claims each of `ids` that is queued for this consumer (`sending`, attempts + 1), in one statement per
+ * CLAIM_CHUNK (a Queue batch's deliveries at once: the consumer's first write, before any of them waits for its
+ * slot). Returns the claimed; one that is not queued (sent, or held by another consumer) is left alone.
  */
 export async function claimDeliveries(db: Database, ids: readonly string[], now = Date.now()) {
 	const claimed: WhatsappDeliveryRow[] = [];
-	// D1 binds at most 100 parameters to a statement: the ids and the four of the update.
-	for (let i = 0; i < ids.length; i += 90) {
+	for (let i = 0; i < ids.length; i += CLAIM_CHUNK) {
 		const rows = await db
 			.update(whatsappDeliveries)
 			.set({ status: 'sending', attempts: sql`${whatsappDeliveries.attempts} + 1`, updatedAt: now })
-			.where(and(inArray(whatsappDeliveries.id, ids.slice(i, i + 90)), eq(whatsappDeliveries.status, 'queued')))
+			.where(
+				and(inArray(whatsappDeliveries.id, ids.slice(i, i + CLAIM_CHUNK)), eq(whatsappDeliveries.status, 'queued')),
+			)
 			.returning();
 		claimed.push(...rows);
 	}

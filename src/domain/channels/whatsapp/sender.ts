@@ -171,7 +171,11 @@ export async function reserveSlots(
 ): Promise<Map<string, PaceDecision>> {
 	const reserved = new Map<string, PaceDecision>();
 	const byNumber = new Map<string, WhatsappDeliveryRow[]>();
-	for (const row of rows) byNumber.set(row.numberId, [...(byNumber.get(row.numberId) ?? []), row]);
+	for (const row of rows) {
+		const some = byNumber.get(row.numberId) ?? [];
+		some.push(row);
+		byNumber.set(row.numberId, some);
+	}
 	await Promise.all(
 		[...byNumber.values()].map(async (some) => {
 			const first = some[0] as WhatsappDeliveryRow;
