@@ -56,3 +56,5 @@ export const GENERATED_SECRETS: string[];
 export function planDeploy(config: DeployConfig, account: Account): { steps: Step[]; problems: string[] };
 export function provisioningGaps(config: DeployConfig): string[];
 export function parseQueueNames(table: string): string[];
+/** D1 database names whose read replication is not "auto" yet (`modes`: name to mode, as `d1 info` reports). */
+export function replicationChanges(config: DeployConfig, modes: Record<string, string | undefined>): string[];

@@ -191,3 +191,15 @@ function fixedId(name, field) {
 		'Remove it: the deploy creates the resource, or finds it by name.'
 	);
 }
+
+/**
+ * The D1 databases, by name, whose read replication the deploy switches on (`read_replication.mode = "auto"`,
+ * docs/EDGE.md): every database the config binds whose mode is not already "auto". `modes` maps a database's
+ * name to the mode `wrangler d1 info --json` reports; a database missing from it (not created yet) is switched.
+ */
+export function replicationChanges(config, modes) {
+	const names = Object.values(config.bindings)
+		.filter((binding) => binding.type === 'd1' && typeof binding.database_name === 'string')
+		.map((binding) => binding.database_name);
+	return [...new Set(names)].filter((name) => modes[name] !== 'auto');
+}

@@ -7,6 +7,10 @@
 //   node scripts/deploy.mjs           plan against the account, build, then run the plan
 //   node scripts/deploy.mjs --plan    print that plan and change nothing
 //   node scripts/deploy.mjs --check   no account: fail when a binding has no provisioning step (CI)
+//
+// Last, D1 read replication is switched on for every bound database that does not have it (the Cloudflare API's
+// `read_replication.mode = "auto"`; wrangler has no command for it): the API's reads then go to a nearby replica
+// (docs/EDGE.md). PARLEY_READ_REPLICATION=off leaves every database's mode as it is.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unstable_convertConfigBindingsToStartWorkerBindings, unstable_readConfig } from 'wrangler';
-import { EMPTY_ACCOUNT, parseQueueNames, planDeploy, provisioningGaps } from './deploy-plan.mjs';
+import { EMPTY_ACCOUNT, parseQueueNames, planDeploy, provisioningGaps, replicationChanges } from './deploy-plan.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
@@ -36,14 +40,18 @@ if (mode === '--check') {
 	process.exit(0);
 }
 
-const { steps, problems } = planDeploy(config, readAccount(config));
+const account = readAccount(config);
+const { steps, problems } = planDeploy(config, account);
+const replicate = process.env.PARLEY_READ_REPLICATION === 'off' ? [] : replicationChanges(config, readModes(account));
 describe(steps, mode === '--plan' ? 'npm run deploy would run' : 'Running');
+if (replicate.length > 0) console.log(`  then switch D1 read replication on for ${replicate.join(', ')} (Cloudflare API)`);
 if (problems.length > 0) fail(`Fix these first:\n- ${problems.join('\n- ')}`);
 if (mode === '--plan') process.exit(0);
 // The static assets the deploy uploads (dist/public): a fresh clone has none.
 if (spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
 	fail('the build failed.');
 for (const step of steps) run(step);
+if (replicate.length > 0) await switchReplicationOn(replicate);
 
 /** wrangler.toml as wrangler reads it, in the shape the plan takes. */
 function readDeployConfig() {
@@ -75,6 +83,52 @@ function readAccount(deployConfig) {
 	const secrets = workerMissing ? [] : JSON.parse(secretList.stdout).map((secret) => secret.name);
 	if (workerMissing) console.log(`The Worker "${deployConfig.name}" does not exist yet: this is its first deploy.`);
 	return { workerExists: !workerMissing, queues, databases, kvNamespaces, secrets };
+}
+
+/** Each existing database's read replication mode, by name (`d1 info` reports it). */
+function readModes(account) {
+	const modes = {};
+	for (const name of account.databases) modes[name] = databaseInfo(name).read_replication?.mode;
+	return modes;
+}
+
+function databaseInfo(name) {
+	return JSON.parse(query(['d1', 'info', name, '--json']));
+}
+
+/**
+ * `PUT /accounts/{account}/d1/database/{id}` with `read_replication.mode = "auto"` per database, with wrangler's
+ * own credentials (`wrangler auth token`: the login's OAuth token or CLOUDFLARE_API_TOKEN).
+ */
+async function switchReplicationOn(names) {
+	const credentials = JSON.parse(query(['auth', 'token', '--json']));
+	const headers =
+		credentials.type === 'api_key'
+			? { 'X-Auth-Key': credentials.key, 'X-Auth-Email': credentials.email }
+			: { Authorization: `Bearer ${credentials.token}` };
+	const accountId = process.env.CLOUDFLARE_ACCOUNT_ID ?? onlyAccount();
+	for (const name of names) {
+		const { uuid } = databaseInfo(name);
+		const response = await fetch(`https://api.cloudflare.com/client/v4/accounts/${accountId}/d1/database/${uuid}`, {
+			method: 'PUT',
+			headers: { ...headers, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ read_replication: { mode: 'auto' } }),
+		});
+		if (!response.ok) {
+			fail(
+				`switching read replication on for ${name} answered ${response.status}: ${await response.text()}\n` +
+					'The deploy itself is done; switch it on in the dashboard (D1, the database, Settings) or run npm run deploy again.',
+			);
+		}
+		console.log(`D1 read replication is on for ${name}.`);
+	}
+}
+
+/** The account wrangler is logged in to, when it is one (else CLOUDFLARE_ACCOUNT_ID must say which). */
+function onlyAccount() {
+	const accounts = JSON.parse(query(['whoami', '--json'])).accounts ?? [];
+	if (accounts.length !== 1) fail('several Cloudflare accounts: set CLOUDFLARE_ACCOUNT_ID to the one to deploy to.');
+	return accounts[0].id;
 }
 
 /** Runs one step with its output on the terminal (wrangler may ask to confirm a migration there). */

@@ -6,6 +6,7 @@ import {
 	parseQueueNames,
 	planDeploy,
 	provisioningGaps,
+	replicationChanges,
 } from '../../scripts/deploy-plan.mjs';
 
 /** Parley's shape in small: what `unstable_readConfig` and wrangler's binding conversion give scripts/deploy.mjs. */
@@ -180,5 +181,19 @@ describe('parseQueueNames (the table `wrangler queues list` prints)', () => {
 
 	it('reads an empty page as no queues', () => {
 		expect(parseQueueNames('┌┐\n└┘\n')).toEqual([]);
+	});
+});
+
+describe('replicationChanges (read replicas switched on at deploy)', () => {
+	it('switches on every bound database not already in "auto" mode, once per database', () => {
+		const config = parleyLike();
+		config.bindings.SHARD_1 = { type: 'd1', database_name: 'parley-shard-1' };
+		config.bindings.SHARD_1_AGAIN = { type: 'd1', database_name: 'parley-shard-1' };
+		config.bindings.ARCHIVE = { type: 'd1', database_name: 'parley-archive' };
+		expect(replicationChanges(config, { parley: 'disabled', 'parley-archive': 'auto' })).toEqual(['parley', 'parley-shard-1']);
+	});
+
+	it('leaves a config whose databases replicate already alone', () => {
+		expect(replicationChanges(parleyLike(), { parley: 'auto' })).toEqual([]);
 	});
 });
