@@ -44,7 +44,8 @@ const account = readAccount(config);
 const { steps, problems } = planDeploy(config, account);
 const replicate = process.env.PARLEY_READ_REPLICATION === 'off' ? [] : replicationChanges(config, readModes(account));
 describe(steps, mode === '--plan' ? 'npm run deploy would run' : 'Running');
-if (replicate.length > 0) console.log(`  then switch D1 read replication on for ${replicate.join(', ')} (Cloudflare API)`);
+if (replicate.length > 0)
+	console.log(`  then switch D1 read replication on for ${replicate.join(', ')} (Cloudflare API)`);
 if (problems.length > 0) fail(`Fix these first:\n- ${problems.join('\n- ')}`);
 if (mode === '--plan') process.exit(0);
 // The static assets the deploy uploads (dist/public): a fresh clone has none.

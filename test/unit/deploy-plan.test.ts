@@ -190,7 +190,10 @@ describe('replicationChanges (read replicas switched on at deploy)', () => {
 		config.bindings.SHARD_1 = { type: 'd1', database_name: 'parley-shard-1' };
 		config.bindings.SHARD_1_AGAIN = { type: 'd1', database_name: 'parley-shard-1' };
 		config.bindings.ARCHIVE = { type: 'd1', database_name: 'parley-archive' };
-		expect(replicationChanges(config, { parley: 'disabled', 'parley-archive': 'auto' })).toEqual(['parley', 'parley-shard-1']);
+		expect(replicationChanges(config, { parley: 'disabled', 'parley-archive': 'auto' })).toEqual([
+			'parley',
+			'parley-shard-1',
+		]);
 	});
 
 	it('leaves a config whose databases replicate already alone', () => {
