@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { workspaceBinding } from '../src/db/shards';
 import type { RunnableBot } from '../src/domain/automation/bots/bots';
 import type { MessageTarget } from '../src/domain/conversations/live';
 import {
@@ -361,8 +362,8 @@ export class ConversationRoom extends DurableObject<Env> {
 		if (!room) {
 			await this.ctx.blockConcurrencyWhile(async () => {
 				if (!this.store.room()) {
-					const { DB } = this.env;
-					this.importStatements += await this.store.importFromD1(DB, workspaceId, conversationId, (facts) =>
+					const d1 = await workspaceBinding(this.env, workspaceId);
+					this.importStatements += await this.store.importFromD1(d1, workspaceId, conversationId, (facts) =>
 						this.mail.learn(facts),
 					);
 				}
@@ -379,7 +380,9 @@ export class ConversationRoom extends DurableObject<Env> {
 	 */
 	private async closedInD1(workspaceId: string, conversationId: string): Promise<boolean> {
 		this.importStatements++;
-		const row = await this.env.DB.prepare('SELECT status FROM conversations WHERE id = ? AND workspace_id = ?')
+		const d1 = await workspaceBinding(this.env, workspaceId);
+		const row = await d1
+			.prepare('SELECT status FROM conversations WHERE id = ? AND workspace_id = ?')
 			.bind(conversationId, workspaceId)
 			.first<{ status: string }>();
 		return row?.status === 'closed';

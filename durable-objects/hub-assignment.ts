@@ -10,7 +10,7 @@
  * conversation nobody can take stays queued until one of those. Two timers go round again by themselves: one
  * after a failure, and one at the opening of business hours when a rule keeps conversations waiting for them.
  */
-import { openDatabase } from '../src/db/client';
+import { workspaceDb } from '../src/db/shards';
 import {
 	type AssignmentChoice,
 	assignmentStates,
@@ -93,7 +93,7 @@ export class HubAssignment {
 
 	/** An operator went offline past its grace period: its unanswered conversations go back to the queue. */
 	async operatorGone(workspaceId: string, operatorId: string): Promise<void> {
-		const db = openDatabase(this.env.DB);
+		const db = await workspaceDb(this.env, workspaceId);
 		await this.enqueue(workspaceId, await releaseUnanswered(this.env, db, workspaceId, operatorId));
 	}
 
@@ -143,7 +143,7 @@ export class HubAssignment {
 			.exec<QueueRow>('SELECT * FROM assignment_queue ORDER BY since, conversation_id LIMIT ?', ROUND)
 			.toArray();
 		if (waiting.length === 0) return;
-		const db = openDatabase(this.env.DB);
+		const db = await workspaceDb(this.env, workspaceId);
 		const now = Date.now();
 		const [rules, team] = await Promise.all([
 			enabledAssignmentRules(db, workspaceId),

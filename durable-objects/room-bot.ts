@@ -1,4 +1,4 @@
-import { openDatabase } from '../src/db/client';
+import { workspaceDb } from '../src/db/shards';
 import { type RunnableBot, runnableBots } from '../src/domain/automation/bots/bots';
 import { type RunNames, runEnded, runStarted, triggeredBot } from '../src/domain/automation/bots/run-events';
 import { type BotRoom, performBotEffect } from '../src/domain/automation/bots/runner';
@@ -208,7 +208,7 @@ export class RoomBot {
 	private async startable(): Promise<RunnableBot[]> {
 		const now = Date.now();
 		if (!this.bots || now - this.bots.at > BOTS_CACHE_MS) {
-			const db = openDatabase(this.env.DB);
+			const db = await workspaceDb(this.env, this.host.workspaceId());
 			const list = await runnableBots(db, this.host.workspaceId(), ['new_conversation', 'keyword']);
 			this.bots = { at: now, list };
 		}
@@ -359,7 +359,8 @@ export class RoomBot {
 
 	/** The conversation as templates, facts and actions see it (the core's scene), read once per job. */
 	private async loadScene(): Promise<Scene> {
-		this.scene ??= await loadScene(openDatabase(this.env.DB), this.host.workspaceId(), this.host.conversationId());
+		const workspaceId = this.host.workspaceId();
+		this.scene ??= await loadScene(await workspaceDb(this.env, workspaceId), workspaceId, this.host.conversationId());
 		return this.scene;
 	}
 }

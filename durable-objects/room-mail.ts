@@ -1,4 +1,4 @@
-import { openDatabase } from '../src/db/client';
+import { workspaceDb } from '../src/db/shards';
 import {
 	CONTINUED_CHANNEL,
 	type ContinuationFacts,
@@ -135,7 +135,7 @@ export class RoomMail {
 		const room = this.store.room();
 		if (!room) return;
 		const { workspace_id: workspaceId, conversation_id: conversationId } = room;
-		const db = openDatabase(this.env.DB);
+		const db = await workspaceDb(this.env, workspaceId);
 		const target = await continuationTarget(db, workspaceId, conversationId);
 		// Read again after the await: the visitor may have read, and the team written, meanwhile.
 		const unseen = this.unseen();

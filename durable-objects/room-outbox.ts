@@ -2,6 +2,7 @@ import { and, eq, lte, type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, runBatch, type Statement } from '../src/db/client';
 import { conversations, messages, workspaces } from '../src/db/schema';
 import { latestBookmark } from '../src/db/sessions';
+import { workspaceBinding } from '../src/db/shards';
 import { isTeamReply } from '../src/domain/conversations/messages';
 import { release } from '../src/events/commit';
 import { deliverEvents } from '../src/events/deliver';
@@ -221,7 +222,7 @@ export class RoomOutbox {
 		if (pending.length === 0 && room.summary_version <= summaryFlushed) return false;
 		// A `first-primary` session of its own: its one batch goes to the primary, as through the binding, and it
 		// yields the bookmark the API hands back (docs/EDGE.md section 5). drizzle uses only prepare and batch.
-		const session = this.env.DB.withSession('first-primary');
+		const session = (await workspaceBinding(this.env, room.workspace_id)).withSession('first-primary');
 		const db = openDatabase(session as unknown as D1Database);
 		const summary = this.store.summary();
 		const rows = pending.map((m) => ({

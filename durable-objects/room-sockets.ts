@@ -4,7 +4,7 @@
  * the token or session that opened it.
  */
 import { credentialLimit, overBudget, spendOperatorBudget } from '../src/auth/middleware';
-import { openDatabase } from '../src/db/client';
+import { workspaceDb } from '../src/db/shards';
 import { visitorClientId } from '../src/domain/conversations/messages';
 import { isCredentialActive } from '../src/domain/team/tokens';
 import { spendVisitorMessage, visitorLimits } from '../src/domain/widget/visitor-limits';
@@ -116,7 +116,7 @@ export function visitorTag(visitorId: string): string {
  * reaches this conversation: a socket can outlive what opened it.
  */
 export async function assertCredential(env: Env, who: SocketIdentity): Promise<void> {
-	const db = openDatabase(env.DB);
+	const db = await workspaceDb(env, who.workspaceId);
 	if (who.role === 'operator') {
 		if (!who.tokenId || !(await isCredentialActive(db, who.workspaceId, who.tokenId))) {
 			throw new Unauthorized('The token this socket was opened with is revoked; reconnect with the new one.');
@@ -139,7 +139,7 @@ export async function assertMaySend(env: Env, socket: WebSocket, who: SocketIden
 		await spendOperatorSend(env, socket, who, Date.now());
 		return;
 	}
-	await spendVisitorMessage(openDatabase(env.DB), env, { ...who, visitorId: who.visitorId ?? '' });
+	await spendVisitorMessage(await workspaceDb(env, who.workspaceId), env, { ...who, visitorId: who.visitorId ?? '' });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { openDatabase } from '../src/db/client';
+import { workspaceDb } from '../src/db/shards';
 import { TEMPLATE_CLIENT_PREFIX } from '../src/domain/channels/whatsapp/replies';
 import { windowRefusal } from '../src/domain/channels/whatsapp/window';
 import type { CheckedMessage } from '../src/domain/conversations/message-command';
@@ -13,5 +13,5 @@ import { WHATSAPP_CHANNEL } from '../src/model/whatsapp';
 export async function whatsappRefusal(env: Env, channel: string | null, input: CheckedMessage): Promise<string | null> {
 	if (channel !== WHATSAPP_CHANNEL || input.authorKind !== 'operator' || input.private) return null;
 	if (input.clientMessageId?.startsWith(TEMPLATE_CLIENT_PREFIX)) return null;
-	return windowRefusal(openDatabase(env.DB), input.workspaceId, input.conversationId);
+	return windowRefusal(await workspaceDb(env, input.workspaceId), input.workspaceId, input.conversationId);
 }

@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Caller, Credential } from '../src/app-env';
 import { callerBySessionHash, callerByTokenHash, type GateAnswer } from '../src/auth/credentials';
 import { openDatabase } from '../src/db/client';
+import { credentialBinding } from '../src/db/shards';
 import type { RateLimitDecision, WindowCount } from '../src/model/rate-limits';
 import { FixedWindow } from './fixed-window';
 
@@ -74,8 +75,11 @@ export class TokenGate extends DurableObject<Env> {
 		if (this.reading && !suspended) return this.reading;
 		const generation = this.generation;
 		const readAt = Date.now();
-		const db = openDatabase(this.env.DB);
-		const lookup = kind === 'token' ? callerByTokenHash(db, hash) : callerBySessionHash(db, hash, readAt);
+		// The credential's row is in its workspace's shard: the directory routes its hash there (src/db/shards.ts).
+		const lookup = credentialBinding(this.env, kind, hash).then((d1) => {
+			const db = openDatabase(d1);
+			return kind === 'token' ? callerByTokenHash(db, hash) : callerBySessionHash(db, hash, readAt);
+		});
 		const reading = lookup.then((caller) => {
 			if (generation === this.generation && !suspended) this.cached = { caller, readAt };
 			return caller;

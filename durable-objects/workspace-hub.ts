@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hasPermission } from '../src/auth/permissions';
-import { openDatabase } from '../src/db/client';
+import { workspaceBinding, workspaceDb } from '../src/db/shards';
 import type { WaitingConversation } from '../src/domain/assignment/auto-assignment';
 import { isCredentialActive } from '../src/domain/team/tokens';
 import { errorBody } from '../src/lib/error-status';
@@ -185,7 +185,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 		const workspaceId = url.searchParams.get('workspaceId') ?? '';
 		subscriber.workspaceId = workspaceId;
 		try {
-			const db = openDatabase(this.env.DB);
+			const db = await workspaceDb(this.env, workspaceId);
 			active = await isCredentialActive(db, workspaceId, url.searchParams.get('tokenId') ?? '');
 			// Set before the socket is accepted (this opening counts): from then on every room pushes to the feed.
 			if (active) await this.syncFeedFlag(workspaceId);
@@ -316,7 +316,9 @@ export class WorkspaceHub extends DurableObject<Env> {
 			const opening = [...this.opening.values()].some((n) => n > 0);
 			const on = open || opening;
 			if (on === this.flagged) return;
-			await this.env.DB.prepare('UPDATE workspaces SET live_feed = ? WHERE id = ?')
+			const d1 = await workspaceBinding(this.env, workspaceId);
+			await d1
+				.prepare('UPDATE workspaces SET live_feed = ? WHERE id = ?')
 				.bind(on ? 1 : 0, workspaceId)
 				.run();
 			this.flagged = on;

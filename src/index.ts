@@ -4,9 +4,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './app-env';
 import { operatorAuth } from './auth/middleware';
-import { openDatabase, QueryCounter } from './db/client';
+import { QueryCounter } from './db/client';
 import { openTracedDatabase, timingEntries } from './db/server-timing';
 import { BOOKMARK_HEADER, bindSessions, openRequestSessions } from './db/sessions';
+import { directoryBinding, forEachShard, workspaceBinding } from './db/shards';
 import { purgeExecutions, sweepWaiting } from './domain/automation/rules/waiting';
 import { fireSchedules } from './domain/automation/scenarios/triggers';
 import { sweepCampaigns } from './domain/campaigns/schedule';
@@ -105,7 +106,14 @@ app.route('/docs', docs);
  */
 const database: MiddlewareHandler<AppEnv> = async function database(c, next) {
 	const queries = new QueryCounter();
-	const sessions = openRequestSessions(c.env.DB, c.req.raw);
+	const env = c.env;
+	const sessions = openRequestSessions(
+		(workspaceId) => (workspaceId ? workspaceBinding(env, workspaceId) : directoryBinding(env)),
+		c.req.raw,
+	);
+	// A widget request names its workspace in its path; an operator's is known once its caller is (operatorAuth).
+	const widgetWorkspace = /^\/widget\/([A-Za-z0-9_-]{1,64})\//.exec(c.req.path)?.[1];
+	if (widgetWorkspace) sessions.route(widgetWorkspace);
 	const db = openTracedDatabase(sessions.d1, queries);
 	bindSessions(db, sessions);
 	c.set('db', db);
@@ -287,16 +295,19 @@ export default {
 		await receiveMail(env, message);
 	},
 	async scheduled(_controller, env) {
-		await Promise.all([
-			sweepOutbox(env),
-			fireSchedules(env, openDatabase(env.DB)),
-			sweepWaiting(env),
-			purgeExecutions(env),
-			sweepCampaigns(env),
-			purgeApiLogs(openDatabase(env.DB)),
-			sweepMail(env, openDatabase(env.DB)),
-			sweepWhatsapp(env, openDatabase(env.DB)),
-			sweepUnanswered(env, openDatabase(env.DB)),
-		]);
+		// The minute's housekeeping crosses workspaces: it runs on every shard (src/db/shards.ts).
+		await forEachShard(env, (db) =>
+			Promise.all([
+				sweepOutbox(env, db),
+				fireSchedules(env, db),
+				sweepWaiting(env, db),
+				purgeExecutions(db),
+				sweepCampaigns(env, db),
+				purgeApiLogs(db),
+				sweepMail(env, db),
+				sweepWhatsapp(env, db),
+				sweepUnanswered(env, db),
+			]),
+		);
 	},
 } satisfies ExportedHandler<Env>;

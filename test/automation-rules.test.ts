@@ -7,6 +7,7 @@ import { processEvent } from '../src/queue/events-consumer';
 import {
 	api,
 	closeConversation,
+	db,
 	expectError,
 	liveConversation,
 	reply,
@@ -427,24 +428,24 @@ describe('the waiting trigger', () => {
 		const since = (await waitingSince()) as number;
 
 		// The clock is the sweep's: 14 minutes is not yet, 15 is.
-		expect(await sweepWaiting(env, since + 14 * 60_000)).toBe(0);
-		expect(await sweepWaiting(env, since + 15 * 60_000)).toBe(1);
+		expect(await sweepWaiting(env, db, since + 14 * 60_000)).toBe(0);
+		expect(await sweepWaiting(env, db, since + 15 * 60_000)).toBe(1);
 		await executionsWhen(ruleId, finished);
 		await expect
 			.poll(() => storedTexts(token, conversationId))
 			.toContain('Sorry for the wait, someone will be with you shortly.');
 		// Recorded: later sweeps of the same period send nothing (the bot's message does not end the wait).
-		await expect.poll(() => sweepWaiting(env, since + 60 * 60_000)).toBe(0);
+		await expect.poll(() => sweepWaiting(env, db, since + 60 * 60_000)).toBe(0);
 		expect(await waitingSince()).toBe(since);
 
 		// An operator replies: no longer waiting. The customer writes again: a new period, a new firing.
 		await reply(token, conversationId, 'Here now!');
 		await expect.poll(waitingSince).toBeNull();
-		expect(await sweepWaiting(env, since + 120 * 60_000)).toBe(0);
+		expect(await sweepWaiting(env, db, since + 120 * 60_000)).toBe(0);
 		expect((await visitorSend(visitor, conversationId, 'One more thing', crypto.randomUUID())).status).toBe(201);
 		await expect.poll(waitingSince).not.toBeNull();
 		const again = (await waitingSince()) as number;
-		expect(await sweepWaiting(env, again + 15 * 60_000)).toBe(1);
+		expect(await sweepWaiting(env, db, again + 15 * 60_000)).toBe(1);
 		const list = await executionsWhen(ruleId, (l) => l.length === 2 && l.every((e) => e.status !== 'running'));
 		expect(list.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
 	});

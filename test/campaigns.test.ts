@@ -329,16 +329,16 @@ describe('scheduling', () => {
 			(await api(token, 'PATCH', `/v3/campaigns/${campaign.id}`, { template: 'Hello {{ contact.id }}' })).status,
 		).toBe(200);
 
-		await sweepCampaigns(env, Date.parse('2030-01-15T11:59:00Z'));
+		await sweepCampaigns(env, db, Date.parse('2030-01-15T11:59:00Z'));
 		expect(await statusOf(campaign.id)).toBe('scheduled');
 		expect(await recipients(campaign.id)).toHaveLength(0);
 
-		await sweepCampaigns(env, Date.parse('2030-01-15T12:00:00Z'));
+		await sweepCampaigns(env, db, Date.parse('2030-01-15T12:00:00Z'));
 		expect(['sending', 'sent']).toContain(await statusOf(campaign.id));
 		await expect.poll(() => statusOf(campaign.id)).toBe('sent');
 		expect((await recipients(campaign.id)).map((r) => r.status)).toEqual(['sent', 'sent', 'sent']);
 		// A second sweep at the same time starts nothing again.
-		expect(await sweepCampaigns(env, Date.parse('2030-01-15T12:00:00Z'))).toBe(0);
+		expect(await sweepCampaigns(env, db, Date.parse('2030-01-15T12:00:00Z'))).toBe(0);
 		await expectError(await api(token, 'PATCH', `/v3/campaigns/${campaign.id}`, { name: 'Late' }), 409);
 		await expectError(await api(token, 'DELETE', `/v3/campaigns/${campaign.id}`), 409);
 	});

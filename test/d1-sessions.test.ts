@@ -154,7 +154,7 @@ describe('openRequestSessions', () => {
 			[get('garbage!'), 'first-unconstrained'],
 		] as const) {
 			const { binding, opened } = fakeBinding(() => false);
-			const sessions = openRequestSessions(binding, request);
+			const sessions = openRequestSessions(() => binding, request);
 			await sessions.d1.prepare('select 1').all();
 			await sessions.d1.prepare('select 2').bind(1).all();
 			expect(opened).toEqual([constraint]);
@@ -168,7 +168,7 @@ describe('openRequestSessions', () => {
 			method: 'POST',
 			headers: { [BOOKMARK_HEADER]: sent },
 		});
-		const sessions = openRequestSessions(binding, post);
+		const sessions = openRequestSessions(() => binding, post);
 		expect(sessions.bookmark()).toBe(sent);
 		await sessions.d1.prepare('select 1').first();
 		await sessions.d1.batch([sessions.d1.prepare('insert 1'), sessions.d1.prepare('insert 2')]);
@@ -178,16 +178,34 @@ describe('openRequestSessions', () => {
 
 	it('retries once on the primary when D1 refuses the bookmark, and hands back the primary one', async () => {
 		const { binding, opened } = fakeBinding((constraint) => constraint === sent);
-		const sessions = openRequestSessions(binding, get(sent));
+		const sessions = openRequestSessions(() => binding, get(sent));
 		await expect(sessions.d1.prepare('select 1').all()).resolves.toMatchObject({ success: true });
 		await sessions.d1.prepare('select 2').all();
 		expect(opened).toEqual([sent, 'first-primary']);
 		expect(sessions.bookmark()).toMatch(/^00000000-00000007-/);
 	});
 
+	it("sends the statements after routeRequest to the workspace's database, the ones before to the directory", async () => {
+		const directory = fakeBinding(() => false);
+		const shard = fakeBinding(() => false);
+		const asked: (string | null)[] = [];
+		const sessions = openRequestSessions((workspaceId) => {
+			asked.push(workspaceId);
+			return workspaceId === 'ws_2' ? shard.binding : directory.binding;
+		}, get(sent));
+		await sessions.d1.prepare('select 1').all();
+		sessions.route('ws_2');
+		await sessions.d1.prepare('select 2').all();
+		await sessions.d1.batch([sessions.d1.prepare('select 3')]);
+		expect(asked).toEqual([null, 'ws_2', 'ws_2']);
+		// One session on each database, each from the client's bookmark (the shard's kept for the rest).
+		expect(directory.opened).toEqual([sent]);
+		expect(shard.opened).toEqual([sent]);
+	});
+
 	it('does not retry an error that is not about the bookmark', async () => {
 		const { binding, opened } = fakeBinding(() => true, 'D1_ERROR: no such table: tagz');
-		const sessions = openRequestSessions(binding, get(sent));
+		const sessions = openRequestSessions(() => binding, get(sent));
 		await expect(sessions.d1.prepare('select 1').all()).rejects.toThrow('no such table');
 		expect(opened).toEqual([sent]);
 	});

@@ -11,6 +11,8 @@ declare global {
 			WHATSAPP_GRAPH_URL: string;
 			/** The fake push service's address (test/fake-push/server.mjs), started by vitest.config.ts. */
 			PUSH_RELAY_URL: string;
+			/** The second shard (vitest.config.ts): empty, unmigrated, until test/shards.test.ts uses it. */
+			DB_SHARD_2: D1Database;
 		}
 	}
 }

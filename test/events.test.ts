@@ -149,7 +149,7 @@ describe('the D1 outbox', () => {
 			expect.arrayContaining([expect.objectContaining({ id: event.id })]),
 		);
 
-		expect(await sweepOutbox(env)).toBeGreaterThanOrEqual(1);
+		expect(await sweepOutbox(env, db)).toBeGreaterThanOrEqual(1);
 		await expect.poll(() => recordedTypes(workspaceId, 'conv_swept')).toEqual(['conversation.read']);
 		const left = await db.select().from(eventOutbox).all();
 		expect(left.some((row) => row.id === event.id)).toBe(false);
@@ -164,7 +164,7 @@ describe('the D1 outbox', () => {
 			seq: 1,
 		});
 		await db.insert(eventOutbox).values({ id: event.id, workspaceId, event, createdAt: Date.now() });
-		await sweepOutbox(env);
+		await sweepOutbox(env, db);
 		const left = await db.select().from(eventOutbox).all();
 		expect(left.some((row) => row.id === event.id)).toBe(true);
 	});

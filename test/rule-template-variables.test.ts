@@ -12,6 +12,7 @@ import { RULE_TEMPLATE_VARIABLES, type RuleTriggerKind, ruleVariablesMarkdown } 
 import { processEvent } from '../src/queue/events-consumer';
 import {
 	api,
+	db,
 	seedOperator,
 	seedWorkspace,
 	startVisitor,
@@ -260,7 +261,7 @@ describe('the variables each rule trigger fills', () => {
 			)?.waiting_since ?? null;
 		await expect.poll(since).not.toBeNull();
 		const waitingSince = (await since()) as number;
-		expect(await sweepWaiting(env, waitingSince + 15 * 60_000)).toBe(1);
+		expect(await sweepWaiting(env, db, waitingSince + 15 * 60_000)).toBe(1);
 		await expectPrinted('conversation_waiting', conversationId, {
 			...records(w, contactId, conversationId),
 			'waiting.minutes': '15',

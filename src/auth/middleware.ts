@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv, Credential } from '../app-env';
 import { countStatements } from '../db/client';
 import { timed } from '../db/server-timing';
+import { routeRequest } from '../db/sessions';
 import { Forbidden, TooManyRequests, Unauthorized } from '../lib/errors';
 import type { RateLimitDecision } from '../model/rate-limits';
 import { credentialFromSubprotocols } from '../protocol/live';
@@ -96,6 +97,8 @@ async function admit(c: Context<AppEnv>, hash: string, kind: Credential['kind'],
 	if (!answer.caller || !answer.rate) return null;
 	const { rate } = answer;
 	c.set('caller', answer.caller);
+	// Everything the request reads or writes from here is its workspace's: its shard's (src/db/shards.ts).
+	routeRequest(c.var.db, answer.caller.workspaceId);
 	c.set('rate', rate);
 	const policy = kind === 'token' ? 'per-token' : 'per-session';
 	c.header('RateLimit-Policy', `"${policy}";q=${rate.limit};w=${rate.windowSeconds}`);

@@ -15,6 +15,9 @@
  * The answer carries the latest bookmark the request saw (bookmarks sort as strings, oldest first:
  * https://developers.cloudflare.com/d1/reference/glossary/). Without replication switched on for the database,
  * every session reads the primary, so this changes nothing until it is.
+ *
+ * Which database: the workspace's shard once the request knows its workspace (`routeRequest`: the caller's, or
+ * the widget path's), the directory before (src/db/shards.ts). A statement finds its database when it runs.
  */
 
 /** The header a client sends back and an answer carries. */
@@ -50,7 +53,12 @@ export interface RequestSessions {
 	bookmark(): string | null;
 	/** Adds a bookmark of a write made on the request's behalf elsewhere (a conversation room's). */
 	note(bookmark: string | null): void;
+	/** From now on, the request's statements go to `workspaceId`'s database. */
+	route(workspaceId: string): void;
 }
+
+/** Finds the database for the request's workspace (null: none known yet, the directory). */
+export type Locate = (workspaceId: string | null) => D1Database | Promise<D1Database>;
 
 const requests = new WeakMap<object, RequestSessions>();
 
@@ -68,18 +76,31 @@ export function noteBookmark(db: object, bookmark: string | null | undefined): v
 }
 
 /**
- * Opens the request's D1 sessions. `GET /v3/conversations` with a bookmark reads a replica at least that fresh;
- * `POST /v3/messages` reads and writes the primary.
+ * Makes a request's statements go to `workspaceId`'s database from now on (a no-op for a handle without
+ * sessions: a Durable Object's or a consumer's, which open their workspace's database themselves).
  */
-export function openRequestSessions(binding: D1Database, request: Request): RequestSessions {
+export function routeRequest(db: object, workspaceId: string): void {
+	requests.get(db)?.route(workspaceId);
+}
+
+/**
+ * Opens the request's D1 sessions. `GET /v3/conversations` with a bookmark reads a replica at least that fresh;
+ * `POST /v3/messages` reads and writes the primary. `locate` finds the database when a statement runs.
+ */
+export function openRequestSessions(locate: Locate, request: Request): RequestSessions {
 	const incoming = parseBookmark(request.headers.get(BOOKMARK_HEADER));
-	const router = mayReadReplica(request) ? new ReplicaRouter(binding, incoming) : new PrimaryRouter(binding, incoming);
+	let workspaceId: string | null = null;
+	const target = async () => locate(workspaceId);
+	const router = mayReadReplica(request) ? new ReplicaRouter(target, incoming) : new PrimaryRouter(target, incoming);
 	let noted: string | null = null;
 	return {
-		d1: sessionD1(binding, router),
+		d1: sessionD1(target, router),
 		bookmark: () => latestBookmark(noted, ...router.bookmarks()),
 		note: (bookmark) => {
 			noted = latestBookmark(noted, bookmark);
+		},
+		route: (id) => {
+			workspaceId = id;
 		},
 	};
 }
@@ -97,14 +118,14 @@ class PrimaryRouter implements Router {
 	/** The latest bookmark so far (a request may send thousands of statements: their sessions are not kept). */
 	private newest: string | null;
 	constructor(
-		private readonly binding: D1Database,
+		private readonly target: () => Promise<D1Database>,
 		incoming: string | null,
 	) {
 		this.newest = incoming;
 	}
 
 	async run<T>(call: (session: D1DatabaseSession) => Promise<T>): Promise<T> {
-		const session = this.binding.withSession('first-primary');
+		const session = (await this.target()).withSession('first-primary');
 		try {
 			return await call(session);
 		} finally {
@@ -123,31 +144,37 @@ class PrimaryRouter implements Router {
  * made again, once, in a `first-primary` session, which the rest of the request then uses.
  */
 class ReplicaRouter implements Router {
-	private session: D1DatabaseSession;
+	/** The session, and the database it is a session of (a request routed to its workspace changes database). */
+	private current: { binding: D1Database; session: D1DatabaseSession } | null = null;
 	private retried = false;
 
 	constructor(
-		private readonly binding: D1Database,
+		private readonly target: () => Promise<D1Database>,
 		private readonly incoming: string | null,
-	) {
-		this.session = binding.withSession(incoming ?? 'first-unconstrained');
-	}
+	) {}
 
 	async run<T>(call: (session: D1DatabaseSession) => Promise<T>): Promise<T> {
+		const binding = await this.target();
+		if (this.current?.binding !== binding) {
+			const constraint = this.retried ? 'first-primary' : (this.incoming ?? 'first-unconstrained');
+			this.current = { binding, session: binding.withSession(constraint) };
+		}
+		const current = this.current;
 		try {
-			return await call(this.session);
+			return await call(current.session);
 		} catch (error) {
 			if (this.incoming === null || this.retried || !blamesBookmark(error)) throw error;
 			this.retried = true;
 			// The refused bookmark is dropped with its session, so the answer hands the client a good one.
-			this.session = this.binding.withSession('first-primary');
-			return call(this.session);
+			this.current = { binding, session: binding.withSession('first-primary') };
+			return call(this.current.session);
 		}
 	}
 
 	bookmarks(): (string | null)[] {
 		// A session opened with the client's bookmark reports at least that one, even before its first query.
-		return this.retried ? [this.session.getBookmark()] : [this.incoming, this.session.getBookmark()];
+		const own = this.current?.session.getBookmark() ?? null;
+		return this.retried ? [own] : [this.incoming, own];
 	}
 }
 
@@ -174,7 +201,7 @@ export function latestBookmark(...bookmarks: (string | null)[]): string | null {
  * The binding as the request's handle sees it: a statement remembers its SQL and values, and picks its session
  * only when it runs, so a retry can send it again and a batch can send statements prepared separately.
  */
-function sessionD1(binding: D1Database, router: Router): D1Database {
+function sessionD1(target: () => Promise<D1Database>, router: Router): D1Database {
 	const d1: Pick<D1Database, 'prepare' | 'batch' | 'exec' | 'withSession'> = {
 		prepare: (query) => new SessionStatement(router, query, []) as unknown as D1PreparedStatement,
 		batch: <T>(statements: D1PreparedStatement[]) =>
@@ -182,8 +209,10 @@ function sessionD1(binding: D1Database, router: Router): D1Database {
 				session.batch<T>(statements.map((s) => (s as unknown as SessionStatement).preparedIn(session))),
 			),
 		// Not used by a request (migrations and maintenance only): the primary, as ever.
-		exec: (query) => binding.exec(query),
-		withSession: (constraint) => binding.withSession(constraint),
+		exec: async (query) => (await target()).exec(query),
+		withSession: () => {
+			throw new Error("A request's handle picks its sessions itself (src/db/sessions.ts).");
+		},
 	};
 	return d1 as D1Database;
 }

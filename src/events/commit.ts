@@ -6,8 +6,9 @@
  * outbox in its storage: see durable-objects/room-outbox.ts.)
  */
 import { inArray, type SQL, sql } from 'drizzle-orm';
-import { type Database, openDatabase, runBatch, type Statement } from '../db/client';
+import { type Database, runBatch, type Statement } from '../db/client';
 import { eventOutbox } from '../db/schema';
+import { workspaceDb } from '../db/shards';
 import type { DomainEvent } from '../model/events';
 import { deliverEvents } from './deliver';
 import { conditionalOutboxStatement, outboxStatements } from './outbox';
@@ -87,14 +88,11 @@ export async function release(env: Env, events: DomainEvent[]): Promise<void> {
 	if (events.length === 0) return;
 	try {
 		await deliverEvents(env, events);
-		await openDatabase(env.DB)
-			.delete(eventOutbox)
-			.where(
-				inArray(
-					eventOutbox.id,
-					events.map((e) => e.id),
-				),
-			);
+		// A change is one workspace's, and its outbox rows are in that workspace's shard.
+		for (const workspaceId of new Set(events.map((e) => e.workspaceId))) {
+			const ids = events.filter((e) => e.workspaceId === workspaceId).map((e) => e.id);
+			await (await workspaceDb(env, workspaceId)).delete(eventOutbox).where(inArray(eventOutbox.id, ids));
+		}
 	} catch (error) {
 		console.error('event delivery failed; the outbox sweep will retry', error);
 	}

@@ -5,7 +5,7 @@
  * commit.ts); whatever a failure leaves behind is sent again by the scheduled sweep.
  */
 import { inArray, lt, type SQL, sql } from 'drizzle-orm';
-import { type Database, openDatabase, type Statement } from '../db/client';
+import type { Database, Statement } from '../db/client';
 import { eventOutbox } from '../db/schema';
 import { type DomainEvent, domainEventSchema } from '../model/events';
 import { deliverEvents } from './deliver';
@@ -39,8 +39,7 @@ export function conditionalOutboxStatement(event: DomainEvent, condition: SQL): 
  * Re-sends outbox rows older than SWEEP_AFTER_MS. It reads across workspaces on purpose: it is the
  * platform's own housekeeping, and each row carries its workspace id into the event it sends.
  */
-export async function sweepOutbox(env: Env, now = Date.now()): Promise<number> {
-	const db = openDatabase(env.DB);
+export async function sweepOutbox(env: Env, db: Database, now = Date.now()): Promise<number> {
 	const rows = await db
 		.select()
 		.from(eventOutbox)

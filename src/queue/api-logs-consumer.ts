@@ -1,4 +1,4 @@
-import { openDatabase } from '../db/client';
+import { groupByShard } from '../db/shards';
 import { apiLogEntrySchema, writeApiLogs } from '../domain/platform/api-logs';
 
 /**
@@ -12,6 +12,9 @@ export async function consumeApiLogs(batch: MessageBatch<unknown>, env: Env): Pr
 		if (parsed.success) entries.push(parsed.data);
 		else console.error('dropping malformed API log entry', message.id);
 	}
-	await writeApiLogs(openDatabase(env.DB), entries);
+	// One INSERT per shard the batch's workspaces are on (one, until a deployment has several).
+	for (const { db, items } of await groupByShard(env, entries, (entry) => entry.workspaceId)) {
+		await writeApiLogs(db, items);
+	}
 	batch.ackAll();
 }

@@ -1,5 +1,6 @@
-import { openDatabase, runBatch } from '../db/client';
+import { type Database, runBatch } from '../db/client';
 import { events } from '../db/schema';
+import { groupByShard, workspaceDb } from '../db/shards';
 import { alertTeam } from '../domain/alerts/deliver';
 import { assigningWorkspaces, assignmentSignal } from '../domain/assignment/auto-assignment';
 import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-bots';
@@ -12,7 +13,6 @@ import { deliverToChannels } from '../domain/channels/outbound';
 import { TeamReads } from '../domain/team/team-reads';
 import { fanOut, type ListeningEndpoint, listeningEndpoints } from '../domain/webhooks/deliveries';
 import { type DomainEvent, domainEventSchema } from '../model/events';
-import { consumeEach } from './consume';
 
 /** Rows per insert: D1 binds at most 100 parameters to a statement, and an event row takes 7. */
 const ROWS_PER_INSERT = 14;
@@ -24,9 +24,8 @@ const WORKSPACES_PER_READ = 90;
  * once), in one D1 round trip whatever their number: each event is otherwise a statement of its own on the
  * database every write shares.
  */
-export async function recordEvents(env: Env, list: DomainEvent[], now = Date.now()): Promise<void> {
+async function recordEvents(db: Database, list: DomainEvent[], now = Date.now()): Promise<void> {
 	if (list.length === 0) return;
-	const db = openDatabase(env.DB);
 	const rows = list.map((event) => ({
 		id: event.id,
 		workspaceId: event.workspaceId,
@@ -61,8 +60,7 @@ interface Listeners {
 	mailing: Set<string>;
 }
 
-async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
-	const db = openDatabase(env.DB);
+async function listenersOf(db: Database, list: DomainEvent[]): Promise<Listeners> {
 	const workspaceIds = [...new Set(list.map((event) => event.workspaceId))];
 	const listeners: Listeners = {
 		scenarios: new Map(),
@@ -101,12 +99,11 @@ async function listenersOf(env: Env, list: DomainEvent[]): Promise<Listeners> {
  * the team's notification mail is enqueued, and the team is alerted (src/domain/alerts/deliver.ts).
  * Idempotent by event id (a bot start, a scenario run, a delivery and a rule's execution are keyed by it).
  */
-async function react(env: Env, event: DomainEvent, listeners: Listeners, team: TeamReads): Promise<void> {
-	const db = openDatabase(env.DB);
+async function react(env: Env, db: Database, event: DomainEvent, listeners: Listeners, team: TeamReads): Promise<void> {
 	if (isDealStageEvent(event)) await startDealBots(env, db, event);
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
-	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
+	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, db, event);
 	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await deliverToChannels(env, db, event, listeners);
@@ -115,8 +112,8 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners, team: T
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */
-async function signalAssignment(env: Env, event: DomainEvent): Promise<void> {
-	const signal = await assignmentSignal(openDatabase(env.DB), event);
+async function signalAssignment(env: Env, db: Database, event: DomainEvent): Promise<void> {
+	const signal = await assignmentSignal(db, event);
 	if (signal === null) return;
 	const hub = env.WORKSPACE_HUB.getByName(event.workspaceId);
 	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation]);
@@ -125,8 +122,9 @@ async function signalAssignment(env: Env, event: DomainEvent): Promise<void> {
 
 /** Handles one domain event: records it, then reacts to it. Idempotent by event id. */
 export async function processEvent(env: Env, event: DomainEvent, now = Date.now()): Promise<void> {
-	await recordEvents(env, [event], now);
-	await react(env, event, await listenersOf(env, [event]), new TeamReads(env, openDatabase(env.DB)));
+	const db = await workspaceDb(env, event.workspaceId);
+	await recordEvents(db, [event], now);
+	await react(env, db, event, await listenersOf(db, [event]), new TeamReads(env, db));
 }
 
 /**
@@ -134,44 +132,67 @@ export async function processEvent(env: Env, event: DomainEvent, now = Date.now(
  * fails, each event through `processEvent`, acked or retried on its own.
  */
 export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	const parsed = batch.messages.map((message) => domainEventSchema.safeParse(message.body));
-	const valid = parsed.flatMap((p) => (p.success ? [p.data] : []));
+	const received: Received[] = [];
+	for (const message of batch.messages) {
+		const result = domainEventSchema.safeParse(message.body);
+		if (result.success) received.push({ message, event: result.data });
+		else {
+			console.error('dropping malformed event', message.id);
+			message.ack();
+		}
+	}
+	// Each shard's events are recorded in, and reacted to from, the shard of their workspace (src/db/shards.ts).
+	const groups = await groupByShard(env, received, ({ event }) => event.workspaceId);
+	await Promise.all(groups.map(({ db, items }) => consumeOn(env, db, items)));
+}
+
+/** One event of a batch, with its Queue message. */
+interface Received {
+	message: Message<unknown>;
+	event: DomainEvent;
+}
+
+/** Records and reacts to `received`, whose workspaces are all on the shard `db`. */
+async function consumeOn(env: Env, db: Database, received: Received[]): Promise<void> {
+	const valid = received.map(({ event }) => event);
 	try {
-		await recordEvents(env, valid);
+		await recordEvents(db, valid);
 	} catch (error) {
 		console.error('recording an event batch failed; recording its events one by one', error);
-		await consumeEach(batch, domainEventSchema, (event) => processEvent(env, event), 'event');
+		for (const { message, event } of received) {
+			try {
+				await processEvent(env, event);
+				message.ack();
+			} catch (failure) {
+				console.error('event failed, will retry', message.id, failure);
+				message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
+			}
+		}
 		return;
 	}
 	let listeners: Listeners;
 	try {
-		listeners = await listenersOf(env, valid);
+		listeners = await listenersOf(db, valid);
 	} catch (error) {
 		console.error('reading who listens to an event batch failed; the batch will be retried', error);
-		batch.retryAll({ delaySeconds: 5 });
+		for (const { message } of received) message.retry({ delaySeconds: 5 });
 		return;
 	}
 	// Each conversation's events in their order, conversations side by side (a few at a time): one event's
 	// reactions wait on D1 and the hub, so a batch worked through in one line took about 10 ms an event.
-	const lines = new Map<string, Array<{ message: Message<unknown>; event: DomainEvent }>>();
-	for (const [i, message] of batch.messages.entries()) {
-		const result = parsed[i];
-		if (!result?.success) {
-			console.error('dropping malformed event', message.id);
-			message.ack();
-			continue;
-		}
-		const key = orderKey(result.data);
+	const lines = new Map<string, Received[]>();
+	for (const item of received) {
+		const key = orderKey(item.event);
 		const line = lines.get(key) ?? [];
-		line.push({ message, event: result.data });
+		line.push(item);
 		lines.set(key, line);
 	}
 	// The team's members, settings and presence, read once per workspace for the whole batch.
-	const team = new TeamReads(env, openDatabase(env.DB));
+	const team = new TeamReads(env, db);
 	await inParallel([...lines.values()], LINES_AT_ONCE, async (line) => {
 		for (const { message, event } of line) {
 			try {
-				await react(env, event, listeners, team);
+				await react(env, db, event, listeners, team);
 				message.ack();
 			} catch (error) {
 				// Recorded already (idempotent by id): the retry reacts again, and finds what a first try began.

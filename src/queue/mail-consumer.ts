@@ -1,4 +1,4 @@
-import { openDatabase } from '../db/client';
+import { messageDb } from '../db/shards';
 import { mailQueueMessage } from '../domain/channels/email/outbox';
 import { giveUpDelivery, processDelivery } from '../domain/channels/email/sender';
 import { consumeEach } from './consume';
@@ -9,12 +9,20 @@ import { consumeEach } from './consume';
  * claimed or settled is acked without mailing anything.
  */
 export async function consumeMail(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	const db = openDatabase(env.DB);
-	await consumeEach(batch, mailQueueMessage, (message) => processDelivery(env, db, message.deliveryId), 'mail');
+	await consumeEach(
+		batch,
+		mailQueueMessage,
+		async (message) => processDelivery(env, await messageDb(env, message.workspaceId), message.deliveryId),
+		'mail',
+	);
 }
 
 /** Its dead-letter queue's: a delivery whose message failed every try is recorded failed, with the last reason. */
 export async function consumeDeadMail(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	const db = openDatabase(env.DB);
-	await consumeEach(batch, mailQueueMessage, (message) => giveUpDelivery(env, db, message.deliveryId), 'dead mail');
+	await consumeEach(
+		batch,
+		mailQueueMessage,
+		async (message) => giveUpDelivery(env, await messageDb(env, message.workspaceId), message.deliveryId),
+		'dead mail',
+	);
 }

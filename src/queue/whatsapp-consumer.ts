@@ -1,4 +1,5 @@
-import { openDatabase } from '../db/client';
+import type { Database } from '../db/client';
+import { groupByShard, messageDb } from '../db/shards';
 import { CLAIM_CHUNK, claimDeliveries, type WhatsappDeliveryRow } from '../domain/channels/whatsapp/deliveries';
 import { sendToQueue, whatsappQueueMessage } from '../domain/channels/whatsapp/outbox';
 import {
@@ -24,16 +25,29 @@ import { consumeEach } from './consume';
  * more (sent, or being sent by another consumer) is acknowledged and left alone.
  */
 export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	const db = openDatabase(env.DB);
-	const valid: Array<{ message: Message<unknown>; deliveryId: string }> = [];
+	const valid: Delivery[] = [];
 	for (const message of batch.messages) {
 		const parsed = whatsappQueueMessage.safeParse(message.body);
-		if (parsed.success) valid.push({ message, deliveryId: parsed.data.deliveryId });
+		if (parsed.success) valid.push({ message, ...parsed.data });
 		else {
 			console.error('dropping malformed whatsapp delivery', message.id);
 			message.ack();
 		}
 	}
+	// A batch holds the deliveries of every workspace: each shard's are claimed and sent from that shard.
+	const groups = await groupByShard(env, valid, (delivery) => delivery.workspaceId);
+	await Promise.all(groups.map(({ db, items }) => sendFrom(env, db, items)));
+}
+
+/** One Queue message of the batch: the delivery it names and the workspace whose shard holds it. */
+interface Delivery {
+	message: Message<unknown>;
+	deliveryId: string;
+	workspaceId?: string;
+}
+
+/** Claims, paces and sends `valid`'s deliveries, all held by the shard `db`. */
+async function sendFrom(env: Env, db: Database, valid: Delivery[]): Promise<void> {
 	const claimed = new Map<string, WhatsappDeliveryRow>();
 	const now = Date.now();
 	for (let i = 0; i < valid.length; i += CLAIM_CHUNK) {
@@ -75,7 +89,7 @@ export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): P
 			for (const { message, row } of line) {
 				try {
 					const outcome = await sendClaimed(env, db, row, Date.now(), numbers, reserved.get(row.id));
-					if ('laterSeconds' in outcome) await sendToQueue(env, row.id, outcome.laterSeconds);
+					if ('laterSeconds' in outcome) await sendToQueue(env, row, outcome.laterSeconds);
 					message.ack();
 				} catch (error) {
 					console.error('whatsapp delivery failed, will retry', message.id, String(error));
@@ -88,6 +102,10 @@ export async function consumeWhatsapp(batch: MessageBatch<unknown>, env: Env): P
 
 /** Its dead-letter queue's: a delivery whose message failed every try is recorded failed, with the last reason. */
 export async function consumeDeadWhatsapp(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	const db = openDatabase(env.DB);
-	await consumeEach(batch, whatsappQueueMessage, (message) => giveUpDelivery(db, message.deliveryId), 'dead whatsapp');
+	await consumeEach(
+		batch,
+		whatsappQueueMessage,
+		async (message) => giveUpDelivery(await messageDb(env, message.workspaceId), message.deliveryId),
+		'dead whatsapp',
+	);
 }

@@ -15,6 +15,7 @@ export * from './contacts';
 export * from './conversations';
 export * from './crm';
 export * from './custom-fields';
+export * from './directory';
 export * from './email';
 export * from './events';
 export * from './notifications';

@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, sql } from 'drizzle-orm';
-import { type Database, openDatabase, runBatch } from '../../db/client';
+import { type Database, runBatch } from '../../db/client';
 import { campaigns } from '../../db/schema';
 import { Conflict, Invalid } from '../../lib/errors';
 import { groupBy } from '../../lib/group-by';
@@ -35,8 +35,7 @@ export const sendAtSchema = z
  * a sending campaign that made no progress for STALLED_MS (a batch whose queueing failed, or that ran out of
  * retries). Both are safe to repeat.
  */
-export async function sweepCampaigns(env: Env, now = Date.now()): Promise<number> {
-	const db = openDatabase(env.DB);
+export async function sweepCampaigns(env: Env, db: Database, now = Date.now()): Promise<number> {
 	const due = await db
 		.select()
 		.from(campaigns)

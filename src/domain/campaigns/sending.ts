@@ -11,8 +11,9 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { type Database, openDatabase, runBatch, type Statement } from '../../db/client';
+import { type Database, runBatch, type Statement } from '../../db/client';
 import { campaignRecipients, campaigns, contacts } from '../../db/schema';
+import { workspaceDb } from '../../db/shards';
 import { renderTemplate, TemplateError } from '../../engines/templates';
 import { AppError, Conflict } from '../../lib/errors';
 import type { Actor } from '../../model/actor';
@@ -336,7 +337,7 @@ export async function sendCampaignBatch(
 	perMinute = Number(env.CAMPAIGN_MESSAGES_PER_MINUTE),
 	clock: () => number = Date.now,
 ): Promise<BatchOutcome> {
-	const db = openDatabase(env.DB);
+	const db = await workspaceDb(env, message.workspaceId);
 	const campaign = await db
 		.select()
 		.from(campaigns)

@@ -3,7 +3,7 @@
  * through `postMessage`) and the hand-over of WebSocket upgrades to a conversation room or a workspace hub.
  */
 import type { Caller } from '../../app-env';
-import { openDatabase } from '../../db/client';
+import { workspaceDb } from '../../db/shards';
 import { Conflict, Invalid, NotFound, UpgradeRequired } from '../../lib/errors';
 import type { Participant } from '../../protocol/live';
 import { conversationRoom, workspaceHub } from '../objects';
@@ -40,7 +40,9 @@ export interface MessageTarget {
  */
 export async function messageTarget(env: Env, command: Pick<MessageCommand, 'authorKind' | 'workspaceId'>) {
 	if (command.authorKind !== 'contact') return null;
-	return { closedReply: await closedConversationReply(openDatabase(env.DB), command.workspaceId) };
+	return {
+		closedReply: await closedConversationReply(await workspaceDb(env, command.workspaceId), command.workspaceId),
+	};
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The room's side of a snooze (see snooze.ts): its timer fired. Apart from snooze.ts, which changes.ts imports. */
 import { and, eq } from 'drizzle-orm';
-import { openDatabase } from '../../db/client';
 import { conversations } from '../../db/schema';
+import { workspaceDb } from '../../db/shards';
 import { SYSTEM } from '../../model/actor';
 import { updateConversation } from './changes';
 
@@ -16,7 +16,7 @@ export async function wakeSnoozed(
 	until: number,
 	now = Date.now(),
 ): Promise<boolean> {
-	const db = openDatabase(env.DB);
+	const db = await workspaceDb(env, workspaceId);
 	const row = await db
 		.select({ status: conversations.status, snoozedUntil: conversations.snoozedUntil })
 		.from(conversations)

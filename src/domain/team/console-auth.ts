@@ -17,6 +17,7 @@ import { sha256Hex } from '../../auth/token';
 import { type Database, runBatch } from '../../db/client';
 import { consoleSessions, operatorPasswords, operators, workspaces } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
+import { routeCredential } from '../../db/shards';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
@@ -166,6 +167,7 @@ export async function signIn(
 		? [passwordUpsert(db, member.workspaceId, member.operatorId, await hashPassword(input.password), now)]
 		: [];
 	const { cookie, row } = await newSession(member.workspaceId, member.operatorId, client, now);
+	await routeCredential(env, 'session', row.tokenHash, member.workspaceId, now);
 	await runBatch(db, [...rehash, db.insert(consoleSessions).values(row)]);
 	return { session: await sessionView(env, member, row), cookie };
 }

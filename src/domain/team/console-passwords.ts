@@ -11,6 +11,7 @@ import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH }
 import { randomBase62, sha256Hex } from '../../auth/token';
 import { batchGuard, brokeGuard, type Database, runBatch } from '../../db/client';
 import { consoleSessions, operatorPasswords, operators, passwordLinks, workspaces } from '../../db/schema';
+import { routeCredential } from '../../db/shards';
 import { Invalid, NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import { type Client, DAY_MS, MEMBER, newSession, passwordUpsert, revokeSessions, sessionView } from './console-auth';
@@ -121,6 +122,7 @@ export async function setPasswordWithLink(
 	const hash = await hashPassword(input.password);
 	await revokeSessions(env, db, workspaceId, eq(consoleSessions.operatorId, operatorId), now);
 	const { cookie, row } = await newSession(workspaceId, operatorId, client, now);
+	await routeCredential(env, 'session', row.tokenHash, workspaceId, now);
 	try {
 		await runBatch(db, [
 			db

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../app-env';
 import { hashSession, isWellFormedSession, sessionCookieName } from '../../auth/console-session';
 import { callerBySessionHash } from '../../auth/credentials';
 import { openDatabase } from '../../db/client';
+import { credentialBinding } from '../../db/shards';
 import { widgetSnippet } from '../../domain/widget/snippet';
 
 /**
@@ -71,9 +72,13 @@ export const consolePages = new Hono<AppEnv>()
 		// The page runs a workspace's live widget on the console's own origin: only for a signed-in member of that
 		// workspace, so nobody can serve someone else's chat (or anything the widget shows) from this origin.
 		const session = getCookie(c, sessionCookieName(new URL(c.req.url), c.env)) ?? '';
-		const caller = isWellFormedSession(session)
-			? await callerBySessionHash(openDatabase(c.env.DB), await hashSession(session), Date.now(), (work) =>
-					c.executionCtx.waitUntil(work),
+		const hash = isWellFormedSession(session) ? await hashSession(session) : null;
+		const caller = hash
+			? await callerBySessionHash(
+					openDatabase(await credentialBinding(c.env, 'session', hash)),
+					hash,
+					Date.now(),
+					(work) => c.executionCtx.waitUntil(work),
 				)
 			: null;
 		if (!caller) return c.text('Sign in to the console to preview the widget.', 401, PREVIEW_HEADERS);

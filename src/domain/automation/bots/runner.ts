@@ -9,7 +9,7 @@
  * the run's key for it), a CRM or integration call may be made again (at least once, as every outbound
  * call is).
  */
-import { openDatabase } from '../../../db/client';
+import { workspaceDb } from '../../../db/shards';
 import type { BotEvent, Effect } from '../../../engines/bot-interpreter';
 import type { CheckedMessage, PostOutcome } from '../../conversations/message-command';
 import type { ActionContext } from '../core/context';
@@ -77,7 +77,10 @@ export async function performBotEffect(env: Env, room: BotRoom, effect: Effect):
 					room.done();
 				},
 			};
-			await runStep(actionContext(env, room, await room.scene()), log, 'transfer', { type: 'assign', handoff: true });
+			await runStep(await actionContext(env, room, await room.scene()), log, 'transfer', {
+				type: 'assign',
+				handoff: true,
+			});
 			return;
 		}
 		case 'facts': {
@@ -89,7 +92,7 @@ export async function performBotEffect(env: Env, room: BotRoom, effect: Effect):
 				variables: room.run.variables,
 				now: Date.now(),
 			};
-			const facts = await loadFacts(env, openDatabase(env.DB), scope, effect.roots);
+			const facts = await loadFacts(env, await workspaceDb(env, room.workspaceId), scope, effect.roots);
 			return room.feed({ type: 'facts', stepId: effect.stepId, facts }, scene);
 		}
 		case 'action': {
@@ -102,14 +105,14 @@ export async function performBotEffect(env: Env, room: BotRoom, effect: Effect):
 				},
 			};
 			// `step:` keeps a step's key apart from the messages' counters (a step id may be all digits).
-			await runStep(actionContext(env, room, await room.scene()), log, `step:${effect.step.id}`, effect.step);
+			await runStep(await actionContext(env, room, await room.scene()), log, `step:${effect.step.id}`, effect.step);
 			return;
 		}
 	}
 }
 
-function actionContext(env: Env, room: BotRoom, scene: Scene): ActionContext {
-	return contextIn(env, openDatabase(env.DB), room.workspaceId, scene, {
+async function actionContext(env: Env, room: BotRoom, scene: Scene): Promise<ActionContext> {
+	return contextIn(env, await workspaceDb(env, room.workspaceId), room.workspaceId, scene, {
 		run: { kind: 'bot', id: room.run.id },
 		actor: { kind: 'bot', id: room.run.botId },
 		// What a notify step's event names: the bot as it was named when the run started.

@@ -4,7 +4,7 @@
  * threshold, once per waiting period (its id says which); executions older than 30 days are dropped.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { openDatabase } from '../../../db/client';
+import type { Database } from '../../../db/client';
 import { automationRules, conversations } from '../../../db/schema';
 import { deliverEvents } from '../../../events/deliver';
 import { iso } from '../../../lib/ids';
@@ -22,8 +22,7 @@ const EXECUTIONS_KEPT_MS = 30 * 86_400_000;
  * operator's reply get a `conversation.waiting` event, once per waiting period: its id is made of the
  * conversation, the time the wait began and the threshold, so the events log tells a sent one.
  */
-export async function sweepWaiting(env: Env, now = Date.now()): Promise<number> {
-	const db = openDatabase(env.DB);
+export async function sweepWaiting(env: Env, db: Database, now = Date.now()): Promise<number> {
 	const thresholds = await db
 		.selectDistinct({
 			workspaceId: automationRules.workspaceId,
@@ -71,10 +70,8 @@ export async function sweepWaiting(env: Env, now = Date.now()): Promise<number> 
 }
 
 /** Drops executions older than 30 days, a slice per minute. */
-export async function purgeExecutions(env: Env, now = Date.now()): Promise<void> {
-	await env.DB.prepare(
-		'DELETE FROM rule_executions WHERE id IN (SELECT id FROM rule_executions WHERE created_at < ? LIMIT 500)',
-	)
-		.bind(now - EXECUTIONS_KEPT_MS)
-		.run();
+export async function purgeExecutions(db: Database, now = Date.now()): Promise<void> {
+	await db.run(
+		sql`DELETE FROM rule_executions WHERE id IN (SELECT id FROM rule_executions WHERE created_at < ${now - EXECUTIONS_KEPT_MS} LIMIT 500)`,
+	);
 }

@@ -34,7 +34,11 @@ export interface MailToSend {
 }
 
 /** The mail Queue's message: the delivery to claim and send. */
-export const mailQueueMessage = z.strictObject({ deliveryId: z.string().min(1) });
+/** `workspaceId` says which shard holds the delivery (src/db/shards.ts); a message sent before it had none: `DB`. */
+export const mailQueueMessage = z.strictObject({
+	deliveryId: z.string().min(1),
+	workspaceId: z.string().min(1).optional(),
+});
 export type MailQueueMessage = z.infer<typeof mailQueueMessage>;
 
 /**
@@ -71,7 +75,10 @@ export async function enqueueMail(
 	const created = inserted[0];
 	const options: QueueSendOptions = { contentType: 'json', delaySeconds: mail.delaySeconds };
 	if (created) {
-		await env.MAIL_OUT.send({ deliveryId: created.id } satisfies MailQueueMessage, options);
+		await env.MAIL_OUT.send(
+			{ deliveryId: created.id, workspaceId: mail.workspaceId } satisfies MailQueueMessage,
+			options,
+		);
 		return { id: created.id, created: true };
 	}
 	const [existing] = await db
@@ -80,7 +87,10 @@ export async function enqueueMail(
 		.where(and(eq(mailDeliveries.workspaceId, mail.workspaceId), eq(mailDeliveries.dedupeKey, mail.dedupeKey)));
 	if (!existing) throw new Error(`mail delivery ${mail.dedupeKey} neither inserted nor found`);
 	if (existing.status === 'queued') {
-		await env.MAIL_OUT.send({ deliveryId: existing.id } satisfies MailQueueMessage, options);
+		await env.MAIL_OUT.send(
+			{ deliveryId: existing.id, workspaceId: mail.workspaceId } satisfies MailQueueMessage,
+			options,
+		);
 	}
 	return { id: existing.id, created: false };
 }

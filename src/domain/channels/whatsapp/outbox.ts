@@ -32,12 +32,21 @@ export interface WhatsappToSend {
 }
 
 /** The WhatsApp Queue's message: the delivery to claim and send. */
-export const whatsappQueueMessage = z.strictObject({ deliveryId: z.string().min(1) });
+/** `workspaceId` says which shard holds the delivery (src/db/shards.ts); a message sent before it had none: `DB`. */
+export const whatsappQueueMessage = z.strictObject({
+	deliveryId: z.string().min(1),
+	workspaceId: z.string().min(1).optional(),
+});
 export type WhatsappQueueMessage = z.infer<typeof whatsappQueueMessage>;
 
 /** Puts a delivery's message on the Queue (again): the consumer's claim makes a second one harmless. */
-export async function sendToQueue(env: Pick<Env, 'WHATSAPP_OUT'>, deliveryId: string, delaySeconds?: number) {
-	await env.WHATSAPP_OUT.send({ deliveryId } satisfies WhatsappQueueMessage, { contentType: 'json', delaySeconds });
+export async function sendToQueue(
+	env: Pick<Env, 'WHATSAPP_OUT'>,
+	delivery: { id: string; workspaceId: string },
+	delaySeconds?: number,
+) {
+	const body = { deliveryId: delivery.id, workspaceId: delivery.workspaceId } satisfies WhatsappQueueMessage;
+	await env.WHATSAPP_OUT.send(body, { contentType: 'json', delaySeconds });
 }
 
 /**
@@ -73,7 +82,7 @@ export async function enqueueWhatsapp(
 		.returning({ id: whatsappDeliveries.id });
 	const created = inserted[0];
 	if (created) {
-		await sendToQueue(env, created.id, send.delaySeconds);
+		await sendToQueue(env, { id: created.id, workspaceId: send.workspaceId }, send.delaySeconds);
 		return { id: created.id, created: true };
 	}
 	const [existing] = await db
@@ -81,6 +90,8 @@ export async function enqueueWhatsapp(
 		.from(whatsappDeliveries)
 		.where(and(eq(whatsappDeliveries.workspaceId, send.workspaceId), eq(whatsappDeliveries.dedupeKey, send.dedupeKey)));
 	if (!existing) throw new Error(`whatsapp delivery ${send.dedupeKey} neither inserted nor found`);
-	if (existing.status === 'queued') await sendToQueue(env, existing.id, send.delaySeconds);
+	if (existing.status === 'queued') {
+		await sendToQueue(env, { id: existing.id, workspaceId: send.workspaceId }, send.delaySeconds);
+	}
 	return { id: existing.id, created: false };
 }

@@ -319,7 +319,7 @@ export async function sweepWhatsapp(env: Env, db: Database, now = Date.now()): P
 		queued.map((row) => row.id),
 		now,
 	);
-	for (const row of queued) await sendToQueue(env, row.id);
+	for (const row of queued) await sendToQueue(env, row);
 	for (const row of sending) {
 		await recordNotSent(
 			db,

@@ -1,0 +1,141 @@
+import { createScheduledController } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client';
+import { operators } from '../src/db/schema';
+import { emptiestShard, forgetPlacements, shardOf } from '../src/db/shards';
+import { createWorkspace } from '../src/domain/platform/workspaces';
+import { issueTokenFor } from '../src/domain/team/tokens';
+import worker from '../src/index';
+import { newId } from '../src/lib/ids';
+import { api, reply, seedWorkspace, startVisitor, startVisitorConversation, storedTexts } from './factories';
+
+// vitest.config.ts binds two shards, DB (also the directory) and DB_SHARD_2. Every other test file seeds its
+// workspaces straight into DB; here workspaces are created as a deployment creates them, on the emptiest shard.
+
+beforeAll(async () => {
+	// The second shard starts empty in each file: it gets the same schema as every shard.
+	const queries = env.TEST_MIGRATIONS.flatMap((migration) => migration.queries);
+	await env.DB_SHARD_2.batch(queries.map((query) => env.DB_SHARD_2.prepare(query)));
+	forgetPlacements();
+});
+
+/** Bytes of filler in `d1`, so that it is the larger of the two. */
+async function fill(d1: D1Database, bytes: number): Promise<void> {
+	await d1.prepare('CREATE TABLE IF NOT EXISTS filler (blob TEXT)').run();
+	await d1.prepare('INSERT INTO filler (blob) VALUES (?)').bind('x'.repeat(bytes)).run();
+}
+
+/** A workspace created as a deployment creates one, with an admin holding a token issued the usual way. */
+async function createdWorkspace(name: string) {
+	const { workspaceId, shard } = await createWorkspace(env, { name, slug: newId('slug').toLowerCase() });
+	const d1 = shard === 'DB_SHARD_2' ? env.DB_SHARD_2 : env.DB;
+	const operatorId = newId('op');
+	await openDatabase(d1)
+		.insert(operators)
+		.values({
+			id: operatorId,
+			workspaceId,
+			email: `${operatorId.toLowerCase()}@acme.test`,
+			name: 'Admin',
+			permissions: ['admin'],
+			createdAt: Date.now(),
+		});
+	const { token } = await issueTokenFor(env, openDatabase(d1), workspaceId, operatorId);
+	return { workspaceId, shard, token, operatorId };
+}
+
+/** How many rows of `table` belong to `workspaceId` in the database `d1`. */
+async function rowsIn(d1: D1Database, table: string, workspaceId: string): Promise<number> {
+	const row = await d1.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`).bind(workspaceId).first();
+	return Number(row?.n ?? 0);
+}
+
+describe('placing a new workspace', () => {
+	it('puts it on the shard with the fewest bytes, and the directory says where', async () => {
+		await fill(env.DB_SHARD_2, 2_000_000);
+		const first = await createWorkspace(env, { name: 'First', slug: 'first' });
+		expect(first.shard).toBe('DB');
+		await fill(env.DB, 4_000_000);
+		expect(await emptiestShard(env)).toBe('DB_SHARD_2');
+		const second = await createWorkspace(env, { name: 'Second', slug: 'second' });
+		expect(second.shard).toBe('DB_SHARD_2');
+		forgetPlacements();
+		expect(await shardOf(env, first.workspaceId)).toBe('DB');
+		expect(await shardOf(env, second.workspaceId)).toBe('DB_SHARD_2');
+		// The workspace's row is in its shard only.
+		const inShard = await env.DB_SHARD_2.prepare('SELECT id FROM workspaces WHERE id = ?')
+			.bind(second.workspaceId)
+			.first();
+		const inDirectory = await env.DB.prepare('SELECT id FROM workspaces WHERE id = ?').bind(second.workspaceId).first();
+		expect(inShard?.id).toBe(second.workspaceId);
+		expect(inDirectory).toBeNull();
+	});
+});
+
+describe('a workspace on the second shard', () => {
+	it("serves the API, the widget and the team's replies from its shard, and keeps its rows there", async () => {
+		const far = await createdWorkspace('Far');
+		expect(far.shard).toBe('DB_SHARD_2');
+		// The token's hash routes to the workspace through the directory; its row is in the shard.
+		expect(await rowsIn(env.DB_SHARD_2, 'api_tokens', far.workspaceId)).toBe(1);
+		expect(await rowsIn(env.DB, 'api_tokens', far.workspaceId)).toBe(0);
+
+		const tag = await api(far.token, 'POST', '/v3/tags', { name: 'vip' });
+		expect(tag.status).toBe(201);
+		const tags = (await (await api(far.token, 'GET', '/v3/tags')).json()) as { data: Array<{ name: string }> };
+		expect(tags.data.map((t) => t.name)).toEqual(['vip']);
+
+		const visitor = await startVisitor(far.workspaceId);
+		const conversationId = await startVisitorConversation(visitor, 'Hello from far away');
+		await reply(far.token, conversationId, 'Hello back');
+		expect(await storedTexts(far.token, conversationId)).toEqual(['Hello from far away', 'Hello back']);
+
+		for (const table of ['tags', 'contacts', 'conversations', 'visitor_sessions']) {
+			expect(await rowsIn(env.DB_SHARD_2, table, far.workspaceId), table).toBeGreaterThan(0);
+			expect(await rowsIn(env.DB, table, far.workspaceId), table).toBe(0);
+		}
+		// The rooms' copies of the messages, and the events the events consumer records, land in the shard too.
+		await expect.poll(() => rowsIn(env.DB_SHARD_2, 'messages', far.workspaceId)).toBe(2);
+		await expect.poll(() => rowsIn(env.DB_SHARD_2, 'events', far.workspaceId)).toBeGreaterThan(0);
+		expect(await rowsIn(env.DB, 'messages', far.workspaceId)).toBe(0);
+		expect(await rowsIn(env.DB, 'events', far.workspaceId)).toBe(0);
+	});
+
+	it("is invisible to a workspace on the other shard, and the other's to it", async () => {
+		const far = await createdWorkspace('Far');
+		const near = await seedWorkspace();
+		const visitor = await startVisitor(far.workspaceId);
+		const farConversation = await startVisitorConversation(visitor, 'Private');
+		expect((await api(near.token, 'GET', `/v3/conversations/${farConversation}`)).status).toBe(404);
+		const nearList = (await (await api(near.token, 'GET', '/v3/conversations')).json()) as { data: unknown[] };
+		expect(nearList.data).toEqual([]);
+		const nearVisitor = await startVisitor(near.workspaceId);
+		const nearConversation = await startVisitorConversation(nearVisitor, 'Mine');
+		expect((await api(far.token, 'GET', `/v3/conversations/${nearConversation}`)).status).toBe(404);
+	});
+});
+
+describe("the minute's sweep", () => {
+	it("works on every shard: an event left in the second shard's outbox is delivered and its row dropped", async () => {
+		const far = await createdWorkspace('Far');
+		const old = Date.now() - 10 * 60_000;
+		const event = {
+			id: newId('evt'),
+			type: 'tag.created',
+			workspaceId: far.workspaceId,
+			occurredAt: new Date(old).toISOString(),
+			actor: { kind: 'system', id: null },
+			payload: { tag: { id: newId('tag'), name: 'swept' } },
+		};
+		await env.DB_SHARD_2.prepare('INSERT INTO event_outbox (id, workspace_id, event, created_at) VALUES (?, ?, ?, ?)')
+			.bind(event.id, far.workspaceId, JSON.stringify(event), old)
+			.run();
+		await worker.scheduled?.(createScheduledController({ cron: '* * * * *' }), env);
+		expect(await rowsIn(env.DB_SHARD_2, 'event_outbox', far.workspaceId)).toBe(0);
+		// Delivered to the events Queue, whose consumer records it in the workspace's shard.
+		await expect
+			.poll(() => env.DB_SHARD_2.prepare('SELECT id FROM events WHERE id = ?').bind(event.id).first())
+			.toMatchObject({ id: event.id });
+	});
+});
