@@ -1,14 +1,26 @@
 import { createScheduledController } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/auth/passwords';
 import { openDatabase } from '../src/db/client';
-import { operators } from '../src/db/schema';
+import { operatorPasswords, operators } from '../src/db/schema';
 import { emptiestShard, forgetPlacements, shardOf } from '../src/db/shards';
 import { createWorkspace } from '../src/domain/platform/workspaces';
 import { issueTokenFor } from '../src/domain/team/tokens';
 import worker from '../src/index';
 import { newId } from '../src/lib/ids';
-import { api, reply, seedWorkspace, startVisitor, startVisitorConversation, storedTexts } from './factories';
+import {
+	api,
+	consoleApi,
+	consoleSignIn,
+	publishedScenario,
+	reply,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	storedTexts,
+} from './factories';
+import { uniquePhoneNumberId } from './whatsapp-helpers';
 
 // vitest.config.ts binds two shards, DB (also the directory) and DB_SHARD_2. Every other test file seeds its
 // workspaces straight into DB; here workspaces are created as a deployment creates them, on the emptiest shard.
@@ -113,6 +125,71 @@ describe('a workspace on the second shard', () => {
 		const nearVisitor = await startVisitor(near.workspaceId);
 		const nearConversation = await startVisitorConversation(nearVisitor, 'Mine');
 		expect((await api(far.token, 'GET', `/v3/conversations/${nearConversation}`)).status).toBe(404);
+	});
+});
+
+describe('what arrives without a workspace, for a workspace on the second shard', () => {
+	it("signs its member in by e-mail and password, and the console's session reaches its data", async () => {
+		const far = await createdWorkspace('Far');
+		await openDatabase(env.DB_SHARD_2)
+			.insert(operatorPasswords)
+			.values({
+				operatorId: far.operatorId,
+				workspaceId: far.workspaceId,
+				hash: await hashPassword('correct horse battery'),
+				updatedAt: Date.now(),
+			});
+		const session = await consoleSignIn(`${far.operatorId.toLowerCase()}@acme.test`, 'correct horse battery');
+		expect(await rowsIn(env.DB_SHARD_2, 'console_sessions', far.workspaceId)).toBe(1);
+		expect(await rowsIn(env.DB, 'console_sessions', far.workspaceId)).toBe(0);
+		const me = await consoleApi(session, 'GET', '/v3/auth/session');
+		expect(me.status).toBe(200);
+		expect(((await me.json()) as { workspace: { id: string } }).workspace.id).toBe(far.workspaceId);
+	});
+
+	it("answers Meta's verification of a number it connected, which the webhook's path names alone", async () => {
+		const far = await createdWorkspace('Far');
+		const connected = await api(far.token, 'POST', '/v3/whatsapp/numbers', {
+			phoneNumberId: uniquePhoneNumberId(),
+			businessAccountId: '102290129340398',
+			accessToken: 'EAAGm0PX4ZCpsBAtokenvalue1234567890',
+			appSecret: 'f1e2d3c4b5a6978812345678appsecret',
+		});
+		expect(connected.status).toBe(201);
+		const { id, verifyToken } = (await connected.json()) as { id: string; verifyToken: string };
+		const query = new URLSearchParams({
+			'hub.mode': 'subscribe',
+			'hub.verify_token': verifyToken,
+			'hub.challenge': '4242',
+		});
+		const answer = await exports.default.fetch(new Request(`https://parley.test/whatsapp/${id}/webhook?${query}`));
+		expect(answer.status).toBe(200);
+		expect(await answer.text()).toBe('4242');
+	});
+});
+
+describe('what names its workspace only in its path or its signed token', () => {
+	it("starts a scenario through its inbound webhook, called with the webhook's secret alone", async () => {
+		const far = await createdWorkspace('Far');
+		const { scenarioId, webhook } = await publishedScenario(far.token, {
+			start: 'keep',
+			steps: [{ id: 'keep', type: 'set_variables', values: { got: '{{ orderId }}' } }],
+		});
+		const call = await api(
+			null,
+			'POST',
+			`/v3/workflows/webhook/${webhook.id}`,
+			{ orderId: '7' },
+			{
+				'X-Webhook-Secret': webhook.secret,
+			},
+		);
+		expect(call.status).toBe(202);
+		const runs = await env.DB_SHARD_2.prepare('SELECT status FROM scenario_runs WHERE scenario_id = ?')
+			.bind(scenarioId)
+			.all();
+		expect(runs.results).toHaveLength(1);
+		expect(await rowsIn(env.DB, 'scenario_runs', far.workspaceId)).toBe(0);
 	});
 });
 

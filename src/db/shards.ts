@@ -165,11 +165,11 @@ export async function placeWorkspace(env: Env, workspaceId: string, shard: strin
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 /**
- * Routes a new credential of `workspaceId` to it, before its own row is written in the workspace's shard. Only a
- * workspace placed outside `DB` needs it (an unrouted credential is looked for in `DB`). A route whose credential
- * was never written, or is gone, routes to a shard that refuses it: it admits nothing.
+ * Routes a new credential (or a connected number) of `workspaceId` to it, before its own row is written in the
+ * workspace's shard. Only a workspace placed outside `DB` needs it (an unrouted key is looked for in `DB`). A
+ * route whose row was never written, or is gone, routes to a shard that refuses it: it admits nothing.
  */
-export async function routeCredential(
+export async function addRoute(
 	env: Env,
 	kind: RouteKind,
 	key: string,
@@ -182,13 +182,27 @@ export async function routeCredential(
 	);
 }
 
-/** The database a credential's row is in: its route's workspace's shard, or `DB` when it has no route. */
-export async function credentialBinding(env: Env, kind: RouteKind, key: string): Promise<D1Database> {
-	if (directoryOnly(env)) return env.DB;
+/** The workspace `key` is routed to, or null when it has none (then it is looked for in `DB`). */
+export async function routedWorkspace(env: Env, kind: RouteKind, key: string): Promise<string | null> {
+	if (directoryOnly(env)) return null;
 	const route = await env.DB.prepare('SELECT workspace_id FROM directory_routes WHERE kind = ? AND key = ?')
 		.bind(kind, key)
 		.first<{ workspace_id: string }>();
-	return route ? workspaceBinding(env, route.workspace_id) : env.DB;
+	return route?.workspace_id ?? null;
+}
+
+/** The database a credential's row is in: its route's workspace's shard, or `DB` when it has no route. */
+export async function credentialBinding(env: Env, kind: RouteKind, key: string): Promise<D1Database> {
+	const workspaceId = await routedWorkspace(env, kind, key);
+	return workspaceId ? workspaceBinding(env, workspaceId) : env.DB;
+}
+
+/**
+ * For what a person asks rarely and that names no workspace (signing in by e-mail, a password link): `here`,
+ * the request's own handle, when `DB` is the only database; otherwise a handle on every shard, to ask each.
+ */
+export function shardsToAsk(env: Env, here: Database): Database[] {
+	return directoryOnly(env) ? [here] : everyShard(env).map(({ db }) => db);
 }
 
 /** Forgets what this isolate read of the placements (tests; a move's last step on the isolate that made it). */

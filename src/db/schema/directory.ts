@@ -16,8 +16,12 @@ export const workspaceShards = sqliteTable(
 	(t) => [index('workspace_shards_shard').on(t.shard)],
 );
 
-/** What routes to a workspace placed outside `DB`: `token` (an API token's hash), `session` (a console session's). */
-export const ROUTE_KINDS = ['token', 'session'] as const;
+/**
+ * What routes to a workspace placed outside `DB`: `token` (an API token's hash), `session` (a console session's),
+ * `whatsapp_number` (a connected number's id, which its webhook's path names), `scenario_webhook` (a scenario's
+ * inbound webhook id, likewise).
+ */
+export const ROUTE_KINDS = ['token', 'session', 'whatsapp_number', 'scenario_webhook'] as const;
 
 /**
  * The workspace a credential belongs to, by its kind and key (a hash: never the credential itself). Written

@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { verifyMailLink } from '../../auth/mail-link-token';
 import type { Database } from '../../db/client';
 import { contacts, workspaces } from '../../db/schema';
+import { routeRequest } from '../../db/sessions';
 import { NotFound } from '../../lib/errors';
 import { contactActor } from '../../model/actor';
 import { updateContact } from '../crm/contact-records';
@@ -29,6 +30,8 @@ interface Target {
 export async function unsubscribeTarget(env: Env, db: Database, token: string): Promise<Target> {
 	const link = await verifyMailLink(env, token);
 	if (link?.purpose !== 'unsubscribe') throw new NotFound(INVALID);
+	// The signed token names its workspace: the request reads that workspace's shard (src/db/shards.ts).
+	routeRequest(db, link.workspaceId);
 	const row = await db
 		.select({ name: workspaces.name, optedOutAt: contacts.optedOutAt })
 		.from(contacts)

@@ -17,7 +17,7 @@ import { sha256Hex } from '../../auth/token';
 import { type Database, runBatch } from '../../db/client';
 import { consoleSessions, operatorPasswords, operators, workspaces } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
-import { routeCredential } from '../../db/shards';
+import { addRoute, shardsToAsk } from '../../db/shards';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
@@ -134,20 +134,30 @@ export async function signIn(
 	const email = input.email.toLowerCase();
 	const limiters = throttles(env, await sha256Hex(`sign-in:${email}`), client.ip);
 	await assertNotThrottled(limiters);
-	const members = await db
-		.select({ ...MEMBER, hash: operatorPasswords.hash })
-		.from(operators)
-		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
-		.leftJoin(operatorPasswords, eq(operatorPasswords.operatorId, operators.id))
-		.where(
-			and(
-				eq(operators.email, email),
-				isNull(operators.disabledAt),
-				input.workspaceId ? eq(operators.workspaceId, input.workspaceId) : undefined,
-			),
-		)
-		.orderBy(operators.createdAt)
-		.limit(MAX_MEMBERSHIPS);
+	// The e-mail names no workspace: each shard is asked for its memberships (one, unless there are shards).
+	const found = await Promise.all(
+		shardsToAsk(env, db).map(async (shard) => {
+			const rows = await shard
+				.select({ ...MEMBER, hash: operatorPasswords.hash, createdAt: operators.createdAt })
+				.from(operators)
+				.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
+				.leftJoin(operatorPasswords, eq(operatorPasswords.operatorId, operators.id))
+				.where(
+					and(
+						eq(operators.email, email),
+						isNull(operators.disabledAt),
+						input.workspaceId ? eq(operators.workspaceId, input.workspaceId) : undefined,
+					),
+				)
+				.orderBy(operators.createdAt)
+				.limit(MAX_MEMBERSHIPS);
+			return rows.map((row) => ({ ...row, shard }));
+		}),
+	);
+	const members = found
+		.flat()
+		.sort((a, b) => a.createdAt - b.createdAt)
+		.slice(0, MAX_MEMBERSHIPS);
 	// Always at least one full check (a decoy when there is nobody), so a miss takes as long as a wrong password.
 	const checks = await Promise.all(
 		(members.length > 0 ? members : [null]).map((member) => checkPassword(input.password, member?.hash ?? null)),
@@ -163,12 +173,13 @@ export async function signIn(
 	}
 	const member = opened[0] as (typeof opened)[number];
 	const outdated = checks[members.indexOf(member)]?.outdated === true;
+	const home = member.shard;
 	const rehash = outdated
-		? [passwordUpsert(db, member.workspaceId, member.operatorId, await hashPassword(input.password), now)]
+		? [passwordUpsert(home, member.workspaceId, member.operatorId, await hashPassword(input.password), now)]
 		: [];
 	const { cookie, row } = await newSession(member.workspaceId, member.operatorId, client, now);
-	await routeCredential(env, 'session', row.tokenHash, member.workspaceId, now);
-	await runBatch(db, [...rehash, db.insert(consoleSessions).values(row)]);
+	await addRoute(env, 'session', row.tokenHash, member.workspaceId, now);
+	await runBatch(home, [...rehash, home.insert(consoleSessions).values(row)]);
 	return { session: await sessionView(env, member, row), cookie };
 }
 

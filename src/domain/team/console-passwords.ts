@@ -11,7 +11,7 @@ import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH }
 import { randomBase62, sha256Hex } from '../../auth/token';
 import { batchGuard, brokeGuard, type Database, runBatch } from '../../db/client';
 import { consoleSessions, operatorPasswords, operators, passwordLinks, workspaces } from '../../db/schema';
-import { routeCredential } from '../../db/shards';
+import { addRoute, shardsToAsk } from '../../db/shards';
 import { Invalid, NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import { type Client, DAY_MS, MEMBER, newSession, passwordUpsert, revokeSessions, sessionView } from './console-auth';
@@ -107,31 +107,40 @@ export async function setPasswordWithLink(
 	now = Date.now(),
 ) {
 	const tokenHash = await sha256Hex(input.token);
-	const link = await db
-		.select({ ...MEMBER, id: passwordLinks.id })
-		.from(passwordLinks)
-		.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
-		.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
-		.where(and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)))
-		.get();
+	// The link names no workspace: each shard is asked (one, unless there are shards); the link's is used below.
+	const found = await Promise.all(
+		shardsToAsk(env, db).map(async (shard) => {
+			const row = await shard
+				.select({ ...MEMBER, id: passwordLinks.id })
+				.from(passwordLinks)
+				.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
+				.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
+				.where(
+					and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)),
+				)
+				.get();
+			return row ? { ...row, shard } : null;
+		}),
+	);
+	const link = found.find((row) => row !== null);
 	const expired = new Invalid('This link has expired or was already used: ask an admin for a new one.', {
 		field: ['token'],
 	});
 	if (!link) throw expired;
-	const { workspaceId, operatorId } = link;
+	const { workspaceId, operatorId, shard: home } = link;
 	const hash = await hashPassword(input.password);
-	await revokeSessions(env, db, workspaceId, eq(consoleSessions.operatorId, operatorId), now);
+	await revokeSessions(env, home, workspaceId, eq(consoleSessions.operatorId, operatorId), now);
 	const { cookie, row } = await newSession(workspaceId, operatorId, client, now);
-	await routeCredential(env, 'session', row.tokenHash, workspaceId, now);
+	await addRoute(env, 'session', row.tokenHash, workspaceId, now);
 	try {
-		await runBatch(db, [
-			db
+		await runBatch(home, [
+			home
 				.update(passwordLinks)
 				.set({ usedAt: now })
 				.where(and(eq(passwordLinks.id, link.id), isNull(passwordLinks.usedAt))),
 			batchGuard(sql`changes() = 1`),
-			passwordUpsert(db, workspaceId, operatorId, hash, now),
-			db.insert(consoleSessions).values(row),
+			passwordUpsert(home, workspaceId, operatorId, hash, now),
+			home.insert(consoleSessions).values(row),
 		]);
 	} catch (error) {
 		if (brokeGuard(error)) throw expired;

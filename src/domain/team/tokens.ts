@@ -6,7 +6,7 @@ import { generateToken, hashToken, tokenHint } from '../../auth/token';
 import { type Database, runBatch } from '../../db/client';
 import { apiTokens, consoleSessions, operators } from '../../db/schema';
 import { existsInWorkspace } from '../../db/scoped';
-import { routeCredential } from '../../db/shards';
+import { addRoute } from '../../db/shards';
 import { NotFound, Unauthorized } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 
@@ -59,7 +59,7 @@ export async function issueTokenFor(env: Env, db: Database, workspaceId: string,
 	const now = Date.now();
 	const { token, row } = await newTokenRow(workspaceId, operatorId, now);
 	// The directory learns the new token's workspace first: a token whose row is missing admits nothing.
-	await routeCredential(env, 'token', row.tokenHash, workspaceId, now);
+	await addRoute(env, 'token', row.tokenHash, workspaceId, now);
 	const [revoked] = await runBatch(db, [
 		db
 			.update(apiTokens)

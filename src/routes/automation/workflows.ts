@@ -40,7 +40,7 @@ const webhookAuth = createMiddleware<WebhookEnv>(async function webhookAuth(c, n
 	if (!withToken) await enforceFloodLimit(c.env, `webhook:${id.slice(0, 64)}`, clientIp(c.req.raw.headers), 'other');
 	// Before any read: a loop's last round costs nothing and records nothing.
 	c.set('hops', inboundHops(c.req.raw.headers));
-	const webhook = await enabledWebhook(c.var.db, id);
+	const webhook = await enabledWebhook(c.env, c.var.db, id);
 	c.set('webhook', webhook);
 	if (withToken) {
 		c.set('proof', 'token');

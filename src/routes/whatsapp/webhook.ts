@@ -3,7 +3,7 @@
  * request), outside /v3 like the mail links. See src/domain/channels/whatsapp/webhook.ts for the checks.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { receiveWebhook, verifySubscription } from '../../domain/channels/whatsapp/webhook';
+import { receiveWebhook, routeToNumber, verifySubscription } from '../../domain/channels/whatsapp/webhook';
 import { errorResponses, idParam, jsonResponse, noCredential } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 
@@ -48,6 +48,7 @@ export const whatsappWebhook = createRouter()
 		}),
 		async (c) => {
 			const query = c.req.valid('query');
+			await routeToNumber(c.env, c.var.db, c.req.valid('param').id);
 			const challenge = await verifySubscription(c.var.db, c.req.valid('param').id, {
 				mode: query['hub.mode'],
 				token: query['hub.verify_token'],
@@ -80,6 +81,7 @@ export const whatsappWebhook = createRouter()
 			const body = new Uint8Array(await c.req.arrayBuffer());
 			const origin = new URL(c.req.url).origin;
 			const signature = c.req.header('X-Hub-Signature-256');
+			await routeToNumber(c.env, c.var.db, c.req.valid('param').id);
 			await receiveWebhook(c.env, c.var.db, c.req.valid('param').id, body, signature, origin);
 			return c.json({ received: true as const }, 200);
 		},

@@ -17,6 +17,8 @@ import { deploymentSecret, webhookSecret } from '../../../auth/secrets';
 import { digestsEqual, sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
 import { scenarioWebhooks, WEBHOOK_AUTH } from '../../../db/schema';
+import { routeRequest } from '../../../db/sessions';
+import { addRoute, routedWorkspace } from '../../../db/shards';
 import { NotFound, Unauthorized } from '../../../lib/errors';
 import { iso, newId } from '../../../lib/ids';
 import { assertScenario } from './scenarios';
@@ -125,6 +127,8 @@ export async function createWebhook(
 		enabled: true,
 		createdAt: now,
 	};
+	// Its URL names the webhook alone: the directory sends its calls to the workspace's shard.
+	await addRoute(env, 'scenario_webhook', row.id, workspaceId, now);
 	await db.insert(scenarioWebhooks).values(row);
 	return withSecret(env, row, origin);
 }
@@ -183,7 +187,10 @@ export async function rotateWebhookSecret(
 }
 
 /** An enabled webhook by its id alone (the inbound path has no workspace until the webhook names it). */
-export async function enabledWebhook(db: Database, id: string) {
+export async function enabledWebhook(env: Env, db: Database, id: string) {
+	// The path names the webhook alone: the request reads its workspace's shard (src/db/shards.ts).
+	const workspaceId = await routedWorkspace(env, 'scenario_webhook', id);
+	if (workspaceId) routeRequest(db, workspaceId);
 	const row = await db.select().from(scenarioWebhooks).where(eq(scenarioWebhooks.id, id)).get();
 	if (!row?.enabled) throw new NotFound(`Webhook ${id} not found (or disabled).`);
 	return row;

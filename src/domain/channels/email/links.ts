@@ -6,6 +6,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { type MailLink, verifyMailLink } from '../../../auth/mail-link-token';
 import type { Database } from '../../../db/client';
 import { contacts, workspaces } from '../../../db/schema';
+import { routeRequest } from '../../../db/sessions';
 import { NotFound } from '../../../lib/errors';
 import { fileDownload } from '../../conversations/files';
 
@@ -23,6 +24,8 @@ async function linkOf<P extends MailLink['purpose']>(
 /** Who a stop link is for, to name on its confirmation page: the workspace's name. */
 export async function stopLinkTarget(env: Env, db: Database, token: string): Promise<{ workspaceName: string }> {
 	const link = await linkOf(env, token, 'stop');
+	// The signed token names its workspace: the request reads that workspace's shard (src/db/shards.ts).
+	routeRequest(db, link.workspaceId);
 	const row = await db
 		.select({ name: workspaces.name })
 		.from(contacts)

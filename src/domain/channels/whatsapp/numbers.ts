@@ -10,6 +10,7 @@ import { seal } from '../../../auth/sealed-secret';
 import { randomBase62, sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
 import { whatsappNumbers } from '../../../db/schema';
+import { addRoute } from '../../../db/shards';
 import { Conflict, Invalid, NotFound } from '../../../lib/errors';
 import { urlRefusal } from '../../../lib/guarded-fetch';
 import { iso, newId } from '../../../lib/ids';
@@ -181,7 +182,7 @@ export async function getNumber(db: Database, workspaceId: string, id: string, o
 
 /** Connects a number; its view with the verify token (shown only now). 409 when a workspace has it already. */
 export async function connectNumber(
-	env: GraphEnv,
+	env: Env,
 	db: Database,
 	workspaceId: string,
 	input: z.infer<typeof newWhatsappNumberSchema>,
@@ -205,6 +206,8 @@ export async function connectNumber(
 		createdAt: now,
 		updatedAt: now,
 	};
+	// Its webhook's path names the connection: the directory sends it to the workspace's shard.
+	await addRoute(env, 'whatsapp_number', id, workspaceId, now);
 	// The unique index decides, so two workspaces connecting the same number at once cannot both have it.
 	const inserted = await db
 		.insert(whatsappNumbers)

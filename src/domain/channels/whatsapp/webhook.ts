@@ -15,6 +15,8 @@ import { eq } from 'drizzle-orm';
 import { digestsEqual, sha256Hex } from '../../../auth/token';
 import type { Database } from '../../../db/client';
 import { whatsappNumbers } from '../../../db/schema';
+import { routeRequest } from '../../../db/sessions';
+import { routedWorkspace } from '../../../db/shards';
 import { Invalid, Malformed, ServiceUnavailable, Unauthorized } from '../../../lib/errors';
 import { type GraphEnv, type OpenNumber, openRow } from './graph';
 import { applyInboundMessage, type InboundOutcome } from './inbound';
@@ -26,6 +28,16 @@ const REFUSED = 'Not a valid WhatsApp webhook for this number.';
 
 function refused(): Unauthorized {
 	return new Unauthorized(REFUSED, false);
+}
+
+/**
+ * Sends the request's statements to the shard of the workspace that connected the number (src/db/shards.ts):
+ * the path names the connection only. An unrouted one is looked for in `DB`.
+ */
+export async function routeToNumber(env: Env, db: Database, numberId: string): Promise<void> {
+	if (!/^wan_[0-9A-Z]{26}$/.test(numberId)) return;
+	const workspaceId = await routedWorkspace(env, 'whatsapp_number', numberId);
+	if (workspaceId) routeRequest(db, workspaceId);
 }
 
 async function numberRow(db: Database, numberId: string) {
