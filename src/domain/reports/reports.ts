@@ -218,7 +218,13 @@ function summed(rollups: Rollups, query: ConversationReportQuery) {
 			addHistogram(resolution.histogram, f.rh);
 		}
 	}
-	return { perSet, created, closed, firstResponse: durationFigures(firstResponse), resolution: durationFigures(resolution) };
+	return {
+		perSet,
+		created,
+		closed,
+		firstResponse: durationFigures(firstResponse),
+		resolution: durationFigures(resolution),
+	};
 }
 
 /** Median, 90th percentile (each within its histogram bucket) and average (exact), in seconds to the tenth. */
