@@ -2,13 +2,16 @@
 -- rollups, kept by triggers on `conversations`, so the statement that writes a conversation (whichever batch
 -- of whichever route, room or consumer sends it) writes what the report counts of it in the same transaction.
 --
--- `report_days`: one row per workspace and local day (YYYY-MM-DD in the rollups' time zone) of creation. Its
+-- `report_days`: per workspace and local day (YYYY-MM-DD in the rollups' time zone) of creation, up to 8 rows
+-- (`part`: the dimension set's id modulo 8, so that a busy day's change rewrites an eighth of its figures). Its
 -- `figures` is a JSON object keyed by a dimension set's id (`report_dimension_sets`: the conversation's
 -- status, channel, assignee, group, ad click, utm_source, utm_medium and utm_campaign now, as a JSON array),
 -- each `{"n": conversations, "fn"/"fs": first responses and their sum in ms, "fh": their histogram,
 -- "rn"/"rs"/"rh": the same for resolutions (closed now)}`. A histogram maps a bucket's lower bound (ms, a row
--- of `report_duration_buckets`) to `[count, sum of ms]`. A report reads one row per day of its range and the
--- workspace's dimension sets, however many conversations the days hold.
+-- of `report_duration_buckets`) to `[count, sum of ms]`. A report reads at most 8 rows per day of its range and
+-- the workspace's dimension sets, however many conversations the days hold.
+-- The index the report walked (every column it grouped by, after the creation time) has no reader left.
+DROP INDEX `conversations_report`;--> statement-breakpoint
 CREATE TABLE `report_dimension_sets` (
 	`id` integer PRIMARY KEY,
 	`workspace_id` text NOT NULL,
@@ -18,8 +21,9 @@ CREATE UNIQUE INDEX `report_dimension_sets_workspace` ON `report_dimension_sets`
 CREATE TABLE `report_days` (
 	`workspace_id` text NOT NULL,
 	`day` text NOT NULL,
+	`part` integer NOT NULL,
 	`figures` text NOT NULL,
-	PRIMARY KEY (`workspace_id`, `day`)
+	PRIMARY KEY (`workspace_id`, `day`, `part`)
 ) WITHOUT ROWID;--> statement-breakpoint
 -- The histograms' bucket lower bounds: 0, then 1 s × 2^(k/16) for k = 0…416 (beyond 400 days), so a bucket
 -- is at most 4.5% wide above 1 s and 1 s wide below it.
@@ -72,13 +76,14 @@ END;--> statement-breakpoint
 -- Adds the change to its day's figures: creates the day and the set's entry at zero, adds, then removes the
 -- entries back at zero, so a day's figures are the same however its conversations came to be as they are.
 CREATE TRIGGER `report_day_changes_add` INSTEAD OF INSERT ON `report_day_changes` BEGIN
-	INSERT INTO report_days (workspace_id, day, figures) VALUES (new.workspace_id, new.day, '{}') ON CONFLICT DO NOTHING;
+	INSERT INTO report_days (workspace_id, day, part, figures) VALUES (new.workspace_id, new.day, new.dimension_set % 8, '{}')
+		ON CONFLICT DO NOTHING;
 	UPDATE report_days SET figures = json_insert(figures, '$."' || new.dimension_set || '"',
 			json('{"n":0,"fn":0,"fs":0,"fh":{},"rn":0,"rs":0,"rh":{}}'))
-		WHERE workspace_id = new.workspace_id AND day = new.day;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8;
 	UPDATE report_days SET figures = json_set(figures,
 			'$."' || new.dimension_set || '".n', json_extract(figures, '$."' || new.dimension_set || '".n') + new.sign)
-		WHERE workspace_id = new.workspace_id AND day = new.day;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8;
 	UPDATE report_days SET figures = json_set(figures,
 			'$."' || new.dimension_set || '".fn', json_extract(figures, '$."' || new.dimension_set || '".fn') + new.sign,
 			'$."' || new.dimension_set || '".fs',
@@ -88,7 +93,7 @@ CREATE TRIGGER `report_day_changes_add` INSTEAD OF INSERT ON `report_day_changes
 					+ new.sign,
 				coalesce(json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[1]'), 0)
 					+ new.sign * new.first_response_ms))
-		WHERE workspace_id = new.workspace_id AND day = new.day AND new.first_response_ms IS NOT NULL;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8 AND new.first_response_ms IS NOT NULL;
 	UPDATE report_days SET figures = json_set(figures,
 			'$."' || new.dimension_set || '".rn', json_extract(figures, '$."' || new.dimension_set || '".rn') + new.sign,
 			'$."' || new.dimension_set || '".rs',
@@ -98,17 +103,18 @@ CREATE TRIGGER `report_day_changes_add` INSTEAD OF INSERT ON `report_day_changes
 					+ new.sign,
 				coalesce(json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[1]'), 0)
 					+ new.sign * new.resolution_ms))
-		WHERE workspace_id = new.workspace_id AND day = new.day AND new.resolution_ms IS NOT NULL;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8 AND new.resolution_ms IS NOT NULL;
 	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"')
-		WHERE workspace_id = new.workspace_id AND day = new.day
-			AND json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[0]') = 0;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[0]') = 0;
 	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"')
-		WHERE workspace_id = new.workspace_id AND day = new.day
-			AND json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[0]') = 0;
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[0]') = 0;
 	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '"')
-		WHERE workspace_id = new.workspace_id AND day = new.day
-			AND json_extract(figures, '$."' || new.dimension_set || '".n') = 0;
-	DELETE FROM report_days WHERE workspace_id = new.workspace_id AND day = new.day AND figures = '{}';
+		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".n') = 0;
+	DELETE FROM report_days WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
+		AND new.sign < 0 AND figures = '{}';
 END;--> statement-breakpoint
 -- The writers: a conversation created, changed in anything the report counts, or deleted.
 CREATE TRIGGER `report_conversations_insert` AFTER INSERT ON `conversations` BEGIN
