@@ -144,7 +144,72 @@ BEGIN
 		new.assignee_id, new.group_id, new.ad_click, new.utm_source, new.utm_medium, new.utm_campaign,
 		new.first_response_at, new.status_changed_at, 1);
 END;--> statement-breakpoint
--- The conversations already written, by day in UTC; the first report of a workspace in another zone
+-- Messaging-app handoffs, the same way: per workspace and local day, `figures` maps a dimension set (here
+-- `["handoff", channel, ad click, utm_source, utm_medium, utm_campaign]`, from the click's origin) to
+-- `[handoffs, of them arrived]`.
+CREATE TABLE `report_handoff_days` (
+	`workspace_id` text NOT NULL,
+	`day` text NOT NULL,
+	`figures` text NOT NULL,
+	PRIMARY KEY (`workspace_id`, `day`)
+) WITHOUT ROWID;--> statement-breakpoint
+CREATE VIEW `report_handoff_changes` AS SELECT NULL AS workspace_id, NULL AS created_at, NULL AS channel,
+	NULL AS origin, NULL AS arrived, NULL AS sign WHERE 0;--> statement-breakpoint
+CREATE VIEW `report_handoff_day_changes` AS SELECT NULL AS workspace_id, NULL AS day, NULL AS dimension_set,
+	NULL AS arrived, NULL AS sign WHERE 0;--> statement-breakpoint
+CREATE TRIGGER `report_handoff_changes_place` INSTEAD OF INSERT ON `report_handoff_changes` BEGIN
+	INSERT INTO report_dimension_sets (workspace_id, dimensions) VALUES (new.workspace_id, json_array('handoff', new.channel,
+			CASE WHEN nullif(json_extract(new.origin, '$.gclid'), '') IS NOT NULL THEN 'search'
+				WHEN nullif(json_extract(new.origin, '$.fbclid'), '') IS NOT NULL THEN 'social' ELSE 'none' END,
+			nullif(json_extract(new.origin, '$.utmSource'), ''), nullif(json_extract(new.origin, '$.utmMedium'), ''),
+			nullif(json_extract(new.origin, '$.utmCampaign'), '')))
+		ON CONFLICT DO NOTHING;
+	INSERT INTO report_handoff_day_changes SELECT new.workspace_id, date((new.created_at + coalesce((SELECT o.offset_ms FROM report_rollup_zones z
+				JOIN report_zone_offsets o ON o.time_zone = z.time_zone
+				WHERE z.workspace_id = new.workspace_id AND o.starts_at <= new.created_at
+				ORDER BY o.starts_at DESC LIMIT 1), 0)) / 1000, 'unixepoch'),
+		(SELECT id FROM report_dimension_sets WHERE workspace_id = new.workspace_id AND dimensions = json_array('handoff', new.channel,
+			CASE WHEN nullif(json_extract(new.origin, '$.gclid'), '') IS NOT NULL THEN 'search'
+				WHEN nullif(json_extract(new.origin, '$.fbclid'), '') IS NOT NULL THEN 'social' ELSE 'none' END,
+			nullif(json_extract(new.origin, '$.utmSource'), ''), nullif(json_extract(new.origin, '$.utmMedium'), ''),
+			nullif(json_extract(new.origin, '$.utmCampaign'), ''))),
+		new.arrived, new.sign;
+END;--> statement-breakpoint
+CREATE TRIGGER `report_handoff_day_changes_add` INSTEAD OF INSERT ON `report_handoff_day_changes` BEGIN
+	INSERT INTO report_handoff_days (workspace_id, day, figures) VALUES (new.workspace_id, new.day, '{}')
+		ON CONFLICT DO NOTHING;
+	UPDATE report_handoff_days SET figures = json_set(figures, '$."' || new.dimension_set || '"', json_array(
+			coalesce(json_extract(figures, '$."' || new.dimension_set || '"[0]'), 0) + new.sign,
+			coalesce(json_extract(figures, '$."' || new.dimension_set || '"[1]'), 0) + new.sign * new.arrived))
+		WHERE workspace_id = new.workspace_id AND day = new.day;
+	UPDATE report_handoff_days SET figures = json_remove(figures, '$."' || new.dimension_set || '"')
+		WHERE workspace_id = new.workspace_id AND day = new.day
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '"[0]') = 0;
+	DELETE FROM report_handoff_days WHERE workspace_id = new.workspace_id AND day = new.day
+		AND new.sign < 0 AND figures = '{}';
+END;--> statement-breakpoint
+CREATE TRIGGER `report_handoffs_insert` AFTER INSERT ON `messaging_handoffs` BEGIN
+	INSERT INTO report_handoff_changes VALUES (new.workspace_id, new.created_at, new.channel, new.origin,
+		new.conversation_id IS NOT NULL, 1);
+END;--> statement-breakpoint
+CREATE TRIGGER `report_handoffs_delete` AFTER DELETE ON `messaging_handoffs` BEGIN
+	INSERT INTO report_handoff_changes VALUES (old.workspace_id, old.created_at, old.channel, old.origin,
+		old.conversation_id IS NOT NULL, -1);
+END;--> statement-breakpoint
+CREATE TRIGGER `report_handoffs_update` AFTER UPDATE OF workspace_id, created_at, channel, origin, conversation_id
+	ON `messaging_handoffs`
+	WHEN old.workspace_id IS NOT new.workspace_id OR old.created_at IS NOT new.created_at
+		OR old.channel IS NOT new.channel OR old.origin IS NOT new.origin
+		OR (old.conversation_id IS NULL) IS NOT (new.conversation_id IS NULL)
+BEGIN
+	INSERT INTO report_handoff_changes VALUES (old.workspace_id, old.created_at, old.channel, old.origin,
+		old.conversation_id IS NOT NULL, -1);
+	INSERT INTO report_handoff_changes VALUES (new.workspace_id, new.created_at, new.channel, new.origin,
+		new.conversation_id IS NOT NULL, 1);
+END;--> statement-breakpoint
+-- The conversations and handoffs already written, by day in UTC; the first report of a workspace in another zone
 -- rebuilds its rollups in that zone (src/domain/reports/rollups.ts).
 INSERT INTO report_conversation_changes SELECT workspace_id, created_at, status, channel, assignee_id, group_id,
-	ad_click, utm_source, utm_medium, utm_campaign, first_response_at, status_changed_at, 1 FROM conversations;
+	ad_click, utm_source, utm_medium, utm_campaign, first_response_at, status_changed_at, 1 FROM conversations;--> statement-breakpoint
+INSERT INTO report_handoff_changes SELECT workspace_id, created_at, channel, origin, conversation_id IS NOT NULL, 1
+	FROM messaging_handoffs;

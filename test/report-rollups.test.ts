@@ -88,6 +88,27 @@ async function seedWorkspaceYear(timeZone: string, start: number, days: number, 
 			),
 		);
 	}
+	for (let i = 0; i < count / 4; i++) {
+		const source = random.pick(['google', 'facebook', '', null]);
+		const origin = {
+			...(source === null ? {} : { utmSource: source }),
+			...(random.next() < 0.5 ? { utmCampaign: random.pick(['spring', 'summer']) } : {}),
+			...(source === 'google' && random.next() < 0.5 ? { gclid: `g-${i}` } : {}),
+			...(source === 'facebook' && random.next() < 0.5 ? { fbclid: `f-${i}` } : {}),
+		};
+		statements.push(
+			env.DB.prepare(
+				'INSERT INTO messaging_handoffs (workspace_id, ref, channel, origin, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?)',
+			).bind(
+				workspaceId,
+				`R${String(i).padStart(7, '0')}`,
+				'whatsapp',
+				JSON.stringify(origin),
+				start + Math.floor(random.next() * days * 86_400 * S),
+				random.next() < 0.3 ? `conv_arrived_${i}` : null,
+			),
+		);
+	}
 	await env.DB.batch(statements);
 	return { token, workspaceId, operators, group, ids } satisfies Seeded;
 }
@@ -141,14 +162,14 @@ async function expectSameAsScan(seeded: Seeded, timeZone: string, query: Convers
 }
 
 /** Each stored day's figures with the sets named by their dimensions (ids differ between two builds). */
-async function storedDays(workspaceId: string) {
+async function storedDays(workspaceId: string, table: 'report_days' | 'report_handoff_days') {
 	const { results: sets } = await env.DB.prepare(
 		'SELECT id, dimensions FROM report_dimension_sets WHERE workspace_id = ?',
 	)
 		.bind(workspaceId)
 		.all<{ id: number; dimensions: string }>();
 	const named = new Map(sets.map((s) => [String(s.id), s.dimensions]));
-	const { results } = await env.DB.prepare('SELECT day, figures FROM report_days WHERE workspace_id = ? ORDER BY day')
+	const { results } = await env.DB.prepare(`SELECT day, figures FROM ${table} WHERE workspace_id = ? ORDER BY day`)
 		.bind(workspaceId)
 		.all<{ day: string; figures: string }>();
 	const byDay = new Map<string, Record<string, unknown>>();
@@ -219,11 +240,30 @@ describe('the conversations report from its rollups', () => {
 			seeded.workspaceId,
 		);
 		await run('DELETE FROM conversations WHERE id = ?', seeded.ids[5]);
+		// Handoffs: one arrives, one is removed, one moves to the next day.
+		await run(
+			"UPDATE messaging_handoffs SET conversation_id = 'conv_x' WHERE workspace_id = ? AND ref = 'R0000001'",
+			seeded.workspaceId,
+		);
+		await run(
+			"UPDATE messaging_handoffs SET conversation_id = NULL WHERE workspace_id = ? AND ref = 'R0000002'",
+			seeded.workspaceId,
+		);
+		await run("DELETE FROM messaging_handoffs WHERE workspace_id = ? AND ref = 'R0000003'", seeded.workspaceId);
+		await run(
+			"UPDATE messaging_handoffs SET created_at = created_at + 86400000 WHERE workspace_id = ? AND ref = 'R0000004'",
+			seeded.workspaceId,
+		);
 		await expectSameAsScan(seeded, timeZone, range);
 		await expectSameAsScan(seeded, timeZone, { ...range, assigneeId: seeded.operators[1] });
-		const kept = await storedDays(seeded.workspaceId);
+		const stored = async () => [
+			await storedDays(seeded.workspaceId, 'report_days'),
+			await storedDays(seeded.workspaceId, 'report_handoff_days'),
+		];
+		const kept = await stored();
+		expect(kept[1]?.length).toBeGreaterThan(0);
 		await rebuildRollups(db, seeded.workspaceId, timeZone);
-		expect(await storedDays(seeded.workspaceId)).toEqual(kept);
+		expect(await stored()).toEqual(kept);
 	});
 
 	it('follows the API: a start, an assignment, a close, a reopen and a change of time zone', async () => {

@@ -6,12 +6,12 @@
  * The conversations' figures come from their rollups (./rollups.ts): one row per day of the range, whatever
  * the number of conversations, each holding every dimension set's count and duration histograms, which the
  * filters select and this sums. Counts and sums are exact; percentiles are within a histogram bucket
- * (./histogram.ts). The handoffs, fewer, are still grouped from their table.
+ * (./histogram.ts). The handoffs come from their own daily rollups beside them, under the origin filters.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { groups, messagingHandoffs, operators } from '../../db/schema';
+import { groups, operators } from '../../db/schema';
 import { localDateTime } from '../../engines/templates';
 import { Invalid } from '../../lib/errors';
 import { zonedInstant } from '../../model/business-hours';
@@ -152,33 +152,6 @@ export function reportRange(query: Pick<ConversationReportQuery, 'from' | 'to'>,
 	};
 }
 
-/**
- * The index in `range.days` of the day `column` (an instant) falls on, as SQL: runs of 24-hour days share one
- * division, and a day that a daylight-saving shift makes 23 or 25 hours long is a case of its own, so a year
- * is a CASE of a few branches, and the grouping is one walk of the index with no join. The bounds are
- * instants we computed, written inline as integers.
- */
-function dayOf(range: Range, column: SQL): SQL {
-	type Run = { start: number; first: number; single: boolean };
-	const runs: Run[] = [];
-	range.days.forEach((d, i) => {
-		const single = d.end - d.start !== DAY_MS;
-		const previous = runs.at(-1);
-		if (!previous || single || previous.single) runs.push({ start: d.start, first: i, single });
-	});
-	const integer = (n: number) => sql.raw(String(Math.trunc(n)));
-	const branch = (run: Run) =>
-		run.single
-			? integer(run.first)
-			: sql`${integer(run.first)} + (${column} - ${integer(run.start)}) / ${integer(DAY_MS)}`;
-	const last = runs.at(-1) as Run;
-	if (runs.length === 1) return branch(last);
-	const cases = runs
-		.slice(0, -1)
-		.map((run, i) => sql`WHEN ${column} < ${integer((runs[i + 1] as Run).start)} THEN ${branch(run)}`);
-	return sql`CASE ${sql.join(cases, sql.raw(' '))} ELSE ${branch(last)} END`;
-}
-
 /** Counts summed by key, largest first (ties by key). */
 function buckets<T>(rows: readonly T[], key: (row: T) => string | null, n: (row: T) => number) {
 	const sums = new Map<string | null, number>();
@@ -239,7 +212,7 @@ function durationFigures(measured: { n: number; sum: number; histogram: Map<numb
 }
 
 interface HandoffRow {
-	day: number;
+	day: string;
 	channel: string;
 	click: string;
 	source: string | null;
@@ -250,28 +223,28 @@ interface HandoffRow {
 	arrived: number;
 }
 
-/** The handoffs of the range by day and origin, under the report's origin filters. */
-function handoffRows(db: Database, workspaceId: string, query: ConversationReportQuery, range: Range) {
-	const h = messagingHandoffs;
-	const value = (key: string) => sql`NULLIF(json_extract(${h.origin}, ${`$.${key}`}), '')`;
-	const click = sql`CASE WHEN ${value('gclid')} IS NOT NULL THEN 'search' WHEN ${value('fbclid')} IS NOT NULL THEN 'social' ELSE 'none' END`;
-	const first = range.days[0] as Range['days'][number];
-	const last = range.days.at(-1) as Range['days'][number];
-	return db.all<HandoffRow>(sql`SELECT ${dayOf(range, sql`${h.createdAt}`)} AS day, ${h.channel} AS channel, ${click} AS click,
-		${value('utmSource')} AS source, ${value('utmMedium')} AS medium, ${value('utmCampaign')} AS campaign, count(*) AS n,
-		count(${h.conversationId}) AS arrived
-		FROM ${h} WHERE ${and(
-			eq(h.workspaceId, workspaceId),
-			sql`${h.createdAt} >= CAST(${first.start} AS INTEGER) AND ${h.createdAt} < CAST(${last.end} AS INTEGER)`,
-			query.click === undefined ? undefined : sql`${click} = ${query.click}`,
-			query.utmSource === undefined ? undefined : sql`${value('utmSource')} = ${query.utmSource}`,
-			query.utmMedium === undefined ? undefined : sql`${value('utmMedium')} = ${query.utmMedium}`,
-			query.utmCampaign === undefined ? undefined : sql`${value('utmCampaign')} = ${query.utmCampaign}`,
-		)}
-		GROUP BY 1, 2, 3, 4, 5, 6`);
+/** The handoffs of the range by day and origin, under the report's origin filters (a handoff has no other). */
+function handoffRows(rollups: Rollups, query: ConversationReportQuery): HandoffRow[] {
+	const rows: HandoffRow[] = [];
+	for (const { day, figures } of rollups.handoffDays) {
+		for (const [id, [n, arrived]] of Object.entries(figures)) {
+			const set = rollups.handoffSets.get(id);
+			if (
+				!set ||
+				(query.click !== undefined && set.click !== query.click) ||
+				(query.utmSource !== undefined && set.utmSource !== query.utmSource) ||
+				(query.utmMedium !== undefined && set.utmMedium !== query.utmMedium) ||
+				(query.utmCampaign !== undefined && set.utmCampaign !== query.utmCampaign)
+			)
+				continue;
+			const { utmSource: source, utmMedium: medium, utmCampaign: campaign, channel, click } = set;
+			rows.push({ day, channel, click, source, medium, campaign, n, arrived });
+		}
+	}
+	return rows;
 }
 
-/** The conversations report (see the module comment): one round trip to the rollups, one to the handoffs, one to the names. */
+/** The conversations report (see the module comment): one round trip to the rollups, one to the names. */
 export async function conversationReport(
 	db: Database,
 	workspaceId: string,
@@ -280,17 +253,17 @@ export async function conversationReport(
 	now = Date.now(),
 ): Promise<ConversationReport> {
 	const range = reportRange(query, timeZone, now);
-	const [rollups, handoffs, names] = await Promise.all([
+	const [rollups, names] = await Promise.all([
 		readRollups(db, workspaceId, timeZone, range.from, range.to),
-		handoffRows(db, workspaceId, query, range),
 		namesOf(db, workspaceId),
 	]);
+	const handoffs = handoffRows(rollups, query);
 	const { perSet, created, closed, firstResponse, resolution } = summed(rollups, query);
 	const dimensions = [...perSet].map(([set, n]) => ({ ...set, n }));
 	const named = (list: ReturnType<typeof buckets>, of: Map<string, string>) =>
 		list.map((b) => ({ ...b, name: b.key === null ? null : (of.get(b.key) ?? null) }));
-	const perDay = (rows: readonly { day: number; n: number }[]) => {
-		const sums = new Map<number, number>();
+	const perDay = (rows: readonly { day: string; n: number }[]) => {
+		const sums = new Map<string, number>();
 		for (const row of rows) sums.set(row.day, (sums.get(row.day) ?? 0) + row.n);
 		return sums;
 	};
@@ -380,11 +353,11 @@ export async function conversationReport(
 				(r) => r.n,
 			),
 		},
-		series: range.days.map((d, i) => ({
+		series: range.days.map((d) => ({
 			date: d.date,
 			conversations: created.get(d.date) ?? 0,
 			closed: closed.get(d.date) ?? 0,
-			handoffs: handedOff.get(i) ?? 0,
+			handoffs: handedOff.get(d.date) ?? 0,
 		})),
 	};
 }

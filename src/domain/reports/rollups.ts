@@ -35,10 +35,22 @@ export interface DimensionSet {
 	utmCampaign: string | null;
 }
 
+/** A handoff's dimensions: its messaging app and its click's origin. */
+export interface HandoffSet {
+	channel: string;
+	click: string;
+	utmSource: string | null;
+	utmMedium: string | null;
+	utmCampaign: string | null;
+}
+
 export interface Rollups {
 	sets: Map<string, DimensionSet>;
+	handoffSets: Map<string, HandoffSet>;
 	/** Each stored day of the range (a day without conversations has no row) and its figures by set id. */
 	days: Array<{ day: string; figures: Record<string, SetFigures> }>;
+	/** Each stored day's handoffs by set id: `[handoffs, of them arrived]`. */
+	handoffDays: Array<{ day: string; figures: Record<string, [number, number]> }>;
 }
 
 const DAY_MS = 86_400_000;
@@ -91,17 +103,20 @@ export async function rebuildRollups(db: Database, workspaceId: string, timeZone
 		sql`INSERT INTO report_rollup_zones (workspace_id, time_zone) VALUES (${workspaceId}, ${timeZone})
 			ON CONFLICT (workspace_id) DO UPDATE SET time_zone = excluded.time_zone`,
 		sql`DELETE FROM report_days WHERE workspace_id = ${workspaceId}`,
+		sql`DELETE FROM report_handoff_days WHERE workspace_id = ${workspaceId}`,
 		sql`DELETE FROM report_dimension_sets WHERE workspace_id = ${workspaceId}`,
 		sql`INSERT INTO report_conversation_changes SELECT workspace_id, created_at, status, channel, assignee_id,
 			group_id, ad_click, utm_source, utm_medium, utm_campaign, first_response_at, status_changed_at, 1
 			FROM conversations WHERE workspace_id = ${workspaceId}`,
+		sql`INSERT INTO report_handoff_changes SELECT workspace_id, created_at, channel, origin, conversation_id IS NOT NULL,
+			1 FROM messaging_handoffs WHERE workspace_id = ${workspaceId}`,
 	]);
 }
 
 /**
- * The rollups of the days `from` to `to` (local dates, included) by day in `timeZone`: one round trip of three
- * reads (the zone they are in, the workspace's dimension sets, the days), rebuilt first when they are in
- * another zone.
+ * The rollups of the days `from` to `to` (local dates, included) by day in `timeZone`: one round trip of four
+ * reads (the zone they are in, the workspace's dimension sets, the conversations' and the handoffs' days),
+ * rebuilt first when they are in another zone.
  */
 export async function readRollups(
 	db: Database,
@@ -116,18 +131,31 @@ export async function readRollups(
 			sql`SELECT id, dimensions FROM report_dimension_sets WHERE workspace_id = ${workspaceId}`,
 			sql`SELECT day, figures FROM report_days WHERE workspace_id = ${workspaceId} AND day >= ${from} AND day <= ${to}
 				ORDER BY day`,
+			sql`SELECT day, figures FROM report_handoff_days WHERE workspace_id = ${workspaceId} AND day >= ${from}
+				AND day <= ${to} ORDER BY day`,
 		]);
-	let [zone, sets, days] = await read();
+	let [zone, sets, days, handoffDays] = await read();
 	// No row: the migration's UTC.
 	if (((zone?.results[0] as { zone: string } | undefined)?.zone ?? 'UTC') !== timeZone) {
 		await rebuildRollups(db, workspaceId, timeZone);
-		[zone, sets, days] = await read();
+		[zone, sets, days, handoffDays] = await read();
 	}
 	const dimensionSets = new Map<string, DimensionSet>();
+	const handoffSets = new Map<string, HandoffSet>();
 	for (const row of (sets?.results ?? []) as Array<{ id: number; dimensions: string }>) {
-		const [status, channel, assigneeId, groupId, click, utmSource, utmMedium, utmCampaign] = JSON.parse(
-			row.dimensions,
-		) as Array<string | null>;
+		const values = JSON.parse(row.dimensions) as Array<string | null>;
+		if (values[0] === 'handoff') {
+			const [, channel, click, utmSource, utmMedium, utmCampaign] = values;
+			handoffSets.set(String(row.id), {
+				channel: channel as string,
+				click: click as string,
+				utmSource: utmSource ?? null,
+				utmMedium: utmMedium ?? null,
+				utmCampaign: utmCampaign ?? null,
+			});
+			continue;
+		}
+		const [status, channel, assigneeId, groupId, click, utmSource, utmMedium, utmCampaign] = values;
 		dimensionSets.set(String(row.id), {
 			status: status as string,
 			channel: channel as string,
@@ -144,5 +172,13 @@ export async function readRollups(
 	for (const row of (days?.results ?? []) as Array<{ day: string; figures: string }>) {
 		byDay.set(row.day, Object.assign(byDay.get(row.day) ?? {}, JSON.parse(row.figures)));
 	}
-	return { sets: dimensionSets, days: [...byDay].map(([day, figures]) => ({ day, figures })) };
+	return {
+		sets: dimensionSets,
+		handoffSets,
+		days: [...byDay].map(([day, figures]) => ({ day, figures })),
+		handoffDays: ((handoffDays?.results ?? []) as Array<{ day: string; figures: string }>).map((row) => ({
+			day: row.day,
+			figures: JSON.parse(row.figures) as Record<string, [number, number]>,
+		})),
+	};
 }
