@@ -74,7 +74,8 @@ const durations = z
 		averageSeconds: z.number().nullable().openapi({ description: 'The average, in seconds.' }),
 	})
 	.openapi('ReportDurations', {
-		description: 'Percentiles by the nearest-rank method (the value at rank ⌈p·n⌉); null with nothing measured.',
+		description:
+			'Percentiles by the nearest-rank method (rank ⌈p·n⌉), read from duration histograms: within one bucket of the exact value (buckets 1 s wide below 1 s, then at most 4.5% wide); null with nothing measured.',
 	});
 const originBuckets = z.object({
 	click: z.array(bucket).openapi({ description: 'By ad click: `search`, `social` or `none`.' }),
