@@ -6,9 +6,9 @@
 -- (`part`: the dimension set's id modulo 8, so that a busy day's change rewrites an eighth of its figures). Its
 -- `figures` is a JSON object keyed by a dimension set's id (`report_dimension_sets`: the conversation's
 -- status, channel, assignee, group, ad click, utm_source, utm_medium and utm_campaign now, as a JSON array),
--- each `{"n": conversations, "fn"/"fs": first responses and their sum in ms, "fh": their histogram,
--- "rn"/"rs"/"rh": the same for resolutions (closed now)}`. A histogram maps a bucket's lower bound (ms, a row
--- of `report_duration_buckets`) to `[count, sum of ms]`. A report reads at most 8 rows per day of its range and
+-- each `[conversations, first responses, their sum in ms, resolutions (closed now), their sum in ms, the first
+-- responses' histogram, the resolutions' histogram]`. A histogram maps a bucket (its number in
+-- `report_duration_buckets`) to `[count, sum of ms]`. A report reads at most 8 rows per day of its range and
 -- the workspace's dimension sets, however many conversations the days hold.
 -- The index the report walked (every column it grouped by, after the creation time) has no reader left.
 DROP INDEX `conversations_report`;--> statement-breakpoint
@@ -25,12 +25,12 @@ CREATE TABLE `report_days` (
 	`figures` text NOT NULL,
 	PRIMARY KEY (`workspace_id`, `day`, `part`)
 ) WITHOUT ROWID;--> statement-breakpoint
--- The histograms' bucket lower bounds: 0, then 1 s × 2^(k/16) for k = 0…416 (beyond 400 days), so a bucket
--- is at most 4.5% wide above 1 s and 1 s wide below it.
-CREATE TABLE `report_duration_buckets` (`lower_ms` integer PRIMARY KEY);--> statement-breakpoint
-INSERT INTO `report_duration_buckets` (`lower_ms`)
+-- The histograms' buckets: number 0 from 0, then number k + 1 from 1 s × 2^(k/16) for k = 0…416 (beyond 400
+-- days), so a bucket is at most 4.5% wide above 1 s and 1 s wide below it.
+CREATE TABLE `report_duration_buckets` (`lower_ms` integer PRIMARY KEY, `bucket` integer NOT NULL) WITHOUT ROWID;--> statement-breakpoint
+INSERT INTO `report_duration_buckets` (`lower_ms`, `bucket`)
 	WITH RECURSIVE b(k, v) AS (SELECT 0, 1000.0 UNION ALL SELECT k + 1, v * 1.0442737824274138 FROM b WHERE k < 416)
-	SELECT 0 UNION SELECT CAST(v AS INTEGER) FROM b;--> statement-breakpoint
+	SELECT 0, 0 UNION ALL SELECT CAST(v AS INTEGER), k + 1 FROM b;--> statement-breakpoint
 -- The time zone each workspace's rollups are by day in (none: UTC), and each zone's UTC offsets from each
 -- change on; the report rebuilds a workspace's rollups when its zone is no longer the workspace's.
 CREATE TABLE `report_rollup_zones` (
@@ -63,8 +63,9 @@ CREATE TRIGGER `report_conversation_changes_place` INSTEAD OF INSERT ON `report_
 			(SELECT id FROM report_dimension_sets WHERE workspace_id = new.workspace_id AND dimensions = json_array(
 				new.status, new.channel, new.assignee_id, new.group_id, new.ad_click, new.utm_source, new.utm_medium,
 				new.utm_campaign)),
-			fr, coalesce((SELECT max(lower_ms) FROM report_duration_buckets WHERE lower_ms <= fr), 0),
-			res, coalesce((SELECT max(lower_ms) FROM report_duration_buckets WHERE lower_ms <= res), 0),
+			fr, coalesce((SELECT bucket FROM report_duration_buckets WHERE lower_ms <= fr ORDER BY lower_ms DESC LIMIT 1), 0),
+			res, coalesce((SELECT bucket FROM report_duration_buckets WHERE lower_ms <= res ORDER BY lower_ms DESC LIMIT 1),
+				0),
 			new.sign
 		FROM (SELECT new.created_at + coalesce((SELECT o.offset_ms FROM report_rollup_zones z
 				JOIN report_zone_offsets o ON o.time_zone = z.time_zone
@@ -79,40 +80,40 @@ CREATE TRIGGER `report_day_changes_add` INSTEAD OF INSERT ON `report_day_changes
 	INSERT INTO report_days (workspace_id, day, part, figures) VALUES (new.workspace_id, new.day, new.dimension_set % 8, '{}')
 		ON CONFLICT DO NOTHING;
 	UPDATE report_days SET figures = json_insert(figures, '$."' || new.dimension_set || '"',
-			json('{"n":0,"fn":0,"fs":0,"fh":{},"rn":0,"rs":0,"rh":{}}'))
+			json('[0,0,0,0,0,{},{}]'))
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8;
 	UPDATE report_days SET figures = json_set(figures,
-			'$."' || new.dimension_set || '".n', json_extract(figures, '$."' || new.dimension_set || '".n') + new.sign)
+			'$."' || new.dimension_set || '"[0]', json_extract(figures, '$."' || new.dimension_set || '"[0]') + new.sign)
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8;
 	UPDATE report_days SET figures = json_set(figures,
-			'$."' || new.dimension_set || '".fn', json_extract(figures, '$."' || new.dimension_set || '".fn') + new.sign,
-			'$."' || new.dimension_set || '".fs',
-			json_extract(figures, '$."' || new.dimension_set || '".fs') + new.sign * new.first_response_ms,
-			'$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"', json_array(
-				coalesce(json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[0]'), 0)
+			'$."' || new.dimension_set || '"[1]', json_extract(figures, '$."' || new.dimension_set || '"[1]') + new.sign,
+			'$."' || new.dimension_set || '"[2]',
+			json_extract(figures, '$."' || new.dimension_set || '"[2]') + new.sign * new.first_response_ms,
+			'$."' || new.dimension_set || '"[5]."' || new.first_response_bucket || '"', json_array(
+				coalesce(json_extract(figures, '$."' || new.dimension_set || '"[5]."' || new.first_response_bucket || '"[0]'), 0)
 					+ new.sign,
-				coalesce(json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[1]'), 0)
+				coalesce(json_extract(figures, '$."' || new.dimension_set || '"[5]."' || new.first_response_bucket || '"[1]'), 0)
 					+ new.sign * new.first_response_ms))
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8 AND new.first_response_ms IS NOT NULL;
 	UPDATE report_days SET figures = json_set(figures,
-			'$."' || new.dimension_set || '".rn', json_extract(figures, '$."' || new.dimension_set || '".rn') + new.sign,
-			'$."' || new.dimension_set || '".rs',
-			json_extract(figures, '$."' || new.dimension_set || '".rs') + new.sign * new.resolution_ms,
-			'$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"', json_array(
-				coalesce(json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[0]'), 0)
+			'$."' || new.dimension_set || '"[3]', json_extract(figures, '$."' || new.dimension_set || '"[3]') + new.sign,
+			'$."' || new.dimension_set || '"[4]',
+			json_extract(figures, '$."' || new.dimension_set || '"[4]') + new.sign * new.resolution_ms,
+			'$."' || new.dimension_set || '"[6]."' || new.resolution_bucket || '"', json_array(
+				coalesce(json_extract(figures, '$."' || new.dimension_set || '"[6]."' || new.resolution_bucket || '"[0]'), 0)
 					+ new.sign,
-				coalesce(json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[1]'), 0)
+				coalesce(json_extract(figures, '$."' || new.dimension_set || '"[6]."' || new.resolution_bucket || '"[1]'), 0)
 					+ new.sign * new.resolution_ms))
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8 AND new.resolution_ms IS NOT NULL;
-	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"')
+	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '"[5]."' || new.first_response_bucket || '"')
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
-			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".fh."' || new.first_response_bucket || '"[0]') = 0;
-	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"')
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '"[5]."' || new.first_response_bucket || '"[0]') = 0;
+	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '"[6]."' || new.resolution_bucket || '"')
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
-			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".rh."' || new.resolution_bucket || '"[0]') = 0;
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '"[6]."' || new.resolution_bucket || '"[0]') = 0;
 	UPDATE report_days SET figures = json_remove(figures, '$."' || new.dimension_set || '"')
 		WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
-			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '".n') = 0;
+			AND new.sign < 0 AND json_extract(figures, '$."' || new.dimension_set || '"[0]') = 0;
 	DELETE FROM report_days WHERE workspace_id = new.workspace_id AND day = new.day AND part = new.dimension_set % 8
 		AND new.sign < 0 AND figures = '{}';
 END;--> statement-breakpoint

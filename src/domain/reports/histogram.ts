@@ -1,10 +1,10 @@
 /**
- * Duration histograms as the report's rollups store them (migrations/0037_report_rollups.sql): a bucket's lower
- * bound in ms mapped to `[count, sum of ms]`. The bounds are 0, then 1 s × 2^(k/16) (k = 0…416), so a bucket
- * is under 1 s wide below 1 s and at most 4.5% of its lower bound wide above it.
+ * Duration histograms as the report's rollups store them (migrations/0037_report_rollups.sql): a bucket's number
+ * mapped to `[count, sum of ms]`. Bucket 0 starts at 0, bucket k + 1 at 1 s × 2^(k/16) (k = 0…416), so a bucket
+ * is under 1 s wide below 1 s and at most 4.5% of its lower bound wide above it; numbers rise with durations.
  */
 
-/** A histogram: bucket lower bound (ms, as a JSON key) to `[count, sum of ms]`. */
+/** A histogram: bucket number (as a JSON key) to `[count, sum of ms]`. */
 export type Histogram = Record<string, readonly [number, number]>;
 
 /** Adds `from` into `into` (both keyed as stored). */
@@ -23,7 +23,7 @@ export function addHistogram(into: Map<number, [number, number]>, from: Histogra
  * of the bucket that rank falls in: the true value is in the same bucket, so the answer is within a bucket's
  * width of it, and exact when that bucket's values are all equal. Null when the histogram is empty.
  *
- * @example percentileOf(new Map([[0, [1, 500]], [59_714, [2, 120_000]]]), 50) // 60_000
+ * @example percentileOf(new Map([[0, [1, 500]], [95, [2, 120_000]]]), 50) // 60_000
  */
 export function percentileOf(histogram: ReadonlyMap<number, readonly [number, number]>, p: number): number | null {
 	let total = 0;

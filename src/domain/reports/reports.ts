@@ -178,18 +178,21 @@ function summed(rollups: Rollups, query: ConversationReportQuery) {
 	const firstResponse = { n: 0, sum: 0, histogram: new Map<number, [number, number]>() };
 	const resolution = { n: 0, sum: 0, histogram: new Map<number, [number, number]>() };
 	for (const { day, figures } of rollups.days) {
-		for (const [id, f] of Object.entries(figures)) {
+		for (const [
+			id,
+			[n, responses, responseMs, resolutions, resolutionMs, responseHistogram, resolutionHistogram],
+		] of Object.entries(figures)) {
 			const set = rollups.sets.get(id);
 			if (!set || !kept(set)) continue;
-			perSet.set(set, (perSet.get(set) ?? 0) + f.n);
-			created.set(day, (created.get(day) ?? 0) + f.n);
-			if (set.status === 'closed') closed.set(day, (closed.get(day) ?? 0) + f.n);
-			firstResponse.n += f.fn;
-			firstResponse.sum += f.fs;
-			addHistogram(firstResponse.histogram, f.fh);
-			resolution.n += f.rn;
-			resolution.sum += f.rs;
-			addHistogram(resolution.histogram, f.rh);
+			perSet.set(set, (perSet.get(set) ?? 0) + n);
+			created.set(day, (created.get(day) ?? 0) + n);
+			if (set.status === 'closed') closed.set(day, (closed.get(day) ?? 0) + n);
+			firstResponse.n += responses;
+			firstResponse.sum += responseMs;
+			addHistogram(firstResponse.histogram, responseHistogram);
+			resolution.n += resolutions;
+			resolution.sum += resolutionMs;
+			addHistogram(resolution.histogram, resolutionHistogram);
 		}
 	}
 	return {

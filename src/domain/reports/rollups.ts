@@ -9,19 +9,12 @@ import { type Database, runBatch } from '../../db/client';
 import { offsetAt } from '../../model/business-hours';
 import type { Histogram } from './histogram';
 
-/** A dimension set's figures on one day, as stored. */
-export interface SetFigures {
-	/** Conversations. */
-	n: number;
-	/** First responses: how many, the sum of their times (ms), their histogram. */
-	fn: number;
-	fs: number;
-	fh: Histogram;
-	/** Resolutions (the conversations closed now): the same. */
-	rn: number;
-	rs: number;
-	rh: Histogram;
-}
+/**
+ * A dimension set's figures on one day, as stored: conversations; first responses, the sum of their times
+ * (ms); resolutions (the conversations closed now), the sum of theirs; the first responses' and the
+ * resolutions' histograms.
+ */
+export type SetFigures = readonly [number, number, number, number, number, Histogram, Histogram];
 
 /** What a dimension set stands for: a conversation's values of everything the report groups or filters by. */
 export interface DimensionSet {
