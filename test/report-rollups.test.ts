@@ -317,3 +317,26 @@ describe('the conversations report from its rollups', () => {
 		expect(many).toBeLessThan(1500 / 2);
 	});
 });
+
+describe('report_duration_buckets', () => {
+	it('holds the stated bounds: 0, then 1 s × 2^(k/16), each at most 4.5% above the last', async () => {
+		const { results } = await env.DB.prepare(
+			'SELECT lower_ms, bucket FROM report_duration_buckets ORDER BY lower_ms',
+		).all<{
+			lower_ms: number;
+			bucket: number;
+		}>();
+		expect(results).toHaveLength(418);
+		expect(results.slice(0, 3)).toEqual([
+			{ lower_ms: 0, bucket: 0 },
+			{ lower_ms: 1000, bucket: 1 },
+			{ lower_ms: 1044, bucket: 2 },
+		]);
+		results.forEach((row, i) => {
+			expect(row.bucket).toBe(i);
+			if (i > 0) expect(Math.abs(row.lower_ms - 1000 * 2 ** ((i - 1) / 16))).toBeLessThanOrEqual(1);
+			if (i > 1) expect(row.lower_ms / (results[i - 1]?.lower_ms ?? 1)).toBeLessThanOrEqual(1.045);
+		});
+		expect(results.at(-1)?.lower_ms).toBeGreaterThan(400 * 86_400_000);
+	});
+});
