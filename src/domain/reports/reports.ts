@@ -3,9 +3,9 @@
  * status, channel, assignee, group and origin, with first-response and resolution times and a series by day,
  * all narrowed by the same filters (origin among them); and the messaging-app handoffs by origin beside them.
  *
- * The conversations' figures come from their rollups (./rollups.ts): one row per day of the range, whatever
- * the number of conversations, each holding every dimension set's count and duration histograms, which the
- * filters select and this sums. Counts and sums are exact; percentiles are within a histogram bucket
+ * The conversations' figures come from their rollups (./rollups.ts): up to 8 rows per day of the range, whatever
+ * the number of conversations, holding every dimension set's count and duration histograms, which the filters
+ * select and this sums. Counts and sums are exact; percentiles are within a histogram bucket
  * (./histogram.ts). The handoffs come from their own daily rollups beside them, under the origin filters.
  */
 import { z } from '@hono/zod-openapi';
