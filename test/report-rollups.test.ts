@@ -295,7 +295,7 @@ describe('the conversations report from its rollups', () => {
 		await expectSameAsScan(seeded, 'Pacific/Kiritimati', { ...ahead, to: ahead.from });
 	});
 
-	it('reads as many rows for ten times the conversations', async () => {
+	it('reads rows by day and dimension set, none by conversation, for ten times the conversations', async () => {
 		const start = Date.parse('2026-04-01T00:00:00Z');
 		const range = 'from=2026-04-01&to=2026-04-14';
 		const small = await seedWorkspaceYear('UTC', start, 14, 150, 3);
