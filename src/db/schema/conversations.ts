@@ -85,7 +85,7 @@ export const conversations = sqliteTable(
 		index('conversations_status_waiting').on(t.workspaceId, t.status, t.waitingSince, t.id),
 		// The console's unread counts (src/domain/alerts/unread.ts) read only the conversations with something unread.
 		index('conversations_unread').on(t.workspaceId, t.assigneeId).where(sql`${t.unreadByOperators} > 0`),
-		// The reports read their rollups (migrations/0037_report_rollups.sql), kept by triggers, not this table.
+		// The reports read their rollups (migrations/0038_report_rollups.sql), kept by triggers, not this table.
 	],
 );
 

@@ -1,5 +1,5 @@
 /**
- * Duration histograms as the report's rollups store them (migrations/0037_report_rollups.sql): a bucket's number
+ * Duration histograms as the report's rollups store them (migrations/0038_report_rollups.sql): a bucket's number
  * mapped to `[count, sum of ms]`. Bucket 0 starts at 0, bucket k + 1 at 1 s × 2^(k/16) (k = 0…416), so a bucket
  * is under 1 s wide below 1 s and at most 4.5% of its lower bound wide above it; numbers rise with durations.
  */

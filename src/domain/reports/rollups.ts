@@ -1,5 +1,5 @@
 /**
- * The conversations report's rollups (migrations/0037_report_rollups.sql): per workspace and local day of
+ * The conversations report's rollups (migrations/0038_report_rollups.sql): per workspace and local day of
  * creation, each dimension set's count and duration histograms, kept by triggers on `conversations` in the
  * statement that writes the change. Here: reading a range of them, and rebuilding a workspace's in its time
  * zone, which the triggers then keep by day in.
