@@ -100,7 +100,7 @@ export function availabilityAt(schedule: BusinessSchedule, at: Date): Availabili
 const OPENING_HORIZON_DAYS = 45;
 
 /** `timeZone`'s offset from UTC at `at`, in ms (local wall time minus UTC, to the minute). */
-function offsetAt(timeZone: string, at: number): number {
+export function offsetAt(timeZone: string, at: number): number {
 	const local = localTime(timeZone, new Date(at));
 	return Date.parse(`${local.date}T00:00:00Z`) + local.minutes * 60_000 - (at - (at % 60_000));
 }

@@ -85,22 +85,7 @@ export const conversations = sqliteTable(
 		index('conversations_status_waiting').on(t.workspaceId, t.status, t.waitingSince, t.id),
 		// The console's unread counts (src/domain/alerts/unread.ts) read only the conversations with something unread.
 		index('conversations_unread').on(t.workspaceId, t.assigneeId).where(sql`${t.unreadByOperators} > 0`),
-		// The reports: every column they group or filter by, after the creation time they range over, so a
-		// year of conversations is one walk of this index and never of the table.
-		index('conversations_report').on(
-			t.workspaceId,
-			t.createdAt,
-			t.status,
-			t.channel,
-			t.assigneeId,
-			t.groupId,
-			t.adClick,
-			t.utmSource,
-			t.utmMedium,
-			t.utmCampaign,
-			t.firstResponseAt,
-			t.statusChangedAt,
-		),
+		// The reports read their rollups (migrations/0038_report_rollups.sql), kept by triggers, not this table.
 	],
 );
 

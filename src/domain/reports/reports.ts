@@ -3,18 +3,21 @@
  * status, channel, assignee, group and origin, with first-response and resolution times and a series by day,
  * all narrowed by the same filters (origin among them); and the messaging-app handoffs by origin beside them.
  *
- * Read straight from D1: every query walks the `conversations_report` index (workspace, creation time, then
- * every column grouped or filtered by), never the table, so a year of 100,000 conversations is four walks of
- * one index range, each grouped as it goes. No rollup to keep in step, and a change of time zone needs nothing rebuilt.
+ * The conversations' figures come from their rollups (./rollups.ts): up to 8 rows per day of the range, whatever
+ * the number of conversations, holding every dimension set's count and duration histograms, which the filters
+ * select and this sums. Counts and sums are exact; percentiles are within a histogram bucket
+ * (./histogram.ts). The handoffs come from their own daily rollups beside them, under the origin filters.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { conversations, groups, messagingHandoffs, operators } from '../../db/schema';
+import { groups, operators } from '../../db/schema';
 import { localDateTime } from '../../engines/templates';
 import { Invalid } from '../../lib/errors';
 import { zonedInstant } from '../../model/business-hours';
 import { AD_CLICKS, CONVERSATION_STATUSES, channelName } from '../../model/conversations';
+import { addHistogram, percentileOf } from './histogram';
+import { type DimensionSet, type Rollups, readRollups } from './rollups';
 
 /** The longest range a report covers. */
 export const MAX_REPORT_DAYS = 366;
@@ -71,7 +74,8 @@ const durations = z
 		averageSeconds: z.number().nullable().openapi({ description: 'The average, in seconds.' }),
 	})
 	.openapi('ReportDurations', {
-		description: 'Percentiles by the nearest-rank method (the value at rank ⌈p·n⌉); null with nothing measured.',
+		description:
+			'Percentiles by the nearest-rank method (rank ⌈p·n⌉), read from duration histograms: within one bucket of the exact value (buckets 1 s wide below 1 s, then at most 4.5% wide); null with nothing measured.',
 	});
 const originBuckets = z.object({
 	click: z.array(bucket).openapi({ description: 'By ad click: `search`, `social` or `none`.' }),
@@ -149,67 +153,6 @@ export function reportRange(query: Pick<ConversationReportQuery, 'from' | 'to'>,
 	};
 }
 
-/** The filters as a condition on `conversations`. */
-function conversationFilters(workspaceId: string, query: ConversationReportQuery, range: Range): SQL | undefined {
-	const c = conversations;
-	const first = range.days[0] as Range['days'][number];
-	const last = range.days.at(-1) as Range['days'][number];
-	return and(
-		eq(c.workspaceId, workspaceId),
-		sql`${c.createdAt} >= CAST(${first.start} AS INTEGER) AND ${c.createdAt} < CAST(${last.end} AS INTEGER)`,
-		query.channel === undefined ? undefined : eq(c.channel, query.channel),
-		query.groupId === undefined ? undefined : eq(c.groupId, query.groupId),
-		query.assigneeId === undefined ? undefined : eq(c.assigneeId, query.assigneeId),
-		query.click === undefined ? undefined : eq(c.adClick, query.click),
-		query.utmSource === undefined ? undefined : eq(c.utmSource, query.utmSource),
-		query.utmMedium === undefined ? undefined : eq(c.utmMedium, query.utmMedium),
-		query.utmCampaign === undefined ? undefined : eq(c.utmCampaign, query.utmCampaign),
-	);
-}
-
-/**
- * The index in `range.days` of the day `column` (an instant) falls on, as SQL: runs of 24-hour days share one
- * division, and a day that a daylight-saving shift makes 23 or 25 hours long is a case of its own, so a year
- * is a CASE of a few branches, and the grouping is one walk of the index with no join. The bounds are
- * instants we computed, written inline as integers.
- */
-function dayOf(range: Range, column: SQL): SQL {
-	type Run = { start: number; first: number; single: boolean };
-	const runs: Run[] = [];
-	range.days.forEach((d, i) => {
-		const single = d.end - d.start !== DAY_MS;
-		const previous = runs.at(-1);
-		if (!previous || single || previous.single) runs.push({ start: d.start, first: i, single });
-	});
-	const integer = (n: number) => sql.raw(String(Math.trunc(n)));
-	const branch = (run: Run) =>
-		run.single
-			? integer(run.first)
-			: sql`${integer(run.first)} + (${column} - ${integer(run.start)}) / ${integer(DAY_MS)}`;
-	const last = runs.at(-1) as Run;
-	if (runs.length === 1) return branch(last);
-	const cases = runs
-		.slice(0, -1)
-		.map((run, i) => sql`WHEN ${column} < ${integer((runs[i + 1] as Run).start)} THEN ${branch(run)}`);
-	return sql`CASE ${sql.join(cases, sql.raw(' '))} ELSE ${branch(last)} END`;
-}
-
-/** Median, 90th percentile and average (seconds) of `duration` over the conversations `where` selects. */
-async function durationsOf(db: Database, duration: SQL, where: SQL | undefined) {
-	const [row] = await db.all<{ n: number; median: number | null; p90: number | null; average: number | null }>(sql`
-		WITH measured AS (SELECT ${duration} AS d FROM ${conversations} WHERE ${where}),
-		ranked AS (SELECT d, ROW_NUMBER() OVER (ORDER BY d) AS rn, COUNT(*) OVER () AS n FROM measured)
-		SELECT COUNT(*) AS n, MAX(CASE WHEN rn = (50 * n + 99) / 100 THEN d END) AS median,
-		MAX(CASE WHEN rn = (90 * n + 99) / 100 THEN d END) AS p90, AVG(d) AS average FROM ranked`);
-	const seconds = (ms: number | null | undefined) => (ms == null ? null : Math.round(ms / 100) / 10);
-	return {
-		count: row?.n ?? 0,
-		medianSeconds: seconds(row?.median),
-		p90Seconds: seconds(row?.p90),
-		averageSeconds: seconds(row?.average),
-	};
-}
-
 /** Counts summed by key, largest first (ties by key). */
 function buckets<T>(rows: readonly T[], key: (row: T) => string | null, n: (row: T) => number) {
 	const sums = new Map<string | null, number>();
@@ -219,19 +162,61 @@ function buckets<T>(rows: readonly T[], key: (row: T) => string | null, n: (row:
 		.sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key)));
 }
 
-interface DimensionRow {
-	channel: string;
-	assignee: string | null;
-	grp: string | null;
-	click: string;
-	source: string | null;
-	medium: string | null;
-	campaign: string | null;
-	n: number;
+/** The rollups' sets the filters keep (origin, channel, group, assignee), each with its count over the range. */
+function summed(rollups: Rollups, query: ConversationReportQuery) {
+	const kept = (set: DimensionSet) =>
+		(query.channel === undefined || set.channel === query.channel) &&
+		(query.groupId === undefined || set.groupId === query.groupId) &&
+		(query.assigneeId === undefined || set.assigneeId === query.assigneeId) &&
+		(query.click === undefined || set.click === query.click) &&
+		(query.utmSource === undefined || set.utmSource === query.utmSource) &&
+		(query.utmMedium === undefined || set.utmMedium === query.utmMedium) &&
+		(query.utmCampaign === undefined || set.utmCampaign === query.utmCampaign);
+	const perSet = new Map<DimensionSet, number>();
+	const created = new Map<string, number>();
+	const closed = new Map<string, number>();
+	const firstResponse = { n: 0, sum: 0, histogram: new Map<number, [number, number]>() };
+	const resolution = { n: 0, sum: 0, histogram: new Map<number, [number, number]>() };
+	for (const { day, figures } of rollups.days) {
+		for (const [
+			id,
+			[n, responses, responseMs, resolutions, resolutionMs, responseHistogram, resolutionHistogram],
+		] of Object.entries(figures)) {
+			const set = rollups.sets.get(id);
+			if (!set || !kept(set)) continue;
+			perSet.set(set, (perSet.get(set) ?? 0) + n);
+			created.set(day, (created.get(day) ?? 0) + n);
+			if (set.status === 'closed') closed.set(day, (closed.get(day) ?? 0) + n);
+			firstResponse.n += responses;
+			firstResponse.sum += responseMs;
+			addHistogram(firstResponse.histogram, responseHistogram);
+			resolution.n += resolutions;
+			resolution.sum += resolutionMs;
+			addHistogram(resolution.histogram, resolutionHistogram);
+		}
+	}
+	return {
+		perSet,
+		created,
+		closed,
+		firstResponse: durationFigures(firstResponse),
+		resolution: durationFigures(resolution),
+	};
+}
+
+/** Median, 90th percentile (each within its histogram bucket) and average (exact), in seconds to the tenth. */
+function durationFigures(measured: { n: number; sum: number; histogram: Map<number, [number, number]> }) {
+	const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
+	return {
+		count: measured.n,
+		medianSeconds: seconds(percentileOf(measured.histogram, 50)),
+		p90Seconds: seconds(percentileOf(measured.histogram, 90)),
+		averageSeconds: measured.n === 0 ? null : seconds(measured.sum / measured.n),
+	};
 }
 
 interface HandoffRow {
-	day: number;
+	day: string;
 	channel: string;
 	click: string;
 	source: string | null;
@@ -242,28 +227,28 @@ interface HandoffRow {
 	arrived: number;
 }
 
-/** The handoffs of the range by day and origin, under the report's origin filters. */
-function handoffRows(db: Database, workspaceId: string, query: ConversationReportQuery, range: Range) {
-	const h = messagingHandoffs;
-	const value = (key: string) => sql`NULLIF(json_extract(${h.origin}, ${`$.${key}`}), '')`;
-	const click = sql`CASE WHEN ${value('gclid')} IS NOT NULL THEN 'search' WHEN ${value('fbclid')} IS NOT NULL THEN 'social' ELSE 'none' END`;
-	const first = range.days[0] as Range['days'][number];
-	const last = range.days.at(-1) as Range['days'][number];
-	return db.all<HandoffRow>(sql`SELECT ${dayOf(range, sql`${h.createdAt}`)} AS day, ${h.channel} AS channel, ${click} AS click,
-		${value('utmSource')} AS source, ${value('utmMedium')} AS medium, ${value('utmCampaign')} AS campaign, count(*) AS n,
-		count(${h.conversationId}) AS arrived
-		FROM ${h} WHERE ${and(
-			eq(h.workspaceId, workspaceId),
-			sql`${h.createdAt} >= CAST(${first.start} AS INTEGER) AND ${h.createdAt} < CAST(${last.end} AS INTEGER)`,
-			query.click === undefined ? undefined : sql`${click} = ${query.click}`,
-			query.utmSource === undefined ? undefined : sql`${value('utmSource')} = ${query.utmSource}`,
-			query.utmMedium === undefined ? undefined : sql`${value('utmMedium')} = ${query.utmMedium}`,
-			query.utmCampaign === undefined ? undefined : sql`${value('utmCampaign')} = ${query.utmCampaign}`,
-		)}
-		GROUP BY 1, 2, 3, 4, 5, 6`);
+/** The handoffs of the range by day and origin, under the report's origin filters (a handoff has no other). */
+function handoffRows(rollups: Rollups, query: ConversationReportQuery): HandoffRow[] {
+	const rows: HandoffRow[] = [];
+	for (const { day, figures } of rollups.handoffDays) {
+		for (const [id, [n, arrived]] of Object.entries(figures)) {
+			const set = rollups.handoffSets.get(id);
+			if (
+				!set ||
+				(query.click !== undefined && set.click !== query.click) ||
+				(query.utmSource !== undefined && set.utmSource !== query.utmSource) ||
+				(query.utmMedium !== undefined && set.utmMedium !== query.utmMedium) ||
+				(query.utmCampaign !== undefined && set.utmCampaign !== query.utmCampaign)
+			)
+				continue;
+			const { utmSource: source, utmMedium: medium, utmCampaign: campaign, channel, click } = set;
+			rows.push({ day, channel, click, source, medium, campaign, n, arrived });
+		}
+	}
+	return rows;
 }
 
-/** The conversations report (see the module comment); six reads, four of them over the report index. */
+/** The conversations report (see the module comment): one round trip to the rollups, one to the names. */
 export async function conversationReport(
 	db: Database,
 	workspaceId: string,
@@ -272,28 +257,20 @@ export async function conversationReport(
 	now = Date.now(),
 ): Promise<ConversationReport> {
 	const range = reportRange(query, timeZone, now);
-	const where = conversationFilters(workspaceId, query, range);
-	const c = conversations;
-	const [daily, dimensions, firstResponse, resolution, handoffs, names] = await Promise.all([
-		db.all<{ day: number; status: string; n: number }>(sql`SELECT ${dayOf(range, sql`${c.createdAt}`)} AS day,
-			${c.status} AS status, count(*) AS n FROM ${c} WHERE ${where} GROUP BY 1, 2`),
-		db.all<DimensionRow>(sql`SELECT ${c.channel} AS channel, ${c.assigneeId} AS assignee, ${c.groupId} AS grp,
-			${c.adClick} AS click, ${c.utmSource} AS source, ${c.utmMedium} AS medium, ${c.utmCampaign} AS campaign, count(*) AS n
-			FROM ${c} WHERE ${where} GROUP BY 1, 2, 3, 4, 5, 6, 7`),
-		durationsOf(db, sql`${c.firstResponseAt} - ${c.createdAt}`, and(where, sql`${c.firstResponseAt} IS NOT NULL`)),
-		durationsOf(db, sql`${c.statusChangedAt} - ${c.createdAt}`, and(where, eq(c.status, 'closed'))),
-		handoffRows(db, workspaceId, query, range),
+	const [rollups, names] = await Promise.all([
+		readRollups(db, workspaceId, timeZone, range.from, range.to),
 		namesOf(db, workspaceId),
 	]);
+	const handoffs = handoffRows(rollups, query);
+	const { perSet, created, closed, firstResponse, resolution } = summed(rollups, query);
+	const dimensions = [...perSet].map(([set, n]) => ({ ...set, n }));
 	const named = (list: ReturnType<typeof buckets>, of: Map<string, string>) =>
 		list.map((b) => ({ ...b, name: b.key === null ? null : (of.get(b.key) ?? null) }));
-	const perDay = (rows: readonly { day: number; n: number }[]) => {
-		const sums = new Map<number, number>();
+	const perDay = (rows: readonly { day: string; n: number }[]) => {
+		const sums = new Map<string, number>();
 		for (const row of rows) sums.set(row.day, (sums.get(row.day) ?? 0) + row.n);
 		return sums;
 	};
-	const created = perDay(daily);
-	const closed = perDay(daily.filter((row) => row.status === 'closed'));
 	const handedOff = perDay(handoffs);
 	const { from: _f, to: _t, ...filters } = query;
 	return {
@@ -301,10 +278,10 @@ export async function conversationReport(
 		to: range.to,
 		timeZone,
 		filters,
-		conversations: daily.reduce((sum, row) => sum + row.n, 0),
+		conversations: dimensions.reduce((sum, row) => sum + row.n, 0),
 		byStatus: CONVERSATION_STATUSES.map((status) => ({
 			key: status,
-			count: daily.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0),
+			count: dimensions.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0),
 		})),
 		byChannel: buckets(
 			dimensions,
@@ -314,7 +291,7 @@ export async function conversationReport(
 		byAssignee: named(
 			buckets(
 				dimensions,
-				(r) => r.assignee,
+				(r) => r.assigneeId,
 				(r) => r.n,
 			),
 			names.operators,
@@ -322,7 +299,7 @@ export async function conversationReport(
 		byGroup: named(
 			buckets(
 				dimensions,
-				(r) => r.grp,
+				(r) => r.groupId,
 				(r) => r.n,
 			),
 			names.groups,
@@ -335,17 +312,17 @@ export async function conversationReport(
 			),
 			utmSource: buckets(
 				dimensions,
-				(r) => r.source,
+				(r) => r.utmSource,
 				(r) => r.n,
 			),
 			utmMedium: buckets(
 				dimensions,
-				(r) => r.medium,
+				(r) => r.utmMedium,
 				(r) => r.n,
 			),
 			utmCampaign: buckets(
 				dimensions,
-				(r) => r.campaign,
+				(r) => r.utmCampaign,
 				(r) => r.n,
 			),
 		},
@@ -380,11 +357,11 @@ export async function conversationReport(
 				(r) => r.n,
 			),
 		},
-		series: range.days.map((d, i) => ({
+		series: range.days.map((d) => ({
 			date: d.date,
-			conversations: created.get(i) ?? 0,
-			closed: closed.get(i) ?? 0,
-			handoffs: handedOff.get(i) ?? 0,
+			conversations: created.get(d.date) ?? 0,
+			closed: closed.get(d.date) ?? 0,
+			handoffs: handedOff.get(d.date) ?? 0,
 		})),
 	};
 }
