@@ -95,8 +95,8 @@ export default defineConfig(async () => {
 									PARLEY_SECRET: TEST_SECRET,
 									WHATSAPP_GRAPH_URL: fakeGraph.url,
 									PUSH_RELAY_URL: fakePush.url,
-									// Two shards (src/db/shards.ts): every workspace the tests seed straight into D1 is in DB, as an
-									// unplaced one; test/shards.test.ts places workspaces on DB_SHARD_2 and migrates it itself.
+									// Two shards (src/db/shards.ts), both migrated before each file: every workspace the tests seed
+									// straight into D1 is in DB, as an unplaced one; test/shards.test.ts places workspaces on DB_SHARD_2.
 									D1_SHARDS: 'DB,DB_SHARD_2',
 								},
 								d1Databases: { DB: 'parley', DB_SHARD_2: 'parley-shard-2' },

@@ -10,5 +10,6 @@ import { env } from 'cloudflare:workers';
 export async function freshStorage(): Promise<void> {
 	await reset();
 	const queries = env.TEST_MIGRATIONS.flatMap((migration) => migration.queries);
-	await env.DB.batch(queries.map((query) => env.DB.prepare(query)));
+	// Both shards (vitest.config.ts): every shard has the whole schema, and signing in asks each of them.
+	await Promise.all([env.DB, env.DB_SHARD_2].map((d1) => d1.batch(queries.map((query) => d1.prepare(query)))));
 }

@@ -25,10 +25,7 @@ import { uniquePhoneNumberId } from './whatsapp-helpers';
 // vitest.config.ts binds two shards, DB (also the directory) and DB_SHARD_2. Every other test file seeds its
 // workspaces straight into DB; here workspaces are created as a deployment creates them, on the emptiest shard.
 
-beforeAll(async () => {
-	// The second shard starts empty in each file: it gets the same schema as every shard.
-	const queries = env.TEST_MIGRATIONS.flatMap((migration) => migration.queries);
-	await env.DB_SHARD_2.batch(queries.map((query) => env.DB_SHARD_2.prepare(query)));
+beforeAll(() => {
 	forgetPlacements();
 });
 
