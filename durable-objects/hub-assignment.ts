@@ -39,6 +39,8 @@ const DAY_MS = 86_400_000;
 
 /** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
 const ROUND = 200;
+/** Event ids `enqueue` remembers: far more than arrive in the seconds between an event's two deliveries. */
+const HEARD = 2_000;
 /** Decisions written together: one D1 batch of three statements each (the guard, the update, its event). */
 const WRITE_BATCH = 30;
 
@@ -59,6 +61,8 @@ export class HubAssignment {
 	/** The loop under way, if any: a call that finds one asks it to go round once more. */
 	private running: Promise<void> | null = null;
 	private again = false;
+	/** The ids of the latest events that queued conversations (see `enqueue`). */
+	private readonly heard = new Set<string>();
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -76,8 +80,19 @@ export class HubAssignment {
 			.map((row) => ({ conversationId: row.conversation_id, since: row.since }));
 	}
 
-	/** Queues conversations (a repeat keeps its first time) and runs the loop. */
-	async enqueue(workspaceId: string, waiting: readonly WaitingConversation[]): Promise<void> {
+	/**
+	 * Queues conversations (a repeat keeps its first time) and runs the loop. `eventId` names the event that
+	 * queued them: heard a second time (the prompt path and the events Queue both deliver it, hub-prompt.ts),
+	 * it changes nothing and costs no round. Remembered in memory only: a repeat after a restart is queued
+	 * again, and the round finds the conversation assigned in D1 and drops it.
+	 */
+	async enqueue(workspaceId: string, waiting: readonly WaitingConversation[], eventId?: string): Promise<void> {
+		if (eventId !== undefined) {
+			if (this.heard.has(eventId)) return;
+			this.heard.add(eventId);
+			// A Set iterates in insertion order: the oldest goes first.
+			if (this.heard.size > HEARD) this.heard.delete(this.heard.values().next().value as string);
+		}
 		for (const w of waiting) {
 			this.storage.sql.exec(
 				'INSERT OR IGNORE INTO assignment_queue (conversation_id, contact_id, channel, group_id, since) VALUES (?, ?, ?, ?, ?)',
@@ -145,9 +160,16 @@ export class HubAssignment {
 		if (waiting.length === 0) return;
 		const db = openDatabase(this.env.DB);
 		const now = Date.now();
-		const [rules, team] = await Promise.all([
+		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
+		// moves no cursor and no load. Read beside the rules and the team: one round trip, not two in a row.
+		const [rules, team, states] = await Promise.all([
 			enabledAssignmentRules(db, workspaceId),
 			teamSnapshot(db, workspaceId, this.presence(), now),
+			assignmentStates(
+				db,
+				workspaceId,
+				waiting.map((row) => row.conversation_id),
+			),
 		]);
 		// The round's contacts' last operators in one read, kept up as the round assigns.
 		const lastAgents = rules.some((r) => r.policy.strategy === 'last_agent')
@@ -158,13 +180,6 @@ export class HubAssignment {
 				)
 			: new Map<string, string>();
 		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
-		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
-		// moves no cursor and no load.
-		const states = await assignmentStates(
-			db,
-			workspaceId,
-			waiting.map((row) => row.conversation_id),
-		);
 		const cursors = new Map<string, string | null>();
 		const cursorOf = (ruleId: string) => {
 			if (!cursors.has(ruleId)) {

@@ -112,6 +112,19 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'scenario.paused',
 ];
 
+/**
+ * Event types whose reactions a person may be waiting on: a conversation's start, its messages and changes,
+ * a tag applied to it, a bot's hand-over. Besides the events Queue they go straight to their workspace's hub,
+ * which assigns and runs the rules a person sees without the Queue's batch wait (durable-objects/hub-prompt.ts).
+ */
+export const PROMPT_TYPES: readonly EventType[] = [
+	'conversation.created',
+	'conversation.updated',
+	'message.created',
+	'tag.applied',
+	'bot.run_ended',
+];
+
 /** Feed events only admins receive: what only they can act on. */
 export const ADMIN_FEED_TYPES: readonly EventType[] = ['scenario.paused'];
 

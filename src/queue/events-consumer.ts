@@ -119,7 +119,7 @@ async function signalAssignment(env: Env, event: DomainEvent): Promise<void> {
 	const signal = await assignmentSignal(openDatabase(env.DB), event);
 	if (signal === null) return;
 	const hub = env.WORKSPACE_HUB.getByName(event.workspaceId);
-	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation]);
+	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation], event.id);
 	else await hub.assignmentChanged(event.workspaceId);
 }
 
