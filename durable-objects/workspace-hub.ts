@@ -111,7 +111,7 @@ export class WorkspaceHub extends DurableObject<Env> {
 
 	/**
 	 * Events the events Queue has just accepted (src/events/deliver.ts): `feed` goes to the feed sockets now,
-	 * and `prompt` (PROMPT_TYPES) to the reactions a person waits on (hub-prompt.ts), after this answers, so
+	 * and `prompt` (`isPrompt`) to the reactions a person waits on (hub-prompt.ts), after this answers, so
 	 * the sender waits for neither. Returns the frames sent.
 	 */
 	announce(workspaceId: string, feed: DomainEvent[], prompt: DomainEvent[]): number {
