@@ -118,8 +118,9 @@ describe('the prompt path', () => {
 		// The Queue holds the event (the record), and no consumer has it: the assignment is the prompt path's.
 		expect(queue.sent.map((e) => e.id)).toEqual([started.id]);
 		await expect.poll(async () => (await assigneeOf(id))?.assignee_id, { interval: 10 }).toBe(ana);
-		// Well within the Queue's batch wait as deployed (1 s), on two loaded cores.
-		expect(Date.now() - began).toBeLessThan(1_000);
+		// The proof is the Queue nobody reads; the bound only says it was not a slow path either (loose enough
+		// for two loaded cores: the bench times it).
+		expect(Date.now() - began).toBeLessThan(2_000);
 		const before = await assigneeOf(id);
 		await expect.poll(() => assignmentsOf(id)).toBe(1);
 
@@ -195,7 +196,7 @@ describe('the prompt path', () => {
 		await hub.removeOperator(workspaceId, ana as string, { kind: 'operator', id: null });
 		// The hub hands it back and assigns it itself, no event Queue in between: done when the call's work is.
 		await expect.poll(async () => (await assigneeOf(id))?.assignee_id, { interval: 10 }).toBe(ben);
-		expect(Date.now() - now).toBeLessThan(1_000);
+		expect(Date.now() - now).toBeLessThan(2_000);
 		// Everything the Queue then delivers (the hand-back, the assignment) changes nothing.
 		await expect.poll(() => assignmentsOf(id)).toBe(1);
 		await hub.assignmentChanged(workspaceId);
@@ -245,7 +246,7 @@ describe('the prompt path', () => {
 		const began = Date.now();
 		await deliverEvents(queue.env, [first]);
 		await expect.poll(executions, { interval: 10 }).toEqual(['succeeded']);
-		expect(Date.now() - began).toBeLessThan(1_000);
+		expect(Date.now() - began).toBeLessThan(2_000);
 		await expect.poll(answers).toHaveLength(1);
 		await expect.poll(tags).toBe(1);
 		// The Queue's delivery comes after: the execution is found done.

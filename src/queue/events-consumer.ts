@@ -3,6 +3,7 @@ import { events } from '../db/schema';
 import { alertTeam } from '../domain/alerts/deliver';
 import { assigningWorkspaces, assignmentSignal } from '../domain/assignment/auto-assignment';
 import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-bots';
+import { ExecutionBusy } from '../domain/automation/rules/executions';
 import { enabledRules, type ListeningRule, runRules } from '../domain/automation/rules/runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
@@ -107,11 +108,20 @@ async function react(env: Env, event: DomainEvent, listeners: Listeners, team: T
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, event);
-	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+	// An execution another delivery holds (the hub's prompt path, usually) makes this delivery retry, but only
+	// after the reactions below: the team's alerts do not wait on a rule someone else is running.
+	let busy: ExecutionBusy | null = null;
+	try {
+		await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+	} catch (error) {
+		if (!(error instanceof ExecutionBusy)) throw error;
+		busy = error;
+	}
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await deliverToChannels(env, db, event, listeners);
 	await notifyTeam(env, db, event, team);
 	await alertTeam(env, db, event, team);
+	if (busy) throw busy;
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */
