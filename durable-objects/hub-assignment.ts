@@ -13,6 +13,7 @@
 import { openDatabase } from '../src/db/client';
 import {
 	type AssignmentChoice,
+	assigningWorkspaces,
 	assignmentStates,
 	assignWaitingMany,
 	lastAgentsOf,
@@ -63,6 +64,14 @@ export class HubAssignment {
 	private again = false;
 	/** The ids of the latest events that queued conversations (see `enqueue`). */
 	private readonly heard = new Set<string>();
+	/**
+	 * Whether the workspace has an enabled assignment rule, as last read (null: not known), so that the prompt
+	 * path asks D1 only when it does not know. Every round reads the rules and keeps it up; a change of the
+	 * rules reaches the hub (`rulesChanged`), which forgets it. `rulesSeen` counts those changes, so a read
+	 * begun before one never stores what it read.
+	 */
+	private assigning: boolean | null = null;
+	private rulesSeen = 0;
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -104,6 +113,22 @@ export class HubAssignment {
 			);
 		}
 		await this.run(workspaceId);
+	}
+
+	/** Whether the workspace assigns automatically (an enabled rule): known, or read once. */
+	async assigns(workspaceId: string): Promise<boolean> {
+		if (this.assigning !== null) return this.assigning;
+		const seen = this.rulesSeen;
+		const assigning = (await assigningWorkspaces(openDatabase(this.env.DB), [workspaceId])).length > 0;
+		if (seen === this.rulesSeen) this.assigning = assigning;
+		return assigning;
+	}
+
+	/** The rules (or what they depend on, the business hours) changed: read them again, and run the loop. */
+	rulesChanged(workspaceId: string): Promise<void> {
+		this.rulesSeen++;
+		this.assigning = null;
+		return this.run(workspaceId);
 	}
 
 	/** An operator went offline past its grace period: its unanswered conversations go back to the queue. */
@@ -160,6 +185,7 @@ export class HubAssignment {
 		if (waiting.length === 0) return;
 		const db = openDatabase(this.env.DB);
 		const now = Date.now();
+		const seen = this.rulesSeen;
 		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
 		// moves no cursor and no load. Read beside the rules and the team: one round trip, not two in a row.
 		const [rules, team, states] = await Promise.all([
@@ -171,6 +197,7 @@ export class HubAssignment {
 				waiting.map((row) => row.conversation_id),
 			),
 		]);
+		if (seen === this.rulesSeen) this.assigning = rules.length > 0;
 		// The round's contacts' last operators in one read, kept up as the round assigns.
 		const lastAgents = rules.some((r) => r.policy.strategy === 'last_agent')
 			? await lastAgentsOf(

@@ -15,7 +15,7 @@
  * finds the work done (or, while the first is still at it, the Queue's retries later and finds it done).
  */
 import { openDatabase } from '../src/db/client';
-import { assigningWorkspaces, assignmentSignal } from '../src/domain/assignment/auto-assignment';
+import { assignmentSignal } from '../src/domain/assignment/auto-assignment';
 import { ExecutionBusy } from '../src/domain/automation/rules/executions';
 import { enabledRules, runRules, seenRules } from '../src/domain/automation/rules/runner';
 import type { DomainEvent } from '../src/model/events';
@@ -44,18 +44,15 @@ export async function reactPromptly(
 	);
 	if (fresh.length === 0) return;
 	const db = openDatabase(env.DB);
-	let assigning: boolean;
-	let rules: ReturnType<typeof seenRules>;
+	// The automation rules are read beside the assignment's work, which they do not hold up; whether the
+	// workspace assigns at all the hub knows, mostly, without a read.
+	const seen = enabledRules(db, [workspaceId]).then((found) => seenRules(found.get(workspaceId) ?? []));
+	seen.catch(() => {}); // its failure is met (and logged) where it is awaited, below
+	let assigning = false;
 	try {
-		const [workspaces, enabled] = await Promise.all([
-			assigningWorkspaces(db, [workspaceId]),
-			enabledRules(db, [workspaceId]),
-		]);
-		assigning = workspaces.length > 0;
-		rules = seenRules(enabled.get(workspaceId) ?? []);
+		assigning = await assignment.assigns(workspaceId);
 	} catch (error) {
-		console.error('prompt reactions: reading the listeners failed; the events Queue reacts', error);
-		return;
+		console.error('prompt reactions: reading the assignment rules failed; the events Queue reacts', error);
 	}
 	for (const event of fresh) {
 		try {
@@ -64,6 +61,7 @@ export async function reactPromptly(
 				if (signal?.kind === 'waiting') await assignment.enqueue(workspaceId, [signal.conversation], event.id);
 				else if (signal?.kind === 'capacity') await assignment.run(workspaceId);
 			}
+			const rules = await seen;
 			if (rules.length > 0) await runRules(env, db, event, rules);
 		} catch (error) {
 			// Busy: the Queue's delivery holds the execution's claim, and finishes it.

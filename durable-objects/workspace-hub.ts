@@ -120,9 +120,12 @@ export class WorkspaceHub extends DurableObject<Env> {
 		return sent;
 	}
 
-	/** Something that may let a waiting conversation be taken happened (a close, a rule or member changed). */
+	/**
+	 * Something that may let a waiting conversation be taken happened (a close, a rule or member changed, the
+	 * business hours): the rules are read again, and the loop runs.
+	 */
 	assignmentChanged(workspaceId: string): Promise<void> {
-		return this.assignment.run(workspaceId);
+		return this.assignment.rulesChanged(workspaceId);
 	}
 
 	/** The conversations waiting for an operator, longest first. */

@@ -137,23 +137,11 @@ describe('the prompt path', () => {
 		expect(await assignmentsOf(id)).toBe(1);
 	});
 
-	it('leaves an event to the Queue when it reaches the hub late, or when nobody assigns', async () => {
+	it('leaves an event that reaches the hub late to the Queue', async () => {
 		const { token, workspaceId } = await seedWorkspace();
-		const [ana] = await team(workspaceId, ['online']);
-		const quiet = await openConversation(workspaceId);
-		const queue = recordingQueue();
-		// No assignment rule: nothing to do.
-		await deliverEvents(queue.env, [
-			newEvent(
-				'conversation.created',
-				workspaceId,
-				{ kind: 'contact', id: quiet.contactId },
-				{
-					conversation: summary(quiet.id, quiet.contactId),
-				},
-			),
-		]);
 		await assignmentRule(token);
+		const [ana] = await team(workspaceId, ['online']);
+		const queue = recordingQueue();
 		// A flush retried after a failure, or the sweep: older than PROMPT_WITHIN_MS, the Queue's alone.
 		const late = await openConversation(workspaceId);
 		const old = newEvent(
@@ -164,24 +152,58 @@ describe('the prompt path', () => {
 			Date.now() - PROMPT_WITHIN_MS - 1_000,
 		);
 		await deliverEvents(queue.env, [old]);
-		// A fresh one behind them is assigned: the hub has gone through the others by then.
+		// A fresh one behind it is assigned: the hub has had the late one by then (and dropped it unread).
 		const fresh = await openConversation(workspaceId);
 		await deliverEvents(queue.env, [
 			newEvent(
 				'conversation.created',
 				workspaceId,
 				{ kind: 'contact', id: fresh.contactId },
-				{
-					conversation: summary(fresh.id, fresh.contactId),
-				},
+				{ conversation: summary(fresh.id, fresh.contactId) },
 			),
 		]);
 		await expect.poll(async () => (await assigneeOf(fresh.id))?.assignee_id, { interval: 10 }).toBe(ana);
-		expect((await assigneeOf(quiet.id))?.assignee_id).toBeNull();
+		expect(queue.sent).toHaveLength(2);
 		expect((await assigneeOf(late.id))?.assignee_id).toBeNull();
 		// The Queue's delivery of the late one assigns it.
 		await processEvent(env, old);
 		expect((await assigneeOf(late.id))?.assignee_id).toBe(ana);
+	});
+
+	it('hears of a new assignment rule at once, where it had known the workspace not to assign', async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const [ana] = await team(workspaceId, ['online']);
+		const queue = recordingQueue();
+		const created = (c: { id: string; contactId: string }) =>
+			newEvent(
+				'conversation.created',
+				workspaceId,
+				{ kind: 'contact', id: c.contactId },
+				{
+					conversation: summary(c.id, c.contactId),
+				},
+			);
+		const before = await openConversation(workspaceId);
+		const hub = env.WORKSPACE_HUB.getByName(workspaceId);
+		const known = () =>
+			runInDurableObject(
+				hub,
+				(instance) => (instance as unknown as { assignment: { assigning: boolean | null } }).assignment.assigning,
+			);
+		const startedBefore = created(before);
+		await deliverEvents(queue.env, [startedBefore]);
+		// No rule: the hub has learnt that it does not assign, and asks D1 no more.
+		await expect.poll(known).toBe(false);
+		await assignmentRule(token);
+		const after = await openConversation(workspaceId);
+		await deliverEvents(queue.env, [created(after)]);
+		await expect.poll(async () => (await assigneeOf(after.id))?.assignee_id, { interval: 10 }).toBe(ana);
+		expect(await known()).toBe(true);
+		// The one started before the rule was not the hub's to queue; the Queue's delivery (by now under the
+		// rule) assigns it, as it always did.
+		expect((await assigneeOf(before.id))?.assignee_id).toBeNull();
+		await processEvent(env, startedBefore);
+		expect((await assigneeOf(before.id))?.assignee_id).toBe(ana);
 	});
 
 	it("hands an offline operator's waiting conversation to another at once, once", async () => {
