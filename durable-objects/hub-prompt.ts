@@ -44,9 +44,15 @@ export async function reactPromptly(
 	);
 	if (fresh.length === 0) return;
 	const db = openDatabase(env.DB);
+	// A start's own events (its conversation.created, the tags it applies) come before its first message, which
+	// the start posts once they are released: a rule answering them now could speak before the customer. Their
+	// rules are the Queue's, as before; their assignment is not held back.
+	const starting = fresh.some((event) => event.type === 'conversation.created');
 	// The automation rules are read beside the assignment's work, which they do not hold up; whether the
 	// workspace assigns at all the hub knows, mostly, without a read.
-	const seen = enabledRules(db, [workspaceId]).then((found) => seenRules(found.get(workspaceId) ?? []));
+	const seen = starting
+		? Promise.resolve([])
+		: enabledRules(db, [workspaceId]).then((found) => seenRules(found.get(workspaceId) ?? []));
 	seen.catch(() => {}); // its failure is met (and logged) where it is awaited, below
 	let assigning = false;
 	try {

@@ -8,7 +8,16 @@ import { newId } from '../src/lib/ids';
 import { type DomainEvent, newEvent } from '../src/model/events';
 import type { PresenceStatus } from '../src/model/presence';
 import { processEvent } from '../src/queue/events-consumer';
-import { api, db, liveConversation, seedOperator, seedWorkspace, storedTexts } from './factories';
+import {
+	api,
+	db,
+	liveConversation,
+	seedOperator,
+	seedWorkspace,
+	startVisitor,
+	startVisitorConversation,
+	storedTexts,
+} from './factories';
 
 /**
  * The prompt path (durable-objects/hub-prompt.ts): an event a person waits on reaches its workspace's hub as
@@ -293,5 +302,17 @@ describe('the prompt path', () => {
 		await expect.poll(answers).toHaveLength(2);
 		// Applied once by the first execution; the second finds it applied and announces nothing.
 		expect(await tags()).toBe(1);
+	});
+
+	it("leaves a start's rules to the Queue, so that a rule's answer never comes before the customer's message", async () => {
+		const { token, workspaceId } = await seedWorkspace();
+		const res = await api(token, 'POST', '/v3/automation-rules', {
+			name: 'Welcome',
+			trigger: { kind: 'new_contact' },
+			actions: [{ type: 'send_message', text: 'Welcome!' }],
+		});
+		expect(res.status, await res.clone().text()).toBe(201);
+		const conversationId = await startVisitorConversation(await startVisitor(workspaceId), 'Hello?');
+		await expect.poll(() => storedTexts(token, conversationId)).toEqual(['Hello?', 'Welcome!']);
 	});
 });
