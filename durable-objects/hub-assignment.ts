@@ -13,6 +13,7 @@
 import { workspaceDb } from '../src/db/shards';
 import {
 	type AssignmentChoice,
+	assigningWorkspaces,
 	assignmentStates,
 	assignWaitingMany,
 	lastAgentsOf,
@@ -39,6 +40,8 @@ const DAY_MS = 86_400_000;
 
 /** Decisions per round before the team is read again (loads moved by others meanwhile are seen then). */
 const ROUND = 200;
+/** Event ids `enqueue` remembers: far more than arrive in the seconds between an event's two deliveries. */
+const HEARD = 2_000;
 /** Decisions written together: one D1 batch of three statements each (the guard, the update, its event). */
 const WRITE_BATCH = 30;
 
@@ -59,6 +62,16 @@ export class HubAssignment {
 	/** The loop under way, if any: a call that finds one asks it to go round once more. */
 	private running: Promise<void> | null = null;
 	private again = false;
+	/** The ids of the latest events that queued conversations (see `enqueue`). */
+	private readonly heard = new Set<string>();
+	/**
+	 * Whether the workspace has an enabled assignment rule, as last read (null: not known), so that the prompt
+	 * path asks D1 only when it does not know. Every round reads the rules and keeps it up; a change of the
+	 * rules reaches the hub (`rulesChanged`), which forgets it. `rulesSeen` counts those changes, so a read
+	 * begun before one never stores what it read.
+	 */
+	private assigning: boolean | null = null;
+	private rulesSeen = 0;
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -76,8 +89,19 @@ export class HubAssignment {
 			.map((row) => ({ conversationId: row.conversation_id, since: row.since }));
 	}
 
-	/** Queues conversations (a repeat keeps its first time) and runs the loop. */
-	async enqueue(workspaceId: string, waiting: readonly WaitingConversation[]): Promise<void> {
+	/**
+	 * Queues conversations (a repeat keeps its first time) and runs the loop. `eventId` names the event that
+	 * queued them: heard a second time (the prompt path and the events Queue both deliver it, hub-prompt.ts),
+	 * it changes nothing and costs no round. Remembered in memory only: a repeat after a restart is queued
+	 * again, and the round finds the conversation assigned in D1 and drops it.
+	 */
+	async enqueue(workspaceId: string, waiting: readonly WaitingConversation[], eventId?: string): Promise<void> {
+		if (eventId !== undefined) {
+			if (this.heard.has(eventId)) return;
+			this.heard.add(eventId);
+			// A Set iterates in insertion order: the oldest goes first.
+			if (this.heard.size > HEARD) this.heard.delete(this.heard.values().next().value as string);
+		}
 		for (const w of waiting) {
 			this.storage.sql.exec(
 				'INSERT OR IGNORE INTO assignment_queue (conversation_id, contact_id, channel, group_id, since) VALUES (?, ?, ?, ?, ?)',
@@ -89,6 +113,22 @@ export class HubAssignment {
 			);
 		}
 		await this.run(workspaceId);
+	}
+
+	/** Whether the workspace assigns automatically (an enabled rule): known, or read once. */
+	async assigns(workspaceId: string): Promise<boolean> {
+		if (this.assigning !== null) return this.assigning;
+		const seen = this.rulesSeen;
+		const assigning = (await assigningWorkspaces(await workspaceDb(this.env, workspaceId), [workspaceId])).length > 0;
+		if (seen === this.rulesSeen) this.assigning = assigning;
+		return assigning;
+	}
+
+	/** The rules (or what they depend on, the business hours) changed: read them again, and run the loop. */
+	rulesChanged(workspaceId: string): Promise<void> {
+		this.rulesSeen++;
+		this.assigning = null;
+		return this.run(workspaceId);
 	}
 
 	/** An operator went offline past its grace period: its unanswered conversations go back to the queue. */
@@ -145,10 +185,19 @@ export class HubAssignment {
 		if (waiting.length === 0) return;
 		const db = await workspaceDb(this.env, workspaceId);
 		const now = Date.now();
-		const [rules, team] = await Promise.all([
+		const seen = this.rulesSeen;
+		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
+		// moves no cursor and no load. Read beside the rules and the team: one round trip, not two in a row.
+		const [rules, team, states] = await Promise.all([
 			enabledAssignmentRules(db, workspaceId),
 			teamSnapshot(db, workspaceId, this.presence(), now),
+			assignmentStates(
+				db,
+				workspaceId,
+				waiting.map((row) => row.conversation_id),
+			),
 		]);
+		if (seen === this.rulesSeen) this.assigning = rules.length > 0;
 		// The round's contacts' last operators in one read, kept up as the round assigns.
 		const lastAgents = rules.some((r) => r.policy.strategy === 'last_agent')
 			? await lastAgentsOf(
@@ -158,13 +207,6 @@ export class HubAssignment {
 				)
 			: new Map<string, string>();
 		const operators = new Map<string, OperatorSnapshot>(team.operators.map((op) => [op.id, { ...op }]));
-		// Taken or closed since it was queued (a person answered it, the customer left): not decided on, so it
-		// moves no cursor and no load.
-		const states = await assignmentStates(
-			db,
-			workspaceId,
-			waiting.map((row) => row.conversation_id),
-		);
 		const cursors = new Map<string, string | null>();
 		const cursorOf = (ruleId: string) => {
 			if (!cursors.has(ruleId)) {

@@ -17,6 +17,7 @@ import {
 	PRESENCE_SCHEMA,
 	type PresenceEntry,
 } from './hub-presence';
+import { reactPromptly } from './hub-prompt';
 import { RoomTimers, TIMERS_SCHEMA } from './room-timers';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -100,14 +101,31 @@ export class WorkspaceHub extends DurableObject<Env> {
 		await this.presence.removed(workspaceId, operatorId, actor);
 	}
 
-	/** Queues conversations waiting for an operator and assigns what can be (see hub-assignment.ts). */
-	enqueueForAssignment(workspaceId: string, waiting: WaitingConversation[]): Promise<void> {
-		return this.assignment.enqueue(workspaceId, waiting);
+	/**
+	 * Queues conversations waiting for an operator and assigns what can be (see hub-assignment.ts); `eventId`
+	 * names the event that queued them, so its second delivery changes nothing.
+	 */
+	enqueueForAssignment(workspaceId: string, waiting: WaitingConversation[], eventId?: string): Promise<void> {
+		return this.assignment.enqueue(workspaceId, waiting, eventId);
 	}
 
-	/** Something that may let a waiting conversation be taken happened (a close, a rule or member changed). */
+	/**
+	 * Events the events Queue has just accepted (src/events/deliver.ts): `feed` goes to the feed sockets now,
+	 * and `prompt` (`isPrompt`) to the reactions a person waits on (hub-prompt.ts), after this answers, so
+	 * the sender waits for neither. Returns the frames sent.
+	 */
+	announce(workspaceId: string, feed: DomainEvent[], prompt: DomainEvent[]): number {
+		const sent = feed.length > 0 ? this.publish(feed) : 0;
+		if (prompt.length > 0) this.ctx.waitUntil(reactPromptly(this.env, this.assignment, workspaceId, prompt));
+		return sent;
+	}
+
+	/**
+	 * Something that may let a waiting conversation be taken happened (a close, a rule or member changed, the
+	 * business hours): the rules are read again, and the loop runs.
+	 */
 	assignmentChanged(workspaceId: string): Promise<void> {
-		return this.assignment.run(workspaceId);
+		return this.assignment.rulesChanged(workspaceId);
 	}
 
 	/** The conversations waiting for an operator, longest first. */

@@ -1,6 +1,6 @@
 import { groupBy } from '../lib/group-by';
 import type { DomainEvent } from '../model/events';
-import { LIVE_FEED_TYPES } from '../model/events';
+import { isPrompt, LIVE_FEED_TYPES } from '../model/events';
 
 /** A Queue `sendBatch` takes at most 100 messages and 256 KB; stay under both with room for overhead. */
 const QUEUE_BATCH_MESSAGES = 100;
@@ -29,27 +29,32 @@ export function queueBatches(events: DomainEvent[]): DomainEvent[][] {
 }
 
 /**
- * Puts events on the events Queue, then pushes the inbox-feed ones to their workspaces' live feeds (unless
- * `live` is false: a conversation room that read its workspace's feed flag clear, see room-outbox.ts).
- * Throws when the Queue refuses: callers keep the events in their outbox and try again. The live push is
- * best effort (a console that missed a frame re-reads the API), so it never makes a delivery fail.
+ * Puts events on the events Queue, then tells their workspaces' hubs, one call each: the inbox-feed ones go to
+ * the live feeds (unless `live` is false: a conversation room that read its workspace's feed flag clear, see
+ * room-outbox.ts), and those a person may be waiting on (`isPrompt`) to the hub's prompt reactions
+ * (durable-objects/hub-prompt.ts), which assign and run the rules a person sees without the Queue's batch
+ * wait. Throws when the Queue refuses: callers keep the events in their outbox and try again. The hubs hear
+ * only of events the Queue already holds, and the call is best effort (a console that missed a frame re-reads
+ * the API; a reaction missed is the Queue's delivery's), so it never makes a delivery fail.
  */
 export async function deliverEvents(env: Env, events: DomainEvent[], live = true): Promise<void> {
 	for (const batch of queueBatches(events)) {
 		await env.EVENTS.sendBatch(batch.map((event) => ({ body: event, contentType: 'json' as const })));
 	}
-	if (live) await publishLive(env, events);
+	await announce(env, events, live);
 }
 
-async function publishLive(env: Env, events: DomainEvent[]): Promise<void> {
-	const live = events.filter((event) => LIVE_FEED_TYPES.includes(event.type));
-	const byWorkspace = groupBy(live, (event) => event.workspaceId);
+async function announce(env: Env, events: DomainEvent[], live: boolean): Promise<void> {
+	const told = events.filter((event) => (live && LIVE_FEED_TYPES.includes(event.type)) || isPrompt(event));
+	const byWorkspace = groupBy(told, (event) => event.workspaceId);
 	await Promise.all(
 		[...byWorkspace].map(async ([workspaceId, list]) => {
+			const feed = live ? list.filter((event) => LIVE_FEED_TYPES.includes(event.type)) : [];
+			const prompt = list.filter(isPrompt);
 			try {
-				await env.WORKSPACE_HUB.getByName(workspaceId).publish(list);
+				await env.WORKSPACE_HUB.getByName(workspaceId).announce(workspaceId, feed, prompt);
 			} catch (error) {
-				console.error('live feed publish failed', workspaceId, error);
+				console.error('telling the workspace hub of events failed', workspaceId, error);
 			}
 		}),
 	);

@@ -112,6 +112,31 @@ export const LIVE_FEED_TYPES: readonly EventType[] = [
 	'scenario.paused',
 ];
 
+/**
+ * Event types whose reactions a person may be waiting on: a conversation's start, its messages and changes,
+ * a tag applied to it, a bot's hand-over. Besides the events Queue they go straight to their workspace's hub,
+ * which assigns and runs the rules a person sees without the Queue's batch wait (durable-objects/hub-prompt.ts).
+ */
+export const PROMPT_TYPES: readonly EventType[] = [
+	'conversation.created',
+	'conversation.updated',
+	'message.created',
+	'tag.applied',
+	'bot.run_ended',
+];
+
+/**
+ * Whether the hub should hear of the event at once (PROMPT_TYPES). Of the messages, only a customer's, and a
+ * conversation's first (an operator opening it): nothing reacts to the team's later messages but the feed, so
+ * a room whose workspace has no console open still spares the hub a call for each of them.
+ */
+export function isPrompt(event: DomainEvent): boolean {
+	if (!PROMPT_TYPES.includes(event.type)) return false;
+	if (event.type !== 'message.created') return true;
+	const { message } = event.payload;
+	return !message.private && (message.authorKind === 'contact' || message.seq === 1);
+}
+
 /** Feed events only admins receive: what only they can act on. */
 export const ADMIN_FEED_TYPES: readonly EventType[] = ['scenario.paused'];
 

@@ -4,6 +4,7 @@ import { groupByShard, workspaceDb } from '../db/shards';
 import { alertTeam } from '../domain/alerts/deliver';
 import { assigningWorkspaces, assignmentSignal } from '../domain/assignment/auto-assignment';
 import { isDealStageEvent, startDealBots } from '../domain/automation/bots/deal-bots';
+import { ExecutionBusy } from '../domain/automation/rules/executions';
 import { enabledRules, type ListeningRule, runRules } from '../domain/automation/rules/runner';
 import { type EventScenario, eventScenarios, startEventScenarios } from '../domain/automation/scenarios/triggers';
 import { campaigningWorkspaces, recordCampaignReply } from '../domain/campaigns/results';
@@ -104,11 +105,20 @@ async function react(env: Env, db: Database, event: DomainEvent, listeners: List
 	await startEventScenarios(env, db, event, listeners.scenarios.get(event.workspaceId) ?? []);
 	await fanOut(env, db, event, Date.now(), listeners.endpoints.get(event.workspaceId) ?? []);
 	if (listeners.assigning.has(event.workspaceId)) await signalAssignment(env, db, event);
-	await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+	// An execution another delivery holds (the hub's prompt path, usually) makes this delivery retry, but only
+	// after the reactions below: the team's alerts do not wait on a rule someone else is running.
+	let busy: ExecutionBusy | null = null;
+	try {
+		await runRules(env, db, event, listeners.rules.get(event.workspaceId) ?? []);
+	} catch (error) {
+		if (!(error instanceof ExecutionBusy)) throw error;
+		busy = error;
+	}
 	if (listeners.campaigning.has(event.workspaceId)) await recordCampaignReply(db, event);
 	await deliverToChannels(env, db, event, listeners);
 	await notifyTeam(env, db, event, team);
 	await alertTeam(env, db, event, team);
+	if (busy) throw busy;
 }
 
 /** Tells the workspace's hub what the event means for auto-assignment (a conversation to queue, room freed). */
@@ -116,7 +126,7 @@ async function signalAssignment(env: Env, db: Database, event: DomainEvent): Pro
 	const signal = await assignmentSignal(db, event);
 	if (signal === null) return;
 	const hub = env.WORKSPACE_HUB.getByName(event.workspaceId);
-	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation]);
+	if (signal.kind === 'waiting') await hub.enqueueForAssignment(event.workspaceId, [signal.conversation], event.id);
 	else await hub.assignmentChanged(event.workspaceId);
 }
 

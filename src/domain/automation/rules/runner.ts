@@ -54,6 +54,17 @@ export async function enabledRules(db: Database, workspaceIds: string[]): Promis
 	return groupBy<ListeningRule & { workspaceId: string }>(rows, (row) => row.workspaceId);
 }
 
+/** Actions a person sees at once: an answer in the conversation, a tag on it. */
+const SEEN_ACTIONS: ReadonlySet<string> = new Set(['send_message', 'apply_tag']);
+
+/**
+ * The rules whose executions a person sees (one of their actions answers or tags): those the workspace's hub
+ * runs as soon as their event is delivered, besides the events Queue (durable-objects/hub-prompt.ts).
+ */
+export function seenRules(rules: readonly ListeningRule[]): ListeningRule[] {
+	return rules.filter((rule) => rule.actions.some((action) => SEEN_ACTIONS.has(action.type)));
+}
+
 /** Runs the rules this event meets. Throws when a fault of ours stops one (the delivery is retried). */
 export async function runRules(env: Env, db: Database, event: DomainEvent, rules: ListeningRule[], now = Date.now()) {
 	// Asked of the event alone first: an event no rule may fire on costs no query.
