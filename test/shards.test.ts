@@ -3,8 +3,8 @@ import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords';
 import { openDatabase } from '../src/db/client';
-import { operatorPasswords, operators } from '../src/db/schema';
-import { emptiestShard, forgetPlacements, shardOf } from '../src/db/shards';
+import { operatorPasswords, operators, workspaces } from '../src/db/schema';
+import { emptiestShard, forgetPlacements, placeWorkspace, shardOf } from '../src/db/shards';
 import { createWorkspace } from '../src/domain/platform/workspaces';
 import { issueTokenFor } from '../src/domain/team/tokens';
 import worker from '../src/index';
@@ -29,16 +29,24 @@ beforeAll(() => {
 	forgetPlacements();
 });
 
-/** Bytes of filler in `d1`, so that it is the larger of the two. */
+/** A workspace row of about `bytes` in `d1` (its name), so that it is the larger database of the two. */
 async function fill(d1: D1Database, bytes: number): Promise<void> {
-	await d1.prepare('CREATE TABLE IF NOT EXISTS filler (blob TEXT)').run();
-	await d1.prepare('INSERT INTO filler (blob) VALUES (?)').bind('x'.repeat(bytes)).run();
+	const id = newId('ws');
+	await d1
+		.prepare('INSERT INTO workspaces (id, slug, name, created_at) VALUES (?, ?, ?, ?)')
+		.bind(id, id.toLowerCase(), 'x'.repeat(bytes), Date.now())
+		.run();
 }
 
-/** A workspace created as a deployment creates one, with an admin holding a token issued the usual way. */
+/** A workspace on the second shard, as `createWorkspace` places one, with an admin holding a token issued the usual way. */
 async function createdWorkspace(name: string) {
-	const { workspaceId, shard } = await createWorkspace(env, { name, slug: newId('slug').toLowerCase() });
-	const d1 = shard === 'DB_SHARD_2' ? env.DB_SHARD_2 : env.DB;
+	const workspaceId = newId('ws');
+	await placeWorkspace(env, workspaceId, 'DB_SHARD_2');
+	const d1 = env.DB_SHARD_2;
+	const now = Date.now();
+	await openDatabase(d1)
+		.insert(workspaces)
+		.values({ id: workspaceId, slug: workspaceId.toLowerCase(), name, createdAt: now });
 	const operatorId = newId('op');
 	await openDatabase(d1)
 		.insert(operators)
@@ -48,10 +56,10 @@ async function createdWorkspace(name: string) {
 			email: `${operatorId.toLowerCase()}@acme.test`,
 			name: 'Admin',
 			permissions: ['admin'],
-			createdAt: Date.now(),
+			createdAt: now,
 		});
 	const { token } = await issueTokenFor(env, openDatabase(d1), workspaceId, operatorId);
-	return { workspaceId, shard, token, operatorId };
+	return { workspaceId, shard: 'DB_SHARD_2', token, operatorId };
 }
 
 /** How many rows of `table` belong to `workspaceId` in the database `d1`. */
@@ -62,10 +70,10 @@ async function rowsIn(d1: D1Database, table: string, workspaceId: string): Promi
 
 describe('placing a new workspace', () => {
 	it('puts it on the shard with the fewest bytes, and the directory says where', async () => {
-		await fill(env.DB_SHARD_2, 2_000_000);
+		await fill(env.DB_SHARD_2, 300_000);
 		const first = await createWorkspace(env, { name: 'First', slug: 'first' });
 		expect(first.shard).toBe('DB');
-		await fill(env.DB, 4_000_000);
+		await fill(env.DB, 600_000);
 		expect(await emptiestShard(env)).toBe('DB_SHARD_2');
 		const second = await createWorkspace(env, { name: 'Second', slug: 'second' });
 		expect(second.shard).toBe('DB_SHARD_2');
