@@ -108,7 +108,9 @@ export async function groupByShard<T>(
 	for (const item of items) {
 		const workspaceId = workspaceOf(item);
 		const shard = workspaceId ? await shardOf(env, workspaceId) : DIRECTORY;
-		groups.set(shard, [...(groups.get(shard) ?? []), item]);
+		const group = groups.get(shard);
+		if (group) group.push(item);
+		else groups.set(shard, [item]);
 	}
 	return [...groups].map(([shard, grouped]) => ({ db: openDatabase(shardBinding(env, shard)), items: grouped }));
 }
