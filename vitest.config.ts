@@ -10,6 +10,8 @@ import { startFakePush } from './test/fake-push/server.mjs';
 // Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
 // .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
 const TEST_SECRET = 'test-secret-not-for-production-32-bytes-or-more';
+/** The file that runs with two shards, in a project of its own. */
+const SHARDS_TEST = 'test/shards.test.ts';
 
 /** A `[[queues.consumers]]` entry of wrangler.toml, as wrangler reads it (its own type does not resolve here). */
 interface WranglerQueueConsumer {
@@ -73,62 +75,69 @@ export default defineConfig(async () => {
 			},
 		]),
 	);
+	/** The Workers runtime project: `vars` on top of the tests' bindings; with D1_SHARDS, the second shard too. */
+	const workersProject = (name: string, vars: Record<string, string>) => {
+		const sharded = vars.D1_SHARDS !== undefined;
+		return {
+			plugins: [
+				cloudflareTest({
+					wrangler: { configPath: './wrangler.toml' },
+					miniflare: {
+						// A low limit so the rate-limit test reaches it quickly; each test uses its own token.
+						bindings: {
+							TEST_MIGRATIONS: migrations,
+							RATE_LIMIT_PER_MINUTE: '40',
+							// A short grace so the presence test sees a dropped feed go offline quickly.
+							PRESENCE_GRACE_SECONDS: '1',
+							// The 2,000-contact campaign goes out within one minute's budget.
+							CAMPAIGN_MESSAGES_PER_MINUTE: '5000',
+							// The tests' stand-in networks (a `transport`) have no DNS resolver; the guard's own tests give one.
+							OUTBOUND_RESOLVER: '',
+							PARLEY_SECRET: TEST_SECRET,
+							WHATSAPP_GRAPH_URL: fakeGraph.url,
+							PUSH_RELAY_URL: fakePush.url,
+							...vars,
+						},
+						...(sharded ? { d1Databases: { DB: 'parley', DB_SHARD_2: 'parley-shard-2' } } : {}),
+						queueConsumers,
+						// A second `send_email` binding beside wrangler.toml's EMAIL, restricted to one sender the
+						// tests never use: the local simulation refuses every mail handed to it, as the provider
+						// refuses an unverified sender, so the mail tests see a real refusal recorded.
+						email: {
+							send_email: [
+								{ name: 'EMAIL' },
+								{ name: 'REFUSING_EMAIL', allowed_sender_addresses: ['nobody@refusing.test'] },
+							],
+						},
+					},
+				}),
+			],
+			test: {
+				name,
+				setupFiles: ['./test/apply-migrations.ts'],
+				// One runtime serves file after file instead of a new one starting (and loading the whole app) for
+				// each: that start cost more than most files' tests. Storage stays per file: the setup file above
+				// empties it first. Two runtimes side by side, so one file's waits overlap another's work.
+				isolate: false,
+				maxWorkers: sharded ? 1 : 2,
+				include: sharded ? [SHARDS_TEST] : ['test/**/*.test.ts'],
+				exclude: [...configDefaults.exclude, 'test/browser/**', ...(sharded ? [] : [SHARDS_TEST])],
+				// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
+				testTimeout: 30_000,
+				// Events reach their consumer through a Queue batch (max_batch_timeout 1 s): a 1 s poll races it.
+				expect: { poll: { timeout: 10_000 } },
+			},
+		};
+	};
 	return {
 		test: {
 			sequence: { sequencer: SizeShardSequencer },
 			projects: [
-				{
-					plugins: [
-						cloudflareTest({
-							wrangler: { configPath: './wrangler.toml' },
-							miniflare: {
-								// A low limit so the rate-limit test reaches it quickly; each test uses its own token.
-								bindings: {
-									TEST_MIGRATIONS: migrations,
-									RATE_LIMIT_PER_MINUTE: '40',
-									// A short grace so the presence test sees a dropped feed go offline quickly.
-									PRESENCE_GRACE_SECONDS: '1',
-									// The 2,000-contact campaign goes out within one minute's budget.
-									CAMPAIGN_MESSAGES_PER_MINUTE: '5000',
-									// The tests' stand-in networks (a `transport`) have no DNS resolver; the guard's own tests give one.
-									OUTBOUND_RESOLVER: '',
-									PARLEY_SECRET: TEST_SECRET,
-									WHATSAPP_GRAPH_URL: fakeGraph.url,
-									PUSH_RELAY_URL: fakePush.url,
-									// Two shards (src/db/shards.ts), both migrated before each file: every workspace the tests seed
-									// straight into D1 is in DB, as an unplaced one; test/shards.test.ts places workspaces on DB_SHARD_2.
-									D1_SHARDS: 'DB,DB_SHARD_2',
-								},
-								d1Databases: { DB: 'parley', DB_SHARD_2: 'parley-shard-2' },
-								queueConsumers,
-								// A second `send_email` binding beside wrangler.toml's EMAIL, restricted to one sender the
-								// tests never use: the local simulation refuses every mail handed to it, as the provider
-								// refuses an unverified sender, so the mail tests see a real refusal recorded.
-								email: {
-									send_email: [
-										{ name: 'EMAIL' },
-										{ name: 'REFUSING_EMAIL', allowed_sender_addresses: ['nobody@refusing.test'] },
-									],
-								},
-							},
-						}),
-					],
-					test: {
-						name: 'workers',
-						setupFiles: ['./test/apply-migrations.ts'],
-						// One runtime serves file after file instead of a new one starting (and loading the whole app) for
-						// each: that start cost more than most files' tests. Storage stays per file: the setup file above
-						// empties it first. Two runtimes side by side, so one file's waits overlap another's work.
-						isolate: false,
-						maxWorkers: 2,
-						include: ['test/**/*.test.ts'],
-						exclude: [...configDefaults.exclude, 'test/browser/**'],
-						// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
-						testTimeout: 30_000,
-						// Events reach their consumer through a Queue batch (max_batch_timeout 1 s): a 1 s poll races it.
-						expect: { poll: { timeout: 10_000 } },
-					},
-				},
+				workersProject('workers', {}),
+				// The same runtime with two shards (src/db/shards.ts): DB, the directory, and DB_SHARD_2. A project
+				// of its own, so the other files never see a second database: storage is reset per file, and the
+				// second database's reset raced the two runtimes of the project above.
+				workersProject('workers-shards', { D1_SHARDS: 'DB,DB_SHARD_2' }),
 				{
 					test: {
 						name: 'browser',

@@ -26,14 +26,15 @@ if (args.length > 0) {
 }
 
 /**
- * Runs one project (or one shard of it); `buffered` keeps its output until it ends, otherwise it prints as it
+ * Runs one project (or one shard of it), with the projects in `also` in the same Vitest process; `buffered` keeps its output until it ends, otherwise it prints as it
  * goes. Either way the output is kept, so a failed project's report can be printed again at the very end,
  * where a CI log's tail shows it. Resolves with its exit code, seconds and output.
  */
-function runProject(name, buffered, shard) {
+function runProject(name, buffered, shard, also = []) {
 	const started = Date.now();
 	const label = shard ? `${name} ${shard}` : name;
-	const child = spawn(process.execPath, [vitest, 'run', '--project', name, ...(shard ? [`--shard=${shard}`] : [])], {
+	const projects = [name, ...also].flatMap((project) => ['--project', project]);
+	const child = spawn(process.execPath, [vitest, 'run', ...projects, ...(shard ? [`--shard=${shard}`] : [])], {
 		cwd: root,
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
@@ -72,7 +73,8 @@ const shards = Math.max(1, Number.parseInt(process.env.BROWSER_SHARDS ?? '2', 10
 const browser = Array.from({ length: shards }, (_, i) =>
 	runProject('browser', true, shards > 1 ? `${i + 1}/${shards}` : undefined),
 );
-const results = await Promise.all([runProject('workers', false), ...browser]);
+// `workers-shards` (the same runtime with two D1 shards, one file) goes with `workers`, in its process.
+const results = await Promise.all([runProject('workers', false, undefined, ['workers-shards']), ...browser]);
 for (const failed of results.filter((r) => r.code !== 0)) {
 	process.stdout.write(`\n── what failed in ${failed.name} ──\n${failureReport(failed.text)}\n`);
 }

@@ -11,8 +11,8 @@ declare global {
 			WHATSAPP_GRAPH_URL: string;
 			/** The fake push service's address (test/fake-push/server.mjs), started by vitest.config.ts. */
 			PUSH_RELAY_URL: string;
-			/** The second shard (vitest.config.ts): migrated with DB; test/shards.test.ts places workspaces on it. */
-			DB_SHARD_2: D1Database;
+			/** The second shard, bound in the workers-shards project only (vitest.config.ts, test/shards.test.ts). */
+			DB_SHARD_2?: D1Database;
 		}
 	}
 }

@@ -10,6 +10,7 @@ import { env } from 'cloudflare:workers';
 export async function freshStorage(): Promise<void> {
 	await reset();
 	const queries = env.TEST_MIGRATIONS.flatMap((migration) => migration.queries);
-	// Both shards (vitest.config.ts): every shard has the whole schema, and signing in asks each of them.
-	await Promise.all([env.DB, env.DB_SHARD_2].map((d1) => d1.batch(queries.map((query) => d1.prepare(query)))));
+	// Every shard has the whole schema: the second one too where it is bound (the workers-shards project).
+	const shards = env.DB_SHARD_2 ? [env.DB, env.DB_SHARD_2] : [env.DB];
+	await Promise.all(shards.map((d1) => d1.batch(queries.map((query) => d1.prepare(query)))));
 }

@@ -22,8 +22,10 @@ import {
 } from './factories';
 import { uniquePhoneNumberId } from './whatsapp-helpers';
 
-// vitest.config.ts binds two shards, DB (also the directory) and DB_SHARD_2. Every other test file seeds its
-// workspaces straight into DB; here workspaces are created as a deployment creates them, on the emptiest shard.
+// The workers-shards project (vitest.config.ts) binds two shards, DB (also the directory) and DB_SHARD_2, and runs
+// this file alone. Workspaces are created here as a deployment creates them, on the emptiest shard, or placed.
+if (!env.DB_SHARD_2) throw new Error('test/shards.test.ts runs in the workers-shards project, which binds DB_SHARD_2.');
+const SHARD_2: D1Database = env.DB_SHARD_2;
 
 beforeAll(() => {
 	forgetPlacements();
@@ -42,7 +44,7 @@ async function fill(d1: D1Database, bytes: number): Promise<void> {
 async function createdWorkspace(name: string) {
 	const workspaceId = newId('ws');
 	await placeWorkspace(env, workspaceId, 'DB_SHARD_2');
-	const d1 = env.DB_SHARD_2;
+	const d1 = SHARD_2;
 	const now = Date.now();
 	await openDatabase(d1)
 		.insert(workspaces)
@@ -70,7 +72,7 @@ async function rowsIn(d1: D1Database, table: string, workspaceId: string): Promi
 
 describe('placing a new workspace', () => {
 	it('puts it on the shard with the fewest bytes, and the directory says where', async () => {
-		await fill(env.DB_SHARD_2, 300_000);
+		await fill(SHARD_2, 300_000);
 		const first = await createWorkspace(env, { name: 'First', slug: 'first' });
 		expect(first.shard).toBe('DB');
 		await fill(env.DB, 600_000);
@@ -81,9 +83,7 @@ describe('placing a new workspace', () => {
 		expect(await shardOf(env, first.workspaceId)).toBe('DB');
 		expect(await shardOf(env, second.workspaceId)).toBe('DB_SHARD_2');
 		// The workspace's row is in its shard only.
-		const inShard = await env.DB_SHARD_2.prepare('SELECT id FROM workspaces WHERE id = ?')
-			.bind(second.workspaceId)
-			.first();
+		const inShard = await SHARD_2.prepare('SELECT id FROM workspaces WHERE id = ?').bind(second.workspaceId).first();
 		const inDirectory = await env.DB.prepare('SELECT id FROM workspaces WHERE id = ?').bind(second.workspaceId).first();
 		expect(inShard?.id).toBe(second.workspaceId);
 		expect(inDirectory).toBeNull();
@@ -95,7 +95,7 @@ describe('a workspace on the second shard', () => {
 		const far = await createdWorkspace('Far');
 		expect(far.shard).toBe('DB_SHARD_2');
 		// The token's hash routes to the workspace through the directory; its row is in the shard.
-		expect(await rowsIn(env.DB_SHARD_2, 'api_tokens', far.workspaceId)).toBe(1);
+		expect(await rowsIn(SHARD_2, 'api_tokens', far.workspaceId)).toBe(1);
 		expect(await rowsIn(env.DB, 'api_tokens', far.workspaceId)).toBe(0);
 
 		const tag = await api(far.token, 'POST', '/v3/tags', { name: 'vip' });
@@ -109,12 +109,12 @@ describe('a workspace on the second shard', () => {
 		expect(await storedTexts(far.token, conversationId)).toEqual(['Hello from far away', 'Hello back']);
 
 		for (const table of ['tags', 'contacts', 'conversations', 'visitor_sessions']) {
-			expect(await rowsIn(env.DB_SHARD_2, table, far.workspaceId), table).toBeGreaterThan(0);
+			expect(await rowsIn(SHARD_2, table, far.workspaceId), table).toBeGreaterThan(0);
 			expect(await rowsIn(env.DB, table, far.workspaceId), table).toBe(0);
 		}
 		// The rooms' copies of the messages, and the events the events consumer records, land in the shard too.
-		await expect.poll(() => rowsIn(env.DB_SHARD_2, 'messages', far.workspaceId)).toBe(2);
-		await expect.poll(() => rowsIn(env.DB_SHARD_2, 'events', far.workspaceId)).toBeGreaterThan(0);
+		await expect.poll(() => rowsIn(SHARD_2, 'messages', far.workspaceId)).toBe(2);
+		await expect.poll(() => rowsIn(SHARD_2, 'events', far.workspaceId)).toBeGreaterThan(0);
 		expect(await rowsIn(env.DB, 'messages', far.workspaceId)).toBe(0);
 		expect(await rowsIn(env.DB, 'events', far.workspaceId)).toBe(0);
 	});
@@ -136,7 +136,7 @@ describe('a workspace on the second shard', () => {
 describe('what arrives without a workspace, for a workspace on the second shard', () => {
 	it("signs its member in by e-mail and password, and the console's session reaches its data", async () => {
 		const far = await createdWorkspace('Far');
-		await openDatabase(env.DB_SHARD_2)
+		await openDatabase(SHARD_2)
 			.insert(operatorPasswords)
 			.values({
 				operatorId: far.operatorId,
@@ -145,7 +145,7 @@ describe('what arrives without a workspace, for a workspace on the second shard'
 				updatedAt: Date.now(),
 			});
 		const session = await consoleSignIn(`${far.operatorId.toLowerCase()}@acme.test`, 'correct horse battery');
-		expect(await rowsIn(env.DB_SHARD_2, 'console_sessions', far.workspaceId)).toBe(1);
+		expect(await rowsIn(SHARD_2, 'console_sessions', far.workspaceId)).toBe(1);
 		expect(await rowsIn(env.DB, 'console_sessions', far.workspaceId)).toBe(0);
 		const me = await consoleApi(session, 'GET', '/v3/auth/session');
 		expect(me.status).toBe(200);
@@ -190,9 +190,7 @@ describe('what names its workspace only in its path or its signed token', () => 
 			},
 		);
 		expect(call.status).toBe(202);
-		const runs = await env.DB_SHARD_2.prepare('SELECT status FROM scenario_runs WHERE scenario_id = ?')
-			.bind(scenarioId)
-			.all();
+		const runs = await SHARD_2.prepare('SELECT status FROM scenario_runs WHERE scenario_id = ?').bind(scenarioId).all();
 		expect(runs.results).toHaveLength(1);
 		expect(await rowsIn(env.DB, 'scenario_runs', far.workspaceId)).toBe(0);
 	});
@@ -210,14 +208,14 @@ describe("the minute's sweep", () => {
 			actor: { kind: 'system', id: null },
 			payload: { tag: { id: newId('tag'), name: 'swept' } },
 		};
-		await env.DB_SHARD_2.prepare('INSERT INTO event_outbox (id, workspace_id, event, created_at) VALUES (?, ?, ?, ?)')
+		await SHARD_2.prepare('INSERT INTO event_outbox (id, workspace_id, event, created_at) VALUES (?, ?, ?, ?)')
 			.bind(event.id, far.workspaceId, JSON.stringify(event), old)
 			.run();
 		await worker.scheduled?.(createScheduledController({ cron: '* * * * *' }), env);
-		expect(await rowsIn(env.DB_SHARD_2, 'event_outbox', far.workspaceId)).toBe(0);
+		expect(await rowsIn(SHARD_2, 'event_outbox', far.workspaceId)).toBe(0);
 		// Delivered to the events Queue, whose consumer records it in the workspace's shard.
 		await expect
-			.poll(() => env.DB_SHARD_2.prepare('SELECT id FROM events WHERE id = ?').bind(event.id).first())
+			.poll(() => SHARD_2.prepare('SELECT id FROM events WHERE id = ?').bind(event.id).first())
 			.toMatchObject({ id: event.id });
 	});
 });
