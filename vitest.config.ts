@@ -119,7 +119,7 @@ export default defineConfig(async () => {
 				// each: that start cost more than most files' tests. Storage stays per file: the setup file above
 				// empties it first. Two runtimes side by side, so one file's waits overlap another's work.
 				isolate: false,
-				maxWorkers: sharded ? 1 : 2,
+				maxWorkers: 2,
 				include: sharded ? [SHARDS_TEST] : ['test/**/*.test.ts'],
 				exclude: [...configDefaults.exclude, 'test/browser/**', ...(sharded ? [] : [SHARDS_TEST])],
 				// Two cores shared by workerd and vitest: generous per-test time, none of it spent sleeping.
