@@ -9,6 +9,7 @@ import { createWorkspace } from '../src/domain/platform/workspaces';
 import { issueTokenFor } from '../src/domain/team/tokens';
 import worker from '../src/index';
 import { newId } from '../src/lib/ids';
+import { deliver, lastMail } from './email-inbound-helpers';
 import {
 	api,
 	consoleApi,
@@ -170,6 +171,30 @@ describe('what arrives without a workspace, for a workspace on the second shard'
 		const answer = await exports.default.fetch(new Request(`https://parley.test/whatsapp/${id}/webhook?${query}`));
 		expect(answer.status).toBe(200);
 		expect(await answer.text()).toBe('4242');
+	});
+});
+
+describe('mail for a workspace on the second shard', () => {
+	it('is posted into its conversation there, and its record moves there from the directory', async () => {
+		const far = await createdWorkspace('Far');
+		const inbox = `support-${far.workspaceId.slice(-8).toLowerCase()}@acme.example`;
+		expect((await api(far.token, 'POST', '/v3/email/addresses', { address: inbox })).status).toBe(201);
+		const raw = [
+			'From: Ada <ada@customer.example>',
+			`To: ${inbox}`,
+			'Subject: Where is my order?',
+			`Message-ID: <${newId('m')}@customer.example>`,
+			'Content-Type: text/plain; charset=utf-8',
+			'',
+			'It has not arrived yet.',
+		].join('\r\n');
+		await deliver(raw, { from: 'ada@customer.example', to: inbox });
+		const mail = await lastMail(far.token);
+		expect(mail.status).toBe('posted');
+		expect(await rowsIn(SHARD_2, 'inbound_mails', far.workspaceId)).toBe(1);
+		const inDirectory = await env.DB.prepare('SELECT COUNT(*) AS n FROM inbound_mails').first();
+		expect(inDirectory?.n).toBe(0);
+		expect(await storedTexts(far.token, mail.conversationId ?? '')).toEqual(['It has not arrived yet.']);
 	});
 });
 

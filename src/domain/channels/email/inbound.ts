@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import { parseReplyLocalPart, verifyReplyAddress } from '../../../auth/mail-reply-token';
 import type { Database } from '../../../db/client';
 import { conversations, inboundMails } from '../../../db/schema';
-import { directoryDb } from '../../../db/shards';
+import { directoryDb, shardsToAsk } from '../../../db/shards';
 import { normalAddress, splitAddress } from '../../../engines/mail/headers';
 import { newId } from '../../../lib/ids';
 import type { InboundMailStatus } from '../../../model/email';
@@ -44,36 +44,54 @@ type Patch = Partial<Omit<InboundRow, 'id' | 'rawKey' | 'rawSize' | 'receivedAt'
 /** The R2 key of a received mail's raw message. */
 export const rawMailKey = (id: string) => `mail/in/${id}.eml`;
 
-/** Which workspace (and conversation) the recipient names, or why none. */
+/** Which workspace (and conversation) the recipient names, and the shard holding it (`home`); or why none. */
 type Destination =
-	| { kind: 'reply'; workspaceId: string; conversationId: string }
-	| { kind: 'address'; workspaceId: string; origin: string | null }
+	| { kind: 'reply'; workspaceId: string; conversationId: string; home: Database }
+	| { kind: 'address'; workspaceId: string; origin: string | null; home: Database }
 	| { kind: 'none'; reason: string };
 
-async function destination(env: Env, db: Database, recipient: string): Promise<Destination> {
+/**
+ * The recipient's workspace. A mail names none until its address is looked up, so each shard is asked (one,
+ * unless the deployment has shards), side by side: the conversation a reply address names, else the inbound
+ * address.
+ */
+async function destination(env: Env, shards: Database[], recipient: string): Promise<Destination> {
 	const local = splitAddress(recipient)?.local ?? '';
 	const reply = parseReplyLocalPart(local);
 	if (reply) {
-		const conversation = await db
-			.select({ workspaceId: conversations.workspaceId })
-			.from(conversations)
-			.where(eq(conversations.id, reply.conversationId))
-			.get();
-		if (conversation && (await verifyReplyAddress(env, conversation.workspaceId, reply))) {
-			return { kind: 'reply', workspaceId: conversation.workspaceId, conversationId: reply.conversationId };
+		const found = await firstFound(shards, (shard) =>
+			shard
+				.select({ workspaceId: conversations.workspaceId })
+				.from(conversations)
+				.where(eq(conversations.id, reply.conversationId))
+				.get(),
+		);
+		if (found && (await verifyReplyAddress(env, found.row.workspaceId, reply))) {
+			const { workspaceId } = found.row;
+			return { kind: 'reply', workspaceId, conversationId: reply.conversationId, home: found.shard };
 		}
 		return { kind: 'none', reason: 'This reply address is not valid (unknown or forged): the mail was not delivered.' };
 	}
-	const address = await findInboundAddress(db, recipient);
-	if (address) return { kind: 'address', workspaceId: address.workspaceId, origin: address.origin };
+	const found = await firstFound(shards, (shard) => findInboundAddress(shard, recipient));
+	if (found) return { kind: 'address', workspaceId: found.row.workspaceId, origin: found.row.origin, home: found.shard };
 	return { kind: 'none', reason: `No Parley inbox receives mail at ${recipient}.` };
+}
+
+/** What `read` finds in the first shard (in their order) that has it, with that shard. */
+async function firstFound<T>(
+	shards: Database[],
+	read: (shard: Database) => Promise<T | null | undefined>,
+): Promise<{ row: T; shard: Database } | null> {
+	const rows = await Promise.all(shards.map(read));
+	const at = rows.findIndex((row) => row !== null && row !== undefined);
+	return at < 0 ? null : { row: rows[at] as T, shard: shards[at] as Database };
 }
 
 /** Receives one mail (see the module's comment); returns its record's outcome. */
 export async function receiveMail(env: Env, message: InboundEnvelope, now = Date.now()): Promise<InboundOutcome> {
-	// A mail names no workspace until its address is looked up: it is kept, and its address found, in the
-	// directory's database (docs/SCALING.md: mail for a workspace on another shard is the seam's next step).
-	const db = directoryDb(env);
+	// A mail names no workspace until its address is looked up: it is kept in the directory's database first,
+	// and its record moves to its workspace's shard once that is known (`handle`).
+	let db = directoryDb(env);
 	const raw = await new Response(message.raw).arrayBuffer();
 	const id = newId('inm', now);
 	const rawKey = rawMailKey(id);
@@ -92,9 +110,17 @@ export async function receiveMail(env: Env, message: InboundEnvelope, now = Date
 	const record = async (patch: Patch) => {
 		await db.update(inboundMails).set(patch).where(eq(inboundMails.id, id));
 	};
+	/** Moves the record to the shard holding its workspace (where the API lists it), when that is another. */
+	const moveTo = async (home: Database) => {
+		if (home.$client === db.$client) return;
+		const row = await db.select().from(inboundMails).where(eq(inboundMails.id, id)).get();
+		if (row) await home.insert(inboundMails).values(row).onConflictDoNothing();
+		await db.delete(inboundMails).where(eq(inboundMails.id, id));
+		db = home;
+	};
 	let outcome: Patch & { status: InboundMailStatus };
 	try {
-		outcome = await handle(env, db, message, raw, record, now);
+		outcome = await handle(env, shardsToAsk(env, db), message, raw, { record, moveTo }, now);
 	} catch (error) {
 		console.error('inbound mail failed', id, error);
 		outcome = {
@@ -108,18 +134,19 @@ export async function receiveMail(env: Env, message: InboundEnvelope, now = Date
 
 async function handle(
 	env: Env,
-	db: Database,
+	shards: Database[],
 	message: InboundEnvelope,
 	raw: ArrayBuffer,
-	record: (patch: Patch) => Promise<void>,
+	{ record, moveTo }: { record: (patch: Patch) => Promise<void>; moveTo: (home: Database) => Promise<void> },
 	now: number,
 ): Promise<Patch & { status: InboundMailStatus }> {
-	const target = await destination(env, db, normalAddress(message.to));
+	const target = await destination(env, shards, normalAddress(message.to));
 	if (target.kind === 'none') {
 		message.setReject(target.reason);
 		return { status: 'rejected', failure: target.reason };
 	}
-	const { workspaceId } = target;
+	const { workspaceId, home: db } = target;
+	await moveTo(db);
 	await record({ workspaceId, conversationId: target.kind === 'reply' ? target.conversationId : null });
 	if (raw.byteLength > MAX_MAIL_BYTES) {
 		return {
