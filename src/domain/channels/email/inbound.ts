@@ -73,7 +73,8 @@ async function destination(env: Env, shards: Database[], recipient: string): Pro
 		return { kind: 'none', reason: 'This reply address is not valid (unknown or forged): the mail was not delivered.' };
 	}
 	const found = await firstFound(shards, (shard) => findInboundAddress(shard, recipient));
-	if (found) return { kind: 'address', workspaceId: found.row.workspaceId, origin: found.row.origin, home: found.shard };
+	if (found)
+		return { kind: 'address', workspaceId: found.row.workspaceId, origin: found.row.origin, home: found.shard };
 	return { kind: 'none', reason: `No Parley inbox receives mail at ${recipient}.` };
 }
 
