@@ -12,8 +12,13 @@
 //   `triaged`; the tag applied through the API to N seeded conversations, 8 at a time. Each execution's own
 //   finishedAt minus its PATCH's start gives the latency; executions per second count from the first PATCH to
 //   the last execution finished.
+// - one at a time (ONE_AT_A_TIME of each, before the loads above): a conversation started once the previous one
+//   is assigned, timed from its start request (its visitor's session made before) to the assignment's
+//   `occurredAt`; a tag applied once the previous execution finished, timed from its PATCH to the execution's
+//   finishedAt. What a person waits on when nothing else queues: the figures the issue's 150 ms goal is about.
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { inPool, startVisitorConversation, withTimeout } from './fanout.mjs';
+import { inPool, postJson, startVisitorConversation, withTimeout } from './fanout.mjs';
 import { allPages, apiCall as api, latencySummary, sequentialHealth } from './load.mjs';
 import { ratio, round } from './report-format.mjs';
 
@@ -95,6 +100,23 @@ async function startConversations(baseUrl, workspaceId, n, label) {
 	return startedAt;
 }
 
+/** Conversations started, and tags applied, one at a time before each load (see the header). */
+export const ONE_AT_A_TIME = 20;
+
+/** Starts one conversation (its visitor's session made first, untimed); returns its id and when its start began. */
+async function startOne(baseUrl, workspaceId, text) {
+	const session = await postJson(`${baseUrl}/widget/${workspaceId}/sessions`, {}, {});
+	if (session.status !== 200) throw new Error(`POST /widget/.../sessions: ${session.status}`);
+	const at = Date.now();
+	const started = await postJson(
+		`${baseUrl}/widget/${workspaceId}/conversations`,
+		{ 'Parley-Session': session.body.sessionToken },
+		{ message: { text, clientMessageId: randomUUID() } },
+	);
+	if (started.status !== 201) throw new Error(`POST /widget/.../conversations: ${started.status}`);
+	return { id: started.body.conversation.id, at };
+}
+
 async function assignment({ baseUrl, workspace, conversations, log }) {
 	/** The first assignment of each conversation seen on the admin's feed: made when, seen when, and to whom. */
 	const assigned = new Map();
@@ -114,6 +136,18 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 			policy: { strategy: 'round_robin' },
 		});
 
+		log(`assignment: ${ONE_AT_A_TIME} conversations started one at a time, each once the previous one is assigned`);
+		const oneByOne = [];
+		for (let i = 0; i < ONE_AT_A_TIME; i++) {
+			const { id, at } = await startOne(baseUrl, workspace.workspaceId, `One ${i}`);
+			await until(() => assigned.has(id), 10);
+			if (assigned.has(id)) oneByOne.push(assigned.get(id).at - at);
+		}
+		const oneAtATime = {
+			conversations: ONE_AT_A_TIME,
+			assigned: oneByOne.length,
+			startToAssigned: latencySummary(oneByOne),
+		};
 		log(`assignment: ${conversations} conversations started by visitors while ${OPERATORS} operators are online`);
 		const began = Date.now();
 		const created = await startConversations(baseUrl, workspace.workspaceId, conversations, 'Hello');
@@ -160,7 +194,7 @@ async function assignment({ baseUrl, workspace, conversations, log }) {
 			onlineToLast: lastDrained === null ? null : lastDrained - online,
 			decisionsPerSecond: perSecond(drained.length, online, lastDrained),
 		};
-		return { operators: OPERATORS, underCreation, drain };
+		return { operators: OPERATORS, oneAtATime, underCreation, drain };
 	} finally {
 		await Promise.allSettled([watcher, ...members.map((m) => m.socket)].map((s) => s.close(1000, 'bench done')));
 	}
@@ -177,6 +211,27 @@ async function ruleExecutions({ baseUrl, workspace, events, log }) {
 			{ type: 'apply_tag', tag: 'triaged' },
 		],
 	});
+	log(`rules: the tag "urgent" applied to ${ONE_AT_A_TIME} conversations one at a time, each once the last is done`);
+	const single = workspace.conversationIds.slice(events, events + ONE_AT_A_TIME);
+	const oneByOne = [];
+	for (const id of single) {
+		const at = Date.now();
+		await api(baseUrl, workspace.token, 'PATCH', `/v3/conversations/${id}`, { tags: ['urgent'] });
+		let finished = null;
+		await until(async () => {
+			const page = await api(
+				baseUrl,
+				workspace.token,
+				'GET',
+				`/v3/automation-rules/executions?ruleId=${rule.id}&limit=100`,
+			);
+			const mine = page.data.find((e) => e.conversationId === id && e.status !== 'running');
+			finished = mine ? Date.parse(mine.finishedAt) : null;
+			return finished !== null;
+		}, 10);
+		if (finished !== null) oneByOne.push(finished - at);
+	}
+	const oneAtATime = { events: single.length, finished: oneByOne.length, tagToDone: latencySummary(oneByOne) };
 	log(`rules: the tag "urgent" applied to ${events} conversations, 8 at a time`);
 	const patchedAt = new Map();
 	const began = Date.now();
@@ -187,16 +242,15 @@ async function ruleExecutions({ baseUrl, workspace, events, log }) {
 	log(`rules: ${events} tags applied in ${((Date.now() - began) / 1000).toFixed(1)} s; waiting for the executions`);
 	let executions = [];
 	await until(async () => {
-		executions = await allPages(
-			baseUrl,
-			workspace.token,
-			`/v3/automation-rules/executions?ruleId=${rule.id}&limit=100`,
-		);
+		executions = (
+			await allPages(baseUrl, workspace.token, `/v3/automation-rules/executions?ruleId=${rule.id}&limit=100`)
+		).filter((e) => !single.includes(e.conversationId));
 		return executions.length >= events && executions.every((e) => e.status !== 'running');
 	}, 1000);
 	const done = executions.filter((e) => e.status === 'succeeded');
 
 	return {
+		oneAtATime,
 		events,
 		executions: executions.length,
 		succeeded: done.length,
@@ -236,6 +290,8 @@ export async function automationSection({
 		rules,
 		healthSequential,
 		ratios: {
+			assignedOneAtATimeP50: ratio(routing.oneAtATime.startToAssigned.p50Ms, healthSequential.p50Ms),
+			tagToDoneOneAtATimeP50: ratio(rules.oneAtATime.tagToDone.p50Ms, healthSequential.p50Ms),
 			assignedP50: ratio(live.startToAssigned.p50Ms, healthSequential.p50Ms),
 			assignedP99: ratio(live.startToAssigned.p99Ms, healthSequential.p99Ms),
 			decisionsPerSecondToHealthRps: health ? ratio(live.decisionsPerSecond, health.rps) : null,

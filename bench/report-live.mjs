@@ -291,14 +291,32 @@ function automationRows(a) {
 	const drain = a.assignment.drain;
 	const r = a.rules;
 	const ms = (l) => `${show(l.p50Ms, ' ms')} / ${show(l.p99Ms, ' ms')}`;
+	const one = a.assignment.oneAtATime;
+	const oneRule = r.oneAtATime;
 	return [
+		...(one
+			? [
+					[
+						`one at a time: start → assigned p50 / p99 (${one.assigned} of ${one.conversations}), × /health p50`,
+						`${ms(one.startToAssigned)} (${show(a.ratios.assignedOneAtATimeP50, '×')})`,
+					],
+				]
+			: []),
+		...(oneRule
+			? [
+					[
+						`one at a time: tag → rule execution finished p50 / p99 (${oneRule.finished} of ${oneRule.events}), × /health p50`,
+						`${ms(oneRule.tagToDone)} (${show(a.ratios.tagToDoneOneAtATimeP50, '×')})`,
+					],
+				]
+			: []),
 		[
 			`conversations started / assigned (${a.assignment.operators} operators)`,
 			`${live.conversations} / ${live.assigned}`,
 		],
 		['round robin shares (largest − smallest)', `${live.perOperator.join(', ')} (${live.spread})`],
 		['conversations started per second', show(live.creationsPerSecond)],
-		['start → assigned p50 / p99', ms(live.startToAssigned)],
+		['start → assigned p50 / p99, 8 starts at a time', ms(live.startToAssigned)],
 		["start → on the admin's inbox feed p50 / p99", ms(live.startToFeed)],
 		['GET /health (sequential) p50 / p99', ms(a.healthSequential)],
 		[
@@ -321,7 +339,7 @@ function automationRows(a) {
 			'tags applied / rule executions succeeded / failed / skipped',
 			`${r.events} / ${r.succeeded} / ${r.failed} / ${r.skipped}`,
 		],
-		['tag applied → execution finished p50 / p99', ms(r.tagToDone)],
+		['tag applied → execution finished p50 / p99, 8 tags at a time', ms(r.tagToDone)],
 		[
 			'tag → finished p50 / p99, × /health',
 			`${show(a.ratios.tagToDoneP50, '×')} / ${show(a.ratios.tagToDoneP99, '×')}`,

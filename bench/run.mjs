@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { applyMigrations, executeFile, query, seedWorkspaces } from '../scripts/local-db.mjs';
 import { startFakeGraph } from '../test/fake-graph/server.mjs';
 import { measureAlerts } from './alerts.mjs';
-import { automationSection } from './automation.mjs';
+import { automationSection, ONE_AT_A_TIME } from './automation.mjs';
 import { botSection } from './bots.mjs';
 import { whereTheTimeGoes } from './breakdown.mjs';
 import { campaignSection, seedReportYear } from './campaigns.mjs';
@@ -137,7 +137,7 @@ const settings = {
 // Automation: the assignment workspace starts empty (visitors start its conversations); the rules workspace
 // holds one seeded conversation per tag the rules section applies.
 const ASSIGNMENT = { slug: 'bench-assignment', count: 0 };
-const RULES = { slug: 'bench-rules', count: settings.ruleEvents };
+const RULES = { slug: 'bench-rules', count: settings.ruleEvents + ONE_AT_A_TIME };
 // Campaigns and reports: the report workspace's year is written by SQL of its own (bench/campaigns.mjs); the
 // campaign goes to every contact of its workspace (one per seeded conversation).
 const REPORTS = { slug: 'bench-reports', count: 0 };
