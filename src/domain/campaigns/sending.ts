@@ -42,7 +42,7 @@ export const BATCH_SIZE = 100;
 const CLAIM_SIZE = 10;
 /**
  * The same on WhatsApp, which the workspace's rate does not hold back (the number's pace does, further on):
- * larger, so the deliveries are enqueued ahead of the number's 72 a second.
+ * larger, so the deliveries are enqueued ahead of the number's 76.8 a second.
  */
 const WHATSAPP_CLAIM_SIZE = 25;
 /** How long a claim holds before another delivery of the batch may take it over. */
