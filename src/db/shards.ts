@@ -1,10 +1,10 @@
 /**
  * Where a workspace's data lives (docs/SCALING.md, "Past one database"). A deployment has one directory
- * database, the `DB` binding, and one or more shard databases, the D1 bindings `D1_SHARDS` names (`DB` alone
- * by default: the directory is then also the only shard, as every deployment was before shards). The directory
- * places each workspace on a shard (`workspace_shards`) and routes what arrives without a workspace (a token, a
- * console session) to its workspace (`directory_routes`); everything a workspace owns is in its shard, every
- * shard has the whole schema (the same migrations), so a workspace's queries and joins are unchanged.
+ * database, the `DB` binding, which is always a shard too, and the other D1 bindings `D1_SHARDS` names (none by
+ * default: one database, as every deployment was before shards). The directory places each workspace on a shard
+ * (`workspace_shards`) and routes what arrives naming no workspace (a token, a console session, a WhatsApp
+ * number, a scenario's webhook) to its workspace (`directory_routes`); everything a workspace owns is in its
+ * shard, every shard has the whole schema (the same migrations), so a workspace's queries and joins are unchanged.
  *
  * This file is the one place that reads those bindings: a workspace's handle (`workspaceDb`), the directory's
  * (`directoryDb`), and every shard's for the work that crosses workspaces (`everyShard`: the minute's sweeps).
@@ -30,13 +30,16 @@ function remember(workspaceId: string, shard: string, until: number): void {
 	placements.set(workspaceId, { shard, until });
 }
 
-/** The shard bindings, in their configured order (`D1_SHARDS`: binding names separated by commas). */
+/**
+ * The shard bindings: `DB` first, whatever `D1_SHARDS` says (it holds every workspace the directory does not
+ * place, so the sweeps must reach it), then the others `D1_SHARDS` names (binding names separated by commas).
+ */
 export function shardNames(env: Env): string[] {
 	const listed = (env.D1_SHARDS ?? '')
 		.split(',')
 		.map((name) => name.trim())
 		.filter((name) => name !== '');
-	return listed.length > 0 ? [...new Set(listed)] : [DIRECTORY];
+	return [...new Set([DIRECTORY, ...listed])];
 }
 
 /** Whether `DB` is the deployment's only database (the default): nothing to look up. */
@@ -163,7 +166,7 @@ export async function placeWorkspace(env: Env, workspaceId: string, shard: strin
 	remember(workspaceId, shard, now + PLACEMENT_CACHE_MS);
 }
 
-/** What a credential that arrives without its workspace is routed by (src/db/schema/directory.ts). */
+/** What a key that arrives without its workspace is routed by (src/db/schema/directory.ts). */
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 /**
@@ -200,8 +203,9 @@ export async function credentialBinding(env: Env, kind: RouteKind, key: string):
 }
 
 /**
- * For what a person asks rarely and that names no workspace (signing in by e-mail, a password link): `here`,
- * the request's own handle, when `DB` is the only database; otherwise a handle on every shard, to ask each.
+ * For what names no workspace and is not routed (signing in by e-mail, a password link, a received mail's
+ * recipient): `here`, the request's own handle, when `DB` is the only database; otherwise a handle on every
+ * shard, to ask each.
  */
 export function shardsToAsk(env: Env, here: Database): Database[] {
 	return directoryOnly(env) ? [here] : everyShard(env).map(({ db }) => db);
