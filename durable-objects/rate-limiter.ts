@@ -30,9 +30,9 @@ export class RateLimiter extends DurableObject<Env> {
 	 * Reserves a moment to send a WhatsApp message to `recipient` within the number's pace, or says when to ask
 	 * again. In memory like the window: an instance is evicted only long after its last slot has passed.
 	 */
-	paceSend(recipient: string, rule: PaceRule): PaceDecision {
+	paceSend(recipient: string, rule: PaceRule, again = false): PaceDecision {
 		this.pace ??= new SendPace();
-		return this.pace.schedule(recipient, Date.now(), rule);
+		return this.pace.schedule(recipient, Date.now(), rule, again);
 	}
 
 	/** `paceSend` for a batch's messages in one call, in order: a consumer asks once, not once per message. */

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-	LATE_MS,
-	PAIR_BURST,
-	PAIR_INTERVAL_MS,
-	paceRule,
-	SendPace,
-	slotMissed,
-	THROUGHPUT_SHARE,
-} from '../../src/engines/whatsapp/pace';
+import { LATE_MS, PAIR_BURST, PAIR_INTERVAL_MS, paceRule, SendPace, slotMissed } from '../../src/engines/whatsapp/pace';
 
 /** Meta's default throughput of a number, and Parley's share of it, in a second. */
 const META_PER_SECOND = 80;
-const PACE_PER_SECOND = META_PER_SECOND * THROUGHPUT_SHARE;
+const PACE_PER_SECOND = 1000 / paceRule(META_PER_SECOND).intervalMs;
 
 /** The most slots any window of `spanMs` holds. */
 function busiest(slots: number[], spanMs: number): number {
@@ -71,6 +63,24 @@ describe('SendPace', () => {
 		expect(busiest(slots, 1000)).toBeLessThanOrEqual(Math.floor(PACE_PER_SECOND) + 1);
 		// And it keeps up: 500 messages in about 500 / the pace's seconds.
 		expect(Math.max(...slots)).toBeLessThan((500 / PACE_PER_SECOND) * 1000 + 100);
+	});
+
+	it("asks only the number's pace for a late message's next slot: a customer's burst is not spent by late wakes", () => {
+		const rule = paceRule(80);
+		const pace = new SendPace();
+		const at: number[] = [];
+		// Four messages to one customer, each woken up late for its first slot three times, then sent.
+		for (let i = 0; i < 4; i++) {
+			let slot = pace.schedule('a', 1000, rule);
+			for (let late = 0; late < 3; late++) slot = pace.schedule('a', 1000, rule, true);
+			if (!('sendAt' in slot)) throw new Error('refused');
+			at.push(slot.sendAt);
+		}
+		// All within the customer's burst (6): a fraction of a second, not the pair rate's 6 s apart.
+		expect(Math.max(...at) - 1000).toBeLessThan(16 * rule.intervalMs + 1);
+		// A fifth, sixth and seventh asked for in the usual way: the burst is 6, so the seventh waits for the pair rate.
+		const more = [5, 6, 7].map(() => pace.schedule('a', 1000, rule));
+		expect(more.map((slot) => 'sendAt' in slot)).toEqual([true, true, false]);
 	});
 
 	it('reserves a batch of slots in one call exactly as one call each would, in order', () => {

@@ -143,7 +143,8 @@ async function awaitSlot(
 		const wait = slot.sendAt - Date.now();
 		if (wait > 0) await scheduler.wait(wait);
 		if (!slotMissed(slot.sendAt, Date.now()) || late >= LATE_RETRIES) return slot;
-		slot = await pacer.paceSend(recipient, rule);
+		// The same message's next slot: the customer's pair rate counted it when its first was reserved.
+		slot = await pacer.paceSend(recipient, rule, true);
 	}
 }
 
