@@ -2,12 +2,12 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { contacts, conversations, operators } from '../src/db/schema';
+import { contacts, conversations } from '../src/db/schema';
 import { assignmentSignal, type WaitingConversation } from '../src/domain/assignment/auto-assignment';
 import { newId } from '../src/lib/ids';
 import type { Actor } from '../src/model/actor';
 import { type DomainEvent, newEvent } from '../src/model/events';
-import type { PresenceStatus } from '../src/model/presence';
+import { team } from './assignment-helpers';
 import {
 	api,
 	db,
@@ -19,27 +19,6 @@ import {
 	startVisitorConversation,
 	visitorSend,
 } from './factories';
-
-/** Operators whose presence is written straight into the hub (with no grace period running: a console stands in). */
-async function team(workspaceId: string, statuses: PresenceStatus[], capacity: number | null = null) {
-	const ids: string[] = [];
-	for (const _ of statuses)
-		ids.push((await seedOperator(workspaceId, ['conversations:read', 'messages:send'])).operatorId);
-	if (capacity !== null) for (const id of ids) await db.update(operators).set({ capacity }).where(eq(operators.id, id));
-	await runInDurableObject(env.WORKSPACE_HUB.getByName(workspaceId), async (_instance, state) => {
-		for (const [i, id] of ids.entries()) {
-			state.storage.sql.exec(
-				'INSERT OR REPLACE INTO presence (operator_id, workspace_id, status, chosen, changed_at) VALUES (?, ?, ?, ?, ?)',
-				id,
-				workspaceId,
-				statuses[i],
-				statuses[i],
-				Date.now(),
-			);
-		}
-	});
-	return ids;
-}
 
 async function assignmentRule(token: string, policy: Record<string, unknown>, extra: Record<string, unknown> = {}) {
 	const res = await api(token, 'POST', '/v3/assignment/rules', { name: 'Route', policy, ...extra });

@@ -6,13 +6,12 @@ import { contacts, conversations } from '../src/db/schema';
 import { deliverEvents } from '../src/events/deliver';
 import { newId } from '../src/lib/ids';
 import { type DomainEvent, newEvent } from '../src/model/events';
-import type { PresenceStatus } from '../src/model/presence';
 import { processEvent } from '../src/queue/events-consumer';
+import { team } from './assignment-helpers';
 import {
 	api,
 	db,
 	liveConversation,
-	seedOperator,
 	seedWorkspace,
 	startVisitor,
 	startVisitorConversation,
@@ -36,25 +35,6 @@ function recordingQueue() {
 		},
 	};
 	return { sent, env: { ...env, EVENTS: queue as unknown as Queue } as Env };
-}
-
-/** Operators whose presence is written straight into the hub (a console stands in for each). */
-async function team(workspaceId: string, statuses: PresenceStatus[]) {
-	const ids: string[] = [];
-	for (const _ of statuses) ids.push((await seedOperator(workspaceId, ['conversations:read'])).operatorId);
-	await runInDurableObject(env.WORKSPACE_HUB.getByName(workspaceId), async (_instance, state) => {
-		for (const [i, id] of ids.entries()) {
-			state.storage.sql.exec(
-				'INSERT OR REPLACE INTO presence (operator_id, workspace_id, status, chosen, changed_at) VALUES (?, ?, ?, ?, ?)',
-				id,
-				workspaceId,
-				statuses[i],
-				statuses[i],
-				Date.now(),
-			);
-		}
-	});
-	return ids;
 }
 
 /** An open conversation written straight to D1 (its own contact), as a start commits it. */

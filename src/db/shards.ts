@@ -211,6 +211,16 @@ export function shardsToAsk(env: Env, here: Database): Database[] {
 	return directoryOnly(env) ? [here] : everyShard(env).map(({ db }) => db);
 }
 
+/** What `read` finds in the first of `shards` (in their order) that has it, with that shard; asked side by side. */
+export async function firstFound<T>(
+	shards: Database[],
+	read: (shard: Database) => Promise<T | null | undefined>,
+): Promise<{ row: T; shard: Database } | null> {
+	const rows = await Promise.all(shards.map(read));
+	const at = rows.findIndex((row) => row !== null && row !== undefined);
+	return at < 0 ? null : { row: rows[at] as T, shard: shards[at] as Database };
+}
+
 /** Forgets what this isolate read of the placements (tests; a move's last step on the isolate that made it). */
 export function forgetPlacements(): void {
 	placements.clear();

@@ -1,6 +1,6 @@
 import { workspaceDb } from '../db/shards';
 import { deadLetter, driveRun } from '../domain/automation/scenarios/runner';
-import { scenarioRunMessageSchema } from '../domain/automation/scenarios/runs';
+import { type ScenarioRunMessage, scenarioRunMessageSchema } from '../domain/automation/scenarios/runs';
 import { consumeEach } from './consume';
 
 /** The scenario-runs Queue's consumer: each run driven as far as one delivery may (src/domain/automation/scenarios/runner.ts). */
@@ -8,8 +8,7 @@ export async function consumeScenarioRuns(batch: MessageBatch<unknown>, env: Env
 	await consumeEach(
 		batch,
 		scenarioRunMessageSchema,
-		async (message) =>
-			driveRun({ env, db: await workspaceDb(env, message.workspaceId), queue: env.SCENARIO_RUNS }, message),
+		async (message) => driveRun(await runContext(env, message), message),
 		'scenario run',
 	);
 }
@@ -19,8 +18,12 @@ export async function consumeDeadScenarioRuns(batch: MessageBatch<unknown>, env:
 	await consumeEach(
 		batch,
 		scenarioRunMessageSchema,
-		async (message) =>
-			deadLetter({ env, db: await workspaceDb(env, message.workspaceId), queue: env.SCENARIO_RUNS }, message),
+		async (message) => deadLetter(await runContext(env, message), message),
 		'dead scenario run',
 	);
+}
+
+/** What a run is driven with: its workspace's shard and the Queue its next steps go on. */
+async function runContext(env: Env, message: ScenarioRunMessage) {
+	return { env, db: await workspaceDb(env, message.workspaceId), queue: env.SCENARIO_RUNS };
 }

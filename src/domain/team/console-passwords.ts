@@ -11,7 +11,7 @@ import { checkPassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH }
 import { randomBase62, sha256Hex } from '../../auth/token';
 import { batchGuard, brokeGuard, type Database, runBatch } from '../../db/client';
 import { consoleSessions, operatorPasswords, operators, passwordLinks, workspaces } from '../../db/schema';
-import { addRoute, shardsToAsk } from '../../db/shards';
+import { addRoute, firstFound, shardsToAsk } from '../../db/shards';
 import { Invalid, NotFound } from '../../lib/errors';
 import { iso, newId } from '../../lib/ids';
 import { type Client, DAY_MS, MEMBER, newSession, passwordUpsert, revokeSessions, sessionView } from './console-auth';
@@ -108,21 +108,18 @@ export async function setPasswordWithLink(
 ) {
 	const tokenHash = await sha256Hex(input.token);
 	// The link names no workspace: each shard is asked (one, unless there are shards); the link's is used below.
-	const found = await Promise.all(
-		shardsToAsk(env, db).map(async (shard) => {
-			const row = await shard
-				.select({ ...MEMBER, id: passwordLinks.id })
-				.from(passwordLinks)
-				.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
-				.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
-				.where(
-					and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)),
-				)
-				.get();
-			return row ? { ...row, shard } : null;
-		}),
+	const found = await firstFound(shardsToAsk(env, db), (shard) =>
+		shard
+			.select({ ...MEMBER, id: passwordLinks.id })
+			.from(passwordLinks)
+			.innerJoin(operators, and(eq(operators.id, passwordLinks.operatorId), isNull(operators.disabledAt)))
+			.innerJoin(workspaces, eq(workspaces.id, operators.workspaceId))
+			.where(
+				and(eq(passwordLinks.tokenHash, tokenHash), isNull(passwordLinks.usedAt), gt(passwordLinks.expiresAt, now)),
+			)
+			.get(),
 	);
-	const link = found.find((row) => row !== null);
+	const link = found ? { ...found.row, shard: found.shard } : null;
 	const expired = new Invalid('This link has expired or was already used: ask an admin for a new one.', {
 		field: ['token'],
 	});

@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import { parseReplyLocalPart, verifyReplyAddress } from '../../../auth/mail-reply-token';
 import type { Database } from '../../../db/client';
 import { conversations, inboundMails } from '../../../db/schema';
-import { directoryDb, shardsToAsk } from '../../../db/shards';
+import { directoryDb, firstFound, shardsToAsk } from '../../../db/shards';
 import { normalAddress, splitAddress } from '../../../engines/mail/headers';
 import { newId } from '../../../lib/ids';
 import type { InboundMailStatus } from '../../../model/email';
@@ -76,16 +76,6 @@ async function destination(env: Env, shards: Database[], recipient: string): Pro
 	if (found)
 		return { kind: 'address', workspaceId: found.row.workspaceId, origin: found.row.origin, home: found.shard };
 	return { kind: 'none', reason: `No Parley inbox receives mail at ${recipient}.` };
-}
-
-/** What `read` finds in the first shard (in their order) that has it, with that shard. */
-async function firstFound<T>(
-	shards: Database[],
-	read: (shard: Database) => Promise<T | null | undefined>,
-): Promise<{ row: T; shard: Database } | null> {
-	const rows = await Promise.all(shards.map(read));
-	const at = rows.findIndex((row) => row !== null && row !== undefined);
-	return at < 0 ? null : { row: rows[at] as T, shard: shards[at] as Database };
 }
 
 /** Receives one mail (see the module's comment); returns its record's outcome. */
