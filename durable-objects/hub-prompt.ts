@@ -14,10 +14,12 @@
  * before its first action, and its actions are keyed by (rule, event, action). Whichever delivery comes second
  * finds the work done (or, while the first is still at it, the Queue's retries later and finds it done).
  */
+
+import type { Database } from '../src/db/client';
 import { workspaceDb } from '../src/db/shards';
 import { assignmentSignal } from '../src/domain/assignment/auto-assignment';
 import { ExecutionBusy } from '../src/domain/automation/rules/executions';
-import { enabledRules, runRules, seenRules } from '../src/domain/automation/rules/runner';
+import { enabledRules, type ListeningRule, runRules, seenRules } from '../src/domain/automation/rules/runner';
 import type { DomainEvent } from '../src/model/events';
 import type { HubAssignment } from './hub-assignment';
 
@@ -28,6 +30,38 @@ import type { HubAssignment } from './hub-assignment';
 export const PROMPT_WITHIN_MS = 10_000;
 
 /**
+ * How long the hub keeps the rules a person sees without reading them again. A change of the rules tells the
+ * hub at once (`SeenRules.changed`, from src/domain/automation/rules/rules.ts); this bounds how long a call
+ * lost on the way could leave it running the rules as they were.
+ */
+export const SEEN_RULES_KEPT_MS = 30_000;
+
+/**
+ * The workspace's enabled rules whose executions a person sees, as the hub last read them: a customer's every
+ * message reaches the hub, and most workspaces' rules change a few times a month, so reading them from D1 for
+ * each message would be a query spent on an answer already known (and, for a workspace with none, on nothing).
+ */
+export class SeenRules {
+	private kept: { rules: ListeningRule[]; at: number } | null = null;
+	/** Counts changes, so a read that began before one does not keep what it read. */
+	private changes = 0;
+
+	async of(db: Database, workspaceId: string, now = Date.now()): Promise<ListeningRule[]> {
+		if (this.kept !== null && now - this.kept.at < SEEN_RULES_KEPT_MS) return this.kept.rules;
+		const changes = this.changes;
+		const rules = seenRules((await enabledRules(db, [workspaceId])).get(workspaceId) ?? []);
+		if (changes === this.changes) this.kept = { rules, at: now };
+		return rules;
+	}
+
+	/** The workspace's rules changed (created, updated, deleted): the next event reads them again. */
+	changed(): void {
+		this.changes++;
+		this.kept = null;
+	}
+}
+
+/**
  * Reacts to a workspace's freshly delivered events, one after the other as the Queue's consumer would: first
  * what they mean for assignment, then the rules a person sees. Never throws: each event's failure is logged
  * and left to the Queue.
@@ -35,6 +69,7 @@ export const PROMPT_WITHIN_MS = 10_000;
 export async function reactPromptly(
 	env: Env,
 	assignment: HubAssignment,
+	rules: SeenRules,
 	workspaceId: string,
 	events: readonly DomainEvent[],
 	now = Date.now(),
@@ -48,11 +83,9 @@ export async function reactPromptly(
 	// the start posts once they are released: a rule answering them now could speak before the customer. Their
 	// rules are the Queue's, as before; their assignment is not held back.
 	const starting = fresh.some((event) => event.type === 'conversation.created');
-	// The automation rules are read beside the assignment's work, which they do not hold up; whether the
-	// workspace assigns at all the hub knows, mostly, without a read.
-	const seen = starting
-		? Promise.resolve([])
-		: enabledRules(db, [workspaceId]).then((found) => seenRules(found.get(workspaceId) ?? []));
+	// The rules a person sees and whether the workspace assigns at all the hub knows, mostly, without a read;
+	// when it must read the rules, it does so beside the assignment's work, which they do not hold up.
+	const seen = starting ? Promise.resolve([]) : rules.of(db, workspaceId, now);
 	seen.catch(() => {}); // its failure is met (and logged) where it is awaited, below
 	let assigning = false;
 	try {
@@ -67,8 +100,8 @@ export async function reactPromptly(
 				if (signal?.kind === 'waiting') await assignment.enqueue(workspaceId, [signal.conversation], event.id);
 				else if (signal?.kind === 'capacity') await assignment.run(workspaceId);
 			}
-			const rules = await seen;
-			if (rules.length > 0) await runRules(env, db, event, rules);
+			const listening = await seen;
+			if (listening.length > 0) await runRules(env, db, event, listening);
 		} catch (error) {
 			// Busy: the Queue's delivery holds the execution's claim, and finishes it.
 			if (error instanceof ExecutionBusy) continue;

@@ -17,7 +17,7 @@ import {
 	PRESENCE_SCHEMA,
 	type PresenceEntry,
 } from './hub-presence';
-import { reactPromptly } from './hub-prompt';
+import { reactPromptly, SeenRules } from './hub-prompt';
 import { RoomTimers, TIMERS_SCHEMA } from './room-timers';
 import { answerClose, switchingProtocols, trySend } from './sockets';
 
@@ -51,6 +51,8 @@ export class WorkspaceHub extends DurableObject<Env> {
 	private readonly timers: RoomTimers;
 	private readonly presence: HubPresence;
 	private readonly assignment: HubAssignment;
+	/** The rules a person sees, for the prompt path (hub-prompt.ts). */
+	private readonly seenRules = new SeenRules();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -116,8 +118,14 @@ export class WorkspaceHub extends DurableObject<Env> {
 	 */
 	announce(workspaceId: string, feed: DomainEvent[], prompt: DomainEvent[]): number {
 		const sent = feed.length > 0 ? this.publish(feed) : 0;
-		if (prompt.length > 0) this.ctx.waitUntil(reactPromptly(this.env, this.assignment, workspaceId, prompt));
+		if (prompt.length > 0)
+			this.ctx.waitUntil(reactPromptly(this.env, this.assignment, this.seenRules, workspaceId, prompt));
 		return sent;
+	}
+
+	/** The workspace's automation rules changed: the prompt path reads them again. */
+	automationRulesChanged(): void {
+		this.seenRules.changed();
 	}
 
 	/**

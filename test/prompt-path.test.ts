@@ -284,6 +284,55 @@ describe('the prompt path', () => {
 		expect(await tags()).toBe(1);
 	});
 
+	it('hears at once that a rule it keeps was disabled, and that another was created', async () => {
+		const { token, workspaceId, conversationId } = await liveConversation();
+		const rule = async (name: string, priority: number) => {
+			const res = await api(token, 'POST', '/v3/automation-rules', {
+				name,
+				priority,
+				trigger: { kind: 'tag_applied', tag: 'vip' },
+				actions: [{ type: 'apply_tag', tag: name.toLowerCase() }],
+			});
+			expect(res.status, await res.clone().text()).toBe(201);
+			return ((await res.json()) as { id: string }).id;
+		};
+		const executions = async (ruleId: string) =>
+			(
+				await env.DB.prepare('SELECT count(*) AS n FROM rule_executions WHERE rule_id = ?')
+					.bind(ruleId)
+					.first<{ n: number }>()
+			)?.n;
+		const vip = () =>
+			deliverEvents(recordingQueue().env, [
+				newEvent(
+					'tag.applied',
+					workspaceId,
+					{ kind: 'operator', id: null },
+					{ tag: { id: 'tag_v', name: 'vip' }, target: { kind: 'conversation', id: conversationId } },
+				),
+			]);
+		// The first runs before the second (priority): once the second has run for an event, so had the first.
+		const first = await rule('First', 10);
+		const second = await rule('Second', 0);
+		await vip();
+		await expect.poll(() => executions(second)).toBe(1);
+		expect(await executions(first)).toBe(1);
+
+		// Disabled: the hub, which keeps the rules it read, stops running it with the very next event.
+		const off = await api(token, 'PATCH', `/v3/automation-rules/${first}`, { enabled: false });
+		expect(off.status, await off.clone().text()).toBe(200);
+		await vip();
+		await expect.poll(() => executions(second)).toBe(2);
+		expect(await executions(first)).toBe(1);
+
+		// Created: the next event runs it too.
+		const third = await rule('Third', 5);
+		await vip();
+		await expect.poll(() => executions(second)).toBe(3);
+		expect(await executions(third)).toBe(1);
+		expect(await executions(first)).toBe(1);
+	});
+
 	it("leaves a start's rules to the Queue, so that a rule's answer never comes before the customer's message", async () => {
 		const { token, workspaceId } = await seedWorkspace();
 		const res = await api(token, 'POST', '/v3/automation-rules', {

@@ -27,6 +27,7 @@ import { Conflict, type FieldProblem, Invalid } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, isoOrNull, newId } from '../../../lib/ids';
 import type { Actor } from '../../../model/actor';
+import { workspaceHub } from '../../objects';
 import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from '../versions';
 
 /** Rules a workspace may keep: each event is matched against all of them. */
@@ -255,6 +256,7 @@ export async function createRule(
 		updatedAt: now,
 	};
 	await createOwner(env, db, RULE, row, actor, now);
+	await rulesChanged(env, workspaceId);
 	return ruleView(row);
 }
 
@@ -283,7 +285,9 @@ export async function updateRule(
 	if (changes.condition !== undefined) set.condition = changes.condition;
 	if (changes.actions !== undefined) set.actions = changes.actions;
 	// The trigger kind is the trigger's, kept apart for the listeners' query: not announced on its own.
-	return ruleView(await updateOwner(env, db, RULE, current, set, actor, now, ['triggerKind'], expected));
+	const updated = ruleView(await updateOwner(env, db, RULE, current, set, actor, now, ['triggerKind'], expected));
+	await rulesChanged(env, workspaceId);
+	return updated;
 }
 
 /** Deletes a rule and its executions' records, with `rule.deleted`; executions under way finish. */
@@ -301,6 +305,20 @@ export async function deleteRule(
 		.delete(ruleExecutions)
 		.where(and(eq(ruleExecutions.workspaceId, workspaceId), eq(ruleExecutions.ruleId, id)));
 	await deleteOwner(env, db, RULE, current, [executions], actor, now, expected);
+	await rulesChanged(env, workspaceId);
+}
+
+/**
+ * Tells the workspace's hub that its rules changed, so its prompt path (durable-objects/hub-prompt.ts) stops
+ * running them as they were. The change is written already: a hub out of reach is logged, and its copy lapses
+ * on its own within `SEEN_RULES_KEPT_MS`.
+ */
+async function rulesChanged(env: Env, workspaceId: string): Promise<void> {
+	try {
+		await workspaceHub(env, workspaceId).automationRulesChanged();
+	} catch (error) {
+		console.error('telling the workspace hub its rules changed failed', workspaceId, error);
+	}
 }
 
 /** One page of executions, newest first, filtered by rule, conversation or status. */
