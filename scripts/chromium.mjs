@@ -34,8 +34,12 @@ function isExecutable(path) {
 	}
 }
 
-/** The browser's path; throws with what to do when there is none. */
-async function findChromium() {
+/**
+ * The browser's path; throws with what to do when there is none. The packaged browser unpacks itself on its
+ * first call: `npm test` calls this once before it starts the browser shards, which otherwise raced to unpack it
+ * on a fresh machine (one launched the file while another was still writing it: spawn ETXTBSY).
+ */
+export async function findChromium() {
 	const chosen = process.env.CHROMIUM_PATH;
 	if (chosen) {
 		if (!isExecutable(chosen)) throw new Error(`CHROMIUM_PATH is set to ${chosen}, which is not an executable file.`);

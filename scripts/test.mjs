@@ -9,6 +9,7 @@
 // is printed again last, where the tail of a CI log shows it. With arguments
 // (`npm test -- test/foo.test.ts`), one plain `vitest run` with them.
 import { spawn, spawnSync } from 'node:child_process';
+import { findChromium } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const vitest = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname;
@@ -19,6 +20,10 @@ const built = spawnSync(process.execPath, [new URL('build.mjs', import.meta.url)
 	stdio: 'inherit',
 });
 if (built.status !== 0) process.exit(built.status ?? 1);
+
+// Found (and the packaged one unpacked) once, before any Vitest process may launch it: see findChromium. A
+// machine with no browser at all learns it from the browser tests, as before.
+await findChromium().catch(() => undefined);
 
 if (args.length > 0) {
 	const run = spawnSync(process.execPath, [vitest, 'run', ...args], { cwd: root, stdio: 'inherit' });
