@@ -65,16 +65,25 @@ export class RoomStore {
 	 * they are at SCHEMA_VERSION already.
 	 */
 	open(): void {
-		if (this.created && this.version !== SCHEMA_VERSION) this.migrate();
+		if (this.created && this.version !== SCHEMA_VERSION) this.storage.transactionSync(() => this.migrate());
 	}
 
+	/**
+	 * Creates the tables, or brings older ones up to date, in the transaction the caller runs (a new room's is
+	 * its import's, see `importFromD1`): one commit. The statements go in one `exec`, as one: run one by one
+	 * outside a transaction, each committed on its own, and a new room's 19 tables and indexes were most of
+	 * what its first message cost beyond a warm room's (docs/performance.md).
+	 */
 	private migrate(): void {
-		this.created = true;
-		for (const statement of SCHEMA) this.storage.sql.exec(statement);
-		for (const { table, column, definition } of ADDED_COLUMNS) {
-			const columns = this.storage.sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
-			if (!columns.some((c) => c.name === column)) {
-				this.storage.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+		this.storage.sql.exec(SCHEMA.join(';\n'));
+		// Tables created by an older release may lack later columns; new ones (no `room` table, the first
+		// created, before this) have them all.
+		if (this.created) {
+			for (const { table, column, definition } of ADDED_COLUMNS) {
+				const columns = this.storage.sql.exec<{ name: string }>(`PRAGMA table_info(${table})`).toArray();
+				if (!columns.some((c) => c.name === column)) {
+					this.storage.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+				}
 			}
 		}
 		this.storage.kv.put(SCHEMA_VERSION_KEY, SCHEMA_VERSION);
@@ -139,7 +148,6 @@ export class RoomStore {
 			  }
 			| undefined;
 		if (!conversation) return 2;
-		this.migrate();
 		this.unread = null;
 		this.waiting = null;
 		const results = (messages?.results ?? []) as Array<Omit<LogRow, 'in_d1'>>;
@@ -153,6 +161,7 @@ export class RoomStore {
 		};
 		this.changed(() =>
 			this.storage.transactionSync(() => {
+				this.migrate();
 				for (const m of results) {
 					this.storage.sql.exec(
 						'INSERT INTO log (seq, id, author_kind, author_id, body, attachments, interactive, client_message_id, created_at, private, in_d1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)',
@@ -185,6 +194,8 @@ export class RoomStore {
 				});
 			}),
 		);
+		// Only once committed: `room` reads the tables from now on.
+		this.created = true;
 		return 2;
 	}
 
