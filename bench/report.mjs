@@ -226,6 +226,11 @@ export function markdownReport(results) {
 				'invocation (the request, each Durable Object call, each D1 statement) to SQLite for the local explorer, a ' +
 				'development-only cost that taxes each extra hop far more than production does (see bench/server.mjs).',
 		'',
+		results.stateInMemory
+			? "Its state (D1 and one SQLite file per Durable Object) was on a RAM disk (/dev/shm): on this VM's disk, " +
+				"creating and committing those files added noise larger than the code's own cost (see bench/server.mjs)."
+			: 'Its state (D1 and one SQLite file per Durable Object) was on disk.',
+		'',
 		'## Throughput and latency',
 		'',
 		markdownTable(SCENARIO_HEADER, scenarioRows(results)),

@@ -48,7 +48,7 @@ import { searchMarkdown } from './report-search.mjs';
 import { whatsappMarkdown } from './report-whatsapp.mjs';
 import { scenarioSection } from './scenarios.mjs';
 import { measureSearchStage, NEIGHBOUR_MESSAGES, SEARCH_STAGES, seedNeighbour, seedSearch } from './search.mjs';
-import { buildAssets, startWranglerDev } from './server.mjs';
+import { buildAssets, startWranglerDev, stateRoot } from './server.mjs';
 import { seedWhatsappContacts, whatsappSection } from './whatsapp.mjs';
 import { measureWidget } from './widget.mjs';
 
@@ -155,6 +155,8 @@ const SEARCH = { slug: 'bench-search', count: 0 };
 const ALERTS = { slug: 'bench-alerts', count: 0 };
 // Its busier neighbour: a second workspace whose newer messages all match the queries (bench/search.mjs).
 const SEARCH_NEIGHBOUR = { slug: 'bench-search-neighbour', count: 0 };
+/** Where wrangler dev keeps the run's D1 and Durable Object state (see stateRoot). */
+const STATE = stateRoot();
 /** The fake Graph API of the run (started in main), which wrangler dev calls as WHATSAPP_GRAPH_URL. */
 let fakeGraph = null;
 
@@ -535,6 +537,7 @@ function runFacts(server) {
 		wrangler: packageVersion('wrangler'),
 		workerd: packageVersion('workerd'),
 		localObservability: server.localObservability,
+		stateInMemory: STATE.memory,
 		settings,
 	};
 }
@@ -568,7 +571,7 @@ async function writeResults(results, text) {
 
 async function main() {
 	const began = performance.now();
-	const persistTo = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
+	const persistTo = await mkdtemp(path.join(STATE.dir, 'parley-bench-'));
 	let server = null;
 	const cleanup = async () => {
 		await server?.stop();
