@@ -5,6 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
+import { documentedErrorResponse } from './openapi';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -25,6 +26,10 @@ const INFO_DESCRIPTION = [
 	'`/widget` routes take no token: the widget proves its visitor with the `Parley-Session` header.',
 	'',
 	'**Errors** always have the body `{ error, message, statusCode }`.',
+	'',
+	'**Unknown parameters are refused.** Every operation answers a query parameter it does not declare with a `422`',
+	'that names it (`query.stauts: not a parameter this operation takes`), and does nothing: a misspelt filter that',
+	'were ignored would list, or change, far more than was meant. Each operation lists the parameters it takes.',
 	'',
 	'**Concurrent edits.** Bots, scenarios, rules, assignment rules, deals, contacts, custom fields and the widget',
 	'settings carry an `ETag` on their read and write answers. Send it back as `If-Match` (optional, recommended) on',
@@ -351,6 +356,7 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 	const replicaRead = byToken && method === 'get' && !path.endsWith('/live');
 	if (replicaRead) operation.parameters = [...parameters, BOOKMARK_PARAMETER];
 	const responses = child(operation, 'responses');
+	documentRefusals(responses);
 	for (const [status, response] of Object.entries(responses)) {
 		if (!isObject(response)) continue;
 		const headers = child(response, 'headers');
@@ -367,6 +373,15 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 		if (byToken && status.startsWith('2')) headers['x-d1-bookmark'] = headerRef('x-d1-bookmark');
 		if (Object.keys(headers).length === 0) delete response.headers;
 	}
+}
+
+/**
+ * The refusals that come from what every route shares rather than from the route itself, documented on every
+ * operation they apply to: a 422 everywhere (the router refuses a query parameter the route does not take,
+ * src/http/router.ts, and a path parameter that breaks its constraint).
+ */
+function documentRefusals(responses: JsonObject): void {
+	responses['422'] ??= documentedErrorResponse(422);
 }
 
 function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {

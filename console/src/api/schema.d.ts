@@ -9202,7 +9202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9472,7 +9472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9667,7 +9667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,6 +9789,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -9890,6 +9906,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10001,6 +10033,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -10102,6 +10150,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10213,6 +10277,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -10310,7 +10390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10459,7 +10539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10672,7 +10752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10938,7 +11018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11140,6 +11220,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -11323,6 +11423,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11619,7 +11739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11905,7 +12025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12215,7 +12335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12525,7 +12645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12721,7 +12841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12888,7 +13008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13079,7 +13199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13326,7 +13446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13490,7 +13610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13730,7 +13850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13907,6 +14027,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -14047,6 +14187,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14295,7 +14455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14471,7 +14631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14731,7 +14891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14920,6 +15080,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -15103,6 +15283,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15386,7 +15586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15562,7 +15762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15819,7 +16019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16008,6 +16208,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -16168,6 +16388,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -16428,7 +16668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16704,7 +16944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16915,7 +17155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17192,7 +17432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17386,7 +17626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17659,7 +17899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17858,6 +18098,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -18021,6 +18281,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -18314,7 +18594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18505,7 +18785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18752,7 +19032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18938,7 +19218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19170,7 +19450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19357,6 +19637,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -19497,6 +19797,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -19755,7 +20075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19925,7 +20245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20171,7 +20491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20352,6 +20672,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -20492,6 +20832,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -20744,7 +21104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20985,7 +21345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21180,7 +21540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21436,7 +21796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21642,6 +22002,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -21802,6 +22182,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -22079,7 +22479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22371,7 +22771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22589,6 +22989,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -22814,7 +23234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23079,7 +23499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23309,7 +23729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23632,7 +24052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23829,6 +24249,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -24010,7 +24450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24299,7 +24739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24590,7 +25030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24825,7 +25265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25041,6 +25481,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -25204,6 +25664,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -25514,7 +25994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25747,7 +26227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25924,6 +26404,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -26113,7 +26613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26348,7 +26848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26544,7 +27044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26821,7 +27321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27123,7 +27623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27334,6 +27834,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -27497,6 +28017,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -27802,7 +28342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27982,6 +28522,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28215,7 +28775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28377,6 +28937,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28611,7 +29191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28787,6 +29367,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28969,7 +29569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29243,7 +29843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29511,6 +30111,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -29697,6 +30317,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29905,6 +30545,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -30138,7 +30798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30315,6 +30975,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -30500,7 +31180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30730,7 +31410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30958,7 +31638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31134,6 +31814,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -31393,7 +32093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31609,7 +32309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31811,6 +32511,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -31974,6 +32694,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -32270,7 +33010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32417,6 +33157,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -32620,7 +33380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32784,6 +33544,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33005,7 +33785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33195,6 +33975,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -33358,6 +34158,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33642,7 +34462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33799,6 +34619,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -33948,6 +34788,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34175,7 +35035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34368,6 +35228,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -34508,6 +35388,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34752,7 +35652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35017,7 +35917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35211,7 +36111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35401,6 +36301,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35598,6 +36518,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -35763,6 +36703,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35992,7 +36952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36214,7 +37174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36541,7 +37501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36767,6 +37727,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -37049,7 +38029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37246,7 +38226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37468,7 +38448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37635,7 +38615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37916,7 +38896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38126,6 +39106,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -38302,7 +39302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38469,7 +39469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38662,6 +39662,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -38911,7 +39931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39066,6 +40086,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39291,7 +40331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39451,6 +40491,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39617,7 +40677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39829,6 +40889,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -39979,6 +41059,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -40123,6 +41223,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40361,7 +41481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40547,6 +41667,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -40687,6 +41827,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40924,7 +42084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41103,6 +42263,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -41361,7 +42541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41558,6 +42738,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -41875,7 +43075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42186,7 +43386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42445,6 +43645,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -42583,6 +43803,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -42716,6 +43956,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -42841,6 +44101,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -42983,6 +44263,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -43149,7 +44449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43331,7 +44631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43594,7 +44894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43785,6 +45085,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -43945,6 +45265,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -44208,7 +45548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44384,6 +45724,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -44517,6 +45877,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -44664,7 +46044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44831,7 +46211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45077,7 +46457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45257,6 +46637,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -45417,6 +46817,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -45668,7 +47088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45854,6 +47274,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -46007,7 +47447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46172,6 +47612,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -46326,6 +47786,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -46471,6 +47951,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -46588,6 +48088,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -46785,7 +48305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46973,7 +48493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47106,6 +48626,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -47222,6 +48762,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47380,6 +48940,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47565,7 +49145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47696,6 +49276,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47884,7 +49484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48016,6 +49616,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48205,7 +49825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48339,6 +49959,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -48453,6 +50093,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48643,7 +50303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48788,6 +50448,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -48924,6 +50604,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49137,7 +50837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49314,7 +51014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49496,6 +51196,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49689,7 +51409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49888,7 +51608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50148,7 +51868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50387,6 +52107,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -50561,7 +52297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -50775,7 +52511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51004,7 +52740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51127,6 +52863,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -51239,6 +52991,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -51341,6 +53109,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -51528,7 +53312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51695,7 +53479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51900,7 +53684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52108,7 +53892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52237,7 +54021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52410,7 +54194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52537,7 +54321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
