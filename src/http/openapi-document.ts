@@ -5,7 +5,8 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { documentedErrorResponse } from './openapi';
+import { changesState } from '../auth/console-session';
+import { documentedErrorResponse, ERROR_DESCRIPTIONS } from './openapi';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -356,7 +357,7 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 	const replicaRead = byToken && method === 'get' && !path.endsWith('/live');
 	if (replicaRead) operation.parameters = [...parameters, BOOKMARK_PARAMETER];
 	const responses = child(operation, 'responses');
-	documentRefusals(responses);
+	documentRefusals(responses, operation, method, security);
 	for (const [status, response] of Object.entries(responses)) {
 		if (!isObject(response)) continue;
 		const headers = child(response, 'headers');
@@ -378,11 +379,26 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 /**
  * The refusals that come from what every route shares rather than from the route itself, documented on every
  * operation they apply to: a 422 everywhere (the router refuses a query parameter the route does not take,
- * src/http/router.ts, and a path parameter that breaks its constraint).
+ * src/http/router.ts, and a path parameter that breaks its constraint), and where the console's session is
+ * accepted, the 403 for its cookie from another origin or, on a change, without its CSRF token (`sessionAuth`).
  */
-function documentRefusals(responses: JsonObject): void {
+function documentRefusals(responses: JsonObject, operation: JsonObject, method: string, security: Json[]): void {
 	responses['422'] ??= documentedErrorResponse(422);
+	if (!security.some((r) => isObject(r) && 'ConsoleSession' in r)) return;
+	const declared = responses['403'];
+	const csrf = changesState(method) ? ', or without its `X-CSRF-Token` header' : '';
+	const byConsole = `the console's session cookie came from another origin than the console's own (integrations send a Token V3)${csrf}.`;
+	const permission = operation['x-required-permission'];
+	const own = isObject(declared) ? declared.description : permission === 'none' ? undefined : ERROR_DESCRIPTIONS[403];
+	const description =
+		typeof own === 'string' ? `${own} Or ${byConsole}` : `${byConsole[0]?.toUpperCase()}${byConsole.slice(1)}`;
+	if (isObject(declared)) declared.description = description;
+	else responses['403'] = documentedErrorResponse(403, description, CONSOLE_ORIGIN_REFUSAL);
 }
+
+/** What `sessionAuth` (src/auth/middleware.ts) answers a console cookie from another origin. */
+const CONSOLE_ORIGIN_REFUSAL =
+	'The console session is only accepted from the console itself; integrations send a Bearer token.';
 
 function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {
 	if (security.some((r) => isObject(r) && 'WebhookSignature' in r)) {

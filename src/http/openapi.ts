@@ -18,7 +18,7 @@ export const errorBodySchema = z
 	})
 	.openapi('Error', { description: 'Every error answer has this body.' });
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
 	400: 'The request could not be read (malformed JSON, for example).',
 	401: 'Missing, malformed, unknown or revoked credential.',
 	403: "The token's operator lacks the permission this route needs.",

@@ -10711,7 +10711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10917,7 +10917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11159,7 +11159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11327,7 +11327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11598,7 +11598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11904,7 +11904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12234,7 +12234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12544,7 +12544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12760,7 +12760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12947,7 +12947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13138,7 +13138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13345,7 +13345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13569,7 +13569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13749,7 +13749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13966,7 +13966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14131,7 +14131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14334,7 +14334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14590,7 +14590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14790,7 +14790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15019,7 +15019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15187,7 +15187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15445,7 +15445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15721,7 +15721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15918,7 +15918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16147,7 +16147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16312,7 +16312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16547,7 +16547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16823,7 +16823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17074,7 +17074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17311,7 +17311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17585,7 +17585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17798,7 +17798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18037,7 +18037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18205,7 +18205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18453,7 +18453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18724,7 +18724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18931,7 +18931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19177,7 +19177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19369,7 +19369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19576,7 +19576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19741,7 +19741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19954,7 +19954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20204,7 +20204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20390,7 +20390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20611,7 +20611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20776,7 +20776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20983,7 +20983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21244,7 +21244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21499,7 +21499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21715,7 +21715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21941,7 +21941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22106,7 +22106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22358,7 +22358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22650,7 +22650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22913,7 +22913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23133,7 +23133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23378,7 +23378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23668,7 +23668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24011,7 +24011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24188,7 +24188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24409,7 +24409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24658,7 +24658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24929,7 +24929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25184,7 +25184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25420,7 +25420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25588,7 +25588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25853,7 +25853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26146,7 +26146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26348,7 +26348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26552,7 +26552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26767,7 +26767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27003,7 +27003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27240,7 +27240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27522,7 +27522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27773,7 +27773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27941,7 +27941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28201,7 +28201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28466,7 +28466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28674,7 +28674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28881,7 +28881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29090,7 +29090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29311,7 +29311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29508,7 +29508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29722,7 +29722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30030,7 +30030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30261,7 +30261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30469,7 +30469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30717,7 +30717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30919,7 +30919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31119,7 +31119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31329,7 +31329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31557,7 +31557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31778,7 +31778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31992,7 +31992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32248,7 +32248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32450,7 +32450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32618,7 +32618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32869,7 +32869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33121,7 +33121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33299,7 +33299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33508,7 +33508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33704,7 +33704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33914,7 +33914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34082,7 +34082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34321,7 +34321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34578,7 +34578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34752,7 +34752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34954,7 +34954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35167,7 +35167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35332,7 +35332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35551,7 +35551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35816,7 +35816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36050,7 +36050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36245,7 +36245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36437,7 +36437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36647,7 +36647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36911,7 +36911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37133,7 +37133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37380,7 +37380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37671,7 +37671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37928,7 +37928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38165,7 +38165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38367,7 +38367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38554,7 +38554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38775,7 +38775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39045,7 +39045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39221,7 +39221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39408,7 +39408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39606,7 +39606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39810,7 +39810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40050,7 +40050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40230,7 +40230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40435,7 +40435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40636,7 +40636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40828,7 +40828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40998,7 +40998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41187,7 +41187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41380,7 +41380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41606,7 +41606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41771,7 +41771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41983,7 +41983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42207,7 +42207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42420,7 +42420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42722,6 +42722,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -42954,7 +42974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43285,7 +43305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43584,7 +43604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43782,6 +43802,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -43915,7 +43955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44065,7 +44105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44227,7 +44267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44388,7 +44428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44590,7 +44630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44793,7 +44833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45024,7 +45064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45189,7 +45229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45427,7 +45467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45663,7 +45703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45841,7 +45881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46003,7 +46043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46170,7 +46210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46356,7 +46396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46576,7 +46616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46741,7 +46781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46967,7 +47007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47233,7 +47273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47406,7 +47446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47551,7 +47591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47725,7 +47765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47910,6 +47950,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48052,7 +48112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48224,7 +48284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48452,7 +48512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48605,6 +48665,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48726,7 +48806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48924,6 +49004,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -49079,6 +49179,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49260,6 +49380,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -49418,6 +49558,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49600,6 +49760,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -49759,6 +49939,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49938,6 +50138,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -50072,6 +50292,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -50242,6 +50482,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -50402,6 +50662,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -50568,7 +50848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50756,7 +51036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50973,7 +51253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51140,7 +51420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51348,7 +51628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51547,7 +51827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51767,7 +52047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
