@@ -87,10 +87,11 @@ describe('the request log', () => {
 
 	it('writes one error line for a 500, with the request id, route and error, and never the token or query', async () => {
 		const { token, workspaceId } = await seedWorkspace();
-		await env.DB.exec('DROP TABLE widget_settings');
+		await env.DB.exec('DROP TABLE canned_replies');
 		let res: Response | undefined;
 		const lines = await loggedDuring(async () => {
-			res = await api(token, 'GET', '/v3/widget/settings?secret=hunter2', undefined, {
+			// A query parameter the route declares: an undeclared one is refused (422) before anything fails.
+			res = await api(token, 'GET', '/v3/canned-replies?q=hunter2', undefined, {
 				'cf-ray': '8f1c2d3e4a5b6c7d-LIS',
 				Cookie: 'session=cookie-value',
 			});
@@ -103,13 +104,13 @@ describe('the request log', () => {
 			msg: 'request failed',
 			requestId: '8f1c2d3e4a5b6c7d-LIS',
 			method: 'GET',
-			route: '/v3/widget/settings',
+			route: '/v3/canned-replies',
 			status: 500,
 			workspaceId,
 		});
 		expect(line?.d1Queries).toBeGreaterThanOrEqual(2);
 		expect(line?.error?.name).toBe('Error');
-		expect(line?.error?.message).toMatch(/widget_settings/);
+		expect(line?.error?.message).toMatch(/canned_replies/);
 		expect(line?.error?.stack).toBeTruthy();
 		const text = JSON.stringify(line);
 		for (const secret of [token, 'hunter2', 'cookie-value', 'Bearer']) expect(text).not.toContain(secret);

@@ -5,6 +5,8 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
+import { changesState } from '../auth/console-session';
+import { documentedErrorResponse, ERROR_DESCRIPTIONS } from './openapi';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -25,6 +27,10 @@ const INFO_DESCRIPTION = [
 	'`/widget` routes take no token: the widget proves its visitor with the `Parley-Session` header.',
 	'',
 	'**Errors** always have the body `{ error, message, statusCode }`.',
+	'',
+	'**Unknown parameters are refused.** Every operation answers a query parameter it does not declare with a `422`',
+	'that names it (`query.stauts: not a parameter this operation takes`), and does nothing: a misspelt filter that',
+	'were ignored would list, or change, far more than was meant. Each operation lists the parameters it takes.',
 	'',
 	'**Concurrent edits.** Bots, scenarios, rules, assignment rules, deals, contacts, custom fields and the widget',
 	'settings carry an `ETag` on their read and write answers. Send it back as `If-Match` (optional, recommended) on',
@@ -351,6 +357,7 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 	const replicaRead = byToken && method === 'get' && !path.endsWith('/live');
 	if (replicaRead) operation.parameters = [...parameters, BOOKMARK_PARAMETER];
 	const responses = child(operation, 'responses');
+	documentRefusals(responses, operation, method, security);
 	for (const [status, response] of Object.entries(responses)) {
 		if (!isObject(response)) continue;
 		const headers = child(response, 'headers');
@@ -368,6 +375,30 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 		if (Object.keys(headers).length === 0) delete response.headers;
 	}
 }
+
+/**
+ * The refusals that come from what every route shares rather than from the route itself, documented on every
+ * operation they apply to: a 422 everywhere (the router refuses a query parameter the route does not take,
+ * src/http/router.ts, and a path parameter that breaks its constraint), and where the console's session is
+ * accepted, the 403 for its cookie from another origin or, on a change, without its CSRF token (`sessionAuth`).
+ */
+function documentRefusals(responses: JsonObject, operation: JsonObject, method: string, security: Json[]): void {
+	responses['422'] ??= documentedErrorResponse(422);
+	if (!security.some((r) => isObject(r) && 'ConsoleSession' in r)) return;
+	const declared = responses['403'];
+	const csrf = changesState(method) ? ', or without its `X-CSRF-Token` header' : '';
+	const byConsole = `the console's session cookie came from another origin than the console's own (integrations send a Token V3)${csrf}.`;
+	const permission = operation['x-required-permission'];
+	const own = isObject(declared) ? declared.description : permission === 'none' ? undefined : ERROR_DESCRIPTIONS[403];
+	const description =
+		typeof own === 'string' ? `${own} Or ${byConsole}` : `${byConsole[0]?.toUpperCase()}${byConsole.slice(1)}`;
+	if (isObject(declared)) declared.description = description;
+	else responses['403'] = documentedErrorResponse(403, description, CONSOLE_ORIGIN_REFUSAL);
+}
+
+/** What `sessionAuth` (src/auth/middleware.ts) answers a console cookie from another origin. */
+const CONSOLE_ORIGIN_REFUSAL =
+	'The console session is only accepted from the console itself; integrations send a Bearer token.';
 
 function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {
 	if (security.some((r) => isObject(r) && 'WebhookSignature' in r)) {

@@ -18,7 +18,7 @@ export const errorBodySchema = z
 	})
 	.openapi('Error', { description: 'Every error answer has this body.' });
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
 	400: 'The request could not be read (malformed JSON, for example).',
 	401: 'Missing, malformed, unknown or revoked credential.',
 	403: "The token's operator lacks the permission this route needs.",
@@ -28,7 +28,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	412: 'The `If-Match` names a version that is no longer current: someone changed it since. Nothing was written; read it again.',
 	413: 'The body is too large.',
 	415: 'The body is not JSON.',
-	422: 'A field failed validation; the message names it.',
+	422: 'A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it.',
 	426: 'A WebSocket endpoint called without "Upgrade: websocket".',
 	429: 'Rate limit exceeded; see Retry-After and the RateLimit headers.',
 	500: 'An unexpected failure, logged on our side (the message reveals nothing of it).',
@@ -62,6 +62,27 @@ function errorResponse(status: number, description = ERROR_DESCRIPTIONS[status] 
 			'application/json': {
 				schema: errorBodySchema,
 				example: errorBody(status, ERROR_EXAMPLES[status] ?? description),
+			},
+		},
+	};
+}
+
+/**
+ * An error answer as the generated document holds it (the body a `$ref` to `Error`), for the answers
+ * src/http/openapi-document.ts adds to every operation they apply to.
+ */
+export function documentedErrorResponse(
+	status: number,
+	description = ERROR_DESCRIPTIONS[status] ?? 'Error',
+	example = ERROR_EXAMPLES[status] ?? description,
+) {
+	return {
+		description,
+		content: {
+			// Spread into a plain object type, which the document's JSON type accepts (the `ErrorBody` interface is not).
+			'application/json': {
+				schema: { $ref: '#/components/schemas/Error' },
+				example: { ...errorBody(status, example) },
 			},
 		},
 	};

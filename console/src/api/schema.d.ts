@@ -9202,7 +9202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9472,7 +9472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9667,7 +9667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,6 +9789,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -9890,6 +9906,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10001,6 +10033,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -10102,6 +10150,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10213,6 +10277,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -10310,7 +10390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10459,7 +10539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10631,7 +10711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10672,7 +10752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10837,7 +10917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10938,7 +11018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11079,7 +11159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11135,6 +11215,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11227,7 +11327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11323,6 +11423,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11478,7 +11598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11619,7 +11739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11784,7 +11904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11905,7 +12025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12114,7 +12234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12215,7 +12335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12424,7 +12544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12525,7 +12645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12640,7 +12760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12721,7 +12841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12827,7 +12947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12888,7 +13008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13018,7 +13138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13079,7 +13199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13225,7 +13345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13326,7 +13446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13449,7 +13569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13490,7 +13610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13629,7 +13749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13730,7 +13850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13846,7 +13966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13902,6 +14022,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13991,7 +14131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14047,6 +14187,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14174,7 +14334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14295,7 +14455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14430,7 +14590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14471,7 +14631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14630,7 +14790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14731,7 +14891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14859,7 +15019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14915,6 +15075,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15007,7 +15187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15103,6 +15283,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15245,7 +15445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15386,7 +15586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15521,7 +15721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15562,7 +15762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15718,7 +15918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15819,7 +16019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15947,7 +16147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16003,6 +16203,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -16092,7 +16312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16168,6 +16388,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -16307,7 +16547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16428,7 +16668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16583,7 +16823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16704,7 +16944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16834,7 +17074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16915,7 +17155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17071,7 +17311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17192,7 +17432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17345,7 +17585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17386,7 +17626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17558,7 +17798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17659,7 +17899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17797,7 +18037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17853,6 +18093,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -17945,7 +18205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18021,6 +18281,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -18173,7 +18453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18314,7 +18594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18444,7 +18724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18505,7 +18785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18651,7 +18931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18752,7 +19032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18897,7 +19177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18938,7 +19218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19089,7 +19369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19170,7 +19450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19296,7 +19576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19352,6 +19632,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -19441,7 +19741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19497,6 +19797,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -19634,7 +19954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19755,7 +20075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19884,7 +20204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19925,7 +20245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20070,7 +20390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20171,7 +20491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20291,7 +20611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20347,6 +20667,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -20436,7 +20776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20492,6 +20832,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -20623,7 +20983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20744,7 +21104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20884,7 +21244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20985,7 +21345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21139,7 +21499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21180,7 +21540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21355,7 +21715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21436,7 +21796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21581,7 +21941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21637,6 +21997,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -21726,7 +22106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21802,6 +22182,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -21958,7 +22358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22079,7 +22479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22250,7 +22650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22371,7 +22771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22513,7 +22913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22589,6 +22989,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -22713,7 +23133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22814,7 +23234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22958,7 +23378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23079,7 +23499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23248,7 +23668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23309,7 +23729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23591,7 +24011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23632,7 +24052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23768,7 +24188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23824,6 +24244,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -23969,7 +24409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24010,7 +24450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24218,7 +24658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24299,7 +24739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24489,7 +24929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24590,7 +25030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24744,7 +25184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24825,7 +25265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24980,7 +25420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25036,6 +25476,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -25128,7 +25588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25204,6 +25664,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -25373,7 +25853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25514,7 +25994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25666,7 +26146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25747,7 +26227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25868,7 +26348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25924,6 +26404,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -26052,7 +26552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26113,7 +26613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26267,7 +26767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26348,7 +26848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26503,7 +27003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26544,7 +27044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26740,7 +27240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26821,7 +27321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27022,7 +27522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27123,7 +27623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27273,7 +27773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27329,6 +27829,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -27421,7 +27941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27497,6 +28017,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -27661,7 +28201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27802,7 +28342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27926,7 +28466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27982,6 +28522,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28114,7 +28674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28215,7 +28775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28321,7 +28881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28377,6 +28937,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28510,7 +29090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28611,7 +29191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28731,7 +29311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28787,6 +29367,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -28908,7 +29508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28969,7 +29569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29122,7 +29722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29243,7 +29843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29430,7 +30030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29506,6 +30106,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29641,7 +30261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29697,6 +30317,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -29829,7 +30469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29905,6 +30545,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -30057,7 +30717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30138,7 +30798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30259,7 +30919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30315,6 +30975,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -30439,7 +31119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30500,7 +31180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30649,7 +31329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30730,7 +31410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30877,7 +31557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30958,7 +31638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31098,7 +31778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31134,6 +31814,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -31292,7 +31992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31393,7 +32093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31548,7 +32248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31609,7 +32309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31750,7 +32450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31806,6 +32506,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -31898,7 +32618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31974,6 +32694,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -32129,7 +32869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32270,7 +33010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32381,7 +33121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32417,6 +33157,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -32539,7 +33299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32620,7 +33380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32748,7 +33508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32784,6 +33544,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -32924,7 +33704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33005,7 +33785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33134,7 +33914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33190,6 +33970,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33282,7 +34082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33358,6 +34158,26 @@ export interface operations {
                      *       "error": "Precondition Failed",
                      *       "message": "Bot bot_01JD3Q8Z6Y2V7K1N4M5P6R7S8T has changed since the version you sent (If-Match): read it again and reapply your change.",
                      *       "statusCode": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33501,7 +34321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33642,7 +34462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33758,7 +34578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33794,6 +34614,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -33912,7 +34752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33948,6 +34788,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34094,7 +34954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34175,7 +35035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34307,7 +35167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34363,6 +35223,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34452,7 +35332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34508,6 +35388,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -34651,7 +35551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34752,7 +35652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34916,7 +35816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35017,7 +35917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35150,7 +36050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35211,7 +36111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35345,7 +36245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35401,6 +36301,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35517,7 +36437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35593,6 +36513,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35707,7 +36647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35763,6 +36703,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -35951,7 +36911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35992,7 +36952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36173,7 +37133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36214,7 +37174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36420,7 +37380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36541,7 +37501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36711,7 +37671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36767,6 +37727,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -36948,7 +37928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37049,7 +38029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37185,7 +38165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37246,7 +38226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37387,7 +38367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37468,7 +38448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37574,7 +38554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37635,7 +38615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37795,7 +38775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37916,7 +38896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38065,7 +39045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38121,6 +39101,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -38221,7 +39221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38302,7 +39302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38408,7 +39408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38469,7 +39469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38606,7 +39606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38662,6 +39662,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -38790,7 +39810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38911,7 +39931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39030,7 +40050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39066,6 +40086,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39190,7 +40230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39291,7 +40331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39395,7 +40435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39451,6 +40491,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39576,7 +40636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39617,7 +40677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39768,7 +40828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39824,6 +40884,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -39918,7 +40998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39974,6 +41054,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40087,7 +41187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40123,6 +41223,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40260,7 +41380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40361,7 +41481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40486,7 +41606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40542,6 +41662,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40631,7 +41771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40687,6 +41827,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -40823,7 +41983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40924,7 +42084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41047,7 +42207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41103,6 +42263,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -41240,7 +42420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41361,7 +42541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41542,6 +42722,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -41558,6 +42758,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -41754,7 +42974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41875,7 +43095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42085,7 +43305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42186,7 +43406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42384,7 +43604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42440,6 +43660,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -42562,6 +43802,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -42578,6 +43838,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -42675,7 +43955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42711,6 +43991,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -42805,7 +44105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42841,6 +44141,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -42947,7 +44267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42983,6 +44303,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -43088,7 +44428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43149,7 +44489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43290,7 +44630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43331,7 +44671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43493,7 +44833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43594,7 +44934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43724,7 +45064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43780,6 +45120,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -43869,7 +45229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43945,6 +45305,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -44087,7 +45467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44208,7 +45588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44323,7 +45703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44379,6 +45759,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -44481,7 +45881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44517,6 +45917,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -44623,7 +46043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44664,7 +46084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44790,7 +46210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44831,7 +46251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44976,7 +46396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45077,7 +46497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45196,7 +46616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45252,6 +46672,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -45341,7 +46781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45417,6 +46857,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -45547,7 +47007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45668,7 +47128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45813,7 +47273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45849,6 +47309,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -45966,7 +47446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46007,7 +47487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46111,7 +47591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46167,6 +47647,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -46265,7 +47765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46321,6 +47821,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -46430,6 +47950,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -46466,6 +48006,26 @@ export interface operations {
                      *       "error": "Conflict",
                      *       "message": "The widget settings changed while this update was applied; retry it.",
                      *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -46552,7 +48112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46588,6 +48148,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -46704,7 +48284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46785,7 +48365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46932,7 +48512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46973,7 +48553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47085,6 +48665,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -47101,6 +48701,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47186,7 +48806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47222,6 +48842,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47364,6 +49004,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -47380,6 +49040,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47504,6 +49184,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -47565,7 +49265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47680,6 +49380,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -47696,6 +49416,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -47823,6 +49563,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -47884,7 +49644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48000,6 +49760,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48016,6 +49796,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48144,6 +49944,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48205,7 +50025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48318,6 +50138,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48334,6 +50174,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48437,6 +50297,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48453,6 +50333,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48582,6 +50482,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -48643,7 +50563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48747,6 +50667,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -48783,6 +50723,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -48888,7 +50848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48924,6 +50884,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49056,7 +51036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49137,7 +51117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49273,7 +51253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49314,7 +51294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49440,7 +51420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49496,6 +51476,26 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -49628,7 +51628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49689,7 +51689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49827,7 +51827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49888,7 +51888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50047,7 +52047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50148,7 +52148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50387,6 +52387,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -50561,7 +52577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -50775,7 +52791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51004,7 +53020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51127,6 +53143,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -51239,6 +53271,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After and the RateLimit headers. */
             429: {
                 headers: {
@@ -51341,6 +53389,22 @@ export interface operations {
                      *       "error": "Method Not Allowed",
                      *       "message": "DELETE is not allowed on /v3/conversations; use GET, POST.",
                      *       "statusCode": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "json.text: Too small: expected string to have >=1 characters",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -51528,7 +53592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51695,7 +53759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -51900,7 +53964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52108,7 +54172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52237,7 +54301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52410,7 +54474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -52537,7 +54601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field failed validation; the message names it. */
+            /** @description A parameter or a field failed validation, or the query holds a parameter this operation does not take; the message names it. */
             422: {
                 headers: {
                     [name: string]: unknown;

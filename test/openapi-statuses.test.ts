@@ -1,0 +1,239 @@
+/**
+ * The statuses the served document promises, checked against the server operation by operation. Nothing here
+ * lists operations: each check walks every path and method of `GET /v3/openapi.json` and sends what the
+ * document itself describes (its path parameters, credential, declared query parameters and example body), so
+ * a new operation is checked the day it is added. A failure names the operation and what it answered.
+ */
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import {
+	api,
+	CONSOLE_ORIGIN,
+	type ConsoleSignIn,
+	consoleSignIn,
+	randomIp,
+	seededEmail,
+	seedOperator,
+	seedPassword,
+	seedWorkspace,
+	startVisitor,
+} from './factories';
+
+interface Schema {
+	type?: string | string[];
+	maxLength?: number;
+	enum?: unknown[];
+	default?: unknown;
+	example?: unknown;
+}
+interface Parameter {
+	name: string;
+	in: string;
+	schema?: Schema;
+	example?: unknown;
+}
+interface Operation {
+	security?: Record<string, string[]>[];
+	parameters?: Parameter[];
+	requestBody?: { content: Record<string, { example?: unknown }> };
+	responses: Record<string, unknown>;
+}
+interface Document {
+	paths: Record<string, Record<string, Operation>>;
+}
+
+/** One operation of the document: its method (upper case), its path template and its description. */
+interface Call {
+	name: string;
+	method: string;
+	path: string;
+	operation: Operation;
+}
+
+/** What a request may change of the one the document describes. */
+interface Variation {
+	/** A path parameter's value in place of a valid-looking one. */
+	param?: { name: string; value: string };
+	query?: URLSearchParams;
+	/** Without the operation's credential (the headers below bring another). */
+	anonymous?: boolean;
+	headers?: Record<string, string>;
+}
+
+/** Who calls: the seeded workspace, an admin token (fresh every 30 calls) and a visitor's session. */
+interface Caller {
+	workspaceId: string;
+	token: () => Promise<string>;
+	visitorSession: string;
+}
+
+/** The unknown query parameter sent to every operation, and what the 422 says of such a parameter. */
+const UNDECLARED = 'parleyUndeclared';
+const NOT_TAKEN = 'not a parameter this operation takes';
+
+/**
+ * Operations whose query cannot be reached generically, and why: what answers first needs a real resource the
+ * document cannot name. They are still sent the unknown parameter, and must answer a status they document.
+ */
+const QUERY_UNREACHABLE: Record<string, string> = {
+	'POST /v3/workflows/webhook/{webhook_id}':
+		'its credential check (the webhook’s secret, signature or openness) looks the webhook up before any input is validated, so a made-up id answers 404 first',
+};
+
+async function servedDocument(): Promise<Document> {
+	const res = await api(null, 'GET', '/v3/openapi.json');
+	expect(res.status).toBe(200);
+	return (await res.json()) as Document;
+}
+
+function everyOperation(doc: Document): Call[] {
+	return Object.entries(doc.paths).flatMap(([path, item]) =>
+		Object.entries(item).map(([method, operation]) => ({
+			name: `${method.toUpperCase()} ${path}`,
+			method: method.toUpperCase(),
+			path,
+			operation,
+		})),
+	);
+}
+
+const accepts = (operation: Operation, scheme: string) => operation.security?.some((r) => scheme in r) ?? false;
+const parametersIn = (operation: Operation, place: string) =>
+	(operation.parameters ?? []).filter((p) => p.in === place);
+
+async function newCaller(): Promise<Caller> {
+	const { workspaceId } = await seedWorkspace();
+	const visitor = await startVisitor(workspaceId);
+	let token = '';
+	let calls = 0;
+	return {
+		workspaceId,
+		// A fresh admin every 30 calls: the suite's rate limit (40 a minute) counts per operator.
+		token: async () => {
+			if (calls++ % 30 === 0) ({ token } = await seedOperator(workspaceId, ['admin']));
+			return token;
+		},
+		visitorSession: visitor.session,
+	};
+}
+
+/** A value the document gives a parameter (its example, first allowed value or default), or a plain one. */
+function sampleValue(parameter: Parameter): string {
+	const { schema } = parameter;
+	const value = parameter.example ?? schema?.example ?? schema?.enum?.[0] ?? schema?.default;
+	if (value !== undefined) return String(value);
+	return schema?.type === 'integer' || schema?.type === 'number' ? '1' : 'x1234567';
+}
+
+/**
+ * The request the document describes for `call`: path parameters from their examples (the seeded workspace for a
+ * `workspaceId`), the credential the operation takes, its example body, and whatever `variation` changes.
+ */
+async function send(caller: Caller, { method, path, operation }: Call, variation: Variation = {}): Promise<Response> {
+	const url = path.replaceAll(/\{([^}]+)\}/g, (_, name: string) => {
+		if (variation.param?.name === name) return encodeURIComponent(variation.param.value);
+		if (name === 'workspaceId') return caller.workspaceId;
+		const parameter = parametersIn(operation, 'path').find((p) => p.name === name);
+		return encodeURIComponent(parameter ? sampleValue(parameter) : 'x1234567');
+	});
+	// A fresh address per call: the widget's per-address flood limits stay out of the way.
+	const headers: Record<string, string> = { 'CF-Connecting-IP': randomIp() };
+	if (!variation.anonymous) {
+		if (accepts(operation, 'TokenV3')) headers.Authorization = `Bearer ${await caller.token()}`;
+		if (accepts(operation, 'ParleySession')) headers['Parley-Session'] = caller.visitorSession;
+	}
+	const [mediaType, media] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
+	const init: RequestInit = { method, headers: { ...headers, ...variation.headers } };
+	if (mediaType !== undefined && media?.example !== undefined) {
+		(init.headers as Record<string, string>)['Content-Type'] = mediaType;
+		init.body = mediaType === 'application/json' ? JSON.stringify(media.example) : String(media.example);
+	}
+	const query = variation.query?.size ? `?${variation.query}` : '';
+	// Not `api`: it sends JSON bodies only, and an upload's example is the file's bytes.
+	return exports.default.fetch(new Request(`https://parley.test${url}${query}`, init));
+}
+
+/** A console session of a new admin of the workspace. */
+async function signedInConsole(workspaceId: string): Promise<ConsoleSignIn> {
+	const admin = await seedOperator(workspaceId, ['admin']);
+	await seedPassword(workspaceId, admin.operatorId, 'correct horse battery');
+	return consoleSignIn(seededEmail(admin.operatorId), 'correct horse battery', workspaceId);
+}
+
+/** What is wrong with `res` as the documented 403 whose message says `reason` (nothing when it is one). */
+async function refusal(call: Call, res: Response, reason: string): Promise<string[]> {
+	const { message } = (await res.json()) as { message: string };
+	if (res.status === 403 && '403' in call.operation.responses && message.includes(reason)) return [];
+	return [`${call.name}: ${res.status} ${message}`];
+}
+
+describe('every status the server answers is documented', () => {
+	it('refuses an over-long path parameter with a status the operation documents', async () => {
+		const caller = await newCaller();
+		const answers: string[] = [];
+		let checked = 0;
+		for (const call of everyOperation(await servedDocument())) {
+			for (const parameter of parametersIn(call.operation, 'path')) {
+				const maxLength = parameter.schema?.maxLength;
+				if (maxLength === undefined) continue;
+				const res = await send(caller, call, { param: { name: parameter.name, value: 'a'.repeat(maxLength + 1) } });
+				checked++;
+				// Refused (never served as if the value were fine), and with a status the operation documents.
+				if (res.status < 400 || res.status >= 500 || !(String(res.status) in call.operation.responses)) {
+					answers.push(`${call.name} {${parameter.name}}: ${res.status} ${await res.text()}`);
+				}
+			}
+		}
+		expect(answers).toEqual([]);
+		expect(checked).toBeGreaterThan(100);
+	});
+
+	it("refuses the console's cookie from another origin, and without its CSRF token on a change, with a documented 403", async () => {
+		const caller = await newCaller();
+		const session = await signedInConsole(caller.workspaceId);
+		const answers: string[] = [];
+		let checked = 0;
+		for (const call of everyOperation(await servedDocument())) {
+			if (!accepts(call.operation, 'ConsoleSession')) continue;
+			checked++;
+			// No Origin and no Sec-Fetch-Site: not the console's page (curl, another site's server).
+			const foreign = await send(caller, call, { anonymous: true, headers: { Cookie: session.cookie } });
+			answers.push(...(await refusal(call, foreign, 'only accepted from the console')));
+			if (['GET', 'HEAD'].includes(call.method)) continue;
+			const headers = { Cookie: session.cookie, Origin: CONSOLE_ORIGIN };
+			const withoutCsrf = await send(caller, call, { anonymous: true, headers });
+			answers.push(...(await refusal(call, withoutCsrf, 'X-CSRF-Token')));
+		}
+		expect(answers).toEqual([]);
+		expect(checked).toBeGreaterThan(100);
+	});
+
+	it('refuses an undeclared query parameter with a documented 422 naming it, never a declared one', async () => {
+		const caller = await newCaller();
+		const answers: string[] = [];
+		const calls = everyOperation(await servedDocument());
+		for (const call of calls) {
+			// Every declared parameter with a value, then one the operation does not declare. The WebSocket
+			// operations are checked like the others: the query is refused before the upgrade is looked at.
+			const declared = parametersIn(call.operation, 'query');
+			const query = new URLSearchParams(declared.map((p) => [p.name, sampleValue(p)]));
+			query.set(UNDECLARED, '1');
+			const res = await send(caller, call, { query });
+			const { message } = (await res.json()) as { message: string };
+			const answer = `${call.name}: ${res.status} ${message}`;
+			if (call.name in QUERY_UNREACHABLE) {
+				if (!(String(res.status) in call.operation.responses)) answers.push(answer);
+				continue;
+			}
+			const namesIt = message.includes(`query.${UNDECLARED}: ${NOT_TAKEN}`);
+			const refusesDeclared = declared.some((p) => message.includes(`query.${p.name}: ${NOT_TAKEN}`));
+			if (res.status !== 422 || !('422' in call.operation.responses) || !namesIt || refusesDeclared) {
+				answers.push(answer);
+			}
+		}
+		expect(answers).toEqual([]);
+		expect(calls.length).toBeGreaterThan(200);
+		// An exception outlives its operation only by mistake.
+		expect(calls.map((call) => call.name)).toEqual(expect.arrayContaining(Object.keys(QUERY_UNREACHABLE)));
+	});
+});
