@@ -236,10 +236,15 @@ export class Widget {
 
 	private mount() {
 		const host = document.createElement('parley-widget');
-		host.setAttribute('style', 'display:block!important;position:static!important;width:0;height:0');
+		// Set through the CSSOM: a style attribute is inline style, which a strict Content-Security-Policy refuses.
+		const style = host.style;
+		style.setProperty('display', 'block', 'important');
+		style.setProperty('position', 'static', 'important');
+		style.width = style.height = '0';
 		const shadow = host.attachShadow({ mode: 'open' });
 		const t = translator(LAUNCHER_WORDS, this.locale);
-		this.launcher = new Launcher(shadow, t, this.locale, {
+		const stylesheet = `${this.api}/${__LAUNCHER_STYLESHEET__}`;
+		this.launcher = new Launcher(shadow, t, this.locale, stylesheet, {
 			launch: () => this.launch(),
 			chat: () => this.setOpen(true, undefined, true),
 			app: () => {
