@@ -31,19 +31,36 @@ export async function closeBrowser(): Promise<void> {
  * A new page showing `html` at `url` (default `${HOST_ORIGIN}/`). Every request to HOST_ORIGIN, whatever the
  * path, is answered with `html` by `page.route`, so no server is needed; requests elsewhere (the Worker) go
  * out as usual. Grants the context Local Network Access for HOST_ORIGIN (see below). A test that needs other host files adds its own `page.route` afterwards: it takes precedence.
+ * `headers` go with the page (a Content-Security-Policy, say); `files` answer their paths of HOST_ORIGIN
+ * instead, from the start (the site's own scripts, which load while the page is parsed).
  *
  * @example const page = await hostPage(context, { html: snippetHtml(baseUrl, workspace(1).workspaceId) });
  */
-export async function hostPage(context: BrowserContext, options: { html?: string; url?: string } = {}): Promise<Page> {
+export async function hostPage(
+	context: BrowserContext,
+	options: {
+		html?: string;
+		url?: string;
+		headers?: Record<string, string>;
+		files?: Record<string, { contentType: string; body: string }>;
+	} = {},
+): Promise<Page> {
 	const html = options.html ?? hostHtml('');
 	// Chromium treats a fulfilled page as public and the Worker on 127.0.0.1 as loopback: without this
 	// permission (Local Network Access) its fetches, frames and sockets to the Worker are blocked. In production
 	// both sides are public, so granting it changes nothing the widget could depend on.
 	await context.grantPermissions(['local-network-access'], { origin: HOST_ORIGIN });
 	const page = await context.newPage();
-	await page.route(`${HOST_ORIGIN}/**`, (route) =>
-		route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }),
-	);
+	await page.route(`${HOST_ORIGIN}/**`, (route) => {
+		const file = options.files?.[new URL(route.request().url()).pathname];
+		if (file) return route.fulfill({ status: 200, ...file });
+		return route.fulfill({
+			status: 200,
+			contentType: 'text/html; charset=utf-8',
+			headers: options.headers,
+			body: html,
+		});
+	});
 	await page.goto(options.url ?? `${HOST_ORIGIN}/`);
 	return page;
 }

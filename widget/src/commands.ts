@@ -60,19 +60,35 @@ function shaped(value: unknown, what: string, shape: Record<string, [Check, stri
 	return object;
 }
 
+const INIT: Record<keyof InitOptions, [Check, string]> = {
+	workspaceId: [(v) => typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v), 'must be your workspace id'],
+	primaryColor: [color, 'must be a hex color such as #1f6feb'],
+	backgroundColor: [color, 'must be a hex color such as #ffffff'],
+	textColor: [color, 'must be a hex color such as #1f2328'],
+	welcomeMessage: [text(1000), 'must be a string of at most 1000 characters'],
+	ctaText: [text(80), 'must be a string of at most 80 characters'],
+	locale: [text(35), 'must be a language tag such as "pt" or "en"'],
+	autoStart: [(v) => typeof v === 'boolean', 'must be true or false'],
+};
+
 export function initOptions(value: unknown): InitOptions {
-	const options = shaped(value, 'init options', {
-		workspaceId: [(v) => typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v), 'must be your workspace id'],
-		primaryColor: [color, 'must be a hex color such as #1f6feb'],
-		backgroundColor: [color, 'must be a hex color such as #ffffff'],
-		textColor: [color, 'must be a hex color such as #1f2328'],
-		welcomeMessage: [text(1000), 'must be a string of at most 1000 characters'],
-		ctaText: [text(80), 'must be a string of at most 80 characters'],
-		locale: [text(35), 'must be a language tag such as "pt" or "en"'],
-		autoStart: [(v) => typeof v === 'boolean', 'must be true or false'],
-	});
+	const options = shaped(value, 'init options', INIT);
 	if (options.workspaceId === undefined) throw new CommandError('init needs { workspaceId }');
 	return options as unknown as InitOptions;
+}
+
+/**
+ * The init options of the install without inline script, from the data attributes of widget.js's script
+ * element (`data-workspace-id`, `data-primary-color`, `data-auto-start="false"`, ...). Only the options' own
+ * names are read: other tools mark script elements with data attributes of their own.
+ */
+export function dataOptions(data: Record<string, string | undefined>): Record<string, unknown> {
+	const options: Record<string, unknown> = {};
+	for (const key of Object.keys(INIT)) {
+		const value = data[key];
+		if (value !== undefined) options[key] = key === 'autoStart' ? value !== 'false' : value;
+	}
+	return options;
 }
 
 function customField(value: unknown, index: number): CustomField {

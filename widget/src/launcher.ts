@@ -1,40 +1,18 @@
 /**
  * The part of the widget a visitor sees before opening it: the launcher button (with the availability dot and
  * the unread badge), the call-to-action label, and the channel choice when the messaging-app bubble is on.
- * Everything lives in a shadow root, so the page's CSS cannot reach it and its CSS cannot reach the page.
+ * Everything lives in a shadow root, so the page's CSS cannot reach it and its CSS cannot reach the page; its
+ * styles are adopted by that root, or linked from `stylesheet` (sheets.ts), and nothing is built from markup.
  */
 import type { WidgetConfig } from './api-types';
 import type { LauncherWord, Translate } from './i18n';
+import { icon } from './icons';
+import { LAUNCHER_STYLE } from './launcher-styles';
+import { adopt, linkStylesheet } from './sheets';
 
-const CHAT_ICON =
-	'<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z"/></svg>';
+const CHAT_ICON = 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z';
 const CLOSE_ICON =
-	'<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7 4.3 4.3l6.3 6.3 6.3-6.3z"/></svg>';
-
-const STYLE = `
-:host{all:initial}
-.root{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);letter-spacing:normal;text-transform:none;text-align:start;word-spacing:normal}
-.root *{box-sizing:border-box;font:inherit}
-[hidden]{display:none!important}
-.launcher{position:fixed;bottom:20px;right:20px;z-index:2147483000;width:56px;height:56px;border:0;border-radius:50%;padding:0;margin:0;background:var(--p);color:var(--on-p);cursor:pointer;box-shadow:0 4px 16px rgba(0,0,0,.22);display:flex;align-items:center;justify-content:center;transition:transform .15s}
-.launcher:hover{transform:scale(1.06)}
-.launcher:focus-visible,.cta:focus-visible,.menu :focus-visible{outline:3px solid var(--p);outline-offset:3px}
-.launcher svg{width:26px;height:26px;fill:currentColor}
-.left .launcher{right:auto;left:20px}
-.dot{position:absolute;right:1px;bottom:1px;width:13px;height:13px;border-radius:50%;border:2px solid #fff;background:#1a7f37}
-.dot.away{background:#8c959f}
-.badge{position:absolute;top:-4px;right:-4px;min-width:20px;height:20px;padding:0 6px;border-radius:10px;background:#cf222e;color:#fff;font-size:12px;font-weight:600;line-height:20px;text-align:center}
-.cta{position:fixed;bottom:32px;right:88px;z-index:2147483000;max-width:260px;margin:0;padding:9px 14px;border:0;border-radius:18px;background:var(--bg);color:var(--fg);box-shadow:0 2px 12px rgba(0,0,0,.18);cursor:pointer;text-align:start}
-.left .cta{right:auto;left:88px}
-.cta .greet{display:block}.cta .act{display:block;color:var(--p);margin-top:2px}
-.menu{position:fixed;bottom:88px;right:20px;z-index:2147483000;width:250px;padding:14px;border-radius:14px;background:var(--bg);color:var(--fg);box-shadow:0 6px 24px rgba(0,0,0,.2);display:flex;flex-direction:column;gap:8px}
-.left .menu{right:auto;left:20px}
-.menu p{margin:0 0 4px}
-.menu button,.menu a{display:block;width:100%;padding:10px 12px;border:0;border-radius:10px;background:var(--p);color:var(--on-p);text-align:center;text-decoration:none;cursor:pointer}
-.menu a{background:#25d366;color:#06361a}
-@media (max-width:480px){.open .launcher{display:none}}
-@media (prefers-reduced-motion:reduce){.root *{transition:none!important;animation:none!important}}
-`;
+	'M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7 4.3 4.3l6.3 6.3 6.3-6.3z';
 
 /** Black or white, whichever reads better on `hex`. */
 export function readableOn(hex: string): string {
@@ -61,15 +39,18 @@ export class Launcher {
 	private readonly appLink: HTMLAnchorElement;
 	private readonly menuText: HTMLParagraphElement;
 	private readonly chatHere: HTMLButtonElement;
+	private readonly chatIcon = icon(CHAT_ICON);
+	private readonly closeIcon = icon(CLOSE_ICON);
 
 	constructor(
 		shadow: ShadowRoot,
 		private readonly t: Translate<LauncherWord>,
 		lang: string,
+		stylesheet: string,
 		actions: { launch(): void; chat(): void; app(link: HTMLAnchorElement): void },
 	) {
-		element('style', '', shadow).textContent = STYLE;
 		this.root = element('div', 'root', shadow);
+		if (!adopt(shadow, LAUNCHER_STYLE)) linkStylesheet(shadow, stylesheet, this.root);
 		this.root.lang = lang;
 		this.slot = element('div', 'slot', this.root);
 		this.menu = element('div', 'menu', this.root);
@@ -103,13 +84,14 @@ export class Launcher {
 
 	/** Applies colors, position and texts; `appHref` is the messaging-app link, or null without the bubble. */
 	render(config: WidgetConfig, state: { open: boolean; online: boolean; unread: number; ctaSeen: boolean }) {
+		// Through the CSSOM, which a Content-Security-Policy does not count as inline style (a style attribute is).
 		const style = this.root.style;
 		style.setProperty('--p', config.primaryColor);
 		style.setProperty('--on-p', readableOn(config.primaryColor));
 		style.setProperty('--bg', config.backgroundColor);
 		style.setProperty('--fg', config.textColor);
 		this.root.className = `root ${config.position === 'left' ? 'left' : 'right'}${state.open ? ' open' : ''}`;
-		this.button.innerHTML = state.open ? CLOSE_ICON : CHAT_ICON;
+		this.button.replaceChildren(state.open ? this.closeIcon : this.chatIcon);
 		this.button.setAttribute('aria-expanded', String(state.open));
 		const label = state.open ? this.t('closeChat') : this.t('chatWith', config.displayName);
 		const unread = state.unread > 0 ? `, ${this.t('unread', state.unread)}` : '';

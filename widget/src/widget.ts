@@ -151,13 +151,15 @@ export class Widget {
 		this.started = true;
 		this.origin = captureOrigin(options.workspaceId, location, document.referrer, Date.now());
 		this.ctaSeen = load<boolean>(`cta-seen:${options.workspaceId}`) === true;
-		// After the current task: the rest of the queued calls (listeners, fields) are in place before the
-		// config, even a cached one, brings the widget up.
-		setTimeout(() =>
+		const begin = () =>
 			loadConfig(this.api, options.workspaceId, (config) => this.apply(config)).catch((error) =>
 				console.error(`[Parley] The widget config could not be loaded (${error}); the widget stays hidden.`),
-			),
-		);
+			);
+		// After the current task: the rest of the queued calls (listeners, fields) are in place before the
+		// config, even a cached one, brings the widget up. And not before the page has a body to hold it: the
+		// script element of the install without inline script may run from the <head>, as soon as it arrives.
+		if (document.body) setTimeout(begin);
+		else addEventListener('DOMContentLoaded', begin);
 	}
 
 	private apply(stored: WidgetConfig) {
@@ -236,10 +238,15 @@ export class Widget {
 
 	private mount() {
 		const host = document.createElement('parley-widget');
-		host.setAttribute('style', 'display:block!important;position:static!important;width:0;height:0');
+		// Set through the CSSOM: a style attribute is inline style, which a strict Content-Security-Policy refuses.
+		const style = host.style;
+		style.setProperty('display', 'block', 'important');
+		style.setProperty('position', 'static', 'important');
+		style.width = style.height = '0';
 		const shadow = host.attachShadow({ mode: 'open' });
 		const t = translator(LAUNCHER_WORDS, this.locale);
-		this.launcher = new Launcher(shadow, t, this.locale, {
+		const stylesheet = `${this.api}/${__LAUNCHER_STYLESHEET__}`;
+		this.launcher = new Launcher(shadow, t, this.locale, stylesheet, {
 			launch: () => this.launch(),
 			chat: () => this.setOpen(true, undefined, true),
 			app: () => {

@@ -15,6 +15,7 @@ import {
 import type { Interactive } from '../api-types';
 import { EMAIL, PHONE } from '../commands';
 import type { Translate } from '../i18n';
+import { icon } from '../icons';
 import type { ChatWord } from './words';
 
 const INPUT_TYPES = {
@@ -72,8 +73,16 @@ export class Composer {
 		this.clip.type = 'button';
 		this.clip.className = 'clip';
 		// Drawn, not an emoji: an emoji's look depends on the visitor's fonts.
-		this.clip.innerHTML =
-			'<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M21 11.5 12.5 20a5 5 0 0 1-7-7l9-9a3.3 3.3 0 0 1 4.7 4.7l-9 9a1.7 1.7 0 0 1-2.4-2.4L16 7.1"/></svg>';
+		this.clip.append(
+			icon('M21 11.5 12.5 20a5 5 0 0 1-7-7l9-9a3.3 3.3 0 0 1 4.7 4.7l-9 9a1.7 1.7 0 0 1-2.4-2.4L16 7.1', {
+				width: '20',
+				height: '20',
+				fill: 'none',
+				stroke: 'currentColor',
+				'stroke-width': '2',
+				'stroke-linecap': 'round',
+			}),
+		);
 		this.clip.setAttribute('aria-label', t('attach'));
 		this.clip.title = t('attach');
 		this.clip.hidden = true;

@@ -1,8 +1,10 @@
 /**
- * The chat panel's CSS (the launcher's is in launcher.ts); colors come from the --p/--bg/--fg variables the
- * launcher sets from the config, and --err. The dark theme lives here, in the chat file, so nothing loaded
- * before the chat opens grows: the panel's `data-theme` is the config's `theme`, and dark (forced, or `auto`
- * under a dark `prefers-color-scheme`) replaces the background and text with DARK, keeping the accent.
+ * The chat panel's CSS (the launcher's is in launcher-styles.ts); colors come from the --p/--bg/--fg variables
+ * the launcher sets from the config, and --err. The shadow root adopts it when the chat mounts (view.ts); the
+ * build also writes it into a stylesheet file, which browsers without constructable stylesheets link. The dark
+ * theme lives here, in the chat file, so nothing loaded before the chat opens grows: the panel's `data-theme`
+ * is the config's `theme`, and dark (forced, or `auto` under a dark `prefers-color-scheme`) replaces the
+ * background and text with DARK, keeping the accent.
  */
 
 /** The dark palette: every text on it keeps WCAG AA contrast (test/unit/widget-contrast.test.ts computes it). */

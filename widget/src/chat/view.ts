@@ -7,6 +7,7 @@
 import type { Conversation } from '../api-types';
 import type { ChatHost } from '../host';
 import type { Translate } from '../i18n';
+import { adopt, linkStylesheet } from '../sheets';
 import type { OpenFile } from './attachments';
 import { closedNote } from './closed';
 import { Composer } from './composer';
@@ -53,8 +54,6 @@ export class ChatView {
 		private state: ChatState,
 	) {
 		this.log = new MessageLog(t, () => host.config().displayName, intents.files);
-		const style = node('style');
-		style.textContent = PANEL_STYLE;
 		this.panel.hidden = true;
 		this.panel.lang = host.locale;
 		this.panel.setAttribute('role', 'dialog');
@@ -87,7 +86,9 @@ export class ChatView {
 			this.composer.element,
 			this.composer.picker,
 		);
-		host.slot.append(style, this.panel);
+		const root = host.slot.getRootNode() as ShadowRoot;
+		if (!adopt(root, PANEL_STYLE)) linkStylesheet(root, `${host.api}/${__PANEL_STYLESHEET__}`, host.slot);
+		host.slot.append(this.panel);
 	}
 
 	/** The panel is in the page (a page may take the widget out): only then is a new conversation redrawn. */
