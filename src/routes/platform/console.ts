@@ -90,7 +90,7 @@ export const consolePages = new Hono<AppEnv>()
 			'Content-Security-Policy': [
 				"default-src 'self'",
 				`script-src 'self' 'nonce-${nonce}'`,
-				// The widget styles its shadow root with <style> elements; the logo is any https image.
+				// The stand-in site around the widget is styled inline (the widget itself needs no inline style); the logo is any https image.
 				"style-src 'self' 'unsafe-inline'",
 				"img-src 'self' https: data: blob:",
 				"connect-src 'self'",
