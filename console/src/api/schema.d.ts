@@ -8644,6 +8644,7 @@ export interface components {
              */
             senderName?: string | null;
             /**
+             * Format: email
              * @description The From address, on a domain onboarded to Email Sending; null stops all mail.
              * @example support@example.com
              */

@@ -16,6 +16,7 @@ import { assertVersion, type ExpectedVersion, expectsVersion } from '../../lib/e
 import { newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, newEvent } from '../../model/events';
 import { phoneNumber } from '../widget/settings';
 import { type ContactFilters, contactsMatching, criteriaOfQuery, QUERY_SOURCE } from './contact-filters';
@@ -41,9 +42,7 @@ export const contactRecordSchema = contactSchema
 
 export type ContactRecord = z.infer<typeof contactRecordSchema>;
 
-const email = z
-	.email()
-	.max(254)
+const email = emailAddress()
 	.transform((value) => value.toLowerCase())
 	.openapi({ description: 'E-mail address (stored lower-cased); unique in the workspace.' });
 const phone = phoneNumber

@@ -16,6 +16,7 @@ import { afterByName, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, newEvent } from '../../model/events';
 import { closeReplacedTokenSockets } from '../conversations/live';
 import { assertGroups, groupGone, membershipStatements } from './groups';
@@ -170,7 +171,7 @@ export async function listMembers(
 
 export const newMemberSchema = z
 	.strictObject({
-		email: z.email().max(254).openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
+		email: emailAddress().openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
 		name: z.string().trim().min(1).max(200).openapi({ description: 'Name shown to visitors and colleagues.' }),
 		permissions: z
 			.array(permissionSchema)

@@ -18,6 +18,7 @@ import { Conflict, Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { contactActor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { disconnectVisitor } from '../conversations/live';
@@ -52,7 +53,7 @@ export const customDataSchema = z
 
 export const visitorDetailsSchema = z.strictObject({
 	name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Full name.' }),
-	email: z.email().max(254).optional().openapi({ description: 'E-mail address.' }),
+	email: emailAddress().optional().openapi({ description: 'E-mail address.' }),
 	phone: phoneNumber.optional().openapi({ description: 'Phone number with the country code.' }),
 	customData: customDataSchema.optional().openapi({
 		description:
