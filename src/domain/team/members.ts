@@ -54,7 +54,8 @@ export type MemberView = z.infer<typeof memberSchema>;
 const groupIds = z
 	.array(z.string().min(1).max(64))
 	.max(50)
-	.refine((ids) => new Set(ids).size === ids.length, 'group ids must be unique');
+	.refine((ids) => new Set(ids).size === ids.length, 'group ids must be unique')
+	.openapi({ uniqueItems: true });
 const capacity = z.int().min(0).max(10_000).nullable();
 
 export const memberChangesSchema = z

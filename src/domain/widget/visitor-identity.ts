@@ -16,6 +16,7 @@ import { contacts, conversations, workspaces } from '../../db/schema';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { Conflict, Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { keyedRecord } from '../../lib/schema-rules';
 import { contactActor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
 import { emailAddress } from '../../model/email-address';
@@ -47,9 +48,9 @@ import {
 const customValue = z.union([z.string().max(500), z.number().finite(), z.boolean(), z.null()]);
 
 /** Scalar custom attributes only: nested objects would not fit a contact's fields or a rule's condition. */
-export const customDataSchema = z
-	.record(customFieldKey, customValue)
-	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes');
+export const customDataSchema = keyedRecord(customFieldKey, customValue)
+	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes')
+	.openapi({ maxProperties: 50 });
 
 export const visitorDetailsSchema = z.strictObject({
 	name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Full name.' }),
