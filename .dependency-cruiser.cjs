@@ -16,7 +16,7 @@
  * take only `model` and `protocol` from the server. See docs/ARCHITECTURE.md.
  */
 const PURE =
-	'^src/(lib/(canonical-json|csv|cursor|error-status|errors|etag|expected-version|group-by|ids|image-size|parley-hops|public-address)|model|protocol|engines)(/|[.]ts$)';
+	'^src/(lib/(canonical-json|csv|cursor|error-status|errors|etag|expected-version|group-by|ids|image-size|parley-hops|public-address|schema-rules|url-schemas)|model|protocol|engines)(/|[.]ts$)';
 
 /** Each layer, and the folders it may not import: everything above it. */
 const layers = [

@@ -9,7 +9,7 @@ import { z } from '@hono/zod-openapi';
 import { assignAction, assignProblem } from './actions/assign';
 import { createDealAction, updateDealAction } from './actions/deals';
 import { template, variableName } from './actions/fields';
-import { httpRequestFields, httpRequestProblems, integrationAction } from './actions/http-request';
+import { httpRequestFields, httpRequestProblems, integrationAction, presetOrRequest } from './actions/http-request';
 import { notifyAction } from './actions/rule-actions';
 import { tagAction } from './actions/tag';
 import { updateContactAction } from './actions/update-contact';
@@ -20,6 +20,7 @@ import {
 	type StepProblem,
 	shapeProblems,
 	stepCommon,
+	stepDocumentInput,
 	stepDocumentSchema,
 	stepLink,
 	stepProblems,
@@ -121,7 +122,7 @@ const dataEntry = z.strictObject({
 			condition: conditionSchema
 				.optional()
 				.openapi({ description: 'A custom validation: a condition over `answer` and `vars`.' }),
-			integration: z.strictObject(httpRequestFields).optional().openapi({
+			integration: z.strictObject(httpRequestFields).openapi(presetOrRequest).optional().openapi({
 				description:
 					'A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables.',
 			}),
@@ -170,11 +171,13 @@ const updateDeal = updateDealAction.extend({
 	onError: stepLink.optional(),
 });
 
-const integration = integrationAction.extend({
-	...stepCommon,
-	next: stepLink.optional(),
-	onError: stepLink.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
-});
+const integration = integrationAction
+	.extend({
+		...stepCommon,
+		next: stepLink.optional(),
+		onError: stepLink.optional().openapi({ description: 'Taken on a refused call, a timeout or a 4xx/5xx answer.' }),
+	})
+	.openapi(presetOrRequest);
 
 const assign = assignAction.extend({
 	...stepCommon,
@@ -241,6 +244,12 @@ const stepSchema = z.discriminatedUnion('type', [
 ]);
 
 export const botDefinitionSchema = stepDocumentSchema(stepSchema, 'BotDefinition');
+
+/** A bot's definition as a request carries it: checked whole by `botProblems` once it reaches the domain. */
+export const botDefinitionInput = stepDocumentInput(
+	stepSchema.options.map((step) => step.shape.type.value),
+	'BotDefinition',
+);
 
 export type BotDefinition = z.infer<typeof botDefinitionSchema>;
 export type BotStep = BotDefinition['steps'][number];

@@ -16,6 +16,7 @@
  * when both sides read as one. A list fact (tags) `contains` a value when one of its items equals it.
  */
 import { z } from '@hono/zod-openapi';
+import { type SchemaRule, schemaRules, when } from '../lib/schema-rules';
 
 export const FACT_ROOTS = ['answer', 'vars', 'contact', 'conversation', 'businessHours', 'agents', 'deal'] as const;
 export type FactRoot = (typeof FACT_ROOTS)[number];
@@ -49,14 +50,25 @@ const MAX_VARIABLE_REPEATS = 3;
 const MAX_DEPTH = 6;
 const MAX_LEAVES = 50;
 
+// One expression for the shape and the root, so the document's `pattern` is the whole rule.
 const factPath = z
 	.string()
 	.min(1)
 	.max(120)
-	.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/, 'must be a dotted path such as contact.customFields.plan')
-	.refine((path) => (FACT_ROOTS as readonly string[]).includes(path.split('.')[0] ?? ''), {
-		message: `must start with one of ${FACT_ROOTS.join(', ')}`,
-	});
+	.regex(
+		new RegExp(`^(?:${FACT_ROOTS.join('|')})(?:\\.[A-Za-z0-9_]+)*$`),
+		`must be a dotted path from one of ${FACT_ROOTS.join(', ')}, such as contact.customFields.plan`,
+	);
+
+/** Operators that compare with a list of values, and those that need no value; the others compare with one. */
+const LIST_OPERATORS: readonly Operator[] = ['in', 'not_in'];
+const UNARY_OPERATORS: readonly Operator[] = ['any', 'is_set', 'is_empty'];
+
+/** A rule's branch that holds for a leaf whose operator is one of `operators`. */
+const operatorIn = (operators: readonly Operator[]): SchemaRule => ({
+	required: ['operator'],
+	properties: { operator: { enum: operators } },
+});
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -162,8 +174,8 @@ export const conditionLeafSchema = z
 			.openapi({ description: 'What it is compared with.' }),
 	})
 	.superRefine((leaf, ctx) => {
-		const needsList = leaf.operator === 'in' || leaf.operator === 'not_in';
-		const needsNone = leaf.operator === 'any' || leaf.operator === 'is_set' || leaf.operator === 'is_empty';
+		const needsList = LIST_OPERATORS.includes(leaf.operator);
+		const needsNone = UNARY_OPERATORS.includes(leaf.operator);
 		if (needsList && !Array.isArray(leaf.value)) {
 			ctx.addIssue({ code: 'custom', path: ['value'], message: `${leaf.operator} compares with a list` });
 		} else if (!needsList && !needsNone && (leaf.value === undefined || Array.isArray(leaf.value))) {
@@ -176,7 +188,25 @@ export const conditionLeafSchema = z
 			ctx.addIssue({ code: 'custom', path: ['value'], message: 'matches takes a regular expression' });
 		}
 	})
-	.openapi('ConditionLeaf');
+	// The refinement above is invisible to the generator: the document states what JSON Schema can of it.
+	.openapi(
+		'ConditionLeaf',
+		schemaRules({
+			description: `A fact compared with a value: a list for ${LIST_OPERATORS.join(' and ')}, a regular expression for matches (one that cannot backtrack without end), no value needed for ${UNARY_OPERATORS.join(', ')}, one value (not a list) for the others.`,
+			...when(
+				operatorIn(LIST_OPERATORS),
+				{ required: ['value'], properties: { value: { type: 'array' } } },
+				when(
+					operatorIn(['matches']),
+					{ required: ['value'], properties: { value: { type: 'string' } } },
+					when(operatorIn(OPERATORS.filter((operator) => !UNARY_OPERATORS.includes(operator))), {
+						required: ['value'],
+						properties: { value: { not: { type: 'array' } } },
+					}),
+				),
+			),
+		}),
+	);
 
 export type ConditionLeaf = z.infer<typeof conditionLeafSchema>;
 export type Condition = ConditionLeaf | { all: Condition[] } | { any: Condition[] } | { not: Condition };

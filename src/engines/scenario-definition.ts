@@ -11,10 +11,11 @@
  * a variable that keeps what they made.
  */
 import { z } from '@hono/zod-openapi';
+import { keyedRecord } from '../lib/schema-rules';
 import { channelName } from '../model/conversations';
 import { createDealAction, updateDealAction } from './actions/deals';
 import { template, variableName } from './actions/fields';
-import { httpRequestFields, httpRequestProblems } from './actions/http-request';
+import { httpRequestFields, httpRequestProblems, presetOrRequest } from './actions/http-request';
 import { tagAction } from './actions/tag';
 import { updateContactAction } from './actions/update-contact';
 import { conditionProblemsWithin, conditionSchema } from './conditions';
@@ -23,6 +24,7 @@ import {
 	type StepProblem,
 	shapeProblems,
 	stepCommon,
+	stepDocumentInput,
 	stepDocumentSchema,
 	stepLink,
 	stepProblems,
@@ -53,8 +55,7 @@ const createContact = z.strictObject({
 	name: template(400).optional().openapi({ description: 'Its name.' }),
 	email: template(400).optional().openapi({ description: 'Its e-mail: an existing contact with it is updated.' }),
 	phone: template(100).optional().openapi({ description: 'Its phone, with the country code.' }),
-	custom_fields: z
-		.record(z.string().max(40), template(2000))
+	custom_fields: keyedRecord(z.string().max(40), template(2000))
 		.optional()
 		.openapi({ description: 'Contact custom values by key, each a template.' }),
 	variable: keep,
@@ -129,20 +130,22 @@ const applyTag = tagAction.extend({
 	onError,
 });
 
-const httpRequest = z.strictObject({
-	...stepCommon,
-	type: z.literal('http_request').openapi({ description: 'HTTP Request, through the guarded fetch.' }),
-	...httpRequestFields,
-	retries: z
-		.int()
-		.min(0)
-		.max(10)
-		.default(3)
-		.openapi({ description: 'Tries again after a 5xx or a timeout, with a growing wait (then `onError`).' }),
-	variable: keep,
-	next: stepLink.optional(),
-	onError,
-});
+const httpRequest = z
+	.strictObject({
+		...stepCommon,
+		type: z.literal('http_request').openapi({ description: 'HTTP Request, through the guarded fetch.' }),
+		...httpRequestFields,
+		retries: z
+			.int()
+			.min(0)
+			.max(10)
+			.default(3)
+			.openapi({ description: 'Tries again after a 5xx or a timeout, with a growing wait (then `onError`).' }),
+		variable: keep,
+		next: stepLink.optional(),
+		onError,
+	})
+	.openapi(presetOrRequest);
 
 const conditional = z.strictObject({
 	...stepCommon,
@@ -158,10 +161,9 @@ const conditional = z.strictObject({
 const setVariables = z.strictObject({
 	...stepCommon,
 	type: z.literal('set_variables').openapi({ description: 'Variable Assignment.' }),
-	values: z
-		.record(variableName, template(2000))
+	values: keyedRecord(variableName, template(2000))
 		.refine((values) => Object.keys(values).length > 0, 'give at least one variable')
-		.openapi({ description: 'Each variable and the template of its value.' }),
+		.openapi({ description: 'Each variable and the template of its value.', minProperties: 1 }),
 	next: stepLink.optional(),
 });
 
@@ -212,6 +214,12 @@ const scenarioStepSchema = z.discriminatedUnion('type', [
 ]);
 
 export const scenarioDefinitionSchema = stepDocumentSchema(scenarioStepSchema, 'ScenarioDefinition');
+
+/** A scenario's definition as a request carries it: checked whole by `scenarioProblems` once it reaches the domain. */
+export const scenarioDefinitionInput = stepDocumentInput(
+	scenarioStepSchema.options.map((step) => step.shape.type.value),
+	'ScenarioDefinition',
+);
 
 export type ScenarioDefinition = z.infer<typeof scenarioDefinitionSchema>;
 export type ScenarioStep = ScenarioDefinition['steps'][number];

@@ -36,6 +36,26 @@ export function stepDocumentSchema<T extends z.ZodType>(steps: T, name: string) 
 		.openapi(name);
 }
 
+/**
+ * A document as a request carries it (`definition` of a create, a change, a simulation): the same `start` and
+ * `steps`, each step checked here only for its `id` and its `type`, one of `types`. The rest of each step is
+ * checked with the whole document (`botProblems`, `scenarioProblems`), so that one 422 names every problem,
+ * links and reachability included; `described` names the schema that describes a step in full.
+ */
+export function stepDocumentInput(types: readonly string[], described: string) {
+	const step = z
+		.looseObject({ id: stepId, type: z.enum(types).openapi({ description: 'What the step does.' }) })
+		.openapi({ description: `A step: its other fields are those of its \`type\` in \`${described}\`.` });
+	return z
+		.strictObject({
+			start: stepLink.openapi({ description: 'The first step.' }),
+			steps: z.array(step).min(1).max(MAX_STEPS).openapi({ description: 'The steps, 200 at most.' }),
+		})
+		.openapi({
+			description: `A \`${described}\`: its first step and its steps, checked whole (every problem in one 422).`,
+		});
+}
+
 /** The links out of a step, each with the field it is in (`branches.0.next`). */
 function linksIn(step: object): StepLink[] {
 	const fields = step as Record<string, unknown>;

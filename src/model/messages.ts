@@ -4,6 +4,7 @@
  * their shapes from here, so a limit changes in one place.
  */
 import { z } from '@hono/zod-openapi';
+import { httpsUrl } from '../lib/url-schemas';
 
 export const AUTHOR_KINDS = ['contact', 'operator', 'bot', 'system'] as const;
 export type AuthorKind = (typeof AUTHOR_KINDS)[number];
@@ -24,9 +25,7 @@ export const messageText = (max: number) => z.string().trim().min(1).max(max);
 
 export const attachmentSchema = z
 	.strictObject({
-		url: z
-			.url({ protocol: /^https$/, error: 'must be an https URL' })
-			.openapi({ description: 'Where the file is hosted (https).' }),
+		url: httpsUrl('must be an https URL').openapi({ description: 'Where the file is hosted (https).' }),
 		name: z.string().min(1).max(255).openapi({ description: 'The file name shown.' }),
 		contentType: z.string().min(3).max(127).openapi({ description: 'Its media type, e.g. `image/png`.' }),
 		size: z

@@ -66,6 +66,17 @@ export async function integratorFlow(baseUrl: string, token: string): Promise<Co
 	});
 	if (member.error) throw new Error(member.error.message);
 
-	console.log(seq, replayed, next, ids, source, updated.data.primaryColor, member.data.id);
+	// A contact known by its name alone (one of name, e-mail and phone is enough).
+	const contact = await parley.POST('/v3/contacts', { body: { name: 'Ada Lovelace' } });
+	if (contact.error) throw new Error(contact.error.message);
+
+	// Try an unsaved bot on paper: a definition is its start and its steps, each step's other fields by its type.
+	const trial = await parley.POST('/v3/bots/simulate', {
+		body: { definition: { start: 'hello', steps: [{ id: 'hello', type: 'send_message', text: 'Hi!' }] } },
+	});
+	if (trial.error) throw new Error(trial.error.message);
+
+	console.log(seq, replayed, next, ids, source, updated.data.primaryColor, member.data.id, contact.data.id);
+	console.log(trial.data.transcript.length);
 	return closed.data;
 }

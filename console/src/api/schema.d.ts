@@ -3706,6 +3706,7 @@ export interface components {
             /** @description When the contact last changed (ISO 8601). */
             updatedAt: string;
         };
+        /** @description A new contact: a name, an e-mail or a phone at least (not null). */
         NewContact: {
             /** @description Full name. */
             name?: string | null;
@@ -3732,6 +3733,15 @@ export interface components {
              * @example unsubscribe-link
              */
             optedOutSource?: string;
+        } | {
+            /** @description Given: the contact has a name. */
+            name: string;
+        } | {
+            /** @description Given: the contact has an e-mail. */
+            email: string;
+        } | {
+            /** @description Given: the contact has a phone. */
+            phone: string;
         };
         ContactChanges: {
             /** @description Full name. */
@@ -3907,7 +3917,7 @@ export interface components {
         CustomFieldChanges: {
             /** @description What people see. */
             label?: string;
-            /** @description The new choices of a `select` field. Values already stored keep their option until next written. */
+            /** @description The new choices of a `select` field (refused on the other types). Values already stored keep their option until next written. */
             options?: string[];
             /** @description See the definition. */
             required?: boolean;
@@ -3955,7 +3965,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Its stages, in order.
+             * @description Its stages, in order, each name once.
              * @example [
              *       "New",
              *       "Proposal",
@@ -3967,7 +3977,7 @@ export interface components {
         FunnelChanges: {
             /** @description The new name. */
             name?: string;
-            /** @description Every stage id of the funnel, in the new order (a reorder). */
+            /** @description Every stage id of the funnel, each exactly once, in the new order (a reorder). */
             stageOrder?: string[];
         };
         NewStage: {
@@ -3976,7 +3986,7 @@ export interface components {
              * @example Demo
              */
             name: string;
-            /** @description Where it goes, from 0; at the end when left out. */
+            /** @description Where it goes, from 0; at the end when left out (or past the end). */
             position?: number;
         };
         StageChanges: {
@@ -4329,7 +4339,7 @@ export interface components {
              * @enum {string}
              */
             kind: "contacts";
-            /** @description These contacts (at most 5000). */
+            /** @description These contacts (at most 5000, each once). */
             contactIds: string[];
         };
         /** @description A WhatsApp campaign’s approved template and its variables; else null. */
@@ -5267,6 +5277,7 @@ export interface components {
         } | {
             not: components["schemas"]["Condition"];
         };
+        /** @description A fact compared with a value: a list for in and not_in, a regular expression for matches (one that cannot backtrack without end), no value needed for any, is_set, is_empty, one value (not a list) for the others. */
         ConditionLeaf: {
             /**
              * @description What is compared: a dotted fact path.
@@ -5330,8 +5341,29 @@ export interface components {
             channels?: string[] | null;
             /** @description When several bots could start on one event, the highest priority runs (then the oldest). Default: `100`. */
             priority?: number;
-            /** @description The draft: a `BotDefinition`. */
-            definition?: Record<string, never>;
+            /** @description The draft: a `BotDefinition`, checked whole. */
+            definition: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "send_message" | "data_entry" | "decision" | "create_deal" | "update_deal" | "integration" | "assign" | "apply_tag" | "update_contact" | "notify" | "delay" | "transfer" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
         };
         /** @description What starts the bot. */
         BotTrigger: {
@@ -5419,13 +5451,35 @@ export interface components {
             /** @description Seconds the bot waited (a delay or typing). */
             waited?: number;
         };
+        /** @description A saved bot (`botId`, maybe a `version`) or an unsaved `definition`: one of the two. */
         BotSimulationRequest: {
             /** @description A saved bot: its draft, or `version`. */
             botId?: string;
             /** @description With `botId`: this version instead of the draft. */
             version?: number;
             /** @description Or an unsaved `BotDefinition`, checked as a save would. */
-            definition?: Record<string, never>;
+            definition?: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "send_message" | "data_entry" | "decision" | "create_deal" | "update_deal" | "integration" | "assign" | "apply_tag" | "update_contact" | "notify" | "delay" | "transfer" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
             /** @description What the visitor says, in order: text, a button’s label, or `{ "file": { "name" } }`. Default: `[]`. */
             inputs?: (string | {
                 /** @description A file the visitor uploads. */
@@ -5455,7 +5509,15 @@ export interface components {
             results?: {
                 [key: string]: components["schemas"]["SimulatedResult"];
             };
-        };
+        } & ({
+            /** @description Given: the saved bot runs (its draft, or `version`). */
+            botId: string;
+        } | {
+            /** @description Given: this unsaved definition runs. */
+            definition: {
+                [key: string]: unknown;
+            };
+        });
         SimulatedResult: {
             /** @description Whether the step succeeds. */
             ok: boolean;
@@ -5566,8 +5628,29 @@ export interface components {
             channels?: string[] | null;
             /** @description When several bots could start on one event, the highest priority runs (then the oldest). */
             priority?: number;
-            /** @description A new draft: a `BotDefinition`. */
-            definition?: Record<string, never>;
+            /** @description A new draft: a `BotDefinition`, checked whole. */
+            definition?: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "send_message" | "data_entry" | "decision" | "create_deal" | "update_deal" | "integration" | "assign" | "apply_tag" | "update_contact" | "notify" | "delay" | "transfer" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
         };
         BotVersionList: {
             /** @description Newest first, without definitions. */
@@ -6191,8 +6274,29 @@ export interface components {
             /** @description Whether anything starts it (runs under way go on either way). Default: `true`. */
             enabled?: boolean;
             trigger?: components["schemas"]["ScenarioTrigger"];
-            /** @description The draft: a `ScenarioDefinition`. */
-            definition?: Record<string, never>;
+            /** @description The draft: a `ScenarioDefinition`, checked whole. */
+            definition: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "find_contact" | "create_contact" | "update_contact" | "find_conversation" | "create_conversation" | "send_message" | "create_deal" | "update_deal" | "apply_tag" | "http_request" | "condition" | "set_variables" | "loop" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
         };
         /**
          * @description What starts it, besides its webhooks and API calls.
@@ -6278,13 +6382,35 @@ export interface components {
                 step?: unknown;
             }[];
         };
+        /** @description A saved scenario (`scenarioId`, maybe a `version`) or an unsaved `definition`: one of the two. */
         ScenarioTestRun: {
             /** @description A saved scenario to test (its draft). */
             scenarioId?: string;
             /** @description With `scenarioId`: this version instead of the draft. */
             version?: number;
             /** @description An unsaved `ScenarioDefinition` (instead of `scenarioId`). */
-            definition?: Record<string, never>;
+            definition?: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "find_contact" | "create_contact" | "update_contact" | "find_conversation" | "create_conversation" | "send_message" | "create_deal" | "update_deal" | "apply_tag" | "http_request" | "condition" | "set_variables" | "loop" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
             /** @description The sample payload: the run’s starting variables. Default: `{}`. */
             input?: {
                 [key: string]: unknown;
@@ -6293,7 +6419,15 @@ export interface components {
             results?: {
                 [key: string]: components["schemas"]["ScenarioSimulatedResult"];
             };
-        };
+        } & ({
+            /** @description Given: the saved scenario runs (its draft, or `version`). */
+            scenarioId: string;
+        } | {
+            /** @description Given: this unsaved definition runs. */
+            definition: {
+                [key: string]: unknown;
+            };
+        });
         ScenarioSimulatedResult: {
             /** @description Whether the step succeeds. */
             ok: boolean;
@@ -6315,8 +6449,29 @@ export interface components {
             /** @description Whether anything starts it (runs under way go on either way). */
             enabled?: boolean;
             trigger?: components["schemas"]["ScenarioTrigger"];
-            /** @description A new draft: a `ScenarioDefinition`. */
-            definition?: Record<string, never>;
+            /** @description A new draft: a `ScenarioDefinition`, checked whole. */
+            definition?: {
+                /**
+                 * @description The first step.
+                 * @example ask-email
+                 */
+                start: string;
+                /** @description The steps, 200 at most. */
+                steps: ({
+                    /**
+                     * @description The step id, unique in its document.
+                     * @example ask-email
+                     */
+                    id: string;
+                    /**
+                     * @description What the step does.
+                     * @enum {string}
+                     */
+                    type: "find_contact" | "create_contact" | "update_contact" | "find_conversation" | "create_conversation" | "send_message" | "create_deal" | "update_deal" | "apply_tag" | "http_request" | "condition" | "set_variables" | "loop" | "end";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
         };
         ScenarioWebhookList: {
             /** @description Newest first (without secrets). */
@@ -6971,7 +7126,10 @@ export interface components {
             secret: string;
         };
         NewWebhookEndpoint: {
-            /** @description Where deliveries are POSTed (https). */
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: an https URL of a public host (no local network name or private address), without credentials, on the default port or one from 1024.
+             */
             url: string;
             /**
              * @description The event types it receives (`*` for all); see docs/WEBHOOK_EVENTS.md.
@@ -6985,7 +7143,10 @@ export interface components {
             description?: string;
         };
         WebhookEndpointChanges: {
-            /** @description Where deliveries are POSTed (https). */
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: an https URL of a public host (no local network name or private address), without credentials, on the default port or one from 1024.
+             */
             url?: string;
             /**
              * @description The event types it receives (`*` for all); see docs/WEBHOOK_EVENTS.md.
@@ -8090,7 +8251,7 @@ export interface components {
                 /** @description On a holiday. */
                 holiday?: string;
             };
-            /** @description Fields to change; the others stay. */
+            /** @description Fields to change; the others stay. Enabled, the bubble needs a `phoneNumber` (given or kept). */
             messagingBubble?: {
                 /** @description Whether the launcher offers the messaging app. */
                 enabled?: boolean;
@@ -8604,7 +8765,10 @@ export interface components {
             createdAt: string;
         };
         PushSubscriptionInput: {
-            /** @description The push service’s address for this browser (`PushSubscription.endpoint`): an https URL on a public host. */
+            /**
+             * Format: uri
+             * @description The push service’s address for this browser (`PushSubscription.endpoint`): an https URL on a public host.
+             */
             endpoint: string;
             /** @description As the browser gives it; not used. */
             expirationTime?: number | null;
@@ -8644,6 +8808,7 @@ export interface components {
              */
             senderName?: string | null;
             /**
+             * Format: email
              * @description The From address, on a domain onboarded to Email Sending; null stops all mail.
              * @example support@example.com
              */
@@ -50271,7 +50436,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "push_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
-                     *           "endpoint": "https://fcm.googleapis.com/fcm/send/dXJ…",
+                     *           "endpoint": "https://fcm.googleapis.com/fcm/send/dXJsOnN1YnNjcmlwdGlvbi1pZA",
                      *           "createdAt": "2026-11-27T12:00:00.000Z"
                      *         }
                      *       ]
@@ -50412,7 +50577,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpoint": "https://fcm.googleapis.com/fcm/send/dXJ…",
+                 *       "endpoint": "https://fcm.googleapis.com/fcm/send/dXJsOnN1YnNjcmlwdGlvbi1pZA",
                  *       "expirationTime": null,
                  *       "keys": {
                  *         "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
@@ -50438,7 +50603,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "push_01JD3Q8Z6Y2V7K1N4M5P6R7S8T",
-                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dXJ…",
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dXJsOnN1YnNjcmlwdGlvbi1pZA",
                      *       "createdAt": "2026-11-27T12:00:00.000Z"
                      *     }
                      */

@@ -11,6 +11,7 @@ import { pushSubscriptions } from '../../db/schema';
 import { Invalid, NotFound } from '../../lib/errors';
 import { urlRefusal } from '../../lib/guarded-fetch';
 import { iso, newId } from '../../lib/ids';
+import { callableUrl } from '../../lib/url-schemas';
 
 /** Subscriptions per member: a few browsers and devices; a client adding more is refused. */
 export const MAX_PUSH_SUBSCRIPTIONS = 20;
@@ -24,7 +25,7 @@ const base64url = (what: string, min: number, max: number) =>
 
 export const pushSubscriptionInputSchema = z
 	.object({
-		endpoint: z.string().max(2048).openapi({
+		endpoint: callableUrl(2048).openapi({
 			description:
 				'The push service’s address for this browser (`PushSubscription.endpoint`): an https URL on a public host.',
 		}),

@@ -15,6 +15,7 @@ import { under } from '../../engines/step-graph';
 import { Invalid } from '../../lib/errors';
 import type { ExpectedVersion } from '../../lib/expected-version';
 import { iso, newId } from '../../lib/ids';
+import { schemaRules, when } from '../../lib/schema-rules';
 import type { Actor } from '../../model/actor';
 import { createOwner, deleteOwner, type OwnerKind, ownerRow, updateOwner } from '../automation/versions';
 import { workspaceHub } from '../objects';
@@ -48,7 +49,16 @@ export const assignmentPolicySchema = z
 		message: 'group_based needs a groupId',
 		path: ['groupId'],
 	})
-	.openapi('AssignmentPolicy');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi(
+		'AssignmentPolicy',
+		schemaRules(
+			when(
+				{ required: ['strategy'], properties: { strategy: { const: 'group_based' } } },
+				{ required: ['groupId'], properties: { groupId: { type: 'string' } } },
+			),
+		),
+	);
 
 const settings = {
 	name: z.string().trim().min(1).max(100).openapi({ description: 'Its name.', example: 'Sales team in turn' }),

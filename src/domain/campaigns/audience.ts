@@ -6,6 +6,7 @@ import { z } from '@hono/zod-openapi';
 import type { Database } from '../../db/client';
 import { contacts } from '../../db/schema';
 import { assertAllInWorkspace } from '../../db/scoped';
+import { keyedRecord } from '../../lib/schema-rules';
 import { customFieldKey } from '../../model/custom-fields';
 import { tagNameSchema } from '../conversations/conversations';
 import { type ContactCriteria, contactsMatching, touchSchema } from '../crm/contact-filters';
@@ -20,8 +21,7 @@ const filterAudience = z
 			.max(10)
 			.optional()
 			.openapi({ description: 'Only contacts carrying every one of these tags.', example: ['vip'] }),
-		customFields: z
-			.record(customFieldKey, z.union([z.string(), z.number(), z.boolean()]))
+		customFields: keyedRecord(customFieldKey, z.union([z.string(), z.number(), z.boolean()]))
 			.optional()
 			.openapi({
 				description: 'Only contacts whose custom fields hold these values (each read as its definition reads it).',
@@ -62,7 +62,7 @@ const listAudience = z
 			.min(1)
 			.max(MAX_LISTED_CONTACTS)
 			.refine((ids) => new Set(ids).size === ids.length, 'lists a contact twice')
-			.openapi({ description: `These contacts (at most ${MAX_LISTED_CONTACTS}).` }),
+			.openapi({ description: `These contacts (at most ${MAX_LISTED_CONTACTS}, each once).`, uniqueItems: true }),
 	})
 	.openapi('CampaignListAudience');
 

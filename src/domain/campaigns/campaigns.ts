@@ -11,6 +11,7 @@ import { checkTemplate, localDateTime } from '../../engines/templates';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { anyPresent, present, type SchemaRule, schemaRules, when } from '../../lib/schema-rules';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, RECIPIENT_STATUSES, type RecipientStatus } from '../../model/campaigns';
 import { templateSendSchema } from '../channels/whatsapp/templates';
 import { type CampaignAudience, campaignAudienceSchema, checkAudience } from './audience';
@@ -79,6 +80,12 @@ export const campaignSchema = z
 	.openapi('Campaign');
 export type CampaignView = z.infer<typeof campaignSchema>;
 
+/** A rule's branch for a campaign on `channel` (named: the default, the widget, is whatever else). */
+const channelIs = (channel: CampaignRow['channel']): SchemaRule => ({
+	required: ['channel'],
+	properties: { channel: { const: channel } },
+});
+
 const name = z.string().trim().min(1).max(200);
 const template = z.string().min(1).max(4000);
 const subject = z.string().min(1).max(500);
@@ -99,7 +106,22 @@ export const newCampaignSchema = z
 		channel: z.enum(CAMPAIGN_CHANNELS).default('widget'),
 		...whatsappCampaignFields,
 	})
-	.openapi('NewCampaign');
+	// What each channel needs is checked by the domain (checkMessage, checkSubject, the WhatsApp fields' check):
+	// the document states it for clients that validate.
+	.openapi(
+		'NewCampaign',
+		schemaRules(
+			when(
+				channelIs('email'),
+				{ ...present('template', 'subject'), not: anyPresent(['whatsappNumberId', 'whatsappTemplate']) },
+				when(
+					channelIs('whatsapp'),
+					{ ...present('whatsappNumberId', 'whatsappTemplate'), not: anyPresent(['template', 'subject']) },
+					{ ...present('template'), not: anyPresent(['subject', 'whatsappNumberId', 'whatsappTemplate']) },
+				),
+			),
+		),
+	);
 
 export const campaignChangesSchema = z
 	.strictObject({

@@ -5,6 +5,7 @@ import { CONVERSATION_STATUSES, contacts, conversations } from '../../db/schema'
 import { existsInWorkspace } from '../../db/scoped';
 import { NotFound } from '../../lib/errors';
 import { iso, isoOrNull } from '../../lib/ids';
+import { schemaRules, when } from '../../lib/schema-rules';
 import type { Actor } from '../../model/actor';
 import { channelName } from '../../model/conversations';
 import { changesOf, type DomainEvent, type EventPayload, newEvent } from '../../model/events';
@@ -185,8 +186,17 @@ export const conversationChangesSchema = z
 		message: 'a snoozed conversation is pending: give status pending or leave it out',
 		path: ['status'],
 	})
-	// The refinement above is invisible to the generator: the document states it for clients that validate.
-	.openapi('ConversationChanges', { minProperties: 1 });
+	// The refinements above are invisible to the generator: the document states them for clients that validate.
+	.openapi(
+		'ConversationChanges',
+		schemaRules({
+			minProperties: 1,
+			...when(
+				{ required: ['snoozedUntil', 'status'], properties: { snoozedUntil: { type: 'string' }, status: {} } },
+				{ required: ['status'], properties: { status: { const: 'pending' } } },
+			),
+		}),
+	);
 
 export type ConversationChanges = z.infer<typeof conversationChangesSchema>;
 

@@ -14,8 +14,10 @@ import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/curs
 import { Conflict, NotFound } from '../../lib/errors';
 import { assertVersion, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
 import { newId } from '../../lib/ids';
+import { given, keyedRecord, present, type SchemaRule, schemaRules, when } from '../../lib/schema-rules';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, newEvent } from '../../model/events';
 import { phoneNumber } from '../widget/settings';
 import { type ContactFilters, contactsMatching, criteriaOfQuery, QUERY_SOURCE } from './contact-filters';
@@ -41,9 +43,7 @@ export const contactRecordSchema = contactSchema
 
 export type ContactRecord = z.infer<typeof contactRecordSchema>;
 
-const email = z
-	.email()
-	.max(254)
+const email = emailAddress()
 	.transform((value) => value.toLowerCase())
 	.openapi({ description: 'E-mail address (stored lower-cased); unique in the workspace.' });
 const phone = phoneNumber
@@ -51,7 +51,7 @@ const phone = phoneNumber
 	.openapi({ description: 'Phone number with the country code (stored as + and digits); unique in the workspace.' });
 const name = z.string().trim().min(1).max(200).openapi({ description: 'Full name.' });
 
-const customValues = z.record(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()])).openapi({
+const customValues = keyedRecord(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()])).openapi({
 	description:
 		'Values by custom field key, each checked against its definition (`/v3/custom-fields`): an undefined key is refused. Keys left out stay; null clears one.',
 	example: { plan: 'pro' },
@@ -79,17 +79,34 @@ const contactFields = z
 
 export type ContactFields = z.infer<typeof contactFields>;
 
+/** `optedOutSource` only beside `optedOut: true`, as the refinement of `contactFields` says. */
+const sourceWithOptOut: SchemaRule = when(present('optedOutSource'), {
+	required: ['optedOut'],
+	properties: { optedOut: { const: true } },
+});
+
 export const newContactSchema = contactFields
 	.refine((b) => b.name != null || b.email != null || b.phone != null, 'give at least one of name, email, phone')
-	// The refinement above is invisible to the generator: the document states it for clients that validate.
-	.openapi('NewContact', { minProperties: 1 });
+	// The refinements are invisible to the generator: the document states them for clients that validate.
+	.openapi(
+		'NewContact',
+		schemaRules({
+			...sourceWithOptOut,
+			description: 'A new contact: a name, an e-mail or a phone at least (not null).',
+			anyOf: [
+				given('name', 'string', 'Given: the contact has a name.'),
+				given('email', 'string', 'Given: the contact has an e-mail.'),
+				given('phone', 'string', 'Given: the contact has a phone.'),
+			],
+		}),
+	);
 
 export const contactChangesSchema = contactFields
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
-	.openapi('ContactChanges', { minProperties: 1 });
+	.openapi('ContactChanges', schemaRules({ ...sourceWithOptOut, minProperties: 1 }));
 
 /** The body of an upsert by e-mail or phone: the other fields (the key may be repeated, with the same value). */
-export const contactUpsertSchema = contactFields.openapi('ContactUpsert');
+export const contactUpsertSchema = contactFields.openapi('ContactUpsert', schemaRules(sourceWithOptOut));
 
 // The outer row is named by its table, as drizzle leaves a bare column name in a select list, which the
 // subquery would take for one of its own.

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { contacts } from '../../db/schema';
 import { iso, isoOrNull } from '../../lib/ids';
+import { emailAddress } from '../../model/email-address';
 import { phoneNumber } from '../widget/settings';
 
 export const originSchema = z
@@ -73,7 +74,7 @@ export const contactSchema = z
 export const contactReferenceSchema = z
 	.strictObject({
 		id: z.string().min(1).max(64).optional().openapi({ description: 'An existing contact id.' }),
-		email: z.email().max(254).optional().openapi({ description: 'Find the contact by e-mail, or create it.' }),
+		email: emailAddress().optional().openapi({ description: 'Find the contact by e-mail, or create it.' }),
 		phone: phoneNumber
 			.optional()
 			.openapi({ description: 'Find the contact by phone (with the country code), or create it.' }),

@@ -13,6 +13,7 @@ import { pageOf } from '../../lib/cursor';
 import { Conflict, Invalid, NotFound } from '../../lib/errors';
 import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
 import { iso, newId } from '../../lib/ids';
+import { present, schemaRules, when } from '../../lib/schema-rules';
 import type { Actor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
 import { changesOf, newEvent } from '../../model/events';
@@ -28,7 +29,8 @@ const options = z
 	.array(option)
 	.min(1)
 	.max(100)
-	.refine((list) => new Set(list).size === list.length, 'options must be unique');
+	.refine((list) => new Set(list).size === list.length, 'options must be unique')
+	.openapi({ uniqueItems: true });
 
 export const customFieldDefinitionSchema = z
 	.object({
@@ -67,13 +69,22 @@ export const newCustomFieldSchema = z
 		message: 'a select field needs its options, and only a select field has options',
 		path: ['options'],
 	})
-	.openapi('NewCustomField');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi(
+		'NewCustomField',
+		schemaRules(
+			when({ required: ['type'], properties: { type: { const: 'select' } } }, present('options'), {
+				not: present('options'),
+			}),
+		),
+	);
 
 export const customFieldChangesSchema = z
 	.strictObject({
 		label: z.string().trim().min(1).max(80).optional().openapi({ description: 'What people see.' }),
 		options: options.optional().openapi({
-			description: 'The new choices of a `select` field. Values already stored keep their option until next written.',
+			description:
+				'The new choices of a `select` field (refused on the other types). Values already stored keep their option until next written.',
 		}),
 		required: z.boolean().optional().openapi({ description: 'See the definition.' }),
 	})

@@ -5,6 +5,7 @@
  * for a funnel, a stage and a deal.
  */
 import { z } from '@hono/zod-openapi';
+import { keyedRecord, schemaRules } from '../../lib/schema-rules';
 import { customFieldKey } from '../../model/custom-fields';
 
 const stageView = z
@@ -37,18 +38,21 @@ export const newFunnelSchema = z
 			.min(1)
 			.max(30)
 			.refine(uniqueNames, 'stage names must be unique')
-			.openapi({ description: 'Its stages, in order.', example: ['New', 'Proposal', 'Negotiation'] }),
+			.openapi({
+				description: 'Its stages, in order, each name once.',
+				example: ['New', 'Proposal', 'Negotiation'],
+				uniqueItems: true,
+			}),
 	})
 	.openapi('NewFunnel');
 
 export const funnelChangesSchema = z
 	.strictObject({
 		name: name.optional().openapi({ description: 'The new name.' }),
-		stageOrder: z
-			.array(z.string().min(1).max(64))
-			.max(30)
-			.optional()
-			.openapi({ description: 'Every stage id of the funnel, in the new order (a reorder).' }),
+		stageOrder: z.array(z.string().min(1).max(64)).max(30).optional().openapi({
+			description: 'Every stage id of the funnel, each exactly once, in the new order (a reorder).',
+			uniqueItems: true,
+		}),
 	})
 	.refine((b) => Object.keys(b).length > 0, 'give at least one of name, stageOrder')
 	.openapi('FunnelChanges', { minProperties: 1 });
@@ -56,7 +60,12 @@ export const funnelChangesSchema = z
 export const newStageSchema = z
 	.strictObject({
 		name: name.openapi({ description: 'Unique in its funnel.', example: 'Demo' }),
-		position: z.int().min(0).optional().openapi({ description: 'Where it goes, from 0; at the end when left out.' }),
+		position: z
+			.int()
+			.min(0)
+			.max(Number.MAX_SAFE_INTEGER)
+			.optional()
+			.openapi({ description: 'Where it goes, from 0; at the end when left out (or past the end).' }),
 	})
 	.openapi('NewStage');
 
@@ -107,9 +116,9 @@ export const dealSchema = z
 
 export type DealView = z.infer<typeof dealSchema>;
 
-const dealCustomValues = z
-	.record(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()]))
-	.openapi({ description: 'Values by deal custom field key, each checked against its definition; null clears one.' });
+const dealCustomValues = keyedRecord(customFieldKey, z.union([z.string(), z.number(), z.boolean(), z.null()])).openapi({
+	description: 'Values by deal custom field key, each checked against its definition; null clears one.',
+});
 const ref = z.string().trim().min(1).max(100);
 
 export const newDealSchema = z
@@ -130,7 +139,8 @@ export const newDealSchema = z
 		message: 'a value or products need a currency',
 		path: ['currency'],
 	})
-	.openapi('NewDeal');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi('NewDeal', schemaRules({ dependentRequired: { value: ['currency'], products: ['currency'] } }));
 
 export type NewDeal = z.infer<typeof newDealSchema>;
 

@@ -21,6 +21,7 @@ import { addRoute, shardsToAsk } from '../../db/shards';
 import { afterNewestFirst, type NewestFirstCursor, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound, TooManyRequests, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { emailAddress } from '../../model/email-address';
 import { type RateLimiterStub, rateLimiter } from '../objects';
 import { ADDRESS_POLICY, EMAIL_POLICY, type ThrottlePolicy } from './sign-in-throttle';
 
@@ -32,7 +33,7 @@ const WRONG = 'Wrong e-mail or password.';
 
 export const signInSchema = z
 	.strictObject({
-		email: z.email().max(254).openapi({ description: 'The sign-in e-mail.', example: 'ana@acme.example' }),
+		email: emailAddress().openapi({ description: 'The sign-in e-mail.', example: 'ana@acme.example' }),
 		password: z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({ description: 'The password.' }),
 		workspaceId: z.string().min(1).max(64).optional().openapi({
 			description: 'Which workspace, when the same e-mail and password open several (the answer lists them).',

@@ -91,7 +91,8 @@ const groupName = z.string().trim().min(1).max(64);
 const memberIds = z
 	.array(z.string().min(1).max(64))
 	.max(500)
-	.refine((ids) => new Set(ids).size === ids.length, 'member ids must be unique');
+	.refine((ids) => new Set(ids).size === ids.length, 'member ids must be unique')
+	.openapi({ uniqueItems: true });
 
 export const newGroupSchema = z
 	.strictObject({

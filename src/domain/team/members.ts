@@ -16,6 +16,7 @@ import { afterByName, pageOf } from '../../lib/cursor';
 import { Conflict, NotFound } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
 import type { Actor } from '../../model/actor';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, newEvent } from '../../model/events';
 import { closeReplacedTokenSockets } from '../conversations/live';
 import { assertGroups, groupGone, membershipStatements } from './groups';
@@ -53,7 +54,8 @@ export type MemberView = z.infer<typeof memberSchema>;
 const groupIds = z
 	.array(z.string().min(1).max(64))
 	.max(50)
-	.refine((ids) => new Set(ids).size === ids.length, 'group ids must be unique');
+	.refine((ids) => new Set(ids).size === ids.length, 'group ids must be unique')
+	.openapi({ uniqueItems: true });
 const capacity = z.int().min(0).max(10_000).nullable();
 
 export const memberChangesSchema = z
@@ -170,7 +172,7 @@ export async function listMembers(
 
 export const newMemberSchema = z
 	.strictObject({
-		email: z.email().max(254).openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
+		email: emailAddress().openapi({ description: 'Sign-in e-mail, unique in the workspace.' }),
 		name: z.string().trim().min(1).max(200).openapi({ description: 'Name shown to visitors and colleagues.' }),
 		permissions: z
 			.array(permissionSchema)

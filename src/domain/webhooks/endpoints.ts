@@ -13,6 +13,7 @@ import { type EndpointSecret, webhookEndpoints } from '../../db/schema';
 import { Invalid, NotFound } from '../../lib/errors';
 import { urlRefusal } from '../../lib/guarded-fetch';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { callableUrl } from '../../lib/url-schemas';
 import { DOMAIN_EVENT_TYPES } from '../../model/events';
 
 /** How long a rotated-out secret goes on signing, unless the rotation says otherwise. */
@@ -28,7 +29,10 @@ const eventTypes = z
 		example: ['conversation.created', 'scenario.run_ended'],
 	});
 
-const url = z.string().trim().max(2000).openapi({ description: 'Where deliveries are POSTed (https).' });
+const url = callableUrl(2000).openapi({
+	description:
+		'Where deliveries are POSTed: an https URL of a public host (no local network name or private address), without credentials, on the default port or one from 1024.',
+});
 
 export const newEndpointSchema = z
 	.strictObject({

@@ -4,6 +4,8 @@ import type { Database } from '../../db/client';
 import { widgetSettings } from '../../db/schema';
 import { Conflict, type FieldProblem, Invalid } from '../../lib/errors';
 import { assertVersion, changedSince, type ExpectedVersion, expectsVersion } from '../../lib/expected-version';
+import { schemaRules, when } from '../../lib/schema-rules';
+import { httpsUrl } from '../../lib/url-schemas';
 import { isKnownTimeZone, minutesOf, WEEKDAYS } from '../../model/business-hours';
 import { customFieldKey } from '../../model/custom-fields';
 import { checkCustomValues, definitionsOf } from '../crm/custom-values';
@@ -23,7 +25,8 @@ const clock = z
 
 const interval = z
 	.strictObject({ start: clock, end: clock })
-	.refine((i) => minutesOf(i.start) < minutesOf(i.end), { message: 'end must be after start' });
+	.refine((i) => minutesOf(i.start) < minutesOf(i.end), { message: 'end must be after start' })
+	.openapi({ description: 'An open interval: `end` after `start`.' });
 
 const weekly = z.strictObject(
 	Object.fromEntries(
@@ -80,7 +83,16 @@ export const messagingBubbleSchema = messagingBubbleFields
 		message: 'phoneNumber is required when the bubble is enabled',
 		path: ['phoneNumber'],
 	})
-	.openapi('MessagingBubble');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi(
+		'MessagingBubble',
+		schemaRules(
+			when(
+				{ required: ['enabled'], properties: { enabled: { const: true } } },
+				{ required: ['phoneNumber'], properties: { phoneNumber: { type: 'string' } } },
+			),
+		),
+	);
 
 export const customFieldSchema = z
 	.strictObject({
@@ -98,7 +110,16 @@ export const customFieldSchema = z
 		message: 'a select field needs at least one option',
 		path: ['options'],
 	})
-	.openapi('CustomField');
+	// The refinement above is invisible to the generator: the document states it for clients that validate.
+	.openapi(
+		'CustomField',
+		schemaRules(
+			when(
+				{ required: ['type'], properties: { type: { const: 'select' } } },
+				{ required: ['options'], properties: { options: { type: 'array', minItems: 1 } } },
+			),
+		),
+	);
 
 export const requiredFieldSchema = z.enum(['name', 'email', 'phone']);
 
@@ -130,7 +151,7 @@ export const widgetSettingsSchema = z
 		displayName: z.string().max(80).openapi({ description: 'The team name atop the chat.' }),
 		/** The logo shown atop the chat: an https URL, or the path of one uploaded with PUT /v3/widget/logo. */
 		logoUrl: z
-			.union([z.url({ protocol: /^https$/ }), z.string().regex(UPLOADED_LOGO_PATH)], {
+			.union([httpsUrl(), z.string().regex(UPLOADED_LOGO_PATH)], {
 				error: 'must be an https URL or the path of a logo uploaded with PUT /v3/widget/logo',
 			})
 			.nullable()
@@ -187,7 +208,9 @@ export const widgetSettingsUpdateSchema = widgetSettingsSchema
 	.extend({
 		businessHours: businessHoursSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
 		periodMessages: periodMessagesSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
-		messagingBubble: messagingBubbleFields.partial().openapi({ description: 'Fields to change; the others stay.' }),
+		messagingBubble: messagingBubbleFields.partial().openapi({
+			description: 'Fields to change; the others stay. Enabled, the bubble needs a `phoneNumber` (given or kept).',
+		}),
 		limits: visitorLimitsSchema.partial().openapi({ description: 'Fields to change; the others stay.' }),
 	})
 	.partial()

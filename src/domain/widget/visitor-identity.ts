@@ -16,8 +16,10 @@ import { contacts, conversations, workspaces } from '../../db/schema';
 import { commit, IF_CHANGED, release } from '../../events/commit';
 import { Conflict, Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { keyedRecord } from '../../lib/schema-rules';
 import { contactActor } from '../../model/actor';
 import { customFieldKey } from '../../model/custom-fields';
+import { emailAddress } from '../../model/email-address';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { conversationsMoved } from '../conversations/conversations';
 import { disconnectVisitor } from '../conversations/live';
@@ -46,13 +48,13 @@ import {
 const customValue = z.union([z.string().max(500), z.number().finite(), z.boolean(), z.null()]);
 
 /** Scalar custom attributes only: nested objects would not fit a contact's fields or a rule's condition. */
-export const customDataSchema = z
-	.record(customFieldKey, customValue)
-	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes');
+export const customDataSchema = keyedRecord(customFieldKey, customValue)
+	.refine((data) => Object.keys(data).length <= 50, 'at most 50 custom attributes')
+	.openapi({ maxProperties: 50 });
 
 export const visitorDetailsSchema = z.strictObject({
 	name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Full name.' }),
-	email: z.email().max(254).optional().openapi({ description: 'E-mail address.' }),
+	email: emailAddress().optional().openapi({ description: 'E-mail address.' }),
 	phone: phoneNumber.optional().openapi({ description: 'Phone number with the country code.' }),
 	customData: customDataSchema.optional().openapi({
 		description:

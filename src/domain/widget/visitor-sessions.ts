@@ -12,6 +12,7 @@ import { contacts, conversations, visitorSessions, workspaces } from '../../db/s
 import { commit, release } from '../../events/commit';
 import { NotFound, Unauthorized } from '../../lib/errors';
 import { iso, isoOrNull, newId } from '../../lib/ids';
+import { webUrl } from '../../lib/url-schemas';
 import { contactActor } from '../../model/actor';
 import { changesOf, type DomainEvent, newEvent } from '../../model/events';
 import { contactEventView } from '../crm/contacts';
@@ -28,16 +29,8 @@ export const originInputSchema = z
 		utmTerm: campaignValue.optional().openapi({ description: 'utm_term of the landing URL.' }),
 		gclid: z.string().trim().min(1).max(512).optional().openapi({ description: 'The Google Ads click id.' }),
 		fbclid: z.string().trim().min(1).max(512).optional().openapi({ description: 'The Meta click id.' }),
-		landingUrl: z
-			.url({ protocol: /^https?$/ })
-			.max(2048)
-			.optional()
-			.openapi({ description: 'The first page of the visit.' }),
-		referrer: z
-			.url({ protocol: /^https?$/ })
-			.max(2048)
-			.optional()
-			.openapi({ description: 'The page that linked to it.' }),
+		landingUrl: webUrl(2048).optional().openapi({ description: 'The first page of the visit.' }),
+		referrer: webUrl(2048).optional().openapi({ description: 'The page that linked to it.' }),
 	})
 	.openapi('OriginInput');
 

@@ -5,6 +5,7 @@
  * deal in the selected funnels. Values are read as amounts in the workspace's locale ("1.500,00", "1,500.00").
  */
 import { z } from '@hono/zod-openapi';
+import { keyedRecord } from '../../lib/schema-rules';
 import type { AmountLocale } from '../values';
 import { template, variableName } from './fields';
 
@@ -19,8 +20,7 @@ export const createDealAction = z.strictObject({
 		.regex(/^[A-Z]{3}$/)
 		.optional()
 		.openapi({ description: 'ISO 4217; the workspace locale’s (BRL for pt, USD for en) when left out.' }),
-	custom_fields: z
-		.record(z.string().max(40), template(2000))
+	custom_fields: keyedRecord(z.string().max(40), template(2000))
 		.optional()
 		.openapi({ description: 'Deal custom values by key, each a template.' }),
 });
@@ -48,8 +48,7 @@ export const updateDealAction = z.strictObject({
 		.max(50)
 		.optional()
 		.openapi({ description: 'Lines added to the deal; `unitPrice` is read as an amount.' }),
-	custom_fields: z
-		.record(z.string().max(40), template(2000))
+	custom_fields: keyedRecord(z.string().max(40), template(2000))
 		.optional()
 		.openapi({ description: 'Deal custom values by key, each a template.' }),
 });

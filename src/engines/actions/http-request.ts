@@ -5,6 +5,7 @@
  * is src/domain/automation/core/actions/http-request.ts.
  */
 import { z } from '@hono/zod-openapi';
+import { anyPresent, keyedRecord, present, schemaRules, when } from '../../lib/schema-rules';
 import { template, variableName } from './fields';
 import { presetProblems, presetSchema } from './presets';
 
@@ -33,8 +34,7 @@ const httpAuthSchema = z
 export const httpRequestFields = {
 	method: z.enum(HTTP_METHODS).optional().openapi({ description: 'The HTTP method (unless `preset`).' }),
 	url: template(2000).optional().openapi({ description: 'An https URL; may hold variables (unless `preset`).' }),
-	headers: z
-		.record(z.string().max(100), template(2000))
+	headers: keyedRecord(z.string().max(100), template(2000))
 		.optional()
 		.openapi({ description: 'Request headers, each value a template.' }),
 	auth: httpAuthSchema.optional(),
@@ -45,16 +45,25 @@ export const httpRequestFields = {
 		description: 'A built-in integration (HubSpot, RD Station, Salesforce, Pipedrive) instead of a request.',
 	}),
 	/** Variables set from the JSON answer: `{ "order_status": "order.status" }`. */
-	response: z
-		.record(variableName, z.string().max(200))
+	response: keyedRecord(variableName, z.string().max(200))
 		.optional()
 		.openapi({ description: 'Variables set from the JSON answer, each from a dotted path: `order.status`.' }),
 };
 
-export const integrationAction = z.strictObject({
-	type: z.literal('integration').openapi({ description: 'Integration: an HTTP call.' }),
-	...httpRequestFields,
-});
+/**
+ * A preset, or a method and a URL, never both: what `httpRequestProblems` checks with the whole document,
+ * stated for the document on each schema that spreads `httpRequestFields`.
+ */
+export const presetOrRequest = schemaRules(
+	when(present('preset'), { not: anyPresent(['method', 'url', 'headers', 'auth', 'body']) }, present('method', 'url')),
+);
+
+export const integrationAction = z
+	.strictObject({
+		type: z.literal('integration').openapi({ description: 'Integration: an HTTP call.' }),
+		...httpRequestFields,
+	})
+	.openapi(presetOrRequest);
 export type IntegrationAction = z.infer<typeof integrationAction>;
 /** A request's fields, whichever step carries them. */
 export type HttpRequest = Omit<IntegrationAction, 'type'>;

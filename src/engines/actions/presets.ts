@@ -16,6 +16,7 @@
  * `fields` maps the product's field names to templates: `{ "email": "{{ email }}", "firstname": "{{ name }}" }`.
  */
 import { z } from '@hono/zod-openapi';
+import { keyedRecord } from '../../lib/schema-rules';
 import { template } from './fields';
 
 const PRESET_OPERATIONS = {
@@ -48,8 +49,7 @@ export const presetSchema = z
 		baseUrl: template(300).optional().openapi({
 			description: 'The API’s address: required for Salesforce (the instance URL); the product’s own otherwise.',
 		}),
-		fields: z
-			.record(z.string().max(100), template(2000))
+		fields: keyedRecord(z.string().max(100), template(2000))
 			.default({})
 			.openapi({ description: 'The product’s field names, each mapped to a template.' }),
 		object: z

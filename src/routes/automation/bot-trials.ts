@@ -4,6 +4,7 @@ import { performHttpRequest } from '../../domain/automation/core/actions/http-re
 import { loadWidgetSettings } from '../../domain/widget/settings';
 import { sampleContact } from '../../engines/actions/fields';
 import { httpRequestProblems, integrationAction } from '../../engines/actions/http-request';
+import { botDefinitionInput } from '../../engines/bot-definition';
 import { BOT_RUN_STATUSES } from '../../engines/bot-interpreter';
 import { simulate } from '../../engines/bot-simulation';
 import { mappedValues } from '../../engines/conditions';
@@ -12,6 +13,7 @@ import { renderTemplateSync, TemplateError } from '../../engines/templates';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { Invalid } from '../../lib/errors';
+import { given, schemaRules } from '../../lib/schema-rules';
 import { operatorActor } from '../../model/actor';
 import { example } from './bot-examples';
 
@@ -28,11 +30,15 @@ const simulatedResult = z
 const simulationBody = z
 	.strictObject({
 		botId: z.string().min(1).max(64).optional().openapi({ description: 'A saved bot: its draft, or `version`.' }),
-		version: z.int().min(1).optional().openapi({ description: 'With `botId`: this version instead of the draft.' }),
-		definition: z
-			.unknown()
+		version: z
+			.int()
+			.min(1)
+			.max(Number.MAX_SAFE_INTEGER)
 			.optional()
-			.openapi({ description: 'Or an unsaved `BotDefinition`, checked as a save would.', type: 'object' }),
+			.openapi({ description: 'With `botId`: this version instead of the draft.' }),
+		definition: botDefinitionInput
+			.optional()
+			.openapi({ description: 'Or an unsaved `BotDefinition`, checked as a save would.' }),
 		inputs: z
 			.array(
 				z.union([
@@ -67,7 +73,18 @@ const simulationBody = z
 		message: 'a version belongs to a botId',
 		path: ['version'],
 	})
-	.openapi('BotSimulationRequest');
+	// The refinements above are invisible to the generator: the document states them for clients that validate.
+	.openapi(
+		'BotSimulationRequest',
+		schemaRules({
+			description: 'A saved bot (`botId`, maybe a `version`) or an unsaved `definition`: one of the two.',
+			oneOf: [
+				given('botId', 'string', 'Given: the saved bot runs (its draft, or `version`).'),
+				given('definition', 'object', 'Given: this unsaved definition runs.'),
+			],
+			dependentRequired: { version: ['botId'] },
+		}),
+	);
 
 const transcriptLine = z
 	.object({

@@ -17,11 +17,13 @@ import {
 	updateScenario,
 } from '../../domain/automation/scenarios/scenarios';
 import { workspaceTimeZone } from '../../domain/widget/settings';
+import { scenarioDefinitionInput } from '../../engines/scenario-definition';
 import { simulateScenario } from '../../engines/scenario-simulation';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
+import { given, schemaRules } from '../../lib/schema-rules';
 import { operatorActor } from '../../model/actor';
 import { example, exampleDefinition, idParams } from './scenario-examples';
 import { scenarioRunsRoutes } from './scenario-runs';
@@ -49,12 +51,12 @@ const testBody = z
 		version: z
 			.int()
 			.min(1)
+			.max(Number.MAX_SAFE_INTEGER)
 			.optional()
 			.openapi({ description: 'With `scenarioId`: this version instead of the draft.' }),
-		definition: z
-			.unknown()
+		definition: scenarioDefinitionInput
 			.optional()
-			.openapi({ description: 'An unsaved `ScenarioDefinition` (instead of `scenarioId`).', type: 'object' }),
+			.openapi({ description: 'An unsaved `ScenarioDefinition` (instead of `scenarioId`).' }),
 		input: runInputSchema.default({}).openapi({ description: 'The sample payload: the run’s starting variables.' }),
 		results: z
 			.record(z.string(), simulatedResult)
@@ -69,7 +71,18 @@ const testBody = z
 		message: 'version needs a scenarioId',
 		path: ['version'],
 	})
-	.openapi('ScenarioTestRun');
+	// The refinements above are invisible to the generator: the document states them for clients that validate.
+	.openapi(
+		'ScenarioTestRun',
+		schemaRules({
+			description: 'A saved scenario (`scenarioId`, maybe a `version`) or an unsaved `definition`: one of the two.',
+			oneOf: [
+				given('scenarioId', 'string', 'Given: the saved scenario runs (its draft, or `version`).'),
+				given('definition', 'object', 'Given: this unsaved definition runs.'),
+			],
+			dependentRequired: { version: ['scenarioId'] },
+		}),
+	);
 
 const testResult = z
 	.object({

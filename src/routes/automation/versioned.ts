@@ -40,6 +40,7 @@ export function versionedParams(noun: string, idExample: string) {
 			.number()
 			.int()
 			.min(1)
+			.max(Number.MAX_SAFE_INTEGER)
 			.openapi({ param: { name: 'version', in: 'path', description: 'The version number.' }, example: 1 }),
 	});
 	return { idParams, versionParams };

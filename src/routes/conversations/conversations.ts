@@ -41,6 +41,7 @@ const beforeParam = z.coerce
 	.number()
 	.int()
 	.min(1)
+	.max(Number.MAX_SAFE_INTEGER)
 	.optional()
 	.openapi({ description: 'Only messages with a `seq` below this one: the newest `limit` of them.', example: 120 });
 const conversationPage = pageSchema('ConversationPage', conversationRowSchema);
@@ -76,7 +77,11 @@ async function withDeliveryStates(
 
 const readBody = z
 	.strictObject({
-		seq: z.number().int().min(0).openapi({ description: 'The `seq` of the last message the operators have read.' }),
+		seq: z
+			.int()
+			.min(0)
+			.max(Number.MAX_SAFE_INTEGER)
+			.openapi({ description: 'The `seq` of the last message the operators have read.' }),
 	})
 	.openapi('ReadReceipt');
 const readPosition = z
@@ -294,7 +299,7 @@ export const conversations = createRouter()
 			request: {
 				params: idParams,
 				query: z.object({
-					after: z.coerce.number().int().min(0).default(0).openapi({
+					after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({
 						description: 'The last `seq` this client has: the socket first replays every message after it.',
 					}),
 				}),

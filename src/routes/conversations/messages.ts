@@ -7,6 +7,7 @@ import { attachmentSchema, interactiveSchema, messageSchema } from '../../domain
 import { errorResponses, idempotencyHeaders, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { messageExample } from '../../http/openapi-examples';
 import { createRouter } from '../../http/router';
+import { schemaRules, when } from '../../lib/schema-rules';
 import { MAX_OPERATOR_TEXT, messageText } from '../../model/messages';
 
 const sendBody = z
@@ -27,7 +28,16 @@ const sendBody = z
 				'A private note for the team: numbered and stored like any message, shown to operators, never to the visitor; no reply to the customer (first response, waiting time and bots ignore it). Cannot carry `interactive`.',
 		}),
 	})
-	.openapi('NewMessage');
+	// The room refuses a private note that asks something (checkMessage): the document states it too.
+	.openapi(
+		'NewMessage',
+		schemaRules(
+			when(
+				{ required: ['private', 'interactive'], properties: { private: { const: true }, interactive: {} } },
+				{ required: ['interactive'], properties: { interactive: { type: 'null' } } },
+			),
+		),
+	);
 
 export const messages = createRouter().openapi(
 	createRoute({

@@ -24,13 +24,12 @@ import { newestFirstCursor, pageQuery, pageSchema, readCursor } from '../../lib/
 import { Invalid } from '../../lib/errors';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
 import { operatorActor } from '../../model/actor';
+import { emailAddress } from '../../model/email-address';
 
 const idParams = z.object({ id: idParam('id', 'ctc_01JD3Q8Z6Y2V7K1N4M5P6R7S8T', 'The contact id.') });
 const contactPage = pageSchema('ContactPage', contactRecordSchema);
 const emailParams = z.object({
-	email: z
-		.email()
-		.max(254)
+	email: emailAddress()
 		.transform((value) => value.toLowerCase())
 		.openapi({
 			param: { name: 'email', in: 'path', description: 'The e-mail (any case).' },

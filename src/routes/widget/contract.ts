@@ -9,6 +9,7 @@ import { contactSchema } from '../../domain/crm/contacts';
 import { handoffSchema } from '../../domain/widget/handoffs';
 import { identifySchema, visitorDetailsSchema } from '../../domain/widget/visitor-identity';
 import { originInputSchema, visitorConversationSchema } from '../../domain/widget/visitor-sessions';
+import { keyedRecord } from '../../lib/schema-rules';
 import { customFieldKey } from '../../model/custom-fields';
 import { MAX_VISITOR_TEXT, messageText } from '../../model/messages';
 
@@ -69,11 +70,10 @@ export const startBody = z
 			.omit({ customData: true })
 			.optional()
 			.openapi({ description: 'Pre-chat answers: name, e-mail, phone.' }),
-		customFields: z
-			.record(customFieldKey, z.string().trim().min(1).max(500))
+		customFields: keyedRecord(customFieldKey, z.string().trim().min(1).max(500))
 			.refine((fields) => Object.keys(fields).length <= 30, 'at most 30 fields')
 			.optional()
-			.openapi({ description: 'Answers to the workspace custom fields, by name (30 at most).' }),
+			.openapi({ description: 'Answers to the workspace custom fields, by name (30 at most).', maxProperties: 30 }),
 		origin: originInputSchema.optional().openapi({ description: 'The campaign origin of this visit.' }),
 		message: visitorMessage.openapi({ description: 'The first message.' }),
 	})

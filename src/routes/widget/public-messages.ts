@@ -227,7 +227,11 @@ export const publicMessages = createRouter()
 				body: jsonBody(
 					z
 						.strictObject({
-							seq: z.number().int().min(0).openapi({ description: 'The last message the visitor has read.' }),
+							seq: z
+								.int()
+								.min(0)
+								.max(Number.MAX_SAFE_INTEGER)
+								.openapi({ description: 'The last message the visitor has read.' }),
 						})
 						.openapi('VisitorReadReceipt'),
 					{ seq: 2 },

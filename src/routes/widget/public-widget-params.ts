@@ -23,6 +23,7 @@ export const afterParam = z.coerce
 	.number()
 	.int()
 	.min(0)
+	.max(Number.MAX_SAFE_INTEGER)
 	.default(0)
 	.openapi({ description: 'The last `seq` the widget has: only later messages come.' });
 

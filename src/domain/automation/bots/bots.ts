@@ -9,7 +9,12 @@ import { and, asc, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { automationVersions, BOT_TRIGGERS, type BotTrigger, bots, operators } from '../../../db/schema';
 import { type Reference, unknownReferences } from '../../../db/scoped';
-import { type BotDefinition, botDefinitionSchema, botProblems } from '../../../engines/bot-definition';
+import {
+	type BotDefinition,
+	botDefinitionInput,
+	botDefinitionSchema,
+	botProblems,
+} from '../../../engines/bot-definition';
 import { type ByNameCursor, byNameCursor } from '../../../lib/cursor';
 import { Conflict, Invalid } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
@@ -80,14 +85,14 @@ export const newBotSchema = z
 		enabled: botSettings.enabled.default(true),
 		channels: botSettings.channels.default(null),
 		priority: botSettings.priority.default(100),
-		definition: z.unknown().openapi({ description: 'The draft: a `BotDefinition`.', type: 'object' }),
+		definition: botDefinitionInput.openapi({ description: 'The draft: a `BotDefinition`, checked whole.' }),
 	})
 	.openapi('NewBot');
 
 export const botChangesSchema = z
 	.strictObject({
 		...botSettings,
-		definition: z.unknown().openapi({ description: 'A new draft: a `BotDefinition`.', type: 'object' }),
+		definition: botDefinitionInput.openapi({ description: 'A new draft: a `BotDefinition`, checked whole.' }),
 	})
 	.partial()
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Cron } from 'croner';
 import { SCENARIO_TRIGGERS } from '../../../db/schema';
 import { conditionSchema } from '../../../engines/conditions';
-import { scenarioDefinitionSchema } from '../../../engines/scenario-definition';
+import { scenarioDefinitionInput, scenarioDefinitionSchema } from '../../../engines/scenario-definition';
 import type { EventType } from '../../../model/events';
 import { versionSchema } from '../versions';
 
@@ -75,14 +75,16 @@ export const newScenarioSchema = z
 		...scenarioSettings,
 		enabled: scenarioSettings.enabled.default(true),
 		trigger: scenarioTriggerSchema.default({ kind: 'webhook' }),
-		definition: z.unknown().openapi({ description: 'The draft: a `ScenarioDefinition`.', type: 'object' }),
+		definition: scenarioDefinitionInput.openapi({ description: 'The draft: a `ScenarioDefinition`, checked whole.' }),
 	})
 	.openapi('NewScenario');
 
 export const scenarioChangesSchema = z
 	.strictObject({
 		...scenarioSettings,
-		definition: z.unknown().openapi({ description: 'A new draft: a `ScenarioDefinition`.', type: 'object' }),
+		definition: scenarioDefinitionInput.openapi({
+			description: 'A new draft: a `ScenarioDefinition`, checked whole.',
+		}),
 	})
 	.partial()
 	.refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

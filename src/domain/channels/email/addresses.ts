@@ -11,6 +11,7 @@ import { emailAddresses } from '../../../db/schema';
 import { normalAddress, splitAddress } from '../../../engines/mail/headers';
 import { Conflict, Invalid, NotFound } from '../../../lib/errors';
 import { iso, newId } from '../../../lib/ids';
+import { emailAddress } from '../../../model/email-address';
 
 export const MAX_INBOUND_ADDRESSES = 20;
 
@@ -24,10 +25,9 @@ export const inboundAddressSchema = z
 
 export const newInboundAddressSchema = z
 	.strictObject({
-		address: z
-			.email()
-			.max(254)
-			.openapi({ description: 'An address on a domain whose Email Routing sends mail to this Worker.' }),
+		address: emailAddress().openapi({
+			description: 'An address on a domain whose Email Routing sends mail to this Worker.',
+		}),
 	})
 	.openapi('NewInboundAddress');
 

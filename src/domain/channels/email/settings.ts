@@ -7,7 +7,8 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { emailSettings } from '../../../db/schema';
-import { domainOf, headerText, isDomain, isMailAddress } from '../../../engines/mail/header-safety';
+import { domainOf, headerText } from '../../../engines/mail/header-safety';
+import { emailAddress, MAIL_DOMAIN } from '../../../model/email-address';
 
 export const DEFAULT_CONTINUATION_DELAY_SECONDS = 120;
 
@@ -64,12 +65,8 @@ export const emailSettingsUpdateSchema = z
 			.nullable()
 			.optional()
 			.openapi({ description: 'The From name (one line); null: the workspace’s name.', example: 'Acme support' }),
-		senderAddress: z
-			.string()
-			.trim()
-			.toLowerCase()
-			.max(254)
-			.refine(isMailAddress, 'must be a plain address such as support@example.com')
+		senderAddress: emailAddress()
+			.transform((address) => address.toLowerCase())
 			.nullable()
 			.optional()
 			.openapi({
@@ -81,7 +78,7 @@ export const emailSettingsUpdateSchema = z
 			.trim()
 			.toLowerCase()
 			.max(253)
-			.refine(isDomain, 'must be a domain such as mail.example.com')
+			.regex(MAIL_DOMAIN, 'must be a domain such as mail.example.com')
 			.nullable()
 			.optional()
 			.openapi({ description: 'The domain of reply addresses, routed to this Worker; null: the sender’s.' }),

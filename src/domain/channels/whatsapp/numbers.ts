@@ -14,6 +14,7 @@ import { addRoute } from '../../../db/shards';
 import { Conflict, Invalid, NotFound } from '../../../lib/errors';
 import { urlRefusal } from '../../../lib/guarded-fetch';
 import { iso, newId } from '../../../lib/ids';
+import { callableUrl } from '../../../lib/url-schemas';
 import {
 	DEFAULT_GRAPH_URL,
 	DEFAULT_GRAPH_VERSION,
@@ -68,13 +69,9 @@ const settableFields = {
 		.nullable()
 		.optional()
 		.openapi({ description: 'The number as people dial it, for the console.', example: '+1 555 078 3881' }),
-	graphUrl: z
-		.url({ protocol: /^https?$/ })
-		.max(512)
-		.optional()
-		.openapi({
-			description: 'Another Graph API base URL (a staging proxy): https and public. Default: Meta’s.',
-		}),
+	graphUrl: callableUrl(512).optional().openapi({
+		description: 'Another Graph API base URL (a staging proxy): https and public. Default: Meta’s.',
+	}),
 	graphVersion: z
 		.string()
 		.regex(GRAPH_VERSION_PATTERN, 'like v25.0')

@@ -15,6 +15,7 @@ import { renderTemplate, TemplateError } from '../../../engines/templates';
 import { fillTemplateText, type ParameterFormat, templatePlaceholders } from '../../../engines/whatsapp/outgoing';
 import { Invalid, NotFound, ServiceUnavailable } from '../../../lib/errors';
 import { OutboundError } from '../../../lib/guarded-fetch';
+import { keyedRecord } from '../../../lib/schema-rules';
 import { MAX_OPERATOR_TEXT, type MessageView } from '../../../model/messages';
 import { WHATSAPP_CHANNEL } from '../../../model/whatsapp';
 import { postMessage } from '../../conversations/live';
@@ -137,7 +138,7 @@ export const templateSendSchema = z
 		name: z.string().min(1).max(512).openapi({ description: 'The approved template’s name.', example: 'order_update' }),
 		language: z.string().min(2).max(15).openapi({ description: 'Its language code.', example: 'en_US' }),
 		variables: z
-			.union([z.array(z.string().max(1000)).max(100), z.record(z.string().max(64), z.string().max(1000))])
+			.union([z.array(z.string().max(1000)).max(100), keyedRecord(z.string().max(64), z.string().max(1000))])
 			.default([])
 			.openapi({
 				description:
