@@ -98,6 +98,21 @@ export function given(field: string, type: NonNullable<SchemaRule['type']>, desc
 }
 
 /**
+ * A trial run's body rule: a saved flow (`idField`, maybe a `version` of it) or an unsaved `definition`, exactly
+ * one, as the bot simulation and the scenario test both take it (`what` names the flow: "bot", "scenario").
+ */
+export function savedOrUnsaved(idField: string, what: string): RuleMetadata {
+	return schemaRules({
+		description: `A saved ${what} (\`${idField}\`, maybe a \`version\`) or an unsaved \`definition\`: one of the two.`,
+		oneOf: [
+			given(idField, 'string', `Given: the saved ${what} runs (its draft, or \`version\`).`),
+			given('definition', 'object', 'Given: this unsaved definition runs.'),
+		],
+		dependentRequired: { version: [idField] },
+	});
+}
+
+/**
  * A record whose keys follow `key` (a custom field's name, a header's): zod checks each key, but the generator
  * writes only the values' schema (`additionalProperties`), so the keys' own schema, as zod itself converts it,
  * goes in as `propertyNames`.

@@ -13,7 +13,7 @@ import { renderTemplateSync, TemplateError } from '../../engines/templates';
 import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { Invalid } from '../../lib/errors';
-import { given, schemaRules } from '../../lib/schema-rules';
+import { savedOrUnsaved } from '../../lib/schema-rules';
 import { operatorActor } from '../../model/actor';
 import { example } from './bot-examples';
 
@@ -74,17 +74,7 @@ const simulationBody = z
 		path: ['version'],
 	})
 	// The refinements above are invisible to the generator: the document states them for clients that validate.
-	.openapi(
-		'BotSimulationRequest',
-		schemaRules({
-			description: 'A saved bot (`botId`, maybe a `version`) or an unsaved `definition`: one of the two.',
-			oneOf: [
-				given('botId', 'string', 'Given: the saved bot runs (its draft, or `version`).'),
-				given('definition', 'object', 'Given: this unsaved definition runs.'),
-			],
-			dependentRequired: { version: ['botId'] },
-		}),
-	);
+	.openapi('BotSimulationRequest', savedOrUnsaved('botId', 'bot'));
 
 const transcriptLine = z
 	.object({

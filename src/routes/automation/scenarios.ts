@@ -23,7 +23,7 @@ import { errorResponses, jsonBody, jsonResponse, requires } from '../../http/ope
 import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { etagged, ifMatch, ifMatchHeaders, tagged } from '../../lib/etag';
-import { given, schemaRules } from '../../lib/schema-rules';
+import { savedOrUnsaved } from '../../lib/schema-rules';
 import { operatorActor } from '../../model/actor';
 import { example, exampleDefinition, idParams } from './scenario-examples';
 import { scenarioRunsRoutes } from './scenario-runs';
@@ -72,17 +72,7 @@ const testBody = z
 		path: ['version'],
 	})
 	// The refinements above are invisible to the generator: the document states them for clients that validate.
-	.openapi(
-		'ScenarioTestRun',
-		schemaRules({
-			description: 'A saved scenario (`scenarioId`, maybe a `version`) or an unsaved `definition`: one of the two.',
-			oneOf: [
-				given('scenarioId', 'string', 'Given: the saved scenario runs (its draft, or `version`).'),
-				given('definition', 'object', 'Given: this unsaved definition runs.'),
-			],
-			dependentRequired: { version: ['scenarioId'] },
-		}),
-	);
+	.openapi('ScenarioTestRun', savedOrUnsaved('scenarioId', 'scenario'));
 
 const testResult = z
 	.object({
