@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -7,9 +7,12 @@ import { startFakeGraph } from './test/fake-graph/server.mjs';
 import { startFakePush } from './test/fake-push/server.mjs';
 
 // Two projects: `workers` runs inside the Workers runtime (routes, Durable Objects, queues); `browser` drives
-// Chromium in Node against one real `wrangler dev` (test/browser/global-setup.ts). `--project <name>` picks one.
+// Chromium (and, for the widget's journeys, WebKit and Firefox) in Node against one real `wrangler dev`
+// (test/browser/global-setup.ts). `--project <name>` picks one.
 // .dev.vars is absent in CI: the secret the widget tests sign with (32 bytes or more, or it is refused).
 const TEST_SECRET = 'test-secret-not-for-production-32-bytes-or-more';
+/** The widget's journeys, which each engine's test file runs (see SizeShardSequencer). */
+const JOURNEYS = new URL('./test/browser/journeys.ts', import.meta.url);
 /** The file that runs with two shards, in a project of its own. */
 const SHARDS_TEST = 'test/shards.test.ts';
 
@@ -27,12 +30,16 @@ interface WranglerQueueConsumer {
  * Shards (`npm test` splits the browser files in two, scripts/test.mjs) by the files' sizes rather than by
  * count: largest first, each to the shard with the fewest bytes so far. A browser file's time follows the
  * journeys it holds, so the shards end close together instead of one waiting on the other's three longest.
+ * The engine files (widget-engines-*.test.ts) are three lines that run test/browser/journeys.ts: they weigh
+ * what it weighs, so the engines spread over the shards instead of landing together as the smallest files.
  */
 class SizeShardSequencer extends BaseSequencer {
 	override async shard(files: TestSpecification[]): Promise<TestSpecification[]> {
 		const { index, count } = this.ctx.config.shard ?? { index: 1, count: 1 };
+		const weight = (file: string) =>
+			statSync(file).size + (readFileSync(file, 'utf8').includes("from './journeys'") ? statSync(JOURNEYS).size : 0);
 		const sized = files
-			.map((spec) => ({ spec, size: statSync(spec.moduleId).size }))
+			.map((spec) => ({ spec, size: weight(spec.moduleId) }))
 			.sort((a, b) => b.size - a.size || a.spec.moduleId.localeCompare(b.spec.moduleId));
 		const loads = Array.from({ length: count }, () => 0);
 		const mine: TestSpecification[] = [];

@@ -10,6 +10,7 @@
 // (`npm test -- test/foo.test.ts`), one plain `vitest run` with them.
 import { spawn, spawnSync } from 'node:child_process';
 import { findChromium } from './chromium.mjs';
+import { engineReport } from './engines.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const vitest = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname;
@@ -84,4 +85,10 @@ for (const failed of results.filter((r) => r.code !== 0)) {
 	process.stdout.write(`\n── what failed in ${failed.name} ──\n${failureReport(failed.text)}\n`);
 }
 console.log(`\n${results.map((r) => `${r.name}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds} s`).join(', ')}`);
+// Which engines ran the widget's journeys (test/browser/journeys.ts), and why any did not.
+console.log(
+	`browser engines: ${engineReport()
+		.map((e) => `${e.engine} ${e.runs ? `ran (${e.detail})` : `SKIPPED (${e.detail})`}`)
+		.join('; ')}`,
+);
 process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
