@@ -161,6 +161,30 @@ function signJwt(secret: string, claims: object): string {
 	return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }
 
+/**
+ * Business hours from an hour before now to an hour after, on today's weekday, in a zone with a half-hour
+ * offset whose day is not about to turn (India's, or Newfoundland's nine hours behind it), as Node's Intl sees it.
+ */
+function hoursAroundNow(): { timeZone: string; weekday: string; start: string; end: string } {
+	const hhmm = (minutes: number) =>
+		`${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+	for (const timeZone of ['Asia/Kolkata', 'America/St_Johns']) {
+		const parts = new Intl.DateTimeFormat('en-US', {
+			timeZone,
+			weekday: 'short',
+			hour: '2-digit',
+			minute: '2-digit',
+			hourCycle: 'h23',
+		}).formatToParts(new Date());
+		const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+		const minutes = Number(part('hour')) * 60 + Number(part('minute'));
+		if (minutes >= 90 && minutes <= 22 * 60) {
+			return { timeZone, weekday: part('weekday').toLowerCase(), start: hhmm(minutes - 60), end: hhmm(minutes + 60) };
+		}
+	}
+	throw new Error('unreachable: the two zones are nine hours apart');
+}
+
 /** Before the snippet: keeps the page's sockets, so a journey can cut the widget's as a network drop would. */
 const KEEP_SOCKETS = `<script>(function(){var Native=WebSocket,kept=[];window.__sockets=kept;
 window.WebSocket=function(url,protocols){var s=protocols===undefined?new Native(url):new Native(url,protocols);kept.push(s);return s};
@@ -453,23 +477,30 @@ export const JOURNEYS: Journey[] = [
 		},
 	},
 	{
-		name: 'outside business hours says away and asks for an e-mail to answer to',
+		name: "follows business hours in the schedule's time zone: online inside them, away outside, asking for an e-mail",
 		async run(j) {
-			// Hours on no day: away whatever the engine's clock says.
+			// Computed in the visitor's browser with Intl: an hour either side of now, today only, in a zone half
+			// an hour off the machine's, so an engine that got the zone, the weekday or the minutes wrong says away.
+			const { timeZone, weekday, start, end } = hoursAroundNow();
+			const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
+			const periodMessages = {
+				inHours: 'We answer within minutes.',
+				outOfHours: 'We are away; we answer by e-mail.',
+				weekend: 'We are away; we answer by e-mail.',
+			};
 			await putSettings(j.token, {
-				businessHours: {
-					enabled: true,
-					timeZone: 'Europe/Lisbon',
-					weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
-					holidays: [],
-				},
-				periodMessages: {
-					outOfHours: 'We are away; we answer by e-mail.',
-					weekend: 'We are away; we answer by e-mail.',
-				},
+				businessHours: { enabled: true, timeZone, weekly: { ...week, [weekday]: [{ start, end }] }, holidays: [] },
+				periodMessages,
 			});
 			await j.visit();
-			expect(await attribute(j.page, '.launcher', 'aria-label')).toBe('Chat with Support, Away');
+			expect(await attribute(j.page, '.launcher', 'aria-label')).toBe('Chat with Support, Online');
+			await openChat(j.page);
+			expect(await text(j.page, 'header p')).toBe('We answer within minutes.');
+			// Hours on no day: away whatever the engine's clock says.
+			await putSettings(j.token, { businessHours: { enabled: true, timeZone, weekly: week, holidays: [] } });
+			await j.visit();
+			// The stored config draws the launcher at once; the revalidated one replaces it.
+			await expect.poll(() => attribute(j.page, '.launcher', 'aria-label')).toBe('Chat with Support, Away');
 			expect(await count(j.page, '.launcher .dot.away')).toBe(1);
 			await openChat(j.page);
 			expect(await text(j.page, 'header p')).toBe('We are away; we answer by e-mail.');
