@@ -31,7 +31,7 @@ const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
 // 1..147 for the test files that name them, 148..195 for the journeys in each engine (journeys.ts), 196..198
 // for the pictures of each engine (screenshots-engines.test.ts).
-const WORKSPACE_COUNT = 198;
+export const WORKSPACE_COUNT = 198;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {

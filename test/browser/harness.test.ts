@@ -1,5 +1,6 @@
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WORKSPACE_COUNT } from './global-setup';
 import { api, closeBrowser, HOST_ORIGIN, hostPage, launchBrowser, snippetHtml, workspace } from './harness';
 
 const baseUrl = inject('baseUrl');
@@ -12,7 +13,7 @@ afterAll(closeBrowser);
 
 describe('browser harness', () => {
 	it('seeds the e2e workspaces', () => {
-		expect(inject('workspaces').map((w) => w.slug)).toEqual(Array.from({ length: 147 }, (_, i) => `e2e-${i + 1}`));
+		expect(inject('workspaces').map((w) => w.slug)).toEqual(Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`));
 		expect(workspace(66).token).toMatch(/^prly_/);
 	});
 
