@@ -13,7 +13,9 @@ afterAll(closeBrowser);
 
 describe('browser harness', () => {
 	it('seeds the e2e workspaces', () => {
-		expect(inject('workspaces').map((w) => w.slug)).toEqual(Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`));
+		expect(inject('workspaces').map((w) => w.slug)).toEqual(
+			Array.from({ length: WORKSPACE_COUNT }, (_, i) => `e2e-${i + 1}`),
+		);
 		expect(workspace(66).token).toMatch(/^prly_/);
 	});
 

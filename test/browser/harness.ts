@@ -1,5 +1,6 @@
 // Helpers for the browser tests: Chromium, a fake customer site that embeds the widget, and the Worker's API.
 // The Worker is the one `wrangler dev` of global-setup.ts: `inject('baseUrl')`, seeded `workspace(n)`.
+import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
@@ -112,4 +113,17 @@ export function workspace(n: number): SeededWorkspace {
 	const found = inject('workspaces')[n - 1];
 	if (!found) throw new Error(`no seeded workspace ${n}: there are ${inject('workspaces').length}`);
 	return found;
+}
+
+/** An HS256 JWT as a site's backend signs it for identity verification. */
+export function signJwt(secret: string, claims: object): string {
+	const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+	const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+	return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+/** `#rrggbb` as getComputedStyle reports it. */
+export function rgb(hex: string): string {
+	const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+	return `rgb(${r}, ${g}, ${b})`;
 }

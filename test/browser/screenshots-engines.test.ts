@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { demoPage } from '../../src/domain/widget/demo-page';
 import { ENGINE_LABELS, type EngineName, missing } from './engines';
-import { engineHooks, logText, openChat, reply, send } from './journeys';
+import { engineHooks, logText, openChat, reply, send } from './journey-kit';
 import { baseUrl, conversations, putSettings } from './widget-page';
 
 /** The seeded workspace of each engine's picture (after the journeys' blocks). */

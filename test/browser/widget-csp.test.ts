@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { api, hostPage, snippetHtml, workspace } from './harness';
+import { api, hostPage, rgb, snippetHtml, workspace } from './harness';
 import {
 	baseUrl,
 	browserContexts,
@@ -88,12 +88,6 @@ ${beforeBody}</head><body><h1>Acme bank</h1><p>Welcome.</p></body></html>`;
 }
 
 const COLORS = { primaryColor: '#b4235a', backgroundColor: '#fff8e7', textColor: '#3b2a1a' };
-
-/** `#rrggbb` as getComputedStyle reports it. */
-function rgb(hex: string): string {
-	const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-	return `rgb(${r}, ${g}, ${b})`;
-}
 
 /** Where `selector` (in the widget) sits, its display and its colours, as the page lays it out. */
 function layout(page: Page, selector: string, corner: 'right' | 'left') {

@@ -1,11 +1,10 @@
 // A site that calls identify on every page (every logged-in user): what a page costs before the visitor opens
 // the chat, first visit and returning visit, and the identity reaching the contact before and after opening.
-import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FOLLOW_AFTER_MS } from '../../widget/src/visit';
-import { api, workspace } from './harness';
+import { api, signJwt, workspace } from './harness';
 import {
 	baseUrl,
 	browserContexts,
@@ -57,13 +56,6 @@ function transfers(on: BrowserContext): Transfer[] {
 }
 
 const gzipOf = (list: Transfer[]) => list.reduce((sum, t) => sum + t.gzip, 0);
-
-/** An HS256 JWT as a site's backend signs it. */
-function signJwt(secret: string, claims: object): string {
-	const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-	const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
-	return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
-}
 
 const open = async (page: Page) => {
 	await page.locator('parley-widget .launcher').click();

@@ -1,8 +1,7 @@
 // The demo page, verified identities, appearance settings and keyboard-only use.
-import { createHmac } from 'node:crypto';
 import type { BrowserContext } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { api, workspace } from './harness';
+import { api, signJwt, workspace } from './harness';
 import {
 	baseUrl,
 	browserContexts,
@@ -20,13 +19,6 @@ let context: BrowserContext;
 beforeEach(async () => {
 	context = await newContext();
 });
-
-/** An HS256 JWT as a site's backend signs it. */
-function signJwt(secret: string, claims: object): string {
-	const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-	const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
-	return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
-}
 
 describe('the demo page', () => {
 	it('serves the demo shop with a working widget at /demo', async () => {

@@ -23,16 +23,27 @@ export async function widgetPage(
 	workspaceId: string,
 	options: { script?: string; url?: string; ready?: boolean; init?: Record<string, unknown>; head?: string } = {},
 ): Promise<WidgetPage> {
-	const script = `window.__events=[];kw('on','ready',function(){window.__ready=true});${options.script ?? ''}`;
-	const snippetInit = `kw('init',{workspaceId:${JSON.stringify(workspaceId)}})`;
-	const html = snippetHtml(baseUrl, workspaceId, script)
-		.replace(snippetInit, `kw('init',${JSON.stringify({ workspaceId, ...options.init })})`)
-		.replace('<title>', `${options.head ?? ''}<title>`);
+	const html = widgetHtml(workspaceId, options);
 	const messages: string[] = [];
 	context.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
 	const page = await hostPage(context, { html, url: options.url });
 	if (options.ready !== false) await waitReady(page);
 	return { page, console: messages };
+}
+
+/**
+ * The host page's HTML: the real snippet for `workspaceId` with `init`'s options added, `head` in the <head>,
+ * then `script`; `window.__events` for the page's listeners and `window.__ready` once the widget is ready.
+ */
+export function widgetHtml(
+	workspaceId: string,
+	options: { script?: string; init?: Record<string, unknown>; head?: string } = {},
+): string {
+	const script = `window.__events=[];kw('on','ready',function(){window.__ready=true});${options.script ?? ''}`;
+	const snippetInit = `kw('init',{workspaceId:${JSON.stringify(workspaceId)}})`;
+	return snippetHtml(baseUrl, workspaceId, script)
+		.replace(snippetInit, `kw('init',${JSON.stringify({ workspaceId, ...options.init })})`)
+		.replace('<title>', `${options.head ?? ''}<title>`);
 }
 
 /** Waits for the widget's `ready` event (after a reload, say). */
