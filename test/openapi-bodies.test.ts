@@ -29,14 +29,15 @@ const served = (await (await api(null, 'GET', '/v3/openapi.json')).json()) as Op
 const doc = new ApiDocument(served);
 
 /**
- * Examples that name what no test workspace can have, with the one field whose check refuses them there: the
- * example's 422 must be about that field alone, and every other check still runs.
+ * Examples that name what no test workspace can have, with the one field whose check refuses them there (named
+ * as the 422 names it, where it was: `json.token`, `param.id`): the example's 422 must be about that field
+ * alone, and every other check still runs.
  */
 const UNREPLAYABLE: Record<string, { field: string; why: string }> = {
-	'POST /v3/auth/set-password': { field: 'token', why: 'a password link is a secret mailed to its operator' },
-	'PUT /v3/auth/password': { field: 'currentPassword', why: 'the calling operator has no password to know' },
+	'POST /v3/auth/set-password': { field: 'json.token', why: 'a password link is a secret mailed to its operator' },
+	'PUT /v3/auth/password': { field: 'json.currentPassword', why: 'the calling operator has no password to know' },
 	'POST /v3/whatsapp/conversations/{id}/template': {
-		field: 'id',
+		field: 'param.id',
 		why: 'a conversation on a connected WhatsApp number needs an inbound message from the fake Graph API',
 	},
 };
@@ -102,12 +103,19 @@ function valuesPast(s: Schema, current: Json | undefined): { bound: string; valu
 	return past.filter((p): p is { bound: string; value: Json } => p.value !== undefined);
 }
 
-/** The body fields a 422 names (`json.name: …; json.phone: …`), without the `json.` of where they were. */
-function fieldsNamed(message: string): string[] {
+/** Every field a 422 names, with where it was (`json.name: …; param.id: …` names `json.name` and `param.id`). */
+function problemsNamed(message: string): string[] {
 	return message
 		.split('; ')
-		.map((problem) => /^json\.([^:]+):/.exec(problem)?.[1])
+		.map((problem) => /^([a-z]+\.[^:]+):/.exec(problem)?.[1])
 		.filter((field): field is string => field !== undefined);
+}
+
+/** The body fields a 422 names (`json.name: …; json.phone: …`), without the `json.` of where they were. */
+function fieldsNamed(message: string): string[] {
+	return problemsNamed(message)
+		.filter((field) => field.startsWith('json.'))
+		.map((field) => field.slice('json.'.length));
 }
 
 const names = (fields: string[], key: string) => fields.some((field) => field === key || field.startsWith(`${key}.`));
@@ -122,13 +130,13 @@ describe('the request bodies of GET /v3/openapi.json', () => {
 			const res = await workspace.send(operation, path, body);
 			const text = await res.text();
 			const message = res.status === 422 ? (JSON.parse(text) as { message: string }).message : '';
-			return { status: res.status, message, fields: fieldsNamed(message), text };
+			return { status: res.status, message, named: problemsNamed(message), fields: fieldsNamed(message), text };
 		};
 		const problems: string[] = [];
 
 		const replayed = await send(example);
 		const unreplayable = UNREPLAYABLE[operation.name];
-		if (replayed.status === 422 && (replayed.fields.length !== 1 || replayed.fields[0] !== unreplayable?.field)) {
+		if (replayed.status === 422 && (replayed.named.length !== 1 || replayed.named[0] !== unreplayable?.field)) {
 			const expected = unreplayable ? ` (only ${unreplayable.field} may be: ${unreplayable.why})` : '';
 			problems.push(`the example is refused${expected}: ${replayed.message}`);
 		}
