@@ -9163,6 +9163,8 @@ export interface components {
         ETag: string;
         /** @description Fresh for 60 s, then served stale while the widget revalidates in the background. */
         "Cache-Control": string;
+        /** @description The same address on https. */
+        Location: string;
     };
     pathItems: never;
 }
@@ -9261,6 +9263,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/v3/workflows/webhook/{webhook_id}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9572,7 +9594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The request came from a page of another origin than the console’s own (a request without `Origin`, from a server or curl, is let through): sign in from the console itself. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9581,7 +9603,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Sign in from the console itself.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9767,7 +9789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The request came from a page of another origin than the console’s own (a request without `Origin`, from a server or curl, is let through): sign in from the console itself. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9776,7 +9798,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Sign in from the console itself.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9903,6 +9925,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10043,6 +10073,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/mail/stop/{token}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -10147,6 +10193,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10287,6 +10341,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/mail/unsubscribe/{token}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -10391,6 +10461,14 @@ export interface operations {
                 content: {
                     "application/octet-stream": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10520,6 +10598,14 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10666,6 +10752,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/whatsapp/{id}/webhook. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10876,7 +10978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11082,7 +11184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11324,7 +11426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11492,7 +11594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11763,7 +11865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12069,7 +12171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12399,7 +12501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12709,7 +12811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12925,7 +13027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13112,7 +13214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13303,7 +13405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13510,7 +13612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13734,7 +13836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13914,7 +14016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14131,7 +14233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14296,7 +14398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14499,7 +14601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14755,7 +14857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14955,7 +15057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15184,7 +15286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15352,7 +15454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15610,7 +15712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15886,7 +15988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16083,7 +16185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16312,7 +16414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16477,7 +16579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16712,7 +16814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16988,7 +17090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17239,7 +17341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17476,7 +17578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17750,7 +17852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17963,7 +18065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18202,7 +18304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18370,7 +18472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18618,7 +18720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18889,7 +18991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19096,7 +19198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19342,7 +19444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19534,7 +19636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description An `assigneeId` names another operator than the caller, who is no admin: only an admin gives a task to another operator. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19547,7 +19649,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only an admin gives a task to another operator.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19741,7 +19843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19906,7 +20008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The task is neither assigned to the caller nor created by it, and the caller is no admin. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19919,7 +20021,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only its assignee, its creator or an admin may change this task.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20119,7 +20221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The task is neither assigned to the caller nor created by it, and the caller is no admin. Or an `assigneeId` names another operator than the caller, who is no admin: only an admin gives a task to another operator. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20132,7 +20234,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only its assignee, its creator or an admin may change this task.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20369,7 +20471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20555,7 +20657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20776,7 +20878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20941,7 +21043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the caller is neither the reply’s author nor an admin: they may read and use it, not change or delete it. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20954,7 +21056,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only the author of this canned reply or an admin may change or delete it.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -21148,7 +21250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the caller is neither the reply’s author nor an admin: they may read and use it, not change or delete it. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21161,7 +21263,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only the author of this canned reply or an admin may change or delete it.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -21409,7 +21511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21664,7 +21766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21880,7 +21982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22106,7 +22208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22271,7 +22373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22523,7 +22625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22815,7 +22917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23078,7 +23180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23298,7 +23400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23543,7 +23645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23833,7 +23935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24176,7 +24278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24353,7 +24455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24574,7 +24676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24823,7 +24925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25094,7 +25196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25349,7 +25451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25585,7 +25687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25753,7 +25855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26018,7 +26120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26311,7 +26413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26513,7 +26615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26717,7 +26819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26932,7 +27034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27168,7 +27270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27405,7 +27507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27687,7 +27789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27938,7 +28040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28106,7 +28208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28366,7 +28468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28631,7 +28733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28839,7 +28941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29046,7 +29148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29255,7 +29357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29476,7 +29578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29673,7 +29775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29887,7 +29989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30195,7 +30297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30426,7 +30528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30634,7 +30736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30882,7 +30984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31084,7 +31186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31284,7 +31386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31494,7 +31596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31722,7 +31824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31943,7 +32045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32157,7 +32259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32413,7 +32515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32615,7 +32717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32783,7 +32885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33034,7 +33136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33286,7 +33388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33464,7 +33566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33673,7 +33775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33869,7 +33971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34079,7 +34181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34247,7 +34349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34486,7 +34588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34743,7 +34845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34917,7 +35019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35119,7 +35221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35332,7 +35434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35497,7 +35599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35716,7 +35818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35981,7 +36083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36215,7 +36317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36410,7 +36512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36602,7 +36704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36812,7 +36914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37076,7 +37178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37298,7 +37400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37545,7 +37647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37836,7 +37938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38093,7 +38195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38330,7 +38432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38532,7 +38634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38719,7 +38821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38940,7 +39042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39210,7 +39312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39386,7 +39488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39573,7 +39675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39771,7 +39873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39975,7 +40077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40215,7 +40317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40395,7 +40497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40600,7 +40702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40801,7 +40903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40993,7 +41095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41163,7 +41265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41352,7 +41454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41545,7 +41647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41771,7 +41873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41936,7 +42038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42148,7 +42250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42372,7 +42474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42585,7 +42687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42887,7 +42989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43139,7 +43241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43470,7 +43572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43769,7 +43871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43967,7 +44069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44120,7 +44222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44270,7 +44372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44432,7 +44534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44593,7 +44695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44795,7 +44897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44998,7 +45100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45229,7 +45331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45394,7 +45496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45632,7 +45734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45868,7 +45970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46046,7 +46148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46208,7 +46310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46375,7 +46477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46561,7 +46663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46781,7 +46883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46946,7 +47048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47172,7 +47274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47438,7 +47540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47611,7 +47713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47756,7 +47858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47930,7 +48032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48115,7 +48217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48277,7 +48379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48290,7 +48392,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -48449,7 +48551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48462,7 +48564,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -48677,7 +48779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48830,7 +48932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48971,7 +49073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49169,7 +49271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49349,7 +49451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49545,7 +49647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49728,7 +49830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49925,7 +50027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50109,7 +50211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50303,7 +50405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50462,7 +50564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50647,7 +50749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50832,7 +50934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51013,7 +51115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51201,7 +51303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51418,7 +51520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51585,7 +51687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51793,7 +51895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51992,7 +52094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -52212,7 +52314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -52519,6 +52621,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/config. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -52672,6 +52790,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/sessions. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -52907,6 +53041,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/handoffs. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -53120,6 +53270,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/identify. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -53291,6 +53457,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/reset. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -53398,6 +53580,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/logo/{file}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53537,6 +53735,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53703,6 +53917,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53891,6 +54121,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/messages. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54059,6 +54305,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/messages. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -54256,6 +54518,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/files. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54433,6 +54711,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/files/{fileId}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54590,6 +54884,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/read. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54728,6 +55038,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/live. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
