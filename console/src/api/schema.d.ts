@@ -4681,6 +4681,7 @@ export interface components {
             channels: string[] | null;
             /** @description Highest first among bots a trigger could start. */
             priority: number;
+            /** @description The definition being edited. */
             draft: components["schemas"]["BotDefinition"];
             /** @description The version new runs start with; null until published. */
             publishedVersion: number | null;
@@ -4702,7 +4703,7 @@ export interface components {
             /** @description A `deal_stage` bot’s stage; null otherwise. */
             stageId: string | null;
         };
-        /** @description The definition being edited. */
+        /** @description A bot: its first step and its steps. Checked whole when saved, every problem in one 422 at its step and field (`steps.3.next`): step ids are unique, `start` and every link name a step, every template parses, every step is reached from `start`, and every loop passes through a step that waits for the visitor (a Data Entry, a message with buttons), or it would spin. */
         BotDefinition: {
             /**
              * @description The first step.
@@ -4737,7 +4738,7 @@ export interface components {
                     /** @description The file name shown. */
                     name?: string;
                 }[];
-                /** @description Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. */
+                /** @description Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. Two buttons whose labels are one answer (case and accents aside) are refused when either has a `next` of its own. */
                 buttons?: (string | {
                     /** @description The button’s text (and the answer typed). */
                     label: string;
@@ -4779,7 +4780,7 @@ export interface components {
                 input: "text" | "number" | "email" | "phone" | "date" | "datetime" | "file" | "buttons" | "rating";
                 /** @description Where the answer is kept, for templates and conditions. */
                 variable: string;
-                /** @description A button selection’s buttons. */
+                /** @description A button selection’s buttons: required with `input: buttons`, refused with any other input. */
                 choices?: {
                     /** @description The button’s text (and the answer typed). */
                     label: string;
@@ -4803,16 +4804,17 @@ export interface components {
                      * @enum {string}
                      */
                     format?: "email" | "phone" | "cpf" | "cnpj" | "number" | "date" | "datetime";
-                    /** @description The fewest characters. */
+                    /** @description The fewest characters: no more than `maxLength` when both are given. */
                     minLength?: number;
                     /** @description The most characters. */
                     maxLength?: number;
-                    /** @description The lowest number accepted. */
+                    /** @description The lowest number accepted: no more than `max` when both are given. */
                     min?: number;
                     /** @description The highest number accepted. */
                     max?: number;
                     /** @description A regular expression the answer must match (patterns that backtrack are refused). */
                     pattern?: string;
+                    /** @description A custom validation: a condition over `answer` and `vars`, which may read nothing else. */
                     condition?: components["schemas"]["Condition"];
                     /** @description A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables. */
                     integration?: {
@@ -4860,7 +4862,7 @@ export interface components {
                             /** @description The key. */
                             value: string;
                         };
-                        /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                        /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                         body?: string;
                         preset?: components["schemas"]["IntegrationPreset"];
                         /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -4908,7 +4910,7 @@ export interface components {
                 type: "decision";
                 /** @description Tried in order. */
                 branches: {
-                    condition: components["schemas"]["Condition"] & unknown;
+                    condition: components["schemas"]["Condition"];
                     /**
                      * @description The id of the step that comes next.
                      * @example ask-email
@@ -5060,7 +5062,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -5092,7 +5094,7 @@ export interface components {
                 type: "assign";
                 /** @description The operator to assign it to. */
                 operatorId?: string;
-                /** @description Or the group (team) to route it to. */
+                /** @description Or the group (team) to route it to: one of the two, never both. */
                 groupId?: string;
                 /**
                  * @description The step id, unique in its document.
@@ -5267,7 +5269,7 @@ export interface components {
                 message?: string;
             })[];
         };
-        /** @description A custom validation: a condition over `answer` and `vars`. */
+        /** @description A leaf comparing a fact with a value, or a group: `all` (AND), `any` (OR), `not`, nested 6 levels deep at most, with 50 comparisons at most in all. */
         Condition: components["schemas"]["ConditionLeaf"] | {
             /** @description Every one holds (AND). */
             all: components["schemas"]["Condition"][];
@@ -5592,7 +5594,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -5684,6 +5686,7 @@ export interface components {
             /** @description Whether anything starts it. */
             enabled: boolean;
             trigger: components["schemas"]["ScenarioTriggerView"];
+            /** @description The definition being edited. */
             draft: components["schemas"]["ScenarioDefinition"];
             /** @description The version new runs start with; null until published. */
             publishedVersion: number | null;
@@ -5712,7 +5715,7 @@ export interface components {
             /** @description When a published `schedule` scenario fires next (ISO 8601), or null. */
             nextFireAt: string | null;
         };
-        /** @description The definition being edited. */
+        /** @description A scenario: its first step and its steps. Checked whole when saved, every problem in one 422 at its step and field (`steps.3.next`): step ids are unique, `start` and every link name a step, every template parses, every step is reached from `start`, and steps repeat only through a Loop step (any other cycle would spin). */
         ScenarioDefinition: {
             /**
              * @description The first step.
@@ -6120,7 +6123,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -6159,7 +6162,7 @@ export interface components {
                 type: "condition";
                 /** @description Tried in order. */
                 branches: {
-                    condition: components["schemas"]["Condition"] & unknown;
+                    condition: components["schemas"]["Condition"];
                     /**
                      * @description The id of the step that comes next.
                      * @example ask-email
@@ -6326,12 +6329,12 @@ export interface components {
             /** @description Starts only when it holds, on `vars.event` (the event: `vars.event.payload…`). Default: `null`. */
             condition?: components["schemas"]["ConditionLeaf"] | {
                 /** @description Every one holds (AND). */
-                all: (components["schemas"]["Condition"] & unknown)[];
+                all: components["schemas"]["Condition"][];
             } | {
                 /** @description One at least holds (OR). */
-                any: (components["schemas"]["Condition"] & unknown)[];
+                any: components["schemas"]["Condition"][];
             } | {
-                not: components["schemas"]["Condition"] & unknown;
+                not: components["schemas"]["Condition"];
             };
         } | {
             /**
@@ -6815,7 +6818,7 @@ export interface components {
             type: "assign";
             /** @description The operator to assign it to. */
             operatorId?: string;
-            /** @description Or the group (team) to route it to. */
+            /** @description Or the group (team) to route it to: one of the two, never both. */
             groupId?: string;
         } | {
             /**
