@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { MAX_CANNED_REPLIES } from '../src/domain/conversations/canned-replies';
-import { api, expectError, seedOperator, seedWorkspace } from './factories';
+import { api, documentedAnswer, expectError, seedOperator, seedWorkspace } from './factories';
 
 interface CannedReply {
 	id: string;
@@ -129,7 +129,15 @@ describe('/v3/canned-replies', () => {
 		await expectError(await api(sendOnly.token, 'GET', '/v3/canned-replies'), 403);
 		await save(sendOnly.token, { shortcut: 'blind', text: 'Saved without reading' });
 		const taken = await api(colleague.token, 'PATCH', `/v3/canned-replies/${mine.id}`, { text: 'Hijacked' });
-		expect((await expectError(taken, 403)).message).toContain('author');
+		const refusal = await expectError(taken, 403);
+		expect(refusal.message).toContain('author');
+		// The document states this refusal besides the permission's, as the server words it.
+		for (const method of ['PATCH', 'DELETE']) {
+			const documented = await documentedAnswer(method, '/v3/canned-replies/{id}', 403);
+			expect(documented.description).toContain('author nor an admin');
+			expect(documented.description).toContain('lacks the permission');
+			expect(documented.message).toBe(refusal.message);
+		}
 		await expectError(await api(colleague.token, 'DELETE', `/v3/canned-replies/${mine.id}`), 403);
 		await expectError(await api(reader.token, 'DELETE', `/v3/canned-replies/${mine.id}`), 403);
 		const own = await api(author.token, 'PATCH', `/v3/canned-replies/${mine.id}`, { text: 'Still mine' });

@@ -12,6 +12,7 @@ import {
 	consoleApi,
 	consoleSignIn,
 	db,
+	documentedAnswer,
 	expectError,
 	randomIp,
 	seededEmail,
@@ -115,7 +116,13 @@ describe('console sign-in', () => {
 	it('refuses a disabled member and a sign-in posted from another site', async () => {
 		const admin = await consoleAdmin();
 		const foreign = await signIn(admin.email, PASSWORD, { Origin: 'https://evil.example' });
-		await expectError(foreign, 403);
+		const refusal = await expectError(foreign, 403);
+		// The document says why (no permission is involved), as the server words it; setting a password alike.
+		for (const path of ['/v3/auth/sign-in', '/v3/auth/set-password']) {
+			const documented = await documentedAnswer('POST', path, 403);
+			expect(documented.description).toMatch(/^The request came from a page of another origin than the console’s own/);
+			expect(documented.message).toBe(refusal.message);
+		}
 		const member = await seedOperator(admin.workspaceId, ['conversations:read']);
 		await seedPassword(admin.workspaceId, member.operatorId, PASSWORD);
 		await db.update(operators).set({ disabledAt: Date.now() }).where(eq(operators.id, member.operatorId));

@@ -131,6 +131,19 @@ export async function expectError(res: Response, status: number) {
 	return body;
 }
 
+/**
+ * What the served API document says of one of an operation's answers: its description and its example's
+ * message, to hold against what the server answers (`documentedAnswer('PATCH', '/v3/tasks/{id}', 403)`).
+ */
+export async function documentedAnswer(method: string, path: string, status: number) {
+	type Answer = { description?: string; content?: { 'application/json'?: { example?: { message?: string } } } };
+	const doc = (await (await api(null, 'GET', '/v3/openapi.json')).json()) as {
+		paths: Record<string, Record<string, { responses: Record<string, Answer> }>>;
+	};
+	const answer = doc.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+	return { description: answer?.description ?? '', message: answer?.content?.['application/json']?.example?.message };
+}
+
 /** A distinct client address per visitor, so per-IP widget limits never leak between tests. */
 export function randomIp(): string {
 	const [a, b, c] = crypto.getRandomValues(new Uint8Array(3));

@@ -12,6 +12,8 @@ export interface Schema {
 	$ref?: string;
 	type?: string | string[];
 	properties?: Record<string, Schema>;
+	additionalProperties?: Schema | boolean;
+	items?: Schema;
 	required?: string[];
 	minProperties?: number;
 	dependentRequired?: Record<string, string[]>;
@@ -132,6 +134,19 @@ export class ApiDocument {
 		if (s.not && this.fits(s.not, value)) return false;
 		if (s.anyOf && !s.anyOf.some((branch) => this.fits(branch, value))) return false;
 		return true;
+	}
+
+	/**
+	 * The object schema a value is checked against: the schema itself when it is typed or has properties, else
+	 * the one alternative the value fits (a rule's action by its `type`); undefined when none or several do.
+	 */
+	branchFor(schema: Schema, value: Body): Schema | undefined {
+		const s = this.resolved(schema);
+		if (s.type !== undefined || s.properties !== undefined) return s;
+		const fitting = (s.anyOf ?? s.oneOf ?? [])
+			.map((branch) => this.resolved(branch))
+			.filter((branch) => this.fits(branch, value) && this.admits(branch, value, false));
+		return fitting.length === 1 ? fitting[0] : undefined;
 	}
 
 	/**

@@ -6,6 +6,7 @@
  */
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { ERROR_DESCRIPTIONS } from '../src/http/openapi';
 import {
 	api,
 	CONSOLE_ORIGIN,
@@ -29,14 +30,16 @@ interface Schema {
 interface Parameter {
 	name: string;
 	in: string;
+	required?: boolean;
 	schema?: Schema;
 	example?: unknown;
 }
 interface Operation {
 	security?: Record<string, string[]>[];
+	'x-required-permission'?: string;
 	parameters?: Parameter[];
 	requestBody?: { content: Record<string, { example?: unknown }> };
-	responses: Record<string, unknown>;
+	responses: Record<string, { description?: string } | undefined>;
 }
 interface Document {
 	paths: Record<string, Record<string, Operation>>;
@@ -57,6 +60,8 @@ interface Variation {
 	query?: URLSearchParams;
 	/** Without the operation's credential (the headers below bring another). */
 	anonymous?: boolean;
+	/** Where the request is sent instead of `https://parley.test` (a scheme and a host). */
+	origin?: string;
 	headers?: Record<string, string>;
 }
 
@@ -143,14 +148,15 @@ async function send(caller: Caller, { method, path, operation }: Call, variation
 		if (accepts(operation, 'ParleySession')) headers['Parley-Session'] = caller.visitorSession;
 	}
 	const [mediaType, media] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
-	const init: RequestInit = { method, headers: { ...headers, ...variation.headers } };
+	// A redirect is an answer to check, not one to follow.
+	const init: RequestInit = { method, headers: { ...headers, ...variation.headers }, redirect: 'manual' };
 	if (mediaType !== undefined && media?.example !== undefined) {
 		(init.headers as Record<string, string>)['Content-Type'] = mediaType;
 		init.body = mediaType === 'application/json' ? JSON.stringify(media.example) : String(media.example);
 	}
 	const query = variation.query?.size ? `?${variation.query}` : '';
 	// Not `api`: it sends JSON bodies only, and an upload's example is the file's bytes.
-	return exports.default.fetch(new Request(`https://parley.test${url}${query}`, init));
+	return exports.default.fetch(new Request(`${variation.origin ?? 'https://parley.test'}${url}${query}`, init));
 }
 
 /** A console session of a new admin of the workspace. */
@@ -158,6 +164,30 @@ async function signedInConsole(workspaceId: string): Promise<ConsoleSignIn> {
 	const admin = await seedOperator(workspaceId, ['admin']);
 	await seedPassword(workspaceId, admin.operatorId, 'correct horse battery');
 	return consoleSignIn(seededEmail(admin.operatorId), 'correct horse battery', workspaceId);
+}
+
+/** A host name no local development has: plain HTTP to it is a deployment's to refuse or redirect. */
+const DEPLOYED_HOST = 'parley.example.com';
+
+/**
+ * Whether an answer to plain HTTP sends the caller to https: a 301 to the same address there (the operation's
+ * path, its parameters filled in), or a 403 in the spec's error body that says so.
+ */
+function sendsToHttps(call: Call, status: number, location: string | null, text: string): boolean {
+	if (status === 301) {
+		const to = new URL(location ?? '', 'http://invalid');
+		const path = new RegExp(`^${call.path.replaceAll(/\{[^}]+\}/g, '[^/]+')}$`);
+		return to.origin === `https://${DEPLOYED_HOST}` && path.test(to.pathname);
+	}
+	if (status !== 403) return false;
+	const body = JSON.parse(text) as Record<string, unknown>;
+	const keys = Object.keys(body).sort().join();
+	return (
+		keys === 'error,message,statusCode' &&
+		body.error === 'Forbidden' &&
+		body.statusCode === 403 &&
+		String(body.message).startsWith('Requests must use HTTPS')
+	);
 }
 
 /** What is wrong with `res` as the documented 403 whose message says `reason` (nothing when it is one). */
@@ -168,7 +198,7 @@ async function refusal(call: Call, res: Response, reason: string): Promise<strin
 }
 
 describe('every status the server answers is documented', () => {
-	it('refuses an over-long path parameter with a status the operation documents', async () => {
+	it('refuses an over-long path parameter with a status the operation documents, a 422 naming it param.<name>', async () => {
 		const caller = await newCaller();
 		const answers: string[] = [];
 		let checked = 0;
@@ -176,12 +206,18 @@ describe('every status the server answers is documented', () => {
 			for (const parameter of parametersIn(call.operation, 'path')) {
 				const maxLength = parameter.schema?.maxLength;
 				if (maxLength === undefined) continue;
-				const res = await send(caller, call, { param: { name: parameter.name, value: 'a'.repeat(maxLength + 1) } });
+				const param = { name: parameter.name, value: 'a'.repeat(maxLength + 1) };
+				// With the query the operation requires, so that what is refused is the parameter and nothing else.
+				const required = parametersIn(call.operation, 'query').filter((p) => p.required);
+				const query = new URLSearchParams(required.map((p) => [p.name, sampleValue(p)]));
+				const res = await send(caller, call, { param, query });
 				checked++;
-				// Refused (never served as if the value were fine), and with a status the operation documents.
-				if (res.status < 400 || res.status >= 500 || !(String(res.status) in call.operation.responses)) {
-					answers.push(`${call.name} {${parameter.name}}: ${res.status} ${await res.text()}`);
-				}
+				const text = await res.text();
+				// Refused (never served as if the value were fine), and with a status the operation documents; a
+				// validation refusal names the parameter where it was, as the body's fields are named `json.<field>`.
+				const documented = res.status >= 400 && res.status < 500 && String(res.status) in call.operation.responses;
+				const named = res.status !== 422 || text.includes(`param.${parameter.name}: `);
+				if (!documented || !named) answers.push(`${call.name} {${parameter.name}}: ${res.status} ${text}`);
 			}
 		}
 		expect(answers).toEqual([]);
@@ -206,6 +242,50 @@ describe('every status the server answers is documented', () => {
 		}
 		expect(answers).toEqual([]);
 		expect(checked).toBeGreaterThan(100);
+	});
+
+	it('answers plain HTTP to a deployed host with a documented 301 to https or 403 in the error body', async () => {
+		const caller = await newCaller();
+		const answers: string[] = [];
+		const calls = everyOperation(await servedDocument());
+		for (const call of calls) {
+			const res = await send(caller, call, { origin: `http://${DEPLOYED_HOST}` });
+			const location = res.headers.get('Location');
+			const text = await res.text();
+			if (!(String(res.status) in call.operation.responses) || !sendsToHttps(call, res.status, location, text)) {
+				answers.push(`${call.name}: ${res.status} ${location ?? text}`);
+			}
+		}
+		expect(answers).toEqual([]);
+		expect(calls.length).toBeGreaterThan(200);
+	});
+
+	it("refuses an operator without an operation's permission with its 403, which claims that refusal where one is named", async () => {
+		const caller = await newCaller();
+		const answers: string[] = [];
+		let checked = 0;
+		for (const call of everyOperation(await servedDocument())) {
+			const permission = call.operation['x-required-permission'] ?? 'none';
+			const claims = call.operation.responses['403']?.description?.includes(ERROR_DESCRIPTIONS[403] ?? '') ?? false;
+			if (claims !== (permission !== 'none')) {
+				answers.push(`${call.name}: takes ${permission}, and its 403 ${claims ? 'says' : 'does not say'} so`);
+			}
+			if (!accepts(call.operation, 'TokenV3')) continue;
+			checked++;
+			// A new operator each time: an operation any token may call can change its caller (a regenerated token).
+			const { token } = await seedOperator(caller.workspaceId, []);
+			const res = await send(caller, call, { anonymous: true, headers: { Authorization: `Bearer ${token}` } });
+			const text = await res.text();
+			const message = res.status === 403 ? (JSON.parse(text) as { message: string }).message : '';
+			const refusedForIt = message.includes(`lacks the "${permission}" permission`);
+			const documented = String(res.status) in call.operation.responses;
+			const forPermission = message.includes('permission');
+			if (permission !== 'none' ? !refusedForIt || !documented : !documented || forPermission) {
+				answers.push(`${call.name} (${permission}): ${res.status} ${text.slice(0, 200)}`);
+			}
+		}
+		expect(answers).toEqual([]);
+		expect(checked).toBeGreaterThan(150);
 	});
 
 	it('refuses an undeclared query parameter with a documented 422 naming it, never a declared one', async () => {

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
+import { api, documentedAnswer, expectError, seedConversation, seedOperator, seedWorkspace } from './factories';
 
 interface Task {
 	id: string;
@@ -65,10 +65,29 @@ describe('/v3/tasks', () => {
 		// Bia works on hers; Cai, without any permission, still keeps his own to-dos.
 		expect((await api(bia.token, 'PATCH', `/v3/tasks/${forBia.id}`, { done: true })).status).toBe(200);
 		const caiTask = await newTask(cai.token, { title: 'Mine' });
-		await expectError(await api(cai.token, 'PATCH', `/v3/tasks/${forBia.id}`, { title: 'Hijacked' }), 403);
+		const notOwn = await expectError(
+			await api(cai.token, 'PATCH', `/v3/tasks/${forBia.id}`, { title: 'Hijacked' }),
+			403,
+		);
 		await expectError(await api(cai.token, 'DELETE', `/v3/tasks/${forBia.id}`), 403);
-		await expectError(await api(cai.token, 'POST', '/v3/tasks', { title: 'For Bia', assigneeId: bia.operatorId }), 403);
+		const given = await expectError(
+			await api(cai.token, 'POST', '/v3/tasks', { title: 'For Bia', assigneeId: bia.operatorId }),
+			403,
+		);
 		await expectError(await api(bia.token, 'PATCH', `/v3/tasks/${forBia.id}`, { assigneeId: cai.operatorId }), 403);
+		// The document states these refusals, and no permission the operations do not take.
+		const documented = {
+			create: await documentedAnswer('POST', '/v3/tasks', 403),
+			change: await documentedAnswer('PATCH', '/v3/tasks/{id}', 403),
+			remove: await documentedAnswer('DELETE', '/v3/tasks/{id}', 403),
+		};
+		expect(documented.create.message).toBe(given.message);
+		expect(documented.create.description).toContain('only an admin gives a task to another operator');
+		expect(documented.change.message).toBe(notOwn.message);
+		expect(documented.change.description).toContain('neither assigned to the caller nor created by it');
+		expect(documented.change.description).toContain('only an admin gives a task to another operator');
+		expect(documented.remove.description).toContain('neither assigned to the caller nor created by it');
+		for (const { description } of Object.values(documented)) expect(description).not.toContain('lacks the permission');
 		// Reading the team's tasks needs conversations:read.
 		await expectError(await api(cai.token, 'GET', '/v3/tasks'), 403);
 		expect(await titles(bia.token, `?assigneeId=${cai.operatorId}`)).toEqual(['Mine']);

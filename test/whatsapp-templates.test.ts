@@ -62,7 +62,12 @@ describe('GET /v3/whatsapp/conversations/{id}/templates', () => {
 			message: { text: 'Hello' },
 		});
 		const { id: apiConversation } = (await started.json()) as { id: string };
-		await expectError(await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/templates`), 422);
+		const refused = await expectError(
+			await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/templates`),
+			422,
+		);
+		// The conversation is the path's: its problem is named as every path parameter's is.
+		expect(refused.message).toMatch(/^param\.id: /);
 		const other = await seedWorkspace();
 		await expectError(await api(other.token, 'GET', `/v3/whatsapp/conversations/${conversationId}/templates`), 404);
 	});
@@ -151,7 +156,11 @@ describe('POST /v3/whatsapp/conversations/{id}/template', () => {
 		});
 		expect(web.status).toBe(201);
 		const { id: webId } = (await web.json()) as { id: string };
-		await expectError(await send(webId, { name: 'order_update', language: 'en', variables: ['a', 'b'] }), 422);
+		const offChannel = await expectError(
+			await send(webId, { name: 'order_update', language: 'en', variables: ['a', 'b'] }),
+			422,
+		);
+		expect(offChannel.message).toMatch(/^param\.id: /);
 		const other = await seedWorkspace();
 		await expectError(
 			await send(conversationId, { name: 'order_update', language: 'en', variables: ['a', 'b'] }, other.token),

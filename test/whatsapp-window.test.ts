@@ -150,7 +150,11 @@ describe('GET /v3/whatsapp/conversations/{id}/window', () => {
 			message: { text: 'Hello' },
 		});
 		const { id: apiConversation } = (await other.json()) as { id: string };
-		await expectError(await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/window`), 422);
+		const refused = await expectError(
+			await api(token, 'GET', `/v3/whatsapp/conversations/${apiConversation}/window`),
+			422,
+		);
+		expect(refused.message).toMatch(/^param\.id: /);
 		const stranger = await seedWorkspace();
 		await expectError(await api(stranger.token, 'GET', `/v3/whatsapp/conversations/${id}/window`), 404);
 	});

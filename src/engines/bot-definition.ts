@@ -3,10 +3,12 @@
  * step's `next`, a button's, a branch's, an error path). One zod schema validates its shape; `botProblems`
  * then checks what a schema cannot: every link names a step, every step is reachable from the start, every
  * loop waits for the visitor somewhere (or it would spin), templates parse, conditions and patterns are safe,
- * delays are at most 7 days. Each problem names its step and field (`steps.3.validation.pattern`).
+ * the rules between a step's fields hold. Each problem names its step and field (`steps.3.validation.pattern`).
+ * The API document states each of these checks, in JSON Schema where it can (`BotDefinition`).
  */
 import { z } from '@hono/zod-openapi';
-import { assignAction, assignProblem } from './actions/assign';
+import { describedUse, present, schemaRules, when } from '../lib/schema-rules';
+import { assignAction, assignProblem, oneAssignee } from './actions/assign';
 import { createDealAction, updateDealAction } from './actions/deals';
 import { template, variableName } from './actions/fields';
 import { httpRequestFields, httpRequestProblems, integrationAction, presetOrRequest } from './actions/http-request';
@@ -16,6 +18,7 @@ import { updateContactAction } from './actions/update-contact';
 import { conditionProblems, conditionProblemsWithin, conditionSchema, unsafePattern } from './conditions';
 import { foldText } from './keywords';
 import {
+	DOCUMENT_RULES,
 	graphProblems,
 	type StepProblem,
 	shapeProblems,
@@ -66,7 +69,7 @@ const sendMessage = z.strictObject({
 		.optional()
 		.openapi({
 			description:
-				"Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too.",
+				"Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. Two buttons whose labels are one answer (case and accents aside) are refused when either has a `next` of its own.",
 		}),
 	typingSeconds: z
 		.number()
@@ -89,66 +92,87 @@ const choice = z.strictObject({
 	next: stepLink.optional().openapi({ description: 'Where this choice leads; the step’s `next` otherwise.' }),
 });
 
-const dataEntry = z.strictObject({
-	...stepCommon,
-	type: z.literal('data_entry').openapi({ description: 'Data Entry: asks, checks and keeps an answer.' }),
-	prompt: template(4000).openapi({ description: 'The question.' }),
-	input: z.enum(['text', 'number', 'email', 'phone', 'date', 'datetime', 'file', 'buttons', 'rating']).openapi({
-		description: 'What is asked for; `email`, `phone`, `number`, `date` and `datetime` are checked as such.',
+/** A button selection, and only it, has choices (`botProblems` checks it with the whole document). */
+const choicesOfButtons = schemaRules(
+	when({ required: ['input'], properties: { input: { const: 'buttons' } } }, present('choices'), {
+		not: present('choices'),
 	}),
-	variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
-	choices: z
-		.array(choice)
-		.min(1)
-		.max(10)
-		.optional()
-		.openapi({ description: 'A button selection’s buttons.', ...appliesWhen({ input: ['buttons'] }) }),
-	validation: z
-		.strictObject({
-			required: z.boolean().default(true).openapi({ description: 'Whether an empty answer is refused.' }),
-			format: z
-				.enum(ANSWER_FORMATS)
-				.optional()
-				.openapi({ description: 'A format the answer must have: e-mail, phone, CPF, CNPJ, number, date.' }),
-			minLength: z.int().min(0).max(10_000).optional().openapi({ description: 'The fewest characters.' }),
-			maxLength: z.int().min(1).max(10_000).optional().openapi({ description: 'The most characters.' }),
-			min: z.number().optional().openapi({ description: 'The lowest number accepted.' }),
-			max: z.number().optional().openapi({ description: 'The highest number accepted.' }),
-			pattern: z
-				.string()
-				.max(400)
-				.optional()
-				.openapi({ description: 'A regular expression the answer must match (patterns that backtrack are refused).' }),
-			condition: conditionSchema
-				.optional()
-				.openapi({ description: 'A custom validation: a condition over `answer` and `vars`.' }),
-			integration: z.strictObject(httpRequestFields).openapi(presetOrRequest).optional().openapi({
-				description:
-					'A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables.',
+);
+
+const dataEntry = z
+	.strictObject({
+		...stepCommon,
+		type: z.literal('data_entry').openapi({ description: 'Data Entry: asks, checks and keeps an answer.' }),
+		prompt: template(4000).openapi({ description: 'The question.' }),
+		input: z.enum(['text', 'number', 'email', 'phone', 'date', 'datetime', 'file', 'buttons', 'rating']).openapi({
+			description: 'What is asked for; `email`, `phone`, `number`, `date` and `datetime` are checked as such.',
+		}),
+		variable: variableName.openapi({ description: 'Where the answer is kept, for templates and conditions.' }),
+		choices: z
+			.array(choice)
+			.min(1)
+			.max(10)
+			.optional()
+			.openapi({
+				description: 'A button selection’s buttons: required with `input: buttons`, refused with any other input.',
+				...appliesWhen({ input: ['buttons'] }),
 			}),
-			message: template(1000).optional().openapi({ description: 'Said when the answer is refused.' }),
-		})
-		.optional()
-		.openapi({ description: 'What a valid answer is.' }),
-	askReason: z
-		.boolean()
-		.default(false)
-		.openapi({
-			description: 'A rating then asks why (kept as `<variable>_reason`).',
-			...appliesWhen({ input: ['rating'] }),
-		}),
-	reasonPrompt: template(1000)
-		.optional()
-		.openapi({
-			description: 'What a rating with `askReason` asks next.',
-			...appliesWhen({ input: ['rating'], askReason: [true] }),
-		}),
-	retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
-	onRetriesExhausted: stepLink
-		.optional()
-		.openapi({ description: 'Where the bot goes when retries run out; it ends otherwise.' }),
-	next: stepLink.optional(),
-});
+		validation: z
+			.strictObject({
+				required: z.boolean().default(true).openapi({ description: 'Whether an empty answer is refused.' }),
+				format: z
+					.enum(ANSWER_FORMATS)
+					.optional()
+					.openapi({ description: 'A format the answer must have: e-mail, phone, CPF, CNPJ, number, date.' }),
+				minLength: z
+					.int()
+					.min(0)
+					.max(10_000)
+					.optional()
+					.openapi({ description: 'The fewest characters: no more than `maxLength` when both are given.' }),
+				maxLength: z.int().min(1).max(10_000).optional().openapi({ description: 'The most characters.' }),
+				min: z
+					.number()
+					.optional()
+					.openapi({ description: 'The lowest number accepted: no more than `max` when both are given.' }),
+				max: z.number().optional().openapi({ description: 'The highest number accepted.' }),
+				pattern: z.string().max(400).optional().openapi({
+					description: 'A regular expression the answer must match (patterns that backtrack are refused).',
+				}),
+				condition: describedUse(
+					conditionSchema,
+					'A custom validation: a condition over `answer` and `vars`, which may read nothing else.',
+				).optional(),
+				integration: z.strictObject(httpRequestFields).openapi(presetOrRequest).optional().openapi({
+					description:
+						'A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables.',
+				}),
+				message: template(1000).optional().openapi({ description: 'Said when the answer is refused.' }),
+			})
+			.optional()
+			.openapi({
+				description: 'What a valid answer is.',
+			}),
+		askReason: z
+			.boolean()
+			.default(false)
+			.openapi({
+				description: 'A rating then asks why (kept as `<variable>_reason`).',
+				...appliesWhen({ input: ['rating'] }),
+			}),
+		reasonPrompt: template(1000)
+			.optional()
+			.openapi({
+				description: 'What a rating with `askReason` asks next.',
+				...appliesWhen({ input: ['rating'], askReason: [true] }),
+			}),
+		retries: z.int().min(0).max(10).default(2).openapi({ description: 'Re-prompts after an invalid answer.' }),
+		onRetriesExhausted: stepLink
+			.optional()
+			.openapi({ description: 'Where the bot goes when retries run out; it ends otherwise.' }),
+		next: stepLink.optional(),
+	})
+	.openapi(choicesOfButtons);
 
 const decision = z.strictObject({
 	...stepCommon,
@@ -179,11 +203,13 @@ const integration = integrationAction
 	})
 	.openapi(presetOrRequest);
 
-const assign = assignAction.extend({
-	...stepCommon,
-	next: stepLink.optional(),
-	onError: stepLink.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
-});
+const assign = assignAction
+	.extend({
+		...stepCommon,
+		next: stepLink.optional(),
+		onError: stepLink.optional().openapi({ description: 'Taken when the operator or group cannot take it.' }),
+	})
+	.openapi(oneAssignee);
 
 const applyTag = tagAction.extend({ ...stepCommon, next: stepLink.optional(), onError: stepLink.optional() });
 
@@ -208,7 +234,11 @@ const notify = notifyAction.extend({
 const delay = z.strictObject({
 	...stepCommon,
 	type: z.literal('delay').openapi({ description: 'Delay: waits, then goes on.' }),
-	seconds: z.int().min(1).openapi({ description: 'How long, up to 7 days (604800).' }),
+	seconds: z
+		.int()
+		.min(1)
+		.max(MAX_DELAY_SECONDS, `at most ${MAX_DELAY_SECONDS} (7 days)`)
+		.openapi({ description: 'How long, up to 7 days (604800).' }),
 	cancelOnReply: z
 		.boolean()
 		.default(false)
@@ -243,7 +273,11 @@ const stepSchema = z.discriminatedUnion('type', [
 	end,
 ]);
 
-export const botDefinitionSchema = stepDocumentSchema(stepSchema, 'BotDefinition');
+export const botDefinitionSchema = stepDocumentSchema(
+	stepSchema,
+	'BotDefinition',
+	`A bot: its first step and its steps. ${DOCUMENT_RULES}, every step is reached from \`start\`, and every loop passes through a step that waits for the visitor (a Data Entry, a message with buttons), or it would spin.`,
+);
 
 /** A bot's definition as a request carries it: checked whole by `botProblems` once it reaches the domain. */
 export const botDefinitionInput = stepDocumentInput(
@@ -301,9 +335,6 @@ export function botProblems(definition: unknown): StepProblem[] {
 			if (step.input !== 'buttons' && step.choices) {
 				problems.push({ path: at('choices'), message: 'only a button selection has choices' });
 			}
-		}
-		if (step.type === 'delay' && step.seconds > MAX_DELAY_SECONDS) {
-			problems.push({ path: at('seconds'), message: `at most ${MAX_DELAY_SECONDS} (7 days)` });
 		}
 		if (step.type === 'integration') {
 			problems.push(...under(at(), httpRequestProblems(step)));

@@ -226,7 +226,7 @@ export const conditionSchema: z.ZodType<Condition> = z
 		]),
 	)
 	.openapi('Condition', {
-		description: 'A leaf comparing a fact with a value, or a group: `all` (AND), `any` (OR), `not`, nested.',
+		description: `A leaf comparing a fact with a value, or a group: \`all\` (AND), \`any\` (OR), \`not\`, nested ${MAX_DEPTH} levels deep at most, with ${MAX_LEAVES} comparisons at most in all.`,
 	});
 
 /**

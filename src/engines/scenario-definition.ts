@@ -20,6 +20,7 @@ import { tagAction } from './actions/tag';
 import { updateContactAction } from './actions/update-contact';
 import { conditionProblemsWithin, conditionSchema } from './conditions';
 import {
+	DOCUMENT_RULES,
 	graphProblems,
 	type StepProblem,
 	shapeProblems,
@@ -213,7 +214,11 @@ const scenarioStepSchema = z.discriminatedUnion('type', [
 	end,
 ]);
 
-export const scenarioDefinitionSchema = stepDocumentSchema(scenarioStepSchema, 'ScenarioDefinition');
+export const scenarioDefinitionSchema = stepDocumentSchema(
+	scenarioStepSchema,
+	'ScenarioDefinition',
+	`A scenario: its first step and its steps. ${DOCUMENT_RULES}, every step is reached from \`start\`, and steps repeat only through a Loop step (any other cycle would spin).`,
+);
 
 /** A scenario's definition as a request carries it: checked whole by `scenarioProblems` once it reaches the domain. */
 export const scenarioDefinitionInput = stepDocumentInput(

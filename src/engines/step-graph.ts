@@ -26,15 +26,22 @@ export const stepCommon = {
 	title: z.string().max(100).optional().openapi({ description: 'A name for builders; never shown to visitors.' }),
 };
 
-/** A document's shape: its first step and its steps (a discriminated union by `type`). */
-export function stepDocumentSchema<T extends z.ZodType>(steps: T, name: string) {
+/**
+ * A document's shape: its first step and its steps (a discriminated union by `type`). `description` states
+ * what is checked of the document whole, which no step's schema can say.
+ */
+export function stepDocumentSchema<T extends z.ZodType>(steps: T, name: string, description: string) {
 	return z
 		.strictObject({
 			start: stepLink.openapi({ description: 'The first step.' }),
 			steps: z.array(steps).min(1).max(MAX_STEPS).openapi({ description: 'The steps, 200 at most.' }),
 		})
-		.openapi(name);
+		.openapi(name, { description });
 }
+
+/** What `stepProblems` checks of every document, for its description. */
+export const DOCUMENT_RULES =
+	'Checked whole when saved, every problem in one 422 at its step and field (`steps.3.next`): step ids are unique, `start` and every link name a step, every template parses';
 
 /**
  * A document as a request carries it (`definition` of a create, a change, a simulation): the same `start` and

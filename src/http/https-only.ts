@@ -17,12 +17,24 @@ export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, ne
 	const url = new URL(c.req.url);
 	if (url.protocol !== 'http:' || isLocalDevelopment(url.hostname) || c.env.HTTPS_ONLY === 'off') return next();
 	url.protocol = 'https:';
-	const isPage = (c.req.method === 'GET' || c.req.method === 'HEAD') && !carriesCredentials(url.pathname);
-	if (isPage) return c.redirect(url.toString(), 301);
-	throw new Forbidden(
-		`Requests must use HTTPS: call ${url.origin}${url.pathname}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).`,
-	);
+	if (plainHttpAnswer(c.req.method, url.pathname) === 301) return c.redirect(url.toString(), 301);
+	throw new Forbidden(httpsRefusal(url.origin, url.pathname));
 });
+
+/**
+ * What a deployment answers a request that came over plain HTTP: 301 to the same URL on https for a page a
+ * person opens (GET or HEAD, upper case as a request has it, outside the API and the widget's endpoints), else
+ * 403. The API document states the same of each operation, from this function (src/http/openapi-document.ts).
+ */
+export function plainHttpAnswer(method: string, pathname: string): 301 | 403 {
+	const isPage = (method === 'GET' || method === 'HEAD') && !carriesCredentials(pathname);
+	return isPage ? 301 : 403;
+}
+
+/** The 403's message, naming the https address (without the query) to call instead. */
+export function httpsRefusal(secureOrigin: string, pathname: string): string {
+	return `Requests must use HTTPS: call ${secureOrigin}${pathname}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).`;
+}
 
 /** Paths whose requests carry an API token or a visitor session: refused over HTTP, never redirected. */
 function carriesCredentials(pathname: string): boolean {

@@ -1,15 +1,15 @@
 /**
  * The API document (`GET /v3/openapi.json`, and the `/docs` reference built from it). The routes declare
  * their own paths, bodies, permission and examples; what is true of every operation is added here, once:
- * tags, the response headers the middleware sets, the permission or session sentence in each description. Built once per isolate: the routes cannot change after start-up.
+ * tags, the response headers the middleware sets, the permission or session sentence in each description, and
+ * the refusals the shared middleware answers (src/http/openapi-refusals.ts). Built once per isolate: the
+ * routes cannot change after start-up.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { changesState } from '../auth/console-session';
-import { documentedErrorResponse, ERROR_DESCRIPTIONS } from './openapi';
+import { child, headerRef, isObject, type Json, type JsonObject } from './openapi-json';
+import { documentRefusals } from './openapi-refusals';
 
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
 type Document = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
 const TOKEN_FORMAT =
@@ -234,6 +234,14 @@ const HEADERS: JsonObject = {
 		description: 'Fresh for 60 s, then served stale while the widget revalidates in the background.',
 		schema: { type: 'string', example: 'public, max-age=60, stale-while-revalidate=86400' },
 	},
+	Location: {
+		description: 'The same address on https.',
+		schema: {
+			type: 'string',
+			format: 'uri',
+			example: 'https://parley.example.com/mail/stop/eyJwdXJwb3NlIjoic3RvcCJ9.c2lnbmF0dXJl',
+		},
+	},
 };
 
 const SECURITY_SCHEMES: JsonObject = {
@@ -302,22 +310,6 @@ function uniqueTags() {
 	return [...seen].map(([name, description]) => ({ name, description }));
 }
 
-function isObject(value: Json | undefined): value is JsonObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function child(parent: JsonObject, key: string): JsonObject {
-	const existing = parent[key];
-	if (isObject(existing)) return existing;
-	const created: JsonObject = {};
-	parent[key] = created;
-	return created;
-}
-
-function headerRef(name: string): JsonObject {
-	return { $ref: `#/components/headers/${name}` };
-}
-
 function polish(document: JsonObject): JsonObject {
 	const components = child(document, 'components');
 	components.headers = HEADERS;
@@ -357,7 +349,7 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 	const replicaRead = byToken && method === 'get' && !path.endsWith('/live');
 	if (replicaRead) operation.parameters = [...parameters, BOOKMARK_PARAMETER];
 	const responses = child(operation, 'responses');
-	documentRefusals(responses, operation, method, security);
+	documentRefusals(path, operation, method, security);
 	for (const [status, response] of Object.entries(responses)) {
 		if (!isObject(response)) continue;
 		const headers = child(response, 'headers');
@@ -375,30 +367,6 @@ function polishOperation(path: string, operation: JsonObject, method: string): v
 		if (Object.keys(headers).length === 0) delete response.headers;
 	}
 }
-
-/**
- * The refusals that come from what every route shares rather than from the route itself, documented on every
- * operation they apply to: a 422 everywhere (the router refuses a query parameter the route does not take,
- * src/http/router.ts, and a path parameter that breaks its constraint), and where the console's session is
- * accepted, the 403 for its cookie from another origin or, on a change, without its CSRF token (`sessionAuth`).
- */
-function documentRefusals(responses: JsonObject, operation: JsonObject, method: string, security: Json[]): void {
-	responses['422'] ??= documentedErrorResponse(422);
-	if (!security.some((r) => isObject(r) && 'ConsoleSession' in r)) return;
-	const declared = responses['403'];
-	const csrf = changesState(method) ? ', or without its `X-CSRF-Token` header' : '';
-	const byConsole = `the console's session cookie came from another origin than the console's own (integrations send a Token V3)${csrf}.`;
-	const permission = operation['x-required-permission'];
-	const own = isObject(declared) ? declared.description : permission === 'none' ? undefined : ERROR_DESCRIPTIONS[403];
-	const description =
-		typeof own === 'string' ? `${own} Or ${byConsole}` : `${byConsole[0]?.toUpperCase()}${byConsole.slice(1)}`;
-	if (isObject(declared)) declared.description = description;
-	else responses['403'] = documentedErrorResponse(403, description, CONSOLE_ORIGIN_REFUSAL);
-}
-
-/** What `sessionAuth` (src/auth/middleware.ts) answers a console cookie from another origin. */
-const CONSOLE_ORIGIN_REFUSAL =
-	'The console session is only accepted from the console itself; integrations send a Bearer token.';
 
 function credentialSentence(operation: JsonObject, byToken: boolean, security: Json[]): string {
 	if (security.some((r) => isObject(r) && 'WebhookSignature' in r)) {

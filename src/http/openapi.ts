@@ -55,15 +55,14 @@ const ERROR_EXAMPLES: Record<number, string> = {
 };
 
 /** One error answer in the spec's body, with a typical example. */
-function errorResponse(status: number, description = ERROR_DESCRIPTIONS[status] ?? 'Error') {
+function errorResponse(
+	status: number,
+	description = ERROR_DESCRIPTIONS[status] ?? 'Error',
+	example = ERROR_EXAMPLES[status] ?? description,
+) {
 	return {
 		description,
-		content: {
-			'application/json': {
-				schema: errorBodySchema,
-				example: errorBody(status, ERROR_EXAMPLES[status] ?? description),
-			},
-		},
+		content: { 'application/json': { schema: errorBodySchema, example: errorBody(status, example) } },
 	};
 }
 
@@ -92,6 +91,16 @@ export function documentedErrorResponse(
 export function errorResponses(...statuses: number[]) {
 	const all = [...new Set([401, 405, 429, 500, ...statuses])].sort();
 	return Object.fromEntries(all.map((status) => [status, errorResponse(status)]));
+}
+
+/**
+ * The 403 of a route that refuses for a reason of its own (an owner's rule, an origin check), with the message
+ * it answers. The refusals every route shares (the permission the route names, the console's cookie, plain
+ * HTTP) are added to its description by src/http/openapi-document.ts, which joins them with "Or" and sets the
+ * case of each first letter; `errorResponses(403)` states none of its own.
+ */
+export function forbiddenResponse(reason: string, example: string) {
+	return { 403: errorResponse(403, reason, example) };
 }
 
 /** A required JSON request body, with an example (type-checked against what the schema accepts). */

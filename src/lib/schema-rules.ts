@@ -113,6 +113,16 @@ export function savedOrUnsaved(idField: string, what: string): RuleMetadata {
 }
 
 /**
+ * A named schema described for one of its uses (`draft: describedUse(botDefinitionSchema, 'The definition being
+ * edited.')`). `.openapi({ description })` on the named schema itself would become the shared schema's own
+ * description whenever this use is the first the generator meets; behind `z.lazy` the use is a `$ref` with its
+ * own description beside it, and the shared schema keeps its own.
+ */
+export function describedUse<T extends z.ZodType>(schema: T, description: string) {
+	return z.lazy(() => schema).openapi({ description });
+}
+
+/**
  * A record whose keys follow `key` (a custom field's name, a header's): zod checks each key, but the generator
  * writes only the values' schema (`additionalProperties`), so the keys' own schema, as zod itself converts it,
  * goes in as `propertyNames`.

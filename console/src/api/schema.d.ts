@@ -4681,6 +4681,7 @@ export interface components {
             channels: string[] | null;
             /** @description Highest first among bots a trigger could start. */
             priority: number;
+            /** @description The definition being edited. */
             draft: components["schemas"]["BotDefinition"];
             /** @description The version new runs start with; null until published. */
             publishedVersion: number | null;
@@ -4702,7 +4703,7 @@ export interface components {
             /** @description A `deal_stage` bot’s stage; null otherwise. */
             stageId: string | null;
         };
-        /** @description The definition being edited. */
+        /** @description A bot: its first step and its steps. Checked whole when saved, every problem in one 422 at its step and field (`steps.3.next`): step ids are unique, `start` and every link name a step, every template parses, every step is reached from `start`, and every loop passes through a step that waits for the visitor (a Data Entry, a message with buttons), or it would spin. */
         BotDefinition: {
             /**
              * @description The first step.
@@ -4737,7 +4738,7 @@ export interface components {
                     /** @description The file name shown. */
                     name?: string;
                 }[];
-                /** @description Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. */
+                /** @description Quick replies: the bot waits for the visitor's choice (clicking one sends its label as the visitor's message), then goes to that button's `next`, else the step's `next`; a typed text that matches no button goes to the step's `next` too. Two buttons whose labels are one answer (case and accents aside) are refused when either has a `next` of its own. */
                 buttons?: (string | {
                     /** @description The button’s text (and the answer typed). */
                     label: string;
@@ -4779,7 +4780,7 @@ export interface components {
                 input: "text" | "number" | "email" | "phone" | "date" | "datetime" | "file" | "buttons" | "rating";
                 /** @description Where the answer is kept, for templates and conditions. */
                 variable: string;
-                /** @description A button selection’s buttons. */
+                /** @description A button selection’s buttons: required with `input: buttons`, refused with any other input. */
                 choices?: {
                     /** @description The button’s text (and the answer typed). */
                     label: string;
@@ -4803,16 +4804,17 @@ export interface components {
                      * @enum {string}
                      */
                     format?: "email" | "phone" | "cpf" | "cnpj" | "number" | "date" | "datetime";
-                    /** @description The fewest characters. */
+                    /** @description The fewest characters: no more than `maxLength` when both are given. */
                     minLength?: number;
                     /** @description The most characters. */
                     maxLength?: number;
-                    /** @description The lowest number accepted. */
+                    /** @description The lowest number accepted: no more than `max` when both are given. */
                     min?: number;
                     /** @description The highest number accepted. */
                     max?: number;
                     /** @description A regular expression the answer must match (patterns that backtrack are refused). */
                     pattern?: string;
+                    /** @description A custom validation: a condition over `answer` and `vars`, which may read nothing else. */
                     condition?: components["schemas"]["Condition"];
                     /** @description A custom validation by an outside system: this call (its templates see the answer as `answer`) accepts the answer with a 2xx; `response` then sets variables. */
                     integration?: {
@@ -4860,7 +4862,7 @@ export interface components {
                             /** @description The key. */
                             value: string;
                         };
-                        /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                        /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                         body?: string;
                         preset?: components["schemas"]["IntegrationPreset"];
                         /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -4908,7 +4910,7 @@ export interface components {
                 type: "decision";
                 /** @description Tried in order. */
                 branches: {
-                    condition: components["schemas"]["Condition"] & unknown;
+                    condition: components["schemas"]["Condition"];
                     /**
                      * @description The id of the step that comes next.
                      * @example ask-email
@@ -5060,7 +5062,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -5092,7 +5094,7 @@ export interface components {
                 type: "assign";
                 /** @description The operator to assign it to. */
                 operatorId?: string;
-                /** @description Or the group (team) to route it to. */
+                /** @description Or the group (team) to route it to: one of the two, never both. */
                 groupId?: string;
                 /**
                  * @description The step id, unique in its document.
@@ -5267,7 +5269,7 @@ export interface components {
                 message?: string;
             })[];
         };
-        /** @description A custom validation: a condition over `answer` and `vars`. */
+        /** @description A leaf comparing a fact with a value, or a group: `all` (AND), `any` (OR), `not`, nested 6 levels deep at most, with 50 comparisons at most in all. */
         Condition: components["schemas"]["ConditionLeaf"] | {
             /** @description Every one holds (AND). */
             all: components["schemas"]["Condition"][];
@@ -5592,7 +5594,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -5684,6 +5686,7 @@ export interface components {
             /** @description Whether anything starts it. */
             enabled: boolean;
             trigger: components["schemas"]["ScenarioTriggerView"];
+            /** @description The definition being edited. */
             draft: components["schemas"]["ScenarioDefinition"];
             /** @description The version new runs start with; null until published. */
             publishedVersion: number | null;
@@ -5712,7 +5715,7 @@ export interface components {
             /** @description When a published `schedule` scenario fires next (ISO 8601), or null. */
             nextFireAt: string | null;
         };
-        /** @description The definition being edited. */
+        /** @description A scenario: its first step and its steps. Checked whole when saved, every problem in one 422 at its step and field (`steps.3.next`): step ids are unique, `start` and every link name a step, every template parses, every step is reached from `start`, and steps repeat only through a Loop step (any other cycle would spin). */
         ScenarioDefinition: {
             /**
              * @description The first step.
@@ -6120,7 +6123,7 @@ export interface components {
                     /** @description The key. */
                     value: string;
                 };
-                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. */
+                /** @description Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON. */
                 body?: string;
                 preset?: components["schemas"]["IntegrationPreset"];
                 /** @description Variables set from the JSON answer, each from a dotted path: `order.status`. */
@@ -6159,7 +6162,7 @@ export interface components {
                 type: "condition";
                 /** @description Tried in order. */
                 branches: {
-                    condition: components["schemas"]["Condition"] & unknown;
+                    condition: components["schemas"]["Condition"];
                     /**
                      * @description The id of the step that comes next.
                      * @example ask-email
@@ -6326,12 +6329,12 @@ export interface components {
             /** @description Starts only when it holds, on `vars.event` (the event: `vars.event.payload…`). Default: `null`. */
             condition?: components["schemas"]["ConditionLeaf"] | {
                 /** @description Every one holds (AND). */
-                all: (components["schemas"]["Condition"] & unknown)[];
+                all: components["schemas"]["Condition"][];
             } | {
                 /** @description One at least holds (OR). */
-                any: (components["schemas"]["Condition"] & unknown)[];
+                any: components["schemas"]["Condition"][];
             } | {
-                not: components["schemas"]["Condition"] & unknown;
+                not: components["schemas"]["Condition"];
             };
         } | {
             /**
@@ -6815,7 +6818,7 @@ export interface components {
             type: "assign";
             /** @description The operator to assign it to. */
             operatorId?: string;
-            /** @description Or the group (team) to route it to. */
+            /** @description Or the group (team) to route it to: one of the two, never both. */
             groupId?: string;
         } | {
             /**
@@ -9163,6 +9166,8 @@ export interface components {
         ETag: string;
         /** @description Fresh for 60 s, then served stale while the widget revalidates in the background. */
         "Cache-Control": string;
+        /** @description The same address on https. */
+        Location: string;
     };
     pathItems: never;
 }
@@ -9261,6 +9266,26 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/v3/workflows/webhook/{webhook_id}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9572,7 +9597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The request came from a page of another origin than the console’s own (a request without `Origin`, from a server or curl, is let through): sign in from the console itself. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9581,7 +9606,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Sign in from the console itself.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9767,7 +9792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. */
+            /** @description The request came from a page of another origin than the console’s own (a request without `Origin`, from a server or curl, is let through): sign in from the console itself. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9776,7 +9801,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Sign in from the console itself.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9903,6 +9928,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10043,6 +10076,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/mail/stop/{token}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -10147,6 +10196,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10287,6 +10344,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/mail/unsubscribe/{token}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -10391,6 +10464,14 @@ export interface operations {
                 content: {
                     "application/octet-stream": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10520,6 +10601,14 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): `Location` is the same address on https. */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, unknown or revoked credential. */
             401: {
@@ -10666,6 +10755,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/whatsapp/{id}/webhook. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10876,7 +10981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11082,7 +11187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11324,7 +11429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11492,7 +11597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11763,7 +11868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12069,7 +12174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12399,7 +12504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12709,7 +12814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12925,7 +13030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13112,7 +13217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13303,7 +13408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13510,7 +13615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13734,7 +13839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13914,7 +14019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14131,7 +14236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14296,7 +14401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14499,7 +14604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14755,7 +14860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14955,7 +15060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15184,7 +15289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15352,7 +15457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15610,7 +15715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -15886,7 +15991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16083,7 +16188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16312,7 +16417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16477,7 +16582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16712,7 +16817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -16988,7 +17093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17239,7 +17344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17476,7 +17581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17750,7 +17855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -17963,7 +18068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18202,7 +18307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18370,7 +18475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18618,7 +18723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -18889,7 +18994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19096,7 +19201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19342,7 +19447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19534,7 +19639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description An `assigneeId` names another operator than the caller, who is no admin: only an admin gives a task to another operator. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19547,7 +19652,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only an admin gives a task to another operator.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19741,7 +19846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19906,7 +20011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The task is neither assigned to the caller nor created by it, and the caller is no admin. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -19919,7 +20024,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only its assignee, its creator or an admin may change this task.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20119,7 +20224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The task is neither assigned to the caller nor created by it, and the caller is no admin. Or an `assigneeId` names another operator than the caller, who is no admin: only an admin gives a task to another operator. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20132,7 +20237,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only its assignee, its creator or an admin may change this task.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20369,7 +20474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20555,7 +20660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20776,7 +20881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20941,7 +21046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the caller is neither the reply’s author nor an admin: they may read and use it, not change or delete it. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -20954,7 +21059,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only the author of this canned reply or an admin may change or delete it.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -21148,7 +21253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the caller is neither the reply’s author nor an admin: they may read and use it, not change or delete it. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21161,7 +21266,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "Only the author of this canned reply or an admin may change or delete it.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -21409,7 +21514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21664,7 +21769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -21880,7 +21985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22106,7 +22211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22271,7 +22376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22523,7 +22628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -22815,7 +22920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23078,7 +23183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23298,7 +23403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23543,7 +23648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -23833,7 +23938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24176,7 +24281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24353,7 +24458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24574,7 +24679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -24823,7 +24928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25094,7 +25199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25349,7 +25454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25585,7 +25690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -25753,7 +25858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26018,7 +26123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26311,7 +26416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26513,7 +26618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26717,7 +26822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -26932,7 +27037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27168,7 +27273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27405,7 +27510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27687,7 +27792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -27938,7 +28043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28106,7 +28211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28366,7 +28471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28631,7 +28736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -28839,7 +28944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29046,7 +29151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29255,7 +29360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29476,7 +29581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29673,7 +29778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -29887,7 +29992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30195,7 +30300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30426,7 +30531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30634,7 +30739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -30882,7 +30987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31084,7 +31189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31284,7 +31389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31494,7 +31599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31722,7 +31827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -31943,7 +32048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32157,7 +32262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32413,7 +32518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32615,7 +32720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -32783,7 +32888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33034,7 +33139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33286,7 +33391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33464,7 +33569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33673,7 +33778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -33869,7 +33974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34079,7 +34184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34247,7 +34352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34486,7 +34591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34743,7 +34848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -34917,7 +35022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35119,7 +35224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35332,7 +35437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35497,7 +35602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35716,7 +35821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -35981,7 +36086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36215,7 +36320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36410,7 +36515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36602,7 +36707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -36812,7 +36917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37076,7 +37181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37298,7 +37403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37545,7 +37650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -37836,7 +37941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38093,7 +38198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38330,7 +38435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38532,7 +38637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38719,7 +38824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -38940,7 +39045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39210,7 +39315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39386,7 +39491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39573,7 +39678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39771,7 +39876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -39975,7 +40080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40215,7 +40320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40395,7 +40500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40600,7 +40705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40801,7 +40906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -40993,7 +41098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41163,7 +41268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41352,7 +41457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41545,7 +41650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41771,7 +41876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -41936,7 +42041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42148,7 +42253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42372,7 +42477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42585,7 +42690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -42887,7 +42992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43139,7 +43244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43470,7 +43575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43769,7 +43874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -43967,7 +44072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44120,7 +44225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44270,7 +44375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44432,7 +44537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44593,7 +44698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44795,7 +44900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -44998,7 +45103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45229,7 +45334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45394,7 +45499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45632,7 +45737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -45868,7 +45973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46046,7 +46151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46208,7 +46313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46375,7 +46480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46561,7 +46666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46781,7 +46886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -46946,7 +47051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47172,7 +47277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47438,7 +47543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47611,7 +47716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47756,7 +47861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -47930,7 +48035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48115,7 +48220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48277,7 +48382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48290,7 +48395,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -48449,7 +48554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48462,7 +48567,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "This token's operator lacks the \"admin\" permission.",
+                     *       "message": "The console session is only accepted from the console itself; integrations send a Bearer token.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -48677,7 +48782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48830,7 +48935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -48971,7 +49076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49169,7 +49274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49349,7 +49454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49545,7 +49650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49728,7 +49833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -49925,7 +50030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50109,7 +50214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50303,7 +50408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50462,7 +50567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50647,7 +50752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -50832,7 +50937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51013,7 +51118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51201,7 +51306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51418,7 +51523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51585,7 +51690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51793,7 +51898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -51992,7 +52097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3). Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -52212,7 +52317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. */
+            /** @description The token's operator lacks the permission this route needs. Or the console's session cookie came from another origin than the console's own (integrations send a Token V3), or without its `X-CSRF-Token` header. Or the request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -52519,6 +52624,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/config. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -52672,6 +52793,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/sessions. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -52907,6 +53044,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/handoffs. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -53120,6 +53273,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/identify. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -53291,6 +53460,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/reset. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description This path does not serve the method; `Allow` lists those it does. */
             405: {
                 headers: {
@@ -53398,6 +53583,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/logo/{file}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53537,6 +53738,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53703,6 +53920,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -53891,6 +54124,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/messages. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54059,6 +54308,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/messages. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -54256,6 +54521,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/files. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54433,6 +54714,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/files/{fileId}. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54590,6 +54887,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/read. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace. */
             404: {
                 headers: {
@@ -54728,6 +55041,22 @@ export interface operations {
                      *       "error": "Unauthorized",
                      *       "message": "Invalid API token: unknown or revoked.",
                      *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came over plain HTTP to a deployment (outside local development): call the same address on https. It is refused, not redirected, so that a credential sent in clear shows at once. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "Requests must use HTTPS: call https://parley.example.com/widget/{workspaceId}/conversations/{id}/live. This one was sent in clear text; if it carried a token, regenerate it (POST /v3/tokens/regenerate).",
+                     *       "statusCode": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -4,12 +4,25 @@
  * conversation open, for whoever of the team takes it.
  */
 import { z } from '@hono/zod-openapi';
+import { present, schemaRules, when } from '../../lib/schema-rules';
 
-export const assignAction = z.strictObject({
-	type: z.literal('assign').openapi({ description: 'Assign the conversation.' }),
-	operatorId: z.string().max(64).optional().openapi({ description: 'The operator to assign it to.' }),
-	groupId: z.string().max(64).optional().openapi({ description: 'Or the group (team) to route it to.' }),
-});
+/**
+ * An operator or a group, exactly one, as `assignProblem` checks it with the whole document or rule: stated on
+ * every schema that extends `assignAction` (an extension does not keep it).
+ */
+export const oneAssignee = schemaRules(when(present('operatorId'), { not: present('groupId') }, present('groupId')));
+
+export const assignAction = z
+	.strictObject({
+		type: z.literal('assign').openapi({ description: 'Assign the conversation.' }),
+		operatorId: z.string().max(64).optional().openapi({ description: 'The operator to assign it to.' }),
+		groupId: z
+			.string()
+			.max(64)
+			.optional()
+			.openapi({ description: 'Or the group (team) to route it to: one of the two, never both.' }),
+	})
+	.openapi(oneAssignee);
 
 export type AssignAction = z.infer<typeof assignAction>;
 

@@ -38,9 +38,10 @@ export const httpRequestFields = {
 		.optional()
 		.openapi({ description: 'Request headers, each value a template.' }),
 	auth: httpAuthSchema.optional(),
-	body: template(20_000)
-		.optional()
-		.openapi({ description: 'Sent with POST and PUT; JSON unless a Content-Type header says otherwise.' }),
+	body: template(20_000).optional().openapi({
+		description:
+			'Sent with POST and PUT; JSON unless a Content-Type header says otherwise. In a JSON body each variable is written with the `json` filter and no quotes around it (`{"email": {{ email | json }}}`), so that a value cannot change the JSON.',
+	}),
 	preset: presetSchema.optional().openapi({
 		description: 'A built-in integration (HubSpot, RD Station, Salesforce, Pipedrive) instead of a request.',
 	}),

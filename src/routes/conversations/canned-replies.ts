@@ -19,7 +19,7 @@ import {
 	renderRequestSchema,
 	updateCannedReply,
 } from '../../domain/conversations/canned-replies';
-import { errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import { errorResponses, forbiddenResponse, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { operatorActor } from '../../model/actor';
@@ -43,6 +43,12 @@ function replyCaller(c: Context<AppEnv>): CannedReplyCaller {
 }
 
 const authorOrAdmin = 'Its author or an admin only (403 for anyone else, who still reads and uses it).';
+
+/** What `authorOrAdmin` refuses: the domain's rule, besides the permission the route names. */
+const notTheAuthor = forbiddenResponse(
+	'The caller is neither the reply’s author nor an admin: they may read and use it, not change or delete it.',
+	'Only the author of this canned reply or an admin may change or delete it.',
+);
 
 export const cannedRepliesRoutes = createRouter()
 	.openapi(
@@ -123,7 +129,8 @@ export const cannedRepliesRoutes = createRouter()
 			request: { params: idParams, body: jsonBody(cannedReplyChangesSchema, { title: 'Refunds' }) },
 			responses: {
 				200: jsonResponse('The canned reply as it now is.', cannedReplySchema, { ...replyExample, title: 'Refunds' }),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				...errorResponses(400, 404, 409, 413, 415, 422),
+				...notTheAuthor,
 			},
 		}),
 		async (c) => {
@@ -142,7 +149,11 @@ export const cannedRepliesRoutes = createRouter()
 			description: authorOrAdmin,
 			...requires('messages:send'),
 			request: { params: idParams },
-			responses: { 204: { description: 'The canned reply is deleted.' }, ...errorResponses(403, 404) },
+			responses: {
+				204: { description: 'The canned reply is deleted.' },
+				...errorResponses(404),
+				...notTheAuthor,
+			},
 		}),
 		async (c) => {
 			await deleteCannedReply(c.env, c.var.db, c.var.caller.workspaceId, c.req.valid('param').id, replyCaller(c));

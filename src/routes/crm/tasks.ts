@@ -15,7 +15,15 @@ import {
 	taskSchema,
 	updateTask,
 } from '../../domain/crm/tasks';
-import { anyToken, errorResponses, idParam, jsonBody, jsonResponse, requires } from '../../http/openapi';
+import {
+	anyToken,
+	errorResponses,
+	forbiddenResponse,
+	idParam,
+	jsonBody,
+	jsonResponse,
+	requires,
+} from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { pageQuery, pageSchema, readCursor } from '../../lib/cursor';
 import { operatorActor } from '../../model/actor';
@@ -46,6 +54,12 @@ function taskCaller(c: Context<AppEnv>): TaskCaller {
 
 const ownTasks =
 	'Permission: any valid Token V3 for its own tasks (assigned to it or created by it); `admin` for every task and to give one to another operator (403 otherwise).';
+
+/** The 403s of `ownTasks`, as the domain answers them (src/domain/crm/tasks.ts); the document sets their case. */
+const GIVEN_AWAY =
+	'an `assigneeId` names another operator than the caller, who is no admin: only an admin gives a task to another operator.';
+const NOT_OWN = 'The task is neither assigned to the caller nor created by it, and the caller is no admin.';
+const NOT_OWN_MESSAGE = 'Only its assignee, its creator or an admin may change this task.';
 
 export const tasksRoutes = createRouter()
 	.openapi(
@@ -89,7 +103,8 @@ export const tasksRoutes = createRouter()
 			},
 			responses: {
 				201: jsonResponse('The new task.', taskSchema, taskExample),
-				...errorResponses(400, 403, 413, 415, 422),
+				...errorResponses(400, 413, 415, 422),
+				...forbiddenResponse(GIVEN_AWAY, 'Only an admin gives a task to another operator.'),
 			},
 		}),
 		async (c) => {
@@ -121,7 +136,8 @@ export const tasksRoutes = createRouter()
 			request: { params: idParams, body: jsonBody(taskChangesSchema, { done: true }) },
 			responses: {
 				200: jsonResponse('The task as it now is.', taskSchema, { ...taskExample, done: true, doneAt: at }),
-				...errorResponses(400, 403, 404, 409, 413, 415, 422),
+				...errorResponses(400, 404, 409, 413, 415, 422),
+				...forbiddenResponse(`${NOT_OWN} Or ${GIVEN_AWAY}`, NOT_OWN_MESSAGE),
 			},
 		}),
 		async (c) => {
@@ -139,7 +155,11 @@ export const tasksRoutes = createRouter()
 			description: ownTasks,
 			...anyToken,
 			request: { params: idParams },
-			responses: { 204: { description: 'The task is deleted.' }, ...errorResponses(403, 404) },
+			responses: {
+				204: { description: 'The task is deleted.' },
+				...errorResponses(404),
+				...forbiddenResponse(NOT_OWN, NOT_OWN_MESSAGE),
+			},
 		}),
 		async (c) => {
 			await deleteTask(c.env, c.var.db, c.var.caller.workspaceId, c.req.valid('param').id, taskCaller(c));

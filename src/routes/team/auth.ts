@@ -18,7 +18,7 @@ import {
 	setPasswordWithLink,
 } from '../../domain/team/console-passwords';
 import { clientIp } from '../../domain/widget/visitor-limits';
-import { anyToken, errorResponses, jsonBody, jsonResponse, noCredential } from '../../http/openapi';
+import { anyToken, errorResponses, forbiddenResponse, jsonBody, jsonResponse, noCredential } from '../../http/openapi';
 import { createRouter } from '../../http/router';
 import { Forbidden } from '../../lib/errors';
 
@@ -41,6 +41,12 @@ const ownOriginOnly = createMiddleware<AppEnv>(async function ownOriginOnly(c, n
 	}
 	await next();
 });
+
+/** What `ownOriginOnly` refuses. */
+const fromAnotherSite = forbiddenResponse(
+	'The request came from a page of another origin than the console’s own (a request without `Origin`, from a server or curl, is let through): sign in from the console itself.',
+	'Sign in from the console itself.',
+);
 
 function client(c: Context<AppEnv>) {
 	return { userAgent: c.req.header('User-Agent') ?? '', ip: clientIp(c.req.raw.headers) };
@@ -73,7 +79,8 @@ export const publicAuth = createRouter()
 						{ id: 'ws_01JD3Q8Z6Y2V7K1N4M5P6R7S9V', name: 'Acme Brasil' },
 					],
 				}),
-				...errorResponses(400, 403, 413, 415, 422),
+				...errorResponses(400, 413, 415, 422),
+				...fromAnotherSite,
 			},
 		}),
 		async (c) => {
@@ -96,7 +103,8 @@ export const publicAuth = createRouter()
 			request: { body: jsonBody(setPasswordSchema, { token: 'ppl_…', password: 'correct horse battery' }) },
 			responses: {
 				200: jsonResponse('The password is set and the cookie too.', consoleSessionSchema, sessionExample),
-				...errorResponses(400, 403, 413, 415, 422),
+				...errorResponses(400, 413, 415, 422),
+				...fromAnotherSite,
 			},
 		}),
 		async (c) => {
@@ -135,7 +143,7 @@ export const sessionRoutes = createRouter()
 			summary: 'Sign out',
 			description: 'Ends the session at once (its live sockets close at their next check) and clears the cookie.',
 			...anyToken,
-			responses: { 204: { description: 'Signed out.' }, ...errorResponses(403) },
+			responses: { 204: { description: 'Signed out.' }, ...errorResponses() },
 		}),
 		async (c) => {
 			await signOut(c.env, c.var.db, c.var.caller);
@@ -158,7 +166,7 @@ export const sessionRoutes = createRouter()
 					newPassword: 'staple battery horse correct',
 				}),
 			},
-			responses: { 204: { description: 'Changed.' }, ...errorResponses(400, 403, 413, 415, 422) },
+			responses: { 204: { description: 'Changed.' }, ...errorResponses(400, 413, 415, 422) },
 		}),
 		async (c) => {
 			await changePassword(c.env, c.var.db, c.var.caller, c.req.valid('json'));

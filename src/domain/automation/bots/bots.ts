@@ -19,6 +19,7 @@ import { type ByNameCursor, byNameCursor } from '../../../lib/cursor';
 import { Conflict, Invalid } from '../../../lib/errors';
 import type { ExpectedVersion } from '../../../lib/expected-version';
 import { iso, newId } from '../../../lib/ids';
+import { describedUse } from '../../../lib/schema-rules';
 import type { Actor } from '../../../model/actor';
 import { channelName } from '../../../model/conversations';
 import { resolveStage } from '../../crm/funnels';
@@ -114,7 +115,7 @@ export const botSchema = z
 		trigger: triggerView,
 		channels: z.array(z.string()).nullable().openapi({ description: 'The channels it runs on; null for all.' }),
 		priority: z.number().int().openapi({ description: 'Highest first among bots a trigger could start.' }),
-		draft: botDefinitionSchema.openapi({ description: 'The definition being edited.' }),
+		draft: describedUse(botDefinitionSchema, 'The definition being edited.'),
 		publishedVersion: z
 			.number()
 			.int()

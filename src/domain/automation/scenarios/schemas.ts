@@ -3,6 +3,7 @@ import { Cron } from 'croner';
 import { SCENARIO_TRIGGERS } from '../../../db/schema';
 import { conditionSchema } from '../../../engines/conditions';
 import { scenarioDefinitionInput, scenarioDefinitionSchema } from '../../../engines/scenario-definition';
+import { describedUse } from '../../../lib/schema-rules';
 import type { EventType } from '../../../model/events';
 import { versionSchema } from '../versions';
 
@@ -110,7 +111,7 @@ export const scenarioSchema = z
 					.openapi({ description: 'When a published `schedule` scenario fires next (ISO 8601), or null.' }),
 			})
 			.openapi('ScenarioTriggerView'),
-		draft: scenarioDefinitionSchema.openapi({ description: 'The definition being edited.' }),
+		draft: describedUse(scenarioDefinitionSchema, 'The definition being edited.'),
 		publishedVersion: z
 			.number()
 			.int()

@@ -116,11 +116,19 @@ export async function listTemplates(env: Env, db: Database, workspaceId: string,
 	return approvedTemplates(env, await openNumber(env, db, workspaceId, numberId));
 }
 
+/**
+ * The conversation every template operation names in its path (`/conversations/{id}/…`) is not on a connected
+ * WhatsApp number: the problem is the path parameter's, named `param.id` as the router names a bad one.
+ */
+function notOnWhatsapp(): Invalid {
+	return new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'], source: 'param' });
+}
+
 /** The number a WhatsApp conversation is on (see `lineFacts`); NotFound, or Invalid when it has none. */
 async function lineOf(db: Database, workspaceId: string, conversationId: string) {
 	const { found, line } = await lineFacts(db, workspaceId, conversationId);
 	if (!found) throw new NotFound(`Conversation ${conversationId} not found.`);
-	if (line === null) throw new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'] });
+	if (line === null) throw notOnWhatsapp();
 	return line;
 }
 
@@ -248,7 +256,7 @@ export async function sendTemplate(
 		.get();
 	if (!target) throw new NotFound(`Conversation ${conversationId} not found.`);
 	const line = target.channel === WHATSAPP_CHANNEL ? await conversationLine(db, workspaceId, conversationId) : null;
-	if (line === null) throw new Invalid('not a WhatsApp conversation with a connected number', { field: ['id'] });
+	if (line === null) throw notOnWhatsapp();
 	const number = await openNumber(env, db, workspaceId, line.numberId);
 	const template = await findTemplate(env, number, send.name, send.language, now);
 	if (!template) {

@@ -75,7 +75,8 @@ export async function conversationWindow(
 ): Promise<ConversationWindow> {
 	const { found, whatsapp, connected, line } = await lineFacts(db, workspaceId, conversationId);
 	if (!found) throw new NotFound(`Conversation ${conversationId} not found.`);
-	if (!whatsapp) throw new Invalid('not a WhatsApp conversation', { field: ['id'] });
+	// The conversation is the path's (`/conversations/{id}/window`): named `param.id`, as the router names it.
+	if (!whatsapp) throw new Invalid('not a WhatsApp conversation', { field: ['id'], source: 'param' });
 	if (!connected) return { numberId: null, enforced: false, lastCustomerMessageAt: null, endsAt: null, open: true };
 	const endsAt = line === null ? null : await windowEndsAt(db, line.numberId, line.waId);
 	const open = outsideWindow(endsAt, now) === null;
