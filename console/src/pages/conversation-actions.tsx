@@ -49,6 +49,7 @@ export function ConversationActions({
 				<label class="inline">
 					<span>{t('conversation.assignee')}</span>
 					<select
+						aria-label={t('conversation.assignee')}
 						value={conversation.assigneeId ?? ''}
 						disabled={change.isPending}
 						onChange={(e) => change.mutate({ assigneeId: e.currentTarget.value || null })}
@@ -64,6 +65,7 @@ export function ConversationActions({
 				<label class="inline">
 					<span>{t('conversation.group')}</span>
 					<select
+						aria-label={t('conversation.group')}
 						value={conversation.groupId ?? ''}
 						disabled={change.isPending}
 						onChange={(e) => change.mutate({ groupId: e.currentTarget.value || null })}
@@ -119,7 +121,11 @@ function BotControls({
 			<div class="action-row">
 				<label class="inline">
 					<span>{t('conversation.startBot')}</span>
-					<select value={botId} onChange={(e) => setBotId(e.currentTarget.value)}>
+					<select
+						aria-label={t('conversation.startBot')}
+						value={botId}
+						onChange={(e) => setBotId(e.currentTarget.value)}
+					>
 						<option value="">{bots.length ? t('conversation.chooseBot') : t('conversation.noBots')}</option>
 						{bots.map((bot) => (
 							<option key={bot.id} value={bot.id}>

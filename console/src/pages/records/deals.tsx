@@ -34,9 +34,14 @@ export function DealsBoard() {
 			<section class="board-area" aria-label={t('deals.title')}>
 				<div class="board-head">
 					<h1>{t('deals.title')}</h1>
+					{/* The select's own name: a label around it would also read out the option it shows ("Funnel Retail"). */}
 					<label class="inline">
 						<span>{t('deals.funnel')}</span>
-						<select value={funnel?.id ?? ''} onChange={(e) => setChosen(e.currentTarget.value)}>
+						<select
+							aria-label={t('deals.funnel')}
+							value={funnel?.id ?? ''}
+							onChange={(e) => setChosen(e.currentTarget.value)}
+						>
 							{funnels.data?.map((f) => (
 								<option key={f.id} value={f.id}>
 									{f.name}
