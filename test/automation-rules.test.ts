@@ -573,13 +573,15 @@ describe('rule executions', () => {
 		});
 		expect((await api(token, 'PUT', `/v3/conversations/${conversationId}/tags/ping`)).status).toBeLessThan(300);
 		// Ping (depth 1) → Pong (2) → Ping (3) → Pong stops: a chain of 3 rules.
-		const pongs = await executionsWhen(pong, (l) => l.some((e) => e.status === 'skipped'));
+		// Settled: an execution's last status is written after the change it made has already set off the next.
+		const settled = (l: Execution[]) => l.some((e) => e.status === 'skipped') && l.every((e) => e.status !== 'running');
+		const pongs = await executionsWhen(pong, settled);
 		expect(pongs.map((e) => [e.status, e.depth])).toEqual([
 			['succeeded', 2],
 			['skipped', 4],
 		]);
 		expect(pongs[1]?.reason).toBe('a chain of 3 rules stops here');
-		const pings = await executionsOf(ping);
+		const pings = await executionsWhen(ping, (l) => l.length === 2 && l.every((e) => e.status !== 'running'));
 		expect(pings.map((e) => [e.status, e.depth])).toEqual([
 			['succeeded', 1],
 			['succeeded', 3],
@@ -595,7 +597,7 @@ describe('rule executions', () => {
 			],
 		});
 		expect((await api(token, 'PUT', `/v3/conversations/${conversationId}/tags/self`)).status).toBeLessThan(300);
-		const selfs = await executionsWhen(again, (l) => l.some((e) => e.status === 'skipped'));
+		const selfs = await executionsWhen(again, settled);
 		expect(selfs.map((e) => e.status)).toEqual(['succeeded', 'skipped']);
 		expect(selfs[1]?.reason).toBe('its own change');
 	});

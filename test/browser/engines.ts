@@ -62,6 +62,8 @@ export function launchEngine(name: EngineName): Promise<Engine> {
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 /** How long a click waits for its element to be there (the journeys wait for state, not for elements). */
 const ELEMENT_TIMEOUT_MS = 10_000;
+/** How long a WebKit command may take before it fails naming itself (a journey has 60 s in all). */
+const COMMAND_TIMEOUT_MS = 20_000;
 
 /** `(function(){body}).apply(null, args)` as one expression, for the drivers that evaluate expressions. */
 function expression(body: string, args: unknown[]): string {
@@ -141,42 +143,65 @@ const SELENIUM_KEYS: Record<JourneyKey, string> = { Tab: Key.TAB, Enter: Key.ENT
 
 async function launchWebKit(): Promise<Engine> {
 	const server = await startWebKitDriver();
+	// One browser for the file, as in the other engines, and a fresh visitor for each page: the widget keeps all it
+	// knows in the site's localStorage, which a page's close empties (with the cookies) before the next one opens.
+	// A session per page cost a browser start each, and a new session's window could come up while the last one's
+	// was still closing: in the virtual display, keyboard actions then hung once in CI.
+	const driver: WebDriver = await new Builder()
+		.usingServer(server.url)
+		.withCapabilities({ browserName: 'MiniBrowser' })
+		.build();
+	/** A WebDriver call that fails, naming itself, instead of hanging the test. */
+	const within = <T>(what: string, call: Promise<T>): Promise<T> =>
+		new Promise<T>((resolve, reject) => {
+			const timer = setTimeout(
+				() => reject(new Error(`WebKit did not finish ${what} within ${COMMAND_TIMEOUT_MS / 1000} s`)),
+				COMMAND_TIMEOUT_MS,
+			);
+			call.then(resolve, reject).finally(() => clearTimeout(timer));
+		});
+	const element = async (selector: string, index = 0): Promise<WebElement> => {
+		const deadline = Date.now() + ELEMENT_TIMEOUT_MS;
+		for (;;) {
+			const hosts = await driver.findElements(By.css('parley-widget'));
+			const found = hosts[0] && (await (await hosts[0].getShadowRoot()).findElements(By.css(selector)))[index];
+			if (found) return found;
+			if (Date.now() > deadline) throw new Error(`no element ${index} matching ${selector} in the widget`);
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	};
 	return {
 		name: 'webkit',
-		// A session per page: each starts a browser with a profile of its own (nothing stored is shared).
 		async newPage(viewport = DEFAULT_VIEWPORT) {
-			const driver: WebDriver = await new Builder()
-				.usingServer(server.url)
-				.withCapabilities({ browserName: 'MiniBrowser' })
-				.build();
-			await driver.manage().window().setRect({ width: viewport.width, height: viewport.height });
-			const element = async (selector: string, index = 0): Promise<WebElement> => {
-				const deadline = Date.now() + ELEMENT_TIMEOUT_MS;
-				for (;;) {
-					const hosts = await driver.findElements(By.css('parley-widget'));
-					const found = hosts[0] && (await (await hosts[0].getShadowRoot()).findElements(By.css(selector)))[index];
-					if (found) return found;
-					if (Date.now() > deadline) throw new Error(`no element ${index} matching ${selector} in the widget`);
-					await new Promise((resolve) => setTimeout(resolve, 100));
-				}
-			};
+			await within('sizing the window', driver.manage().window().setRect(viewport));
 			return {
-				goto: (url) => driver.get(url),
-				reload: () => driver.navigate().refresh(),
-				run: (body, ...args) => driver.executeScript(body, ...args),
-				click: async (selector, index) => (await element(selector, index)).click(),
+				goto: (url) => within(`opening ${url}`, driver.get(url)),
+				reload: () => within('reloading', driver.navigate().refresh()),
+				run: (body, ...args) => within('a script', driver.executeScript(body, ...args)),
+				click: async (selector, index) => within(`clicking ${selector}`, (await element(selector, index)).click()),
 				async type(selector, text) {
-					await (await element(selector)).sendKeys(text);
+					await within(`typing into ${selector}`, (await element(selector)).sendKeys(text));
 				},
 				keyboard: (key) =>
-					driver
-						.actions()
-						.sendKeys(typeof key === 'string' ? SELENIUM_KEYS[key] : key.text)
-						.perform(),
-				screenshot: async () => Buffer.from(await driver.takeScreenshot(), 'base64'),
-				close: () => driver.quit(),
+					within(
+						`pressing ${typeof key === 'string' ? key : 'keys'}`,
+						driver
+							.actions()
+							.sendKeys(typeof key === 'string' ? SELENIUM_KEYS[key] : key.text)
+							.perform(),
+					),
+				screenshot: async () => Buffer.from(await within('a screenshot', driver.takeScreenshot()), 'base64'),
+				async close() {
+					const url = await driver.getCurrentUrl();
+					if (url.startsWith('http')) await driver.executeScript('localStorage.clear(); sessionStorage.clear()');
+					await driver.manage().deleteAllCookies();
+					await driver.get('about:blank');
+				},
 			};
 		},
-		quit: () => server.stop(),
+		async quit() {
+			await driver.quit().catch(() => {});
+			await server.stop();
+		},
 	};
 }
