@@ -146,7 +146,7 @@ async function launchWebKit(): Promise<Engine> {
 	// One browser for the file, as in the other engines, and a fresh visitor for each page: the widget keeps all it
 	// knows in the site's localStorage, which a page's close empties (with the cookies) before the next one opens.
 	// A session per page cost a browser start each, and a new session's window could come up while the last one's
-	// was still closing: in the virtual display, keyboard actions then hung once in CI.
+	// was still closing: a keyboard action hung once in CI, most likely so (it never did again locally, loaded or not).
 	const driver: WebDriver = await new Builder()
 		.usingServer(server.url)
 		.withCapabilities({ browserName: 'MiniBrowser' })
