@@ -19,7 +19,7 @@ export const ENGINE_LABELS: Record<EngineName, string> = {
 /** A key the journeys press. */
 export type JourneyKey = 'Tab' | 'Enter' | 'Escape';
 
-/** One page in a fresh profile (its own storage), with the widget's shadow root as where selectors look. */
+/** One page with nothing stored (a new visitor), with the widget's shadow root as where selectors look. */
 export interface EnginePage {
 	goto(url: string): Promise<void>;
 	reload(): Promise<void>;

@@ -1,5 +1,5 @@
 // What the widget's journeys (journeys.ts, journeys-site.ts) are written with: the context a journey gets (a
-// page of a fresh profile in one engine, its seeded workspace, the customer's site), and small readers of the
+// page with nothing stored in one engine, its seeded workspace, the customer's site), and small readers of the
 // widget's shadow root, written as scripts so they run the same in the three engines (engines.ts).
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ENGINE_LABELS, type Engine, type EngineName, type EnginePage, launchEngine } from './engines';
@@ -202,7 +202,7 @@ export async function chatsUnderPolicy(j: JourneyContext, primaryColor: string) 
 
 /**
  * Registers a file's hooks for `engine`: the browser (or WebKit's driver) and the customer's site, started
- * before its tests and stopped after them. Returns what makes a journey's context: a page of a fresh profile and
+ * before its tests and stopped after them. Returns what makes a journey's context: a page with nothing stored and
  * the seeded workspace `n`.
  */
 export function engineHooks(

@@ -289,7 +289,7 @@ export const JOURNEYS: Journey[] = [...CHAT_JOURNEYS, ...SITE_JOURNEYS];
 
 /**
  * The journeys as one `describe` for `engine`: skipped, saying why, where the engine is not installed (failed
- * instead under REQUIRE_ENGINES). One browser for the file, a fresh profile for each journey.
+ * instead under REQUIRE_ENGINES). One browser for the file, a new visitor for each journey (engines.ts).
  */
 export function journeysIn(engine: EngineName): void {
 	const absent = missing(engine);
