@@ -216,11 +216,14 @@ describe('Settings › Webhooks', () => {
 	let server: Server;
 	let receiver = '';
 	const received: string[] = [];
+	const held: (() => void)[] = [];
 	beforeAll(async () => {
 		server = createServer((req, res) => {
 			received.push(String(req.headers['webhook-id']));
 			req.resume();
-			req.on('end', () => res.writeHead(200).end('ok'));
+			// `/slow` answers only when the test lets it (`held`), to hold a try open.
+			const answer = () => res.writeHead(200).end('ok');
+			req.on('end', () => (req.url === '/slow' ? held.push(answer) : answer()));
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/parley`;
@@ -265,6 +268,29 @@ describe('Settings › Webhooks', () => {
 		expect(received[1]).toBe(received[0]);
 		const resent = /Delivered.*2.*200/;
 		await expect.poll(() => firstRowOnceIt(resent)).toMatch(resent);
+	});
+
+	it("shows a try's answer once it has one, though the list first showed the try on its way", async () => {
+		const { token } = workspace(199);
+		const slow = receiver.replace(/\/parley$/, '/slow');
+		const made = await api(baseUrl, token, 'POST', '/v3/webhooks', { url: slow, events: ['tag.created'] });
+		expect(made.status).toBe(201);
+		const page = await consolePage(context, 199);
+		await page.getByRole('link', { name: 'Webhooks' }).click();
+		await page.getByTestId('endpoint').getByText(slow).waitFor();
+		const before = held.length;
+		expect((await api(baseUrl, token, 'POST', '/v3/tags', { name: 'slow' })).status).toBe(201);
+		// The try has started (it is counted) and waits for its answer: the console reads the delivery now.
+		await expect.poll(() => held.length, { timeout: 20_000 }).toBe(before + 1);
+		const detailRead = page.waitForResponse((response) => /\/deliveries\/dlv_/.test(response.url()));
+		await page.getByRole('button', { name: 'Deliveries' }).click();
+		const row = page.getByTestId('delivery').first();
+		await expect.poll(() => row.textContent()).toMatch(/tag\.created.*Pending.*1.*…/);
+		// The row's detail was read while the try had no answer yet; only then does the receiver answer.
+		expect(((await (await detailRead).json()) as { attemptLog: unknown[] }).attemptLog).toEqual([]);
+		held.at(-1)?.();
+		// The list reads itself again every 10 s; the row's answer follows once the try is settled.
+		await expect.poll(() => row.textContent(), { timeout: 25_000 }).toMatch(/Delivered.*1.*200/);
 	});
 });
 

@@ -1,5 +1,5 @@
 // Global setup of the `browser` project: one real `wrangler dev` on a throwaway database, seeded with the
-// workspaces e2e-1..e2e-198, shared by every browser test file (they run one after another), and the fake
+// workspaces e2e-1..e2e-199, shared by every browser test file (they run one after another), and the fake
 // Graph API (test/fake-graph/server.mjs) its WhatsApp numbers talk to.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ declare module 'vitest' {
 	interface ProvidedContext {
 		/** The Worker under test, e.g. `http://127.0.0.1:43117` (no trailing slash). */
 		baseUrl: string;
-		/** `e2e-1`..`e2e-198` in order, each with an admin operator and its Token V3. */
+		/** `e2e-1`..`e2e-199` in order, each with an admin operator and its Token V3. */
 		workspaces: SeededWorkspace[];
 		/** The fake Graph API the Worker's WhatsApp numbers call (`WHATSAPP_GRAPH_URL`), for its `/__fake/` controls. */
 		fakeGraphUrl: string;
@@ -30,8 +30,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WIDGET_BUILD = join(ROOT, 'dist/public/widget.js');
 const WRANGLER = join(ROOT, 'node_modules/.bin/wrangler');
 // 1..147 for the test files that name them, 148..195 for the journeys in each engine (journeys.ts), 196..198
-// for the pictures of each engine (screenshots-engines.test.ts).
-export const WORKSPACE_COUNT = 198;
+// for the pictures of each engine (screenshots-engines.test.ts), 199 for console-settings.test.ts's slow webhook.
+export const WORKSPACE_COUNT = 199;
 const READY_TIMEOUT_MS = 60_000;
 
 export default async function setup(project: TestProject) {

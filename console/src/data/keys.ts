@@ -78,11 +78,11 @@ export const keys = {
 		all: ['webhooks'],
 		deliveries: (endpointId: string) => ['webhook-deliveries', endpointId],
 		deliveriesOf: (endpointId: string, status: string) => ['webhook-deliveries', endpointId, status],
-		delivery: (endpointId: string, deliveryId: string, attempts: number) => [
+		delivery: (endpointId: string, deliveryId: string, version: string) => [
 			'webhook-delivery',
 			endpointId,
 			deliveryId,
-			attempts,
+			version,
 		],
 	},
 	rules: {

@@ -83,11 +83,26 @@ export function useResendDelivery(endpointId: string) {
 	});
 }
 
-/** A delivery's detail with its tries; read again when its number of tries changes. */
-export function useDelivery(endpointId: string, deliveryId: string, attempts: number) {
+/**
+ * A delivery's detail with its tries, read again whenever its summary changes (`deliveryVersion`): a try is
+ * counted when it starts and logged when it ends, so a detail read in between has no entry for it yet.
+ */
+export function useDelivery(endpointId: string, delivery: Schemas['WebhookDeliverySummary']) {
 	return useQuery({
-		queryKey: keys.webhooks.delivery(endpointId, deliveryId, attempts),
+		queryKey: keys.webhooks.delivery(endpointId, delivery.id, deliveryVersion(delivery)),
 		queryFn: () =>
-			ok(api.GET('/v3/webhooks/{id}/deliveries/{deliveryId}', { params: { path: { id: endpointId, deliveryId } } })),
+			ok(
+				api.GET('/v3/webhooks/{id}/deliveries/{deliveryId}', {
+					params: { path: { id: endpointId, deliveryId: delivery.id } },
+				}),
+			),
 	});
+}
+
+/**
+ * What changes on a delivery's summary as its tries go: the count when a try starts, then the status and the next
+ * due time when it ends (both change when a try is settled, whatever its outcome).
+ */
+function deliveryVersion(delivery: Schemas['WebhookDeliverySummary']): string {
+	return `${delivery.attempts}:${delivery.status}:${delivery.nextAttemptAt ?? ''}`;
 }

@@ -63,13 +63,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
 									)}
 								</td>
 								<td>{delivery.attempts}</td>
-								<td>
-									{delivery.attempts > 0 ? (
-										<LastAnswer endpointId={endpointId} deliveryId={delivery.id} attempts={delivery.attempts} />
-									) : (
-										'—'
-									)}
-								</td>
+								<td>{delivery.attempts > 0 ? <LastAnswer endpointId={endpointId} delivery={delivery} /> : '—'}</td>
 								<td>
 									<button
 										type="button"
@@ -99,9 +93,8 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
 }
 
 /** The last try's HTTP status (or its error), from the delivery's detail. */
-function LastAnswer(props: { endpointId: string; deliveryId: string; attempts: number }) {
-	const { endpointId, deliveryId } = props;
-	const detail = useDelivery(endpointId, deliveryId, props.attempts);
+function LastAnswer(props: { endpointId: string; delivery: Schemas['WebhookDeliverySummary'] }) {
+	const detail = useDelivery(props.endpointId, props.delivery);
 	const last = detail.data?.attemptLog.at(-1);
 	if (!last) return <span class="muted">…</span>;
 	return (
