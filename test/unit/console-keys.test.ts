@@ -68,7 +68,11 @@ const cases: Case[] = [
 		name: 'a delivery re-sent: that endpoint’s deliveries under every filter, not a delivery’s detail',
 		invalidate: keys.webhooks.deliveries('wh_1'),
 		reaches: [keys.webhooks.deliveriesOf('wh_1', ''), keys.webhooks.deliveriesOf('wh_1', 'failed')],
-		spares: [keys.webhooks.deliveriesOf('wh_2', ''), keys.webhooks.delivery('wh_1', 'dv_1', '1:succeeded:'), keys.webhooks.all],
+		spares: [
+			keys.webhooks.deliveriesOf('wh_2', ''),
+			keys.webhooks.delivery('wh_1', 'dv_1', '1:succeeded:'),
+			keys.webhooks.all,
+		],
 	},
 	{
 		name: 'a rule created, toggled or deleted: the list and every rule',
