@@ -25,7 +25,8 @@ const SYSTEM_BROWSERS = [
 	'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
 ];
 
-function isExecutable(path) {
+/** Whether `path` is a file this process may run (the engines' lookup uses it too, scripts/engines.mjs). */
+export function isExecutable(path) {
 	try {
 		accessSync(path, constants.X_OK);
 		return true;

@@ -9,3 +9,5 @@ export function findFirefox(): { binary: string; reason?: undefined } | { binary
 export function engineReport(): { engine: string; runs: boolean; detail: string }[];
 /** WebKitWebDriver on a free port, in a virtual display unless the machine has a real one. */
 export function startWebKitDriver(): Promise<{ url: string; stop(): Promise<void> }>;
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(): Promise<number>;

@@ -3,8 +3,8 @@
 // downloaded at test time: WebKit is WebKitGTK's WebDriver (Debian: webkit2gtk-driver) in a virtual display
 // (xvfb), Firefox the installed Firefox (Debian: firefox-esr) over WebDriver BiDi. `.ci/run` installs both.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
+import { isExecutable } from './chromium.mjs';
 
 const WEBKIT_DRIVERS = ['/usr/bin/WebKitWebDriver', '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/WebKitWebDriver'];
 const FIREFOXES = ['/usr/bin/firefox-esr', '/usr/bin/firefox', '/Applications/Firefox.app/Contents/MacOS/firefox'];
@@ -15,15 +15,6 @@ export const INSTALL_HINT = {
 	webkit: 'apt-get install -y webkit2gtk-driver xvfb (or set WEBKIT_DRIVER_PATH)',
 	firefox: 'apt-get install -y firefox-esr (or set FIREFOX_PATH)',
 };
-
-function isExecutable(path) {
-	try {
-		accessSync(path, constants.X_OK);
-		return true;
-	} catch {
-		return false;
-	}
-}
 
 function firstExecutable(chosen, candidates) {
 	if (chosen) return isExecutable(chosen) ? chosen : undefined;
@@ -70,7 +61,8 @@ export function engineReport() {
 	];
 }
 
-function freePort() {
+/** A port nothing listens on right now (the OS picks it); the browser tests' `wrangler dev` takes one too. */
+export function freePort() {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once('error', reject);

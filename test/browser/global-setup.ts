@@ -4,11 +4,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { freePort } from '../../scripts/engines.mjs';
 import { applyMigrations, type SeededWorkspace, seedWorkspaces } from '../../scripts/local-db.mjs';
 import { startFakeGraph } from '../fake-graph/server.mjs';
 import { startFakePush } from '../fake-push/server.mjs';
@@ -167,18 +167,6 @@ async function startWranglerDevOnce(
 	}
 	await stop();
 	throw new Error(`wrangler dev did not answer GET ${baseUrl}/health within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(address)));
-		});
-	});
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
